@@ -1,0 +1,51 @@
+package dev.unicomm.architecture;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.lang.ArchRule;
+
+/** The project's architecture, as rules. Applied to the real classes and, in a test, to bad fixtures. */
+final class ArchitectureRules {
+    private ArchitectureRules() {}
+
+    /** The API and SPI know no backend, and nothing built on top of them. */
+    static final ArchRule API_KNOWS_NO_BACKEND = noClasses()
+            .that().resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.core..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.backend..", "dev.unicomm.collectives..",
+                    "dev.unicomm.conformance..", "dev.unicomm.cli..")
+            .because("comm-api must stay hardware-neutral: backends plug in through the SPI")
+            .allowEmptyShould(true);
+
+    /** No backend depends on another backend. */
+    static final ArchRule BACKENDS_ARE_INDEPENDENT = slices()
+            .matching("dev.unicomm.backend.(*)..")
+            .should().notDependOnEachOther()
+            .because("each backend is a separate artifact chosen by class path")
+            .allowEmptyShould(true);
+
+    /** Portable algorithms use the API only. */
+    static final ArchRule COLLECTIVES_USE_THE_API_ONLY = noClasses()
+            .that().resideInAPackage("dev.unicomm.collectives..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.backend..", "org.bytedeco..")
+            .because("portable collectives and MoE must work on every backend")
+            .allowEmptyShould(true);
+
+    /** JavaCPP and FFM downcalls stay in a backend's internal package. */
+    static final ArchRule NATIVES_STAY_INTERNAL = noClasses()
+            .that().resideOutsideOfPackage("..internal..")
+            .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco..")
+            .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
+            .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
+            .because("native bindings are a backend's internal detail")
+            .allowEmptyShould(true);
+
+    /** JNI {@code native} methods too. */
+    static final ArchRule NATIVE_METHODS_STAY_INTERNAL = methods()
+            .that().haveModifier(JavaModifier.NATIVE)
+            .should().beDeclaredInClassesThat().resideInAPackage("..internal..")
+            .because("native bindings are a backend's internal detail")
+            .allowEmptyShould(true);
+}

@@ -1,0 +1,16 @@
+package dev.unicomm.architecture;
+
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.junit.AnalyzeClasses;
+import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchRule;
+
+/** Checks the real production classes of every module (test classes, and so the bad fixtures, are excluded). */
+@AnalyzeClasses(packages = "dev.unicomm", importOptions = ImportOption.DoNotIncludeTests.class)
+class ArchitectureTest {
+    @ArchTest static final ArchRule api_knows_no_backend = ArchitectureRules.API_KNOWS_NO_BACKEND;
+    @ArchTest static final ArchRule backends_are_independent = ArchitectureRules.BACKENDS_ARE_INDEPENDENT;
+    @ArchTest static final ArchRule collectives_use_the_api_only = ArchitectureRules.COLLECTIVES_USE_THE_API_ONLY;
+    @ArchTest static final ArchRule natives_stay_internal = ArchitectureRules.NATIVES_STAY_INTERNAL;
+    @ArchTest static final ArchRule native_methods_stay_internal = ArchitectureRules.NATIVE_METHODS_STAY_INTERNAL;
+}

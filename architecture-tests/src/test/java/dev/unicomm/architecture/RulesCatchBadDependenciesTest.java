@@ -1,0 +1,36 @@
+package dev.unicomm.architecture;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
+
+/** Shows that each rule fails on a deliberately bad dependency (fixtures in the test sources). */
+class RulesCatchBadDependenciesTest {
+    private static final JavaClasses FIXTURES = new ClassFileImporter().importPackages(
+            "dev.unicomm.backend.fixturea", "dev.unicomm.backend.fixtureb", "dev.unicomm.spi.fixture");
+
+    private static void assertViolation(ArchRule rule, String offender) {
+        AssertionError e = assertThrows(AssertionError.class, () -> rule.check(FIXTURES));
+        assertTrue(e.getMessage().contains(offender), () -> "violation should name " + offender + ":\n" + e.getMessage());
+    }
+
+    @Test void apiDependingOnABackendIsCaught() {
+        assertViolation(ArchitectureRules.API_KNOWS_NO_BACKEND, "dev.unicomm.spi.fixture.ApiThatKnowsABackend");
+    }
+
+    @Test void backendDependingOnAnotherBackendIsCaught() {
+        assertViolation(ArchitectureRules.BACKENDS_ARE_INDEPENDENT, "dev.unicomm.backend.fixturea.UsesOtherBackend");
+    }
+
+    @Test void javacppOutsideInternalIsCaught() {
+        assertViolation(ArchitectureRules.NATIVES_STAY_INTERNAL, "dev.unicomm.backend.fixtureb.LeakyNativeBinding");
+    }
+
+    @Test void nativeMethodOutsideInternalIsCaught() {
+        assertViolation(ArchitectureRules.NATIVE_METHODS_STAY_INTERNAL, "dev.unicomm.backend.fixtureb.LeakyNativeBinding");
+    }
+}

@@ -1,0 +1,32 @@
+package dev.unicomm.cli;
+
+import dev.unicomm.api.BackendReport;
+import dev.unicomm.spi.BackendRegistry;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code unicomm info}: every backend on the class path, whether it can run here, and why not. */
+@Command(name = "info", description = "List the backends on the class path: version, availability, cause, fix, capabilities.")
+final class InfoCommand implements Callable<Integer> {
+
+    @Option(names = "--json", description = "Print JSON instead of a table.")
+    boolean json;
+
+    @Override public Integer call() {
+        BackendRegistry registry = BackendRegistry.load();
+        List<BackendReport> reports = registry.reports();
+        if (json) {
+            System.out.println(Json.reports(reports));
+        } else {
+            System.out.println("unicomm backends (" + reports.size() + " found, highest priority first):");
+            System.out.print(BackendReport.table(reports));
+            reports.stream().filter(BackendReport::available).findFirst().ifPresentOrElse(
+                    r -> System.out.println("default backend: " + r.name()),
+                    () -> System.out.println("default backend: none available"));
+        }
+        registry.loadErrors().forEach(e -> System.out.println("load error: " + e));
+        return 0;
+    }
+}

@@ -1,0 +1,34 @@
+package dev.unicomm.api;
+
+/**
+ * Stable vocabulary of what a backend can do. The conformance kit skips optional rules by
+ * capability, never by the backend's class.
+ */
+public enum Capability {
+    /** Blocking put/get into symmetric buffers of any PE. */
+    RMA,
+    /** Non-blocking put/get completed by {@link Rma#quiet()}. */
+    NONBLOCKING_RMA,
+    /** 64-bit remote atomics (fetch, set, add, fetch-add, swap, compare-and-swap). */
+    ATOMICS,
+    /** Put-with-signal and signal wait-until. */
+    SIGNALS,
+    /** Teams: strided and 2D splits, PE translation. */
+    TEAMS,
+    /** Direct load/store into peers' symmetric buffers ({@link SymmetricBuffer#peer(int)}). */
+    DIRECT_PEER_ACCESS,
+    /** Device streams: stream-ordered RMA through {@link Rma#on(Stream)}. */
+    STREAMS,
+    /** The symmetric heap lives in CUDA device memory. */
+    DEVICE_MEMORY_CUDA,
+    /** The symmetric heap lives in Ascend NPU device memory. */
+    DEVICE_MEMORY_ASCEND,
+    /** The backend brings its own collectives instead of the portable ones. */
+    NATIVE_COLLECTIVES,
+    /** The backend brings its own MoE dispatch/combine instead of the portable one. */
+    NATIVE_MOE,
+    /** Point-to-point transfer endpoints ({@link Communicator#endpoints()}). */
+    P2P_ENDPOINTS,
+    /** PEs may live in different OS processes (every real backend; a test double may not). */
+    MULTI_PROCESS
+}

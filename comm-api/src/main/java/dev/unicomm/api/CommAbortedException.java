@@ -1,0 +1,17 @@
+package dev.unicomm.api;
+
+/**
+ * Another rank failed or aborted; the job cannot go on. {@link #failedRank()} names it (or is
+ * {@code -1} when the rendezvous host itself disappeared and no rank can be named).
+ */
+public final class CommAbortedException extends CommException {
+    private final int failedRank;
+
+    public CommAbortedException(int failedRank, String reason) {
+        super((failedRank >= 0 ? "rank " + failedRank : "the rendezvous host") + " failed: " + reason);
+        this.failedRank = failedRank;
+    }
+
+    /** The rank that failed, or {@code -1} if the rendezvous host was lost. */
+    public int failedRank() { return failedRank; }
+}

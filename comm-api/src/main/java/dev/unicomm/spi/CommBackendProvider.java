@@ -1,0 +1,40 @@
+package dev.unicomm.spi;
+
+import dev.unicomm.api.Capability;
+import java.util.Set;
+
+/**
+ * Entry point of a backend, found with {@link java.util.ServiceLoader}. Constructors must be
+ * cheap and never load native code: natives load lazily in {@link #availability()} or
+ * {@link #open}.
+ */
+public interface CommBackendProvider {
+
+    /** Unique short name ({@code shm}, {@code rdma}, {@code nvshmem}, {@code ascend}). */
+    String name();
+
+    /** Version of the backend artifact. */
+    default String version() {
+        String v = getClass().getPackage().getImplementationVersion();
+        return v == null ? "dev" : v;
+    }
+
+    /** Higher wins when the user names no backend. */
+    int priority();
+
+    /** What the backend can do (a stable vocabulary; the kit skips rules by it). */
+    Set<Capability> capabilities();
+
+    /**
+     * Whether the backend can open here. Never throws: probes that the hardware really works (at least
+     * one verbs device, one CUDA device, …) and keeps the root cause.
+     */
+    Availability availability();
+
+    /**
+     * Opens this PE's side of a communicator. Collective: every rank of the job calls it.
+     *
+     * @throws dev.unicomm.api.CommException if the backend cannot start
+     */
+    BackendCommunicator open(BackendContext context);
+}

@@ -1,0 +1,35 @@
+package dev.unicomm.spi;
+
+import java.time.Duration;
+
+/**
+ * The job's rendezvous key-value store (rank 0 hosts it). Every wait has a timeout and fails with
+ * {@link dev.unicomm.api.CommTimeoutException}; if another rank failed or aborted, waits fail with
+ * {@link dev.unicomm.api.CommAbortedException} naming it.
+ */
+public interface Store extends AutoCloseable {
+
+    /** Sets {@code key} to {@code value} (overwrites). */
+    void set(String key, byte[] value);
+
+    /** Waits until {@code key} is set, then returns its value. */
+    byte[] get(String key);
+
+    /** Waits at most {@code timeout} for {@code key}. */
+    byte[] get(String key, Duration timeout);
+
+    /** Atomically adds {@code delta} to the counter {@code key} (missing = 0) and returns the new value. */
+    long add(String key, long delta);
+
+    /** Whether {@code key} is set now (does not wait). */
+    boolean contains(String key);
+
+    /** Blocks until every rank has entered the barrier {@code name} (each name used once per rank). */
+    void barrier(String name);
+
+    /** Tells every rank that this rank aborts for {@code reason}; their waits fail naming it. */
+    void abort(String reason);
+
+    /** Leaves the store (rank 0 stops serving once every rank has left). */
+    @Override void close();
+}
