@@ -42,7 +42,8 @@ final class ShmCommunicator implements BackendCommunicator {
     private long usedSlots = 1;
     private boolean closed;
 
-    private ShmCommunicator(int rank, int size, Arena arena, MemorySegment[] files, Path ownFile, long heapSize, CommConfig config) {
+    private ShmCommunicator(int rank, int size, Arena arena, MemorySegment[] files, Path ownFile, long heapSize,
+                            CommConfig config, Store store) {
         this.rank = rank;
         this.size = size;
         this.arena = arena;
@@ -55,7 +56,7 @@ final class ShmCommunicator implements BackendCommunicator {
             heaps[pe] = files[pe].asSlice(Control.BYTES, heapSize);
             pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
         }
-        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids));
+        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store));
         this.heap = new ShmHeap(this, heapSize);
         this.rma = new ShmRma(this);
         int[] all = new int[size];
@@ -100,7 +101,7 @@ final class ShmCommunicator implements BackendCommunicator {
             }
             store.barrier(key + "mapped");
             SegmentFiles.delete(own);
-            ShmCommunicator c = new ShmCommunicator(rank, size, arena, files, own, heapSize, config);
+            ShmCommunicator c = new ShmCommunicator(rank, size, arena, files, own, heapSize, config, store);
             ok = true;
             return c;
         } finally {

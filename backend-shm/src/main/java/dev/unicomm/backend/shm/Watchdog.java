@@ -1,22 +1,26 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommAbortedException;
+import dev.unicomm.spi.Store;
 
 /**
  * Notices dead peers while a PE waits: every {@value #PERIOD_MS} ms it checks that each peer's
- * process is alive (all PEs share this host, so a pid says it). A wait that sees a dead peer re-checks its condition once more before
- * failing, so a peer that finished its part and exited is not mistaken for a failure.
+ * process is alive (all PEs share this host, so a pid says it) and asks the rendezvous store
+ * whether a rank aborted ({@link Store#checkHealthy()}, a local read, on every poll). A wait that
+ * sees a failure re-checks its condition once more before failing, so a peer that finished its part and exited is not mistaken for a failure.
  */
 final class Watchdog {
     static final long PERIOD_MS = 100;
 
     private final int self;
     private final long[] pids;
+    private final Store store;
     private long nextCheck;
 
-    Watchdog(int self, long[] pids) {
+    Watchdog(int self, long[] pids, Store store) {
         this.self = self;
         this.pids = pids.clone();
+        this.store = store;
         this.nextCheck = System.nanoTime() + PERIOD_MS * 1_000_000;
     }
 
@@ -27,13 +31,23 @@ final class Watchdog {
      * @param what the wait in progress, for the message
      */
     CommAbortedException poll(long now, String what) {
-        if (now - nextCheck < 0) return null;
+        CommAbortedException storeSays = storeHealth();
+        if (storeSays != null || now - nextCheck < 0) return storeSays;
         nextCheck = now + PERIOD_MS * 1_000_000;
-        return checkNow(what);
+        return checkPeers(what);
     }
 
-    /** Checks the peers immediately. */
-    CommAbortedException checkNow(String what) {
+    private CommAbortedException storeHealth() {
+        try {
+            store.checkHealthy();
+            return null;
+        } catch (CommAbortedException e) {
+            return e;
+        }
+    }
+
+    /** Whether every peer's process still runs. */
+    CommAbortedException checkPeers(String what) {
         for (int r = 0; r < pids.length; r++) {
             if (r == self) continue;
             long pid = pids[r];

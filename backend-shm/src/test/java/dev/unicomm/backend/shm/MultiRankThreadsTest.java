@@ -148,6 +148,25 @@ class MultiRankThreadsTest {
         assertTrue(outcomes.get(0).error().getMessage().contains("barrier of a team of 2 PEs"), outcomes.get(0).error().getMessage());
     }
 
+    @Test void anAbortingPeStopsTheOthersWaitsNamingIt() {
+        long t0 = System.nanoTime();
+        var outcomes = ThreadJob.run(3, Duration.ofSeconds(30), 64 << 10, comm -> {
+            if (comm.rank() == 2) {
+                ((dev.unicomm.core.CheckedCommunicator) comm).store().abort("rank 2 hit a bug");
+                throw new IllegalStateException("rank 2 gives up");
+            }
+            comm.barrier();
+            return "passed";
+        });
+        long seconds = (System.nanoTime() - t0) / 1_000_000_000;
+        for (int r = 0; r < 2; r++) {
+            var e = assertInstanceOf(dev.unicomm.api.CommAbortedException.class, outcomes.get(r).error());
+            assertEquals(2, e.failedRank());
+            assertTrue(e.getMessage().contains("rank 2 hit a bug"), e.getMessage());
+        }
+        assertTrue(seconds < 10, "the waits noticed the abort instead of running into the 30 s timeout");
+    }
+
     @Test void stridedSplitTeamsTranslateAndBarrier() {
         List<String> got = ThreadJob.values(ThreadJob.run(4, comm -> {
             Team world = comm.world();

@@ -150,6 +150,12 @@ final class ThreadJob {
                     }
                 }
 
+                @Override public void checkHealthy() {
+                    synchronized (SharedStore.this) {
+                        if (aborted != null) throw new CommAbortedException(abortedRank, aborted);
+                    }
+                }
+
                 @Override public void close() {}
             };
         }
