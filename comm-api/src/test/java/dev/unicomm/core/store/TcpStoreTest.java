@@ -116,6 +116,7 @@ class TcpStoreTest {
         assertTrue(e.getMessage().contains("not a counter"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.set("", new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> a.get("k", Duration.ZERO));
+        assertArrayEquals("abc".getBytes(StandardCharsets.UTF_8), a.get("text", Duration.ofDays(365L * 100_000))); // no overflow
         a.checkHealthy();
     }
 
