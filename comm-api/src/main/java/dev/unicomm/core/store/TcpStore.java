@@ -90,6 +90,8 @@ public final class TcpStore implements Store {
         if (port < 1 || port > 65535) throw new IllegalArgumentException("store port must be in [1, 65535], got " + port);
         if (timeout == null || timeout.isNegative() || timeout.isZero())
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (token != null && token.getBytes(StandardCharsets.UTF_8).length > Wire.MAX_KEY_BYTES)
+            throw new IllegalArgumentException("the job token may have at most " + Wire.MAX_KEY_BYTES + " UTF-8 bytes");
         String address = host + ":" + port;
         long deadline = System.nanoTime() + nanos(timeout);
         long backoffMillis = 20;

@@ -191,6 +191,8 @@ class TcpStoreTest {
         CommException missing = assertThrows(CommException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
         assertTrue(missing.getMessage().contains("no token"), missing.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
         client(s, 1, 2, "s3cr3t-A").set("ok", new byte[0]); // the right token still works
     }
 
