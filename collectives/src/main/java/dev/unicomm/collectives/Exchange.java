@@ -73,6 +73,9 @@ final class Exchange {
     /** Payload capacity of one slot. */
     long capacity() { return cap; }
 
+    /** Completes this PE's outstanding RMA. */
+    void quiet() { rma.quiet(); }
+
     /** Orders this PE's earlier messages before the next ones (per target). */
     void beginRound() { rma.fence(); }
 

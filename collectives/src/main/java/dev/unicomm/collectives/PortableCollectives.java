@@ -67,6 +67,7 @@ final class PortableCollectives implements Collectives, AutoCloseable {
 
     @Override public synchronized void barrier(Team team) {
         Ctx c = ctx(team);
+        ex.quiet(); // like shmem_barrier: this PE's outstanding RMA completes before anyone leaves
         entry(c, Descriptor.of(Kind.BARRIER, Algorithm.INLINE, null, null, 0, -1, c.fingerprint), null, true, null);
     }
 
