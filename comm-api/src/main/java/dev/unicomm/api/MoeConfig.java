@@ -9,13 +9,14 @@ package dev.unicomm.api;
  * that from the symmetric heap and reports it as {@link MoeBuffer#footprintBytes()}. Formulas
  * (bytes, {@code T = maxTokensPerRank}, {@code H = hidden}, {@code K = numTopk}):
  * <ul>
- *   <li>normal: {@code 64 + 64*R + T*(2H + 12K) + R*T*(2H + 12K)}: a header and one signal word
- *       per rank, the staged input of this rank (data, ids, weights) and the receive area for
- *       up to {@code R*T} tokens. FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit
+ *   <li>normal: {@code 64 + T*(2H + 12K) + R*T*(2H + 12K)}: a header, the staged input of this
+ *       rank (data, ids, weights) and the receive area for up to {@code R*T} tokens. FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit
  *       in the {@code 2H} bytes of a BF16 row.</li>
- *   <li>low-latency: {@code 64 + 64*R + 2 * (T*(2H + 8K) + L*R*T*2H)}: two generations (DeepEP's
- *       double buffer) of the staged input (data and ids) and of the per-expert receive
- *       buffers {@code [L, R*T, H]}.</li>
+ *   <li>low-latency: {@code 64 + 32*R + 2 * (T*(2H + 8K) + L*R*T*2H)}: a header (acknowledgement
+ *       counters), four signal words per source rank (data ready, per generation, for dispatch
+ *       and combine), and two generations (DeepEP's double buffer) of the staged input (data
+ *       and ids) and of the per-expert receive buffers {@code [L, R*T, H]} (which also stage
+ *       the combine's input).</li>
  * </ul>
  *
  * @param mode             normal (throughput) or low-latency (decode)
@@ -33,8 +34,10 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
     /** Channels that share one FP8 scale. */
     public static final int FP8_BLOCK = 128;
 
-    /** Bytes of the header and of one signal slot per rank in {@link #sizeHint(int)}. */
+    /** Bytes of the header in {@link #sizeHint(int)}. */
     public static final int HEADER_BYTES = 64;
+    /** Bytes of signal words per rank in low-latency mode. */
+    public static final int SIGNAL_BYTES_PER_RANK = 32;
 
     public MoeConfig {
         if (mode == null) throw new IllegalArgumentException("mode must not be null");
@@ -78,11 +81,11 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
     public long sizeHint(int numRanks) {
         checkRanks(numRanks);
         long r = numRanks, t = maxTokensPerRank, h = hidden, k = numTopk;
-        long fixed = HEADER_BYTES + HEADER_BYTES * r;
         if (mode == Mode.NORMAL) {
             long row = Math.addExact(2 * h, 12 * k);
-            return Math.addExact(fixed, Math.multiplyExact(Math.multiplyExact(t, row), 1 + r));
+            return Math.addExact(HEADER_BYTES, Math.multiplyExact(Math.multiplyExact(t, row), 1 + r));
         }
+        long fixed = HEADER_BYTES + SIGNAL_BYTES_PER_RANK * r;
         long l = numExperts / numRanks;
         long send = Math.multiplyExact(t, Math.addExact(2 * h, 8 * k));
         long recv = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(l, r), t), 2 * h);

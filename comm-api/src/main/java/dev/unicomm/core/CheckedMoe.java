@@ -61,7 +61,7 @@ public final class CheckedMoe implements MoeBuffer {
         tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
         tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, numRanks);
         if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST)
-            MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT),
+            MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED),
                     topkIdx, numRanks, numLocalExperts);
         if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
         return wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
