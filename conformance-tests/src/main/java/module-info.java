@@ -1,6 +1,6 @@
 /**
  * unicomm's conformance kit: abstract JUnit 5 suites that every backend runs over real
- * multi-process jobs, and the plain-Java MoE reference ({@code dev.unicomm.conformance.moe}).
+ * multi-process jobs, and a runner that turns a run into a per-backend report.
  */
 module dev.unicomm.conformance {
     requires transitive dev.unicomm.api;
@@ -8,7 +8,12 @@ module dev.unicomm.conformance {
     requires org.junit.platform.launcher;
     requires org.junit.platform.reporting;
 
+    exports dev.unicomm.conformance;
+    exports dev.unicomm.conformance.configured;
     exports dev.unicomm.conformance.moe;
+    // JUnit instantiates the suites and calls their test methods reflectively.
+    opens dev.unicomm.conformance to org.junit.platform.commons;
+    opens dev.unicomm.conformance.configured to org.junit.platform.commons;
 
     uses dev.unicomm.spi.CommBackendProvider;
 }
