@@ -157,42 +157,56 @@ public final class MoeReference {
     public record LowLatencyDispatch(int[] recvCount, byte[] recvX, float[] recvScales, int[] srcRank, int[] srcToken,
                                      int slotsPerExpert) {}
 
+    /** Low-latency routing into {@code rank}: per local expert, its sources in slot order. */
+    public record LowLatencyRouting(int[] recvCount, int[] srcRank, int[] srcToken, int slotsPerExpert) {}
+
+    /** Which (source rank, token) fills each slot of {@code rank}'s experts: by source rank, then token index. */
+    public LowLatencyRouting lowLatencyRouting(int rank, List<long[]> topkPerRank, int maxTokensPerRank) {
+        int slots = numRanks * maxTokensPerRank;
+        int[] srcRank = new int[numLocal * slots], srcToken = new int[numLocal * slots], count = new int[numLocal];
+        Arrays.fill(srcRank, -1);
+        Arrays.fill(srcToken, -1);
+        for (int s = 0; s < numRanks; s++) {
+            long[] idx = topkPerRank.get(s);
+            for (int t = 0; t < idx.length / numTopk; t++) {
+                for (int k = 0; k < numTopk; k++) {
+                    long e = idx[t * numTopk + k];
+                    if (e < 0 || e / numLocal != rank) continue;
+                    int local = (int) (e - (long) rank * numLocal), slot = local * slots + count[local]++;
+                    srcRank[slot] = s;
+                    srcToken[slot] = t;
+                }
+            }
+        }
+        return new LowLatencyRouting(count, srcRank, srcToken, slots);
+    }
+
     /**
      * Low-latency dispatch seen by {@code rank}: for each local expert, the tokens selecting it by
      * source rank then token index, as BF16 rows or (fp8) quantised rows and scales.
      */
     public LowLatencyDispatch lowLatencyDispatch(int rank, List<TokenBatch> inputs, int maxTokensPerRank, boolean fp8) {
-        int slots = numRanks * maxTokensPerRank, rowBytes = fp8 ? hidden : 2 * hidden, scaleCols = hidden / Fp8E4m3.BLOCK;
+        LowLatencyRouting routing = lowLatencyRouting(rank, inputs.stream().map(TokenBatch::topkIdx).toList(), maxTokensPerRank);
+        int slots = routing.slotsPerExpert(), rowBytes = fp8 ? hidden : 2 * hidden, scaleCols = hidden / Fp8E4m3.BLOCK;
         byte[] recvX = new byte[numLocal * slots * rowBytes];
         float[] recvScales = fp8 ? new float[numLocal * slots * scaleCols] : null;
-        int[] srcRank = new int[numLocal * slots], srcToken = new int[numLocal * slots];
-        Arrays.fill(srcRank, -1);
-        Arrays.fill(srcToken, -1);
-        int[] count = new int[numLocal];
         short[] bf = new short[hidden];
         byte[] q = new byte[hidden];
         float[] qs = new float[scaleCols];
-        for (int s = 0; s < numRanks; s++) {
-            TokenBatch in = inputs.get(s);
-            for (int t = 0; t < in.tokens(); t++) {
-                for (int k = 0; k < numTopk; k++) {
-                    long e = in.topkIdx()[t * numTopk + k];
-                    if (e < 0 || e / numLocal != rank) continue;
-                    int local = (int) (e - (long) rank * numLocal), slot = local * slots + count[local]++;
-                    srcRank[slot] = s;
-                    srcToken[slot] = t;
-                    if (fp8) {
-                        bytesToBf16(in.x(), t * 2 * hidden, bf, hidden);
-                        Fp8E4m3.quantiseRow(bf, 0, hidden, q, 0, qs, 0);
-                        System.arraycopy(q, 0, recvX, slot * rowBytes, hidden);
-                        System.arraycopy(qs, 0, recvScales, slot * scaleCols, scaleCols);
-                    } else {
-                        System.arraycopy(in.x(), t * rowBytes, recvX, slot * rowBytes, rowBytes);
-                    }
-                }
+        for (int slot = 0; slot < numLocal * slots; slot++) {
+            int s = routing.srcRank()[slot], t = routing.srcToken()[slot];
+            if (s < 0) continue;
+            byte[] x = inputs.get(s).x();
+            if (fp8) {
+                bytesToBf16(x, t * 2 * hidden, bf, hidden);
+                Fp8E4m3.quantiseRow(bf, 0, hidden, q, 0, qs, 0);
+                System.arraycopy(q, 0, recvX, slot * rowBytes, hidden);
+                System.arraycopy(qs, 0, recvScales, slot * scaleCols, scaleCols);
+            } else {
+                System.arraycopy(x, t * rowBytes, recvX, slot * rowBytes, rowBytes);
             }
         }
-        return new LowLatencyDispatch(count, recvX, recvScales, srcRank, srcToken, slots);
+        return new LowLatencyDispatch(routing.recvCount(), recvX, recvScales, routing.srcRank(), routing.srcToken(), slots);
     }
 
     /** Supplies rank {@code rank}'s low-latency combine input row {@code [local, slot]} as BF16 patterns. */
