@@ -17,12 +17,13 @@ package dev.unicomm.api;
  *   <li>Normal mode: a {@link Dispatched}'s tensors stay valid until the next dispatch or
  *       combine on this buffer; combine stages {@code y} in the receive area (no copy when
  *       {@code y} <em>is</em> the latest {@code recvX}, the usual in-place expert update). Its
- *       {@link MoeHandle} stays valid until the buffer is closed. {@link Combined} results are
- *       new memory the caller keeps.</li>
+ *       {@link MoeHandle} stays valid until the buffer is closed. A {@link Combined}'s tensors
+ *       are the buffer's output memory, valid until the next combine.</li>
  *   <li>Low-latency mode: two result sets are alive at once (DeepEP's double buffer). A third
  *       low-latency dispatch invalidates the oldest: its handle and hook then throw
  *       {@link IllegalStateException}. A low-latency combine stages {@code y} in its dispatch's
- *       receive buffer (no copy when {@code y} is that {@code recvX}).</li>
+ *       receive buffer (no copy when {@code y} is that {@code recvX}); its output stays valid until
+ *       the next combine with a handle of the same generation slot (two dispatches later).</li>
  * </ul>
  */
 public interface MoeBuffer extends AutoCloseable {
@@ -30,7 +31,10 @@ public interface MoeBuffer extends AutoCloseable {
     /** The configuration this buffer was sized for. */
     MoeConfig config();
 
-    /** Bytes of symmetric and private memory this buffer holds on this rank (see {@link MoeConfig#sizeHint(int)}). */
+    /**
+     * Bytes of symmetric and private memory this buffer holds on this rank; the portable
+     * implementation holds exactly {@link MoeConfig#sizeHint(int)} + {@link MoeConfig#outputBytes()}.
+     */
     long footprintBytes();
 
     /** Computes the layout of {@code topkIdx [T, K]} INT64 (values in [-1, numExperts)). Local, not collective. */

@@ -16,7 +16,7 @@ package dev.unicomm.api;
  *       counters), four signal words per source rank (data ready, per generation, for dispatch
  *       and combine), and two generations (DeepEP's double buffer) of the staged input (data
  *       and ids) and of the per-expert receive buffers {@code [L, R*T, H]} (which also stage
- *       the combine's input).</li>
+ *       the combine's input). Outputs: {@code 2*T*2H} (one per generation).</li>
  * </ul>
  *
  * @param mode             normal (throughput) or low-latency (decode)
@@ -83,13 +83,19 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
         long r = numRanks, t = maxTokensPerRank, h = hidden, k = numTopk;
         if (mode == Mode.NORMAL) {
             long row = Math.addExact(2 * h, 12 * k);
-            return Math.addExact(HEADER_BYTES, Math.multiplyExact(Math.multiplyExact(t, row), 1 + r));
+            return Math.addExact(HEADER_BYTES + 12 * t * k, Math.multiplyExact(Math.multiplyExact(t, row), r));
         }
         long fixed = HEADER_BYTES + SIGNAL_BYTES_PER_RANK * r;
         long l = numExperts / numRanks;
         long send = Math.multiplyExact(t, Math.addExact(2 * h, 8 * k));
         long recv = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(l, r), t), 2 * h);
         return Math.addExact(fixed, Math.multiplyExact(2, Math.addExact(send, recv)));
+    }
+
+    /** Private bytes of the combine outputs (see the class comment); independent of the job size. */
+    public long outputBytes() {
+        long t = maxTokensPerRank, h = hidden;
+        return mode == Mode.NORMAL ? t * (2 * h + 4L * numTopk) : 2 * t * 2 * h;
     }
 
     private void checkRanks(int numRanks) {

@@ -85,7 +85,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         if (!normal && !ll) throw new IllegalArgumentException("--mode must name normal and/or ll, got " + mode);
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, tokens, topk, false);
         MoeConfig l = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, llTokens, topk, hidden % 128 == 0);
-        long normalBytes = normal ? n.sizeHint(ranks) + (long) tokens * 2 * hidden : 0;
+        long normalBytes = normal ? n.sizeHint(ranks) + (long) tokens * 2 * hidden + (8L << 20) : 0;
         long llBytes = ll ? l.sizeHint(ranks) + (long) llTokens * 2 * hidden : 0;
         long heap = Math.max(normalBytes, llBytes) + (16L << 20);
 
@@ -96,6 +96,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         Integer.toString(tokens), Integer.toString(topk), Integer.toString(llTokens), Integer.toString(iters),
                         Integer.toString(llIters), noVerify ? "0" : "1", Long.toString(seed), mode)
                 .withBackend(backend)
+                .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector")) // the portable MoE's fast reductions
                 .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap)))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));

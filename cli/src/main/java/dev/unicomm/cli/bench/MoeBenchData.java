@@ -18,10 +18,20 @@ final class MoeBenchData {
         this.topk = topk;
     }
 
-    /** BF16 activations of token {@code t} of rank {@code r} (values k/512, |k| < 2048). */
+    /** BF16 patterns of k/32 for every signed byte k (exactly representable: 8 significant bits). */
+    private static final short[] VALUES = new short[256];
+
+    static {
+        for (int k = -128; k < 128; k++) VALUES[k & 0xFF] = Bf16.fromFloat(k / 32f);
+    }
+
+    /** BF16 activations of token {@code t} of rank {@code r}: values k/32, -128 <= k < 128, eight per random long. */
     void row(int r, int t, short[] dst) {
         SplittableRandom rnd = new SplittableRandom(seed * 0x9E3779B97F4A7C15L + (long) r * 1_000_003L + t);
-        for (int c = 0; c < hidden; c++) dst[c] = Bf16.fromFloat((rnd.nextInt(4096) - 2048) / 512f);
+        for (int c = 0; c < hidden; c += 8) {
+            long v = rnd.nextLong();
+            for (int j = 0; j < 8 && c + j < hidden; j++) dst[c + j] = VALUES[(int) (v >>> (8 * j)) & 0xFF];
+        }
     }
 
     /** Rank {@code r}'s top-k: distinct experts, uniform (DeepEP's tests draw random scores and take the top k). */

@@ -35,12 +35,15 @@ import java.util.Arrays;
  * unused hook cannot deadlock the job.
  */
 final class LowLatencyMoe extends PortableMoe {
+    private static final RowMath MATH = RowMath.BEST;
+
     private final long slotBytes, sendIdxOff, sendXOff, recvOff;
     private final int slotsPerExpert;
     private final Handle[] current = new Handle[2];
     private final CombineOp[] pendingCombine = new CombineOp[2];
     private final long[] combinesStaged = new long[2];
     private long dispatches;
+    private final Tensor[] outs = new Tensor[2]; // combine outputs, one per slot
 
     LowLatencyMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
@@ -51,6 +54,13 @@ final class LowLatencyMoe extends PortableMoe {
         recvOff = sendXOff + t * 2 * h;
         slotBytes = recvOff + (long) numLocal * slotsPerExpert * 2 * h;
         if (slotBase(2) != buffer.byteSize()) throw new IllegalStateException("low-latency MoE layout does not match sizeHint");
+        for (int s = 0; s < 2; s++) outs[s] = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
+    }
+
+    @Override public long footprintBytes() { return buffer.byteSize() + outs[0].byteSize() + outs[1].byteSize(); }
+
+    private Tensor output(int slot, int tokens) {
+        return Tensor.of(outs[slot].segment().asSlice(0, (long) tokens * 2 * hidden), DType.BF16, tokens, hidden);
     }
 
     private long slotBase(int slot) { return MoeConfig.HEADER_BYTES + (long) MoeConfig.SIGNAL_BYTES_PER_RANK * ranks + slot * slotBytes; }
@@ -214,7 +224,7 @@ final class LowLatencyMoe extends PortableMoe {
         comm.rma().quiet();
         for (int pe = 0; pe < ranks; pe++) comm.rma().atomicSet(buffer, readyCombine(me, slot), seq, pe);
 
-        Tensor out = Tensor.allocate(Arena.ofAuto(), DType.BF16, h.tokens, hidden);
+        Tensor out = output(slot, h.tokens);
         CombineOp op = new CombineOp(h, seq, weights, out, new boolean[1]);
         pendingCombine[slot] = op;
         return new LowLatencyCombined(out, () -> finishCombine(op));
@@ -229,7 +239,6 @@ final class LowLatencyMoe extends PortableMoe {
         long[] ids = new long[h.tokens * topk];
         MemorySegment.copy(local, ValueLayout.JAVA_LONG_UNALIGNED, slotBase(slot) + sendIdxOff, ids, 0, ids.length);
         float[] acc = new float[hidden];
-        short[] row = new short[hidden];
         MemorySegment tmp = null, out = op.out().segment();
         for (int t = 0; t < h.tokens; t++) {
             Arrays.fill(acc, 0f);
@@ -245,11 +254,9 @@ final class LowLatencyMoe extends PortableMoe {
                     src = tmp;
                     off = 0;
                 }
-                Bf16Rows.load(src, off, row, hidden);
-                Bf16Rows.addScaled(acc, row, op.weights()[t * topk + k], hidden);
+                MATH.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
             }
-            Bf16Rows.round(acc, row, hidden);
-            Bf16Rows.store(row, out, t * rowBytes, hidden);
+            MATH.round(acc, out, t * rowBytes, hidden);
         }
         acknowledge(combineAck(slot));
         op.done()[0] = true;

@@ -14,46 +14,53 @@ import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
- * Normal-mode dispatch/combine, pull-based. Dispatch: every rank stages its tokens, ids and
- * weights in its own symmetric send area, a barrier publishes them (the count exchange: every
- * rank reads every rank's ids, so all agree on the routing), then each rank copies the rows
- * routed to it straight from the sources' send areas into its receive area, each token once per
- * destination rank. Combine: each rank stages {@code y} in its receive area (nothing to copy when
- * {@code y} is the latest {@code recvX}), a barrier, then each source rank reads its tokens' rows
- * from the ranks that got them and sums them in fp32. One barrier per operation also keeps a
- * rank from overwriting an area a peer still reads.
+ * Normal-mode dispatch/combine.
+ *
+ * <p>Dispatch (push, each token once per destination rank): every rank publishes its top-k ids
+ * and weights; a barrier; every rank reads every rank's ids (the count exchange: all agree on the
+ * routing and on where each row lands: by source rank, then token index), writes each of its
+ * tokens straight into the receive area of every rank that hosts one of its experts, and builds
+ * its own {@code recvTopkIdx}/{@code recvTopkWeights}; a second barrier completes the data.
+ *
+ * <p>Combine (pull): each rank stages {@code y} in its receive area (nothing to copy when {@code y}
+ * is the latest {@code recvX}, the usual in-place expert update); a barrier; each source rank
+ * reads its tokens' rows from the ranks that got them and sums them in fp32, rounding once.
  *
  * <p>Symmetric layout ({@code T = maxTokensPerRank}, rows of {@code 2H} bytes; FP8 rows keep their
- * {@code H} codes first and the scales after all codes of the area):
- * {@code header(64) | sendIdx T*K*8 | recvIdx R*T*K*8 | sendW T*K*4 | recvW R*T*K*4 | sendX T*2H | recvX R*T*2H}.
+ * {@code H} codes first and all scales after the codes of the area):
+ * {@code header(64) | sendIdx T*K*8 | recvIdx R*T*K*8 | sendW T*K*4 | recvW R*T*K*4 | recvX R*T*2H}.
+ * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
 final class NormalMoe extends PortableMoe {
-    // Header words, double-buffered by operation parity: one barrier per operation means a rank is
-    // at most one operation ahead of any other, so it never overwrites words a peer still reads.
+    private static final RowMath MATH = RowMath.BEST;
+    private static final boolean PROFILE = Boolean.getBoolean("unicomm.moe.profile");
+    // Header words, double-buffered by operation parity: a rank writes the next operation's words
+    // only after a barrier every peer passes after reading the previous ones.
     private static final long HDR_TOKENS = 0, HDR_FLAGS = 8;
     private static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2;
 
-    private final long sendIdx, recvIdx, sendW, recvW, sendX, recvX;
+    private final long sendIdx, recvIdx, sendW, recvW, recvX;
+    private final Tensor out, outW;
     private NormalHandle latest;
     private long ops;
-    // Operations stage before their barrier. Peers may still be reading our send area after a
-    // dispatch and our receive area after a combine, so the same kind of operation right after
-    // needs one more barrier before staging (every rank sees the same sequence, so all agree).
-    private boolean lastWasCombine, lastWasDispatch;
-
-    private long hdr() { return 16 * (ops & 1); }
+    private boolean lastWasCombine; // peers may still read our receive area right after a combine
 
     NormalMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
-        long t = maxTokens, k = topk, h = hidden, r = ranks;
+        long t = maxTokens, k = topk, r = ranks;
         sendIdx = MoeConfig.HEADER_BYTES;
         recvIdx = sendIdx + t * k * 8;
         sendW = recvIdx + r * t * k * 8;
         recvW = sendW + t * k * 4;
-        sendX = recvW + r * t * k * 4;
-        recvX = sendX + t * 2 * h;
-        if (recvX + r * t * 2 * h != buffer.byteSize()) throw new IllegalStateException("normal MoE layout does not match sizeHint");
+        recvX = recvW + r * t * k * 4;
+        if (recvX + r * t * 2 * hidden != buffer.byteSize()) throw new IllegalStateException("normal MoE layout does not match sizeHint");
+        out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
+        outW = Tensor.allocate(arena, DType.FP32, maxTokens, topk);
     }
+
+    private long hdr() { return 16 * (ops & 1); }
+
+    @Override public long footprintBytes() { return buffer.byteSize() + out.byteSize() + outW.byteSize(); }
 
     /** Routing of one dispatch, kept for combine and cached dispatch. */
     static final class NormalHandle implements MoeHandle {
@@ -85,10 +92,12 @@ final class NormalMoe extends PortableMoe {
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
         host("topkWeights", weights);
-        stage(x, scales, t, fp8, weights != null);
+        long p0 = System.nanoTime();
         local.asSlice(sendIdx, (long) t * topk * 8).copyFrom(topkIdx.segment());
         if (weights != null) local.asSlice(sendW, (long) t * topk * 4).copyFrom(weights.segment());
+        publish(t, fp8, weights != null);
         comm.barrier();
+        long p1 = System.nanoTime();
 
         long[] flags = new long[ranks];
         long[][] ids = new long[ranks][];
@@ -99,27 +108,37 @@ final class NormalMoe extends PortableMoe {
         }
         agree(flags, "dispatch");
         NormalHandle h = route(t, ids, align);
-        pullRows(h, fp8);
-        ops++;
-        lastWasCombine = false;
-        lastWasDispatch = true;
+        long p2 = System.nanoTime();
+        pushRows(h, x, scales, fp8);
+        long p3 = System.nanoTime();
 
         int n = h.recv;
-        MemorySegment idxOut = local.asSlice(recvIdx, (long) n * topk * 8);
-        MemorySegment wOut = weights == null ? null : local.asSlice(recvW, (long) n * topk * 4);
+        long[] idxOut = new long[n * topk];
+        float[] wOut = weights == null ? null : new float[n * topk];
         float[][] srcW = new float[ranks][];
         for (int i = 0; i < n; i++) {
             int s = h.srcRank[i], tok = h.srcToken[i];
-            if (weights != null && srcW[s] == null) srcW[s] = peers.readFloats(s, sendW, ids[s].length);
+            if (wOut != null && srcW[s] == null) srcW[s] = peers.readFloats(s, sendW, ids[s].length);
             for (int k = 0; k < topk; k++) {
                 long e = ids[s][tok * topk + k];
                 boolean mine = e >= 0 && e / numLocal == me;
-                idxOut.setAtIndex(ValueLayout.JAVA_LONG, (long) i * topk + k, mine ? e - (long) me * numLocal : -1);
-                if (wOut != null) wOut.setAtIndex(ValueLayout.JAVA_FLOAT, (long) i * topk + k, mine ? srcW[s][tok * topk + k] : 0f);
+                idxOut[i * topk + k] = mine ? e - (long) me * numLocal : -1;
+                if (wOut != null) wOut[i * topk + k] = mine ? srcW[s][tok * topk + k] : 0f;
             }
         }
+        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
+        MemorySegment.copy(idxOut, 0, idxSeg, ValueLayout.JAVA_LONG_UNALIGNED, 0, idxOut.length);
+        MemorySegment wSeg = wOut == null ? null : local.asSlice(recvW, (long) n * topk * 4);
+        if (wSeg != null) MemorySegment.copy(wOut, 0, wSeg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wOut.length);
+        long p4 = System.nanoTime();
+        comm.rma().quiet();
+        comm.barrier(); // every row has landed; every peer is done reading our ids and weights
+        if (PROFILE) System.err.printf("dispatch rank %d: barrier1 %.1f ms, route %.1f, push %.1f, meta %.1f, barrier2 %.1f%n", me,
+                (p1 - p0) / 1e6, (p2 - p1) / 1e6, (p3 - p2) / 1e6, (p4 - p3) / 1e6, (System.nanoTime() - p4) / 1e6);
+        ops++;
+        lastWasCombine = false;
         latest = h;
-        return result(h, fp8, Tensor.of(idxOut, DType.INT64, n, topk), wOut == null ? null : Tensor.of(wOut, DType.FP32, n, topk));
+        return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
     }
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
@@ -127,15 +146,16 @@ final class NormalMoe extends PortableMoe {
         NormalHandle h = own(handle);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
-        stage(x, scales, h.tokens, fp8, false);
+        publish(h.tokens, fp8, false);
         comm.barrier();
         long[] flags = new long[ranks];
         for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
         agree(flags, "cached dispatch");
-        pullRows(h, fp8);
+        pushRows(h, x, scales, fp8);
+        comm.rma().quiet();
+        comm.barrier();
         ops++;
         lastWasCombine = false;
-        lastWasDispatch = true;
         latest = h;
         return result(h, fp8, null, null);
     }
@@ -147,7 +167,6 @@ final class NormalMoe extends PortableMoe {
         long rowBytes = 2L * hidden;
         if (lastWasCombine) comm.barrier(); // the previous combine's readers of our receive area are done
         lastWasCombine = true;
-        lastWasDispatch = false;
         stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
         if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, weights != null ? FLAG_WEIGHTS : 0);
@@ -157,20 +176,16 @@ final class NormalMoe extends PortableMoe {
         ops++;
         agree(flags, "combine");
 
-        Arena arena = Arena.ofAuto();
-        Tensor out = Tensor.allocate(arena, DType.BF16, h.tokens, hidden);
-        Tensor outW = weights == null ? null : Tensor.allocate(arena, DType.FP32, h.tokens, topk);
         MemorySegment o = out.segment();
+        MemorySegment ow = outW.segment();
         float[] acc = new float[hidden], accW = new float[topk];
-        short[] row = new short[hidden];
         MemorySegment tmp = null;
         for (int t = 0; t < h.tokens; t++) {
-            int first = -1, count = 0;
+            int count = 0;
             for (int r = 0; r < ranks; r++) {
                 int at = h.rowAt[t * ranks + r];
                 if (at < 0) continue;
                 long off = recvX + at * rowBytes;
-                if (count == 0) first = r;
                 if (count == 0 && !multi(h, t, r)) {
                     peers.read(r, off, o, t * rowBytes, rowBytes); // one source: the sum is the row itself
                 } else {
@@ -181,22 +196,23 @@ final class NormalMoe extends PortableMoe {
                         src = tmp;
                         off = 0;
                     }
-                    Bf16Rows.load(src, off, row, hidden);
-                    if (count == 0) Bf16Rows.set(acc, row, hidden); else Bf16Rows.add(acc, row, hidden);
+                    if (count == 0) MATH.set(acc, src, off, hidden); else MATH.add(acc, src, off, hidden);
                 }
-                if (outW != null) {
+                if (weights != null) {
                     float[] w = peers.readFloats(r, recvW + (long) at * topk * 4, topk);
                     for (int k = 0; k < topk; k++) accW[k] = count == 0 ? w[k] : accW[k] + w[k];
                 }
                 count++;
             }
-            if (count > 1) {
-                Bf16Rows.round(acc, row, hidden);
-                Bf16Rows.store(row, o, t * rowBytes, hidden);
+            if (count > 1) MATH.round(acc, o, t * rowBytes, hidden);
+            if (count == 0) {
+                o.asSlice(t * rowBytes, rowBytes).fill((byte) 0); // sent nowhere: zeros
+                Arrays.fill(accW, 0f);
             }
-            if (outW != null && first >= 0) MemorySegment.copy(accW, 0, outW.segment(), ValueLayout.JAVA_FLOAT, (long) t * topk * 4, topk);
+            if (weights != null) MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
         }
-        return new Combined(out, outW);
+        return new Combined(Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
+                weights == null ? null : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
     }
 
     private boolean multi(NormalHandle h, int t, int from) {
@@ -209,12 +225,8 @@ final class NormalMoe extends PortableMoe {
         throw new IllegalArgumentException("handle was not made by this normal MoE buffer: " + handle);
     }
 
-    /** Copies x (and FP8 scales) into the send area and publishes the token count and flags. */
-    private void stage(Tensor x, Tensor scales, int t, boolean fp8, boolean weights) {
-        if (lastWasDispatch) comm.barrier(); // the previous dispatch's readers of our send area are done
-        long rowBytes = fp8 ? hidden : 2L * hidden;
-        local.asSlice(sendX, t * rowBytes).copyFrom(x.segment().asSlice(0, t * rowBytes));
-        if (fp8) local.asSlice(sendX + (long) maxTokens * hidden, (long) t * hidden / 32).copyFrom(scales.segment());
+    /** Publishes the token count and input kind in this operation's header words. */
+    private void publish(int t, boolean fp8, boolean weights) {
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_TOKENS, t);
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0));
     }
@@ -263,7 +275,7 @@ final class NormalMoe extends PortableMoe {
                 }
                 for (int r = 0; r < ranks; r++) {
                     if (!hit[r]) continue;
-                    if (s == me) rowAt[i * ranks + r] = count[s][r]; // index among my tokens to r, offset below
+                    if (s == me) rowAt[i * ranks + r] = count[s][r]; // index among my tokens to r; offset below
                     count[s][r]++;
                 }
                 if (hit[me]) {
@@ -281,18 +293,32 @@ final class NormalMoe extends PortableMoe {
         return new NormalHandle(this, t, Arrays.copyOf(mine, n), Arrays.copyOf(mineTok, n), rowAt, perExpert);
     }
 
-    /** Copies each routed row from its source's send area, coalescing runs of consecutive tokens. */
-    private void pullRows(NormalHandle h, boolean fp8) {
+    /** Writes each of my tokens into the receive area of every rank that gets it, coalescing runs of consecutive rows. */
+    private void pushRows(NormalHandle h, Tensor x, Tensor scales, boolean fp8) {
         long rowBytes = fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
-        long srcScales = sendX + (long) maxTokens * hidden, dstScales = recvX + (long) ranks * maxTokens * hidden;
-        int n = h.recv;
-        for (int i = 0; i < n; ) {
-            int s = h.srcRank[i], t0 = h.srcToken[i], len = 1;
-            while (i + len < n && h.srcRank[i + len] == s && h.srcToken[i + len] == t0 + len) len++;
-            peers.read(s, sendX + t0 * rowBytes, local, recvX + i * rowBytes, len * rowBytes);
-            if (fp8) peers.read(s, srcScales + t0 * scaleBytes, local, dstScales + i * scaleBytes, len * scaleBytes);
-            i += len;
+        long dstScales = recvX + (long) ranks * maxTokens * hidden;
+        MemorySegment xs = x.segment(), ss = fp8 ? scales.segment() : null;
+        for (int step = 1; step <= ranks; step++) {
+            int r = (me + step) % ranks; // start with the next rank so ranks do not all write to one peer at once
+            MemorySegment peer = peers.direct(r);
+            for (int t = 0; t < h.tokens; ) {
+                int at = h.rowAt[t * ranks + r];
+                if (at < 0) {
+                    t++;
+                    continue;
+                }
+                int len = 1;
+                while (t + len < h.tokens && h.rowAt[(t + len) * ranks + r] == at + len) len++;
+                write(peer, r, recvX + at * rowBytes, xs, t * rowBytes, len * rowBytes);
+                if (fp8) write(peer, r, dstScales + at * scaleBytes, ss, t * scaleBytes, len * scaleBytes);
+                t += len;
+            }
         }
+    }
+
+    private void write(MemorySegment peer, int r, long offset, MemorySegment src, long srcOffset, long bytes) {
+        if (peer != null) MemorySegment.copy(src, srcOffset, peer, offset, bytes);
+        else comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
     }
 
     private Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {

@@ -29,6 +29,8 @@ abstract class PortableMoe implements MoeBuffer {
     final SymmetricBuffer buffer;
     final Peers peers;
     final MemorySegment local;
+    /** Private memory: combine outputs, reused from call to call. */
+    final Arena arena = Arena.ofShared();
     private boolean closed;
 
     PortableMoe(Communicator comm, MoeConfig config) {
@@ -47,7 +49,6 @@ abstract class PortableMoe implements MoeBuffer {
 
     @Override public MoeConfig config() { return config; }
 
-    @Override public long footprintBytes() { return buffer.byteSize(); }
 
     @Override public MoeLayout layout(Tensor topkIdx) {
         long[] idx = longs(host("topkIdx", topkIdx));
@@ -95,7 +96,11 @@ abstract class PortableMoe implements MoeBuffer {
     @Override public synchronized void close() {
         if (closed) return;
         closed = true;
-        buffer.close();
+        try {
+            buffer.close();
+        } finally {
+            arena.close();
+        }
     }
 
     /** The portable implementation reads and writes tensors on the host. */

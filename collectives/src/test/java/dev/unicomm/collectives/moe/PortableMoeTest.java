@@ -25,7 +25,7 @@ class PortableMoeTest {
             long seed = 1;
             for (Routing routing : Routing.values()) {
                 try (MoeBuffer moe = comm.moe(bf16)) {
-                    assertEquals(bf16.sizeHint(4), moe.footprintBytes());
+                    assertEquals(bf16.sizeHint(4) + bf16.outputBytes(), moe.footprintBytes());
                     new MoeConformance(comm, scenario(bf16, 4, routing, seed++)).checkNormal(moe, false);
                 }
             }
@@ -40,7 +40,7 @@ class PortableMoeTest {
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 8, 256, 6, 3, true);
         ThreadRanks.run(2, HEAP, comm -> {
             try (MoeBuffer moe = comm.moe(cfg)) {
-                assertEquals(cfg.sizeHint(2), moe.footprintBytes());
+                assertEquals(cfg.sizeHint(2) + cfg.outputBytes(), moe.footprintBytes());
                 long seed = 11;
                 for (Routing routing : Routing.values())
                     new MoeConformance(comm, scenario(cfg, 2, routing, seed++)).checkLowLatency(moe, false);
