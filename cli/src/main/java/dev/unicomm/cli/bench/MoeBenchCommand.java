@@ -96,7 +96,6 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         Integer.toString(tokens), Integer.toString(topk), Integer.toString(llTokens), Integer.toString(iters),
                         Integer.toString(llIters), noVerify ? "0" : "1", Long.toString(seed), mode)
                 .withBackend(backend)
-                .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector")) // the portable MoE's fast reductions
                 .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap)))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));

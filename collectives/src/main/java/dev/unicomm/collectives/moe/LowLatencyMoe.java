@@ -35,7 +35,6 @@ import java.util.Arrays;
  * unused hook cannot deadlock the job.
  */
 final class LowLatencyMoe extends PortableMoe {
-    private static final RowMath MATH = RowMath.BEST;
 
     private final long slotBytes, sendIdxOff, sendXOff, recvOff;
     private final int slotsPerExpert;
@@ -254,9 +253,9 @@ final class LowLatencyMoe extends PortableMoe {
                     src = tmp;
                     off = 0;
                 }
-                MATH.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
+                RowMath.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
             }
-            MATH.round(acc, out, t * rowBytes, hidden);
+            RowMath.round(acc, out, t * rowBytes, hidden);
         }
         acknowledge(combineAck(slot));
         op.done()[0] = true;

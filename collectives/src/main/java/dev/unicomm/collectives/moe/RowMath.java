@@ -1,53 +1,41 @@
 package dev.unicomm.collectives.moe;
 
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * fp32 accumulation of BF16 rows read straight from (peer) memory, and rounding back to BF16
- * (nearest, ties to even). Uses the JDK's Vector API where the JVM was started with
- * {@code --add-modules jdk.incubator.vector} (several times faster: the conversions do not
- * auto-vectorise), else plain loops; both give bit-identical results.
+ * (nearest, ties to even). Plain loops over segments: the JIT vectorises them.
  */
-interface RowMath {
+final class RowMath {
+    private RowMath() {}
+
+    private static final ValueLayout.OfShort BF16 = ValueLayout.JAVA_SHORT_UNALIGNED;
+
     /** {@code acc[i] = bf16(seg[off + 2i])}. */
-    void set(float[] acc, MemorySegment seg, long off, int n);
+    static void set(float[] acc, MemorySegment seg, long off, int n) {
+        for (int i = 0; i < n; i++) acc[i] = Float.intBitsToFloat(seg.get(BF16, off + 2L * i) << 16);
+    }
 
     /** {@code acc[i] += bf16(seg[off + 2i])}. */
-    void add(float[] acc, MemorySegment seg, long off, int n);
+    static void add(float[] acc, MemorySegment seg, long off, int n) {
+        for (int i = 0; i < n; i++) acc[i] += Float.intBitsToFloat(seg.get(BF16, off + 2L * i) << 16);
+    }
 
-    /** {@code acc[i] += w * bf16(seg[off + 2i])} (product rounded, then sum rounded: no fused multiply-add). */
-    void addScaled(float[] acc, MemorySegment seg, long off, float w, int n);
+    /** {@code acc[i] += w * bf16(seg[off + 2i])}: product rounded, then sum rounded (Java never fuses them). */
+    static void addScaled(float[] acc, MemorySegment seg, long off, float w, int n) {
+        for (int i = 0; i < n; i++) acc[i] += w * Float.intBitsToFloat(seg.get(BF16, off + 2L * i) << 16);
+    }
 
     /** {@code seg[off + 2i] = bf16(acc[i])}. */
-    void round(float[] acc, MemorySegment seg, long off, int n);
+    static void round(float[] acc, MemorySegment seg, long off, int n) {
+        for (int i = 0; i < n; i++) seg.set(BF16, off + 2L * i, fromFloat(acc[i]));
+    }
 
-    /** The fastest implementation this JVM can run. */
-    RowMath BEST = Selection.best();
-
-    /** Picks the implementation once. */
-    final class Selection {
-        private Selection() {}
-
-        static RowMath best() {
-            if (ModuleLayer.boot().findModule("jdk.incubator.vector").isEmpty()) return new ScalarRowMath();
-            try {
-                return warmUp(new VectorRowMath());
-            } catch (LinkageError | RuntimeException e) {
-                return new ScalarRowMath();
-            }
-        }
-
-        /** Vector API code is very slow until the JIT compiles it: run it on a small row first (~0.1 s). */
-        private static RowMath warmUp(RowMath m) {
-            float[] acc = new float[256];
-            java.lang.foreign.MemorySegment row = java.lang.foreign.Arena.ofAuto().allocate(512);
-            for (int i = 0; i < 20_000; i++) {
-                m.set(acc, row, 0, 256);
-                m.add(acc, row, 0, 256);
-                m.addScaled(acc, row, 0, 0.5f, 256);
-                m.round(acc, row, 0, 256);
-            }
-            return m;
-        }
+    /** Round to nearest, ties to even; NaN stays a (quiet) NaN. */
+    static short fromFloat(float f) {
+        int bits = Float.floatToRawIntBits(f);
+        if ((bits & 0x7FFFFFFF) > 0x7F800000) return (short) ((bits >>> 16) | 0x0040);
+        return (short) ((bits + 0x7FFF + ((bits >>> 16) & 1)) >>> 16);
     }
 }

@@ -1,4 +1,4 @@
-package dev.unicomm.collectives.moe;
+package dev.unicomm.conformance.moe;
 
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;

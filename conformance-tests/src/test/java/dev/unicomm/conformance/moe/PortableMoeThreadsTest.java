@@ -1,16 +1,14 @@
-package dev.unicomm.collectives.moe;
+package dev.unicomm.conformance.moe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
-import dev.unicomm.conformance.moe.MoeConformance;
-import dev.unicomm.conformance.moe.MoeScenario;
 import dev.unicomm.conformance.moe.MoeScenario.Routing;
 import org.junit.jupiter.api.Test;
 
-/** The portable MoE on real shm PEs (threads), against the kit's reference. */
-class PortableMoeTest {
+/** The portable MoE (module collectives) on real shm PEs as threads of this JVM, against the reference. */
+class PortableMoeThreadsTest {
     static final long HEAP = 64L << 20;
 
     static MoeScenario scenario(MoeConfig cfg, int ranks, Routing routing, long seed) {
