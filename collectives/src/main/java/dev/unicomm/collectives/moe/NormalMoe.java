@@ -32,7 +32,6 @@ import java.util.Arrays;
  * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
 final class NormalMoe extends PortableMoe {
-    private static final boolean PROFILE = Boolean.getBoolean("unicomm.moe.profile");
     // Header words, double-buffered by operation parity: a rank writes the next operation's words
     // only after a barrier every peer passes after reading the previous ones.
     private static final long HDR_TOKENS = 0, HDR_FLAGS = 8;
@@ -91,12 +90,10 @@ final class NormalMoe extends PortableMoe {
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
         host("topkWeights", weights);
-        long p0 = System.nanoTime();
         local.asSlice(sendIdx, (long) t * topk * 8).copyFrom(topkIdx.segment());
         if (weights != null) local.asSlice(sendW, (long) t * topk * 4).copyFrom(weights.segment());
         publish(t, fp8, weights != null);
         comm.barrier();
-        long p1 = System.nanoTime();
 
         long[] flags = new long[ranks];
         long[][] ids = new long[ranks][];
@@ -107,9 +104,7 @@ final class NormalMoe extends PortableMoe {
         }
         agree(flags, "dispatch");
         NormalHandle h = route(t, ids, align);
-        long p2 = System.nanoTime();
         pushRows(h, x, scales, fp8);
-        long p3 = System.nanoTime();
 
         int n = h.recv;
         long[] idxOut = new long[n * topk];
@@ -129,11 +124,8 @@ final class NormalMoe extends PortableMoe {
         MemorySegment.copy(idxOut, 0, idxSeg, ValueLayout.JAVA_LONG_UNALIGNED, 0, idxOut.length);
         MemorySegment wSeg = wOut == null ? null : local.asSlice(recvW, (long) n * topk * 4);
         if (wSeg != null) MemorySegment.copy(wOut, 0, wSeg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wOut.length);
-        long p4 = System.nanoTime();
         comm.rma().quiet();
         comm.barrier(); // every row has landed; every peer is done reading our ids and weights
-        if (PROFILE) System.err.printf("dispatch rank %d: barrier1 %.1f ms, route %.1f, push %.1f, meta %.1f, barrier2 %.1f%n", me,
-                (p1 - p0) / 1e6, (p2 - p1) / 1e6, (p3 - p2) / 1e6, (p4 - p3) / 1e6, (System.nanoTime() - p4) / 1e6);
         ops++;
         lastWasCombine = false;
         latest = h;
