@@ -9,10 +9,13 @@ public final class QueuePair implements AutoCloseable {
     public static final int OP_READ = 2;
     public static final int ATOMIC_FETCH_ADD = 0;
     public static final int ATOMIC_COMPARE_SWAP = 1;
-    /** ACK timeout exponent: 4.096 µs × 2^14 ≈ 67 ms per try. */
-    static final int ACK_TIMEOUT = 14;
-    /** Transport retries before RETRY_EXC_ERR (a vanished peer fails in about half a second). */
-    static final int RETRY_COUNT = 7;
+    /** ACK timeout exponent: 4.096 µs × 2^15 ≈ 134 ms per try (room for a slow, emulated peer). */
+    static final int ACK_TIMEOUT = 15;
+    /**
+     * Transport retries before RETRY_EXC_ERR: a vanished peer fails in about a second. Not 7: soft-RoCE
+     * (rdma_rxe) treats a retry count of 7 as "retry forever", which would turn a dead peer into a hang.
+     */
+    static final int RETRY_COUNT = 6;
 
     private final long handle;
     private final int qpn;
