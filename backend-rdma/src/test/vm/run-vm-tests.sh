@@ -15,7 +15,7 @@ done
   || { echo "run-vm-tests: build first: ./mvnw -pl backend-rdma -am verify -Drdma.vm.skip=true" >&2; exit 125; }
 CP="$MODULE/target/test-classes:$MODULE/target/classes:$(cat target/test-classpath.txt)"
 M2=${MAVEN_REPO:-$HOME/.m2/repository}
-TESTS=${RDMA_VM_TESTS:-"dev.unicomm.backend.rdma.RdmaAvailabilityTest dev.unicomm.backend.rdma.RdmaEndpointTest dev.unicomm.backend.rdma.RdmaRmaTest"}
+TESTS=${RDMA_VM_TESTS:-"dev.unicomm.backend.rdma.RdmaAvailabilityTest dev.unicomm.backend.rdma.RdmaEndpointTest dev.unicomm.backend.rdma.RdmaRmaTest dev.unicomm.backend.rdma.kit.RdmaKitTwoRanksTest"}
 JAVA_OPTS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Dorg.bytedeco.javacpp.cachedir=/tmp/javacpp-cache"
 # The guest has no Maven: it runs JUnit through VmTestMain. The inner timeout leaves the VM time to report.
 CMD="export UNICOMM_RDMA_REQUIRE=1 UNICOMM_RDMA_DEVICE=rxe0; ibv_devices; timeout -k 5 ${RDMA_VM_TEST_TIMEOUT:-420} java $JAVA_OPTS -cp '$CP' dev.unicomm.backend.rdma.VmTestMain $TESTS"

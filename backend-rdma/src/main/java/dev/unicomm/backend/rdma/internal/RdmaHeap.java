@@ -38,7 +38,7 @@ final class RdmaHeap implements SymmetricHeap {
 
     @Override public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
         String request = bytes + "/" + alignment;
-        agree("allocate", request, "allocation (bytes/alignment)");
+        agree("allocate", request, "allocation size/alignment (bytes)");
         long off = allocator.allocate(bytes, alignment);
         if (off < 0)
             throw new OutOfSymmetricMemoryException(bytes, alignment, allocator.capacity(), allocator.used());
