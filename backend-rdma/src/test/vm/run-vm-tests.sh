@@ -18,12 +18,12 @@ M2=${MAVEN_REPO:-$HOME/.m2/repository}
 TESTS=${RDMA_VM_TESTS:-"dev.unicomm.backend.rdma.RdmaAvailabilityTest dev.unicomm.backend.rdma.RdmaEndpointTest dev.unicomm.backend.rdma.RdmaRmaTest dev.unicomm.backend.rdma.kit.RdmaKitTwoRanksTest"}
 JAVA_OPTS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Dorg.bytedeco.javacpp.cachedir=/tmp/javacpp-cache"
 # The guest has no Maven: it runs JUnit through VmTestMain. The inner timeout leaves the VM time to report.
-CMD="export UNICOMM_RDMA_REQUIRE=1 UNICOMM_RDMA_DEVICE=rxe0; ibv_devices; timeout -k 5 ${RDMA_VM_TEST_TIMEOUT:-420} java $JAVA_OPTS -cp '$CP' dev.unicomm.backend.rdma.VmTestMain $TESTS"
+CMD="export UNICOMM_RDMA_REQUIRE=1 UNICOMM_RDMA_DEVICE=rxe0; ibv_devices; timeout -k 5 ${RDMA_VM_TEST_TIMEOUT:-480} java $JAVA_OPTS -cp '$CP' dev.unicomm.backend.rdma.VmTestMain $TESTS"
 # Share the reactor root: in a reactor build the class path names sibling modules' target/classes.
 cd "$MODULE/.."
 start=$(date +%s)
 set +e
-RDMAVM_TIMEOUT=${RDMAVM_TIMEOUT:-540} RDMAVM_SHARES="$M2:ro ${RDMAVM_SHARES:-}" "$VM" "$CMD"
+RDMAVM_TIMEOUT=${RDMAVM_TIMEOUT:-570} RDMAVM_SHARES="$M2:ro ${RDMAVM_SHARES:-}" "$VM" "$CMD"
 rc=$?
 set -e
 echo "run-vm-tests: exit $rc after $(( $(date +%s) - start )) s"
