@@ -67,6 +67,7 @@ struct Api {
     acl_error_t (*aclrtCreateStream)(acl_stream_t *);
     acl_error_t (*aclrtDestroyStream)(acl_stream_t);
     acl_error_t (*aclrtSynchronizeStreamWithTimeout)(acl_stream_t, int32_t);
+    acl_error_t (*aclrtStreamQuery)(acl_stream_t, int *);  // aclrtStreamStatus*: 0 = complete
     acl_error_t (*aclrtSynchronizeDeviceWithTimeout)(int32_t);
     const char *(*aclGetRecentErrMsg)(void);  // optional
     // SHMEM control
@@ -174,6 +175,7 @@ int uca_load(const char *acl_path, const char *shmem_path) {
     BIND(acl, aclrtCreateStream);
     BIND(acl, aclrtDestroyStream);
     BIND(acl, aclrtSynchronizeStreamWithTimeout);
+    BIND(acl, aclrtStreamQuery);
     BIND(acl, aclrtSynchronizeDeviceWithTimeout);
     BIND_OPTIONAL(acl, aclGetRecentErrMsg);
     std::string acl_missing = missing;
@@ -274,6 +276,12 @@ int uca_acl_create_stream(long long *out) {
 int uca_acl_destroy_stream(long long stream) { return api.aclrtDestroyStream(stream_of(stream)); }
 int uca_acl_sync_stream(long long stream, int timeout_ms) {
     return api.aclrtSynchronizeStreamWithTimeout(stream_of(stream), timeout_ms);
+}
+int uca_acl_query_stream(long long stream, int *done) {
+    int status = 1;  // ACL_STREAM_STATUS_NOT_READY
+    int rc = api.aclrtStreamQuery(stream_of(stream), &status);
+    *done = (rc == 0 && status == 0) ? 1 : 0;
+    return rc;
 }
 int uca_acl_sync_device(int timeout_ms) { return api.aclrtSynchronizeDeviceWithTimeout(timeout_ms); }
 int uca_acl_recent_error(signed char *buf, int len) {

@@ -47,6 +47,8 @@ int uca_acl_memset_async(long long dst, int value, long long bytes, long long st
 int uca_acl_create_stream(long long *stream);
 int uca_acl_destroy_stream(long long stream);
 int uca_acl_sync_stream(long long stream, int timeout_ms);
+/* aclrtStreamQuery: *done = 1 when every task on the stream has finished, else 0. */
+int uca_acl_query_stream(long long stream, int *done);
 int uca_acl_sync_device(int timeout_ms);
 /* aclGetRecentErrMsg into buf (empty when the runtime has none); returns its full length. */
 int uca_acl_recent_error(signed char *buf, int len);

@@ -556,6 +556,16 @@ EXPORT int aclrtSynchronizeStreamWithTimeout(void *handle, int32_t timeout_ms) {
     return stream_sync(resolve(handle), timeout_ms);
 }
 
+EXPORT int aclrtStreamQuery(void *handle, int *status) {
+    if (status == NULL || (handle != NULL && !known_stream(handle)))
+        return acl_fail(ACL_ERROR_INVALID_PARAM, "aclrtStreamQuery: bad stream %p or NULL status", handle);
+    stream *s = resolve(handle);
+    pthread_mutex_lock(&s->lock);
+    *status = (s->head == NULL && !s->busy) ? 0 : 1; /* ACL_STREAM_STATUS_COMPLETE / NOT_READY */
+    pthread_mutex_unlock(&s->lock);
+    return ACL_OK;
+}
+
 EXPORT int aclrtSynchronizeDeviceWithTimeout(int32_t timeout_ms) {
     int64_t deadline = now_ms() + timeout_ms;
     stream *list[256];

@@ -2,7 +2,6 @@ package dev.unicomm.backend.ascend;
 
 import dev.unicomm.api.Stream;
 import dev.unicomm.backend.ascend.internal.AscendNatives;
-import java.time.Duration;
 
 /** An ACL stream ({@code aclrtStream}); owned ones are destroyed on close, wrapped ones only forgotten. */
 final class AclStream implements Stream {
@@ -21,10 +20,10 @@ final class AclStream implements Stream {
 
     @Override public long handle() { return handle; }
 
-    /** aclrtSynchronizeStreamWithTimeout with the communicator's timeout. */
+    /** Waits for the stream's work with the communicator's timeout and abort detection. */
     @Override public void synchronize() {
         if (!open) throw new IllegalStateException("stream 0x" + Long.toHexString(handle) + " is closed");
-        AscendNatives.syncStream(handle, comm.timeout(), "stream 0x" + Long.toHexString(handle) + " synchronize");
+        comm.await(handle, "stream 0x" + Long.toHexString(handle) + " synchronize");
     }
 
     @Override public boolean isOpen() { return open; }
@@ -35,14 +34,12 @@ final class AclStream implements Stream {
         comm.forget(this);
         if (owned) {
             try {
-                AscendNatives.syncStream(handle, comm.timeout(), "stream close");
+                comm.await(handle, "stream close");
             } finally {
                 AscendNatives.destroyStream(handle);
             }
         }
     }
-
-    Duration timeout() { return comm.timeout(); }
 
     @Override public String toString() { return "AclStream[0x" + Long.toHexString(handle) + (owned ? ", owned" : ", wrapped") + "]"; }
 }

@@ -1,6 +1,8 @@
 package dev.unicomm.backend.ascend;
 
+import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommException;
+import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
@@ -11,12 +13,15 @@ import dev.unicomm.api.Team;
 import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.Store;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongConsumer;
 
 /**
@@ -28,6 +33,8 @@ import java.util.function.LongConsumer;
  * unique id and are compared before the collective init, so a mismatch fails fast on every PE.
  */
 final class AscendCommunicator implements BackendCommunicator {
+    /** One Ascend SHMEM instance per process: whether it is taken. */
+    private static final AtomicBoolean INSTANCE = new AtomicBoolean();
     /** Store key of rank 0's unique id and shared settings. */
     static final String UID_KEY = "unicomm/ascend/uid";
 
@@ -45,7 +52,10 @@ final class AscendCommunicator implements BackendCommunicator {
     private final AscendTeam world;
     private final AscendDevice deviceRuntime;
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
+    private final Store store;
     private volatile boolean open = true;
+    /** Set once a wait saw the job abort: Ascend SHMEM's collective teardown would wait for dead peers. */
+    private volatile boolean aborted;
 
     private AscendCommunicator(BackendContext ctx, AscendSettings s, int device, long internalStream, long stagingPtr,
                                long hostAnchor) {
@@ -55,6 +65,7 @@ final class AscendCommunicator implements BackendCommunicator {
         this.timeout = ctx.config().timeout();
         this.deviceKind = MemoryKind.ascend(device);
         this.internalStream = internalStream;
+        this.store = ctx.store();
         this.staging = new Staging(stagingPtr, s.stagingBytes());
         this.hostAnchor = hostAnchor;
         long userHeap = ctx.config().heapSize();
@@ -72,6 +83,18 @@ final class AscendCommunicator implements BackendCommunicator {
 
     /** Collective over the job; the libraries are already bound (the provider probed them). */
     static AscendCommunicator open(BackendContext ctx, AscendSettings s) {
+        if (!INSTANCE.compareAndSet(false, true))
+            throw new CommException("this process already has an open ascend communicator, and Ascend SHMEM runs one "
+                    + "instance per process (aclshmemx_init_attr refuses a second init): close the other communicator first");
+        try {
+            return open0(ctx, s);
+        } catch (RuntimeException | Error e) {
+            INSTANCE.set(false);
+            throw e;
+        }
+    }
+
+    private static AscendCommunicator open0(BackendContext ctx, AscendSettings s) {
         int rank = ctx.rank(), size = ctx.size();
         AscendNatives.aclInit();
         int count = AscendNatives.deviceCount();
@@ -165,18 +188,25 @@ final class AscendCommunicator implements BackendCommunicator {
 
     @Override public Optional<DeviceRuntime> device() { return Optional.of(deviceRuntime); }
 
+    /**
+     * Collective. After the job aborted (a wait saw a dead rank), only local resources are released:
+     * aclshmem_free and aclshmem_finalize synchronize with the peers, which are gone.
+     */
     @Override public void close() {
         if (!open) return;
         List<Throwable> problems = new ArrayList<>();
-        run(problems, () -> quietInternal("close"));
+        if (!aborted) run(problems, () -> quietInternal("close"));
         for (AutoCloseable c : List.copyOf(owned)) run(problems, c::close);
         open = false;
-        run(problems, () -> AscendNatives.free(staging.device, false));
-        if (hostAnchor != 0) run(problems, () -> AscendNatives.free(hostAnchor, true));
-        run(problems, () -> AscendNatives.syncStream(internalStream, timeout, "close"));
+        if (!aborted && healthy()) {
+            run(problems, () -> AscendNatives.free(staging.device, false));
+            if (hostAnchor != 0) run(problems, () -> AscendNatives.free(hostAnchor, true));
+        }
+        run(problems, () -> await(internalStream, "close"));
         run(problems, () -> AscendNatives.destroyStream(internalStream));
-        run(problems, AscendNatives::shmemFinalize);
+        if (!aborted && healthy()) run(problems, AscendNatives::shmemFinalize);
         staging.close();
+        INSTANCE.set(false);
         if (!problems.isEmpty()) {
             CommException e = new CommException("closing the ascend communicator on rank " + rank + " failed: " + problems.getFirst(),
                     problems.getFirst());
@@ -210,11 +240,47 @@ final class AscendCommunicator implements BackendCommunicator {
     /** Resolves a local operand against this PE's NPU. */
     Operand operand(Memory m, long offset, long bytes) { return Operand.of(m, offset, bytes, deviceKind); }
 
-    /** Enqueues work on the internal stream and waits for it with the timeout (one user at a time). */
+    /** Enqueues work on the internal stream and waits for it (one user at a time). */
     void onInternalStream(String what, LongConsumer enqueue) {
         synchronized (internalLock) {
             enqueue.accept(internalStream);
-            AscendNatives.syncStream(internalStream, timeout, what);
+            await(internalStream, what);
+        }
+    }
+
+    /**
+     * Waits until {@code stream} has run everything enqueued so far, polling {@code aclrtStreamQuery}
+     * and the rendezvous store's health: a dead rank ends the wait with {@link CommAbortedException}
+     * naming it, the timeout with {@link CommTimeoutException}; either way the stream's remaining work
+     * is discarded so the stream stays usable.
+     */
+    void await(long stream, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (int spins = 0; !AscendNatives.streamDone(stream); spins++) {
+            try {
+                store.checkHealthy();
+            } catch (CommAbortedException e) {
+                aborted = true;
+                AscendNatives.discardStream(stream);
+                throw e;
+            }
+            if (System.nanoTime() - deadline > 0) {
+                AscendNatives.discardStream(stream);
+                throw new CommTimeoutException(what, timeout);
+            }
+            if (spins < 64) Thread.onSpinWait();
+            else if (spins < 256) Thread.yield();
+            else LockSupport.parkNanos(50_000); // two shared cores: do not burn one polling
+        }
+    }
+
+    private boolean healthy() {
+        try {
+            store.checkHealthy();
+            return true;
+        } catch (CommAbortedException e) {
+            aborted = true;
+            return false;
         }
     }
 

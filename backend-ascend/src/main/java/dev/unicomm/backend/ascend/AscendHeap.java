@@ -43,9 +43,10 @@ final class AscendHeap implements SymmetricHeap {
     @Override public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
         long align = Math.max(alignment, MIN_ALIGNMENT);
         long n = Math.max(bytes, 1); // aclshmem returns NULL for 0 bytes; a 0-byte buffer still gets its own offset
-        long reserve = (n + align - 1) / align * align;
         agree(bytes, alignment);
-        if (reserve > capacity - used) throw new OutOfSymmetricMemoryException(bytes, alignment, capacity, used);
+        long free = capacity - used;
+        if (n > free || n + (align - 1) > free) throw new OutOfSymmetricMemoryException(bytes, alignment, capacity, used);
+        long reserve = (n + align - 1) / align * align;
         long ptr = AscendNatives.align(align, n, hostSide);
         if (ptr == 0) throw new OutOfSymmetricMemoryException(bytes, alignment, capacity, used);
         used += reserve;

@@ -55,6 +55,13 @@ import java.lang.foreign.ValueLayout;
  * runs the operation to completion and returns. {@code signalWaitUntil} on a stream enqueues
  * {@code aclshmemx_signal_wait_until_on_stream} and, because it must return the value, waits for
  * the stream (with the communicator's timeout).
+ *
+ * <h2>Waits</h2>
+ * Every wait (quiet, barrier, wait-until, stream synchronize) polls {@code aclrtStreamQuery} and the
+ * rendezvous store's health: a dead rank ends it with {@link dev.unicomm.api.CommAbortedException},
+ * the communicator's timeout with {@link dev.unicomm.api.CommTimeoutException}, and the stream's
+ * unfinished work is then discarded (a 1 ms {@code aclrtSynchronizeStreamWithTimeout}, which drops
+ * it) so the stream remains usable.
  */
 final class AscendRma implements Rma {
     private final AscendCommunicator comm;
@@ -187,7 +194,7 @@ final class AscendRma implements Rma {
         String what = "signalWaitUntil(" + cmp + " " + value + ") at offset " + signalOffset;
         if (stream != null) {
             AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, stream.handle()); // Cmp order = ACLSHMEM_CMP_EQ..LE
-            AscendNatives.syncStream(stream.handle(), comm.timeout(), what);
+            comm.await(stream.handle(), what);
         } else {
             comm.onInternalStream(what, h -> AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, h));
         }
@@ -245,7 +252,7 @@ final class AscendRma implements Rma {
 
     /** Host operands bypass the stream: first let the stream's earlier work finish. */
     private void drainStream(String what) {
-        if (stream != null) AscendNatives.syncStream(stream.handle(), comm.timeout(), what + " on stream (staging a host operand)");
+        if (stream != null) comm.await(stream.handle(), what + " on stream (staging a host operand)");
     }
 
     private AscendBuffer buffer(SymmetricBuffer b) {

@@ -123,6 +123,22 @@ public final class AscendNatives {
         acl("aclrtSynchronizeStreamWithTimeout", rc);
     }
 
+    /** aclrtStreamQuery: whether every task enqueued on {@code stream} has finished. Does not wait. */
+    public static boolean streamDone(long stream) {
+        int[] done = new int[1];
+        acl("aclrtStreamQuery", AscendShim.uca_acl_query_stream(stream, done));
+        return done[0] != 0;
+    }
+
+    /**
+     * Drops what is still queued or running on {@code stream}: ACL discards a stream's work when a
+     * synchronization with timeout expires, so a 1 ms one does it. Used after a timeout or an abort.
+     */
+    public static void discardStream(long stream) {
+        int rc = AscendShim.uca_acl_sync_stream(stream, 1);
+        if (rc != ACL_STREAM_SYNC_TIMEOUT) acl("aclrtSynchronizeStreamWithTimeout", rc);
+    }
+
     /** aclrtSynchronizeDeviceWithTimeout, timeouts as in {@link #syncStream}. */
     public static void syncDevice(Duration timeout, String what) {
         int rc = AscendShim.uca_acl_sync_device(millis(timeout));

@@ -33,6 +33,7 @@ final class AscendShim {
     static native int uca_acl_create_stream(long[] stream);
     static native int uca_acl_destroy_stream(long stream);
     static native int uca_acl_sync_stream(long stream, int timeoutMs);
+    static native int uca_acl_query_stream(long stream, int[] done);
     static native int uca_acl_sync_device(int timeoutMs);
     static native int uca_acl_recent_error(byte[] buf, int len);
 
