@@ -20,6 +20,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
@@ -60,7 +61,7 @@ public abstract class KitSuite {
     protected int ranks() { return KitSettings.getInt(KitSettings.RANKS, 2); }
 
     /** Timeout of every wait inside the workers' communicators. */
-    protected Duration timeout() { return KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(15)); }
+    protected Duration timeout() { return KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(30)); }
 
     /** How long one rule may take on all ranks before the parent kills the job and fails the rule. */
     protected Duration ruleTimeout() {
@@ -147,9 +148,13 @@ public abstract class KitSuite {
 
     // ---- machinery ---------------------------------------------------------------------------
 
+    /** Report-entry keys each rule publishes, so runners can label their reports. */
+    static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
+
     @BeforeEach
-    final void rememberRule(TestInfo info) {
+    final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks())));
     }
 
     private List<RankResult> execute(Body body, int victim) {
@@ -216,10 +221,29 @@ public abstract class KitSuite {
         return report;
     }
 
+    /**
+     * The workers' class path: this JVM's, plus the URLs of class loaders between the context loader
+     * and the application loader (launchers such as the JUnit console or {@code unicomm conformance
+     * --classpath} load the suites there), plus {@link KitSettings#CLASSPATH}.
+     */
     private static String workerClassPath() {
-        String cp = System.getProperty("java.class.path");
+        java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
+        for (ClassLoader l = Thread.currentThread().getContextClassLoader(); l != null; l = l.getParent()) {
+            if (l instanceof java.net.URLClassLoader u) {
+                for (java.net.URL url : u.getURLs()) {
+                    try {
+                        entries.add(Path.of(url.toURI()).toString());
+                    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                        // not a local file: workers cannot use it
+                    }
+                }
+            }
+        }
+        entries.addAll(Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator)));
         String extra = KitSettings.get(KitSettings.CLASSPATH, "");
-        return extra.isBlank() ? cp : cp + File.pathSeparator + extra;
+        if (!extra.isBlank()) entries.addAll(Arrays.asList(extra.split(File.pathSeparator)));
+        entries.remove("");
+        return String.join(File.pathSeparator, entries);
     }
 
     private static Path logDir() {

@@ -167,11 +167,13 @@ final class WorkerGroup implements AutoCloseable {
         Thread t = Thread.ofPlatform().daemon().name("kit-control-rank" + rank).start(() -> {
             try {
                 while (true) {
-                    int s = in.readInt();
-                    if (s == Wire.EXIT) {
+                    int type = in.readInt();
+                    if (type == Wire.EXIT) {
                         events.add(new Event(rank, -1, Outcome.PASSED, "exited", "", 0));
                         return;
                     }
+                    if (type != Wire.RESULT) throw new IOException("unexpected control frame " + type + " from rank " + rank);
+                    int s = in.readInt();
                     Outcome o = Outcome.values()[in.readInt()];
                     String msg = Wire.readString(in);
                     String val = Wire.readString(in);

@@ -56,7 +56,8 @@ final class ShmCommunicator implements BackendCommunicator {
             heaps[pe] = files[pe].asSlice(Control.BYTES, heapSize);
             pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
         }
-        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store));
+        // All PEs of a shm job share this host: more of them than processors means spinning steals the peers' cores.
+        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store), size > Runtime.getRuntime().availableProcessors());
         this.heap = new ShmHeap(this, heapSize);
         this.rma = new ShmRma(this);
         int[] all = new int[size];

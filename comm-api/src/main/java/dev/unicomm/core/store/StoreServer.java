@@ -339,12 +339,13 @@ public final class StoreServer implements Closeable {
                 }
                 case Wire.BYE -> {
                     msg.end();
+                    saidBye = true;
+                    // Reply first: once the last rank is marked as left, rank 0 may stop the host and close this socket.
+                    send(new Wire.Writer(Wire.OK, msg.requestId).build());
                     synchronized (StoreServer.this) {
-                        saidBye = true;
                         left[rank] = true;
                         StoreServer.this.notifyAll();
                     }
-                    send(new Wire.Writer(Wire.OK, msg.requestId).build());
                     return false;
                 }
                 default -> throw new ProtocolException("unknown request type " + msg.type);

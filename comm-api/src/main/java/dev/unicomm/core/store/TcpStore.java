@@ -377,6 +377,7 @@ public final class TcpStore implements Store {
         } catch (IOException e) {
             if (!closing && !leaving) fail(-1, "lost the connection to the rendezvous host at " + address + " ("
                     + (e instanceof EOFException ? "it closed the connection" : e.getMessage()) + ")");
+            else failPending(new CommException("the connection of rank " + rank + " to the rendezvous store is closed"));
         }
     }
 

@@ -221,4 +221,19 @@ class TcpStoreTest {
                 () -> TcpStore.connect("127.0.0.1", port, 1, 2, null, null, Duration.ofMillis(300), null));
         assertTrue(e.getMessage().contains("connecting"), e.getMessage());
     }
+
+    /** Regression: the host used to stop before answering the last goodbye, so that rank's close waited out its timeout. */
+    @Test @Timeout(20) void closingIsPromptWhenRankZeroStopsTheHost() throws Exception {
+        for (int round = 0; round < 15; round++) {
+            StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 3, null, null, Duration.ofSeconds(2));
+            Duration patient = Duration.ofSeconds(60);
+            TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, patient, s);
+            TcpStore one = TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, patient, null);
+            TcpStore two = TcpStore.connect("127.0.0.1", s.port(), 2, 3, null, null, patient, null);
+            List<Thread> closers = new ArrayList<>();
+            for (TcpStore c : List.of(host, one, two)) closers.add(Thread.startVirtualThread(c::close));
+            for (Thread t : closers) t.join();
+            assertThrows(CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, Duration.ofMillis(200), null));
+        }
+    }
 }
