@@ -14,7 +14,9 @@ import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -37,6 +39,8 @@ final class AscendCommunicator implements BackendCommunicator {
     private static final AtomicBoolean INSTANCE = new AtomicBoolean();
     /** Store key of rank 0's unique id and shared settings. */
     static final String UID_KEY = "unicomm/ascend/uid";
+    /** Store key prefix of each rank's verdict on the shared settings. */
+    static final String VERDICT_KEY = "unicomm/ascend/settings-ok/";
 
     private final int rank;
     private final int size;
@@ -89,6 +93,7 @@ final class AscendCommunicator implements BackendCommunicator {
         try {
             return open0(ctx, s);
         } catch (RuntimeException | Error e) {
+            AscendNatives.activate(-1);
             INSTANCE.set(false);
             throw e;
         }
@@ -110,6 +115,7 @@ final class AscendCommunicator implements BackendCommunicator {
         byte[] uid = exchangeUniqueId(ctx, s, heapBytes);
 
         AscendNatives.setDevice(device);
+        AscendNatives.activate(device);
         // Before init: Ascend SHMEM reads the TLS switch only then (on by default, as there).
         AscendNatives.setConfStoreTls(s.tls(), s.tlsInfo());
         if (tlsKey.length > 0) AscendNatives.setConfigStoreTlsKey(tlsKey, tlsKeyPassword);
@@ -142,32 +148,40 @@ final class AscendCommunicator implements BackendCommunicator {
 
     /**
      * Rank 0 asks for the unique id and publishes it with the shared settings; the others take it
-     * and check that they agree. Returns the id.
+     * and compare. Every rank then publishes its verdict and reads all of them, so a mismatch fails
+     * on every rank here, before the collective init would wait for ranks that are not coming.
      */
     private static byte[] exchangeUniqueId(BackendContext ctx, AscendSettings s, long heapBytes) {
         String shared = "heap=" + heapBytes + ";hostHeap=" + s.hostHeap() + ";staging=" + s.stagingBytes() + ";tls=" + s.tls();
         int uidSize = AscendNatives.uniqueIdSize();
+        byte[] uid;
+        String verdict = "ok";
         if (ctx.rank() == 0) {
-            byte[] uid = AscendNatives.uniqueId();
+            uid = AscendNatives.uniqueId();
             int version = (uid[0] & 0xff) | (uid[1] & 0xff) << 8 | (uid[2] & 0xff) << 16 | (uid[3] & 0xff) << 24;
             if (version != (1 << 16) + uidSize)
                 throw new CommException("aclshmemx_get_uniqueid returned version " + version + ", this binding expects "
                         + ((1 << 16) + uidSize) + " (a " + uidSize + "-byte aclshmemx_uniqueid_t): the library's ABI differs");
-            byte[] sharedBytes = shared.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            byte[] sharedBytes = shared.getBytes(StandardCharsets.UTF_8);
             byte[] msg = new byte[uidSize + sharedBytes.length];
             System.arraycopy(uid, 0, msg, 0, uidSize);
             System.arraycopy(sharedBytes, 0, msg, uidSize, sharedBytes.length);
             ctx.store().set(UID_KEY, msg);
-            return uid;
+        } else {
+            byte[] msg = ctx.store().get(UID_KEY);
+            if (msg.length < uidSize) throw new CommException("the unique id from rank 0 is " + msg.length + " bytes, expected " + uidSize);
+            String theirs = new String(msg, uidSize, msg.length - uidSize, StandardCharsets.UTF_8);
+            if (!theirs.equals(shared)) verdict = "rank 0 has " + theirs + ", rank " + ctx.rank() + " has " + shared;
+            uid = Arrays.copyOf(msg, uidSize);
         }
-        byte[] msg = ctx.store().get(UID_KEY);
-        if (msg.length < uidSize) throw new CommException("the unique id from rank 0 is " + msg.length + " bytes, expected at least " + uidSize);
-        String theirs = new String(msg, uidSize, msg.length - uidSize, java.nio.charset.StandardCharsets.UTF_8);
-        if (!theirs.equals(shared))
-            throw new IllegalArgumentException("ascend settings differ between ranks: rank 0 has " + theirs + ", rank " + ctx.rank()
-                    + " has " + shared + " (unicomm.heap.size, unicomm.ascend.heap.side, unicomm.ascend.staging.size and "
-                    + "unicomm.ascend.tls must be equal on every rank)");
-        return java.util.Arrays.copyOf(msg, uidSize);
+        ctx.store().set(VERDICT_KEY + ctx.rank(), verdict.getBytes(StandardCharsets.UTF_8));
+        for (int r = 0; r < ctx.size(); r++) {
+            String v = r == ctx.rank() ? verdict : new String(ctx.store().get(VERDICT_KEY + r), StandardCharsets.UTF_8);
+            if (!v.equals("ok"))
+                throw new IllegalArgumentException("ascend settings differ between ranks: " + v + " (unicomm.heap.size, "
+                        + "unicomm.ascend.heap.side, unicomm.ascend.staging.size and unicomm.ascend.tls must be equal on every rank)");
+        }
+        return uid;
     }
 
     // ---- BackendCommunicator --------------------------------------------------------------------
@@ -206,6 +220,7 @@ final class AscendCommunicator implements BackendCommunicator {
         run(problems, () -> AscendNatives.destroyStream(internalStream));
         if (!aborted && healthy()) run(problems, AscendNatives::shmemFinalize);
         staging.close();
+        AscendNatives.activate(-1);
         INSTANCE.set(false);
         if (!problems.isEmpty()) {
             CommException e = new CommException("closing the ascend communicator on rank " + rank + " failed: " + problems.getFirst(),
