@@ -1,6 +1,7 @@
 package dev.unicomm.backend.ascend;
 
 import dev.unicomm.api.CommException;
+import dev.unicomm.api.Stream;
 import dev.unicomm.api.Team;
 import dev.unicomm.backend.ascend.internal.AscendNatives;
 
@@ -70,6 +71,14 @@ final class AscendTeam implements Team {
     @Override public void barrier() {
         member("barrier");
         comm.barrierInternal(handle, "barrier of team " + handle);
+    }
+
+    /** Enqueues {@code aclshmemx_quiet_on_stream} then {@code aclshmemx_barrier_on_stream(team)} on {@code stream}; returns at once. */
+    @Override public void barrier(Stream stream) {
+        member("barrier");
+        long h = comm.checkStream(stream).handle();
+        AscendNatives.quietOnStream(h);
+        AscendNatives.barrierOnStream(handle, h);
     }
 
     @Override public void close() {

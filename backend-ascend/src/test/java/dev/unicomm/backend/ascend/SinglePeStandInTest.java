@@ -160,6 +160,8 @@ class SinglePeStandInTest {
                 onStream.put(buf, 512, MemorySegment.ofArray(host), 0);
                 assertArrayEquals(host, read(c, buf, 512, 512));
                 c.world().barrier();
+                c.world().barrier(s); // enqueued: aclshmemx_barrier_on_stream
+                s.synchronize();
             }
             assertFalse(d.createStream().handle() == 0, "an owned stream has a real aclrtStream handle");
         }
