@@ -310,12 +310,22 @@ final class AscendCommunicator implements BackendCommunicator {
         });
     }
 
-    /** A stream of this PE's device: one of ours, or a foreign handle taken as an aclrtStream. */
+    /**
+     * A stream of this PE's device: one of ours, or a foreign handle, which must be an aclrtStream
+     * that ACL knows ({@code aclrtStreamQuery} accepts it) before any Ascend SHMEM call sees it.
+     */
     Stream checkStream(Stream s) {
-        if (s instanceof AclStream a && a.owner() != this)
-            throw new IllegalArgumentException(s + " belongs to another communicator");
+        if (s instanceof AclStream a) {
+            if (a.owner() != this) throw new IllegalArgumentException(s + " belongs to another communicator");
+            if (!a.isOpen()) throw new IllegalStateException(s + " is closed");
+            return s;
+        }
+        checkHandle(s.handle());
         return s;
     }
+
+    /** Fails with ACL's own error (a NativeCallException of aclrtStreamQuery) unless {@code handle} is a stream ACL knows. */
+    static void checkHandle(long handle) { AscendNatives.streamDone(handle); }
 
     <T extends AutoCloseable> T remember(T resource) {
         owned.add(resource);

@@ -88,8 +88,10 @@ final class AscendDevice implements DeviceRuntime {
         return comm.remember(new AclStream(comm, AscendNatives.createStream(), true));
     }
 
+    /** Wraps a framework's aclrtStream; ACL must know it ({@code aclrtStreamQuery}), 0 is the default stream. */
     @Override public Stream wrapStream(long handle) {
         comm.ensureOpen();
+        AscendCommunicator.checkHandle(handle);
         return new AclStream(comm, handle, false);
     }
 

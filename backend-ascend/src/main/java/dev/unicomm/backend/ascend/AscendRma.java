@@ -64,6 +64,8 @@ import java.lang.foreign.ValueLayout;
  * it) so the stream remains usable.
  */
 final class AscendRma implements Rma {
+    private static final java.lang.invoke.VarHandle SIGNAL = ValueLayout.JAVA_INT.varHandle();
+
     private final AscendCommunicator comm;
     /** The user's stream for a stream view, or {@code null} for host-ordered operations. */
     private final Stream stream;
@@ -203,7 +205,7 @@ final class AscendRma implements Rma {
 
     @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         AscendBuffer b = buffer(signal);
-        if (b.heap.hostSide) return b.segment().get(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.nativeOrder()), signalOffset);
+        if (b.heap.hostSide) return (int) SIGNAL.getAcquire(b.segment(), signalOffset);
         Staging st = comm.staging();
         st.lock.lock();
         try {

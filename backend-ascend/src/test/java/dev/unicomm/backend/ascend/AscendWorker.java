@@ -64,16 +64,20 @@ public final class AscendWorker {
     }
 
     /** Open/close cycles, each with its own store, leave no descriptors, threads or shared-memory files behind. */
-    private static void cycles(int[] ports) throws IOException {
+    private static void cycles(int[] ports) throws IOException, InterruptedException {
         cycle(config(ports[0]), 0); // warm-up: class loading, the JNI library, ACL's first context
-        long fds = count("/proc/self/fd"), streams = streamThreads(), shm = standinShm();
+        java.util.Set<String> fds = fds();
+        long streams = streamThreads(), shm = standinShm();
         int javaThreads = Thread.activeCount();
         for (int i = 1; i < ports.length; i++) cycle(config(ports[i]), i);
-        long fds2 = count("/proc/self/fd"), streams2 = streamThreads(), shm2 = standinShm();
-        check(fds2 <= fds, "open/close cycles leaked file descriptors: " + fds + " -> " + fds2);
+        // The rendezvous store's sockets and threads end asynchronously: give them two seconds.
+        long deadline = System.nanoTime() + 2_000_000_000L;
+        while ((fds().size() > fds.size() || Thread.activeCount() > javaThreads) && System.nanoTime() < deadline) Thread.sleep(20);
+        java.util.Set<String> added = new java.util.TreeSet<>(fds());
+        added.removeAll(fds);
+        long streams2 = streamThreads(), shm2 = standinShm();
+        check(fds().size() <= fds.size(), "open/close cycles leaked file descriptors: " + fds.size() + " -> " + fds().size() + ", new: " + added);
         check(streams2 <= streams, "open/close cycles leaked ACL stream threads: " + streams + " -> " + streams2);
-        long deadline = System.nanoTime() + 2_000_000_000L; // the store server's threads end asynchronously
-        while (Thread.activeCount() > javaThreads && System.nanoTime() < deadline) Thread.onSpinWait();
         check(Thread.activeCount() <= javaThreads, "open/close cycles leaked Java threads: " + javaThreads + " -> " + Thread.activeCount());
         check(shm2 <= shm, "open/close cycles left stand-in shared-memory files: " + shm + " -> " + shm2);
     }
@@ -144,10 +148,19 @@ public final class AscendWorker {
         }
     }
 
-    private static long count(String dir) throws IOException {
-        try (java.util.stream.Stream<Path> s = Files.list(Path.of(dir))) {
-            return s.count();
+    /** This process's open descriptors as "fd -> target". */
+    private static java.util.Set<String> fds() throws IOException {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        try (java.util.stream.Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path p : s.toList()) {
+                try {
+                    out.add(p.getFileName() + " -> " + Files.readSymbolicLink(p));
+                } catch (IOException e) {
+                    // closed while we looked (the listing's own descriptor, too)
+                }
+            }
         }
+        return out;
     }
 
     /** The stand-in's stream worker threads (it names them). */

@@ -164,6 +164,12 @@ class SinglePeStandInTest {
                 s.synchronize();
             }
             assertFalse(d.createStream().handle() == 0, "an owned stream has a real aclrtStream handle");
+            // A handle ACL does not know is refused with ACL's error before any aclshmem call sees it.
+            var bogus = assertThrows(NativeCallException.class, () -> d.wrapStream(0xdead0));
+            assertEquals("aclrtStreamQuery", bogus.call());
+            try (Stream dflt = d.wrapStream(0)) {
+                dflt.synchronize();
+            }
         }
     }
 
