@@ -20,7 +20,9 @@ skip() {
   exit 0
 }
 
+[ -n "${UNICOMM_SKIP_CUDA:-}" ] && skip "UNICOMM_SKIP_CUDA is set"
 nvcc="${NVCC:-}"
+[ -n "$nvcc" ] && [ ! -x "$nvcc" ] && skip "NVCC=$nvcc is not an executable"
 [ -z "$nvcc" ] && [ -x /usr/local/cuda/bin/nvcc ] && nvcc=/usr/local/cuda/bin/nvcc
 [ -z "$nvcc" ] && nvcc="$(command -v nvcc || true)"
 [ -n "$nvcc" ] || skip "nvcc not found (set NVCC, or install the CUDA toolkit at /usr/local/cuda)"
