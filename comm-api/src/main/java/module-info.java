@@ -5,6 +5,8 @@ module dev.unicomm.api {
     // The validating layer and rendezvous store are shared with other unicomm modules only.
     exports dev.unicomm.core to dev.unicomm.collectives, dev.unicomm.conformance, dev.unicomm.cli,
             dev.unicomm.backend.shm, dev.unicomm.backend.rdma, dev.unicomm.backend.nvshmem, dev.unicomm.backend.ascend;
+    exports dev.unicomm.core.store to dev.unicomm.collectives, dev.unicomm.conformance, dev.unicomm.cli,
+            dev.unicomm.backend.shm, dev.unicomm.backend.rdma, dev.unicomm.backend.nvshmem, dev.unicomm.backend.ascend;
 
     uses dev.unicomm.spi.CommBackendProvider;
     uses dev.unicomm.spi.CollectivesProvider;

@@ -1,17 +1,60 @@
 package dev.unicomm.core;
 
 import dev.unicomm.api.CommConfig;
-import dev.unicomm.api.CommException;
+import dev.unicomm.core.store.StoreServer;
+import dev.unicomm.core.store.StoreTls;
+import dev.unicomm.core.store.TcpStore;
 import dev.unicomm.spi.LocalStore;
 import dev.unicomm.spi.Store;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import javax.net.ssl.SSLContext;
 
 /** Connects this process to the job's rendezvous store. */
 public final class Rendezvous {
     private Rendezvous() {}
 
-    /** A single-PE job gets an in-process store; larger jobs connect to rank 0's TCP store. */
+    /** Longest time a new connection to the host may take to authenticate. */
+    private static final Duration HELLO_LIMIT = Duration.ofSeconds(10);
+
+    /**
+     * A single-PE job gets an in-process store. In a larger job rank 0 starts the TCP store on
+     * {@code storeHost:storePort} and every rank (rank 0 included) connects to it, retrying until
+     * the configured timeout; the token and TLS settings of {@code config} apply.
+     *
+     * @throws IllegalArgumentException if a multi-rank job has no fixed store port, or TLS is on without a keystore
+     * @throws dev.unicomm.api.CommTimeoutException if the store could not be reached in time
+     * @throws dev.unicomm.api.CommException if the store rejected this rank or rank 0 cannot serve on the port
+     */
     public static Store connect(CommConfig config) {
         if (config.worldSize() == 1) return new LocalStore(config.timeout());
-        throw new CommException("multi-rank jobs need the TCP rendezvous store (not built yet)");
+        if (config.storePort() == 0)
+            throw new IllegalArgumentException("a job of " + config.worldSize() + " ranks needs a fixed rendezvous port; got port 0 "
+                    + "(set UNICOMM_STORE=host:port or MASTER_PORT, or start the job with 'unicomm run')");
+        SSLContext ssl = config.tls() ? StoreTls.fromConfig(config) : null;
+        StoreServer server = null;
+        if (config.rank() == 0) {
+            InetAddress bind;
+            try {
+                bind = InetAddress.getByName(config.storeHost());
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("rendezvous host '" + config.storeHost() + "' cannot be resolved", e);
+            }
+            Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
+            try {
+                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello);
+            } catch (UncheckedIOException e) {
+                throw new dev.unicomm.api.CommException(e.getMessage(), e.getCause());
+            }
+        }
+        try {
+            return TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(), ssl,
+                    config.timeout(), server);
+        } catch (RuntimeException e) {
+            if (server != null) server.close();
+            throw e;
+        }
     }
 }

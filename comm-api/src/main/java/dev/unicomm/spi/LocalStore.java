@@ -10,7 +10,7 @@ import java.util.Map;
 public final class LocalStore implements Store {
     private final Map<String, byte[]> values = new HashMap<>();
     private final Duration timeout;
-    private String aborted;
+    private volatile String aborted;
 
     public LocalStore(Duration timeout) { this.timeout = timeout; }
 
@@ -51,6 +51,11 @@ public final class LocalStore implements Store {
     @Override public synchronized void abort(String reason) {
         aborted = reason;
         notifyAll();
+    }
+
+    @Override public void checkHealthy() {
+        String reason = aborted;
+        if (reason != null) throw new CommAbortedException(0, reason);
     }
 
     @Override public void close() {}

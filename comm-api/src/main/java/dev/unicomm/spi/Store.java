@@ -30,6 +30,15 @@ public interface Store extends AutoCloseable {
     /** Tells every rank that this rank aborts for {@code reason}; their waits fail naming it. */
     void abort(String reason);
 
+    /**
+     * Throws {@link dev.unicomm.api.CommAbortedException} if the job has been aborted (a rank called
+     * {@link #abort}, a rank's connection dropped without a clean close, or the rendezvous host is
+     * gone); otherwise returns at once. Cheap and non-blocking (a volatile read, no network round
+     * trip), so backends call it from their spin-wait loops to notice a dead peer instead of
+     * spinning until their timeout. The default never throws (stores that cannot fail).
+     */
+    default void checkHealthy() {}
+
     /** Leaves the store (rank 0 stops serving once every rank has left). */
     @Override void close();
 }

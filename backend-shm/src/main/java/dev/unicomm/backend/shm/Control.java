@@ -1,0 +1,60 @@
+package dev.unicomm.backend.shm;
+
+/**
+ * Layout of the control area at the start of every PE's shared file (before its heap). Flags that
+ * different PEs write live on their own 128-byte lines (two cache lines: the adjacent-line
+ * prefetcher would otherwise make them share).
+ *
+ * <pre>
+ *   0        header: magic, version, pid, rank, heap size, world size
+ *   4 KiB    collective mailbox: 2 entries (double-buffered by call sequence), 128 B each
+ *   16 KiB   team slots: {@value #TEAM_SLOTS} x {@value #SLOT_BYTES} B; slot 0 is the world team
+ *              per slot: {@value #MAX_ROUNDS} barrier-round flags, then a 2-entry split mailbox
+ * </pre>
+ */
+final class Control {
+    private Control() {}
+
+    static final long MAGIC = 0x756e69636f6d6d31L; // "unicomm1"
+    static final long VERSION = 1;
+
+    static final long HDR_MAGIC = 0;
+    static final long HDR_VERSION = 8;
+    static final long HDR_PID = 16;
+    static final long HDR_RANK = 24;
+    static final long HDR_HEAP_SIZE = 32;
+    static final long HDR_WORLD_SIZE = 40;
+
+    static final long LINE = 128;
+
+    /** Collective mailbox entry: seq, op, a, b (meaning depends on op). */
+    static final long MAILBOX = 4096;
+    static final long MB_SEQ = 0, MB_OP = 8, MB_A = 16, MB_B = 24;
+
+    static final long TEAMS = 16 * 1024;
+    static final int TEAM_SLOTS = 64;
+    /** Dissemination rounds per barrier: ceil(log2(size)), so up to 2^24 PEs. */
+    static final int MAX_ROUNDS = 24;
+    static final long SLOT_BYTES = 4096;
+    static final long SLOT_MAILBOX = MAX_ROUNDS * LINE;
+
+    /** Bytes of control area before the heap; page-aligned so the heap starts page-aligned. */
+    static final long BYTES = 1L << 20;
+
+    static {
+        assert TEAMS + TEAM_SLOTS * SLOT_BYTES <= BYTES;
+        assert SLOT_MAILBOX + 2 * LINE <= SLOT_BYTES;
+    }
+
+    /** Offset of this collective call's mailbox entry (double-buffered by sequence number). */
+    static long mailbox(long seq) { return MAILBOX + (seq & 1) * LINE; }
+
+    /** Offset of barrier-round {@code round}'s flag in team slot {@code slot}. */
+    static long roundFlag(int slot, int round) { return TEAMS + slot * SLOT_BYTES + round * LINE; }
+
+    /** Offset of the split mailbox entry of team slot {@code slot} for split number {@code seq}. */
+    static long splitMailbox(int slot, long seq) { return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (seq & 1) * LINE; }
+
+    /** Offset of team slot {@code slot}. */
+    static long slot(int slot) { return TEAMS + slot * SLOT_BYTES; }
+}

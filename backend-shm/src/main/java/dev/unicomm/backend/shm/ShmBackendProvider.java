@@ -1,0 +1,64 @@
+package dev.unicomm.backend.shm;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CommBackendProvider;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The {@code shm} backend: PEs on one Linux host share their symmetric heaps through files in
+ * {@code /dev/shm} (or {@code unicomm.shm.dir} / {@code UNICOMM_SHM_DIR}). Needs no hardware and
+ * no native library, so it ranks below hardware backends.
+ */
+public final class ShmBackendProvider implements CommBackendProvider {
+    /** Below every hardware backend: it is the fallback that always works. */
+    public static final int PRIORITY = 10;
+    static final String DEFAULT_DIR = "/dev/shm";
+
+    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
+            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS));
+
+    /** Cheap: nothing is touched until {@link #availability()} or {@link #open}. */
+    public ShmBackendProvider() {}
+
+    @Override public String name() { return "shm"; }
+
+    @Override public int priority() { return PRIORITY; }
+
+    @Override public Set<Capability> capabilities() { return CAPABILITIES; }
+
+    @Override public Availability availability() {
+        String os = System.getProperty("os.name", "");
+        if (!os.toLowerCase().contains("linux"))
+            return Availability.no("the shm backend needs Linux (this is " + os + ")", "run on Linux, or use another backend");
+        Path dir = directory(System.getProperty("unicomm.shm.dir"), System.getenv("UNICOMM_SHM_DIR"));
+        if (!Files.isDirectory(dir))
+            return Availability.no(dir + " does not exist", "mount a tmpfs there (mount -t tmpfs tmpfs " + dir
+                    + ") or point unicomm.shm.dir / UNICOMM_SHM_DIR at a writable tmpfs directory");
+        try {
+            Path probe = Files.createTempFile(dir, SegmentFiles.PREFIX + "probe-", ".tmp");
+            Files.delete(probe);
+        } catch (IOException | SecurityException e) {
+            return Availability.no("cannot create files in " + dir + ": " + e.getMessage(),
+                    "make " + dir + " writable for this user, or point unicomm.shm.dir / UNICOMM_SHM_DIR elsewhere");
+        }
+        return Availability.yes();
+    }
+
+    @Override public BackendCommunicator open(BackendContext context) {
+        Path dir = directory(context.config().property("unicomm.shm.dir", null), null);
+        return ShmCommunicator.open(context, dir);
+    }
+
+    /** The directory for the heap files: the setting if given, else {@value #DEFAULT_DIR}. */
+    static Path directory(String property, String env) {
+        String d = property != null && !property.isBlank() ? property : env != null && !env.isBlank() ? env : DEFAULT_DIR;
+        return Path.of(d);
+    }
+}

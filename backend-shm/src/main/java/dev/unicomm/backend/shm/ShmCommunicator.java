@@ -1,0 +1,194 @@
+package dev.unicomm.backend.shm;
+
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.CommException;
+import dev.unicomm.api.MemoryKind;
+import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricHeap;
+import dev.unicomm.api.Team;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.Store;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.HexFormat;
+
+/**
+ * One PE of a shared-memory job. Opening (collective):
+ * <ol>
+ *   <li>files of dead processes left in the directory are removed;</li>
+ *   <li>rank 0 draws a job id and publishes it in the store;</li>
+ *   <li>each PE creates its owner-only file (control area + heap), maps it and publishes its path;</li>
+ *   <li>after a store barrier each PE maps every peer's file and checks its header (heap sizes must match);</li>
+ *   <li>after a second store barrier each PE deletes its file name: the mappings stay valid and
+ *       nothing is left in the directory, even if the job is killed later.</li>
+ * </ol>
+ */
+final class ShmCommunicator implements BackendCommunicator {
+    private final int rank;
+    private final int size;
+    private final Arena arena;
+    private final MemorySegment[] controls;
+    private final MemorySegment[] heaps;
+    private final Path ownFile;
+    private final Waiter waiter;
+    private final ShmHeap heap;
+    private final ShmRma rma;
+    private final ShmTeam world;
+    /** Bit i set: team slot i is in use on this PE (slot 0: the world). */
+    private long usedSlots = 1;
+    private boolean closed;
+
+    private ShmCommunicator(int rank, int size, Arena arena, MemorySegment[] files, Path ownFile, long heapSize,
+                            CommConfig config, Store store) {
+        this.rank = rank;
+        this.size = size;
+        this.arena = arena;
+        this.ownFile = ownFile;
+        this.controls = new MemorySegment[size];
+        this.heaps = new MemorySegment[size];
+        long[] pids = new long[size];
+        for (int pe = 0; pe < size; pe++) {
+            controls[pe] = files[pe].asSlice(0, Control.BYTES);
+            heaps[pe] = files[pe].asSlice(Control.BYTES, heapSize);
+            pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
+        }
+        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store));
+        this.heap = new ShmHeap(this, heapSize);
+        this.rma = new ShmRma(this);
+        int[] all = new int[size];
+        for (int i = 0; i < size; i++) all[i] = i;
+        this.world = new ShmTeam(this, all, rank, 0);
+    }
+
+    /** Opens this PE's side (collective over the job). */
+    static ShmCommunicator open(BackendContext ctx, Path dir) {
+        CommConfig config = ctx.config();
+        Store store = ctx.store();
+        int rank = ctx.rank(), size = ctx.size();
+        long heapSize = config.heapSize();
+        long fileSize = Math.addExact(Control.BYTES, heapSize);
+        // Every rank adds once per open and the barrier below keeps opens apart, so all get the same number.
+        long generation = (store.add("unicomm.shm/opens", 1) - 1) / size;
+        String key = "unicomm.shm/" + generation + "/";
+        SegmentFiles.reclaimStale(dir);
+        if (rank == 0) store.set(key + "job", HexFormat.of().formatHex(randomBytes(8)).getBytes(StandardCharsets.UTF_8));
+        String job = new String(store.get(key + "job"), StandardCharsets.UTF_8);
+        long pid = ProcessHandle.current().pid();
+        Path own = dir.resolve(SegmentFiles.name(job, rank, pid));
+        Arena arena = Arena.ofShared();
+        boolean ok = false;
+        try {
+            MemorySegment[] files = new MemorySegment[size];
+            files[rank] = SegmentFiles.create(own, fileSize, arena);
+            writeHeader(files[rank], pid, rank, size, heapSize);
+            store.set(key + "file/" + rank, (own + "\n" + heapSize).getBytes(StandardCharsets.UTF_8));
+            store.barrier(key + "created");
+            long[] sizes = new long[size];
+            for (int pe = 0; pe < size; pe++) {
+                String[] entry = new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n");
+                sizes[pe] = Long.parseLong(entry[1]);
+            }
+            checkSameHeapSize(sizes);
+            for (int pe = 0; pe < size; pe++) {
+                if (pe == rank) continue;
+                String path = new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n")[0];
+                files[pe] = SegmentFiles.map(Path.of(path), fileSize, arena);
+                checkHeader(files[pe], pe, size, heapSize, path);
+            }
+            store.barrier(key + "mapped");
+            SegmentFiles.delete(own);
+            ShmCommunicator c = new ShmCommunicator(rank, size, arena, files, own, heapSize, config, store);
+            ok = true;
+            return c;
+        } finally {
+            if (!ok) {
+                arena.close();
+                SegmentFiles.delete(own);
+            }
+        }
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    private static void writeHeader(MemorySegment file, long pid, int rank, int size, long heapSize) {
+        Words.setPlain(file, Control.HDR_VERSION, Control.VERSION);
+        Words.setPlain(file, Control.HDR_PID, pid);
+        Words.setPlain(file, Control.HDR_RANK, rank);
+        Words.setPlain(file, Control.HDR_WORLD_SIZE, size);
+        Words.setPlain(file, Control.HDR_HEAP_SIZE, heapSize);
+        Words.setRelease(file, Control.HDR_MAGIC, Control.MAGIC);
+    }
+
+    private static void checkSameHeapSize(long[] sizes) {
+        for (long s : sizes) {
+            if (s != sizes[0]) {
+                StringBuilder sb = new StringBuilder("PEs disagree on the symmetric heap size:");
+                for (int pe = 0; pe < sizes.length; pe++) sb.append(" rank ").append(pe).append(" has ").append(sizes[pe]).append(" bytes;");
+                throw new IllegalArgumentException(sb + " set the same unicomm.heap.size (UNICOMM_HEAP_SIZE) on every PE");
+            }
+        }
+    }
+
+    private static void checkHeader(MemorySegment file, int pe, int size, long heapSize, String path) {
+        if (Words.getAcquire(file, Control.HDR_MAGIC) != Control.MAGIC
+                || Words.getPlain(file, Control.HDR_VERSION) != Control.VERSION
+                || Words.getPlain(file, Control.HDR_RANK) != pe
+                || Words.getPlain(file, Control.HDR_WORLD_SIZE) != size
+                || Words.getPlain(file, Control.HDR_HEAP_SIZE) != heapSize)
+            throw new CommException("shared heap file " + path + " is not rank " + pe + "'s heap of this job (bad header)");
+    }
+
+    @Override public int rank() { return rank; }
+
+    @Override public int size() { return size; }
+
+    @Override public SymmetricHeap heap() { return heap; }
+
+    @Override public Rma rma() { return rma; }
+
+    @Override public ShmTeam world() { return world; }
+
+    /** World barrier; its leading full fence completes this PE's RMA. */
+    @Override public void barrier() { world.barrier(); }
+
+    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
+
+    MemorySegment control(int pe) { return controls[pe]; }
+
+    MemorySegment heapOf(int pe) { return heaps[pe]; }
+
+    MemorySegment[] heaps() { return heaps; }
+
+    Waiter waiter() { return waiter; }
+
+    synchronized long freeSlotMask() { return ~usedSlots; }
+
+    synchronized void claimSlot(int slot) { usedSlots |= 1L << slot; }
+
+    synchronized void releaseSlot(int slot) { usedSlots &= ~(1L << slot); }
+
+    /**
+     * Collective: a world barrier (no peer still reads or writes this PE's memory), then unmaps every
+     * heap. Buffers still open become unusable ({@link IllegalStateException} on access). The mappings
+     * are released even if the barrier fails (a peer died), and that failure is then rethrown.
+     */
+    @Override public void close() {
+        if (closed) return;
+        closed = true;
+        try {
+            world.barrier();
+        } finally {
+            heap.releaseAll();
+            arena.close();
+            SegmentFiles.delete(ownFile);
+        }
+    }
+}

@@ -1,0 +1,148 @@
+package dev.unicomm.backend.shm;
+
+import dev.unicomm.api.CommException;
+import dev.unicomm.api.Team;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.VarHandle;
+import java.util.Arrays;
+
+/**
+ * A team over shared memory. Its barrier is a dissemination barrier: in round {@code k} team rank
+ * {@code i} writes the barrier's epoch into a flag of team rank {@code i + 2^k} (mod size) and waits
+ * for its own round-{@code k} flag to reach the epoch; {@code ceil(log2 size)} rounds, one cache-line
+ * transfer each. Epochs only grow, so a fast PE that already entered the next barrier cannot be
+ * confused with a slow one. The flags live in a <em>team slot</em> of every member's control area;
+ * a split picks, by agreement over the parent team, a slot that is free on all parent members.
+ *
+ * <p>Not thread-safe: call a team's collectives from one thread per PE, in the same order on every member.
+ */
+final class ShmTeam implements Team {
+    private final ShmCommunicator comm;
+    /** World rank of each team rank. */
+    private final int[] members;
+    private final int me;
+    private final int slot;
+    /** Control areas of the members, by team rank. */
+    private final MemorySegment[] controls;
+    private long epoch;
+    private long splitSeq;
+    private boolean open = true;
+
+    ShmTeam(ShmCommunicator comm, int[] members, int me, int slot) {
+        this.comm = comm;
+        this.members = members;
+        this.me = me;
+        this.slot = slot;
+        this.controls = new MemorySegment[members.length];
+        for (int i = 0; i < members.length; i++) controls[i] = comm.control(members[i]);
+    }
+
+    @Override public int rank() { return me; }
+
+    @Override public int size() { return members.length; }
+
+    @Override public int worldRank(int teamRank) { return members[teamRank]; }
+
+    int slot() { return slot; }
+
+    /** {@inheritDoc} Also completes this PE's RMA: a full fence precedes the first flag write. */
+    @Override public void barrier() {
+        int n = members.length;
+        VarHandle.fullFence();
+        if (n == 1) return;
+        long e = ++epoch;
+        MemorySegment mine = controls[me];
+        for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
+            long flag = Control.roundFlag(slot, k);
+            Words.setRelease(controls[(me + dist) % n], flag, e);
+            if (Words.getAcquire(mine, flag) >= e) continue;
+            String what = "barrier of a team of " + n + " PEs (round " + k + ", waiting for world rank "
+                    + members[((me - dist) % n + n) % n] + ")";
+            for (Waiter.Wait w = null; Words.getAcquire(mine, flag) < e; ) w = comm.waiter().idle(w, what);
+        }
+    }
+
+    @Override public Team split(int start, int stride, int size) {
+        requireMember("split");
+        int[] picked = new int[size];
+        int myIndex = -1;
+        for (int i = 0; i < size; i++) {
+            int parentRank = start + i * stride;
+            picked[i] = members[parentRank];
+            if (parentRank == me) myIndex = i;
+        }
+        int[] slots = agreeOnFreeSlots(1);
+        return newTeam(picked, myIndex, slots[0]);
+    }
+
+    @Override public Split2d split2d(int xRange) {
+        requireMember("split2d");
+        int n = members.length;
+        int xr = Math.min(xRange, n);
+        int row = me / xr, col = me % xr;
+        int rowStart = row * xr;
+        int[] x = Arrays.copyOfRange(members, rowStart, Math.min(rowStart + xr, n));
+        int[] y = new int[(n - col + xr - 1) / xr];
+        for (int r = 0; r < y.length; r++) y[r] = members[col + r * xr];
+        int[] slots = agreeOnFreeSlots(2);
+        return new Split2d(newTeam(x, col, slots[0]), newTeam(y, row, slots[1]));
+    }
+
+    private ShmTeam newTeam(int[] worldRanks, int myIndex, int teamSlot) {
+        if (myIndex < 0) return new ShmTeam(comm, worldRanks, -1, -1);
+        comm.claimSlot(teamSlot);
+        return new ShmTeam(comm, worldRanks, myIndex, teamSlot);
+    }
+
+    /**
+     * Every parent member publishes its free-slot mask, then a barrier, then each ANDs all masks and
+     * takes the lowest free slots: the same answer everywhere. The mailbox is double-buffered by
+     * split number; the next split's barrier keeps a fast PE from overwriting what a slow one reads.
+     */
+    private int[] agreeOnFreeSlots(int count) {
+        long seq = ++splitSeq;
+        long box = Control.splitMailbox(slot, seq);
+        MemorySegment mine = controls[me];
+        Words.setPlain(mine, box + 8, comm.freeSlotMask());
+        Words.setRelease(mine, box, seq);
+        barrier();
+        long mask = -1L;
+        for (int i = 0; i < members.length; i++) {
+            long theirSeq = Words.getAcquire(controls[i], box);
+            if (theirSeq != seq)
+                throw new IllegalStateException("team split out of step: world rank " + members[i] + " is at split #"
+                        + theirSeq + " of this team while rank " + comm.rank() + " is at #" + seq
+                        + "; every member must call split/split2d in the same order");
+            mask &= Words.getPlain(controls[i], box + 8);
+        }
+        int[] slots = new int[count];
+        for (int i = 0; i < count; i++) {
+            if (mask == 0)
+                throw new CommException("too many teams: each PE can hold " + (Control.TEAM_SLOTS - 1)
+                        + " open teams besides the world (close teams you no longer need)");
+            slots[i] = Long.numberOfTrailingZeros(mask);
+            mask &= mask - 1;
+        }
+        return slots;
+    }
+
+    private void requireMember(String op) {
+        if (me < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call " + op);
+    }
+
+    /** Collective over the team: a last barrier, then each member clears its flags and frees the slot. */
+    @Override public void close() {
+        if (!open) return;
+        open = false;
+        if (me < 0) return;
+        barrier();
+        // After the barrier no member writes this slot on this PE again, so clearing is race-free.
+        controls[me].asSlice(Control.slot(slot), Control.SLOT_BYTES).fill((byte) 0);
+        VarHandle.fullFence();
+        comm.releaseSlot(slot);
+    }
+
+    @Override public String toString() {
+        return "Team[rank " + me + " of " + members.length + ", world ranks " + Arrays.toString(members) + "]";
+    }
+}

@@ -1,0 +1,494 @@
+package dev.unicomm.core.store;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ProtocolException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+
+/**
+ * The rendezvous host: a small key-value server that rank 0 runs for the job. It admits exactly
+ * the job's ranks (each rank id once, with the job's token when one is set), serves
+ * set/get-with-wait/add/contains, and turns a rank's failure into a job-wide abort: if a rank calls
+ * abort, or its connection ends without a clean goodbye, every pending and later request of every
+ * rank is answered "aborted, rank r: reason". Malformed or oversized input from a connection is
+ * logged and that connection is dropped; the server keeps serving the others.
+ */
+public final class StoreServer implements Closeable {
+    private static final System.Logger LOG = System.getLogger("dev.unicomm.store");
+    /** Connections that have not said hello yet; more are refused (a stray scanner cannot exhaust us). */
+    private static final int MAX_UNAUTHENTICATED = 64;
+
+    private final ServerSocket listener;
+    private final int worldSize;
+    private final byte[] token;
+    private final int helloTimeoutMillis;
+    private final ScheduledThreadPoolExecutor timers;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger unauthenticated = new AtomicInteger();
+    private final Thread acceptor;
+
+    // Guarded by this.
+    private final Map<String, byte[]> values = new HashMap<>();
+    private final Map<String, List<Waiter>> waiters = new HashMap<>();
+    private final Connection[] ranks;
+    private final boolean[] left;
+    private int abortedRank = -2;
+    private String abortReason;
+    private volatile boolean closing;
+
+    private StoreServer(ServerSocket listener, int worldSize, String token, Duration helloTimeout) {
+        this.listener = listener;
+        this.worldSize = worldSize;
+        this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+        this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, helloTimeout.toMillis()));
+        this.ranks = new Connection[worldSize];
+        this.left = new boolean[worldSize];
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "unicomm-store-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
+        this.acceptor = Thread.ofPlatform().daemon().name("unicomm-store-accept").unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Starts serving on {@code bind:port} ({@code port} 0 picks a free port, see {@link #port()}).
+     *
+     * @param worldSize    how many ranks the job has; only ranks {@code 0..worldSize-1} are admitted, each once
+     * @param token        the secret every rank must present, or {@code null} to admit ranks without one
+     * @param ssl          TLS for every connection (clients must present a certificate the context trusts), or {@code null}
+     * @param helloTimeout how long a new connection may take to authenticate before it is dropped
+     * @throws java.io.UncheckedIOException if the address cannot be bound (for example, the port is in use)
+     */
+    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout) {
+        if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
+        if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
+        ServerSocket listener;
+        try {
+            if (ssl != null) {
+                SSLServerSocket s = (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
+                s.setNeedClientAuth(true);
+                listener = s;
+            } else {
+                listener = new ServerSocket();
+            }
+            listener.setReuseAddress(true);
+            listener.bind(new InetSocketAddress(bind, port), 128);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port
+                    + " (" + e.getMessage() + "); is another job using this port? pick another with UNICOMM_STORE=host:port", e);
+        }
+        StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout);
+        server.acceptor.start();
+        return server;
+    }
+
+    /** The port the server listens on. */
+    public int port() { return listener.getLocalPort(); }
+
+    /**
+     * Waits until every rank has said goodbye, the job was aborted, or {@code limit} passed.
+     *
+     * @return whether every rank left cleanly
+     */
+    public synchronized boolean awaitAllLeft(Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        while (abortReason == null && !allLeft()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return abortReason == null;
+    }
+
+    private boolean allLeft() {
+        for (boolean l : left) if (!l) return false;
+        return true;
+    }
+
+    /** Stops serving at once: every connection is closed (ranks still connected see the host vanish). */
+    @Override public void close() {
+        closing = true;
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Connection c : connections) c.close();
+        timers.shutdownNow();
+    }
+
+    private void acceptLoop() {
+        while (!closing) {
+            Socket s;
+            try {
+                s = listener.accept();
+            } catch (IOException e) {
+                if (!closing) LOG.log(System.Logger.Level.ERROR, "rendezvous store stopped accepting: " + e);
+                return;
+            }
+            if (unauthenticated.incrementAndGet() > MAX_UNAUTHENTICATED) {
+                unauthenticated.decrementAndGet();
+                LOG.log(System.Logger.Level.WARNING, "refused a connection from " + s.getRemoteSocketAddress()
+                        + ": too many connections have not authenticated yet");
+                closeQuietly(s);
+                continue;
+            }
+            Connection c = new Connection(s);
+            connections.add(c);
+            if (closing) c.close();
+            Thread.ofVirtual().name("unicomm-store-conn").start(c::serve);
+        }
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
+    }
+
+    /** One client connection: a hello, then requests until goodbye or end of stream. */
+    private final class Connection {
+        private final Socket socket;
+        private OutputStream out;
+        private int rank = -1;
+        private boolean saidBye;
+
+        Connection(Socket socket) { this.socket = socket; }
+
+        void serve() {
+            boolean authenticated = false;
+            try {
+                socket.setSoTimeout(helloTimeoutMillis);
+                socket.setTcpNoDelay(true);
+                DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
+                out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+                authenticated = hello(in);
+                unauthenticated.decrementAndGet();
+                if (!authenticated) return;
+                socket.setSoTimeout(0);
+                socket.setKeepAlive(true);
+                requests(in);
+            } catch (IOException e) {
+                if (!authenticated) {
+                    unauthenticated.decrementAndGet();
+                    if (!closing) LOG.log(System.Logger.Level.WARNING, "dropped a connection from " + socket.getRemoteSocketAddress()
+                            + " before it authenticated: " + e.getMessage());
+                }
+            } finally {
+                close();
+                connections.remove(this);
+            }
+        }
+
+        /** Reads and checks the hello; replies OK or ERROR. */
+        private boolean hello(DataInputStream in) throws IOException {
+            Wire.Reader msg;
+            int version, claimedRank, claimedSize;
+            byte[] presented;
+            try {
+                msg = new Wire.Reader(Wire.readFrame(in, Wire.MAX_HELLO_FRAME));
+                if (msg.type != Wire.HELLO) throw new ProtocolException("expected a hello, got message type " + msg.type);
+                if (msg.i32() != Wire.MAGIC) throw new ProtocolException("not a unicomm store client (bad magic)");
+                version = msg.i16();
+                claimedRank = msg.i32();
+                claimedSize = msg.i32();
+                presented = msg.optionalBytes(Wire.MAX_KEY_BYTES, "token");
+                msg.end();
+            } catch (ProtocolException e) {
+                reject(0, "malformed hello: " + e.getMessage());
+                return false;
+            }
+            if (version != Wire.VERSION) {
+                reject(msg.requestId, "protocol version " + version + " is not supported (this host speaks " + Wire.VERSION + ")");
+                return false;
+            }
+            if (claimedSize != worldSize) {
+                reject(msg.requestId, "rank claims a job of " + claimedSize + " ranks; this job has " + worldSize);
+                return false;
+            }
+            if (claimedRank < 0 || claimedRank >= worldSize) {
+                reject(msg.requestId, "rank " + claimedRank + " is outside [0, " + worldSize + ")");
+                return false;
+            }
+            if (token != null && (presented == null || !MessageDigest.isEqual(token, presented))) {
+                // Never log what was presented: it may be a near-miss of the secret.
+                reject(msg.requestId, "rank " + claimedRank + " presented " + (presented == null ? "no token" : "a wrong token")
+                        + " (every rank must use the job's UNICOMM_TOKEN)");
+                return false;
+            }
+            String problem = admit(claimedRank);
+            if (problem != null) {
+                reject(msg.requestId, problem);
+                return false;
+            }
+            rank = claimedRank;
+            send(new Wire.Writer(Wire.OK, msg.requestId).build());
+            // An abort that happened before this rank joined must reach it too.
+            String reason;
+            int failed;
+            synchronized (StoreServer.this) {
+                reason = abortReason;
+                failed = abortedRank;
+            }
+            if (reason != null) send(aborted(0, failed, reason));
+            return true;
+        }
+
+        private String admit(int r) {
+            synchronized (StoreServer.this) {
+                if (closing) return "the rendezvous store is shutting down";
+                if (ranks[r] != null) return "rank " + r + " has already joined this job (each rank joins once)";
+                ranks[r] = this;
+                return null;
+            }
+        }
+
+        private void reject(int requestId, String why) {
+            LOG.log(System.Logger.Level.WARNING, "rejected a connection from " + socket.getRemoteSocketAddress() + ": " + why);
+            send(new Wire.Writer(Wire.ERROR, requestId).text(why).build());
+        }
+
+        private void requests(DataInputStream in) throws IOException {
+            while (true) {
+                byte[] body;
+                try {
+                    body = Wire.readFrame(in, Wire.MAX_FRAME);
+                } catch (ProtocolException e) {
+                    // The stream cannot be resynchronised after a bad frame header: this rank is broken.
+                    rankFailed(rank, "sent a malformed message (" + e.getMessage() + ")");
+                    return;
+                } catch (IOException e) {
+                    if (!saidBye && !closing) rankFailed(rank, "its connection to the rendezvous store ended without a clean close ("
+                            + (e instanceof EOFException ? "process exited or was killed" : e.getMessage()) + ")");
+                    return;
+                }
+                int requestId = 0;
+                try {
+                    Wire.Reader msg = new Wire.Reader(body);
+                    requestId = msg.requestId;
+                    if (!handle(msg)) return;
+                } catch (ProtocolException e) {
+                    LOG.log(System.Logger.Level.WARNING, "rank " + rank + " sent a malformed request: " + e.getMessage());
+                    send(new Wire.Writer(Wire.ERROR, requestId).text("malformed request: " + e.getMessage()).build());
+                }
+            }
+        }
+
+        /** Serves one request; false after goodbye. */
+        private boolean handle(Wire.Reader msg) throws ProtocolException {
+            switch (msg.type) {
+                case Wire.SET -> {
+                    String key = msg.text(Wire.MAX_KEY_BYTES, "key");
+                    byte[] value = msg.bytes(Wire.MAX_VALUE_BYTES, "value");
+                    msg.end();
+                    set(this, msg.requestId, key, value);
+                }
+                case Wire.GET -> {
+                    String key = msg.text(Wire.MAX_KEY_BYTES, "key");
+                    long waitMillis = msg.i64();
+                    msg.end();
+                    get(this, msg.requestId, key, waitMillis);
+                }
+                case Wire.ADD -> {
+                    String key = msg.text(Wire.MAX_KEY_BYTES, "key");
+                    long delta = msg.i64();
+                    msg.end();
+                    add(this, msg.requestId, key, delta);
+                }
+                case Wire.CONTAINS -> {
+                    String key = msg.text(Wire.MAX_KEY_BYTES, "key");
+                    msg.end();
+                    boolean has;
+                    synchronized (StoreServer.this) {
+                        has = values.containsKey(key);
+                    }
+                    send(new Wire.Writer(Wire.BOOL, msg.requestId).u8(has ? 1 : 0).build());
+                }
+                case Wire.ABORT -> {
+                    String reason = msg.text(Wire.MAX_TEXT_BYTES, "reason");
+                    msg.end();
+                    rankFailed(rank, reason);
+                    send(new Wire.Writer(Wire.OK, msg.requestId).build());
+                }
+                case Wire.BYE -> {
+                    msg.end();
+                    synchronized (StoreServer.this) {
+                        saidBye = true;
+                        left[rank] = true;
+                        StoreServer.this.notifyAll();
+                    }
+                    send(new Wire.Writer(Wire.OK, msg.requestId).build());
+                    return false;
+                }
+                default -> throw new ProtocolException("unknown request type " + msg.type);
+            }
+            return true;
+        }
+
+        /** Sends one frame; a failed write closes the socket, and the reader then sees the failure. */
+        void send(byte[] body) {
+            synchronized (this) {
+                try {
+                    Wire.writeFrame(out, body);
+                } catch (IOException e) {
+                    close();
+                }
+            }
+        }
+
+        void close() {
+            closeQuietly(socket);
+        }
+    }
+
+    private record Waiter(Connection conn, int requestId, String key, ScheduledFuture<?>[] expiry) {}
+
+    private void set(Connection from, int requestId, String key, byte[] value) {
+        List<Waiter> wake;
+        synchronized (this) {
+            if (replyIfAborted(from, requestId)) return;
+            values.put(key, value);
+            wake = takeWaiters(key);
+        }
+        byte[] reply = new Wire.Writer(Wire.VALUE, 0).bytes(value).build();
+        for (Waiter w : wake) w.conn.send(withRequestId(reply, w.requestId));
+        from.send(new Wire.Writer(Wire.OK, requestId).build());
+    }
+
+    private void get(Connection from, int requestId, String key, long waitMillis) {
+        byte[] value;
+        synchronized (this) {
+            if (replyIfAborted(from, requestId)) return;
+            value = values.get(key);
+            if (value == null && waitMillis > 0) {
+                Waiter w = new Waiter(from, requestId, key, new ScheduledFuture<?>[1]);
+                waiters.computeIfAbsent(key, k -> new ArrayList<>()).add(w);
+                try {
+                    w.expiry[0] = timers.schedule(() -> expire(w), waitMillis, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    return; // shutting down: the connection is about to close
+                }
+                return;
+            }
+        }
+        if (value != null) from.send(new Wire.Writer(Wire.VALUE, requestId).bytes(value).build());
+        else from.send(new Wire.Writer(Wire.TIMEOUT, requestId).build());
+    }
+
+    private void expire(Waiter w) {
+        synchronized (this) {
+            List<Waiter> list = waiters.get(w.key);
+            if (list == null || !list.remove(w)) return;
+            if (list.isEmpty()) waiters.remove(w.key);
+        }
+        w.conn.send(new Wire.Writer(Wire.TIMEOUT, w.requestId).build());
+    }
+
+    private void add(Connection from, int requestId, String key, long delta) {
+        long now;
+        byte[] stored;
+        List<Waiter> wake;
+        synchronized (this) {
+            if (replyIfAborted(from, requestId)) return;
+            byte[] old = values.get(key);
+            try {
+                now = old == null ? delta : Math.addExact(Long.parseLong(new String(old, StandardCharsets.US_ASCII)), delta);
+            } catch (NumberFormatException e) {
+                from.send(new Wire.Writer(Wire.ERROR, requestId).text("key '" + key + "' holds a value that is not a counter").build());
+                return;
+            } catch (ArithmeticException e) {
+                from.send(new Wire.Writer(Wire.ERROR, requestId).text("counter '" + key + "' would overflow a 64-bit integer").build());
+                return;
+            }
+            stored = Long.toString(now).getBytes(StandardCharsets.US_ASCII);
+            values.put(key, stored);
+            wake = takeWaiters(key);
+        }
+        byte[] reply = new Wire.Writer(Wire.VALUE, 0).bytes(stored).build();
+        for (Waiter w : wake) w.conn.send(withRequestId(reply, w.requestId));
+        from.send(new Wire.Writer(Wire.LONG, requestId).i64(now).build());
+    }
+
+    private List<Waiter> takeWaiters(String key) {
+        List<Waiter> wake = waiters.remove(key);
+        if (wake == null) return List.of();
+        for (Waiter w : wake) if (w.expiry[0] != null) w.expiry[0].cancel(false);
+        return wake;
+    }
+
+    /** Under the lock: answers with ABORTED if the job is aborted. */
+    private boolean replyIfAborted(Connection from, int requestId) {
+        if (abortReason == null) return false;
+        from.send(aborted(requestId, abortedRank, abortReason));
+        return true;
+    }
+
+    /** The first failure wins: it is recorded, every waiter is woken and every rank is told. */
+    private void rankFailed(int rank, String reason) {
+        List<Waiter> wake = new ArrayList<>();
+        List<Connection> tell = new ArrayList<>();
+        synchronized (this) {
+            if (abortReason != null || closing) return;
+            abortedRank = rank;
+            abortReason = reason;
+            for (List<Waiter> list : waiters.values()) wake.addAll(list);
+            waiters.clear();
+            for (Waiter w : wake) if (w.expiry[0] != null) w.expiry[0].cancel(false);
+            for (Connection c : ranks) if (c != null) tell.add(c);
+            notifyAll();
+        }
+        LOG.log(System.Logger.Level.WARNING, "job aborted: rank " + rank + " failed: " + reason);
+        for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
+        for (Connection c : tell) c.send(aborted(0, rank, reason));
+    }
+
+    private static byte[] aborted(int requestId, int rank, String reason) {
+        return new Wire.Writer(Wire.ABORTED, requestId).i32(rank).text(truncate(reason)).build();
+    }
+
+    static String truncate(String reason) {
+        // Keep well under MAX_TEXT_BYTES even for 4-byte UTF-8 characters.
+        return reason.length() > Wire.MAX_TEXT_BYTES / 4 ? reason.substring(0, Wire.MAX_TEXT_BYTES / 4) + "..." : reason;
+    }
+
+    /** A copy of an encoded reply with another request id (bytes 1..4 of the body). */
+    private static byte[] withRequestId(byte[] body, int requestId) {
+        byte[] copy = body.clone();
+        copy[1] = (byte) (requestId >>> 24);
+        copy[2] = (byte) (requestId >>> 16);
+        copy[3] = (byte) (requestId >>> 8);
+        copy[4] = (byte) requestId;
+        return copy;
+    }
+
+    @Override public String toString() {
+        return "StoreServer[port=" + port() + ", worldSize=" + worldSize + ", token=" + (token == null ? "none" : "***") + "]";
+    }
+}

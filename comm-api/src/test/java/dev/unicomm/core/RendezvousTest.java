@@ -1,0 +1,79 @@
+package dev.unicomm.core;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.core.store.TcpStore;
+import dev.unicomm.spi.LocalStore;
+import dev.unicomm.spi.Store;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(30)
+class RendezvousTest {
+    /** A thread per rank: ranks block on each other, so a bounded pool could starve them. */
+    static final java.util.concurrent.Executor THREADS = Thread::startVirtualThread;
+
+    static int freePort() throws Exception {
+        try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    static CommConfig rank(int rank, int size, int port, String token) {
+        return CommConfig.fromEnvironment(Map.of("UNICOMM_RANK", "" + rank, "UNICOMM_WORLD_SIZE", "" + size,
+                "UNICOMM_STORE", "127.0.0.1:" + port, "UNICOMM_TOKEN", token, "UNICOMM_TIMEOUT", "5s"), new Properties());
+    }
+
+    @Test void singleRankGetsALocalStore() {
+        try (Store s = Rendezvous.connect(CommConfig.single(null))) {
+            assertInstanceOf(LocalStore.class, s);
+        }
+    }
+
+    @Test void threeRanksMeetThroughRankZerosStore() throws Exception {
+        int port = freePort();
+        List<CompletableFuture<Long>> ranks = new ArrayList<>();
+        // Rank 2 and 1 start first: they retry until rank 0 serves.
+        for (int r = 2; r >= 0; r--) {
+            CommConfig c = rank(r, 3, port, "job-token");
+            ranks.add(CompletableFuture.supplyAsync(() -> {
+                try (Store s = Rendezvous.connect(c)) {
+                    assertInstanceOf(TcpStore.class, s);
+                    s.set("hello/" + c.rank(), new byte[] {(byte) c.rank()});
+                    s.barrier("all-here");
+                    for (int p = 0; p < 3; p++) assertArrayEquals(new byte[] {(byte) p}, s.get("hello/" + p));
+                    return s.add("sum", c.rank() + 1);
+                }
+            }, THREADS));
+        }
+        long max = 0;
+        for (CompletableFuture<Long> f : ranks) max = Math.max(max, f.get(20, TimeUnit.SECONDS));
+        assertEquals(6, max);
+    }
+
+    @Test void multiRankJobsNeedAFixedPort() {
+        CommConfig c = new CommConfig(null, 1, 2, 1, "127.0.0.1", 0, null, false, Duration.ofSeconds(1), 1 << 20, Map.of());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Rendezvous.connect(c));
+        assertTrue(e.getMessage().contains("port 0"), e.getMessage());
+    }
+
+    @Test void tlsWithoutAKeystoreIsExplained() throws Exception {
+        CommConfig c = new CommConfig(null, 1, 2, 1, "127.0.0.1", freePort(), null, true, Duration.ofSeconds(1), 1 << 20, Map.of());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Rendezvous.connect(c));
+        assertTrue(e.getMessage().contains("UNICOMM_TLS_KEYSTORE"), e.getMessage());
+    }
+}

@@ -1,0 +1,192 @@
+package dev.unicomm.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.SymmetricBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
+
+/** 64-bit remote atomics, alone and under contention from every rank: totals must be exact. */
+public abstract class AtomicsSuite extends KitSuite {
+    static final int PER_RANK = 500;
+
+    /** A fresh 8-byte-aligned word set to {@code v} on every PE (collective). */
+    static SymmetricBuffer word(Communicator c, long v) {
+        SymmetricBuffer b = c.heap().allocate(64);
+        Mem.write(c, b, 0, Mem.longs(v));
+        c.barrier();
+        return b;
+    }
+
+    @Test void optional_atomics_fetch_add_contention() {
+        var results = spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            try (SymmetricBuffer w = word(c, 0)) {
+                long[] seen = new long[PER_RANK];
+                for (int i = 0; i < PER_RANK; i++) seen[i] = c.rma().atomicFetchAdd(w, 0, 1, 0);
+                c.barrier();
+                assertEquals((long) PER_RANK * c.size(), c.rma().atomicFetch(w, 0, 0), "total of all fetch-adds on rank 0's word");
+                pe.report(Arrays.stream(seen).mapToObj(Long::toString).collect(Collectors.joining(",")));
+                c.barrier();
+            }
+        });
+        // every previous value 0 .. total-1 was handed out exactly once
+        Set<Long> all = new HashSet<>();
+        int total = 0;
+        for (String v : values(results)) {
+            for (String x : v.split(",")) {
+                total++;
+                if (!all.add(Long.parseLong(x))) throw new AssertionFailedError("fetch-add returned " + x + " twice");
+            }
+        }
+        for (long i = 0; i < total; i++)
+            if (!all.contains(i)) throw new AssertionFailedError("no fetch-add returned " + i + " (of " + total + ")");
+    }
+
+    @Test void optional_atomics_add_contention_every_pe() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int n = c.size();
+            try (SymmetricBuffer w = word(c, 1000)) {
+                for (int i = 0; i < PER_RANK; i++) for (int p = 0; p < n; p++) c.rma().atomicAdd(w, 0, c.rank() + 1, p);
+                c.rma().quiet();
+                c.barrier();
+                long want = 1000 + (long) PER_RANK * n * (n + 1) / 2;
+                assertEquals(want, Mem.readLong(c, w, 0), "own word after " + PER_RANK + " adds of (rank+1) from every rank");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_atomics_compare_swap_semantics() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int right = (c.rank() + 1) % c.size();
+            try (SymmetricBuffer w = word(c, 7)) {
+                c.barrier();
+                if (c.rank() == 0) {
+                    assertEquals(7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
+                    assertEquals(7, c.rma().atomicFetch(w, 0, right), "failed CAS must not write");
+                    assertEquals(7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
+                    assertEquals(-5, c.rma().atomicFetch(w, 0, right), "successful CAS writes the new value");
+                }
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_atomics_compare_swap_contention() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int per = 200;
+            try (SymmetricBuffer w = word(c, 0)) {
+                int target = c.size() - 1;
+                for (int i = 0; i < per; i++) {
+                    long cur = c.rma().atomicFetch(w, 0, target);
+                    long prev;
+                    while ((prev = c.rma().atomicCompareSwap(w, 0, cur, cur + 1, target)) != cur) cur = prev;
+                }
+                c.barrier();
+                assertEquals((long) per * c.size(), c.rma().atomicFetch(w, 0, target), "counter incremented by CAS loops on every rank");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_atomics_swap_contention() {
+        var results = spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int per = 200;
+            try (SymmetricBuffer w = word(c, -1)) {
+                List<Long> got = new ArrayList<>();
+                for (int i = 0; i < per; i++) got.add(c.rma().atomicSwap(w, 0, (long) c.rank() * per + i, 0));
+                c.barrier();
+                if (c.rank() == 0) got.add(c.rma().atomicFetch(w, 0, 0)); // the value nobody swapped out
+                pe.report(got.stream().map(Object::toString).collect(Collectors.joining(",")));
+                c.barrier();
+            }
+        });
+        // -1 plus every value written must appear exactly once among the swapped-out values and the final one
+        List<Long> seen = new ArrayList<>();
+        for (String v : values(results)) for (String x : v.split(",")) seen.add(Long.parseLong(x));
+        Set<Long> unique = new HashSet<>(seen);
+        int n = results.size();
+        assertEquals(seen.size(), unique.size(), "a swapped value was returned twice: " + seen.size() + " results, " + unique.size() + " distinct");
+        assertEquals(n * 200 + 1, unique.size(), "values written + the initial one");
+        for (long i = -1; i < n * 200L; i++) if (!unique.contains(i)) throw new AssertionFailedError("value " + i + " was lost by swap");
+    }
+
+    @Test void optional_atomics_set_and_fetch() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int right = (c.rank() + 1) % c.size();
+            try (SymmetricBuffer w = c.heap().allocate(64 * 8)) {
+                c.rma().atomicSet(w, 8L * c.rank(), 0x1234_5678_9abc_def0L ^ c.rank(), right);
+                c.rma().quiet();
+                c.barrier();
+                int left = (c.rank() + c.size() - 1) % c.size();
+                assertEquals(0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
+                assertEquals(0x1234_5678_9abc_def0L ^ c.rank(), c.rma().atomicFetch(w, 8L * c.rank(), right), "fetch of the word set on rank " + right);
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_atomics_wraparound() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            try (SymmetricBuffer w = word(c, Long.MAX_VALUE)) {
+                int me = c.rank();
+                assertEquals(Long.MAX_VALUE, c.rma().atomicFetchAdd(w, 0, 1, me), "fetch-add at MAX");
+                assertEquals(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "MAX + 1 wraps to MIN");
+                c.rma().atomicAdd(w, 0, -1, me);
+                assertEquals(Long.MAX_VALUE, c.rma().atomicFetch(w, 0, me), "MIN - 1 wraps to MAX");
+                assertEquals(Long.MAX_VALUE, c.rma().atomicSwap(w, 0, -42, me), "swap returns the old value");
+                assertEquals(-42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
+                assertEquals(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "CAS stored MIN");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_atomics_fetch_sees_completed_put() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int right = (c.rank() + 1) % c.size();
+            try (SymmetricBuffer w = word(c, 0)) {
+                c.rma().put(w, 8, dev.unicomm.api.Memory.of(Mem.longs(555 + c.rank())), 0, 8, right);
+                c.rma().quiet();
+                c.barrier();
+                assertEquals(555 + c.rank(), c.rma().atomicFetch(w, 8, right),
+                        "atomic fetch of the word this rank put on rank " + right + " before quiet and barrier");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_atomics_distinct_words_independent() {
+        spmd(Capability.ATOMICS, pe -> {
+            Communicator c = pe.comm();
+            int n = c.size();
+            try (SymmetricBuffer w = c.heap().allocate(8L * n)) {
+                Mem.write(c, w, 0, Mem.longs(new long[n]));
+                c.barrier();
+                // each rank hammers its own word on rank 0; neighbours must not disturb each other
+                for (int i = 0; i < PER_RANK; i++) c.rma().atomicAdd(w, 8L * c.rank(), c.rank() + 1, 0);
+                c.rma().quiet();
+                c.barrier();
+                for (int r = 0; r < n; r++)
+                    assertEquals((long) PER_RANK * (r + 1), c.rma().atomicFetch(w, 8L * r, 0), "word of rank " + r + " on rank 0");
+                c.barrier();
+            }
+        });
+    }
+}

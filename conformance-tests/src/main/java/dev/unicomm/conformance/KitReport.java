@@ -1,0 +1,101 @@
+package dev.unicomm.conformance;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The result of a kit run against one backend: one entry per rule, what a vendor attaches to a
+ * release. {@link #table()} is for people, {@link #json()} for tools.
+ *
+ * @param backend  the backend's name
+ * @param version  the backend's version
+ * @param ranks    ranks per job
+ * @param started  when the run began
+ * @param entries  one per rule, in run order
+ */
+public record KitReport(String backend, String version, int ranks, Instant started, List<Entry> entries) {
+
+    /** A rule's result. */
+    public enum Result { PASSED, FAILED, SKIPPED }
+
+    /**
+     * One rule.
+     *
+     * @param suite  the suite class's simple name
+     * @param rule   the rule id (the test method's name)
+     * @param result passed, failed, or skipped
+     * @param reason why it failed or was skipped ("" if it passed)
+     * @param time   wall time of the rule in the parent
+     */
+    public record Entry(String suite, String rule, Result result, String reason, Duration time) {
+        /** {@code required} or {@code optional}, from the rule id. */
+        public String level() { return rule.startsWith("optional_") ? "optional" : rule.startsWith("required_") ? "required" : "-"; }
+    }
+
+    public KitReport {
+        entries = List.copyOf(entries);
+    }
+
+    /** Number of entries with {@code r}. */
+    public long count(Result r) { return entries.stream().filter(e -> e.result() == r).count(); }
+
+    /** Whether no rule failed (and at least one ran). */
+    public boolean passed() { return count(Result.FAILED) == 0 && !entries.isEmpty(); }
+
+    /** A fixed-width table: rule, level, result, time, reason (first line), then a summary line. */
+    public String table() {
+        int w = Math.max(30, entries.stream().mapToInt(e -> e.rule().length()).max().orElse(30));
+        StringBuilder b = new StringBuilder();
+        b.append(String.format(Locale.ROOT, "unicomm conformance: backend %s %s, %d ranks, %s%n", backend, version, ranks, started));
+        b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %8s  %s%n", "rule", "level", "result", "time", "reason"));
+        String suite = null;
+        for (Entry e : entries) {
+            if (!e.suite().equals(suite)) {
+                suite = e.suite();
+                b.append("-- ").append(suite).append('\n');
+            }
+            String reason = e.reason().lines().findFirst().orElse("");
+            if (reason.length() > 160) reason = reason.substring(0, 157) + "...";
+            b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %7.2fs  %s%n", e.rule(), e.level(), e.result(),
+                    e.time().toMillis() / 1000.0, reason));
+        }
+        b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; %.1f s%n", entries.size(),
+                count(Result.PASSED), count(Result.FAILED), count(Result.SKIPPED),
+                entries.stream().mapToLong(e -> e.time().toMillis()).sum() / 1000.0));
+        return b.toString();
+    }
+
+    /** The report as one JSON object. */
+    public String json() {
+        String rules = entries.stream().map(e -> "{\"suite\":" + str(e.suite()) + ",\"rule\":" + str(e.rule())
+                + ",\"level\":" + str(e.level()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
+                + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
+                .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
+        return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version) + ",\n  \"ranks\": " + ranks
+                + ",\n  \"started\": " + str(started.toString()) + ",\n  \"java\": " + str(Runtime.version().toString())
+                + ",\n  \"os\": " + str(System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"))
+                + ",\n  \"passed\": " + count(Result.PASSED) + ", \"failed\": " + count(Result.FAILED) + ", \"skipped\": " + count(Result.SKIPPED)
+                + ",\n  \"rules\": " + rules + "\n}\n";
+    }
+
+    static String str(String s) {
+        StringBuilder b = new StringBuilder("\"");
+        for (char ch : s.toCharArray()) {
+            switch (ch) {
+                case '"' -> b.append("\\\"");
+                case '\\' -> b.append("\\\\");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (ch < 0x20) b.append(String.format("\\u%04x", (int) ch));
+                    else b.append(ch);
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+}

@@ -1,0 +1,128 @@
+package dev.unicomm.conformance;
+
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+
+import dev.unicomm.api.BackendReport;
+import dev.unicomm.conformance.configured.AtomicsRules;
+import dev.unicomm.conformance.configured.BadInputRules;
+import dev.unicomm.conformance.configured.FaultRules;
+import dev.unicomm.conformance.configured.HeapRules;
+import dev.unicomm.conformance.configured.LifecycleRules;
+import dev.unicomm.conformance.configured.RmaRules;
+import dev.unicomm.conformance.configured.SignalRules;
+import dev.unicomm.conformance.configured.TeamsRules;
+import dev.unicomm.spi.BackendRegistry;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.support.descriptor.ClassSource;
+import org.junit.platform.engine.support.descriptor.MethodSource;
+import org.junit.platform.launcher.EngineFilter;
+import org.junit.platform.launcher.Launcher;
+import org.junit.platform.launcher.LauncherDiscoveryRequest;
+import org.junit.platform.launcher.TestExecutionListener;
+import org.junit.platform.launcher.TestIdentifier;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener;
+
+/**
+ * Runs kit suites through the JUnit Platform Launcher and collects a {@link KitReport}. Used by
+ * {@code unicomm conformance} and by the kit's own tests.
+ */
+public final class KitRunner {
+    private KitRunner() {}
+
+    /**
+     * Every suite of the kit, configured by {@link KitSettings}. A new suite adds its
+     * {@code configured} subclass here so that {@code unicomm conformance} runs it.
+     */
+    public static final List<Class<?>> ALL_SUITES = List.of(LifecycleRules.class, HeapRules.class, RmaRules.class,
+            SignalRules.class, AtomicsRules.class, TeamsRules.class, BadInputRules.class, FaultRules.class);
+
+    /**
+     * Runs {@code suites} with the given kit settings (e.g. {@code unicomm.kit.backend=shm},
+     * {@code unicomm.kit.ranks=4}) set as system properties for the duration of the run.
+     *
+     * @param junitXmlDir where to write JUnit XML (one file per suite), or {@code null}
+     * @param progress    where to print one line per finished rule, or {@code null}
+     */
+    public static KitReport run(List<Class<?>> suites, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
+        Map<String, String> saved = new HashMap<>();
+        settings.forEach((k, v) -> saved.put(k, System.setProperty(k, v)));
+        try {
+            String backend = KitSettings.get(KitSettings.BACKEND, "?");
+            String version = BackendRegistry.load().providers().stream().filter(p -> p.name().equals(backend)).findFirst()
+                    .map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("(not on the class path)");
+            Collector collector = new Collector(progress);
+            LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
+                    .selectors(suites.stream().map(c -> selectClass(c)).toList())
+                    .filters(EngineFilter.includeEngines("junit-jupiter"))
+                    .build();
+            Launcher launcher = LauncherFactory.create();
+            List<TestExecutionListener> listeners = new ArrayList<>(List.of(collector));
+            if (junitXmlDir != null)
+                listeners.add(new LegacyXmlReportGeneratingListener(junitXmlDir, new PrintWriter(System.err, true)));
+            Instant started = Instant.now();
+            launcher.execute(request, listeners.toArray(TestExecutionListener[]::new));
+            return new KitReport(backend, version, KitSettings.getInt(KitSettings.RANKS, 2), started, collector.entries);
+        } finally {
+            saved.forEach((k, old) -> {
+                if (old == null) System.clearProperty(k); else System.setProperty(k, old);
+            });
+        }
+    }
+
+    /** Turns JUnit's events into report entries: one per rule, plus one per suite whose set-up failed. */
+    private static final class Collector implements TestExecutionListener {
+        final List<KitReport.Entry> entries = Collections.synchronizedList(new ArrayList<>());
+        private final Map<String, Long> startNanos = new ConcurrentHashMap<>();
+        private final PrintStream progress;
+
+        Collector(PrintStream progress) { this.progress = progress; }
+
+        @Override public void executionStarted(TestIdentifier id) { startNanos.put(id.getUniqueId(), System.nanoTime()); }
+
+        @Override public void executionSkipped(TestIdentifier id, String reason) {
+            if (id.isTest()) add(id, KitReport.Result.SKIPPED, reason, Duration.ZERO);
+        }
+
+        @Override public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            Long t0 = startNanos.remove(id.getUniqueId());
+            Duration time = t0 == null ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - t0);
+            String reason = result.getThrowable().map(t -> String.valueOf(t.getMessage())).orElse("");
+            KitReport.Result r = switch (result.getStatus()) {
+                case SUCCESSFUL -> KitReport.Result.PASSED;
+                case ABORTED -> KitReport.Result.SKIPPED;
+                case FAILED -> KitReport.Result.FAILED;
+            };
+            if (id.isTest()) {
+                add(id, r, reason, time);
+            } else if (r == KitReport.Result.FAILED && id.getSource().orElse(null) instanceof ClassSource cs) {
+                entries.add(new KitReport.Entry(cs.getJavaClass().getSimpleName(), "(suite set-up or tear-down)", r, reason, time));
+                if (progress != null) progress.println("FAILED   " + cs.getJavaClass().getSimpleName() + " set-up/tear-down: " + reason);
+            }
+        }
+
+        private void add(TestIdentifier id, KitReport.Result r, String reason, Duration time) {
+            String suite = "?", rule = id.getDisplayName();
+            if (id.getSource().orElse(null) instanceof MethodSource ms) {
+                suite = ms.getJavaClass().getSimpleName();
+                rule = ms.getMethodName();
+            }
+            entries.add(new KitReport.Entry(suite, rule, r, reason, time));
+            if (progress != null)
+                progress.printf("%-8s %-48s %7.2fs%s%n", r, rule, time.toMillis() / 1000.0,
+                        reason.isEmpty() ? "" : "  " + reason.lines().findFirst().orElse(""));
+        }
+    }
+}

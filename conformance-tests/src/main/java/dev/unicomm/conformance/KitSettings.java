@@ -1,0 +1,66 @@
+package dev.unicomm.conformance;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * The kit's knobs, each a system property {@code unicomm.kit.X} or, failing that, an environment
+ * variable {@code UNICOMM_KIT_X} (dots become underscores). Suites read them through their hooks
+ * ({@link KitSuite#backend()}, {@link KitSuite#ranks()}, ...), so a subclass may also hard-wire them.
+ */
+public final class KitSettings {
+    private KitSettings() {}
+
+    /** Backend under test. */
+    public static final String BACKEND = "unicomm.kit.backend";
+    /** Ranks (worker JVMs) per suite; default 2. */
+    public static final String RANKS = "unicomm.kit.ranks";
+    /** Timeout of every communicator wait in the workers (barrier, signal, store); default 15s. */
+    public static final String TIMEOUT = "unicomm.kit.timeout";
+    /** Limit for one rule on all ranks before the parent gives up and restarts the workers; default 2 x timeout + 10s. */
+    public static final String RULE_TIMEOUT = "unicomm.kit.rule.timeout";
+    /** Symmetric heap per PE in the workers; default 64M. */
+    public static final String HEAP = "unicomm.kit.heap";
+    /** Extra JVM options for the workers, space separated. */
+    public static final String JVM_ARGS = "unicomm.kit.jvm.args";
+    /** Extra class path entries for the workers (where the backend under test lives). */
+    public static final String CLASSPATH = "unicomm.kit.classpath";
+    /** Folder for the workers' output logs; default target/unicomm-kit or the temp folder. */
+    public static final String LOGS = "unicomm.kit.logs";
+
+    /** The property, else the environment variable, else {@code def}. */
+    public static String get(String property, String def) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) v = System.getenv(property.toUpperCase(Locale.ROOT).replace('.', '_'));
+        return v == null || v.isBlank() ? def : v.trim();
+    }
+
+    /** An integer setting. */
+    public static int getInt(String property, int def) {
+        String v = get(property, null);
+        if (v == null) return def;
+        try {
+            return Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(property + " must be an integer, got '" + v + "'");
+        }
+    }
+
+    /** A duration setting: {@code 30s}, {@code 500ms}, {@code 2m} or plain seconds. */
+    public static Duration getDuration(String property, Duration def) {
+        String v = get(property, null);
+        return v == null ? def : parseDuration(property, v);
+    }
+
+    static Duration parseDuration(String what, String v) {
+        String s = v.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (s.endsWith("ms")) return Duration.ofMillis(Long.parseLong(s.substring(0, s.length() - 2)));
+            if (s.endsWith("s")) return Duration.ofSeconds(Long.parseLong(s.substring(0, s.length() - 1)));
+            if (s.endsWith("m")) return Duration.ofMinutes(Long.parseLong(s.substring(0, s.length() - 1)));
+            return Duration.ofSeconds(Long.parseLong(s));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " must look like 30s, 500ms, 2m or 30, got '" + v + "'");
+        }
+    }
+}

@@ -1,0 +1,252 @@
+package dev.unicomm.conformance;
+
+import dev.unicomm.api.BackendReport;
+import dev.unicomm.api.Capability;
+import dev.unicomm.spi.BackendRegistry;
+import dev.unicomm.spi.CommBackendProvider;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.opentest4j.AssertionFailedError;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Base of every kit suite. A suite is an abstract class of JUnit tests, one per rule, each named
+ * {@code required_<area>_<what>} or {@code optional_<area>_<what>}; the name is the rule id. A test
+ * calls {@link #spmd(Body)} (required rules) or {@link #spmd(Capability, Body)} (optional rules,
+ * skipped with the reason when the backend does not declare the capability) and the body then runs
+ * on every rank of a real multi-process job: {@link #ranks()} worker JVMs, started once per suite
+ * and reused by all of its rules.
+ *
+ * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
+ * subclass may be empty, or may hard-wire what it tests:
+ * {@link #backend()}, {@link #ranks()}, {@link #timeout()}, {@link #ruleTimeout()},
+ * {@link #heapSize()}, {@link #workerJvmArgs()}, {@link #workerEnvironment()}.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@TestMethodOrder(MethodOrderer.MethodName.class)
+public abstract class KitSuite {
+    private WorkerGroup group;
+    private RuntimeException startFailure;
+    private BackendReport report;
+    private String rule = "?";
+    private int generation;
+
+    // ---- hooks -------------------------------------------------------------------------------
+
+    /** Name of the backend under test (as its provider's {@code name()}). */
+    protected String backend() {
+        String b = KitSettings.get(KitSettings.BACKEND, null);
+        if (b == null) throw new IllegalStateException("no backend to test: override backend() in "
+                + getClass().getSimpleName() + " or set -D" + KitSettings.BACKEND + " / UNICOMM_KIT_BACKEND");
+        return b;
+    }
+
+    /** Number of ranks (worker JVMs) of this suite's job. */
+    protected int ranks() { return KitSettings.getInt(KitSettings.RANKS, 2); }
+
+    /** Timeout of every wait inside the workers' communicators. */
+    protected Duration timeout() { return KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(15)); }
+
+    /** How long one rule may take on all ranks before the parent kills the job and fails the rule. */
+    protected Duration ruleTimeout() {
+        return KitSettings.getDuration(KitSettings.RULE_TIMEOUT, timeout().multipliedBy(2).plusSeconds(10));
+    }
+
+    /** Symmetric heap bytes per PE. */
+    protected long heapSize() { return parseSize(KitSettings.get(KitSettings.HEAP, "64M")); }
+
+    /** JVM options of the workers (defaults favour start-up time). */
+    protected List<String> workerJvmArgs() {
+        List<String> args = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1", "-Xss1m", "-Xmx256m"));
+        String extra = KitSettings.get(KitSettings.JVM_ARGS, "");
+        if (!extra.isBlank()) args.addAll(Arrays.asList(extra.trim().split("\\s+")));
+        return args;
+    }
+
+    /** Extra environment variables of the workers (backend options such as {@code UNICOMM_SHM_...}). */
+    protected Map<String, String> workerEnvironment() { return Map.of(); }
+
+    /** Whether workers open the suite's communicator at start ({@link Pe#comm()}); the harness's own tests say no. */
+    protected boolean connectAtStart() { return true; }
+
+    // ---- what rules call ---------------------------------------------------------------------
+
+    /** Runs a required rule's body on every rank; fails naming the ranks and their messages. */
+    protected final List<RankResult> spmd(Body body) {
+        if (!rule.startsWith("required_"))
+            throw new IllegalStateException("rule " + rule + ": only rules named required_... may call spmd(body); "
+                    + "optional rules name the capability they need with spmd(capability, body)");
+        return execute(body, -1);
+    }
+
+    /** Runs an optional rule's body on every rank, or skips it when the backend lacks {@code needed}. */
+    protected final List<RankResult> spmd(Capability needed, Body body) {
+        if (!rule.startsWith("optional_"))
+            throw new IllegalStateException("rule " + rule + ": only rules named optional_... may depend on a capability");
+        assumeCapability(needed);
+        return execute(body, -1);
+    }
+
+    /**
+     * Runs a fault rule: {@code victim}'s worker must die while running {@code body} (the body kills
+     * it, see {@link Faults}), and every other rank must pass. The job is restarted afterwards.
+     */
+    protected final List<RankResult> spmdKilling(int victim, Body body) {
+        if (!rule.startsWith("required_") && !rule.startsWith("optional_"))
+            throw new IllegalStateException("rule " + rule + ": rule names start with required_ or optional_");
+        return execute(body, victim);
+    }
+
+    /** Skips the current rule when the backend does not declare {@code needed}. */
+    protected final void assumeCapability(Capability needed) {
+        Set<Capability> caps = capabilities();
+        Assumptions.assumeTrue(caps.contains(needed), () -> "backend '" + backend() + "' does not declare " + needed
+                + " (it declares " + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
+    }
+
+    /** Skips the current rule when the job has fewer than {@code n} ranks. */
+    protected final void assumeRanks(int n) {
+        Assumptions.assumeTrue(ranks() >= n, () -> "rule needs at least " + n + " ranks; this run has " + ranks()
+                + " (set " + KitSettings.RANKS + ")");
+    }
+
+    /** The capabilities the backend's provider declares. */
+    protected final Set<Capability> capabilities() { return report().capabilities(); }
+
+    /** The id of the rule running now. */
+    protected final String rule() { return rule; }
+
+    /** Every rank's {@linkplain Pe#report reported} value, in rank order. */
+    protected static List<String> values(List<RankResult> results) {
+        return results.stream().map(RankResult::value).toList();
+    }
+
+    /** Fails unless every rank reported the same value. */
+    protected final void assertSameOnAllRanks(String what, List<RankResult> results) {
+        List<String> v = values(results);
+        if (v.stream().distinct().count() != 1)
+            throw new AssertionFailedError("rule " + rule + ": " + what + " differs across ranks: "
+                    + results.stream().map(x -> "rank " + x.rank() + "=" + x.value()).collect(Collectors.joining(", ")));
+    }
+
+    // ---- machinery ---------------------------------------------------------------------------
+
+    @BeforeEach
+    final void rememberRule(TestInfo info) {
+        rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+    }
+
+    private List<RankResult> execute(Body body, int victim) {
+        WorkerGroup g = group();
+        List<RankResult> results = g.run(rule, body, ruleTimeout());
+        List<RankResult> bad = new ArrayList<>();
+        for (RankResult r : results) {
+            if (r.rank() == victim) {
+                if (r.outcome() != Outcome.DIED)
+                    bad.add(new RankResult(r.rank(), Outcome.FAILED, "was meant to be killed by the rule but finished "
+                            + r.outcome() + (r.message().isEmpty() ? "" : ": " + r.message()), r.value(), r.time()));
+            } else if (r.outcome() != Outcome.PASSED && r.outcome() != Outcome.SKIPPED) {
+                bad.add(r);
+            }
+        }
+        if (!bad.isEmpty()) {
+            throw new AssertionFailedError("rule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
+                    + bad.stream().map(r -> Integer.toString(r.rank())).collect(Collectors.joining(", "))
+                    + " of " + results.size() + " (backend " + backend() + "):\n  "
+                    + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
+        }
+        if (results.stream().allMatch(r -> r.outcome() == Outcome.SKIPPED))
+            throw new TestAbortedException(results.getFirst().message());
+        return results;
+    }
+
+    private WorkerGroup group() {
+        if (group != null && group.broken()) {
+            group.close();
+            group = null;
+        }
+        if (group == null) {
+            // A job that failed to start is not started again for every rule: each rule reports that failure.
+            if (startFailure != null)
+                throw new IllegalStateException("the suite's job did not start: " + startFailure.getMessage(), startFailure);
+            report();
+            generation++;
+            try {
+                group = WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
+                        ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
+                        workerEnvironment(), logDir(), timeout().plusSeconds(60)));
+                startFailure = null;
+            } catch (RuntimeException e) {
+                startFailure = e;
+                throw e;
+            }
+        }
+        return group;
+    }
+
+    private BackendReport report() {
+        if (report == null) {
+            BackendRegistry registry = BackendRegistry.load();
+            String name = backend();
+            CommBackendProvider p = registry.providers().stream().filter(x -> x.name().equals(name)).findFirst()
+                    .orElseThrow(() -> new IllegalStateException("backend '" + name + "' is not on the class path; found: "
+                            + registry.providers().stream().map(CommBackendProvider::name).sorted().toList()));
+            BackendReport r = BackendRegistry.report(p);
+            if (!r.available())
+                throw new IllegalStateException("backend '" + name + "' is not available here: " + r.cause()
+                        + (r.fix().isBlank() ? "" : " (fix: " + r.fix() + ")"));
+            report = r;
+        }
+        return report;
+    }
+
+    private static String workerClassPath() {
+        String cp = System.getProperty("java.class.path");
+        String extra = KitSettings.get(KitSettings.CLASSPATH, "");
+        return extra.isBlank() ? cp : cp + File.pathSeparator + extra;
+    }
+
+    private static Path logDir() {
+        String configured = KitSettings.get(KitSettings.LOGS, null);
+        if (configured != null) return Path.of(configured);
+        Path target = Path.of("target");
+        return Files.isDirectory(target) ? target.resolve("unicomm-kit")
+                : Path.of(System.getProperty("java.io.tmpdir"), "unicomm-kit-" + ProcessHandle.current().pid());
+    }
+
+    static long parseSize(String v) {
+        String s = v.trim().toUpperCase(java.util.Locale.ROOT);
+        long mul = 1;
+        if (s.endsWith("K")) mul = 1L << 10;
+        else if (s.endsWith("M")) mul = 1L << 20;
+        else if (s.endsWith("G")) mul = 1L << 30;
+        if (mul != 1) s = s.substring(0, s.length() - 1);
+        try {
+            return Math.multiplyExact(Long.parseLong(s), mul);
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new IllegalArgumentException(KitSettings.HEAP + " must be bytes with optional K/M/G, got '" + v + "'");
+        }
+    }
+
+    @AfterAll
+    final void stopWorkers() {
+        if (group != null) group.close();
+        group = null;
+    }
+}

@@ -1,0 +1,125 @@
+package dev.unicomm.conformance;
+
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Unicomm;
+import dev.unicomm.core.CheckedCommunicator;
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayInputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.ObjectInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import org.opentest4j.TestAbortedException;
+
+/**
+ * Main class of a worker JVM: one rank of a suite's job. Connects to the parent's control channel,
+ * opens the suite's communicator, then runs rule bodies on request and reports each outcome.
+ */
+public final class KitWorker {
+    private KitWorker() {}
+
+    public static void main(String[] args) throws Exception {
+        String control = System.getenv("UNICOMM_KIT_CONTROL");
+        if (control == null) {
+            System.err.println("KitWorker is started by the conformance kit (UNICOMM_KIT_CONTROL is not set)");
+            System.exit(2);
+        }
+        int colon = control.lastIndexOf(':');
+        int rank = Integer.parseInt(System.getenv("UNICOMM_RANK"));
+        long heap = Long.parseLong(System.getenv().getOrDefault("UNICOMM_KIT_HEAP_BYTES", "0"));
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress(control.substring(0, colon), Integer.parseInt(control.substring(colon + 1))), 30_000);
+            s.setTcpNoDelay(true);
+            var in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+            var out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
+            out.writeInt(Wire.MAGIC);
+            Wire.writeString(out, System.getenv("UNICOMM_KIT_TOKEN"));
+            out.writeInt(rank);
+            out.writeLong(ProcessHandle.current().pid());
+            out.flush();
+            Communicator comm = null;
+            String startError = "";
+            if (Boolean.parseBoolean(System.getenv().getOrDefault("UNICOMM_KIT_CONNECT", "true"))) {
+                try {
+                    comm = Unicomm.connect();
+                } catch (Throwable t) {
+                    startError = "opening the communicator failed: " + describe(t);
+                }
+            }
+            Wire.writeString(out, startError);
+            out.flush();
+            serve(in, out, comm, heap);
+        }
+        // The parent asked us to exit: do it now, even if a backend left a non-daemon thread behind.
+        System.exit(0);
+    }
+
+    private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap) throws IOException {
+        while (true) {
+            int type = in.readInt();
+            if (type == Wire.EXIT) {
+                if (comm != null) comm.close();
+                out.writeInt(Wire.EXIT);
+                out.flush();
+                return;
+            }
+            if (type != Wire.RUN) throw new IOException("unknown control command " + type);
+            int seq = in.readInt();
+            String rule = Wire.readString(in);
+            byte[] body = Wire.readBytes(in);
+            int n = in.readInt();
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < n; i++) ports.add(in.readInt());
+            Pe pe = new Pe(comm, rule, ports, heap);
+            long t0 = System.nanoTime();
+            Outcome outcome;
+            String message = "";
+            try {
+                Body b;
+                try (var ois = new ObjectInputStream(new ByteArrayInputStream(body))) {
+                    b = (Body) ois.readObject();
+                }
+                b.run(pe);
+                outcome = Outcome.PASSED;
+            } catch (TestAbortedException e) {
+                outcome = Outcome.SKIPPED;
+                message = String.valueOf(e.getMessage());
+            } catch (Throwable t) {
+                outcome = Outcome.FAILED;
+                message = describe(t);
+                // Let the other ranks fail fast instead of waiting for us in a barrier until the timeout.
+                if (comm instanceof CheckedCommunicator cc) {
+                    try {
+                        cc.store().abort("rule " + rule + " failed on rank " + pe.rank());
+                    } catch (RuntimeException ignored) {
+                        // The store may be the thing that broke; the parent restarts the job anyway.
+                    }
+                }
+            }
+            out.writeInt(seq);
+            out.writeInt(outcome.ordinal());
+            Wire.writeString(out, message);
+            Wire.writeString(out, pe.value());
+            out.writeLong(System.nanoTime() - t0);
+            out.flush();
+        }
+    }
+
+    /** The exception's message, and its first frames for anything that is not a plain assertion. */
+    static String describe(Throwable t) {
+        if (t instanceof AssertionError && t.getMessage() != null) return t.getMessage();
+        StringWriter w = new StringWriter();
+        t.printStackTrace(new PrintWriter(w));
+        String[] lines = w.toString().split("\n");
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < Math.min(lines.length, 12); i++) b.append(i == 0 ? "" : "\n").append(lines[i].stripTrailing());
+        return b.toString();
+    }
+}

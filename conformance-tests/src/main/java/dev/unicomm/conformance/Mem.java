@@ -1,0 +1,140 @@
+package dev.unicomm.conformance;
+
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.SymmetricBuffer;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.invoke.VarHandle;
+import java.time.Duration;
+import java.util.function.LongPredicate;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * Helpers for rule bodies: deterministic byte patterns, and reading/writing this PE's own part of a
+ * symmetric buffer. Host heaps are accessed directly through {@link SymmetricBuffer#segment()};
+ * device heaps through RMA to this PE itself, so the same rule runs on every kind of backend.
+ */
+public final class Mem {
+    private Mem() {}
+
+    private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
+
+    /** Byte {@code i} of pattern {@code seed}: varies with both, never a run of equal bytes. */
+    public static byte pattern(int seed, long i) {
+        return (byte) (seed * 131 + i * 7 + (i >>> 8) * 13 + 1);
+    }
+
+    /** A new heap segment of {@code n} bytes holding pattern {@code seed}. */
+    public static MemorySegment patterned(long n, int seed) {
+        MemorySegment s = MemorySegment.ofArray(new byte[Math.toIntExact(n)]);
+        fill(s, seed);
+        return s;
+    }
+
+    /** Fills {@code s} with pattern {@code seed}. */
+    public static void fill(MemorySegment s, int seed) {
+        for (long i = 0; i < s.byteSize(); i++) s.set(ValueLayout.JAVA_BYTE, i, pattern(seed, i));
+    }
+
+    /** Fails naming {@code what}, the first differing byte and how many differ, unless {@code s} holds pattern {@code seed}. */
+    public static void expectPattern(MemorySegment s, int seed, String what) {
+        long bad = 0, first = -1;
+        for (long i = 0; i < s.byteSize(); i++) {
+            if (s.get(ValueLayout.JAVA_BYTE, i) != pattern(seed, i)) {
+                if (first < 0) first = i;
+                bad++;
+            }
+        }
+        if (bad > 0)
+            throw new AssertionFailedError(what + ": " + bad + " of " + s.byteSize() + " bytes wrong; first at byte " + first
+                    + " is 0x" + hex(s.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(pattern(seed, first)));
+    }
+
+    /** Fails unless every byte of {@code s} is {@code b}. */
+    public static void expectFilled(MemorySegment s, byte b, String what) {
+        for (long i = 0; i < s.byteSize(); i++) {
+            byte x = s.get(ValueLayout.JAVA_BYTE, i);
+            if (x != b)
+                throw new AssertionFailedError(what + ": byte " + i + " of " + s.byteSize() + " is 0x" + hex(x)
+                        + ", expected 0x" + hex(b) + " (memory outside the transfer was touched, or a transfer was lost)");
+        }
+    }
+
+    /** Fails naming {@code what} and the first differing byte unless {@code actual} equals {@code expected}. */
+    public static void expectEqual(MemorySegment actual, MemorySegment expected, String what) {
+        if (actual.byteSize() != expected.byteSize())
+            throw new AssertionFailedError(what + ": " + actual.byteSize() + " bytes, expected " + expected.byteSize());
+        long first = actual.mismatch(expected);
+        if (first >= 0)
+            throw new AssertionFailedError(what + ": byte " + first + " of " + actual.byteSize() + " is 0x"
+                    + hex(actual.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(expected.get(ValueLayout.JAVA_BYTE, first)));
+    }
+
+    private static String hex(byte b) { return String.format("%02x", b & 0xff); }
+
+    /** A copy of {@code len} bytes of this PE's part of {@code buf} from {@code offset}. */
+    public static MemorySegment read(Communicator c, SymmetricBuffer buf, long offset, long len) {
+        MemorySegment out = MemorySegment.ofArray(new byte[Math.toIntExact(len)]);
+        if (buf.kind().isHost()) {
+            MemorySegment.copy(buf.segment(), offset, out, 0, len);
+        } else {
+            c.rma().get(Memory.of(out), 0, buf, offset, len, c.rank());
+        }
+        return out;
+    }
+
+    /** Writes {@code src} into this PE's part of {@code buf} at {@code offset} (visible to peers after a barrier). */
+    public static void write(Communicator c, SymmetricBuffer buf, long offset, MemorySegment src) {
+        if (buf.kind().isHost()) {
+            MemorySegment.copy(src, 0, buf.segment(), offset, src.byteSize());
+        } else {
+            c.rma().put(buf, offset, Memory.of(src), 0, src.byteSize(), c.rank());
+            c.rma().quiet();
+        }
+    }
+
+    /** Sets this PE's whole part of {@code buf} to byte {@code b}. */
+    public static void clear(Communicator c, SymmetricBuffer buf, byte b) {
+        if (buf.kind().isHost()) {
+            buf.segment().fill(b);
+        } else {
+            MemorySegment s = MemorySegment.ofArray(new byte[Math.toIntExact(buf.byteSize())]);
+            s.fill(b);
+            write(c, buf, 0, s);
+        }
+    }
+
+    /** Reads the 64-bit word at {@code offset} of this PE's part with acquire ordering. */
+    public static long readLong(Communicator c, SymmetricBuffer buf, long offset) {
+        if (buf.kind().isHost()) return (long) LONG.getAcquire(buf.segment(), offset);
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment s = a.allocate(8);
+            c.rma().get(Memory.of(s), 0, buf, offset, 8, c.rank());
+            return s.get(ValueLayout.JAVA_LONG, 0);
+        }
+    }
+
+    /** A segment of one long (native byte order). */
+    public static MemorySegment longs(long... values) {
+        MemorySegment s = MemorySegment.ofArray(new byte[values.length * 8]);
+        for (int i = 0; i < values.length; i++) s.setAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, i, values[i]);
+        return s;
+    }
+
+    /**
+     * Polls the local word at {@code offset} until {@code until} holds; fails after {@code limit}
+     * naming {@code what} and the last value seen.
+     */
+    public static long awaitLong(Communicator c, SymmetricBuffer buf, long offset, LongPredicate until, Duration limit, String what) {
+        long deadline = System.nanoTime() + limit.toNanos();
+        long v;
+        while (!until.test(v = readLong(c, buf, offset))) {
+            if (System.nanoTime() > deadline)
+                throw new AssertionFailedError(what + ": still " + v + " after " + limit.toMillis() + " ms");
+            Thread.onSpinWait();
+        }
+        return v;
+    }
+}

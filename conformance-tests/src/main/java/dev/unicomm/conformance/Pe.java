@@ -1,0 +1,78 @@
+package dev.unicomm.conformance;
+
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Unicomm;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a rule's {@link Body} gets on each rank: the suite's communicator (opened once per worker
+ * and shared by the suite's rules) and ways to open more communicators of the same job.
+ */
+public final class Pe {
+    private final Communicator comm;
+    private final String rule;
+    private final List<Integer> freshPorts;
+    private final long heapSize;
+    private int nextPort;
+    private String value = "";
+
+    Pe(Communicator comm, String rule, List<Integer> freshPorts, long heapSize) {
+        this.comm = comm;
+        this.rule = rule;
+        this.freshPorts = freshPorts;
+        this.heapSize = heapSize;
+    }
+
+    /** The suite's communicator over all ranks. */
+    public Communicator comm() {
+        if (comm == null) throw new IllegalStateException("this suite's workers run without a communicator (connectAtStart() is false)");
+        return comm;
+    }
+
+    /** This worker's rank in the job. */
+    public int rank() { return Integer.parseInt(System.getenv("UNICOMM_RANK")); }
+
+    /** The number of ranks in the job. */
+    public int size() { return Integer.parseInt(System.getenv("UNICOMM_WORLD_SIZE")); }
+
+    /** Name of the backend under test. */
+    public String backend() { return System.getenv("UNICOMM_BACKEND"); }
+
+    /** The communicators' wait timeout in this job. */
+    public Duration timeout() { return KitSettings.parseDuration("UNICOMM_TIMEOUT", System.getenv("UNICOMM_TIMEOUT")); }
+
+    /** Heap bytes per PE the kit configured. */
+    public long heapSize() { return heapSize; }
+
+    /** Id of the rule being run (the test method's name). */
+    public String rule() { return rule; }
+
+    /**
+     * Configuration for another communicator over all ranks with a fresh rendezvous store. Collective
+     * in the sense that every rank must ask the same number of times, in the same order.
+     */
+    public CommConfig freshConfig() {
+        if (nextPort >= freshPorts.size())
+            throw new IllegalStateException("a rule may open at most " + freshPorts.size() + " extra communicators");
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("UNICOMM_STORE", "127.0.0.1:" + freshPorts.get(nextPort++));
+        return CommConfig.fromEnvironment(env, new java.util.Properties());
+    }
+
+    /** Opens another communicator over all ranks (collective). */
+    public Communicator connectAnother() { return Unicomm.connect(freshConfig()); }
+
+    /** Opens a one-PE communicator of the backend under test, private to this rank. */
+    public Communicator connectSingle(Duration timeout) {
+        return Unicomm.connect(CommConfig.single(backend()).withTimeout(timeout).withHeapSize(heapSize));
+    }
+
+    /** Hands {@code v} to the parent, which sees every rank's value in {@link RankResult#value()}. */
+    public void report(Object v) { value = String.valueOf(v); }
+
+    String value() { return value; }
+}

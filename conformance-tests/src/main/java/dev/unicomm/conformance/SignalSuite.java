@@ -1,0 +1,193 @@
+package dev.unicomm.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.Cmp;
+import dev.unicomm.api.CommTimeoutException;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.SignalOp;
+import dev.unicomm.api.SymmetricBuffer;
+import java.time.Duration;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+/** Put-with-signal (SET, ADD, blocking and non-blocking) and signal wait-until with every comparison. */
+public abstract class SignalSuite extends KitSuite {
+
+    static int right(Communicator c) { return (c.rank() + 1) % c.size(); }
+
+    static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
+
+    @Test void optional_signal_put_signal_set() {
+        spmd(Capability.SIGNALS, pe -> {
+            Communicator c = pe.comm();
+            try (SymmetricBuffer data = c.heap().allocate(4096); SymmetricBuffer sig = c.heap().allocate(64)) {
+                Mem.write(c, sig, 0, Mem.longs(0));
+                c.barrier();
+                for (int round = 1; round <= 10; round++) {
+                    c.rma().putSignal(data, 0, Memory.of(Mem.patterned(4096, round * 10 + c.rank())), 0, 4096,
+                            sig, 0, round, SignalOp.SET, right(c));
+                    long got = c.rma().signalWaitUntil(sig, 0, Cmp.EQ, round);
+                    assertEquals(round, got, "signal value returned by wait-until");
+                    Mem.expectPattern(Mem.read(c, data, 0, 4096), round * 10 + left(c), "round " + round + " data after its signal");
+                    c.barrier(); // the next round overwrites the data
+                }
+            }
+        });
+    }
+
+    @Test void optional_signal_put_signal_add() {
+        spmd(Capability.SIGNALS, pe -> {
+            Communicator c = pe.comm();
+            int n = c.size();
+            try (SymmetricBuffer data = c.heap().allocate(64L * n); SymmetricBuffer sig = c.heap().allocate(64)) {
+                Mem.write(c, sig, 0, Mem.longs(0));
+                c.barrier();
+                for (int p = 0; p < n; p++)
+                    c.rma().putSignal(data, 64L * c.rank(), Memory.of(Mem.patterned(64, c.rank())), 0, 64, sig, 0, c.rank() + 1, SignalOp.ADD, p);
+                long total = (long) n * (n + 1) / 2;
+                long got = c.rma().signalWaitUntil(sig, 0, Cmp.GE, total);
+                assertEquals(total, got, "sum of the ADD signals of all ranks");
+                for (int r = 0; r < n; r++) Mem.expectPattern(Mem.read(c, data, 64L * r, 64), r, "data from rank " + r);
+                c.barrier();
+                assertEquals(total, c.rma().signalFetch(sig, 0), "signal after every rank finished");
+            }
+        });
+    }
+
+    @Test void optional_signal_put_signal_nbi() {
+        spmd(Capability.SIGNALS, pe -> {
+            Capabilities.require(pe.comm(), Capability.NONBLOCKING_RMA);
+            Communicator c = pe.comm();
+            try (SymmetricBuffer data = c.heap().allocate(1 << 16); SymmetricBuffer sig = c.heap().allocate(64)) {
+                Mem.write(c, sig, 0, Mem.longs(0));
+                c.barrier();
+                c.rma().putSignalNbi(data, 0, Memory.of(Mem.patterned(1 << 16, 77 + c.rank())), 0, 1 << 16, sig, 0, 5, SignalOp.SET, right(c));
+                c.rma().quiet();
+                assertEquals(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5), "non-blocking put-with-signal value");
+                Mem.expectPattern(Mem.read(c, data, 0, 1 << 16), 77 + left(c), "data of a non-blocking put-with-signal");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_signal_data_visible_before_signal() {
+        spmd(Capability.SIGNALS, pe -> {
+            Communicator c = pe.comm();
+            long n = 4L << 20;
+            try (SymmetricBuffer data = c.heap().allocate(n); SymmetricBuffer sig = c.heap().allocate(64)) {
+                Mem.write(c, sig, 0, Mem.longs(0));
+                c.barrier();
+                c.rma().putSignal(data, 0, Memory.of(Mem.patterned(n, 33 + c.rank())), 0, n, sig, 0, 1, SignalOp.ADD, right(c));
+                c.rma().signalWaitUntil(sig, 0, Cmp.NE, 0);
+                // no barrier or quiet: the signal alone promises the 4 MiB are there
+                Mem.expectPattern(Mem.read(c, data, 0, n), 33 + left(c), "4 MiB seen right after its signal");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_signal_add_contention() {
+        spmd(Capability.SIGNALS, pe -> {
+            Communicator c = pe.comm();
+            int per = 200;
+            try (SymmetricBuffer data = c.heap().allocate(64); SymmetricBuffer sig = c.heap().allocate(64)) {
+                Mem.write(c, sig, 0, Mem.longs(0));
+                c.barrier();
+                Memory src = Memory.of(Mem.patterned(8, c.rank()));
+                for (int i = 0; i < per; i++) c.rma().putSignal(data, 0, src, 0, 8, sig, 0, 1, SignalOp.ADD, 0);
+                c.rma().quiet();
+                if (c.rank() == 0) {
+                    long want = (long) per * c.size();
+                    assertEquals(want, c.rma().signalWaitUntil(sig, 0, Cmp.GE, want), "signal after " + want + " concurrent ADDs");
+                }
+                c.barrier();
+                if (c.rank() == 0) assertEquals((long) per * c.size(), c.rma().signalFetch(sig, 0), "no ADD lost or doubled");
+            }
+        });
+    }
+
+    @Test void optional_signal_wait_until_eq() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.EQ, 0, 4, 5, 5)); }
+
+    @Test void optional_signal_wait_until_ne() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.NE, 9, 9, 9, 10)); }
+
+    @Test void optional_signal_wait_until_gt() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.GT, 0, 10, 10, 11)); }
+
+    @Test void optional_signal_wait_until_ge() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.GE, 0, 9, 10, 10)); }
+
+    @Test void optional_signal_wait_until_lt() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LT, 100, 50, 50, 49)); }
+
+    @Test void optional_signal_wait_until_le() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LE, 100, 51, 50, 50)); }
+
+    /**
+     * The word starts at {@code initial}; a sender first SETs {@code decoy} (which does not satisfy
+     * {@code cmp value}), waits, then SETs {@code last} (which does). The wait must return {@code last},
+     * not the decoy. Phase 0: rank 0 sends to every other rank; phase 1: rank 1 sends to rank 0.
+     */
+    static void waitUntil(Pe pe, Cmp cmp, long initial, long decoy, long value, long last) throws InterruptedException {
+        Communicator c = pe.comm();
+        Assumptions.assumeTrue(c.size() >= 2, "wait-until rules need a second rank to send the signal");
+        assertTrue(!cmp.test(initial, value) && !cmp.test(decoy, value) && cmp.test(last, value), "rule set-up");
+        try (SymmetricBuffer data = c.heap().allocate(64); SymmetricBuffer sig = c.heap().allocate(64)) {
+            for (int phase = 0; phase < 2; phase++) {
+                int sender = phase;
+                Mem.write(c, sig, 0, Mem.longs(initial));
+                c.barrier();
+                if (c.rank() == sender) {
+                    for (long v : new long[] {decoy, last}) {
+                        for (int p = 0; p < c.size(); p++) {
+                            if (p != sender && (phase == 0 || p == 0))
+                                c.rma().putSignal(data, 0, Memory.of(Mem.longs(v)), 0, 8, sig, 0, v, SignalOp.SET, p);
+                        }
+                        c.rma().quiet();
+                        if (v == decoy) Thread.sleep(100);
+                    }
+                } else if (phase == 0 || c.rank() == 0) {
+                    long got = c.rma().signalWaitUntil(sig, 0, cmp, value);
+                    assertEquals(last, got, "wait-until " + cmp + " " + value + " (signal went " + initial + " -> " + decoy
+                            + " -> " + last + ") returned");
+                }
+                c.barrier();
+            }
+        }
+    }
+
+    @Test void optional_signal_wait_until_signed() {
+        spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LT, 0, 5, 0, -3));
+    }
+
+    @Test void optional_signal_wait_until_already_satisfied() {
+        spmd(Capability.SIGNALS, pe -> {
+            Communicator c = pe.comm();
+            try (SymmetricBuffer sig = c.heap().allocate(64)) {
+                Mem.write(c, sig, 0, Mem.longs(42));
+                for (Cmp cmp : Cmp.values()) {
+                    long value = switch (cmp) { case EQ, GE, LE -> 42; case NE, LT -> 43; case GT -> 41; };
+                    assertEquals(42, c.rma().signalWaitUntil(sig, 0, cmp, value), "wait-until " + cmp + " " + value + " on 42");
+                }
+                assertEquals(42, c.rma().signalFetch(sig, 0), "signalFetch");
+                c.barrier();
+            }
+        });
+    }
+
+    @Test void optional_signal_wait_until_times_out() {
+        spmd(Capability.SIGNALS, pe -> {
+            Duration limit = Duration.ofMillis(400);
+            try (Communicator one = pe.connectSingle(limit); SymmetricBuffer sig = one.heap().allocate(64)) {
+                Mem.write(one, sig, 0, Mem.longs(0));
+                long t0 = System.nanoTime();
+                assertThrows(CommTimeoutException.class, () -> one.rma().signalWaitUntil(sig, 0, Cmp.EQ, 1),
+                        "wait-until nobody satisfies must time out");
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                assertTrue(ms >= limit.toMillis() - 50 && ms < limit.toMillis() + 5_000,
+                        "a " + limit.toMillis() + " ms wait-until gave up after " + ms + " ms");
+                assertEquals(0, one.rma().signalFetch(sig, 0), "the communicator still works after a timeout");
+            }
+        });
+    }
+}

@@ -1,0 +1,348 @@
+package dev.unicomm.conformance;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.ObjectOutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The parent's side of one suite's job: N worker JVMs ({@link KitWorker}), each one rank, started
+ * once and reused by every rule of the suite. Rules go out over a token-authenticated localhost
+ * control channel; results come back per rank. A rank that does not answer in time is reported
+ * {@link Outcome#HUNG} and the whole job is killed, never waited on forever.
+ */
+final class WorkerGroup implements AutoCloseable {
+    /** Extra communicators a rule may open ({@link Pe#freshConfig()}). */
+    static final int FRESH_PORTS = 8;
+
+    /** How to start the workers. */
+    record Spec(String name, int ranks, String backend, Duration commTimeout, long heapBytes, boolean connect,
+                List<String> jvmArgs, String classPath, Map<String, String> env, Path logDir, Duration startTimeout) {}
+
+    private record Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) {}
+
+    private final Spec spec;
+    private final List<Process> processes = new ArrayList<>();
+    private final List<DataOutputStream> outs = new ArrayList<>();
+    private final List<Path> logs = new ArrayList<>();
+    private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
+    private final List<Socket> sockets = new ArrayList<>();
+    private int seq;
+    private boolean broken;
+
+    private WorkerGroup(Spec spec) { this.spec = spec; }
+
+    /** Starts the workers and waits until every one has opened its communicator. */
+    static WorkerGroup start(Spec spec) {
+        WorkerGroup g = new WorkerGroup(spec);
+        try {
+            g.launch();
+            return g;
+        } catch (RuntimeException | IOException e) {
+            g.kill();
+            throw e instanceof RuntimeException re ? re : new IllegalStateException(e.getMessage(), e);
+        }
+    }
+
+    private void launch() throws IOException {
+        String token = HexFormat.of().formatHex(SecureRandom.getSeed(16));
+        Files.createDirectories(spec.logDir());
+        try (ServerSocket control = new ServerSocket(0, spec.ranks(), InetAddress.getLoopbackAddress())) {
+            int storePort = freePorts(1).getFirst();
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            for (int r = 0; r < spec.ranks(); r++) {
+                List<String> cmd = new ArrayList<>(List.of(java, "-cp", spec.classPath()));
+                cmd.addAll(spec.jvmArgs());
+                cmd.add(KitWorker.class.getName());
+                ProcessBuilder pb = new ProcessBuilder(cmd);
+                Map<String, String> env = pb.environment();
+                // Other launchers' conventions must not leak into the job.
+                env.keySet().removeIf(k -> k.startsWith("UNICOMM_") || k.startsWith("OMPI_") || k.startsWith("SLURM_")
+                        || k.equals("RANK") || k.equals("WORLD_SIZE") || k.equals("LOCAL_RANK")
+                        || k.equals("MASTER_ADDR") || k.equals("MASTER_PORT"));
+                env.putAll(spec.env());
+                env.put("UNICOMM_RANK", Integer.toString(r));
+                env.put("UNICOMM_WORLD_SIZE", Integer.toString(spec.ranks()));
+                env.put("UNICOMM_LOCAL_RANK", Integer.toString(r));
+                env.put("UNICOMM_STORE", "127.0.0.1:" + storePort);
+                env.put("UNICOMM_TOKEN", token);
+                env.put("UNICOMM_BACKEND", spec.backend());
+                env.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
+                env.put("UNICOMM_HEAP_SIZE", Long.toString(spec.heapBytes()));
+                env.put("UNICOMM_KIT_HEAP_BYTES", Long.toString(spec.heapBytes()));
+                env.put("UNICOMM_KIT_CONTROL", "127.0.0.1:" + control.getLocalPort());
+                env.put("UNICOMM_KIT_TOKEN", token);
+                env.put("UNICOMM_KIT_CONNECT", Boolean.toString(spec.connect()));
+                Path log = spec.logDir().resolve(spec.name() + "-rank" + r + ".log");
+                logs.add(log);
+                pb.redirectErrorStream(true).redirectOutput(log.toFile());
+                processes.add(pb.start());
+            }
+            long deadline = System.nanoTime() + spec.startTimeout().toNanos();
+            Socket[] byRank = new Socket[spec.ranks()];
+            DataInputStream[] ins = new DataInputStream[spec.ranks()];
+            for (int i = 0; i < spec.ranks(); i++) {
+                Socket s = accept(control, deadline);
+                var in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
+                s.setSoTimeout((int) Math.max(1, remainingMillis(deadline)));
+                if (in.readInt() != Wire.MAGIC || !Wire.readString(in).equals(token)) {
+                    s.close();
+                    i--;
+                    continue;
+                }
+                int rank = in.readInt();
+                in.readLong(); // pid, for the logs
+                if (rank < 0 || rank >= spec.ranks() || byRank[rank] != null) throw new IOException("bad hello from rank " + rank);
+                byRank[rank] = s;
+                ins[rank] = in;
+                sockets.add(s);
+            }
+            // Every rank reports whether its communicator opened (a collective, so wait for all).
+            List<String> startErrors = new ArrayList<>();
+            for (int r = 0; r < spec.ranks(); r++) {
+                try {
+                    byRank[r].setSoTimeout((int) Math.max(1, remainingMillis(deadline)));
+                    String err = Wire.readString(ins[r]);
+                    if (!err.isEmpty()) startErrors.add("rank " + r + ": " + err);
+                } catch (SocketTimeoutException e) {
+                    startErrors.add("rank " + r + ": did not open its communicator within " + spec.startTimeout().toSeconds() + " s");
+                } catch (IOException e) {
+                    startErrors.add("rank " + r + ": exited while starting" + logTail(r));
+                }
+                byRank[r].setSoTimeout(0);
+            }
+            if (!startErrors.isEmpty())
+                throw new IllegalStateException("the " + spec.ranks() + "-rank job of backend '" + spec.backend()
+                        + "' did not start: " + String.join("; ", startErrors));
+            for (int r = 0; r < spec.ranks(); r++) {
+                outs.add(new DataOutputStream(new BufferedOutputStream(byRank[r].getOutputStream())));
+                startReader(r, ins[r]);
+            }
+        }
+    }
+
+    private Socket accept(ServerSocket control, long deadline) throws IOException {
+        while (true) {
+            long left = remainingMillis(deadline);
+            if (left <= 0) throw new IllegalStateException("only " + sockets.size() + " of " + spec.ranks()
+                    + " worker JVMs connected within " + spec.startTimeout().toSeconds() + " s" + deadWorkers());
+            control.setSoTimeout((int) Math.min(left, 500));
+            try {
+                return control.accept();
+            } catch (SocketTimeoutException e) {
+                String dead = deadWorkers();
+                if (!dead.isEmpty()) throw new IllegalStateException("worker JVMs exited before connecting" + dead);
+            }
+        }
+    }
+
+    private String deadWorkers() {
+        StringBuilder b = new StringBuilder();
+        for (int r = 0; r < processes.size(); r++) {
+            if (!processes.get(r).isAlive())
+                b.append("; rank ").append(r).append(" exited with code ").append(processes.get(r).exitValue()).append(logTail(r));
+        }
+        return b.toString();
+    }
+
+    private void startReader(int rank, DataInputStream in) {
+        Thread t = Thread.ofPlatform().daemon().name("kit-control-rank" + rank).start(() -> {
+            try {
+                while (true) {
+                    int s = in.readInt();
+                    if (s == Wire.EXIT) {
+                        events.add(new Event(rank, -1, Outcome.PASSED, "exited", "", 0));
+                        return;
+                    }
+                    Outcome o = Outcome.values()[in.readInt()];
+                    String msg = Wire.readString(in);
+                    String val = Wire.readString(in);
+                    events.add(new Event(rank, s, o, msg, val, in.readLong()));
+                }
+            } catch (IOException e) {
+                events.add(new Event(rank, -2, Outcome.DIED, "", "", 0));
+            }
+        });
+        t.setUncaughtExceptionHandler((th, e) -> events.add(new Event(rank, -2, Outcome.DIED, String.valueOf(e), "", 0)));
+    }
+
+    /** Whether a previous rule left the job in a state that needs a restart. */
+    boolean broken() { return broken; }
+
+    /**
+     * Runs {@code body} on every rank and returns one result per rank, in rank order. Any rank
+     * that did not pass or skip marks the job broken: it is killed, and the suite starts a fresh one
+     * for its next rule, so one failure cannot cascade into the rules after it.
+     */
+    List<RankResult> run(String rule, Body body, Duration limit) {
+        byte[] bytes = serialize(rule, body);
+        int mySeq = ++seq;
+        List<Integer> ports = freePorts(FRESH_PORTS);
+        RankResult[] results = new RankResult[spec.ranks()];
+        for (int r = 0; r < spec.ranks(); r++) {
+            try {
+                DataOutputStream out = outs.get(r);
+                out.writeInt(Wire.RUN);
+                out.writeInt(mySeq);
+                Wire.writeString(out, rule);
+                Wire.writeBytes(out, bytes);
+                out.writeInt(ports.size());
+                for (int p : ports) out.writeInt(p);
+                out.flush();
+            } catch (IOException e) {
+                results[r] = died(r, Duration.ZERO);
+            }
+        }
+        long t0 = System.nanoTime();
+        long deadline = t0 + limit.toNanos();
+        int missing = 0;
+        for (RankResult x : results) if (x == null) missing++;
+        while (missing > 0) {
+            Event e;
+            try {
+                e = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (e == null) break;
+            if (results[e.rank()] != null) continue;
+            if (e.seq() == -2) {
+                results[e.rank()] = died(e.rank(), Duration.ofNanos(System.nanoTime() - t0));
+                missing--;
+            } else if (e.seq() == mySeq) {
+                results[e.rank()] = new RankResult(e.rank(), e.outcome(), e.message(), e.value(), Duration.ofNanos(e.nanos()));
+                missing--;
+            }
+        }
+        for (int r = 0; r < results.length; r++) {
+            if (results[r] == null) {
+                results[r] = new RankResult(r, Outcome.HUNG, "did not finish rule " + rule + " within " + limit.toMillis()
+                        + " ms; the job was killed (log: " + logs.get(r) + ")", "", limit);
+            }
+        }
+        for (RankResult x : results) if (x.outcome() != Outcome.PASSED && x.outcome() != Outcome.SKIPPED) broken = true;
+        if (broken) kill();
+        return List.of(results);
+    }
+
+    private RankResult died(int r, Duration t) {
+        Process p = processes.get(r);
+        try {
+            p.waitFor(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        String code = p.isAlive() ? "closed its control channel" : "exited with code " + p.exitValue();
+        return new RankResult(r, Outcome.DIED, "worker JVM " + code + logTail(r), "", t);
+    }
+
+    /** Last lines of a worker's output, for messages about workers that died. */
+    private String logTail(int r) {
+        try {
+            List<String> lines = Files.readAllLines(logs.get(r));
+            List<String> tail = lines.subList(Math.max(0, lines.size() - 15), lines.size());
+            return tail.isEmpty() ? " (no output; log " + logs.get(r) + ")"
+                    : " (log " + logs.get(r) + ", last lines:\n  " + String.join("\n  ", tail) + ")";
+        } catch (IOException | RuntimeException e) {
+            return " (log " + logs.get(r) + " unreadable: " + e + ")";
+        }
+    }
+
+    private static byte[] serialize(String rule, Body body) {
+        try {
+            ByteArrayOutputStream b = new ByteArrayOutputStream();
+            try (ObjectOutputStream o = new ObjectOutputStream(b)) {
+                o.writeObject(body);
+            }
+            return b.toByteArray();
+        } catch (IOException e) {
+            throw new IllegalArgumentException("the body of rule " + rule + " is not serializable (write it as a "
+                    + "method reference to a static method, or capture only serializable values): " + e, e);
+        }
+    }
+
+    /** Distinct free loopback ports (held open together so they differ, then released). */
+    static List<Integer> freePorts(int n) {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) held.add(new ServerSocket(0, 1, InetAddress.getLoopbackAddress()));
+            return held.stream().map(ServerSocket::getLocalPort).toList();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot find free loopback ports: " + e, e);
+        } finally {
+            for (ServerSocket s : held) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // released anyway when the socket is collected
+                }
+            }
+        }
+    }
+
+    private static long remainingMillis(long deadline) { return (deadline - System.nanoTime()) / 1_000_000; }
+
+    /** Asks the workers to close their communicators and exit; kills whatever is left after a grace period. */
+    @Override public void close() {
+        if (!broken) {
+            for (DataOutputStream out : outs) {
+                try {
+                    out.writeInt(Wire.EXIT);
+                    out.flush();
+                } catch (IOException ignored) {
+                    // that worker is gone already; killed below
+                }
+            }
+            long deadline = System.nanoTime() + spec.commTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
+            for (Process p : processes) {
+                try {
+                    p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        kill();
+    }
+
+    /** Kills every worker JVM (SIGKILL) and waits for them to go. */
+    void kill() {
+        for (Process p : processes) p.destroyForcibly();
+        for (Process p : processes) {
+            try {
+                p.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        for (Socket s : sockets) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing a dead connection
+            }
+        }
+    }
+
+    /** PIDs of the workers, by rank (for fault rules that kill one from the outside). */
+    long pid(int rank) { return processes.get(rank).pid(); }
+}

@@ -1,0 +1,18 @@
+/**
+ * unicomm's conformance kit: abstract JUnit 5 suites that every backend runs over real
+ * multi-process jobs, and a runner that turns a run into a per-backend report.
+ */
+module dev.unicomm.conformance {
+    requires transitive dev.unicomm.api;
+    requires transitive org.junit.jupiter.api;
+    requires org.junit.platform.launcher;
+    requires org.junit.platform.reporting;
+
+    exports dev.unicomm.conformance;
+    exports dev.unicomm.conformance.configured;
+    // JUnit instantiates the suites and calls their test methods reflectively.
+    opens dev.unicomm.conformance to org.junit.platform.commons;
+    opens dev.unicomm.conformance.configured to org.junit.platform.commons;
+
+    uses dev.unicomm.spi.CommBackendProvider;
+}
