@@ -1,55 +1,54 @@
 package dev.unicomm.backend.shm;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
+import dev.unicomm.core.JobLauncher;
+import dev.unicomm.core.JobResult;
+import dev.unicomm.core.JobSpec;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.util.Map;
 
 /**
- * Starts N JVMs running {@link ShmWorker} with the rendezvous environment set (UNICOMM_RANK,
- * UNICOMM_WORLD_SIZE, UNICOMM_STORE), the way a launcher does, and collects each one's exit code
- * and output.
+ * Runs {@link ShmWorker} as N JVMs through the project's {@link JobLauncher} (the engine of
+ * {@code unicomm run}) and splits the output by rank.
  */
 final class ProcessJob {
     private ProcessJob() {}
 
     record Result(int exitCode, String output) {}
 
-    static List<Result> run(int n, Path shmDir, String scenario, String timeout) throws IOException, InterruptedException {
-        int port;
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
+    static List<Result> run(int n, Path shmDir, String scenario, String timeout) {
+        JobSpec spec = JobSpec.of(n, ShmWorker.class.getName(), scenario)
+                .withBackend("shm")
+                .withJvmOptions(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1"))
+                .withEnv(Map.of("UNICOMM_HEAP_SIZE", "4M", "UNICOMM_SHM_DIR", shmDir.toString()))
+                .withCommTimeout(Duration.parse("PT" + timeout.toUpperCase()))
+                .withJobTimeout(Duration.ofSeconds(90))
+                .withKillGrace(Duration.ofSeconds(20));
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        JobResult result;
+        try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
+            result = JobLauncher.run(spec, ps, ps);
         }
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<Process> procs = new ArrayList<>();
-        List<Path> logs = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            Path log = Files.createTempFile(shmDir.getParent(), "rank" + r + "-", ".log");
-            ProcessBuilder pb = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "-Xmx64m",
-                    "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"), ShmWorker.class.getName(), scenario);
-            pb.environment().put("UNICOMM_RANK", Integer.toString(r));
-            pb.environment().put("UNICOMM_WORLD_SIZE", Integer.toString(n));
-            pb.environment().put("UNICOMM_STORE", "127.0.0.1:" + port);
-            pb.environment().put("UNICOMM_BACKEND", "shm");
-            pb.environment().put("UNICOMM_TIMEOUT", timeout);
-            pb.environment().put("UNICOMM_HEAP_SIZE", "4M");
-            pb.environment().put("UNICOMM_SHM_DIR", shmDir.toString());
-            pb.redirectErrorStream(true).redirectOutput(log.toFile());
-            procs.add(pb.start());
-            logs.add(log);
+        if (result.timedOut()) throw new AssertionError("scenario " + scenario + " hit the job timeout:\n" + out);
+        List<StringBuilder> perRank = new ArrayList<>();
+        for (int r = 0; r < n; r++) perRank.add(new StringBuilder());
+        for (String line : out.toString(StandardCharsets.UTF_8).split("\n")) {
+            if (!line.startsWith("[")) continue;
+            int close = line.indexOf("] ");
+            try {
+                int r = Integer.parseInt(line.substring(1, close));
+                perRank.get(r).append(line.substring(close + 2)).append('\n');
+            } catch (NumberFormatException | IndexOutOfBoundsException e) {
+                // launcher's own messages ("[unicomm run] ...")
+            }
         }
         List<Result> results = new ArrayList<>();
-        for (int r = 0; r < n; r++) {
-            Process p = procs.get(r);
-            if (!p.waitFor(90, TimeUnit.SECONDS)) {
-                procs.forEach(Process::destroyForcibly);
-                throw new AssertionError("rank " + r + " of scenario " + scenario + " did not finish in 90 s:\n" + Files.readString(logs.get(r)));
-            }
-            results.add(new Result(p.exitValue(), Files.readString(logs.get(r))));
-        }
+        for (int r = 0; r < n; r++) results.add(new Result(result.rankExitCodes().get(r), perRank.get(r).toString()));
         return results;
     }
 }

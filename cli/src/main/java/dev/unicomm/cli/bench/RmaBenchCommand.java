@@ -1,0 +1,104 @@
+package dev.unicomm.cli.bench;
+
+import dev.unicomm.core.JobLauncher;
+import dev.unicomm.core.JobResult;
+import dev.unicomm.core.JobSpec;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code unicomm bench rma}: put / get / put-with-signal latency and bandwidth from rank 0 to rank 1
+ * for a range of sizes, atomic fetch-add latency, a put-with-signal ping-pong, and barrier latency
+ * for several job sizes. Starts the ranks itself (one JVM each, through {@link JobLauncher}); rank 0
+ * also times the same-run reference (a plain {@code MemorySegment.copy} of the same size between two
+ * native segments of one process) so every row has a ratio.
+ */
+@Command(name = "rma", mixinStandardHelpOptions = true,
+        description = "One-sided RMA benchmark: put/get/put-with-signal (8 B - 64 MiB), atomics, barrier; ratio vs a same-run copy.")
+public final class RmaBenchCommand implements Callable<Integer> {
+
+    @Option(names = "--backend", defaultValue = "shm", description = "Backend to measure (default: ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Option(names = "-n", defaultValue = "2", description = "Ranks of the RMA job (rank 0 -> rank 1; >= 2; default: ${DEFAULT-VALUE}).")
+    int ranks;
+
+    @Option(names = "--barrier-ranks", defaultValue = "2,4", split = ",",
+            description = "Job sizes whose barrier latency is measured (default: ${DEFAULT-VALUE}).")
+    List<Integer> barrierRanks;
+
+    @Option(names = "--min-size", defaultValue = "8", description = "Smallest transfer (bytes, K/M/G suffix; default: ${DEFAULT-VALUE}).")
+    String minSize;
+
+    @Option(names = "--max-size", defaultValue = "64M", description = "Largest transfer (default: ${DEFAULT-VALUE}).")
+    String maxSize;
+
+    @Option(names = "--factor", defaultValue = "2", description = "Each size is this many times the previous (default: ${DEFAULT-VALUE}).")
+    int factor;
+
+    @Option(names = "--barrier-iters", defaultValue = "20000", description = "Barriers per timed batch (default: ${DEFAULT-VALUE}).")
+    long barrierIters;
+
+    @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
+    Path csv;
+
+    @Override public Integer call() throws IOException {
+        if (ranks < 2) throw new IllegalArgumentException("-n must be >= 2 (rank 0 puts to rank 1), got " + ranks);
+        for (int b : barrierRanks)
+            if (b < 1) throw new IllegalArgumentException("--barrier-ranks entries must be >= 1, got " + b);
+        if (barrierIters < 1) throw new IllegalArgumentException("--barrier-iters must be >= 1, got " + barrierIters);
+        List<Long> sizes = BenchReport.sizes(BenchReport.parseSize(minSize), BenchReport.parseSize(maxSize), factor);
+        long heap = sizes.getLast() + (4L << 20);
+        String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
+
+        List<BenchRow> rows = new ArrayList<>();
+        System.err.println("bench rma: backend " + backend + ", " + ranks + " ranks, " + sizes.size() + " sizes "
+                + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(sizes.getLast()));
+        rows.addAll(launch(ranks, heap, "rma", sizeList, Long.toString(barrierIters)));
+        for (int b : barrierRanks) {
+            if (b == ranks) continue; // already measured by the RMA job
+            rows.addAll(launch(b, 4L << 20, "barrier", Long.toString(barrierIters)));
+        }
+        BenchReport.table(rows, System.out);
+        if (csv != null) {
+            BenchReport.csv(rows, csv);
+            System.out.println("wrote " + csv);
+        }
+        return 0;
+    }
+
+    /** Runs one job of the worker and returns the rows rank 0 printed. */
+    private List<BenchRow> launch(int n, long heapBytes, String... args) {
+        JobSpec spec = JobSpec.of(n, RmaBenchWorker.class.getName(), args)
+                .withBackend(backend)
+                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes)))
+                .withCommTimeout(Duration.ofMinutes(10))
+                .withJobTimeout(Duration.ofMinutes(30));
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        JobResult result;
+        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+            result = JobLauncher.run(spec, out, System.err);
+        }
+        List<BenchRow> rows = new ArrayList<>();
+        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
+            int at = line.indexOf("BENCH,");
+            if (at >= 0) rows.add(BenchRow.parse(line.substring(at).strip()));
+            else if (!line.isBlank()) System.err.println(line);
+        }
+        if (result.exitCode() != 0)
+            throw new IllegalStateException("benchmark job of " + n + " ranks failed (exit code " + result.exitCode()
+                    + ", first failed rank " + result.failedRank() + "); its output is above");
+        return rows;
+    }
+}
