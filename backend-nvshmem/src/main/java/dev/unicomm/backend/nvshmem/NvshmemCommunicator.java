@@ -41,13 +41,19 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private static final long PINNED_HEADER_MIN = 4096;
 
     private static final Object PROCESS = new Object();
-    private static int initRank = -1, initSize = -1;
+    private static int initRank = -1, initSize = -1, openCount;
     private static boolean finalized;
-    private static NvshmemCommunicator current;
+    /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
+    private static long runtimeHeap;
+    /** Symmetric heap NVSHMEM keeps for itself (team and collective work areas) on top of the user's. */
+    private static final long RUNTIME_MARGIN = 32L << 20;
 
     final int rank, size, deviceOrdinal;
     final MemoryKind kind;
     final Duration timeout;
+    private final dev.unicomm.spi.Store store;
+    /** Set once a wait saw the job aborted: GPU work may be stuck on a dead peer, so close skips collective steps. */
+    private volatile boolean broken;
     final ReentrantLock lock = new ReentrantLock();
     final long ctrl;
     private final long poll;
@@ -89,6 +95,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.deviceOrdinal = deviceOrdinal;
         this.kind = MemoryKind.cuda(deviceOrdinal);
         this.timeout = config.timeout();
+        this.store = ctx.store();
         this.heapCapacity = heapCapacity;
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
@@ -115,27 +122,30 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.collectives = new NvshmemCollectives(this);
     }
 
-    /** Opens this PE (collective over the job). */
+    /**
+     * Opens this PE (collective over the job). Several communicators of the same job shape (rank,
+     * size) may be open at once and share the NVSHMEM runtime; a different shape cannot: NVSHMEM
+     * runs one job per process.
+     */
     static NvshmemCommunicator open(BackendContext ctx, int deviceCount) {
         var config = ctx.config();
         int device = chooseDevice(config.property("nvshmem.device", null), config.localRank(), deviceCount);
         synchronized (PROCESS) {
-            if (current != null)
-                throw new CommException("an NVSHMEM communicator is already open in this process (rank " + current.rank
-                        + "); NVSHMEM runs one PE per process: close it first");
             if (finalized)
                 throw new CommException("NVSHMEM was finalized in this process (unicomm.nvshmem.finalize=true); it cannot be initialized again");
             if (initRank < 0) {
                 initialize(ctx, device);
             } else if (initRank != ctx.rank() || initSize != ctx.size()) {
                 throw new CommException("NVSHMEM is already initialized in this process as PE " + initRank + " of " + initSize
-                        + "; it cannot become PE " + ctx.rank() + " of " + ctx.size() + " (one NVSHMEM job per process)");
+                        + "; it cannot also be PE " + ctx.rank() + " of " + ctx.size() + ": NVSHMEM runs one job per process "
+                        + "(open communicators of this process's job shape, or start another process)");
             } else {
                 ctx.store().barrier("nvshmem/reopen");
             }
-            long capacity = heapBytes(config.heapSize());
-            current = new NvshmemCommunicator(ctx, device, capacity);
-            return current;
+            long capacity = Math.min(config.heapSize(), runtimeHeap);
+            NvshmemCommunicator c = new NvshmemCommunicator(ctx, device, capacity);
+            openCount++;
+            return c;
         }
     }
 
@@ -158,8 +168,17 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private static void initialize(BackendContext ctx, int device) {
         // NVLink SHARP (multicast) can take GPUs out of service on shared hosts: off unless the user set it.
         NvOps.setenv("NVSHMEM_DISABLE_NVLS", "1", false);
-        if (System.getenv("NVSHMEM_SYMMETRIC_SIZE") == null)
-            NvOps.setenv("NVSHMEM_SYMMETRIC_SIZE", Long.toString(ctx.config().heapSize() + (16L << 20)), true);
+        String userSize = System.getenv("NVSHMEM_SYMMETRIC_SIZE");
+        long total = ctx.config().heapSize() + RUNTIME_MARGIN;
+        if (userSize != null) {
+            try {
+                total = parseSize(userSize);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("NVSHMEM_SYMMETRIC_SIZE='" + userSize + "' is not a size (bytes with optional K/M/G/T)");
+            }
+        } else {
+            NvOps.setenv("NVSHMEM_SYMMETRIC_SIZE", Long.toString(total), true);
+        }
         byte[] uid;
         if (ctx.rank() == 0) {
             uid = NvOps.uniqueId();
@@ -170,19 +189,9 @@ final class NvshmemCommunicator implements BackendCommunicator {
         if (uid.length != NvOps.UNIQUE_ID_BYTES)
             throw new CommException("the NVSHMEM unique id from the store has " + uid.length + " bytes, expected " + NvOps.UNIQUE_ID_BYTES);
         NvOps.init(ctx.rank(), ctx.size(), uid, device);
+        runtimeHeap = Math.max(0, total - RUNTIME_MARGIN);
         initRank = ctx.rank();
         initSize = ctx.size();
-    }
-
-    /** The heap this PE gets: NVSHMEM_SYMMETRIC_SIZE as set by the user, else the configured size. */
-    private static long heapBytes(long configured) {
-        String env = System.getenv("NVSHMEM_SYMMETRIC_SIZE");
-        if (env == null) return configured;
-        try {
-            return parseSize(env);
-        } catch (NumberFormatException e) {
-            return configured;
-        }
     }
 
     static long parseSize(String s) {
@@ -225,13 +234,32 @@ final class NvshmemCommunicator implements BackendCommunicator {
         long park = 2_000;
         while (!NvOps.streamDone(stream)) {
             long waited = System.nanoTime() - start;
-            if (waited > limit) throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
+            try {
+                store.checkHealthy(); // a dead peer: fail now, naming it, instead of at the timeout
+            } catch (RuntimeException e) {
+                broken = true;
+                throw e;
+            }
+            if (waited > limit) {
+                broken = true;
+                throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
+            }
             if (waited < 200_000) {
                 Thread.onSpinWait();
             } else {
                 LockSupport.parkNanos(park);
                 park = Math.min(park * 2, 1_000_000);
             }
+        }
+    }
+
+    /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
+    void checkHealthy() {
+        try {
+            store.checkHealthy();
+        } catch (RuntimeException e) {
+            broken = true;
+            throw e;
         }
     }
 
@@ -291,11 +319,23 @@ final class NvshmemCommunicator implements BackendCommunicator {
         try {
             if (!open) return;
             List<String> problems = new ArrayList<>();
-            run(problems, "quiet + barrier", () -> {
-                NvOps.quiet(ctrl);
-                NvOps.barrier(NvOps.TEAM_WORLD, ctrl);
-                await(ctrl, "closing: final barrier");
-            });
+            if (!broken) {
+                run(problems, "quiet + barrier", () -> {
+                    NvOps.quiet(ctrl);
+                    NvOps.barrier(NvOps.TEAM_WORLD, ctrl);
+                    await(ctrl, "closing: final barrier");
+                });
+            }
+            if (broken) {
+                // A peer died or a wait timed out: collective frees would hang, and GPU work may still be
+                // spinning on our streams. Release nothing collective; the process should exit.
+                LOG.log(Level.WARNING, "closing NVSHMEM communicator (rank {0}) after an abort/timeout: symmetric memory and streams are left to process exit", rank);
+                open = false;
+                synchronized (PROCESS) {
+                    openCount--;
+                }
+                return;
+            }
             // Collective releases in creation order: every PE made the same teams and buffers in the same order.
             for (NvshmemTeam t : new ArrayList<>(teams)) run(problems, "team", t::release);
             heap.releaseAll(problems);
@@ -316,8 +356,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
             });
             open = false;
             synchronized (PROCESS) {
-                current = null;
-                if (finalizeOnClose) {
+                openCount--;
+                if (finalizeOnClose && openCount == 0) {
                     run(problems, "nvshmem_finalize", NvOps::finalizeNvshmem);
                     finalized = true;
                 }

@@ -185,6 +185,7 @@ final class NvshmemRma implements Rma {
             c.ensureOpen();
             long v = c.readWord(sig, NvOps.HOST);
             if (cmp.test(v, value)) return v;
+            c.checkHealthy();
             long waited = System.nanoTime() - start;
             if (waited > limit)
                 throw new CommTimeoutException("signalWaitUntil(signal " + cmp + " " + value + ", last seen " + v + ")", c.timeout);

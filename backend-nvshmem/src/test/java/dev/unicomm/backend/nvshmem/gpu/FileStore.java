@@ -87,6 +87,8 @@ public final class FileStore implements Store {
         }
     }
 
+    @Override public void checkHealthy() { checkAbort(); }
+
     @Override public long add(String key, long delta) {
         try (FileChannel ch = FileChannel.open(dir.resolve("counters.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
              FileLock ignored = ch.lock()) {
