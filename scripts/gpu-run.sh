@@ -52,7 +52,8 @@ if want check; then
 fi
 
 if want bench; then
-  job 2 bench-c "$here/bin/rma_ref" $((256 << 20)); echo "C reference bench: exit $?"
+  # Same MPS share as the Java PEs get from the backend (100 / PEs on the GPU).
+  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 job 2 bench-c "$here/bin/rma_ref" $((256 << 20)); echo "C reference bench: exit $?"
   job 2 bench-java "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.RmaBench $((256 << 20)); echo "Java bench: exit $?"
   cat "$out"/bench-c-rank0.log "$out"/bench-java-rank0.log | grep -E '^(ref|java),' > "$out/bench-rma-nvshmem.csv"
   "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.BenchTable "$out/bench-rma-nvshmem.csv" | tee "$out/bench-rma-nvshmem.txt"
@@ -65,3 +66,7 @@ if want kit; then
     echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt" 2>/dev/null; grep -E '  FAILED ' "$out/kit-nvshmem-${n}pe.txt" 2>/dev/null | cut -c1-220
   done
 fi
+
+# Few files come back from a lent machine: keep the tables at the top of $OUT, pack the logs.
+( cd "$out" && tar czf logs.tgz --exclude=logs.tgz *.log kit-logs-* junit-* 2>/dev/null && rm -rf *.log kit-logs-* junit-* )
+ls -la "$out"

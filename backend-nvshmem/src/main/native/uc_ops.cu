@@ -108,6 +108,12 @@ int uc_ops_finalize(void) {
     return UC_OK;
 }
 
+/* nvshmemx_init_status: 3 = LIMITED_MPG (several PEs on a GPU without MPS: no collectives), 4 = FULL_MPG. */
+int uc_ops_init_status(int *status) {
+    *status = nvshmemx_init_status();
+    return UC_OK;
+}
+
 int uc_ops_sym_alloc(long long bytes, long long alignment, long long *out) {
     ensure_device();
     void *p = nvshmem_align((size_t) alignment, (size_t) bytes);

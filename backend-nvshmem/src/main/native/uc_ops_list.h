@@ -9,6 +9,7 @@
     X(get_uniqueid, (signed char *out, int capacity), (out, capacity)) \
     X(init, (int rank, int nranks, const signed char *uid, int uid_len, int device), (rank, nranks, uid, uid_len, device)) \
     X(finalize, (void), ()) \
+    X(init_status, (int *status), (status)) \
     X(sym_alloc, (long long bytes, long long alignment, long long *out), (bytes, alignment, out)) \
     X(sym_free, (long long ptr), (ptr)) \
     X(peer_ptr, (long long addr, int pe, long long *out), (addr, pe, out)) \

@@ -31,6 +31,7 @@ int uc_cuda_probe(int *device_count, int *driver_version);
 int uc_get_uniqueid(signed char *out, int capacity);
 int uc_init(int rank, int nranks, const signed char *uid, int uid_len, int device);
 int uc_finalize(void);
+int uc_init_status(int *status);
 int uc_sym_alloc(long long bytes, long long alignment, long long *out);
 int uc_sym_free(long long ptr);
 int uc_peer_ptr(long long addr, int pe, long long *out);

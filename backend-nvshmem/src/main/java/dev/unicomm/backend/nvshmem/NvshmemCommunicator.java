@@ -45,6 +45,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private static boolean finalized;
     /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
     private static long runtimeHeap;
+    /** Why NVSHMEM's collectives cannot run here (limited MPG), or null when they can. */
+    private static String noCollectives;
     /** Symmetric heap NVSHMEM keeps for itself (team and collective work areas) on top of the user's. */
     private static final long RUNTIME_MARGIN = 32L << 20;
 
@@ -60,6 +62,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     final long pinned;
     final MemorySegment pinnedSeg;
     final long bounce;
+    /** Device buffer as large as the bounce buffer: host data is staged here before NVSHMEM moves it. */
+    final long staging;
     final long bounceBytes;
     final Scratch scratch;
     private final boolean finalizeOnClose;
@@ -106,6 +110,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.pinned = NvOps.pinnedAlloc(header + bounceBytes);
         this.pinnedSeg = MemorySegment.ofAddress(pinned).reinterpret(header + bounceBytes);
         this.bounce = pinned + header;
+        this.staging = NvOps.devAlloc(bounceBytes);
         try {
             // Registered so that remote transports (IB) may use it as a local buffer; P2P does not need it.
             NvOps.registerHost(pinned, header + bounceBytes);
@@ -179,6 +184,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         } else {
             NvOps.setenv("NVSHMEM_SYMMETRIC_SIZE", Long.toString(total), true);
         }
+        shareGpuUnderMps(ctx, device);
         byte[] uid;
         if (ctx.rank() == 0) {
             uid = NvOps.uniqueId();
@@ -190,8 +196,42 @@ final class NvshmemCommunicator implements BackendCommunicator {
             throw new CommException("the NVSHMEM unique id from the store has " + uid.length + " bytes, expected " + NvOps.UNIQUE_ID_BYTES);
         NvOps.init(ctx.rank(), ctx.size(), uid, device);
         runtimeHeap = Math.max(0, total - RUNTIME_MARGIN);
+        if (NvOps.initStatus() == NvOps.STATUS_LIMITED_MPG) {
+            noCollectives = "NVSHMEM runs in limited MPG mode (several PEs share a GPU without MPS, or their CUDA_MPS_ACTIVE_THREAD_PERCENTAGE add up to more than 100): "
+                    + "its collectives are unavailable; start MPS (nvidia-cuda-mps-control -d) to get them";
+            LOG.log(Level.WARNING, noCollectives + "; using the portable collectives where present");
+        }
         initRank = ctx.rank();
         initSize = ctx.size();
+    }
+
+    /**
+     * NVSHMEM gives several PEs on one GPU its full API (collectives included) only under MPS with
+     * active-thread percentages that add up to at most 100. When MPS runs, this PE shares its GPU
+     * with k PEs of the job and the user set no percentage, give this process 100/k (read by CUDA
+     * when the context is created, and by NVSHMEM at init, both after this point).
+     */
+    private static void shareGpuUnderMps(BackendContext ctx, int device) {
+        String me = hostName() + "#" + device;
+        ctx.store().set("nvshmem/gpu/" + ctx.rank(), me.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        int sharers = 0;
+        for (int r = 0; r < ctx.size(); r++)
+            if (me.equals(new String(ctx.store().get("nvshmem/gpu/" + r), java.nio.charset.StandardCharsets.UTF_8))) sharers++;
+        if (sharers > 1 && System.getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == null && mpsRunning())
+            NvOps.setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(Math.max(1, 100 / sharers)), false);
+    }
+
+    private static boolean mpsRunning() {
+        String pipes = System.getenv().getOrDefault("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps");
+        return java.nio.file.Files.exists(java.nio.file.Path.of(pipes, "control"));
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
     }
 
     static long parseSize(String s) {
@@ -308,7 +348,10 @@ final class NvshmemCommunicator implements BackendCommunicator {
 
     @Override public boolean acceptsLocal(MemoryKind k) { return k.isHost() || k.equals(kind); }
 
-    @Override public Optional<Collectives> nativeCollectives() { return Optional.of(collectives); }
+    /** NVSHMEM's team collectives; empty in limited MPG mode, where calling them would end the process. */
+    @Override public Optional<Collectives> nativeCollectives() {
+        return noCollectives == null ? Optional.of(collectives) : Optional.empty();
+    }
 
     @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
 
@@ -349,6 +392,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
                     // Registration is optional (see the constructor); nothing to undo then.
                 }
                 NvOps.pinnedFree(pinned);
+                NvOps.devFree(staging);
             });
             run(problems, "streams", () -> {
                 NvOps.streamDestroy(ctrl);

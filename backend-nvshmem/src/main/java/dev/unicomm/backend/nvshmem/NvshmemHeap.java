@@ -54,15 +54,23 @@ final class NvshmemHeap implements SymmetricHeap {
         }
     }
 
-    /** All PEs compare their (bytes, alignment) through an fcollect on the world team. */
+    /**
+     * All PEs compare their (bytes, alignment): each puts its request into slot [rank] of every PE's
+     * agreement area, then a barrier. Only RMA and barriers: NVSHMEM's collectives are unavailable
+     * when several PEs share a GPU without MPS ("limited MPG"), and there they end the process.
+     */
     private void agree(long bytes, long alignment) {
         var pin = c.pinnedSeg;
         pin.set(ValueLayout.JAVA_LONG, 64, bytes);
         pin.set(ValueLayout.JAVA_LONG, 72, alignment);
         var s = c.scratch;
         NvOps.copyAsync(s.agreeSrc(), c.pinned + 64, 16, c.ctrl);
-        NvOps.fcollect(NvOps.TEAM_WORLD, s.agreeDst(), s.agreeSrc(), 16, c.ctrl);
+        for (int pe = 0; pe < c.size; pe++) NvOps.put(s.agreeDst() + 16L * c.rank, s.agreeSrc(), 16, pe, true, c.ctrl);
+        NvOps.quiet(c.ctrl);
+        NvOps.barrier(NvOps.TEAM_WORLD, c.ctrl);
         NvOps.copyAsync(c.pinned + 128, s.agreeDst(), 16L * c.size, c.ctrl);
+        // Nobody may overwrite the area (next allocation) before everyone has read it.
+        NvOps.barrier(NvOps.TEAM_WORLD, c.ctrl);
         c.await(c.ctrl, "symmetric allocate: agreeing on the size with every PE");
         StringBuilder bad = new StringBuilder();
         for (int pe = 0; pe < c.size; pe++) {

@@ -16,8 +16,9 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Host-issued: every operation runs on the communicator's internal stream and, where the API
  * says "blocking", waits for it (bounded by the timeout). The local side may be host memory (any
- * segment, staged through a pinned, NVSHMEM-registered bounce buffer) or device memory of this
- * PE's GPU. {@link #fence()} is a quiet (stronger, allowed). {@link #signalWaitUntil} polls the
+ * segment, staged through a pinned bounce buffer and a device staging buffer) or device memory of this
+ * PE's GPU. Host data moves pinned bounce buffer <-> device staging buffer <-> NVSHMEM, so NVSHMEM
+ * only ever sees device memory. {@link #fence()} is a quiet (stronger, allowed). {@link #signalWaitUntil} polls the
  * word from the host, so it honours the timeout.
  *
  * <p>On a stream ({@code nvshmemx_*_on_stream}): puts, gets, put-with-signal, quiet and fence
@@ -85,7 +86,8 @@ final class NvshmemRma implements Rma {
         for (long done = 0; done < bytes; ) {
             long n = Math.min(c.bounceBytes, bytes - done);
             MemorySegment.copy(src, srcOffset + done, bounce, 0, n);
-            NvOps.put(d + done, c.bounce, n, pe, false, c.ctrl);
+            NvOps.copyAsync(c.staging, c.bounce, n, c.ctrl);
+            NvOps.put(d + done, c.staging, n, pe, false, c.ctrl);
             c.await(c.ctrl, what);
             done += n;
         }
@@ -115,7 +117,8 @@ final class NvshmemRma implements Rma {
                 MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
                 for (long done = 0; done < bytes; ) {
                     long n = Math.min(c.bounceBytes, bytes - done);
-                    NvOps.get(c.bounce, s + done, n, pe, false, c.ctrl);
+                    NvOps.get(c.staging, s + done, n, pe, false, c.ctrl);
+                    NvOps.copyAsync(c.bounce, c.staging, n, c.ctrl);
                     c.await(c.ctrl, what);
                     MemorySegment.copy(bounce, 0, out, dstOffset + done, n);
                     done += n;
@@ -161,7 +164,8 @@ final class NvshmemRma implements Rma {
                 }
                 MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
                 MemorySegment.copy(src.segment(), srcOffset + head, bounce, 0, last);
-                NvOps.putSignal(d + head, c.bounce, last, sig, value, add, pe, false, c.ctrl);
+                NvOps.copyAsync(c.staging, c.bounce, last, c.ctrl);
+                NvOps.putSignal(d + head, c.staging, last, sig, value, add, pe, false, c.ctrl);
                 c.await(c.ctrl, what);
             } else {
                 long s = bytes == 0 ? d : c.deviceAddress(what + " src", src, srcOffset);

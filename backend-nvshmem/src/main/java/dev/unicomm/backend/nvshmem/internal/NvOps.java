@@ -69,6 +69,15 @@ public final class NvOps {
         check(NvshmemShim.uc_init(rank, nranks, uid, uid.length, device));
     }
 
+    /** nvshmemx_init_status() values. */
+    public static final int STATUS_LIMITED_MPG = 3, STATUS_FULL_MPG = 4;
+
+    public static int initStatus() {
+        int[] st = new int[1];
+        check(NvshmemShim.uc_init_status(st));
+        return st[0];
+    }
+
     public static void finalizeNvshmem() { check(NvshmemShim.uc_finalize()); }
 
     public static long symAlloc(long bytes, long alignment) {
