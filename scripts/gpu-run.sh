@@ -60,11 +60,25 @@ if want bench; then
   for f in "$out"/bench-*-rank*.log; do grep -vE '^(ref|java),' "$f" | grep -iE 'error|exception|fail' | head -5; done
 fi
 
+# Every few seconds, what each kit worker's threads are doing (state, kernel wait channel): a hung
+# worker's story without a debugger.
+watch_workers() {
+  while sleep ${WATCH_S:-7}; do
+    for p in $(pgrep -f dev.unicomm.conformance.KitWorker); do
+      { echo "== $(date +%T) worker $p"; for t in /proc/$p/task/*; do
+          echo "$(cat $t/comm 2>/dev/null) $(awk '{print $3}' $t/stat 2>/dev/null) $(cat $t/wchan 2>/dev/null)"; done | sort | uniq -c; } >> "$out/kit-watch.log" 2>&1
+      kill -QUIT $p 2>/dev/null
+    done
+  done
+}
+
 if want kit; then
+  [ -n "${KIT_WATCH:-}" ] && { watch_workers & watcher=$!; }
   for n in ${KIT_RANKS:-2 4}; do
-    timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.KitMain $n "$out" > "$out/kit-run-${n}pe.log" 2>&1
+    timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" ${KIT_JOPTS:-} dev.unicomm.backend.nvshmem.gpu.KitMain $n "$out" ${KIT_SUITES:-} > "$out/kit-run-${n}pe.log" 2>&1
     echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt" 2>/dev/null; grep -E '  FAILED ' "$out/kit-nvshmem-${n}pe.txt" 2>/dev/null | cut -c1-220
   done
+  [ -n "${watcher:-}" ] && kill $watcher
 fi
 
 # Few files come back from a lent machine: keep the tables at the top of $OUT, pack the logs.

@@ -1,7 +1,8 @@
 /*
  * Same-run C reference for `unicomm bench rma --backend nvshmem`: the puts and gets the Java
  * benchmark issues (nvshmemx_putmem_on_stream / nvshmemx_getmem_on_stream from PE 0 to PE 1,
- * device-memory source, symmetric destination), timed the same way, printed as CSV lines
+ * device-memory source, symmetric destination 2 MiB aligned), timed the same way, best of 5
+ * batches, printed as CSV lines
  *   ref,<op>,<bytes>,<iters>,<us per op>,<GB/s>
  * Ops: put_bw / get_bw (issue `iters` ops on a stream, then synchronize), put_issue (host time
  * to enqueue one small stream-ordered put, averaged), put_blocking (put + stream synchronize).
@@ -16,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Each figure is the best of REPS timed batches (the Java benchmark does the same). */
+#define REPS 5
 #define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorName(e)); exit(2); } } while (0)
 
 static double now_us(void) {
@@ -61,7 +64,7 @@ int main(int argc, char **argv) {
     nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
     nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 
-    char *sym = (char *) nvshmem_malloc(max_bytes);
+    char *sym = (char *) nvshmem_align(2u << 20, max_bytes);
     char *local;
     CK(cudaMalloc((void **) &local, max_bytes));
     CK(cudaMemset(local, 1, max_bytes));
@@ -81,28 +84,37 @@ int main(int argc, char **argv) {
                     else nvshmemx_getmem_on_stream(local, sym, bytes, 1, s);
                 }
                 CK(cudaStreamSynchronize(s));
-                double t0 = now_us();
-                for (int i = 0; i < iters; i++) {
-                    if (op == 0) nvshmemx_putmem_on_stream(sym, local, bytes, 1, s);
-                    else nvshmemx_getmem_on_stream(local, sym, bytes, 1, s);
+                double us = 1e30;
+                for (int rep = 0; rep < REPS; rep++) {
+                    double t0 = now_us();
+                    for (int i = 0; i < iters; i++) {
+                        if (op == 0) nvshmemx_putmem_on_stream(sym, local, bytes, 1, s);
+                        else nvshmemx_getmem_on_stream(local, sym, bytes, 1, s);
+                    }
+                    CK(cudaStreamSynchronize(s));
+                    double t = (now_us() - t0) / iters;
+                    if (t < us) us = t;
                 }
-                CK(cudaStreamSynchronize(s));
-                double us = (now_us() - t0) / iters;
                 printf("ref,%s,%zu,%d,%.3f,%.3f\n", op == 0 ? "put_bw" : "get_bw", bytes, iters, us, bytes / us / 1e3);
             }
             if (bytes <= (64u << 10)) {
-                double t0 = now_us();
-                for (int i = 0; i < 1000; i++) nvshmemx_putmem_on_stream(sym, local, bytes, 1, s);
-                double us = (now_us() - t0) / 1000;
-                CK(cudaStreamSynchronize(s));
-                printf("ref,put_issue,%zu,%d,%.3f,%.3f\n", bytes, 1000, us, bytes / us / 1e3);
-                t0 = now_us();
-                for (int i = 0; i < 1000; i++) {
-                    nvshmemx_putmem_on_stream(sym, local, bytes, 1, s);
+                double issue = 1e30, blocking = 1e30;
+                for (int rep = 0; rep < REPS; rep++) {
+                    double t0 = now_us();
+                    for (int i = 0; i < 1000; i++) nvshmemx_putmem_on_stream(sym, local, bytes, 1, s);
+                    double t = (now_us() - t0) / 1000;
+                    if (t < issue) issue = t;
                     CK(cudaStreamSynchronize(s));
+                    t0 = now_us();
+                    for (int i = 0; i < 1000; i++) {
+                        nvshmemx_putmem_on_stream(sym, local, bytes, 1, s);
+                        CK(cudaStreamSynchronize(s));
+                    }
+                    t = (now_us() - t0) / 1000;
+                    if (t < blocking) blocking = t;
                 }
-                us = (now_us() - t0) / 1000;
-                printf("ref,put_blocking,%zu,%d,%.3f,%.3f\n", bytes, 1000, us, bytes / us / 1e3);
+                printf("ref,put_issue,%zu,%d,%.3f,%.3f\n", bytes, 1000, issue, bytes / issue / 1e3);
+                printf("ref,put_blocking,%zu,%d,%.3f,%.3f\n", bytes, 1000, blocking, bytes / blocking / 1e3);
             }
         }
         fflush(stdout);

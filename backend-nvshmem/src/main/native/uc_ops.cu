@@ -30,6 +30,8 @@ static int fail(int kind, const char *call, long long code, const char *name) {
 
 static int cuda_check(cudaError_t e, const char *call) {
     if (e == cudaSuccess) return UC_OK;
+    /* Reported now: clear it, or the next launch check would report it again (non-sticky errors). */
+    (void) cudaGetLastError();
     return fail(UC_ERR_CUDA, call, (long long) e, cudaGetErrorName(e));
 }
 
