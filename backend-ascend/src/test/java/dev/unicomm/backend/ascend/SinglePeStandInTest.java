@@ -141,6 +141,21 @@ class SinglePeStandInTest {
         }
     }
 
+    @Test void aWaitingThreadDoesNotHoldUpAnotherThreadsQuiet() throws Exception {
+        try (Communicator c = StandIn.open(Map.of(), Duration.ofSeconds(5), 16L << 20)) {
+            try (SymmetricBuffer sig = c.heap().allocate(8)) {
+                c.device().fill(sig, 0, 8, (byte) 0);
+                var waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 1));
+                Thread.sleep(200); // the waiter is inside its wait now
+                long t0 = System.nanoTime();
+                c.rma().quiet();
+                assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "quiet queued behind another thread's wait-until");
+                c.rma().putSignal(sig, 0, Memory.of(MemorySegment.ofArray(new byte[0])), 0, 0, sig, 0, 1, SignalOp.SET, 0);
+                assertEquals(1, waiter.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            }
+        }
+    }
+
     @Test void streamOrderedRmaRunsOnTheUsersStream() {
         try (Communicator c = StandIn.open(Map.of())) {
             DeviceRuntime d = c.device();
