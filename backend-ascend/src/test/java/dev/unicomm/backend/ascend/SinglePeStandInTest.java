@@ -279,6 +279,24 @@ class SinglePeStandInTest {
         assertTrue(trace.get(on + 1).startsWith("aclshmemx_init_attr") && trace.get(on + 1).contains("tls=1"), trace.get(on + 1));
     }
 
+    @Test void theTlsPrivateKeyGoesToAscendShmemAndNeverIntoItsTrace() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ascend-tls");
+        java.nio.file.Path key = java.nio.file.Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----secret");
+        java.nio.file.Path pw = java.nio.file.Files.writeString(dir.resolve("pw.txt"), "hunter2");
+        try (Communicator c = StandIn.open(Map.of(AscendSettings.TLS_PRIVATE_KEY_FILE, key.toString(),
+                AscendSettings.TLS_PRIVATE_KEY_PASSWORD_FILE, pw.toString()))) {
+            assertEquals(1, c.size());
+        }
+        List<String> trace = StandIn.trace();
+        String expected = "aclshmemx_set_config_store_tls_key pk_len=" + java.nio.file.Files.size(key) + " pw_len=" + java.nio.file.Files.size(pw)
+                + " handler=0";
+        assertTrue(trace.contains(expected), expected + " missing from the trace: " + trace);
+        assertFalse(String.join("\n", trace).contains("secret"));
+        var missing = assertThrows(IllegalArgumentException.class,
+                () -> StandIn.open(Map.of(AscendSettings.TLS_PRIVATE_KEY_FILE, dir.resolve("none.pem").toString())));
+        assertTrue(missing.getMessage().contains("cannot be read"), missing.getMessage());
+    }
+
     private static int indexOf(List<String> lines, String start) {
         for (int i = lines.size() - 1; i >= 0; i--) if (lines.get(i).startsWith(start)) return i;
         return -1;
