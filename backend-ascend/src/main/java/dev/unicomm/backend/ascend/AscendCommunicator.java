@@ -178,7 +178,10 @@ final class AscendCommunicator implements BackendCommunicator {
             uid = Arrays.copyOf(msg, uidSize);
         }
         ctx.store().set(VERDICT_KEY + ctx.rank(), verdict.getBytes(StandardCharsets.UTF_8));
-        for (int r = 0; r < ctx.size(); r++) {
+        // Own verdict first: a rank that disagrees fails at once (the others then fail on its verdict,
+        // or on the store's abort that names it, whichever they see first).
+        for (int i = 0; i < ctx.size(); i++) {
+            int r = (ctx.rank() + i) % ctx.size();
             String v = r == ctx.rank() ? verdict : new String(ctx.store().get(VERDICT_KEY + r), StandardCharsets.UTF_8);
             if (!v.equals("ok"))
                 throw new IllegalArgumentException("ascend settings differ between ranks: " + v + " (unicomm.heap.size, "

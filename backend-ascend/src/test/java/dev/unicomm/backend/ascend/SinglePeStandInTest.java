@@ -66,6 +66,10 @@ class SinglePeStandInTest {
             byte[] data = pattern(200_000, 7);
             try (SymmetricBuffer buf = c.heap().allocate(200_000)) {
                 assertThrows(IllegalStateException.class, buf::segment, "device heap: the host cannot dereference it");
+                Memory self = buf.peerMemory(0).orElseThrow();
+                assertEquals(buf.address(), self.address(), "aclshmem_ptr to this PE is the buffer itself");
+                assertEquals(MemoryKind.ascend(0), self.kind());
+                assertTrue(buf.peer(0).isEmpty(), "device memory has no host segment");
                 c.rma().put(buf, 0, MemorySegment.ofArray(data), 0);
                 c.rma().quiet();
                 assertArrayEquals(data, read(c, buf, 0, data.length));
