@@ -221,8 +221,15 @@ static bool in_device_alloc(const void *p, size_t n) {
     return ok;
 }
 
-/* Memory a device engine may touch: aclrtMalloc memory or this PE's symmetric heaps. */
-static bool device_reachable(const void *p, size_t n) { return in_device_alloc(p, n) || local_side(p, n) >= 0; }
+/* Any PE's heap in the job mapping: what aclshmem_ptr hands out, device-visible like the local heap. */
+static bool in_job_heaps(const void *p, size_t n) {
+    if (!job.inited) return false;
+    const uint8_t *b = job.base + HEADER_BYTES, *e = job.base + job.mapped;
+    return (const uint8_t *)p >= b && (const uint8_t *)p + n <= e;
+}
+
+/* Memory a device engine may touch: aclrtMalloc memory or the symmetric heaps (own or, via aclshmem_ptr, peers'). */
+static bool device_reachable(const void *p, size_t n) { return in_device_alloc(p, n) || in_job_heaps(p, n); }
 
 static void need_device(const char *call, const char *what, const void *p, size_t n) {
     if (n > 0 && !device_reachable(p, n))

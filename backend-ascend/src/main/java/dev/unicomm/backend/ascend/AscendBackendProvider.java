@@ -44,7 +44,22 @@ public final class AscendBackendProvider implements CommBackendProvider {
 
     @Override public int priority() { return PRIORITY; }
 
-    @Override public Set<Capability> capabilities() { return CAPABILITIES; }
+    /**
+     * The capabilities above; with {@code unicomm.ascend.heap.side=host} the heap is host memory, so
+     * {@code DEVICE_MEMORY_ASCEND} is left out (the NPU is still driven through {@code device()}).
+     */
+    @Override public Set<Capability> capabilities() {
+        try {
+            if (AscendSettings.from(settings).hostHeap()) {
+                EnumSet<Capability> host = EnumSet.copyOf(CAPABILITIES);
+                host.remove(Capability.DEVICE_MEMORY_ASCEND);
+                return Set.copyOf(host);
+            }
+        } catch (IllegalArgumentException e) {
+            // a bad setting: availability() reports it; the declared set stays the default one
+        }
+        return CAPABILITIES;
+    }
 
     @Override public Availability availability() {
         AscendSettings s;

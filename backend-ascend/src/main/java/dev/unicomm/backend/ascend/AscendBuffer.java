@@ -1,5 +1,6 @@
 package dev.unicomm.backend.ascend;
 
+import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.backend.ascend.internal.AscendNatives;
@@ -9,7 +10,7 @@ import java.util.Optional;
 /**
  * A block of the Ascend symmetric heap ({@code aclshmem_align}). On the default device heap it is
  * NPU memory: {@link #segment()} refuses and {@link #peer(int)} is empty (copy with the device
- * runtime instead). On a host-side heap both work, {@code peer} through {@code aclshmem_ptr}.
+ * runtime instead; {@link #peerMemory(int)} gives peers' copies as NPU addresses). On a host-side heap both work, {@code peer} through {@code aclshmem_ptr}.
  */
 final class AscendBuffer implements SymmetricBuffer {
     final AscendHeap heap;
@@ -44,6 +45,17 @@ final class AscendBuffer implements SymmetricBuffer {
         if (!heap.hostSide) return Optional.empty();
         long p = AscendNatives.ptr(ptr, pe);
         return p == 0 ? Optional.empty() : Optional.of(MemorySegment.ofAddress(p).reinterpret(bytes));
+    }
+
+    /**
+     * {@code aclshmem_ptr(ptr, pe)}: on the device heap, PE {@code pe}'s copy as an address on this
+     * PE's NPU (for kernels and {@code DeviceRuntime.copy}); on a host-side heap, {@link #peer(int)}'s
+     * segment. Empty where aclshmem_ptr returns NULL (PE not reachable by load/store from here).
+     */
+    @Override public Optional<Memory> peerMemory(int pe) {
+        if (heap.hostSide) return peer(pe).map(Memory::of);
+        long p = AscendNatives.ptr(ptr, pe);
+        return p == 0 ? Optional.empty() : Optional.of(Memory.device(p, bytes == 0 ? 0 : bytes, heap.kind()));
     }
 
     @Override public void close() {

@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -56,6 +57,8 @@ final class AscendCommunicator implements BackendCommunicator {
     private final AscendTeam world;
     private final AscendDevice deviceRuntime;
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
+    /** One stream per waiting thread, so a wait-until never holds the internal stream others need. */
+    private final Map<Thread, Long> waitStreams = new ConcurrentHashMap<>();
     private final Store store;
     private volatile boolean open = true;
     /** Set once a wait saw the job abort: Ascend SHMEM's collective teardown would wait for dead peers. */
@@ -175,7 +178,10 @@ final class AscendCommunicator implements BackendCommunicator {
             uid = Arrays.copyOf(msg, uidSize);
         }
         ctx.store().set(VERDICT_KEY + ctx.rank(), verdict.getBytes(StandardCharsets.UTF_8));
-        for (int r = 0; r < ctx.size(); r++) {
+        // Own verdict first: a rank that disagrees fails at once (the others then fail on its verdict,
+        // or on the store's abort that names it, whichever they see first).
+        for (int i = 0; i < ctx.size(); i++) {
+            int r = (ctx.rank() + i) % ctx.size();
             String v = r == ctx.rank() ? verdict : new String(ctx.store().get(VERDICT_KEY + r), StandardCharsets.UTF_8);
             if (!v.equals("ok"))
                 throw new IllegalArgumentException("ascend settings differ between ranks: " + v + " (unicomm.heap.size, "
@@ -216,6 +222,8 @@ final class AscendCommunicator implements BackendCommunicator {
             run(problems, () -> AscendNatives.free(staging.device, false));
             if (hostAnchor != 0) run(problems, () -> AscendNatives.free(hostAnchor, true));
         }
+        for (long ws : waitStreams.values()) run(problems, () -> AscendNatives.destroyStream(ws));
+        waitStreams.clear();
         run(problems, () -> await(internalStream, "close"));
         run(problems, () -> AscendNatives.destroyStream(internalStream));
         if (!aborted && healthy()) run(problems, AscendNatives::shmemFinalize);
@@ -297,6 +305,18 @@ final class AscendCommunicator implements BackendCommunicator {
             aborted = true;
             return false;
         }
+    }
+
+    /** The calling thread's wait stream (created on first use; those of finished threads are destroyed then). */
+    long waitStream() {
+        Long mine = waitStreams.get(Thread.currentThread());
+        if (mine != null) return mine;
+        for (var e : waitStreams.entrySet()) {
+            if (!e.getKey().isAlive() && waitStreams.remove(e.getKey(), e.getValue())) AscendNatives.destroyStream(e.getValue());
+        }
+        long s = AscendNatives.createStream();
+        waitStreams.put(Thread.currentThread(), s);
+        return s;
     }
 
     /** Completes every RMA this PE issued: aclshmemx_quiet_on_stream on the internal stream, waited for. */

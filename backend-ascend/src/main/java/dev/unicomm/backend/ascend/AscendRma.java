@@ -54,7 +54,9 @@ import java.lang.foreign.ValueLayout;
  * memory. A host-memory operand needs the staging buffer: the view then synchronizes the stream,
  * runs the operation to completion and returns. {@code signalWaitUntil} on a stream enqueues
  * {@code aclshmemx_signal_wait_until_on_stream} and, because it must return the value, waits for
- * the stream (with the communicator's timeout).
+ * the stream (with the communicator's timeout). On the host, wait-until enqueues the same call on
+ * a stream of the calling thread's own and waits for it, so one thread's wait never holds up
+ * another thread's quiet or barrier.
  *
  * <h2>Waits</h2>
  * Every wait (quiet, barrier, wait-until, stream synchronize) polls {@code aclrtStreamQuery} and the
@@ -198,7 +200,9 @@ final class AscendRma implements Rma {
             AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, stream.handle()); // Cmp order = ACLSHMEM_CMP_EQ..LE
             comm.await(stream.handle(), what);
         } else {
-            comm.onInternalStream(what, h -> AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, h));
+            long h = comm.waitStream(); // this thread's own: other threads' quiet and barrier do not queue behind the wait
+            AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, h);
+            comm.await(h, what);
         }
         return signalFetch(signal, signalOffset);
     }

@@ -120,19 +120,29 @@ public final class AscendWorker {
                 check(Arrays.equals(got, pattern(8192, c.rank())), "stream get of what this PE put into its right neighbour");
                 d.copy(Memory.of(MemorySegment.ofArray(got)), 0, data, 0, 8192);
                 check(Arrays.equals(got, pattern(8192, left)), "data from the left neighbour");
+                // aclshmem_ptr: the right neighbour's copy as an address on this PE's device
+                Memory peer = data.peerMemory(right).orElseThrow(() -> new AssertionError("aclshmem_ptr returned NULL for a peer"));
+                check(!peer.kind().isHost() && peer.address() != data.address(), "peer memory is device memory elsewhere: " + peer);
+                d.copy(Memory.of(MemorySegment.ofArray(got)), 0, peer, 0, 8192);
+                check(Arrays.equals(got, pattern(8192, c.rank())), "right neighbour's copy read through aclshmem_ptr");
                 c.barrier();
             }
         }
     }
 
-    /** Ranks with different heap sizes both fail before the collective init, naming the difference. */
+    /**
+     * Ranks with different heap sizes all fail before the collective init, naming the difference:
+     * the disagreeing rank with IllegalArgumentException, the others with it too or with the
+     * store's abort that carries its message, whichever they see first.
+     */
     private static void mismatch() {
         CommConfig cfg = config(0);
         cfg = cfg.withHeapSize(cfg.rank() == 1 ? 32L << 20 : 16L << 20);
         try (Communicator c = Unicomm.connect(cfg)) {
             throw new AssertionError("opened although the ranks asked for different heaps: " + c);
-        } catch (IllegalArgumentException e) {
+        } catch (IllegalArgumentException | dev.unicomm.api.CommAbortedException e) {
             check(e.getMessage().contains("ascend settings differ between ranks"), "message: " + e.getMessage());
+            check(cfg.rank() != 1 || e instanceof IllegalArgumentException, "the disagreeing rank must see IllegalArgumentException: " + e);
         }
     }
 

@@ -66,6 +66,14 @@ class AvailabilityReportTest {
         assertFalse(r.capabilities().contains(dev.unicomm.api.Capability.NATIVE_COLLECTIVES));
     }
 
+    @Test void aHostSideHeapIsNotDeclaredAsDeviceMemory() {
+        String lib = StandIn.library().toString();
+        assertTrue(report(Map.of(AscendSettings.ACL_LIBRARY, lib, AscendSettings.SHMEM_LIBRARY, lib))
+                .capabilities().contains(dev.unicomm.api.Capability.DEVICE_MEMORY_ASCEND));
+        assertFalse(report(Map.of(AscendSettings.ACL_LIBRARY, lib, AscendSettings.SHMEM_LIBRARY, lib, AscendSettings.HEAP_SIDE, "host"))
+                .capabilities().contains(dev.unicomm.api.Capability.DEVICE_MEMORY_ASCEND));
+    }
+
     @Test void aBadSettingMakesTheBackendUnavailableInsteadOfThrowing() {
         BackendReport r = report(Map.of(AscendSettings.HEAP_SIDE, "sideways"));
         assertFalse(r.available());

@@ -66,6 +66,10 @@ class SinglePeStandInTest {
             byte[] data = pattern(200_000, 7);
             try (SymmetricBuffer buf = c.heap().allocate(200_000)) {
                 assertThrows(IllegalStateException.class, buf::segment, "device heap: the host cannot dereference it");
+                Memory self = buf.peerMemory(0).orElseThrow();
+                assertEquals(buf.address(), self.address(), "aclshmem_ptr to this PE is the buffer itself");
+                assertEquals(MemoryKind.ascend(0), self.kind());
+                assertTrue(buf.peer(0).isEmpty(), "device memory has no host segment");
                 c.rma().put(buf, 0, MemorySegment.ofArray(data), 0);
                 c.rma().quiet();
                 assertArrayEquals(data, read(c, buf, 0, data.length));
@@ -137,6 +141,21 @@ class SinglePeStandInTest {
                 // The discarded wait left the stream usable.
                 c.rma().putSignal(sig, 0, Memory.of(MemorySegment.ofArray(new byte[0])), 0, 0, sig, 0, 5, SignalOp.SET, 0);
                 assertEquals(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5));
+            }
+        }
+    }
+
+    @Test void aWaitingThreadDoesNotHoldUpAnotherThreadsQuiet() throws Exception {
+        try (Communicator c = StandIn.open(Map.of(), Duration.ofSeconds(5), 16L << 20)) {
+            try (SymmetricBuffer sig = c.heap().allocate(8)) {
+                c.device().fill(sig, 0, 8, (byte) 0);
+                var waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 1));
+                Thread.sleep(200); // the waiter is inside its wait now
+                long t0 = System.nanoTime();
+                c.rma().quiet();
+                assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "quiet queued behind another thread's wait-until");
+                c.rma().putSignal(sig, 0, Memory.of(MemorySegment.ofArray(new byte[0])), 0, 0, sig, 0, 1, SignalOp.SET, 0);
+                assertEquals(1, waiter.get(10, java.util.concurrent.TimeUnit.SECONDS));
             }
         }
     }
@@ -262,6 +281,24 @@ class SinglePeStandInTest {
         assertTrue(off >= 0 && on > off, String.join("\n", trace));
         assertTrue(trace.get(off + 1).startsWith("aclshmemx_init_attr") && trace.get(off + 1).contains("tls=0"), trace.get(off + 1));
         assertTrue(trace.get(on + 1).startsWith("aclshmemx_init_attr") && trace.get(on + 1).contains("tls=1"), trace.get(on + 1));
+    }
+
+    @Test void theTlsPrivateKeyGoesToAscendShmemAndNeverIntoItsTrace() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ascend-tls");
+        java.nio.file.Path key = java.nio.file.Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----secret");
+        java.nio.file.Path pw = java.nio.file.Files.writeString(dir.resolve("pw.txt"), "hunter2");
+        try (Communicator c = StandIn.open(Map.of(AscendSettings.TLS_PRIVATE_KEY_FILE, key.toString(),
+                AscendSettings.TLS_PRIVATE_KEY_PASSWORD_FILE, pw.toString()))) {
+            assertEquals(1, c.size());
+        }
+        List<String> trace = StandIn.trace();
+        String expected = "aclshmemx_set_config_store_tls_key pk_len=" + java.nio.file.Files.size(key) + " pw_len=" + java.nio.file.Files.size(pw)
+                + " handler=0";
+        assertTrue(trace.contains(expected), expected + " missing from the trace: " + trace);
+        assertFalse(String.join("\n", trace).contains("secret"));
+        var missing = assertThrows(IllegalArgumentException.class,
+                () -> StandIn.open(Map.of(AscendSettings.TLS_PRIVATE_KEY_FILE, dir.resolve("none.pem").toString())));
+        assertTrue(missing.getMessage().contains("cannot be read"), missing.getMessage());
     }
 
     private static int indexOf(List<String> lines, String start) {
