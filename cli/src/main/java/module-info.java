@@ -2,6 +2,7 @@
 module dev.unicomm.cli {
     requires dev.unicomm.api;
     requires info.picocli;
+    requires dev.unicomm.conformance;
     opens dev.unicomm.cli to info.picocli;
     opens dev.unicomm.cli.bench to info.picocli;
     exports dev.unicomm.cli.bench;

@@ -137,7 +137,7 @@ public abstract class HeapSuite extends KitSuite {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
             long quarter = (h.capacity() - h.used()) / 4;
-            for (int i = 0; i < 200; i++) {
+            for (int i = 0; i < 25; i++) {
                 SymmetricBuffer b = h.allocate(quarter);
                 SymmetricBuffer d = h.allocate(quarter);
                 d.close();

@@ -62,7 +62,7 @@ public record KitReport(String backend, String version, int ranks, Instant start
             b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %7.2fs  %s%n", e.rule(), e.level(), e.result(),
                     e.time().toMillis() / 1000.0, reason));
         }
-        b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; %.1f s%n", entries.size(),
+        b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; rules ran %.1f s (plus job start-ups)%n", entries.size(),
                 count(Result.PASSED), count(Result.FAILED), count(Result.SKIPPED),
                 entries.stream().mapToLong(e -> e.time().toMillis()).sum() / 1000.0));
         return b.toString();

@@ -1,6 +1,7 @@
 package dev.unicomm.conformance;
 
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import dev.unicomm.api.BackendReport;
 import dev.unicomm.conformance.configured.AtomicsRules;
@@ -23,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import org.junit.platform.engine.DiscoverySelector;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.support.descriptor.ClassSource;
 import org.junit.platform.engine.support.descriptor.MethodSource;
@@ -57,6 +59,16 @@ public final class KitRunner {
      * @param progress    where to print one line per finished rule, or {@code null}
      */
     public static KitReport run(List<Class<?>> suites, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
+        return runSelected(suites.stream().map(c -> (DiscoverySelector) selectClass(c)).toList(), settings, junitXmlDir, progress);
+    }
+
+    /** Runs only the named rules of {@code suite} (for focused runs: a vendor's bisection, the kit's own tests). */
+    public static KitReport runRules(Class<?> suite, List<String> rules, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
+        return runSelected(rules.stream().map(r -> (DiscoverySelector) selectMethod(suite, r)).toList(), settings, junitXmlDir, progress);
+    }
+
+    /** Runs whatever {@code selectors} select, with the given kit settings. */
+    public static KitReport runSelected(List<DiscoverySelector> selectors, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
         Map<String, String> saved = new HashMap<>();
         settings.forEach((k, v) -> saved.put(k, System.setProperty(k, v)));
         try {
@@ -65,7 +77,7 @@ public final class KitRunner {
                     .map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("(not on the class path)");
             Collector collector = new Collector(progress);
             LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
-                    .selectors(suites.stream().map(c -> selectClass(c)).toList())
+                    .selectors(selectors)
                     .filters(EngineFilter.includeEngines("junit-jupiter"))
                     .build();
             Launcher launcher = LauncherFactory.create();
@@ -74,7 +86,13 @@ public final class KitRunner {
                 listeners.add(new LegacyXmlReportGeneratingListener(junitXmlDir, new PrintWriter(System.err, true)));
             Instant started = Instant.now();
             launcher.execute(request, listeners.toArray(TestExecutionListener[]::new));
-            return new KitReport(backend, version, KitSettings.getInt(KitSettings.RANKS, 2), started, collector.entries);
+            String b = collector.backend != null ? collector.backend : backend;
+            if (collector.backend != null && !collector.backend.equals(backend)) {
+                version = BackendRegistry.load().providers().stream().filter(p -> p.name().equals(b)).findFirst()
+                        .map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("?");
+            }
+            int ranks = collector.ranks > 0 ? collector.ranks : KitSettings.getInt(KitSettings.RANKS, 2);
+            return new KitReport(b, version, ranks, started, collector.entries);
         } finally {
             saved.forEach((k, old) -> {
                 if (old == null) System.clearProperty(k); else System.setProperty(k, old);
@@ -87,8 +105,17 @@ public final class KitRunner {
         final List<KitReport.Entry> entries = Collections.synchronizedList(new ArrayList<>());
         private final Map<String, Long> startNanos = new ConcurrentHashMap<>();
         private final PrintStream progress;
+        volatile String backend;
+        volatile int ranks;
 
         Collector(PrintStream progress) { this.progress = progress; }
+
+        @Override public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
+            String b = entry.getKeyValuePairs().get(KitSuite.REPORT_BACKEND);
+            String r = entry.getKeyValuePairs().get(KitSuite.REPORT_RANKS);
+            if (b != null) backend = b;
+            if (r != null) ranks = Integer.parseInt(r);
+        }
 
         @Override public void executionStarted(TestIdentifier id) { startNanos.put(id.getUniqueId(), System.nanoTime()); }
 

@@ -15,7 +15,7 @@ public final class KitSettings {
     public static final String BACKEND = "unicomm.kit.backend";
     /** Ranks (worker JVMs) per suite; default 2. */
     public static final String RANKS = "unicomm.kit.ranks";
-    /** Timeout of every communicator wait in the workers (barrier, signal, store); default 15s. */
+    /** Timeout of every communicator wait in the workers (barrier, signal, store); default 30s. */
     public static final String TIMEOUT = "unicomm.kit.timeout";
     /** Limit for one rule on all ranks before the parent gives up and restarts the workers; default 2 x timeout + 10s. */
     public static final String RULE_TIMEOUT = "unicomm.kit.rule.timeout";

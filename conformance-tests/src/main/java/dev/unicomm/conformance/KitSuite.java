@@ -15,11 +15,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
@@ -30,7 +32,8 @@ import org.opentest4j.TestAbortedException;
  * calls {@link #spmd(Body)} (required rules) or {@link #spmd(Capability, Body)} (optional rules,
  * skipped with the reason when the backend does not declare the capability) and the body then runs
  * on every rank of a real multi-process job: {@link #ranks()} worker JVMs, started once per suite
- * and reused by all of its rules.
+ * (before its first rule, through the shared job launcher) and reused by all of its rules; after a
+ * rule that failed, hung or lost a rank, the next rule gets a fresh job.
  *
  * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
  * subclass may be empty, or may hard-wire what it tests:
@@ -60,7 +63,7 @@ public abstract class KitSuite {
     protected int ranks() { return KitSettings.getInt(KitSettings.RANKS, 2); }
 
     /** Timeout of every wait inside the workers' communicators. */
-    protected Duration timeout() { return KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(15)); }
+    protected Duration timeout() { return KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(30)); }
 
     /** How long one rule may take on all ranks before the parent kills the job and fails the rule. */
     protected Duration ruleTimeout() {
@@ -147,9 +150,23 @@ public abstract class KitSuite {
 
     // ---- machinery ---------------------------------------------------------------------------
 
+    /** Report-entry keys each rule publishes, so runners can label their reports. */
+    static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
+
+    /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
+    @BeforeAll
+    final void startWorkers() {
+        try {
+            group();
+        } catch (RuntimeException e) {
+            // kept in startFailure: each rule fails with it, so the report shows the cause on every rule
+        }
+    }
+
     @BeforeEach
-    final void rememberRule(TestInfo info) {
+    final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks())));
     }
 
     private List<RankResult> execute(Body body, int victim) {
@@ -185,9 +202,9 @@ public abstract class KitSuite {
             // A job that failed to start is not started again for every rule: each rule reports that failure.
             if (startFailure != null)
                 throw new IllegalStateException("the suite's job did not start: " + startFailure.getMessage(), startFailure);
-            report();
             generation++;
             try {
+                report();
                 group = WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
                         ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
                         workerEnvironment(), logDir(), timeout().plusSeconds(60)));
@@ -216,10 +233,29 @@ public abstract class KitSuite {
         return report;
     }
 
+    /**
+     * The workers' class path: this JVM's, plus the URLs of class loaders between the context loader
+     * and the application loader (launchers such as the JUnit console or {@code unicomm conformance
+     * --classpath} load the suites there), plus {@link KitSettings#CLASSPATH}.
+     */
     private static String workerClassPath() {
-        String cp = System.getProperty("java.class.path");
+        java.util.LinkedHashSet<String> entries = new java.util.LinkedHashSet<>();
+        for (ClassLoader l = Thread.currentThread().getContextClassLoader(); l != null; l = l.getParent()) {
+            if (l instanceof java.net.URLClassLoader u) {
+                for (java.net.URL url : u.getURLs()) {
+                    try {
+                        entries.add(Path.of(url.toURI()).toString());
+                    } catch (java.net.URISyntaxException | IllegalArgumentException e) {
+                        // not a local file: workers cannot use it
+                    }
+                }
+            }
+        }
+        entries.addAll(Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator)));
         String extra = KitSettings.get(KitSettings.CLASSPATH, "");
-        return extra.isBlank() ? cp : cp + File.pathSeparator + extra;
+        if (!extra.isBlank()) entries.addAll(Arrays.asList(extra.split(File.pathSeparator)));
+        entries.remove("");
+        return String.join(File.pathSeparator, entries);
     }
 
     private static Path logDir() {

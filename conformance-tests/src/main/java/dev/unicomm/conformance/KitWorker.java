@@ -103,6 +103,7 @@ public final class KitWorker {
                     }
                 }
             }
+            out.writeInt(Wire.RESULT);
             out.writeInt(seq);
             out.writeInt(outcome.ordinal());
             Wire.writeString(out, message);

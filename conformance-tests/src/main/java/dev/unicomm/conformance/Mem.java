@@ -28,38 +28,40 @@ public final class Mem {
 
     /** A new heap segment of {@code n} bytes holding pattern {@code seed}. */
     public static MemorySegment patterned(long n, int seed) {
-        MemorySegment s = MemorySegment.ofArray(new byte[Math.toIntExact(n)]);
-        fill(s, seed);
-        return s;
+        return MemorySegment.ofArray(patternBytes(n, seed));
+    }
+
+    /** Pattern {@code seed} as an array (a plain loop over an array: fast even before the JIT warms up). */
+    static byte[] patternBytes(long n, int seed) {
+        byte[] b = new byte[Math.toIntExact(n)];
+        for (int i = 0; i < b.length; i++) b[i] = pattern(seed, i);
+        return b;
     }
 
     /** Fills {@code s} with pattern {@code seed}. */
     public static void fill(MemorySegment s, int seed) {
-        for (long i = 0; i < s.byteSize(); i++) s.set(ValueLayout.JAVA_BYTE, i, pattern(seed, i));
+        MemorySegment.copy(patterned(s.byteSize(), seed), 0, s, 0, s.byteSize());
     }
 
     /** Fails naming {@code what}, the first differing byte and how many differ, unless {@code s} holds pattern {@code seed}. */
     public static void expectPattern(MemorySegment s, int seed, String what) {
-        long bad = 0, first = -1;
-        for (long i = 0; i < s.byteSize(); i++) {
-            if (s.get(ValueLayout.JAVA_BYTE, i) != pattern(seed, i)) {
-                if (first < 0) first = i;
-                bad++;
-            }
-        }
-        if (bad > 0)
-            throw new AssertionFailedError(what + ": " + bad + " of " + s.byteSize() + " bytes wrong; first at byte " + first
-                    + " is 0x" + hex(s.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(pattern(seed, first)));
+        MemorySegment want = patterned(s.byteSize(), seed);
+        long first = s.mismatch(want);
+        if (first < 0) return;
+        long bad = 0;
+        for (long i = first; i < s.byteSize(); i++) if (s.get(ValueLayout.JAVA_BYTE, i) != want.get(ValueLayout.JAVA_BYTE, i)) bad++;
+        throw new AssertionFailedError(what + ": " + bad + " of " + s.byteSize() + " bytes wrong; first at byte " + first
+                + " is 0x" + hex(s.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(pattern(seed, first)));
     }
 
     /** Fails unless every byte of {@code s} is {@code b}. */
     public static void expectFilled(MemorySegment s, byte b, String what) {
-        for (long i = 0; i < s.byteSize(); i++) {
-            byte x = s.get(ValueLayout.JAVA_BYTE, i);
-            if (x != b)
-                throw new AssertionFailedError(what + ": byte " + i + " of " + s.byteSize() + " is 0x" + hex(x)
-                        + ", expected 0x" + hex(b) + " (memory outside the transfer was touched, or a transfer was lost)");
-        }
+        byte[] want = new byte[Math.toIntExact(s.byteSize())];
+        java.util.Arrays.fill(want, b);
+        long i = s.mismatch(MemorySegment.ofArray(want));
+        if (i >= 0)
+            throw new AssertionFailedError(what + ": byte " + i + " of " + s.byteSize() + " is 0x" + hex(s.get(ValueLayout.JAVA_BYTE, i))
+                    + ", expected 0x" + hex(b) + " (memory outside the transfer was touched, or a transfer was lost)");
     }
 
     /** Fails naming {@code what} and the first differing byte unless {@code actual} equals {@code expected}. */

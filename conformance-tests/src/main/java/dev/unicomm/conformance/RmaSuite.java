@@ -280,21 +280,25 @@ public abstract class RmaSuite extends KitSuite {
             Communicator c = pe.comm();
             int n = c.size();
             long slot = 1 << 14;
-            try (SymmetricBuffer b = c.heap().allocate((slot + 64) * n)) {
-                long flags = slot * n;
-                for (int r = 0; r < n; r++) Mem.write(c, b, flags + 8L * r, Mem.longs(-1));
-                c.barrier();
-                for (int p = 0; p < n; p++)
-                    c.rma().put(b, slot * c.rank(), Memory.of(Mem.patterned(slot, c.rank() * 13 + p)), 0, slot, p);
-                c.rma().fence();
-                for (int p = 0; p < n; p++) c.rma().put(b, flags + 8L * c.rank(), Memory.of(Mem.longs(c.rank())), 0, 8, p);
-                c.rma().quiet();
-                for (int r = 0; r < n; r++) {
-                    int from = r;
-                    Mem.awaitLong(c, b, flags + 8L * r, v -> v == from, pe.timeout(), "flag from rank " + r);
-                    Mem.expectPattern(Mem.read(c, b, slot * r, slot), r * 13 + c.rank(), "data from rank " + r + " seen after its fenced flag");
+            try (SymmetricBuffer b = c.heap().allocate(slot + 64)) {
+                // each rank in turn writes data to every PE, fences once, then flags every PE;
+                // the others wait for their flag while it delivers, and must then see its data
+                for (int writer = 0; writer < n; writer++) {
+                    Mem.write(c, b, slot, Mem.longs(-1));
+                    c.barrier();
+                    if (c.rank() == writer) {
+                        for (int p = 0; p < n; p++)
+                            c.rma().put(b, 0, Memory.of(Mem.patterned(slot, writer * 13 + p)), 0, slot, p);
+                        c.rma().fence();
+                        for (int p = 0; p < n; p++) c.rma().put(b, slot, Memory.of(Mem.longs(writer)), 0, 8, p);
+                        c.rma().quiet();
+                    }
+                    long w = writer;
+                    Mem.awaitLong(c, b, slot, v -> v == w, pe.timeout(), "flag from rank " + writer);
+                    Mem.expectPattern(Mem.read(c, b, 0, slot), writer * 13 + c.rank(),
+                            "data from rank " + writer + " seen after its fenced flag");
+                    c.barrier();
                 }
-                c.barrier();
             }
         });
     }

@@ -13,6 +13,7 @@ final class Wire {
     static final int MAGIC = 0x554b4954; // "UKIT"
     static final int RUN = 1;
     static final int EXIT = 2;
+    static final int RESULT = 3;
     /** Longest string or body we accept (a guard against garbage on the socket). */
     static final int MAX_BYTES = 16 << 20;
 

@@ -1,6 +1,15 @@
 package dev.unicomm.conformance;
 
+import dev.unicomm.core.JobLauncher;
+import dev.unicomm.core.JobResult;
+import dev.unicomm.core.JobSpec;
 import java.io.BufferedInputStream;
+import java.io.File;
+import java.io.FileOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
@@ -25,7 +34,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The parent's side of one suite's job: N worker JVMs ({@link KitWorker}), each one rank, started
- * once and reused by every rule of the suite. Rules go out over a token-authenticated localhost
+ * once by the shared {@link JobLauncher} (rendezvous store, token, rank variables) and reused by
+ * every rule of the suite. Rules go out over a token-authenticated localhost
  * control channel; results come back per rank. A rank that does not answer in time is reported
  * {@link Outcome#HUNG} and the whole job is killed, never waited on forever.
  */
@@ -40,15 +50,22 @@ final class WorkerGroup implements AutoCloseable {
     private record Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) {}
 
     private final Spec spec;
-    private final List<Process> processes = new ArrayList<>();
+    private final long[] pids;
     private final List<DataOutputStream> outs = new ArrayList<>();
-    private final List<Path> logs = new ArrayList<>();
     private final BlockingQueue<Event> events = new LinkedBlockingQueue<>();
     private final List<Socket> sockets = new ArrayList<>();
+    private final Path log;
+    private Thread launcher;
+    private volatile JobResult jobResult;
+    private volatile RuntimeException launchError;
     private int seq;
     private boolean broken;
 
-    private WorkerGroup(Spec spec) { this.spec = spec; }
+    private WorkerGroup(Spec spec) {
+        this.spec = spec;
+        this.pids = new long[spec.ranks()];
+        this.log = spec.logDir().resolve(spec.name() + ".log");
+    }
 
     /** Starts the workers and waits until every one has opened its communicator. */
     static WorkerGroup start(Spec spec) {
@@ -62,40 +79,32 @@ final class WorkerGroup implements AutoCloseable {
         }
     }
 
+    /** Starts the job with the shared {@link JobLauncher} on a background thread; its output goes to the log. */
     private void launch() throws IOException {
         String token = HexFormat.of().formatHex(SecureRandom.getSeed(16));
         Files.createDirectories(spec.logDir());
         try (ServerSocket control = new ServerSocket(0, spec.ranks(), InetAddress.getLoopbackAddress())) {
-            int storePort = freePorts(1).getFirst();
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            for (int r = 0; r < spec.ranks(); r++) {
-                List<String> cmd = new ArrayList<>(List.of(java, "-cp", spec.classPath()));
-                cmd.addAll(spec.jvmArgs());
-                cmd.add(KitWorker.class.getName());
-                ProcessBuilder pb = new ProcessBuilder(cmd);
-                Map<String, String> env = pb.environment();
-                // Other launchers' conventions must not leak into the job.
-                env.keySet().removeIf(k -> k.startsWith("UNICOMM_") || k.startsWith("OMPI_") || k.startsWith("SLURM_")
-                        || k.equals("RANK") || k.equals("WORLD_SIZE") || k.equals("LOCAL_RANK")
-                        || k.equals("MASTER_ADDR") || k.equals("MASTER_PORT"));
-                env.putAll(spec.env());
-                env.put("UNICOMM_RANK", Integer.toString(r));
-                env.put("UNICOMM_WORLD_SIZE", Integer.toString(spec.ranks()));
-                env.put("UNICOMM_LOCAL_RANK", Integer.toString(r));
-                env.put("UNICOMM_STORE", "127.0.0.1:" + storePort);
-                env.put("UNICOMM_TOKEN", token);
-                env.put("UNICOMM_BACKEND", spec.backend());
-                env.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
-                env.put("UNICOMM_HEAP_SIZE", Long.toString(spec.heapBytes()));
-                env.put("UNICOMM_KIT_HEAP_BYTES", Long.toString(spec.heapBytes()));
-                env.put("UNICOMM_KIT_CONTROL", "127.0.0.1:" + control.getLocalPort());
-                env.put("UNICOMM_KIT_TOKEN", token);
-                env.put("UNICOMM_KIT_CONNECT", Boolean.toString(spec.connect()));
-                Path log = spec.logDir().resolve(spec.name() + "-rank" + r + ".log");
-                logs.add(log);
-                pb.redirectErrorStream(true).redirectOutput(log.toFile());
-                processes.add(pb.start());
-            }
+            Map<String, String> env = new HashMap<>(spec.env());
+            env.put("UNICOMM_HEAP_SIZE", Long.toString(spec.heapBytes()));
+            env.put("UNICOMM_KIT_HEAP_BYTES", Long.toString(spec.heapBytes()));
+            env.put("UNICOMM_KIT_CONTROL", "127.0.0.1:" + control.getLocalPort());
+            env.put("UNICOMM_KIT_TOKEN", token);
+            env.put("UNICOMM_KIT_CONNECT", Boolean.toString(spec.connect()));
+            // After a rank dies the launcher stops the others; give survivors time to report first.
+            Duration grace = spec.commTimeout().plusSeconds(10);
+            JobSpec job = new JobSpec(spec.ranks(), JobSpec.currentJava(), Arrays.asList(spec.classPath().split(File.pathSeparator)),
+                    KitWorker.class.getName(), List.of(), spec.jvmArgs(), env, spec.backend(), false, spec.commTimeout(), null, grace);
+            PrintStream sink = new PrintStream(new FileOutputStream(log.toFile()), true, StandardCharsets.UTF_8);
+            launcher = Thread.ofPlatform().daemon().name("kit-job-" + spec.name()).start(() -> {
+                try {
+                    jobResult = JobLauncher.run(job, sink, sink);
+                } catch (RuntimeException e) {
+                    launchError = e;
+                    sink.println("[kit] job launcher: " + e);
+                } finally {
+                    sink.close();
+                }
+            });
             long deadline = System.nanoTime() + spec.startTimeout().toNanos();
             Socket[] byRank = new Socket[spec.ranks()];
             DataInputStream[] ins = new DataInputStream[spec.ranks()];
@@ -109,8 +118,9 @@ final class WorkerGroup implements AutoCloseable {
                     continue;
                 }
                 int rank = in.readInt();
-                in.readLong(); // pid, for the logs
+                long pid = in.readLong();
                 if (rank < 0 || rank >= spec.ranks() || byRank[rank] != null) throw new IOException("bad hello from rank " + rank);
+                pids[rank] = pid;
                 byRank[rank] = s;
                 ins[rank] = in;
                 sockets.add(s);
@@ -143,35 +153,32 @@ final class WorkerGroup implements AutoCloseable {
         while (true) {
             long left = remainingMillis(deadline);
             if (left <= 0) throw new IllegalStateException("only " + sockets.size() + " of " + spec.ranks()
-                    + " worker JVMs connected within " + spec.startTimeout().toSeconds() + " s" + deadWorkers());
+                    + " worker JVMs connected within " + spec.startTimeout().toSeconds() + " s" + logTail(-1));
             control.setSoTimeout((int) Math.min(left, 500));
             try {
                 return control.accept();
             } catch (SocketTimeoutException e) {
-                String dead = deadWorkers();
-                if (!dead.isEmpty()) throw new IllegalStateException("worker JVMs exited before connecting" + dead);
+                if (!launcher.isAlive()) {
+                    JobResult jr = jobResult;
+                    throw new IllegalStateException("worker JVMs exited before connecting"
+                            + (jr == null ? "" : " (exit codes by rank: " + jr.rankExitCodes() + ")")
+                            + (launchError == null ? "" : ": " + launchError.getMessage()) + logTail(-1));
+                }
             }
         }
-    }
-
-    private String deadWorkers() {
-        StringBuilder b = new StringBuilder();
-        for (int r = 0; r < processes.size(); r++) {
-            if (!processes.get(r).isAlive())
-                b.append("; rank ").append(r).append(" exited with code ").append(processes.get(r).exitValue()).append(logTail(r));
-        }
-        return b.toString();
     }
 
     private void startReader(int rank, DataInputStream in) {
         Thread t = Thread.ofPlatform().daemon().name("kit-control-rank" + rank).start(() -> {
             try {
                 while (true) {
-                    int s = in.readInt();
-                    if (s == Wire.EXIT) {
+                    int type = in.readInt();
+                    if (type == Wire.EXIT) {
                         events.add(new Event(rank, -1, Outcome.PASSED, "exited", "", 0));
                         return;
                     }
+                    if (type != Wire.RESULT) throw new IOException("unexpected control frame " + type + " from rank " + rank);
+                    int s = in.readInt();
                     Outcome o = Outcome.values()[in.readInt()];
                     String msg = Wire.readString(in);
                     String val = Wire.readString(in);
@@ -236,7 +243,7 @@ final class WorkerGroup implements AutoCloseable {
         for (int r = 0; r < results.length; r++) {
             if (results[r] == null) {
                 results[r] = new RankResult(r, Outcome.HUNG, "did not finish rule " + rule + " within " + limit.toMillis()
-                        + " ms; the job was killed (log: " + logs.get(r) + ")", "", limit);
+                        + " ms; the job was killed (log: " + log + ")", "", limit);
             }
         }
         for (RankResult x : results) if (x.outcome() != Outcome.PASSED && x.outcome() != Outcome.SKIPPED) broken = true;
@@ -245,25 +252,48 @@ final class WorkerGroup implements AutoCloseable {
     }
 
     private RankResult died(int r, Duration t) {
-        Process p = processes.get(r);
+        // Let the process finish dying and the launcher write its note about it.
+        long pid = pids[r];
+        if (pid > 0) ProcessHandle.of(pid).ifPresent(h -> {
+            try {
+                h.onExit().get(2, TimeUnit.SECONDS);
+            } catch (Exception e) {
+                // still alive: it closed the channel but lingers; reported as such
+            }
+        });
+        boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        long until = System.nanoTime() + 1_000_000_000L;
+        while (!alive && !logMentionsExit(r) && System.nanoTime() < until) sleepQuietly(50);
+        return new RankResult(r, Outcome.DIED, "worker JVM " + (alive ? "closed its control channel" : "exited") + logTail(r), "", t);
+    }
+
+    private boolean logMentionsExit(int r) {
         try {
-            p.waitFor(2, TimeUnit.SECONDS);
+            return Files.readString(log).contains("rank " + r + " exited with code");
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        String code = p.isAlive() ? "closed its control channel" : "exited with code " + p.exitValue();
-        return new RankResult(r, Outcome.DIED, "worker JVM " + code + logTail(r), "", t);
     }
 
-    /** Last lines of a worker's output, for messages about workers that died. */
+    /** The last lines of the job's log about rank {@code r} (all ranks for -1), for messages about failed workers. */
     private String logTail(int r) {
         try {
-            List<String> lines = Files.readAllLines(logs.get(r));
+            List<String> lines = Files.readAllLines(log).stream()
+                    .filter(l -> r < 0 || l.startsWith("[" + r + "] ") || l.contains("rank " + r + " ") || l.startsWith("[kit]"))
+                    .toList();
             List<String> tail = lines.subList(Math.max(0, lines.size() - 15), lines.size());
-            return tail.isEmpty() ? " (no output; log " + logs.get(r) + ")"
-                    : " (log " + logs.get(r) + ", last lines:\n  " + String.join("\n  ", tail) + ")";
+            return tail.isEmpty() ? " (no output; log " + log + ")"
+                    : " (log " + log + ", last lines:\n  " + String.join("\n  ", tail) + ")";
         } catch (IOException | RuntimeException e) {
-            return " (log " + logs.get(r) + " unreadable: " + e + ")";
+            return " (log " + log + " unreadable: " + e + ")";
         }
     }
 
@@ -312,27 +342,27 @@ final class WorkerGroup implements AutoCloseable {
                     // that worker is gone already; killed below
                 }
             }
-            long deadline = System.nanoTime() + spec.commTimeout().toNanos() + TimeUnit.SECONDS.toNanos(5);
-            for (Process p : processes) {
-                try {
-                    p.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
+            try {
+                launcher.join(spec.commTimeout().plusSeconds(5));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             }
         }
         kill();
     }
 
-    /** Kills every worker JVM (SIGKILL) and waits for them to go. */
+    /** Kills every worker JVM (the launcher stops all ranks when interrupted) and waits for them to go. */
     void kill() {
-        for (Process p : processes) p.destroyForcibly();
-        for (Process p : processes) {
+        if (launcher != null && launcher.isAlive()) {
+            launcher.interrupt();
             try {
-                p.waitFor(10, TimeUnit.SECONDS);
+                launcher.join(Duration.ofSeconds(15));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
+        }
+        for (long pid : pids) {
+            if (pid > 0) ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
         }
         for (Socket s : sockets) {
             try {
@@ -342,7 +372,4 @@ final class WorkerGroup implements AutoCloseable {
             }
         }
     }
-
-    /** PIDs of the workers, by rank (for fault rules that kill one from the outside). */
-    long pid(int rank) { return processes.get(rank).pid(); }
 }

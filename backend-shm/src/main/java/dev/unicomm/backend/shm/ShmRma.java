@@ -70,12 +70,12 @@ final class ShmRma implements Rma {
     @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         MemorySegment mine = heaps[comm.rank()];
         long word = signal.offset() + signalOffset;
-        long v = Words.getAcquire(mine, word);
-        if (cmp.test(v, value)) return v;
-        String what = "signal wait until word at heap offset " + word + " " + cmp + " " + value;
-        Waiter waiter = comm.waiter();
+        long v;
         Waiter.Wait w = null;
-        while (!cmp.test(v = Words.getAcquire(mine, word), value)) w = waiter.idle(w, what);
+        for (int polls = 1; !cmp.test(v = Words.getAcquire(mine, word), value); polls++) {
+            if (polls <= comm.waiter().freeSpins) Thread.onSpinWait();
+            else w = comm.waiter().idle(w, () -> "signal wait until the word at heap offset " + word + " " + cmp + " " + value);
+        }
         return v;
     }
 

@@ -55,10 +55,16 @@ final class ShmTeam implements Team {
         for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
             long flag = Control.roundFlag(slot, k);
             Words.setRelease(controls[(me + dist) % n], flag, e);
-            if (Words.getAcquire(mine, flag) >= e) continue;
-            String what = "barrier of a team of " + n + " PEs (round " + k + ", waiting for world rank "
-                    + members[((me - dist) % n + n) % n] + ")";
-            for (Waiter.Wait w = null; Words.getAcquire(mine, flag) < e; ) w = comm.waiter().idle(w, what);
+            Waiter.Wait w = null;
+            for (int polls = 1; Words.getAcquire(mine, flag) < e; polls++) {
+                if (polls <= comm.waiter().freeSpins) {
+                    Thread.onSpinWait();
+                } else {
+                    int round = k, from = members[((me - dist) % n + n) % n];
+                    w = comm.waiter().idle(w, () -> "barrier of a team of " + n + " PEs (round " + round
+                            + ", waiting for world rank " + from + ")");
+                }
+            }
         }
     }
 

@@ -4,17 +4,31 @@ import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * The idle step of every wait: spin briefly ({@link Thread#onSpinWait()}), then yield, then park
  * for short periods, so that a job with more PEs than cores still makes progress. Every wait is
  * bounded by the communicator's timeout and fails early if a peer died.
  *
- * <p>Use: {@code for (Waiter.Wait w = null; !condition(); ) w = waiter.idle(w, what);}
+ * <p>With more PEs on the host than processors, a spinning PE would hold the core its peer needs,
+ * so then waits spin only briefly and yield at once.
+ *
+ * <p>Use (the first {@link #freeSpins} polls cost nothing but a pause; the description is only
+ * built if the wait fails):
+ * <pre>{@code
+ * Waiter.Wait w = null;
+ * for (int polls = 1; !condition(); polls++)
+ *     if (polls <= waiter.freeSpins) Thread.onSpinWait(); else w = waiter.idle(w, () -> "what we wait for");
+ * }</pre>
  */
 final class Waiter {
     /** Pure spinning: lowest latency while the peer is running on another core. */
     private static final long SPIN_NS = 20_000;
+
+    /** Polls a caller spins through before the first {@link #idle} call (no clock, no allocation). */
+    final int freeSpins;
+    private final long spinNs;
     /** Then yield the core to whoever needs it (more PEs than cores). */
     private static final long YIELD_NS = 2_000_000;
     /** Then sleep this long between polls. */
@@ -24,7 +38,12 @@ final class Waiter {
     private final long timeoutNs;
     private final Watchdog watchdog;
 
-    Waiter(Duration timeout, Watchdog watchdog) {
+    /**
+     * @param oversubscribed whether this host runs more PEs than it has processors
+     */
+    Waiter(Duration timeout, Watchdog watchdog, boolean oversubscribed) {
+        this.freeSpins = oversubscribed ? 16 : 256;
+        this.spinNs = oversubscribed ? 0 : SPIN_NS;
         this.timeout = timeout;
         this.timeoutNs = timeout.toNanos();
         this.watchdog = watchdog;
@@ -44,18 +63,18 @@ final class Waiter {
      * @throws CommTimeoutException if the wait has lasted longer than the timeout
      * @throws CommAbortedException if a peer died (seen on two polls with the condition re-checked between)
      */
-    Wait idle(Wait w, String what) {
+    Wait idle(Wait w, Supplier<String> what) {
         if (w == null) w = new Wait();
         int n = ++w.polls;
         // Spinning polls are cheap: look at the clock every 64th; later polls are slow anyway.
-        if ((n & 63) == 0 || w.elapsed >= SPIN_NS) {
+        if ((n & 63) == 0 || w.elapsed >= spinNs) {
             long now = System.nanoTime();
             w.elapsed = now - w.start;
-            if (w.elapsed > timeoutNs) throw new CommTimeoutException(what, timeout);
+            if (w.elapsed > timeoutNs) throw new CommTimeoutException(what.get(), timeout);
             if (w.pending != null) throw w.pending;
             w.pending = watchdog.poll(now, what);
         }
-        if (w.elapsed < SPIN_NS) {
+        if (w.elapsed < spinNs) {
             Thread.onSpinWait();
         } else if (w.elapsed < YIELD_NS) {
             Thread.yield();

@@ -2,6 +2,7 @@ package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.spi.Store;
+import java.util.function.Supplier;
 
 /**
  * Notices dead peers while a PE waits: every {@value #PERIOD_MS} ms it checks that each peer's
@@ -30,11 +31,11 @@ final class Watchdog {
      * @param now  {@link System#nanoTime()}
      * @param what the wait in progress, for the message
      */
-    CommAbortedException poll(long now, String what) {
+    CommAbortedException poll(long now, Supplier<String> what) {
         CommAbortedException storeSays = storeHealth();
         if (storeSays != null || now - nextCheck < 0) return storeSays;
         nextCheck = now + PERIOD_MS * 1_000_000;
-        return checkPeers(what);
+        return checkPeers(what.get());
     }
 
     private CommAbortedException storeHealth() {

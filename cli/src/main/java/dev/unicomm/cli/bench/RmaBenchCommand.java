@@ -53,6 +53,11 @@ public final class RmaBenchCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
     Path csv;
 
+    @Option(names = "--compare", paramLabel = "FILE",
+            description = "BENCH lines of another implementation (bench/reference/run_openshmem.sh writes them): "
+                    + "adds a table of our time vs theirs for every matching row.")
+    Path compare;
+
     @Override public Integer call() throws IOException {
         if (ranks < 2) throw new IllegalArgumentException("-n must be >= 2 (rank 0 puts to rank 1), got " + ranks);
         for (int b : barrierRanks)
@@ -71,6 +76,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
             rows.addAll(launch(b, 4L << 20, "barrier", Long.toString(barrierIters)));
         }
         BenchReport.table(rows, System.out);
+        if (compare != null) Comparison.print(rows, Comparison.read(compare), compare.getFileName().toString(), System.out);
         if (csv != null) {
             BenchReport.csv(rows, csv);
             System.out.println("wrote " + csv);

@@ -116,6 +116,7 @@ class TcpStoreTest {
         assertTrue(e.getMessage().contains("not a counter"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.set("", new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> a.get("k", Duration.ZERO));
+        assertArrayEquals("abc".getBytes(StandardCharsets.UTF_8), a.get("text", Duration.ofDays(365L * 100_000))); // no overflow
         a.checkHealthy();
     }
 
@@ -190,6 +191,8 @@ class TcpStoreTest {
         CommException missing = assertThrows(CommException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
         assertTrue(missing.getMessage().contains("no token"), missing.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
         client(s, 1, 2, "s3cr3t-A").set("ok", new byte[0]); // the right token still works
     }
 
@@ -220,5 +223,20 @@ class TcpStoreTest {
         CommTimeoutException e = assertThrows(CommTimeoutException.class,
                 () -> TcpStore.connect("127.0.0.1", port, 1, 2, null, null, Duration.ofMillis(300), null));
         assertTrue(e.getMessage().contains("connecting"), e.getMessage());
+    }
+
+    /** Regression: the host used to stop before answering the last goodbye, so that rank's close waited out its timeout. */
+    @Test @Timeout(20) void closingIsPromptWhenRankZeroStopsTheHost() throws Exception {
+        for (int round = 0; round < 15; round++) {
+            StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 3, null, null, Duration.ofSeconds(2));
+            Duration patient = Duration.ofSeconds(60);
+            TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, patient, s);
+            TcpStore one = TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, patient, null);
+            TcpStore two = TcpStore.connect("127.0.0.1", s.port(), 2, 3, null, null, patient, null);
+            List<Thread> closers = new ArrayList<>();
+            for (TcpStore c : List.of(host, one, two)) closers.add(Thread.startVirtualThread(c::close));
+            for (Thread t : closers) t.join();
+            assertThrows(CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, Duration.ofMillis(200), null));
+        }
     }
 }

@@ -1,0 +1,147 @@
+package dev.unicomm.cli;
+
+import dev.unicomm.api.BackendReport;
+import dev.unicomm.conformance.KitReport;
+import dev.unicomm.conformance.KitRunner;
+import dev.unicomm.conformance.KitSettings;
+import dev.unicomm.spi.BackendRegistry;
+import java.io.File;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code unicomm conformance}: runs the conformance kit against one backend and writes the report a
+ * vendor attaches to a release (table on stdout, optionally JSON and JUnit XML).
+ */
+@Command(name = "conformance", mixinStandardHelpOptions = true,
+        description = {
+                "Runs the conformance kit against a backend: every suite as a real multi-process job of N ranks.",
+                "Prints one line per rule (rule, level, result, time, reason for failures and skips) and a summary;",
+                "exit code 0 when no rule failed, 1 when some did, 2 for bad arguments."},
+        footer = {"", "Example:  unicomm conformance --backend shm -n 4 --json shm-kit.json --junit-xml kit-xml/"})
+public final class ConformanceCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--backend", required = true, paramLabel = "NAME", description = "backend to test (see 'unicomm info')")
+    String backend;
+
+    @Option(names = {"-n", "--ranks"}, defaultValue = "2", paramLabel = "N", description = "ranks per job (default ${DEFAULT-VALUE})")
+    int ranks;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "write the report as JSON to FILE")
+    Path json;
+
+    @Option(names = "--junit-xml", paramLabel = "DIR", description = "write JUnit XML reports into DIR")
+    Path junitXml;
+
+    @Option(names = "--suite", paramLabel = "NAME", split = ",",
+            description = "run only these suites (repeatable or comma separated): Lifecycle, Heap, Rma, Signal, Atomics, Teams, BadInput, Fault")
+    List<String> suites = new ArrayList<>();
+
+    @Option(names = "--timeout", paramLabel = "T", description = "limit of every wait inside the ranks (default 30s)")
+    String timeout;
+
+    @Option(names = "--heap", paramLabel = "BYTES", description = "symmetric heap per rank, e.g. 64M (default 64M)")
+    String heap;
+
+    @Option(names = {"--cp", "--classpath"}, paramLabel = "CLASSPATH", description = "where the backend under test lives, if not on unicomm's class path")
+    String classpath;
+
+    @Option(names = {"-J", "--jvm-option"}, paramLabel = "OPTION", description = "extra JVM option for every rank (repeatable)")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Option(names = "--quiet", description = "no line per rule while running; only the final table")
+    boolean quiet;
+
+    @Override public Integer call() throws IOException {
+        PrintStream out = System.out;
+        if (ranks < 1 || ranks > 1024) return usage("-n must be in 1..1024, got " + ranks);
+        List<Class<?>> selected;
+        try {
+            selected = select(suites);
+        } catch (IllegalArgumentException e) {
+            return usage(e.getMessage());
+        }
+        ClassLoader previous = Thread.currentThread().getContextClassLoader();
+        URLClassLoader extra = classpath == null ? null : new URLClassLoader(urls(classpath), previous);
+        if (extra != null) Thread.currentThread().setContextClassLoader(extra);
+        try {
+            BackendRegistry registry = BackendRegistry.load();
+            var provider = registry.providers().stream().filter(p -> p.name().equals(backend)).findFirst();
+            if (provider.isEmpty())
+                return usage("unknown backend '" + backend + "'; on the class path: "
+                        + registry.providers().stream().map(p -> p.name()).sorted().toList() + " (add its jar with --cp)");
+            BackendReport r = BackendRegistry.report(provider.get());
+            if (!r.available()) {
+                spec.commandLine().getErr().println("backend '" + backend + "' is not available here: " + r.cause()
+                        + (r.fix().isBlank() ? "" : "\nfix: " + r.fix()));
+                return 1;
+            }
+            Map<String, String> settings = new LinkedHashMap<>();
+            settings.put(KitSettings.BACKEND, backend);
+            settings.put(KitSettings.RANKS, Integer.toString(ranks));
+            if (timeout != null) settings.put(KitSettings.TIMEOUT, timeout);
+            if (heap != null) settings.put(KitSettings.HEAP, heap);
+            if (classpath != null) settings.put(KitSettings.CLASSPATH, classpath);
+            if (!jvmOptions.isEmpty()) settings.put(KitSettings.JVM_ARGS, String.join(" ", jvmOptions));
+            if (junitXml != null) Files.createDirectories(junitXml);
+            out.println("unicomm conformance: backend " + backend + " " + r.version() + ", " + ranks + " ranks, "
+                    + selected.size() + " suites");
+            KitReport report = KitRunner.run(selected, settings, junitXml, quiet ? null : out);
+            out.println();
+            out.print(report.table());
+            if (json != null) {
+                if (json.toAbsolutePath().getParent() != null) Files.createDirectories(json.toAbsolutePath().getParent());
+                Files.writeString(json, report.json());
+                out.println("JSON report: " + json);
+            }
+            if (junitXml != null) out.println("JUnit XML: " + junitXml);
+            return report.passed() ? 0 : 1;
+        } finally {
+            Thread.currentThread().setContextClassLoader(previous);
+            if (extra != null) extra.close();
+        }
+    }
+
+    /** The configured suites whose short names were asked for (all when none). */
+    static List<Class<?>> select(List<String> names) {
+        if (names.isEmpty()) return KitRunner.ALL_SUITES;
+        List<Class<?>> out = new ArrayList<>();
+        for (String n : names) {
+            String want = n.trim().toLowerCase(Locale.ROOT);
+            Class<?> match = KitRunner.ALL_SUITES.stream()
+                    .filter(c -> c.getSimpleName().toLowerCase(Locale.ROOT).replace("rules", "").equals(want.replace("suite", "")))
+                    .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown suite '" + n + "'; suites: "
+                            + KitRunner.ALL_SUITES.stream().map(c -> c.getSimpleName().replace("Rules", "")).toList()));
+            if (!out.contains(match)) out.add(match);
+        }
+        return out;
+    }
+
+    private static URL[] urls(String cp) throws MalformedURLException {
+        List<URL> urls = new ArrayList<>();
+        for (String e : cp.split(File.pathSeparator)) if (!e.isBlank()) urls.add(Path.of(e).toAbsolutePath().toUri().toURL());
+        return urls.toArray(URL[]::new);
+    }
+
+    private int usage(String message) {
+        spec.commandLine().getErr().println("unicomm conformance: " + message);
+        return 2;
+    }
+}

@@ -1,0 +1,116 @@
+package dev.unicomm.cli;
+
+import dev.unicomm.core.JobLauncher;
+import dev.unicomm.core.JobResult;
+import dev.unicomm.core.JobSpec;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code unicomm run}: starts an N-rank job on this host, like torchrun or oshrun. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {
+                "Starts N JVMs on this host running the same program, with the rendezvous store set up: "
+                        + "UNICOMM_RANK, UNICOMM_WORLD_SIZE, UNICOMM_LOCAL_RANK, UNICOMM_STORE and a fresh secret UNICOMM_TOKEN.",
+                "Each output line is prefixed with its rank. If a rank fails, the others are stopped and the first "
+                        + "failure's exit code is returned (124 if --timeout hit first).",
+                "The ranks' class path is unicomm's own plus --cp and the jar, if one is given."},
+        footer = {"", "Example:  unicomm run -n 4 --cp app.jar -- com.example.Main --steps 10"})
+public final class RunCommand implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = {"-n", "--ranks"}, required = true, paramLabel = "N", description = "number of ranks (processes), 1..1024")
+    int ranks;
+
+    @Option(names = "--backend", paramLabel = "NAME", description = "backend every rank uses (UNICOMM_BACKEND); default: the best available")
+    String backend;
+
+    @Option(names = "--tls", description = "run the rendezvous store over TLS with a fresh per-job key pair")
+    boolean tls;
+
+    @Option(names = "--timeout", paramLabel = "T", description = "kill the whole job after T (e.g. 90s, 5m, 500ms; plain number = seconds)")
+    String timeout;
+
+    @Option(names = "--wait-timeout", paramLabel = "T", description = "limit of every wait inside the ranks (UNICOMM_TIMEOUT); default 60s")
+    String waitTimeout;
+
+    @Option(names = "--kill-grace", paramLabel = "T", defaultValue = "3s",
+            description = "after a rank fails, how long the others may take to stop on their own (default ${DEFAULT-VALUE})")
+    String killGrace;
+
+    @Option(names = {"--cp", "--classpath"}, paramLabel = "CLASSPATH", description = "extra class path entries for the ranks")
+    String classpath;
+
+    @Option(names = {"-J", "--jvm-option"}, paramLabel = "OPTION", description = "extra JVM option for every rank (repeatable), e.g. -J-Xmx2g")
+    List<String> jvmOptions = new ArrayList<>();
+
+    @Parameters(index = "0", paramLabel = "MAIN", description = "main class, or a jar run by its manifest's Main-Class")
+    String target;
+
+    @Parameters(index = "1..*", paramLabel = "ARGS", description = "arguments of the program (put -- before MAIN if they start with -)")
+    List<String> args = new ArrayList<>();
+
+    @Override public Integer call() {
+        List<String> cp = new ArrayList<>(JobSpec.currentClasspath());
+        if (classpath != null) for (String e : classpath.split(File.pathSeparator)) if (!e.isBlank()) cp.add(e);
+        String mainClass = target;
+        if (target.endsWith(".jar")) {
+            Path jar = Path.of(target);
+            mainClass = mainClassOf(jar);
+            cp.add(jar.toAbsolutePath().toString());
+        }
+        JobSpec job;
+        try {
+            job = new JobSpec(ranks, JobSpec.currentJava(), cp, mainClass, args, jvmOptions, Map.of(), backend, tls,
+                    duration("--wait-timeout", waitTimeout), duration("--timeout", timeout), duration("--kill-grace", killGrace));
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        JobResult result = JobLauncher.run(job);
+        return result.exitCode();
+    }
+
+    private String mainClassOf(Path jar) {
+        if (!Files.isRegularFile(jar)) throw new CommandLine.ParameterException(spec.commandLine(), "jar " + jar + " does not exist");
+        try (JarFile file = new JarFile(jar.toFile())) {
+            Manifest manifest = file.getManifest();
+            String main = manifest == null ? null : manifest.getMainAttributes().getValue("Main-Class");
+            if (main == null || main.isBlank())
+                throw new CommandLine.ParameterException(spec.commandLine(), "jar " + jar + " names no Main-Class in its manifest; "
+                        + "run it as: unicomm run -n N --cp " + jar + " -- your.MainClass");
+            return main.trim();
+        } catch (IOException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "cannot read jar " + jar + ": " + e.getMessage());
+        }
+    }
+
+    /** {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h}, or plain seconds; null stays null. */
+    private Duration duration(String option, String value) {
+        if (value == null) return null;
+        String v = value.trim().toLowerCase();
+        try {
+            if (v.endsWith("ms")) return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+            if (v.endsWith("s")) return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+            if (v.endsWith("m")) return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+            if (v.endsWith("h")) return Duration.ofHours(Long.parseLong(v.substring(0, v.length() - 1)));
+            return Duration.ofSeconds(Long.parseLong(v));
+        } catch (NumberFormatException | ArithmeticException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(),
+                    option + " must look like 500ms, 30s, 5m, 2h or a number of seconds, got '" + value + "'");
+        }
+    }
+}

@@ -1,0 +1,71 @@
+package dev.unicomm.conformance.broken;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.conformance.KitReport;
+import dev.unicomm.conformance.KitRunner;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Breaking a real backend on purpose makes exactly the named rules fail, and no others: the kit
+ * detects the breakage and blames the right rules.
+ */
+class BrokenBackendsTest {
+
+    static Set<String> failed(KitReport r) {
+        return r.entries().stream().filter(e -> e.result() == KitReport.Result.FAILED).map(KitReport.Entry::rule)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    static KitReport run(Class<?> suite) {
+        return KitRunner.run(List.of(suite), Map.of(), null, null);
+    }
+
+    static void assertPassedBesides(KitReport r, Set<String> expectedFailures) {
+        for (KitReport.Entry e : r.entries()) {
+            if (!expectedFailures.contains(e.rule()))
+                assertTrue(e.result() == KitReport.Result.PASSED, e.rule() + " should pass on this breakage: " + e.reason());
+        }
+    }
+
+    @Test void putThatDropsItsLastByteFailsThePutRulesButNotTheGetRules() {
+        // put and get rules side by side (each failure restarts the job, so not the whole suite)
+        KitReport r = KitRunner.runRules(BrokenFixtures.DropLastByteRma.class, List.of("required_rma_put_all_sizes",
+                "required_rma_put_unaligned", "optional_rma_put_nbi_quiet", "required_rma_get_all_sizes",
+                "required_rma_get_unaligned", "optional_rma_get_nbi_quiet", "required_rma_zero_byte_transfers"), Map.of(), null, null);
+        assertEquals(7, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_put_all_sizes", "required_rma_put_unaligned", "optional_rma_put_nbi_quiet");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertEquals(DropLastByteProvider.NAME, r.backend());
+        assertPassedBesides(r, expected); // the get rules and zero-byte transfers still pass
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_put_all_sizes")).findFirst().orElseThrow().reason();
+        assertTrue(why.contains("put of 1 bytes") && why.contains("1 of 1 bytes wrong"), why);
+    }
+
+    @Test void fenceThatDoesNotOrderFailsExactlyTheFenceRules() {
+        // the ordering and completion rules (the others only get slower on this decorator's delayed delivery)
+        KitReport r = KitRunner.runRules(BrokenFixtures.UnorderedFenceRma.class, List.of("required_rma_quiet_orders_puts",
+                "required_rma_fence_orders_puts", "required_rma_fence_orders_puts_to_every_pe", "required_rma_barrier_completes_puts",
+                "required_rma_get_after_barrier_sees_puts", "required_rma_put_source_reusable_on_return",
+                "optional_rma_put_nbi_source_reusable_after_quiet"), Map.of(), null, null);
+        assertEquals(7, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_fence_orders_puts", "required_rma_fence_orders_puts_to_every_pe");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected); // deferred delivery itself is legal: quiet and barrier rules pass
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_fence_orders_puts")).findFirst().orElseThrow().reason();
+        assertTrue(why.contains("fence must order the data before the flag"), why);
+    }
+
+    @Test void nonAtomicAddFailsTheContentionRules() {
+        KitReport r = run(BrokenFixtures.LostUpdateAtomics.class);
+        Set<String> expected = Set.of("optional_atomics_fetch_add_contention", "optional_atomics_add_contention_every_pe");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected); // CAS, swap and uncontended words are untouched
+    }
+}

@@ -1,0 +1,30 @@
+package dev.unicomm.conformance.broken;
+
+import dev.unicomm.conformance.AtomicsSuite;
+import dev.unicomm.conformance.RmaSuite;
+import java.time.Duration;
+
+/** Kit suites pointed at the broken decorators; run by {@link BrokenBackendsTest}, not on their own. */
+final class BrokenFixtures {
+    private BrokenFixtures() {}
+
+    static final Duration SHORT = Duration.ofSeconds(5);
+
+    public static class DropLastByteRma extends RmaSuite {
+        @Override protected String backend() { return DropLastByteProvider.NAME; }
+        @Override protected int ranks() { return 2; }
+        @Override protected Duration timeout() { return SHORT; }
+    }
+
+    public static class UnorderedFenceRma extends RmaSuite {
+        @Override protected String backend() { return UnorderedFenceProvider.NAME; }
+        @Override protected int ranks() { return 2; }
+        @Override protected Duration timeout() { return SHORT; }
+    }
+
+    public static class LostUpdateAtomics extends AtomicsSuite {
+        @Override protected String backend() { return LostUpdateAtomicsProvider.NAME; }
+        @Override protected int ranks() { return 2; }
+        @Override protected Duration timeout() { return SHORT; }
+    }
+}

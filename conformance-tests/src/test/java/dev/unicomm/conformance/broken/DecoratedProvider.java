@@ -1,0 +1,55 @@
+package dev.unicomm.conformance.broken;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.MemoryKind;
+import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricHeap;
+import dev.unicomm.api.Team;
+import dev.unicomm.backend.shm.ShmBackendProvider;
+import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CommBackendProvider;
+import java.util.Set;
+import java.util.function.Function;
+
+/**
+ * A test-only backend: the real shm backend with its RMA replaced by a deliberately broken
+ * decorator, under its own name, so the kit can show that the rules catch the breakage.
+ */
+abstract class DecoratedProvider implements CommBackendProvider {
+    private final CommBackendProvider real = new ShmBackendProvider();
+    private final String name;
+    private final Function<Rma, ForwardingRma> breakage;
+
+    DecoratedProvider(String name, Function<Rma, ForwardingRma> breakage) {
+        this.name = name;
+        this.breakage = breakage;
+    }
+
+    @Override public String name() { return name; }
+    @Override public int priority() { return -100; } // never picked unless named
+    @Override public Set<Capability> capabilities() { return real.capabilities(); }
+    @Override public Availability availability() { return real.availability(); }
+
+    @Override public BackendCommunicator open(BackendContext context) {
+        BackendCommunicator c = real.open(context);
+        ForwardingRma rma = breakage.apply(c.rma());
+        return new BackendCommunicator() {
+            @Override public int rank() { return c.rank(); }
+            @Override public int size() { return c.size(); }
+            @Override public SymmetricHeap heap() { return c.heap(); }
+            @Override public Rma rma() { return rma; }
+            @Override public Team world() { return c.world(); }
+            @Override public void barrier() {
+                rma.quiet(); // the barrier completes outstanding RMA, through the decorator's own quiet
+                c.barrier();
+            }
+            @Override public boolean acceptsLocal(MemoryKind kind) { return c.acceptsLocal(kind); }
+            @Override public void close() {
+                rma.quiet();
+                c.close();
+            }
+        };
+    }
+}
