@@ -56,7 +56,22 @@ int main(int argc, char **argv) {
     int rank = atoi(getenv("UNICOMM_RANK"));
     int size = atoi(getenv("UNICOMM_WORLD_SIZE"));
     const char *dir = getenv("UNICOMM_FILE_STORE");
-    size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 10) : (256u << 20);
+    /* argv[1]: comma-separated sizes in bytes (what the Java worker measures); default 8 B .. 256 MiB. */
+    size_t sizes[64];
+    int nsizes = 0;
+    size_t max_bytes = 0;
+    if (argc > 1) {
+        for (char *p = argv[1]; *p && nsizes < 64; ) {
+            sizes[nsizes] = strtoull(p, &p, 10);
+            if (sizes[nsizes] > max_bytes) max_bytes = sizes[nsizes];
+            nsizes++;
+            if (*p == ',') p++;
+        }
+    } else {
+        static const size_t defaults[] = {8, 64, 512, 4096, 32768, 262144, 1u << 20, 4u << 20, 16u << 20, 64u << 20, 256u << 20};
+        for (nsizes = 0; nsizes < (int) (sizeof defaults / sizeof defaults[0]); nsizes++) sizes[nsizes] = defaults[nsizes];
+        max_bytes = 256u << 20;
+    }
     CK(cudaSetDevice(0));
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     exchange_uid(rank, dir, &id);
@@ -72,8 +87,7 @@ int main(int argc, char **argv) {
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     nvshmem_barrier_all();
     if (rank == 0) {
-        static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 1u << 20, 4u << 20, 16u << 20, 64u << 20, 256u << 20};
-        for (int si = 0; si < (int) (sizeof sizes / sizeof sizes[0]) && sizes[si] <= max_bytes; si++) {
+        for (int si = 0; si < nsizes; si++) {
             size_t bytes = sizes[si];
             int iters = (int) (bytes >= (1u << 20) ? (size_t) 2 * (1u << 30) / bytes : 1000);
             if (iters < 10) iters = 10;
