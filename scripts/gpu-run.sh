@@ -69,5 +69,6 @@ if want kit; then
 fi
 
 # Few files come back from a lent machine: one archive with everything.
-( cd "$out" && tar czf gpu-run.tgz --exclude=gpu-run.tgz . && find . -mindepth 1 ! -name gpu-run.tgz ! -name '*.txt' -exec rm -rf {} + 2>/dev/null )
+tmp_tgz="$(mktemp -u /tmp/gpu-run-XXXX).tgz"
+( cd "$out" && tar czf "$tmp_tgz" . && find . -mindepth 1 ! -name '*.txt' -delete 2>/dev/null; find . -mindepth 1 -type d -empty -delete; mv "$tmp_tgz" gpu-run.tgz )
 ls -la "$out"

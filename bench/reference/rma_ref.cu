@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,8 @@ int main(int argc, char **argv) {
     nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 
     char *sym = (char *) nvshmem_align(2u << 20, max_bytes);
+    uint64_t *done = (uint64_t *) nvshmem_malloc(64);
+    CK(cudaMemset(done, 0, 64));
     char *local;
     CK(cudaMalloc((void **) &local, max_bytes));
     CK(cudaMemset(local, 1, max_bytes));
@@ -132,6 +135,19 @@ int main(int argc, char **argv) {
             }
         }
         fflush(stdout);
+        for (int pe = 1; pe < size; pe++) nvshmemx_signal_op_on_stream(done, 1, NVSHMEM_SIGNAL_SET, pe, s);
+        nvshmemx_quiet_on_stream(s);
+        CK(cudaStreamSynchronize(s));
+    } else {
+        /* Wait from the host (a small copy now and then), not in a GPU barrier kernel, like the Java side. */
+        cudaStream_t poll;
+        CK(cudaStreamCreateWithFlags(&poll, cudaStreamNonBlocking));
+        uint64_t *v;
+        CK(cudaMallocHost((void **) &v, 8));
+        for (*v = 0; *v != 1; usleep(200)) {
+            CK(cudaMemcpyAsync(v, done, 8, cudaMemcpyDeviceToHost, poll));
+            CK(cudaStreamSynchronize(poll));
+        }
     }
     nvshmem_barrier_all();
     nvshmem_free(sym);

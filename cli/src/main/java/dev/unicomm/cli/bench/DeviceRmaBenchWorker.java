@@ -31,11 +31,21 @@ public final class DeviceRmaBenchWorker {
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         try (Communicator comm = Unicomm.connect();
              SymmetricBuffer sym = comm.heap().allocate(max, 2L << 20);
+             SymmetricBuffer done = comm.heap().allocate(64);
              DeviceBuffer local = comm.device().allocate(max);
              Stream s = comm.device().createStream()) {
             comm.device().fill(local, 0, max, (byte) 1);
+            comm.device().fill(done, 0, 64, (byte) 0);
             comm.barrier();
-            if (comm.rank() == 0) run(comm.rma().on(s), s, sym, local, sizes);
+            if (comm.rank() == 0) {
+                run(comm.rma().on(s), s, sym, local, sizes);
+                for (int pe = 1; pe < comm.size(); pe++) comm.rma().atomicSet(done, 0, 1, pe);
+                comm.rma().quiet();
+            } else {
+                // Wait from the host (a small copy now and then), not in a GPU barrier kernel that would
+                // share the GPU with rank 0's transfers; the C reference waits the same way.
+                comm.rma().signalWaitUntil(done, 0, dev.unicomm.api.Cmp.EQ, 1);
+            }
             comm.barrier();
         }
     }
