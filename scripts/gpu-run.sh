@@ -5,7 +5,8 @@
 #   kit    - `unicomm conformance --backend nvshmem` with 2 and 4 PEs (KIT_RANKS)
 # Several PEs share the GPU under MPS (started here, stopped at the end). NVLink multicast stays off.
 # Tables and logs go to $OUT (default ./gpu-out); everything is also packed into $OUT/gpu-run.tgz.
-#   usage: gpu-run.sh [all|check|bench|kit]...
+#   layout - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
+#   usage: gpu-run.sh [all|check|bench|kit|layout]...
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
@@ -58,6 +59,15 @@ if want bench; then
   timeout ${BENCH_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench rma --backend nvshmem --reference "$here/bin/rma_ref" \
     --min-size 16 --factor 4 --max-size 256M --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
   echo "bench: exit $?"; cat "$out/bench-rma-nvshmem.txt"; tail -5 "$out/bench-rma.log"
+fi
+
+# Does the buffer's place in the NVSHMEM heap change the C figures? (The Java buffer sits after ~6 MiB of scratch.)
+if want layout; then
+  for pad in 0 $((6 << 20)); do
+    UNICOMM_REF_PAD=$pad NVSHMEM_SYMMETRIC_SIZE=$((768 << 20)) CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 \
+      job 2 layout-$pad "$here/bin/rma_ref" $((1 << 20)),$((16 << 20)),$((64 << 20)),$((256 << 20))
+    echo "C reference with $pad bytes allocated first:"; grep '_bw' "$out/layout-$pad-rank0.log"
+  done 2>&1 | tee "$out/layout.txt"
 fi
 
 if want kit; then

@@ -80,6 +80,9 @@ int main(int argc, char **argv) {
     nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
     nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 
+    /* UNICOMM_REF_PAD: bytes to allocate first, so the buffer sits where the Java side's does (after its scratch). */
+    const char *pad = getenv("UNICOMM_REF_PAD");
+    if (pad != NULL && strtoull(pad, NULL, 10) > 0) nvshmem_align(2u << 20, strtoull(pad, NULL, 10));
     char *sym = (char *) nvshmem_align(2u << 20, max_bytes);
     uint64_t *done = (uint64_t *) nvshmem_malloc(64);
     CK(cudaMemset(done, 0, 64));
