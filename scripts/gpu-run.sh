@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Runs the NVSHMEM backend's GPU checks, the conformance kit (2 and 4 PEs) and the RMA benchmark
-# (Java through the public API vs the same-run C reference) on a machine with an NVIDIA GPU,
-# from a folder made by scripts/gpu-stage.sh. Several PEs share the GPU under MPS (started here,
-# stopped at the end). Logs and tables go to $OUT (default ./gpu-out).
-#   usage: gpu-run.sh [all|check|kit|bench]...
+# Runs, on a machine with an NVIDIA GPU, from a folder made by scripts/gpu-stage.sh:
+#   check  - the backend's own multi-process GPU check (GpuCheck) with 2 and 4 PEs
+#   bench  - `unicomm bench rma --backend nvshmem` with the same-run C reference (bench/reference/rma_ref)
+#   kit    - `unicomm conformance --backend nvshmem` with 2 and 4 PEs (KIT_RANKS)
+# Several PEs share the GPU under MPS (started here, stopped at the end). NVLink multicast stays off.
+# Tables and logs go to $OUT (default ./gpu-out); everything is also packed into $OUT/gpu-run.tgz.
+#   layout - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
+#   usage: gpu-run.sh [all|check|bench|kit|layout]...
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
@@ -17,6 +20,7 @@ export UNICOMM_NVSHMEM_HOME="${UNICOMM_NVSHMEM_HOME:-$(dirname "$nv")}"
 java="$here/jre/bin/java"
 cp="$here/test-classes:$(ls "$here"/lib/*.jar | tr '\n' ':')"
 jopts=(--enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.cachedir=/tmp/unicomm-javacpp -cp "$cp")
+unicomm() { "$java" "${jopts[@]}" dev.unicomm.cli.Main "$@"; }
 
 { date -u; hostname; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; nproc; } > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
@@ -26,7 +30,7 @@ mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
 nvidia-cuda-mps-control -d && echo "MPS started"
 trap 'echo quit | nvidia-cuda-mps-control; echo "MPS stopped"' EXIT
 
-# Starts N ranks of a Java main class (or, with "exe", a program) over a fresh file store; waits; returns failures.
+# N ranks of a Java main class over a fresh file store; returns the number of ranks that failed.
 job() {
   local n=$1 name=$2; shift 2
   local store; store="$(mktemp -d)"
@@ -41,46 +45,40 @@ job() {
   return $fails
 }
 
-"$java" "${jopts[@]}" -Dunicomm.backend=nvshmem dev.unicomm.backend.nvshmem.gpu.ProbeMain > "$out/probe.txt" 2>&1; cat "$out/probe.txt"
+unicomm info 2>&1 | tee "$out/info.txt"
 
 if want check; then
   for n in 2 4; do
     job $n check-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.GpuCheck
-    echo "GPU check, $n PEs: exit $? ($(grep -c '^PASS' "$out"/check-${n}pe-rank*.log | paste -sd' ') passes per rank)"
-    grep -h '^FAIL\|^RESULT' "$out"/check-${n}pe-rank*.log | head -40
-  done
+    echo "GPU check, $n PEs: $? ranks failed; passes per rank: $(grep -c '^PASS' "$out"/check-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
+    grep -h '^FAIL\|^RESULT' "$out"/check-${n}pe-rank*.log | cut -c1-300 | head -20
+  done 2>&1 | tee "$out/check.txt"
 fi
 
 if want bench; then
-  # Same MPS share as the Java PEs get from the backend (100 / PEs on the GPU).
-  CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 job 2 bench-c "$here/bin/rma_ref" $((256 << 20)); echo "C reference bench: exit $?"
-  job 2 bench-java "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.RmaBench $((256 << 20)); echo "Java bench: exit $?"
-  cat "$out"/bench-c-rank0.log "$out"/bench-java-rank0.log | grep -E '^(ref|java),' > "$out/bench-rma-nvshmem.csv"
-  "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.BenchTable "$out/bench-rma-nvshmem.csv" | tee "$out/bench-rma-nvshmem.txt"
-  for f in "$out"/bench-*-rank*.log; do grep -vE '^(ref|java),' "$f" | grep -iE 'error|exception|fail' | head -5; done
+  timeout ${BENCH_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench rma --backend nvshmem --reference "$here/bin/rma_ref" \
+    --min-size 16 --factor 4 --max-size 256M --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
+  echo "bench: exit $?"; cat "$out/bench-rma-nvshmem.txt"; tail -5 "$out/bench-rma.log"
 fi
 
-# Every few seconds, what each kit worker's threads are doing (state, kernel wait channel): a hung
-# worker's story without a debugger.
-watch_workers() {
-  while sleep ${WATCH_S:-7}; do
-    for p in $(pgrep -f dev.unicomm.conformance.KitWorker); do
-      { echo "== $(date +%T) worker $p"; for t in /proc/$p/task/*; do
-          echo "$(cat $t/comm 2>/dev/null) $(awk '{print $3}' $t/stat 2>/dev/null) $(cat $t/wchan 2>/dev/null)"; done | sort | uniq -c; } >> "$out/kit-watch.log" 2>&1
-      kill -QUIT $p 2>/dev/null
-    done
-  done
-}
+# Does the buffer's place in the NVSHMEM heap change the C figures? (The Java buffer sits after ~6 MiB of scratch.)
+if want layout; then
+  for pad in 0 $((6 << 20)); do
+    UNICOMM_REF_PAD=$pad NVSHMEM_SYMMETRIC_SIZE=$((768 << 20)) CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 \
+      job 2 layout-$pad "$here/bin/rma_ref" $((1 << 20)),$((16 << 20)),$((64 << 20)),$((256 << 20))
+    echo "C reference with $pad bytes allocated first:"; grep '_bw' "$out/layout-$pad-rank0.log"
+  done 2>&1 | tee "$out/layout.txt"
+fi
 
 if want kit; then
-  [ -n "${KIT_WATCH:-}" ] && { watch_workers & watcher=$!; }
   for n in ${KIT_RANKS:-2 4}; do
-    timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" ${KIT_JOPTS:-} dev.unicomm.backend.nvshmem.gpu.KitMain $n "$out" ${KIT_SUITES:-} > "$out/kit-run-${n}pe.log" 2>&1
-    echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt" 2>/dev/null; grep -E '  FAILED ' "$out/kit-nvshmem-${n}pe.txt" 2>/dev/null | cut -c1-220
+    timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --timeout ${KIT_TIMEOUT:-15s} \
+      --json "$out/kit-nvshmem-${n}pe.json" --junit-xml "$out/kit-junit-${n}pe" ${KIT_SUITES:+--suite=$KIT_SUITES} > "$out/kit-nvshmem-${n}pe.txt" 2>&1
+    echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-nvshmem-${n}pe.txt" | cut -c1-250
   done
-  [ -n "${watcher:-}" ] && kill $watcher
 fi
 
-# Few files come back from a lent machine: keep the tables at the top of $OUT, pack the logs.
-( cd "$out" && tar czf logs.tgz --exclude=logs.tgz *.log kit-logs-* junit-* 2>/dev/null && rm -rf *.log kit-logs-* junit-* )
+# Few files come back from a lent machine: one archive with everything.
+tmp_tgz="$(mktemp -u /tmp/gpu-run-XXXX).tgz"
+( cd "$out" && tar czf "$tmp_tgz" . && find . -mindepth 1 ! -name '*.txt' -delete 2>/dev/null; find . -mindepth 1 -type d -empty -delete; mv "$tmp_tgz" gpu-run.tgz )
 ls -la "$out"

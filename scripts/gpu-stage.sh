@@ -11,10 +11,10 @@ rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin"
 "$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec \
   --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$out/jre"
-./mvnw -B -q -pl backend-nvshmem -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$PWD/$out/lib"
+./mvnw -B -q -pl backend-nvshmem,cli -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$PWD/$out/lib"
 cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"
 cp -r backend-nvshmem/target/test-classes "$out/test-classes"
-if [ -f cli/target/unicomm-cli.jar ]; then cp cli/target/unicomm-cli.jar "$out/lib/"; cp -n cli/target/lib/*.jar "$out/lib/" 2>/dev/null || true; fi
+cp cli/target/unicomm-cli.jar "$out/lib/"; cp -n cli/target/lib/*.jar "$out/lib/"
 # The ops library travels inside the backend jar; the C reference is built here against the same NVSHMEM.
 home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia.nvshmem.__path__)[0])')}"
 /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/rma_ref" \

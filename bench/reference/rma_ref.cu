@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -56,7 +57,22 @@ int main(int argc, char **argv) {
     int rank = atoi(getenv("UNICOMM_RANK"));
     int size = atoi(getenv("UNICOMM_WORLD_SIZE"));
     const char *dir = getenv("UNICOMM_FILE_STORE");
-    size_t max_bytes = argc > 1 ? strtoull(argv[1], NULL, 10) : (256u << 20);
+    /* argv[1]: comma-separated sizes in bytes (what the Java worker measures); default 8 B .. 256 MiB. */
+    size_t sizes[64];
+    int nsizes = 0;
+    size_t max_bytes = 0;
+    if (argc > 1) {
+        for (char *p = argv[1]; *p && nsizes < 64; ) {
+            sizes[nsizes] = strtoull(p, &p, 10);
+            if (sizes[nsizes] > max_bytes) max_bytes = sizes[nsizes];
+            nsizes++;
+            if (*p == ',') p++;
+        }
+    } else {
+        static const size_t defaults[] = {8, 64, 512, 4096, 32768, 262144, 1u << 20, 4u << 20, 16u << 20, 64u << 20, 256u << 20};
+        for (nsizes = 0; nsizes < (int) (sizeof defaults / sizeof defaults[0]); nsizes++) sizes[nsizes] = defaults[nsizes];
+        max_bytes = 256u << 20;
+    }
     CK(cudaSetDevice(0));
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     exchange_uid(rank, dir, &id);
@@ -64,7 +80,12 @@ int main(int argc, char **argv) {
     nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
     nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
 
+    /* UNICOMM_REF_PAD: bytes to allocate first, so the buffer sits where the Java side's does (after its scratch). */
+    const char *pad = getenv("UNICOMM_REF_PAD");
+    if (pad != NULL && strtoull(pad, NULL, 10) > 0) nvshmem_align(2u << 20, strtoull(pad, NULL, 10));
     char *sym = (char *) nvshmem_align(2u << 20, max_bytes);
+    uint64_t *done = (uint64_t *) nvshmem_malloc(64);
+    CK(cudaMemset(done, 0, 64));
     char *local;
     CK(cudaMalloc((void **) &local, max_bytes));
     CK(cudaMemset(local, 1, max_bytes));
@@ -72,8 +93,7 @@ int main(int argc, char **argv) {
     CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     nvshmem_barrier_all();
     if (rank == 0) {
-        static const size_t sizes[] = {8, 64, 512, 4096, 32768, 262144, 1u << 20, 4u << 20, 16u << 20, 64u << 20, 256u << 20};
-        for (int si = 0; si < (int) (sizeof sizes / sizeof sizes[0]) && sizes[si] <= max_bytes; si++) {
+        for (int si = 0; si < nsizes; si++) {
             size_t bytes = sizes[si];
             int iters = (int) (bytes >= (1u << 20) ? (size_t) 2 * (1u << 30) / bytes : 1000);
             if (iters < 10) iters = 10;
@@ -118,6 +138,19 @@ int main(int argc, char **argv) {
             }
         }
         fflush(stdout);
+        for (int pe = 1; pe < size; pe++) nvshmemx_signal_op_on_stream(done, 1, NVSHMEM_SIGNAL_SET, pe, s);
+        nvshmemx_quiet_on_stream(s);
+        CK(cudaStreamSynchronize(s));
+    } else {
+        /* Wait from the host (a small copy now and then), not in a GPU barrier kernel, like the Java side. */
+        cudaStream_t poll;
+        CK(cudaStreamCreateWithFlags(&poll, cudaStreamNonBlocking));
+        uint64_t *v;
+        CK(cudaMallocHost((void **) &v, 8));
+        for (*v = 0; *v != 1; usleep(200)) {
+            CK(cudaMemcpyAsync(v, done, 8, cudaMemcpyDeviceToHost, poll));
+            CK(cudaStreamSynchronize(poll));
+        }
     }
     nvshmem_barrier_all();
     nvshmem_free(sym);

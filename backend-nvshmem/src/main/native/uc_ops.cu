@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <stdint.h>
+#include <unistd.h>
 #include "uc_codes.h"
 
 static __thread char uc_err_call[96];
@@ -86,7 +87,15 @@ int uc_ops_init(int rank, int nranks, const signed char *uid, int uid_len, int d
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     if (uid_len != (int) sizeof id) return fail(UC_ERR_ARGUMENT, "nvshmemx_set_attr_uniqueid_args", uid_len, "unique id has the wrong size");
     memcpy(&id, uid, sizeof id);
-    int rc = cuda_check(cudaSetDevice(device), "cudaSetDevice");
+    /* Under MPS a client killed a moment ago may still hold the device: the server answers
+     * cudaErrorDevicesUnavailable until it has cleaned up. Retry for at most 20 s. */
+    cudaError_t e = cudaSetDevice(device);
+    for (int i = 0; e == cudaErrorDevicesUnavailable && i < 200; i++) {
+        (void) cudaGetLastError();
+        usleep(100000);
+        e = cudaSetDevice(device);
+    }
+    int rc = cuda_check(e, "cudaSetDevice");
     if (rc) return rc;
     uc_device = device;
     uc_thread_device = device;

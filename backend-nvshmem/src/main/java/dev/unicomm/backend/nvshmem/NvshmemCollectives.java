@@ -51,11 +51,19 @@ final class NvshmemCollectives implements Collectives {
 
     private interface Body { void run(); }
 
-    private void run(String what, Body body) {
+    /**
+     * Runs a data collective between two team barriers on the internal stream: NVSHMEM's collectives
+     * may read peers' sources as soon as they start and do not wait for the peers to have written
+     * them (seen with 4 PEs: a broadcast read the root's old data), nor keep a peer from reusing its
+     * buffers while others still read them. The barriers give the blocking semantics the API promises.
+     */
+    private void run(String what, NvshmemTeam t, Body body) {
         c.lock.lock();
         try {
             c.ensureOpen();
+            NvOps.barrier(t.handle, c.ctrl);
             body.run();
+            NvOps.barrier(t.handle, c.ctrl);
             c.await(c.ctrl, what);
         } finally {
             c.lock.unlock();
@@ -64,13 +72,20 @@ final class NvshmemCollectives implements Collectives {
 
     @Override public void barrier(Team team) {
         NvshmemTeam t = team(team);
-        run("barrier", () -> NvOps.barrier(t.handle, c.ctrl));
+        c.lock.lock();
+        try {
+            c.ensureOpen();
+            NvOps.barrier(t.handle, c.ctrl);
+            c.await(c.ctrl, "barrier");
+        } finally {
+            c.lock.unlock();
+        }
     }
 
     @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
         NvshmemTeam t = team(team);
         long d = buf(dst, "broadcast dst").address(), s = buf(src, "broadcast src").address();
-        run("broadcast", () -> {
+        run("broadcast", t, () -> {
             if (bytes == 0) {
                 NvOps.barrier(t.handle, c.ctrl);
                 return;
@@ -86,7 +101,7 @@ final class NvshmemCollectives implements Collectives {
         NvshmemTeam t = team(team);
         long d = buf(dst, "allgather dst").address(), s = buf(src, "allgather src").address();
         long total = bytesPerPe * t.size();
-        run("allgather", () -> {
+        run("allgather", t, () -> {
             if (bytesPerPe == 0) {
                 NvOps.barrier(t.handle, c.ctrl);
                 return;
@@ -99,7 +114,7 @@ final class NvshmemCollectives implements Collectives {
         NvshmemTeam t = team(team);
         long d = buf(dst, "allreduce dst").address(), s = buf(src, "allreduce src").address();
         int dt = dtype(dtype), o = op(op), es = dtype.byteSize();
-        run("allreduce", () -> {
+        run("allreduce", t, () -> {
             if (count == 0) {
                 NvOps.barrier(t.handle, c.ctrl);
                 return;
@@ -122,7 +137,7 @@ final class NvshmemCollectives implements Collectives {
         NvshmemTeam t = team(team);
         long d = buf(dst, "reduceScatter dst").address(), s = buf(src, "reduceScatter src").address();
         int dt = dtype(dtype), o = op(op), es = dtype.byteSize();
-        run("reduceScatter", () -> {
+        run("reduceScatter", t, () -> {
             if (countPerPe == 0) {
                 NvOps.barrier(t.handle, c.ctrl);
                 return;
@@ -136,7 +151,7 @@ final class NvshmemCollectives implements Collectives {
         NvshmemTeam t = team(team);
         long d = buf(dst, "alltoall dst").address(), s = buf(src, "alltoall src").address();
         long total = bytesPerPe * t.size();
-        run("alltoall", () -> {
+        run("alltoall", t, () -> {
             if (bytesPerPe == 0) {
                 NvOps.barrier(t.handle, c.ctrl);
                 return;
@@ -160,7 +175,9 @@ final class NvshmemCollectives implements Collectives {
         try {
             c.ensureOpen();
             for (int j = 0; j < n; j++) pin.set(ValueLayout.JAVA_LONG, 128 + 8L * j, recvOffsets[j]);
+            NvOps.barrier(t.handle, c.ctrl); // peers may still be reading the offsets area from a previous alltoallv
             NvOps.copyAsync(sc.offsetsSend(), c.pinned + 128, 8L * n, c.ctrl);
+            NvOps.barrier(t.handle, c.ctrl);
             NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 8, c.ctrl);
             NvOps.copyAsync(c.pinned + 128, sc.offsetsRecv(), 8L * n, c.ctrl);
             c.await(c.ctrl, "alltoallv: exchanging receive offsets");

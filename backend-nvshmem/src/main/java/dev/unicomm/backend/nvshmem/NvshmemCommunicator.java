@@ -45,6 +45,9 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private static boolean finalized;
     /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
     private static long runtimeHeap;
+    /** Where offsets count from: the first symmetric allocation of this process (set once). */
+    private static long heapBase;
+    private static final long HEAP_BASE_ALIGNMENT = 2L << 20;
     /** Why NVSHMEM's collectives cannot run here (limited MPG), or null when they can. */
     private static String noCollectives;
     /** Symmetric heap NVSHMEM keeps for itself (team and collective work areas) on top of the user's. */
@@ -118,9 +121,15 @@ final class NvshmemCommunicator implements BackendCommunicator {
             LOG.log(Level.DEBUG, "nvshmemx_buffer_register of the bounce buffer failed (only remote transports need it): {0}", e.getMessage());
         }
         long probeLen = Scratch.layout(0, size, scratchBytes).totalBytes();
-        long base = NvOps.symAlloc(probeLen, 256);
+        // 2 MiB aligned, so that offsets keep the alignment of what is allocated after it (up to 2 MiB).
+        long base = NvOps.symAlloc(probeLen, HEAP_BASE_ALIGNMENT);
         this.scratch = Scratch.layout(base, size, scratchBytes);
-        this.heap = new NvshmemHeap(this, base);
+        synchronized (PROCESS) {
+            // The process's first symmetric allocation sits at the start of NVSHMEM's heap: offsets of
+            // every communicator count from there, so they are never negative and equal on every PE.
+            if (heapBase == 0) heapBase = base;
+        }
+        this.heap = new NvshmemHeap(this, heapBase);
         this.world = new NvshmemTeam(this, NvOps.TEAM_WORLD, identity(size), false);
         this.rma = new NvshmemRma(this, null);
         this.device = new NvshmemDevice(this);

@@ -36,6 +36,9 @@ final class NvshmemHeap implements SymmetricHeap {
         c.lock.lock();
         try {
             agree(bytes, alignment);
+            // Checked before rounding up, which could overflow for sizes near Long.MAX_VALUE.
+            if (bytes > c.heapCapacity() - used || alignment > c.heapCapacity())
+                throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
             long padded = roundUp(Math.max(bytes, 1), Math.max(alignment, 8));
             if (padded > c.heapCapacity() - used)
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);

@@ -53,6 +53,10 @@ public final class RmaBenchCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
     Path csv;
 
+    @Option(names = "--reference", description = "Device backends: the native reference program to run in the same job "
+            + "(bench/reference/rma_ref built with nvcc; default: $UNICOMM_RMA_REFERENCE). Without it the rows have no ratio.")
+    Path reference;
+
     @Option(names = "--compare", paramLabel = "FILE",
             description = "BENCH lines of another implementation (bench/reference/run_openshmem.sh writes them): "
                     + "adds a table of our time vs theirs for every matching row.")
@@ -64,6 +68,20 @@ public final class RmaBenchCommand implements Callable<Integer> {
             if (b < 1) throw new IllegalArgumentException("--barrier-ranks entries must be >= 1, got " + b);
         if (barrierIters < 1) throw new IllegalArgumentException("--barrier-iters must be >= 1, got " + barrierIters);
         List<Long> sizes = BenchReport.sizes(BenchReport.parseSize(minSize), BenchReport.parseSize(maxSize), factor);
+        if (deviceHeap()) {
+            // The heap is GPU memory: measure stream-ordered RMA of device buffers against the native reference.
+            if (reference == null && System.getenv("UNICOMM_RMA_REFERENCE") != null) reference = Path.of(System.getenv("UNICOMM_RMA_REFERENCE"));
+            System.err.println("bench rma: backend " + backend + " (device heap), 2 ranks, " + sizes.size() + " sizes "
+                    + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(sizes.getLast())
+                    + (reference == null ? ", no native reference (--reference)" : ", reference " + reference));
+            List<BenchRow> rows = DeviceRmaBench.run(backend, sizes, reference);
+            BenchReport.table(rows, System.out);
+            if (csv != null) {
+                BenchReport.csv(rows, csv);
+                System.out.println("wrote " + csv);
+            }
+            return 0;
+        }
         long heap = sizes.getLast() + (4L << 20);
         String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
 
@@ -82,6 +100,14 @@ public final class RmaBenchCommand implements Callable<Integer> {
             System.out.println("wrote " + csv);
         }
         return 0;
+    }
+
+    /** Whether the backend's heap lives in device memory (its provider declares a DEVICE_MEMORY_* capability). */
+    private boolean deviceHeap() {
+        return dev.unicomm.spi.BackendRegistry.load().providers().stream().filter(p -> p.name().equals(backend)).findFirst()
+                .map(p -> p.capabilities().contains(dev.unicomm.api.Capability.DEVICE_MEMORY_CUDA)
+                        || p.capabilities().contains(dev.unicomm.api.Capability.DEVICE_MEMORY_ASCEND))
+                .orElse(false);
     }
 
     /** Runs one job of the worker and returns the rows rank 0 printed. */
