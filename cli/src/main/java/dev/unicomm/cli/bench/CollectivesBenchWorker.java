@@ -56,7 +56,7 @@ public final class CollectivesBenchWorker {
                     for (long bytes : sizes) {
                         Runnable call = call(coll, comm.world(), op, src, dst, bytes);
                         if (call == null) continue; // size not divisible into the op's units
-                        for (int i = 0; i < 20; i++) call.run();
+                        for (long i = 0, warm = Math.max(2, Math.min(20, (64L << 20) / bytes)); i < warm; i++) call.run();
                         long one = slowest(coll, comm, time, maxTime, timeLoop(call, 1));
                         long iters = Math.max(3, Math.min(10_000, (long) (budget * 1e9 / Math.max(1, one))));
                         coll.barrier(comm.world());
