@@ -1,6 +1,6 @@
 /*
  * OpenSHMEM reference for `unicomm bench rma`: the same operations, sizes and timing method
- * (warm-up, calibrated batches of ~10 ms, median of 7) with Open MPI's OpenSHMEM.
+ * (warm-up, calibrated batches of ~10 ms, median of 11) with Open MPI's OpenSHMEM.
  * PE 0 targets PE 1. Prints lines in the unicomm bench format:
  *   BENCH,<op>,<ranks>,<bytes>,<iters>,<ns_per_op>,,0
  * Usage: oshrun -np 2 ./shmem_rma [min_bytes max_bytes factor barrier_iters]
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#define REPEATS 7
+#define REPEATS 11
 #define TARGET_NS 10000000.0
 #define WARMUP_NS 40000000.0
 

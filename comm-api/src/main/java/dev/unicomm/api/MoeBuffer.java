@@ -3,44 +3,104 @@ package dev.unicomm.api;
 /**
  * Expert-parallel dispatch/combine with DeepEP's semantics (see {@code notes/moe-semantics.md}):
  * rank {@code r} hosts experts {@code [r*L, (r+1)*L)}, {@code L = numExperts / size}. Every
- * dispatch and combine is <em>collective</em> over the communicator. Results are host tensors for
- * host backends and device tensors on device backends; they stay valid until the buffer is closed
- * or, in low-latency mode, until two newer low-latency dispatches have been made (DeepEP's double
- * buffer; stale use throws {@link IllegalStateException}).
+ * dispatch and combine is <em>collective</em> over the communicator: every rank calls the same
+ * operations in the same order. A buffer serves the mode it was configured for
+ * ({@link MoeConfig#mode()}); calling the other mode's operations throws {@link IllegalStateException}.
+ *
+ * <p>Inputs: host tensors on host backends, device tensors on device backends. {@code topkIdx}
+ * values lie in {@code [-1, numExperts)} ({@code -1}: unused slot) and a row names each expert at
+ * most once; {@code T <= maxTokensPerRank}; shapes and dtypes must agree with the config. Bad
+ * input throws {@link IllegalArgumentException} naming the argument.
+ *
+ * <p>Lifetimes (results are views into the buffer, as in DeepEP, so nothing is copied twice):
+ * <ul>
+ *   <li>Normal mode: a {@link Dispatched}'s tensors stay valid until the next dispatch or
+ *       combine on this buffer; combine stages {@code y} in the receive area (no copy when
+ *       {@code y} <em>is</em> the latest {@code recvX}, the usual in-place expert update). Its
+ *       {@link MoeHandle} stays valid until the buffer is closed. A {@link Combined}'s tensors
+ *       are the buffer's output memory, valid until the next combine.</li>
+ *   <li>Low-latency mode: two result sets are alive at once (DeepEP's double buffer). A third
+ *       low-latency dispatch invalidates the oldest: its handle and hook then throw
+ *       {@link IllegalStateException}. A low-latency combine stages {@code y} in its dispatch's
+ *       receive buffer (no copy when {@code y} is that {@code recvX}); its output stays valid until
+ *       the next combine with a handle of the same generation slot (two dispatches later).</li>
+ * </ul>
  */
 public interface MoeBuffer extends AutoCloseable {
 
     /** The configuration this buffer was sized for. */
     MoeConfig config();
 
-    /** Bytes of symmetric and private memory this buffer holds on this rank. */
+    /**
+     * Bytes of symmetric and private memory this buffer holds on this rank; the portable
+     * implementation holds exactly {@link MoeConfig#sizeHint(int)} + {@link MoeConfig#outputBytes()}.
+     */
     long footprintBytes();
 
-    /** Computes the layout of {@code topkIdx [T, K]} INT64 (values in [-1, numExperts)). */
+    /** Computes the layout of {@code topkIdx [T, K]} INT64 (values in [-1, numExperts)). Local, not collective. */
     MoeLayout layout(Tensor topkIdx);
 
     /**
      * Normal dispatch. {@code x} is {@code [T, H]} BF16, or FP8_E4M3 with {@code scales [T, H/128]} FP32
-     * ({@code null} for BF16); {@code topkWeights [T, K]} FP32; {@code expertAlignment >= 1}.
+     * ({@code null} for BF16); {@code topkWeights [T, K]} FP32 or {@code null} (then the result's
+     * {@code recvTopkWeights} is {@code null}); {@code layout} from {@link #layout} of the same
+     * {@code topkIdx}; {@code expertAlignment >= 1} rounds {@code numRecvTokensPerExpert} up.
      */
     Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout,
                         int expertAlignment);
 
-    /** Normal dispatch reusing a handle's routing (same tokens, new data): combine's backward. */
+    /** BF16 normal dispatch with expert alignment 1. */
+    default Dispatched dispatch(Tensor x, Tensor topkIdx, Tensor topkWeights, MoeLayout layout) {
+        return dispatch(x, null, topkIdx, topkWeights, layout, 1);
+    }
+
+    /**
+     * Normal dispatch reusing a handle's routing (same tokens, new data): combine's backward.
+     * {@code x} must have the handle's token count. The result carries no top-k ids or weights
+     * ({@code null}) and the same handle.
+     */
     Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle);
 
     /**
      * Normal combine: {@code y [N, H]} BF16 in recvX's order; optional {@code topkWeights [N, K]} FP32
-     * ({@code null} for none), reduced the same way.
+     * ({@code null} for none), reduced the same way. Dispatch's backward.
      */
     Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights);
 
-    /** Low-latency dispatch of {@code x [T, H]} BF16, {@code T <= maxTokensPerRank}. */
+    /** Combine without weights. */
+    default Combined combine(Tensor y, MoeHandle handle) { return combine(y, handle, null); }
+
+    /**
+     * Low-latency dispatch of {@code x [T, H]} BF16, {@code T <= maxTokensPerRank}. Returns once
+     * the sends are issued; the result's hook receives ({@link LowLatencyDispatched#hook()}).
+     */
     LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8);
 
-    /** Low-latency weighted combine of {@code y [L, R*maxTokensPerRank, H]} BF16. */
+    /**
+     * Low-latency dispatch that, unless {@code returnRecvHook}, also receives before returning
+     * (DeepEP's {@code return_recv_hook=False}).
+     */
+    default LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8, boolean returnRecvHook) {
+        LowLatencyDispatched d = lowLatencyDispatch(x, topkIdx, useFp8);
+        if (!returnRecvHook) d.hook().await();
+        return d;
+    }
+
+    /**
+     * Low-latency weighted combine of {@code y [L, R*maxTokensPerRank, H]} BF16 in the handle's
+     * layout; {@code topkIdx} and {@code topkWeights [T, K]} FP32 are the original tokens'. If the
+     * dispatch's hook has not run yet, combine runs it first.
+     */
     LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle);
 
-    /** Frees the buffer (collective). */
+    /** As {@link #lowLatencyCombine}, also receiving before returning unless {@code returnRecvHook}. */
+    default LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle,
+                                                 boolean returnRecvHook) {
+        LowLatencyCombined c = lowLatencyCombine(y, topkIdx, topkWeights, handle);
+        if (!returnRecvHook) c.hook().await();
+        return c;
+    }
+
+    /** Frees the buffer (collective). Handles and result views become invalid. */
     @Override void close();
 }

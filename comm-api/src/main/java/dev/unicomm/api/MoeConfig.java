@@ -1,7 +1,23 @@
 package dev.unicomm.api;
 
 /**
- * Sizes a MoE dispatch/combine buffer (DeepEP's {@code Buffer}).
+ * Sizes a MoE dispatch/combine buffer (DeepEP's {@code Buffer}). Rank {@code r} of {@code R} hosts
+ * experts {@code [r*L, (r+1)*L)} with {@code L = numExperts / R}.
+ *
+ * <p>Memory: {@link #sizeHint(int)} is what one rank needs for this config in the worst routing
+ * (every token of every rank sent to this rank); the portable implementation allocates exactly
+ * that from the symmetric heap and reports it as {@link MoeBuffer#footprintBytes()}. Formulas
+ * (bytes, {@code T = maxTokensPerRank}, {@code H = hidden}, {@code K = numTopk}):
+ * <ul>
+ *   <li>normal: {@code 64 + T*(2H + 12K) + R*T*(2H + 12K)}: a header, the staged input of this
+ *       rank (data, ids, weights) and the receive area for up to {@code R*T} tokens. FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit
+ *       in the {@code 2H} bytes of a BF16 row.</li>
+ *   <li>low-latency: {@code 64 + 32*R + 2 * (T*(2H + 8K) + L*R*T*2H)}: a header (acknowledgement
+ *       counters), four signal words per source rank (data ready, per generation, for dispatch
+ *       and combine), and two generations (DeepEP's double buffer) of the staged input (data
+ *       and ids) and of the per-expert receive buffers {@code [L, R*T, H]} (which also stage
+ *       the combine's input). Outputs: {@code 2*T*2H} (one per generation).</li>
+ * </ul>
  *
  * @param mode             normal (throughput) or low-latency (decode)
  * @param numExperts       experts in the whole job; divisible by the number of ranks
@@ -17,6 +33,11 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
 
     /** Channels that share one FP8 scale. */
     public static final int FP8_BLOCK = 128;
+
+    /** Bytes of the header in {@link #sizeHint(int)}. */
+    public static final int HEADER_BYTES = 64;
+    /** Bytes of signal words per rank in low-latency mode. */
+    public static final int SIGNAL_BYTES_PER_RANK = 32;
 
     public MoeConfig {
         if (mode == null) throw new IllegalArgumentException("mode must not be null");
@@ -41,4 +62,45 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
 
     /** A copy with another top-k. */
     public MoeConfig withTopk(int k) { return new MoeConfig(mode, numExperts, hidden, maxTokensPerRank, k, useFp8); }
+
+    /** A copy with FP8 allowed or not. */
+    public MoeConfig withFp8(boolean fp8) { return new MoeConfig(mode, numExperts, hidden, maxTokensPerRank, numTopk, fp8); }
+
+    /** Experts hosted by each rank of a job of {@code numRanks} ranks. */
+    public int numLocalExperts(int numRanks) {
+        checkRanks(numRanks);
+        return numExperts / numRanks;
+    }
+
+    /**
+     * Bytes one rank needs for this config in a job of {@code numRanks} ranks (DeepEP's
+     * {@code get_*_size_hint}); the formulas are in the class comment.
+     *
+     * @throws IllegalArgumentException if {@code numRanks < 1} or does not divide {@code numExperts}
+     */
+    public long sizeHint(int numRanks) {
+        checkRanks(numRanks);
+        long r = numRanks, t = maxTokensPerRank, h = hidden, k = numTopk;
+        if (mode == Mode.NORMAL) {
+            long row = Math.addExact(2 * h, 12 * k);
+            return Math.addExact(HEADER_BYTES + 12 * t * k, Math.multiplyExact(Math.multiplyExact(t, row), r));
+        }
+        long fixed = HEADER_BYTES + SIGNAL_BYTES_PER_RANK * r;
+        long l = numExperts / numRanks;
+        long send = Math.multiplyExact(t, Math.addExact(2 * h, 8 * k));
+        long recv = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(l, r), t), 2 * h);
+        return Math.addExact(fixed, Math.multiplyExact(2, Math.addExact(send, recv)));
+    }
+
+    /** Private bytes of the combine outputs (see the class comment); independent of the job size. */
+    public long outputBytes() {
+        long t = maxTokensPerRank, h = hidden;
+        return mode == Mode.NORMAL ? t * (2 * h + 4L * numTopk) : 2 * t * 2 * h;
+    }
+
+    private void checkRanks(int numRanks) {
+        if (numRanks < 1) throw new IllegalArgumentException("numRanks must be >= 1, got " + numRanks);
+        if (numExperts % numRanks != 0)
+            throw new IllegalArgumentException("numExperts (" + numExperts + ") must be divisible by the number of ranks (" + numRanks + ")");
+    }
 }

@@ -155,10 +155,10 @@ public final class CheckedCommunicator implements Communicator {
             throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
         if (has(Capability.NATIVE_MOE)) {
             var nat = raw.nativeMoe(this, config);
-            if (nat.isPresent()) return nat.get();
+            if (nat.isPresent()) return new CheckedMoe(nat.get(), size);
         }
         for (MoeProvider p : ServiceLoader.load(MoeProvider.class)) {
-            return p.open(this, config);
+            return new CheckedMoe(p.open(this, config), size);
         }
         throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_MOE,
                 "MoE: the backend has no native MoE and dev.unicomm:collectives is not on the class path");

@@ -150,7 +150,7 @@ public final class JobLauncher {
         Integer[] codes = new Integer[n];
         int done = 0, failedRank = -1, exitCode = 0;
         boolean timedOut = false, stopped = false;
-        long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + spec.jobTimeout().toNanos();
+        long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
         long killAt = Long.MAX_VALUE;
         while (done < n) {
             long wakeAt = Math.min(jobDeadline, killAt);
@@ -188,7 +188,7 @@ public final class JobLauncher {
                 if (done < n) {
                     err.println(PREFIX + "rank " + r + " exited with code " + code + "; the other ranks get "
                             + spec.killGrace().toMillis() + " ms to stop before they are killed");
-                    killAt = System.nanoTime() + spec.killGrace().toNanos();
+                    killAt = System.nanoTime() + nanos(spec.killGrace());
                 } else {
                     err.println(PREFIX + "rank " + r + " exited with code " + code);
                 }
@@ -213,7 +213,7 @@ public final class JobLauncher {
         if (targets.isEmpty()) return;
         if (!grace.isZero()) {
             targets.forEach(ProcessHandle::destroy);
-            long deadline = System.nanoTime() + grace.toNanos();
+            long deadline = System.nanoTime() + nanos(grace);
             for (ProcessHandle h : targets) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) break;
@@ -258,6 +258,11 @@ public final class JobLauncher {
                 return;
             }
         }
+    }
+
+    /** Nanoseconds of {@code d}, capped (~73 years) so that deadlines cannot overflow. */
+    private static long nanos(Duration d) {
+        return d.compareTo(Duration.ofNanos(Long.MAX_VALUE / 4)) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
     }
 
     /** A port that was free on the loopback interface a moment ago (rank 0 binds it). */

@@ -9,6 +9,7 @@ import dev.unicomm.conformance.configured.BadInputRules;
 import dev.unicomm.conformance.configured.FaultRules;
 import dev.unicomm.conformance.configured.HeapRules;
 import dev.unicomm.conformance.configured.LifecycleRules;
+import dev.unicomm.conformance.configured.MoeRules;
 import dev.unicomm.conformance.configured.RmaRules;
 import dev.unicomm.conformance.configured.SignalRules;
 import dev.unicomm.conformance.configured.TeamsRules;
@@ -49,7 +50,7 @@ public final class KitRunner {
      * {@code configured} subclass here so that {@code unicomm conformance} runs it.
      */
     public static final List<Class<?>> ALL_SUITES = List.of(LifecycleRules.class, HeapRules.class, RmaRules.class,
-            SignalRules.class, AtomicsRules.class, TeamsRules.class, BadInputRules.class, FaultRules.class);
+            SignalRules.class, AtomicsRules.class, TeamsRules.class, BadInputRules.class, FaultRules.class, MoeRules.class);
 
     /**
      * Runs {@code suites} with the given kit settings (e.g. {@code unicomm.kit.backend=shm},

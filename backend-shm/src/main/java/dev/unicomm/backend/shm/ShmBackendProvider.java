@@ -15,6 +15,11 @@ import java.util.Set;
  * The {@code shm} backend: PEs on one Linux host share their symmetric heaps through files in
  * {@code /dev/shm} (or {@code unicomm.shm.dir} / {@code UNICOMM_SHM_DIR}). Needs no hardware and
  * no native library, so it ranks below hardware backends.
+ *
+ * <p>Buffer views are tied to the buffer's lifetime with {@code MemorySegment.reinterpret}, a
+ * restricted method: run with {@code --enable-native-access=ALL-UNNAMED} (class path) or
+ * {@code --enable-native-access=dev.unicomm.backend.shm} (module path), as {@code bin/unicomm} and
+ * the job launcher do; without it the JDK prints a warning once.
  */
 public final class ShmBackendProvider implements CommBackendProvider {
     /** Below every hardware backend: it is the fallback that always works. */

@@ -171,6 +171,25 @@ class SingleRankTest {
         }
     }
 
+    @Test void openCloseCyclesLeaveNoMappingBehind() throws Exception {
+        comm.close();
+        for (int i = 0; i < 10; i++) {
+            try (Communicator again = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
+                    Duration.ofSeconds(2), 1 << 20, Map.of("unicomm.shm.dir", dir.toString())))) {
+                again.heap().allocate(4096); // left open on purpose: closing the communicator releases it
+                assertTrue(heapMappings() > 0, "while open, the heap is mapped");
+            }
+        }
+        assertEquals(0, heapMappings(), "every mapping is gone once the communicators are closed");
+    }
+
+    /** Lines of /proc/self/maps that map one of this test's heap files. */
+    private long heapMappings() throws java.io.IOException {
+        try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
+            return maps.filter(l -> l.contains(dir.toString()) && l.contains(SegmentFiles.PREFIX)).count();
+        }
+    }
+
     @Test void worldTeamAndSplitsOfOne() {
         var world = comm.world();
         assertEquals(0, world.rank());

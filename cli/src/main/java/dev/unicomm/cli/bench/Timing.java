@@ -19,7 +19,7 @@ public final class Timing {
     static final long TARGET_NS = 10_000_000;
     /** Warm-up per operation: enough for the JIT to compile the loop and for page faults to settle. */
     static final long WARMUP_NS = 40_000_000;
-    static final int REPEATS = 7;
+    static final int REPEATS = 11;
 
     /** Iterations per timed batch and the median time per operation. */
     public record Result(long iters, double nsPerOp) {}

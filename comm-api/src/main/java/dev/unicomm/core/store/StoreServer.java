@@ -63,7 +63,7 @@ public final class StoreServer implements Closeable {
         this.listener = listener;
         this.worldSize = worldSize;
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
-        this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, helloTimeout.toMillis()));
+        this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(TcpStore.nanos(helloTimeout))));
         this.ranks = new Connection[worldSize];
         this.left = new boolean[worldSize];
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
@@ -116,7 +116,7 @@ public final class StoreServer implements Closeable {
      * @return whether every rank left cleanly
      */
     public synchronized boolean awaitAllLeft(Duration limit) throws InterruptedException {
-        long deadline = System.nanoTime() + limit.toNanos();
+        long deadline = System.nanoTime() + TcpStore.nanos(limit);
         while (abortReason == null && !allLeft()) {
             long left = deadline - System.nanoTime();
             if (left <= 0) return false;

@@ -35,7 +35,8 @@ import javax.net.ssl.SSLSocket;
  * from several threads are matched to their replies by id. A reader thread watches the connection:
  * when the host reports that a rank failed, or the host itself disappears, the store turns
  * <em>unhealthy</em> — every pending and later call, and {@link #checkHealthy()}, throw
- * {@link CommAbortedException} naming the failed rank ({@code -1} for the host).
+ * {@link CommAbortedException} naming the failed rank ({@code -1} for the host). A rank whose
+ * process ends without {@link #close()} counts as failed: the host cannot tell it from a crash.
  */
 public final class TcpStore implements Store {
     private static final System.Logger LOG = System.getLogger("dev.unicomm.store");
@@ -89,8 +90,10 @@ public final class TcpStore implements Store {
         if (port < 1 || port > 65535) throw new IllegalArgumentException("store port must be in [1, 65535], got " + port);
         if (timeout == null || timeout.isNegative() || timeout.isZero())
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (token != null && token.getBytes(StandardCharsets.UTF_8).length > Wire.MAX_KEY_BYTES)
+            throw new IllegalArgumentException("the job token may have at most " + Wire.MAX_KEY_BYTES + " UTF-8 bytes");
         String address = host + ":" + port;
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + nanos(timeout);
         long backoffMillis = 20;
         IOException last = null;
         while (true) {
@@ -179,7 +182,7 @@ public final class TcpStore implements Store {
         if (value.length > Wire.MAX_VALUE_BYTES)
             throw new IllegalArgumentException("value of '" + key + "' is " + value.length + " bytes; the store holds at most "
                     + Wire.MAX_VALUE_BYTES + " bytes per key");
-        Wire.Reader r = call(new Wire.Writer(Wire.SET, 0).text(key).bytes(value), "store set('" + key + "')", timeout.toNanos());
+        Wire.Reader r = call(new Wire.Writer(Wire.SET, 0).text(key).bytes(value), "store set('" + key + "')", nanos(timeout));
         expect(r, Wire.OK, "set");
     }
 
@@ -189,9 +192,9 @@ public final class TcpStore implements Store {
         checkKey(key);
         if (limit == null || limit.isNegative() || limit.isZero())
             throw new IllegalArgumentException("get('" + key + "') needs a positive timeout, got " + limit);
-        long millis = Math.max(1, limit.toMillis());
+        long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos(limit)));
         String what = "store get('" + key + "')";
-        Wire.Reader r = call(new Wire.Writer(Wire.GET, 0).text(key).i64(millis), what, limit.toNanos() + REPLY_SLACK_NANOS);
+        Wire.Reader r = call(new Wire.Writer(Wire.GET, 0).text(key).i64(millis), what, nanos(limit) + REPLY_SLACK_NANOS);
         if (r.type == Wire.TIMEOUT) throw new CommTimeoutException(what, limit);
         expect(r, Wire.VALUE, "get");
         try {
@@ -203,7 +206,7 @@ public final class TcpStore implements Store {
 
     @Override public long add(String key, long delta) {
         checkKey(key);
-        Wire.Reader r = call(new Wire.Writer(Wire.ADD, 0).text(key).i64(delta), "store add('" + key + "')", timeout.toNanos());
+        Wire.Reader r = call(new Wire.Writer(Wire.ADD, 0).text(key).i64(delta), "store add('" + key + "')", nanos(timeout));
         expect(r, Wire.LONG, "add");
         try {
             return r.i64();
@@ -214,7 +217,7 @@ public final class TcpStore implements Store {
 
     @Override public boolean contains(String key) {
         checkKey(key);
-        Wire.Reader r = call(new Wire.Writer(Wire.CONTAINS, 0).text(key), "store contains('" + key + "')", timeout.toNanos());
+        Wire.Reader r = call(new Wire.Writer(Wire.CONTAINS, 0).text(key), "store contains('" + key + "')", nanos(timeout));
         expect(r, Wire.BOOL, "contains");
         try {
             return r.u8() != 0;
@@ -229,7 +232,7 @@ public final class TcpStore implements Store {
      */
     @Override public void barrier(String name) {
         checkKey(name);
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = System.nanoTime() + nanos(timeout);
         String base = "unicomm/barrier/" + name;
         long arrived = add(base + "/count", 1);
         if (arrived > size)
@@ -254,7 +257,7 @@ public final class TcpStore implements Store {
         String why = reason == null ? "aborted" : StoreServer.truncate(reason);
         try {
             if (failure == null && !closing) {
-                call(new Wire.Writer(Wire.ABORT, 0).text(why), "store abort", Math.min(timeout.toNanos(), TimeUnit.SECONDS.toNanos(5)));
+                call(new Wire.Writer(Wire.ABORT, 0).text(why), "store abort", Math.min(nanos(timeout), TimeUnit.SECONDS.toNanos(5)));
             }
         } catch (CommAbortedException e) {
             // Delivered (the host already broadcast it back), or the job had failed before.
@@ -278,7 +281,7 @@ public final class TcpStore implements Store {
         if (failure == null) {
             leaving = true; // the host hangs up after our goodbye: that end of stream is not a failure
             try {
-                call(new Wire.Writer(Wire.BYE, 0), "store close", timeout.toNanos());
+                call(new Wire.Writer(Wire.BYE, 0), "store close", nanos(timeout));
             } catch (RuntimeException e) {
                 LOG.log(System.Logger.Level.DEBUG, "rank " + rank + ": goodbye to the rendezvous store failed: " + e.getMessage());
             }
@@ -393,6 +396,13 @@ public final class TcpStore implements Store {
     private void failPending(RuntimeException why) {
         for (CompletableFuture<Wire.Reader> f : pending.values()) f.completeExceptionally(why);
     }
+
+    /** A duration in nanoseconds, capped so that deadlines computed from it cannot overflow (~73 years). */
+    static long nanos(Duration d) {
+        return d.compareTo(LONGEST_WAIT) > 0 ? LONGEST_WAIT.toNanos() : d.toNanos();
+    }
+
+    private static final Duration LONGEST_WAIT = Duration.ofNanos(Long.MAX_VALUE / 4);
 
     private static void checkKey(String key) {
         if (key == null) throw new IllegalArgumentException("store key must not be null");

@@ -116,6 +116,7 @@ class TcpStoreTest {
         assertTrue(e.getMessage().contains("not a counter"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.set("", new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> a.get("k", Duration.ZERO));
+        assertArrayEquals("abc".getBytes(StandardCharsets.UTF_8), a.get("text", Duration.ofDays(365L * 100_000))); // no overflow
         a.checkHealthy();
     }
 
@@ -190,6 +191,8 @@ class TcpStoreTest {
         CommException missing = assertThrows(CommException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
         assertTrue(missing.getMessage().contains("no token"), missing.getMessage());
+        assertThrows(IllegalArgumentException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
         client(s, 1, 2, "s3cr3t-A").set("ok", new byte[0]); // the right token still works
     }
 

@@ -1,4 +1,4 @@
-package dev.unicomm.collectives.shm;
+package dev.unicomm.conformance.shm;
 
 import dev.unicomm.conformance.collectives.CollectivesSuite;
 

@@ -1,0 +1,341 @@
+package dev.unicomm.cli.bench;
+
+import dev.unicomm.api.Combined;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.Dispatched;
+import dev.unicomm.api.LowLatencyCombined;
+import dev.unicomm.api.LowLatencyDispatched;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.MoeLayout;
+import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.api.Tensor;
+import dev.unicomm.api.Unicomm;
+import dev.unicomm.conformance.moe.Bf16;
+import dev.unicomm.conformance.moe.Fp8E4m3;
+import dev.unicomm.conformance.moe.MoeReference;
+import dev.unicomm.conformance.moe.TokenBatch;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * One rank of {@code unicomm bench moe} (started by the launcher). Runs DeepEP's test operations
+ * on the portable or native MoE, verifies the first results against {@link MoeReference}, then
+ * times each operation interleaved with its copy bound: the same bytes this rank receives, copied
+ * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory.
+ * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint} lines.
+ *
+ * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll)}.
+ */
+public final class MoeBenchWorker {
+    private MoeBenchWorker() {}
+
+    record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
+                  long seed, boolean normal, boolean lowLatency) {
+        static Params parse(String[] a) {
+            return new Params(Integer.parseInt(a[0]), Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
+                    Integer.parseInt(a[4]), Integer.parseInt(a[5]), Integer.parseInt(a[6]), a[7].equals("1"), Long.parseLong(a[8]),
+                    a[9].contains("normal"), a[9].contains("ll"));
+        }
+    }
+
+    public static void main(String[] args) {
+        Params p = Params.parse(args);
+        try (Communicator comm = Unicomm.connect()) {
+            if (p.normal()) normal(comm, p);
+            if (p.lowLatency()) lowLatency(comm, p);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------ normal
+
+    static void normal(Communicator comm, Params p) {
+        int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk(), t = p.tokens();
+        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, p.experts(), h, t, k, false);
+        MoeBenchData data = new MoeBenchData(p.seed(), p.experts(), h, k);
+        try (Arena arena = Arena.ofShared(); MoeBuffer moe = comm.moe(cfg)) {
+            Tensor x = Tensor.allocate(arena, DType.BF16, t, h);
+            short[] row = new short[h];
+            for (int i = 0; i < t; i++) {
+                data.row(me, i, row);
+                MemorySegment.copy(row, 0, x.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
+            }
+            long[] ids = data.topk(me, t);
+            Tensor idx = Tensor.allocate(arena, DType.INT64, t, k);
+            MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
+            float[] wArr = data.weights(me, t);
+            Tensor w = Tensor.allocate(arena, DType.FP32, t, k);
+            MemorySegment.copy(wArr, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wArr.length);
+            MoeLayout layout = moe.layout(idx);
+
+            Dispatched d = moe.dispatch(x, null, idx, w, layout, 1);
+            String verified = "skipped";
+            if (p.verify()) {
+                verifyNormalDispatch(comm, p, data, d);
+                Combined c = moe.combine(d.recvX(), d.handle());
+                verifyNormalCombine(comm, p, data, c);
+                verified = "ok";
+            } else {
+                moe.combine(d.recvX(), d.handle()); // warm-up: the first calls run before the JIT has compiled them
+            }
+            int n = d.handle().numRecvTokens();
+            long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
+            long[] fromRank = new long[ranks];
+            for (int r = 0; r < ranks; r++) fromRank[r] = (long) layoutFrom(comm, layout, r) * 2 * h;
+            try (SymmetricBuffer src = comm.heap().allocate((long) t * 2 * h, 4096)) {
+                src.segment().copyFrom(x.segment());
+                MemorySegment dst = arena.allocate(Math.max(1, bytes), 4096);
+                dst.fill((byte) 0);
+                comm.barrier();
+                long[] disp = new long[p.iters()], comb = new long[p.iters()], bound = new long[p.iters()];
+                for (int it = 0; it < p.iters(); it++) {
+                    comm.barrier();
+                    long t0 = System.nanoTime();
+                    Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
+                    disp[it] = System.nanoTime() - t0;
+                    comm.barrier();
+                    t0 = System.nanoTime();
+                    moe.combine(di.recvX(), di.handle());
+                    comb[it] = System.nanoTime() - t0;
+                    comm.barrier();
+                    t0 = System.nanoTime();
+                    copyFromPeers(comm, src, fromRank, dst);
+                    bound[it] = System.nanoTime() - t0;
+                    if (it % 2 == 1) System.gc(); // combine results are GC-managed native memory
+                }
+                long b = median(bound);
+                emit("normal dispatch", me, bytes, median(disp), b, verified, moe.footprintBytes());
+                emit("normal combine", me, bytes, median(comb), b, verified, moe.footprintBytes());
+            }
+        }
+    }
+
+    /** Tokens rank {@code src} sends to this rank: every rank's tokensPerRank[me], exchanged through the heap. */
+    private static int layoutFrom(Communicator comm, MoeLayout layout, int src) {
+        int me = comm.rank();
+        int[] perRank = layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED);
+        try (SymmetricBuffer b = comm.heap().allocate(8L * comm.size())) {
+            for (int r = 0; r < comm.size(); r++)
+                comm.rma().put(b, 8L * me, Memory.of(MemorySegment.ofArray(new long[] {perRank[r]})), 0, 8, r);
+            comm.barrier();
+            return (int) b.segment().get(ValueLayout.JAVA_LONG, 8L * src);
+        }
+    }
+
+    /** The bound: {@code fromRank[s]} bytes copied from each peer's symmetric memory (wrapping around its size). */
+    private static void copyFromPeers(Communicator comm, SymmetricBuffer src, long[] fromRank, MemorySegment dst) {
+        long at = 0, size = src.byteSize();
+        for (int s = 0; s < fromRank.length; s++) {
+            MemorySegment peer = src.peer(s).orElse(null);
+            for (long left = fromRank[s]; left > 0; ) {
+                long chunk = Math.min(left, size);
+                if (peer != null) MemorySegment.copy(peer, 0, dst, at, chunk);
+                else comm.rma().get(Memory.of(dst), at, src, 0, chunk, s);
+                at += chunk;
+                left -= chunk;
+            }
+        }
+    }
+
+    private static void verifyNormalDispatch(Communicator comm, Params p, MoeBenchData data, Dispatched d) {
+        int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk();
+        List<long[]> all = new ArrayList<>();
+        List<TokenBatch> tiny = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) {
+            all.add(data.topk(r, p.tokens()));
+            tiny.add(new TokenBatch(p.tokens(), new byte[2 * p.tokens()], null, all.get(r), data.weights(r, p.tokens())));
+        }
+        // Ids, weights, counts and routing from the reference at hidden 1; the rows from the generator.
+        MoeReference.Dispatch ref = new MoeReference(ranks, p.experts(), 1, k).dispatch(me, tiny, 1);
+        check(d.recvX().dim(0) == ref.numRecv(), "normal dispatch: " + d.recvX().dim(0) + " rows, reference " + ref.numRecv());
+        check(Arrays.equals(ref.recvTopkIdx(), d.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
+                "normal dispatch: recvTopkIdx differs from the reference");
+        check(Arrays.equals(ref.recvTopkWeights(), d.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
+                "normal dispatch: recvTopkWeights differs from the reference");
+        check(Arrays.equals(ref.numRecvTokensPerExpert(), d.numRecvTokensPerExpert()),
+                "normal dispatch: numRecvTokensPerExpert differs from the reference");
+        short[] exp = new short[h], got = new short[h];
+        MemorySegment rx = d.recvX().segment();
+        for (int i = 0; i < ref.numRecv(); i++) {
+            data.row(ref.routing().srcRank()[i], ref.routing().srcToken()[i], exp);
+            MemorySegment.copy(rx, ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, got, 0, h);
+            check(Arrays.equals(exp, got), "normal dispatch: recvX row " + i + " differs from the reference (not bit-exact)");
+        }
+    }
+
+    private static void verifyNormalCombine(Communicator comm, Params p, MoeBenchData data, Combined c) {
+        int me = comm.rank(), ranks = comm.size(), h = p.hidden();
+        MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
+        List<long[]> all = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) all.add(data.topk(r, p.tokens()));
+        MoeReference.Routing[] routes = new MoeReference.Routing[ranks];
+        for (int r = 0; r < ranks; r++) routes[r] = ref.route(r, all);
+        short[] expected = ref.combine(me, all, (r, i, dst) -> data.row(routes[r].srcRank()[i], routes[r].srcToken()[i], dst), null).x();
+        withinUlp("normal combine", expected, c.x());
+    }
+
+    // ------------------------------------------------------------------------------- low latency
+
+    static void lowLatency(Communicator comm, Params p) {
+        int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk(), t = p.llTokens();
+        boolean fp8 = h % 128 == 0;
+        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, p.experts(), h, t, k, fp8);
+        MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, k);
+        try (Arena arena = Arena.ofShared(); MoeBuffer moe = comm.moe(cfg)) {
+            Tensor x = Tensor.allocate(arena, DType.BF16, t, h);
+            short[] row = new short[h];
+            for (int i = 0; i < t; i++) {
+                data.row(me, i, row);
+                MemorySegment.copy(row, 0, x.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
+            }
+            long[] ids = data.topk(me, t);
+            Tensor idx = Tensor.allocate(arena, DType.INT64, t, k);
+            MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
+            float[] wArr = data.weights(me, t);
+            Tensor w = Tensor.allocate(arena, DType.FP32, t, k);
+            MemorySegment.copy(wArr, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wArr.length);
+
+            String verified = "skipped";
+            if (p.verify()) {
+                LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
+                verifyLowLatencyDispatch(comm, p, data, d, false);
+                LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
+                verifyLowLatencyCombine(comm, p, data, wArr, c);
+                if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true);
+                verified = "ok";
+            } else {
+                for (int i = 0; i < 3; i++) { // warm-up: the first calls run before the JIT has compiled them
+                    LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
+                    moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
+                    if (fp8) moe.lowLatencyDispatch(x, idx, true, false);
+                }
+            }
+            long pairs = Arrays.stream(ids).filter(e -> e >= 0).count();
+            long recvPairs = 0;
+            long fp8Row = (long) h + h / 32 + 16; // DeepEP's count per pair: codes, scales, 16 bytes of metadata
+            long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
+            List<long[]> all = new ArrayList<>();
+            for (int r = 0; r < ranks; r++) all.add(data.topk(r, t));
+            int local = p.experts() / ranks;
+            for (int r = 0; r < ranks; r++) {
+                for (long e : all.get(r)) {
+                    if (e < 0 || e / local != me) continue;
+                    fromRank[r] += 2L * h;
+                    fromRank8[r] += fp8Row;
+                    recvPairs++;
+                }
+            }
+            try (SymmetricBuffer src = comm.heap().allocate((long) t * 2 * h, 4096)) {
+                src.segment().copyFrom(x.segment());
+                MemorySegment dst = arena.allocate(Math.max(1, recvPairs * 2 * h), 4096);
+                dst.fill((byte) 0);
+                int n = p.llIters();
+                long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n];
+                for (int it = 0; it < n; it++) {
+                    comm.barrier();
+                    long t0 = System.nanoTime();
+                    LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false);
+                    d.hook().await();
+                    disp[it] = System.nanoTime() - t0;
+                    comm.barrier();
+                    t0 = System.nanoTime();
+                    LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle());
+                    c.hook().await();
+                    comb[it] = System.nanoTime() - t0;
+                    if (fp8) {
+                        comm.barrier();
+                        t0 = System.nanoTime();
+                        moe.lowLatencyDispatch(x, idx, true).hook().await();
+                        disp8[it] = System.nanoTime() - t0;
+                    }
+                    comm.barrier();
+                    t0 = System.nanoTime();
+                    copyFromPeers(comm, src, fromRank, dst);
+                    bound[it] = System.nanoTime() - t0;
+                    comm.barrier();
+                    t0 = System.nanoTime();
+                    copyFromPeers(comm, src, fromRank8, dst);
+                    bound8[it] = System.nanoTime() - t0;
+                }
+                long b = median(bound);
+                long bf16Bytes = pairs * 2L * h;
+                emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, moe.footprintBytes());
+                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, moe.footprintBytes());
+                emit("ll combine", me, bf16Bytes, median(comb), b, verified, moe.footprintBytes());
+            }
+        }
+    }
+
+    private static void verifyLowLatencyDispatch(Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8) {
+        int me = comm.rank(), ranks = comm.size(), h = p.hidden();
+        List<long[]> all = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) all.add(data.topk(r, p.llTokens()));
+        MoeReference.LowLatencyRouting ref = new MoeReference(ranks, p.experts(), h, p.topk()).lowLatencyRouting(me, all, p.llTokens());
+        String op = "low-latency dispatch (" + (fp8 ? "fp8" : "bf16") + ")";
+        check(Arrays.equals(ref.recvCount(), d.recvCount()), op + ": recvCount differs from the reference");
+        short[] src = new short[h], got = new short[h];
+        byte[] codes = new byte[h], gotCodes = new byte[h];
+        float[] scales = new float[h / 128], gotScales = new float[h / 128];
+        for (int e = 0; e < ref.recvCount().length; e++) {
+            for (int i = 0; i < ref.recvCount()[e]; i++) {
+                int slot = e * ref.slotsPerExpert() + i;
+                data.row(ref.srcRank()[slot], ref.srcToken()[slot], src);
+                if (fp8) {
+                    Fp8E4m3.quantiseRow(src, 0, h, codes, 0, scales, 0);
+                    MemorySegment.copy(d.recvX().segment(), ValueLayout.JAVA_BYTE, (long) slot * h, gotCodes, 0, h);
+                    MemorySegment.copy(d.recvScales().segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, (long) slot * (h / 128) * 4, gotScales, 0, h / 128);
+                    check(Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales), op + ": expert " + e + " slot " + i + " differs from the reference quantiser");
+                } else {
+                    MemorySegment.copy(d.recvX().segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) slot * 2 * h, got, 0, h);
+                    check(Arrays.equals(src, got), op + ": expert " + e + " slot " + i + " differs from the reference (not bit-exact)");
+                }
+            }
+        }
+    }
+
+    private static void verifyLowLatencyCombine(Communicator comm, Params p, MoeBenchData data, float[] weights, LowLatencyCombined c) {
+        int me = comm.rank(), ranks = comm.size(), h = p.hidden();
+        MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
+        List<long[]> all = new ArrayList<>();
+        for (int r = 0; r < ranks; r++) all.add(data.topk(r, p.llTokens()));
+        MoeReference.LowLatencyRouting[] routes = new MoeReference.LowLatencyRouting[ranks];
+        for (int r = 0; r < ranks; r++) routes[r] = ref.lowLatencyRouting(r, all, p.llTokens());
+        short[] expected = ref.lowLatencyCombine(me, all, weights, p.llTokens(), (r, e, slot, dst) -> {
+            int at = e * routes[r].slotsPerExpert() + slot;
+            data.row(routes[r].srcRank()[at], routes[r].srcToken()[at], dst);
+        });
+        withinUlp("low-latency combine", expected, c.x());
+    }
+
+    // ---------------------------------------------------------------------------------- helpers
+
+    private static void withinUlp(String what, short[] expected, Tensor actual) {
+        short[] got = new short[(int) actual.numel()];
+        MemorySegment.copy(actual.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, 0, got, 0, got.length);
+        check(got.length == expected.length, what + ": " + got.length + " values, reference " + expected.length);
+        for (int i = 0; i < got.length; i++)
+            check(Bf16.ulpDistance(expected[i], got[i]) <= 1, what + ": element " + i + " is " + Bf16.toFloat(got[i])
+                    + ", reference " + Bf16.toFloat(expected[i]) + " (more than 1 bf16 ulp)");
+    }
+
+    private static void check(boolean ok, String message) {
+        if (!ok) throw new IllegalStateException("verification against the reference failed: " + message);
+    }
+
+    private static long median(long[] v) {
+        long[] s = v.clone();
+        Arrays.sort(s);
+        return s[s.length / 2];
+    }
+
+    private static void emit(String op, int rank, long bytes, long ns, long boundNs, String verified, long footprint) {
+        System.out.println(String.format(Locale.ROOT, "MOE,%s,%d,%d,%d,%d,%s,%d", op, rank, bytes, ns, boundNs, verified, footprint));
+    }
+}

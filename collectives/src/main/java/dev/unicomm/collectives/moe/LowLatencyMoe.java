@@ -1,0 +1,272 @@
+package dev.unicomm.collectives.moe;
+
+import dev.unicomm.api.Cmp;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.LowLatencyCombined;
+import dev.unicomm.api.LowLatencyDispatched;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.MoeHandle;
+import dev.unicomm.api.Tensor;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * Low-latency dispatch/combine with per-expert fixed receive buffers, two generations (slots)
+ * alive at once. No barriers: progress is carried by signal words and acknowledgement counters.
+ *
+ * <ul>
+ *   <li>Dispatch (send half): wait until every rank has acknowledged the slot's previous
+ *       dispatch, stage ids and data (BF16, or FP8 quantised once per token) in the slot's send
+ *       area, then set word {@code ready[slot][me] = (gen+1) << 32 | T} on every rank.</li>
+ *   <li>Hook (receive half): wait for every source's ready word, read its ids, copy each
+ *       (token, local expert) row from the source's send area into
+ *       {@code recv[expert][count[expert]++]} (source rank, then token order), then increment
+ *       each source's acknowledgement counter for the slot.</li>
+ *   <li>Combine: stage {@code y}'s valid rows in the dispatch's receive area (nothing to copy when
+ *       {@code y} is that {@code recvX}), then signal; its hook reads, for each own token and
+ *       expert, the row from the hosting rank, sums {@code weight * row} in fp32 (k ascending),
+ *       rounds once, and acknowledges. A slot's receive area is reused only after every rank has
+ *       acknowledged the combines staged in it.</li>
+ * </ul>
+ * A dispatch that reuses a slot first completes or invalidates this rank's older work in it, so an
+ * unused hook cannot deadlock the job.
+ */
+final class LowLatencyMoe extends PortableMoe {
+
+    private final long slotBytes, sendIdxOff, sendXOff, recvOff;
+    private final int slotsPerExpert;
+    private final Handle[] current = new Handle[2];
+    private final CombineOp[] pendingCombine = new CombineOp[2];
+    private final long[] combinesStaged = new long[2];
+    private long dispatches;
+    private final Tensor[] outs = new Tensor[2]; // combine outputs, one per slot
+
+    LowLatencyMoe(Communicator comm, MoeConfig config) {
+        super(comm, config);
+        long t = maxTokens, k = topk, h = hidden;
+        slotsPerExpert = ranks * maxTokens;
+        sendIdxOff = 0;
+        sendXOff = t * k * 8;
+        recvOff = sendXOff + t * 2 * h;
+        slotBytes = recvOff + (long) numLocal * slotsPerExpert * 2 * h;
+        if (slotBase(2) != buffer.byteSize()) throw new IllegalStateException("low-latency MoE layout does not match sizeHint");
+        for (int s = 0; s < 2; s++) outs[s] = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
+    }
+
+    @Override public long footprintBytes() { return buffer.byteSize() + outs[0].byteSize() + outs[1].byteSize(); }
+
+    private Tensor output(int slot, int tokens) {
+        return Tensor.of(outs[slot].segment().asSlice(0, (long) tokens * 2 * hidden), DType.BF16, tokens, hidden);
+    }
+
+    private long slotBase(int slot) { return MoeConfig.HEADER_BYTES + (long) MoeConfig.SIGNAL_BYTES_PER_RANK * ranks + slot * slotBytes; }
+    private static long dispatchAck(int slot) { return slot * 8L; }
+    private static long combineAck(int slot) { return 16 + slot * 8L; }
+    private static long readyDispatch(int src, int slot) { return MoeConfig.HEADER_BYTES + src * 32L + slot * 8L; }
+    private static long readyCombine(int src, int slot) { return MoeConfig.HEADER_BYTES + src * 32L + 16 + slot * 8L; }
+
+    /** One low-latency dispatch's state on this rank. */
+    final class Handle implements MoeHandle {
+        final long gen;
+        final int slot, tokens;
+        final boolean fp8;
+        final int[] recvCount = new int[numLocal];
+        int[] position; // [T, K]: slot of my token t's k-th expert on its hosting rank, -1 for unused slots
+        boolean received, invalid;
+        int numRecv = -1;
+
+        Handle(long gen, int tokens, boolean fp8) {
+            this.gen = gen;
+            this.slot = (int) (gen & 1);
+            this.tokens = tokens;
+            this.fp8 = fp8;
+        }
+
+        LowLatencyMoe owner() { return LowLatencyMoe.this; }
+
+        @Override public MoeConfig.Mode mode() { return MoeConfig.Mode.LOW_LATENCY; }
+        @Override public int numTokens() { return tokens; }
+        @Override public int numRecvTokens() { return numRecv; }
+        @Override public String toString() { return "low-latency handle #" + gen + " (" + tokens + " tokens)"; }
+    }
+
+    /** A combine whose data is staged and whose receive half may still be pending. */
+    private record CombineOp(Handle handle, long seq, float[] weights, Tensor out, boolean[] done) {}
+
+    @Override public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+        ensureOpen();
+        int t = (int) host("topkIdx", topkIdx).dim(0);
+        host("x", x);
+        long gen = dispatches;
+        int slot = (int) (gen & 1);
+        Handle old = current[slot];
+        if (old != null && !old.received) {
+            old.invalid = true; // never received: nothing to read any more, release the sources' send areas
+            acknowledge(dispatchAck(slot));
+        }
+        if (pendingCombine[slot] != null) finishCombine(pendingCombine[slot]);
+        comm.rma().signalWaitUntil(buffer, dispatchAck(slot), Cmp.GE, ranks * (gen >> 1));
+
+        long base = slotBase(slot);
+        local.asSlice(base + sendIdxOff, (long) t * topk * 8).copyFrom(topkIdx.segment());
+        if (useFp8) quantise(x, t, base + sendXOff);
+        else local.asSlice(base + sendXOff, (long) t * 2 * hidden).copyFrom(x.segment().asSlice(0, (long) t * 2 * hidden));
+        comm.rma().quiet();
+        long ready = (gen + 1) << 32 | t;
+        for (int pe = 0; pe < ranks; pe++) comm.rma().atomicSet(buffer, readyDispatch(me, slot), ready, pe);
+
+        Handle h = new Handle(gen, t, useFp8);
+        current[slot] = h;
+        dispatches++;
+        long area = (long) numLocal * slotsPerExpert;
+        Tensor recvX = Tensor.of(local.asSlice(base + recvOff, area * (useFp8 ? hidden : 2L * hidden)),
+                useFp8 ? DType.FP8_E4M3 : DType.BF16, numLocal, slotsPerExpert, hidden);
+        Tensor scales = useFp8 ? Tensor.of(local.asSlice(base + recvOff + area * hidden, area * hidden / 32),
+                DType.FP32, numLocal, slotsPerExpert, hidden / 128) : null;
+        return new LowLatencyDispatched(recvX, scales, h.recvCount, h, () -> receive(h));
+    }
+
+    private void quantise(Tensor x, int t, long dst) {
+        short[] row = new short[hidden];
+        byte[] codes = new byte[hidden];
+        float[] scales = new float[hidden / 128];
+        MemorySegment src = x.segment();
+        long scaleBase = dst + (long) maxTokens * hidden;
+        for (int i = 0; i < t; i++) {
+            MemorySegment.copy(src, ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * hidden, row, 0, hidden);
+            Fp8Quantiser.quantise(row, hidden, codes, 0, scales, 0);
+            MemorySegment.copy(codes, 0, local, ValueLayout.JAVA_BYTE, dst + (long) i * hidden, hidden);
+            MemorySegment.copy(scales, 0, local, ValueLayout.JAVA_FLOAT_UNALIGNED, scaleBase + (long) i * hidden / 32, hidden / 128);
+        }
+    }
+
+    /** Increments the counter at {@code offset} on every rank. */
+    private void acknowledge(long offset) {
+        for (int pe = 0; pe < ranks; pe++) comm.rma().atomicAdd(buffer, offset, 1, pe);
+    }
+
+    private synchronized void receive(Handle h) {
+        if (h.received) return;
+        if (h.invalid) throw new IllegalStateException("hook of " + h + " is stale: a newer dispatch reused its buffers");
+        ensureOpen();
+        int slot = h.slot;
+        comm.rma().signalWaitUntil(buffer, combineAck(slot), Cmp.GE, ranks * combinesStaged[slot]);
+        long base = slotBase(slot);
+        long[][] ids = new long[ranks][];
+        for (int s = 0; s < ranks; s++) {
+            long v = comm.rma().signalWaitUntil(buffer, readyDispatch(s, slot), Cmp.GE, (h.gen + 1) << 32);
+            ids[s] = peers.readLongs(s, base + sendIdxOff, (int) (v & 0xFFFFFFFFL) * topk);
+        }
+        long rowBytes = h.fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
+        long area = (long) numLocal * slotsPerExpert;
+        long srcScales = base + sendXOff + (long) maxTokens * hidden, dstScales = base + recvOff + area * hidden;
+        int[] count = h.recvCount;
+        for (int s = 0; s < ranks; s++) {
+            long[] idx = ids[s];
+            for (int t = 0; t < idx.length / topk; t++) {
+                for (int k = 0; k < topk; k++) {
+                    long e = idx[t * topk + k];
+                    if (e < 0 || e / numLocal != me) continue;
+                    int localE = (int) (e - (long) me * numLocal);
+                    long dstSlot = (long) localE * slotsPerExpert + count[localE]++;
+                    peers.read(s, base + sendXOff + t * rowBytes, local, base + recvOff + dstSlot * rowBytes, rowBytes);
+                    if (h.fp8) peers.read(s, srcScales + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
+                }
+            }
+        }
+        h.position = positions(ids, h.tokens);
+        acknowledge(dispatchAck(slot));
+        h.numRecv = Arrays.stream(count).sum();
+        h.received = true;
+    }
+
+    /** Where each of my (token, expert) pairs landed: sources before me fill each expert's slots first. */
+    private int[] positions(long[][] ids, int t) {
+        int[] next = new int[config.numExperts()];
+        for (int s = 0; s < me; s++) for (long e : ids[s]) if (e >= 0) next[(int) e]++;
+        int[] pos = new int[t * topk];
+        long[] mine = ids[me];
+        for (int i = 0; i < t * topk; i++) pos[i] = mine[i] >= 0 ? next[(int) mine[i]]++ : -1;
+        return pos;
+    }
+
+    @Override public synchronized LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights,
+                                                                      MoeHandle handle) {
+        ensureOpen();
+        Handle h = own(handle);
+        receive(h);
+        int slot = h.slot;
+        long base = slotBase(slot);
+        long[] ids = longs(host("topkIdx", topkIdx));
+        for (int i = 0; i < ids.length; i++) {
+            if (ids[i] != local.get(ValueLayout.JAVA_LONG_UNALIGNED, base + sendIdxOff + 8L * i))
+                throw new IllegalArgumentException("topkIdx[" + i / topk + ", " + i % topk + "] = " + ids[i]
+                        + " differs from the ids this rank dispatched with the handle; pass the dispatch's topkIdx");
+        }
+        float[] weights = host("topkWeights", topkWeights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+        if (pendingCombine[slot] != null) finishCombine(pendingCombine[slot]);
+        comm.rma().signalWaitUntil(buffer, combineAck(slot), Cmp.GE, ranks * combinesStaged[slot]);
+
+        MemorySegment recv = local.asSlice(base + recvOff, (long) numLocal * slotsPerExpert * 2 * hidden);
+        if (!(startsAt(host("y", y), recv) && !h.fp8)) {
+            if (overlaps(y, local)) throw new IllegalStateException("y is a view of this buffer that a later operation overwrote");
+            long rowBytes = 2L * hidden;
+            for (int e = 0; e < numLocal; e++) {
+                long off = (long) e * slotsPerExpert * rowBytes;
+                MemorySegment.copy(y.segment(), off, recv, off, h.recvCount[e] * rowBytes);
+            }
+        }
+        long seq = ++combinesStaged[slot];
+        comm.rma().quiet();
+        for (int pe = 0; pe < ranks; pe++) comm.rma().atomicSet(buffer, readyCombine(me, slot), seq, pe);
+
+        Tensor out = output(slot, h.tokens);
+        CombineOp op = new CombineOp(h, seq, weights, out, new boolean[1]);
+        pendingCombine[slot] = op;
+        return new LowLatencyCombined(out, () -> finishCombine(op));
+    }
+
+    private synchronized void finishCombine(CombineOp op) {
+        if (op.done()[0]) return;
+        Handle h = op.handle();
+        int slot = h.slot;
+        for (int r = 0; r < ranks; r++) comm.rma().signalWaitUntil(buffer, readyCombine(r, slot), Cmp.GE, op.seq());
+        long rowBytes = 2L * hidden, recv = slotBase(slot) + recvOff;
+        long[] ids = new long[h.tokens * topk];
+        MemorySegment.copy(local, ValueLayout.JAVA_LONG_UNALIGNED, slotBase(slot) + sendIdxOff, ids, 0, ids.length);
+        float[] acc = new float[hidden];
+        MemorySegment tmp = null, out = op.out().segment();
+        for (int t = 0; t < h.tokens; t++) {
+            Arrays.fill(acc, 0f);
+            for (int k = 0; k < topk; k++) {
+                long e = ids[t * topk + k];
+                if (e < 0) continue;
+                int host = (int) (e / numLocal), localE = (int) (e % numLocal);
+                long off = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
+                MemorySegment src = peers.direct(host);
+                if (src == null) {
+                    if (tmp == null) tmp = Arena.ofAuto().allocate(rowBytes);
+                    peers.read(host, off, tmp, 0, rowBytes);
+                    src = tmp;
+                    off = 0;
+                }
+                RowMath.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
+            }
+            RowMath.round(acc, out, t * rowBytes, hidden);
+        }
+        acknowledge(combineAck(slot));
+        op.done()[0] = true;
+        if (pendingCombine[slot] == op) pendingCombine[slot] = null;
+    }
+
+    private Handle own(MoeHandle handle) {
+        if (handle instanceof Handle h && h.owner() == this) {
+            if (h.invalid) throw new IllegalStateException(h + " is stale: a newer dispatch reused its buffers");
+            return h;
+        }
+        throw new IllegalArgumentException("handle was not made by this low-latency MoE buffer: " + handle);
+    }
+}

@@ -1,0 +1,323 @@
+package dev.unicomm.collectives.moe;
+
+import dev.unicomm.api.Combined;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.Dispatched;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.MoeHandle;
+import dev.unicomm.api.MoeLayout;
+import dev.unicomm.api.Tensor;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * Normal-mode dispatch/combine.
+ *
+ * <p>Dispatch (push, each token once per destination rank): every rank publishes its top-k ids
+ * and weights; a barrier; every rank reads every rank's ids (the count exchange: all agree on the
+ * routing and on where each row lands: by source rank, then token index), writes each of its
+ * tokens straight into the receive area of every rank that hosts one of its experts, and builds
+ * its own {@code recvTopkIdx}/{@code recvTopkWeights}; a second barrier completes the data.
+ *
+ * <p>Combine (pull): each rank stages {@code y} in its receive area (nothing to copy when {@code y}
+ * is the latest {@code recvX}, the usual in-place expert update); a barrier; each source rank
+ * reads its tokens' rows from the ranks that got them and sums them in fp32, rounding once.
+ *
+ * <p>Symmetric layout ({@code T = maxTokensPerRank}, rows of {@code 2H} bytes; FP8 rows keep their
+ * {@code H} codes first and all scales after the codes of the area):
+ * {@code header(64) | sendIdx T*K*8 | recvIdx R*T*K*8 | sendW T*K*4 | recvW R*T*K*4 | recvX R*T*2H}.
+ * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
+ */
+final class NormalMoe extends PortableMoe {
+    // Header words, double-buffered by operation parity: a rank writes the next operation's words
+    // only after a barrier every peer passes after reading the previous ones.
+    private static final long HDR_TOKENS = 0, HDR_FLAGS = 8;
+    private static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2;
+
+    private final long sendIdx, recvIdx, sendW, recvW, recvX;
+    private final Tensor out, outW;
+    private NormalHandle latest;
+    private long ops;
+    private boolean lastWasCombine; // peers may still read our receive area right after a combine
+
+    NormalMoe(Communicator comm, MoeConfig config) {
+        super(comm, config);
+        long t = maxTokens, k = topk, r = ranks;
+        sendIdx = MoeConfig.HEADER_BYTES;
+        recvIdx = sendIdx + t * k * 8;
+        sendW = recvIdx + r * t * k * 8;
+        recvW = sendW + t * k * 4;
+        recvX = recvW + r * t * k * 4;
+        if (recvX + r * t * 2 * hidden != buffer.byteSize()) throw new IllegalStateException("normal MoE layout does not match sizeHint");
+        out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
+        outW = Tensor.allocate(arena, DType.FP32, maxTokens, topk);
+    }
+
+    private long hdr() { return 16 * (ops & 1); }
+
+    @Override public long footprintBytes() { return buffer.byteSize() + out.byteSize() + outW.byteSize(); }
+
+    /** Routing of one dispatch, kept for combine and cached dispatch. */
+    static final class NormalHandle implements MoeHandle {
+        final NormalMoe owner;
+        final int tokens, recv;
+        final int[] srcRank, srcToken; // per received row
+        final int[] rowAt;             // [T, R]: row of my token t on rank r, or -1
+        final int[] perExpert;         // numRecvTokensPerExpert as returned
+
+        NormalHandle(NormalMoe owner, int tokens, int[] srcRank, int[] srcToken, int[] rowAt, int[] perExpert) {
+            this.owner = owner;
+            this.tokens = tokens;
+            this.recv = srcRank.length;
+            this.srcRank = srcRank;
+            this.srcToken = srcToken;
+            this.rowAt = rowAt;
+            this.perExpert = perExpert;
+        }
+
+        @Override public MoeConfig.Mode mode() { return MoeConfig.Mode.NORMAL; }
+        @Override public int numTokens() { return tokens; }
+        @Override public int numRecvTokens() { return recv; }
+        @Override public String toString() { return "normal handle: " + tokens + " tokens sent, " + recv + " received"; }
+    }
+
+    @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
+        ensureOpen();
+        int t = (int) host("topkIdx", topkIdx).dim(0);
+        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
+        host("scales", scales);
+        host("topkWeights", weights);
+        local.asSlice(sendIdx, (long) t * topk * 8).copyFrom(topkIdx.segment());
+        if (weights != null) local.asSlice(sendW, (long) t * topk * 4).copyFrom(weights.segment());
+        publish(t, fp8, weights != null);
+        comm.barrier();
+
+        long[] flags = new long[ranks];
+        long[][] ids = new long[ranks][];
+        for (int s = 0; s < ranks; s++) {
+            long[] hdr = peers.readLongs(s, hdr(), 2);
+            flags[s] = hdr[1];
+            ids[s] = peers.readLongs(s, sendIdx, (int) hdr[0] * topk);
+        }
+        agree(flags, "dispatch");
+        NormalHandle h = route(t, ids, align);
+        pushRows(h, x, scales, fp8);
+
+        int n = h.recv;
+        long[] idxOut = new long[n * topk];
+        float[] wOut = weights == null ? null : new float[n * topk];
+        float[][] srcW = new float[ranks][];
+        for (int i = 0; i < n; i++) {
+            int s = h.srcRank[i], tok = h.srcToken[i];
+            if (wOut != null && srcW[s] == null) srcW[s] = peers.readFloats(s, sendW, ids[s].length);
+            for (int k = 0; k < topk; k++) {
+                long e = ids[s][tok * topk + k];
+                boolean mine = e >= 0 && e / numLocal == me;
+                idxOut[i * topk + k] = mine ? e - (long) me * numLocal : -1;
+                if (wOut != null) wOut[i * topk + k] = mine ? srcW[s][tok * topk + k] : 0f;
+            }
+        }
+        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
+        MemorySegment.copy(idxOut, 0, idxSeg, ValueLayout.JAVA_LONG_UNALIGNED, 0, idxOut.length);
+        MemorySegment wSeg = wOut == null ? null : local.asSlice(recvW, (long) n * topk * 4);
+        if (wSeg != null) MemorySegment.copy(wOut, 0, wSeg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wOut.length);
+        comm.rma().quiet();
+        comm.barrier(); // every row has landed; every peer is done reading our ids and weights
+        ops++;
+        lastWasCombine = false;
+        latest = h;
+        return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
+    }
+
+    @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+        ensureOpen();
+        NormalHandle h = own(handle);
+        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
+        host("scales", scales);
+        publish(h.tokens, fp8, false);
+        comm.barrier();
+        long[] flags = new long[ranks];
+        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+        agree(flags, "cached dispatch");
+        pushRows(h, x, scales, fp8);
+        comm.rma().quiet();
+        comm.barrier();
+        ops++;
+        lastWasCombine = false;
+        latest = h;
+        return result(h, fp8, null, null);
+    }
+
+    @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
+        ensureOpen();
+        NormalHandle h = own(handle);
+        int n = h.recv;
+        long rowBytes = 2L * hidden;
+        if (lastWasCombine) comm.barrier(); // the previous combine's readers of our receive area are done
+        lastWasCombine = true;
+        stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
+        if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
+        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, weights != null ? FLAG_WEIGHTS : 0);
+        comm.barrier();
+        long[] flags = new long[ranks];
+        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+        ops++;
+        agree(flags, "combine");
+
+        MemorySegment o = out.segment();
+        MemorySegment ow = outW.segment();
+        float[] acc = new float[hidden], accW = new float[topk];
+        MemorySegment tmp = null;
+        for (int t = 0; t < h.tokens; t++) {
+            int count = 0;
+            for (int r = 0; r < ranks; r++) {
+                int at = h.rowAt[t * ranks + r];
+                if (at < 0) continue;
+                long off = recvX + at * rowBytes;
+                if (count == 0 && !multi(h, t, r)) {
+                    peers.read(r, off, o, t * rowBytes, rowBytes); // one source: the sum is the row itself
+                } else {
+                    MemorySegment src = peers.direct(r);
+                    if (src == null) {
+                        if (tmp == null) tmp = Arena.ofAuto().allocate(rowBytes);
+                        peers.read(r, off, tmp, 0, rowBytes);
+                        src = tmp;
+                        off = 0;
+                    }
+                    if (count == 0) RowMath.set(acc, src, off, hidden); else RowMath.add(acc, src, off, hidden);
+                }
+                if (weights != null) {
+                    float[] w = peers.readFloats(r, recvW + (long) at * topk * 4, topk);
+                    for (int k = 0; k < topk; k++) accW[k] = count == 0 ? w[k] : accW[k] + w[k];
+                }
+                count++;
+            }
+            if (count > 1) RowMath.round(acc, o, t * rowBytes, hidden);
+            if (count == 0) {
+                o.asSlice(t * rowBytes, rowBytes).fill((byte) 0); // sent nowhere: zeros
+                Arrays.fill(accW, 0f);
+            }
+            if (weights != null) MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
+        }
+        return new Combined(Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
+                weights == null ? null : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
+    }
+
+    private boolean multi(NormalHandle h, int t, int from) {
+        for (int r = from + 1; r < ranks; r++) if (h.rowAt[t * ranks + r] >= 0) return true;
+        return false;
+    }
+
+    private NormalHandle own(MoeHandle handle) {
+        if (handle instanceof NormalHandle h && h.owner == this) return h;
+        throw new IllegalArgumentException("handle was not made by this normal MoE buffer: " + handle);
+    }
+
+    /** Publishes the token count and input kind in this operation's header words. */
+    private void publish(int t, boolean fp8, boolean weights) {
+        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_TOKENS, t);
+        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0));
+    }
+
+    /** Every rank must have passed the same kind of input (dtype, weights or not). */
+    private void agree(long[] flags, String op) {
+        for (int s = 1; s < ranks; s++)
+            if (flags[s] != flags[0])
+                throw new IllegalArgumentException(op + ": ranks disagree on the input: rank 0 passed " + describe(flags[0])
+                        + ", rank " + s + " " + describe(flags[s]) + "; every rank must pass the same dtype and weights or none");
+    }
+
+    private static String describe(long flags) {
+        return ((flags & FLAG_FP8) != 0 ? "FP8 x" : "BF16 x") + ((flags & FLAG_WEIGHTS) != 0 ? " with weights" : " without weights");
+    }
+
+    /** {@code y} must be the latest recvX itself (no copy) or memory outside the receive area (copied in). */
+    private void stageInPlace(String what, Tensor y, MemorySegment area, NormalHandle h) {
+        if (startsAt(y, area) && latest == h) return;
+        if (overlaps(y, local.asSlice(recvIdx, buffer.byteSize() - recvIdx)))
+            throw new IllegalStateException(what + " is a view of this buffer's receive area that a later dispatch or combine "
+                    + "overwrote; copy dispatch results you need beyond the next operation");
+        area.copyFrom(y.segment().asSlice(0, area.byteSize()));
+    }
+
+    /** The count exchange's result: who gets which token, in (source rank, token) order on every rank. */
+    private NormalHandle route(int t, long[][] ids, int align) {
+        int[][] count = new int[ranks][ranks];
+        int[] mine = new int[ranks * maxTokens];
+        int[] mineTok = new int[ranks * maxTokens];
+        int n = 0;
+        int[] perExpert = new int[numLocal];
+        int[] rowAt = new int[t * ranks];
+        Arrays.fill(rowAt, -1);
+        boolean[] hit = new boolean[ranks];
+        for (int s = 0; s < ranks; s++) {
+            long[] idx = ids[s];
+            int ts = idx.length / topk;
+            for (int i = 0; i < ts; i++) {
+                Arrays.fill(hit, false);
+                for (int k = 0; k < topk; k++) {
+                    long e = idx[i * topk + k];
+                    if (e < 0) continue;
+                    hit[(int) (e / numLocal)] = true;
+                    if (e / numLocal == me) perExpert[(int) (e - (long) me * numLocal)]++;
+                }
+                for (int r = 0; r < ranks; r++) {
+                    if (!hit[r]) continue;
+                    if (s == me) rowAt[i * ranks + r] = count[s][r]; // index among my tokens to r; offset below
+                    count[s][r]++;
+                }
+                if (hit[me]) {
+                    mine[n] = s;
+                    mineTok[n++] = i;
+                }
+            }
+        }
+        for (int r = 0; r < ranks; r++) {
+            int prefix = 0;
+            for (int s = 0; s < me; s++) prefix += count[s][r];
+            for (int i = 0; i < t; i++) if (rowAt[i * ranks + r] >= 0) rowAt[i * ranks + r] += prefix;
+        }
+        for (int e = 0; e < numLocal; e++) perExpert[e] = (perExpert[e] + align - 1) / align * align;
+        return new NormalHandle(this, t, Arrays.copyOf(mine, n), Arrays.copyOf(mineTok, n), rowAt, perExpert);
+    }
+
+    /** Writes each of my tokens into the receive area of every rank that gets it, coalescing runs of consecutive rows. */
+    private void pushRows(NormalHandle h, Tensor x, Tensor scales, boolean fp8) {
+        long rowBytes = fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
+        long dstScales = recvX + (long) ranks * maxTokens * hidden;
+        MemorySegment xs = x.segment(), ss = fp8 ? scales.segment() : null;
+        for (int step = 1; step <= ranks; step++) {
+            int r = (me + step) % ranks; // start with the next rank so ranks do not all write to one peer at once
+            MemorySegment peer = peers.direct(r);
+            for (int t = 0; t < h.tokens; ) {
+                int at = h.rowAt[t * ranks + r];
+                if (at < 0) {
+                    t++;
+                    continue;
+                }
+                int len = 1;
+                while (t + len < h.tokens && h.rowAt[(t + len) * ranks + r] == at + len) len++;
+                write(peer, r, recvX + at * rowBytes, xs, t * rowBytes, len * rowBytes);
+                if (fp8) write(peer, r, dstScales + at * scaleBytes, ss, t * scaleBytes, len * scaleBytes);
+                t += len;
+            }
+        }
+    }
+
+    private void write(MemorySegment peer, int r, long offset, MemorySegment src, long srcOffset, long bytes) {
+        if (peer != null) MemorySegment.copy(src, srcOffset, peer, offset, bytes);
+        else comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
+    }
+
+    private Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {
+        int n = h.recv;
+        long rowBytes = fp8 ? hidden : 2L * hidden;
+        Tensor x = Tensor.of(local.asSlice(recvX, n * rowBytes), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);
+        Tensor s = fp8 ? Tensor.of(local.asSlice(recvX + (long) ranks * maxTokens * hidden, (long) n * hidden / 32),
+                DType.FP32, n, hidden / 128) : null;
+        return new Dispatched(x, s, idx, w, h.perExpert.clone(), h);
+    }
+}

@@ -1,0 +1,66 @@
+package dev.unicomm.collectives.moe;
+
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.SymmetricBuffer;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Reads from every rank's copy of one symmetric buffer: by direct load where the backend maps the
+ * peer's memory ({@code DIRECT_PEER_ACCESS}: shared memory), else by RMA get.
+ */
+final class Peers {
+    private final Communicator comm;
+    private final SymmetricBuffer buffer;
+    private final MemorySegment[] direct; // null entries: not load/store reachable
+
+    Peers(Communicator comm, SymmetricBuffer buffer) {
+        this.comm = comm;
+        this.buffer = buffer;
+        this.direct = new MemorySegment[comm.size()];
+        for (int pe = 0; pe < comm.size(); pe++) direct[pe] = buffer.peer(pe).orElse(null);
+    }
+
+    /** This rank's copy. */
+    MemorySegment local() { return buffer.segment(); }
+
+    /** A directly readable view of {@code pe}'s copy, or {@code null}. */
+    MemorySegment direct(int pe) { return direct[pe]; }
+
+    /** Copies {@code bytes} at {@code offset} of {@code pe}'s copy into {@code dst[dstOffset..]}. */
+    void read(int pe, long offset, MemorySegment dst, long dstOffset, long bytes) {
+        if (bytes == 0) return;
+        MemorySegment seg = direct[pe];
+        if (seg != null) MemorySegment.copy(seg, offset, dst, dstOffset, bytes);
+        else comm.rma().get(Memory.of(dst), dstOffset, buffer, offset, bytes, pe);
+    }
+
+    /** {@code count} int64 values at {@code offset} of {@code pe}'s copy. */
+    long[] readLongs(int pe, long offset, int count) {
+        long[] out = new long[count];
+        if (count == 0) return out;
+        MemorySegment seg = direct[pe];
+        if (seg == null) {
+            seg = MemorySegment.ofArray(new long[count]);
+            read(pe, offset, seg, 0, 8L * count);
+            offset = 0;
+        }
+        MemorySegment.copy(seg, ValueLayout.JAVA_LONG_UNALIGNED, offset, out, 0, count);
+        return out;
+    }
+
+    /** {@code count} fp32 values at {@code offset} of {@code pe}'s copy. */
+    float[] readFloats(int pe, long offset, int count) {
+        float[] out = new float[count];
+        if (count == 0) return out;
+        MemorySegment seg = direct[pe];
+        if (seg == null) {
+            seg = MemorySegment.ofArray(new float[count]);
+            read(pe, offset, seg, 0, 4L * count);
+            offset = 0;
+        }
+        MemorySegment.copy(seg, ValueLayout.JAVA_FLOAT_UNALIGNED, offset, out, 0, count);
+        return out;
+    }
+}

@@ -1,0 +1,200 @@
+package dev.unicomm.core;
+
+import static dev.unicomm.core.MoeChecks.tensor;
+
+import dev.unicomm.api.Combined;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.Dispatched;
+import dev.unicomm.api.LowLatencyCombined;
+import dev.unicomm.api.LowLatencyDispatched;
+import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.MoeConfig.Mode;
+import dev.unicomm.api.MoeHandle;
+import dev.unicomm.api.MoeLayout;
+import dev.unicomm.api.ReceiveHook;
+import dev.unicomm.api.Tensor;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * The MoE buffer users hold, whatever implementation is behind it (native or portable): checks
+ * shapes, dtypes, token counts and top-k values against the config, owns handle identity and the
+ * low-latency double-buffer rule, then delegates.
+ */
+public final class CheckedMoe implements MoeBuffer {
+    private final MoeBuffer raw;
+    private final MoeConfig config;
+    private final int numRanks;
+    private final int numLocalExperts;
+    private long lowLatencyDispatches;
+    private volatile boolean open = true;
+
+    /** Wraps {@code raw}, which serves {@code numRanks} ranks. */
+    public CheckedMoe(MoeBuffer raw, int numRanks) {
+        this.raw = Checks.notNull("MoE buffer", raw);
+        this.config = raw.config();
+        this.numRanks = numRanks;
+        this.numLocalExperts = config.numLocalExperts(numRanks);
+    }
+
+    /** The implementation behind this buffer. */
+    public MoeBuffer unwrap() { return raw; }
+
+    @Override public MoeConfig config() { return config; }
+
+    @Override public long footprintBytes() { ensureOpen(); return raw.footprintBytes(); }
+
+    @Override public MoeLayout layout(Tensor topkIdx) {
+        ensureOpen();
+        checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        return raw.layout(topkIdx);
+    }
+
+    @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout,
+                                         int expertAlignment) {
+        ensureMode(Mode.NORMAL, "dispatch");
+        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        checkX(x, scales, t);
+        if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+        Checks.notNull("layout", layout);
+        tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, numRanks);
+        tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
+        tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, numRanks);
+        if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST)
+            MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED),
+                    topkIdx, numRanks, numLocalExperts);
+        if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
+        return wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
+    }
+
+    @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+        ensureMode(Mode.NORMAL, "dispatch");
+        Handle h = unwrap("handle", handle, Mode.NORMAL);
+        checkX(x, scales, h.raw.numTokens());
+        return wrap(raw.dispatch(x, scales, h.raw));
+    }
+
+    @Override public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
+        ensureMode(Mode.NORMAL, "combine");
+        Handle h = unwrap("handle", handle, Mode.NORMAL);
+        int n = h.raw.numRecvTokens();
+        tensor("y", y, DType.BF16, n, config.hidden());
+        if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
+        return raw.combine(y, h.raw, topkWeights);
+    }
+
+    @Override public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+        ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
+        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        MoeChecks.rows("x", Checks.notNull("x", x), config.maxTokensPerRank(), "maxTokensPerRank");
+        tensor("x", x, DType.BF16, t, config.hidden());
+        if (useFp8 && !config.useFp8())
+            throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+        LowLatencyDispatched d = raw.lowLatencyDispatch(x, topkIdx, useFp8);
+        Handle h;
+        synchronized (this) {
+            h = new Handle(this, d.handle(), ++lowLatencyDispatches);
+        }
+        ReceiveHook hook = () -> {
+            ensureFresh("hook", h);
+            d.hook().await();
+        };
+        return new LowLatencyDispatched(d.recvX(), d.recvScales(), d.recvCount(), h, hook);
+    }
+
+    @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+        ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
+        Handle h = unwrap("handle", handle, Mode.LOW_LATENCY);
+        tensor("y", y, DType.BF16, numLocalExperts, (long) numRanks * config.maxTokensPerRank(), config.hidden());
+        int t = h.raw.numTokens();
+        checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
+        tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+        LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h.raw);
+        return c;
+    }
+
+    @Override public void close() {
+        synchronized (this) {
+            if (!open) return;
+            open = false;
+        }
+        raw.close();
+    }
+
+    @Override public String toString() { return "MoeBuffer[" + config + ", ranks=" + numRanks + (open ? "" : ", closed") + "]"; }
+
+    // ---------------------------------------------------------------- checks
+
+    private void ensureOpen() {
+        if (!open) throw new IllegalStateException("MoE buffer " + config + " is closed");
+    }
+
+    private void ensureMode(Mode mode, String op) {
+        ensureOpen();
+        if (config.mode() != mode)
+            throw new IllegalStateException(op + ": this buffer was configured for " + config.mode()
+                    + " mode; open a " + mode + " buffer (MoeConfig." + (mode == Mode.NORMAL ? "normal" : "lowLatency") + "(...)) for it");
+    }
+
+    private int checkTopk(String what, Tensor topkIdx, int maxTokens) {
+        tensor(what, topkIdx, DType.INT64, -1, config.numTopk());
+        int t = MoeChecks.rows(what, topkIdx, maxTokens, "maxTokensPerRank");
+        MoeChecks.topkValues(what, topkIdx, config.numExperts());
+        return t;
+    }
+
+    private void checkX(Tensor x, Tensor scales, int tokens) {
+        Checks.notNull("x", x);
+        MoeChecks.rows("x", x, config.maxTokensPerRank(), "maxTokensPerRank");
+        if (x.dtype() == DType.FP8_E4M3) {
+            if (!config.useFp8())
+                throw new IllegalArgumentException("x is FP8_E4M3 but this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+            tensor("x", x, DType.FP8_E4M3, tokens, config.hidden());
+            tensor("scales", scales, DType.FP32, tokens, config.hidden() / MoeConfig.FP8_BLOCK);
+        } else {
+            tensor("x", x, DType.BF16, tokens, config.hidden());
+            if (scales != null) throw new IllegalArgumentException("scales must be null for BF16 x (they belong to FP8_E4M3 x)");
+        }
+    }
+
+    private Handle unwrap(String what, MoeHandle handle, Mode mode) {
+        if (handle == null) throw new IllegalArgumentException(what + " must not be null");
+        if (!(handle instanceof Handle h) || h.owner != this)
+            throw new IllegalArgumentException(what + " was made by another MoE buffer; pass the handle of a dispatch on this one");
+        if (h.raw.mode() != mode)
+            throw new IllegalArgumentException(what + " comes from a " + h.raw.mode() + " dispatch; this operation needs a " + mode + " one");
+        ensureFresh(what, h);
+        return h;
+    }
+
+    private synchronized void ensureFresh(String what, Handle h) {
+        ensureOpen();
+        if (h.generation > 0 && lowLatencyDispatches - h.generation >= 2)
+            throw new IllegalStateException(what + " is stale: it belongs to low-latency dispatch #" + h.generation
+                    + " and dispatch #" + lowLatencyDispatches + " has reused its receive buffer (only the two latest are alive)");
+    }
+
+    private Dispatched wrap(Dispatched d) {
+        MoeHandle h = d.handle() instanceof Handle ch && ch.owner == this ? ch : new Handle(this, d.handle(), 0);
+        return new Dispatched(d.recvX(), d.recvScales(), d.recvTopkIdx(), d.recvTopkWeights(), d.numRecvTokensPerExpert(), h);
+    }
+
+    /** A handle stamped with its buffer and, for low-latency dispatches, its generation (1, 2, ...; 0 = normal). */
+    private static final class Handle implements MoeHandle {
+        final CheckedMoe owner;
+        final MoeHandle raw;
+        final long generation;
+
+        Handle(CheckedMoe owner, MoeHandle raw, long generation) {
+            this.owner = owner;
+            this.raw = Checks.notNull("handle from the implementation", raw);
+            this.generation = generation;
+        }
+
+        @Override public Mode mode() { return raw.mode(); }
+        @Override public int numTokens() { return raw.numTokens(); }
+        @Override public int numRecvTokens() { return raw.numRecvTokens(); }
+        @Override public String toString() { return "MoeHandle[" + raw + (generation > 0 ? ", ll#" + generation : "") + "]"; }
+    }
+}

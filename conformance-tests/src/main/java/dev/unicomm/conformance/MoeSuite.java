@@ -1,0 +1,138 @@
+package dev.unicomm.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.LowLatencyDispatched;
+import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.Tensor;
+import dev.unicomm.api.UnsupportedCapabilityException;
+import dev.unicomm.conformance.moe.MoeConformance;
+import dev.unicomm.conformance.moe.MoeScenario;
+import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import java.lang.foreign.Arena;
+import java.lang.foreign.ValueLayout;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * MoE dispatch/combine against the plain-Java reference ({@code dev.unicomm.conformance.moe}) on
+ * random routings: tokens whose experts all live on one rank, experts with zero tokens, -1 slots,
+ * uneven token counts per rank (one rank with none), hidden sizes not a multiple of 128 where
+ * BF16 allows it. Data movement must be bit-exact, sums within one bf16 ulp, FP8 within e4m3
+ * rounding. A backend without native MoE runs the portable one (module {@code collectives});
+ * without either, the rules are skipped with the reason.
+ */
+public abstract class MoeSuite extends KitSuite {
+
+    static MoeBuffer open(Communicator c, MoeConfig cfg) {
+        try {
+            return c.moe(cfg);
+        } catch (UnsupportedCapabilityException e) {
+            Assumptions.abort("no MoE implementation for this backend: " + e.getMessage());
+            throw e;
+        }
+    }
+
+    static MoeScenario scenario(Communicator c, MoeConfig cfg, Routing routing, long seed, boolean emptyRank) {
+        return new MoeScenario(routing.name().toLowerCase(), cfg, c.size(), seed, routing,
+                MoeScenario.unevenTokens(c.size(), cfg.maxTokensPerRank(), emptyRank));
+    }
+
+    /** Normal mode, BF16 at a hidden size that is not a multiple of 128, for one routing. */
+    static void normalBf16(Pe pe, Routing routing, long seed) {
+        Communicator c = pe.comm();
+        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * c.size(), 96, 24, 4, false);
+        try (MoeBuffer moe = open(c, cfg)) {
+            new MoeConformance(c, scenario(c, cfg, routing, seed, seed % 2 == 0)).checkNormal(moe, false);
+        }
+    }
+
+    /** Low-latency mode (BF16 and FP8) for one routing. */
+    static void lowLatency(Pe pe, Routing routing, long seed) {
+        Communicator c = pe.comm();
+        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 4 * c.size(), 256, 6, 3, true);
+        try (MoeBuffer moe = open(c, cfg)) {
+            new MoeConformance(c, scenario(c, cfg, routing, seed, seed % 2 == 1)).checkLowLatency(moe, false);
+            new MoeConformance(c, scenario(c, cfg, routing, seed + 1, seed % 2 == 0)).checkLowLatency(moe, true);
+        }
+    }
+
+    @Test void required_moe_normal_uniform_routing() { spmd(pe -> normalBf16(pe, Routing.UNIFORM, 1)); }
+
+    @Test void required_moe_normal_tokens_on_one_rank() { spmd(pe -> normalBf16(pe, Routing.ONE_RANK, 2)); }
+
+    @Test void required_moe_normal_experts_without_tokens() { spmd(pe -> normalBf16(pe, Routing.HALF_EXPERTS_IDLE, 3)); }
+
+    @Test void required_moe_normal_unused_slots_and_uneven_tokens() { spmd(pe -> normalBf16(pe, Routing.UNUSED_SLOTS, 4)); }
+
+    @Test void required_moe_normal_fp8() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * c.size(), 256, 16, 4, true);
+            try (MoeBuffer moe = open(c, cfg)) {
+                new MoeConformance(c, scenario(c, cfg, Routing.UNUSED_SLOTS, 5, true)).checkNormal(moe, true);
+            }
+        });
+    }
+
+    @Test void required_moe_low_latency_uniform_routing() { spmd(pe -> lowLatency(pe, Routing.UNIFORM, 11)); }
+
+    @Test void required_moe_low_latency_tokens_on_one_rank() { spmd(pe -> lowLatency(pe, Routing.ONE_RANK, 13)); }
+
+    @Test void required_moe_low_latency_experts_without_tokens_and_unused_slots() {
+        spmd(pe -> {
+            lowLatency(pe, Routing.HALF_EXPERTS_IDLE, 15);
+            lowLatency(pe, Routing.UNUSED_SLOTS, 17);
+        });
+    }
+
+    @Test void required_moe_bad_input_is_rejected_by_name() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            int e = 4 * c.size();
+            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, e, 128, 4, 2, false);
+            try (Arena a = Arena.ofConfined(); MoeBuffer moe = open(c, cfg); MoeBuffer other = open(c, cfg)) {
+                Tensor x = Tensor.allocate(a, DType.BF16, 2, 128);
+                Tensor idx = ids(a, 0, 1, 2, -1);
+                expect("topkIdx[0, 1] = " + e, () -> moe.lowLatencyDispatch(x, ids(a, 0, e, 1, -1), false));
+                expect("topkIdx[1, 0] = -2", () -> moe.lowLatencyDispatch(x, ids(a, 0, 1, -2, -1), false));
+                expect("names expert 1 twice", () -> moe.lowLatencyDispatch(x, ids(a, 1, 1, 0, -1), false));
+                expect("x must have shape [2, 128]", () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.BF16, 2, 64), idx, false));
+                expect("x must be BF16", () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.FP32, 2, 128), idx, false));
+                expect("tokens but the buffer was sized for at most 4",
+                        () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.BF16, 5, 128), ids(a, new long[10]), false));
+                expect("useFp8", () -> moe.lowLatencyDispatch(x, idx, true));
+                Tensor y = Tensor.allocate(a, DType.BF16, e / c.size(), (long) c.size() * 4, 128);
+                Tensor w = Tensor.allocate(a, DType.FP32, 2, 2);
+                LowLatencyDispatched first = moe.lowLatencyDispatch(x, idx, false);
+                LowLatencyDispatched foreign = other.lowLatencyDispatch(x, idx, false);
+                expect("handle was made by another MoE buffer", () -> moe.lowLatencyCombine(y, idx, w, foreign.handle()));
+                moe.lowLatencyDispatch(x, idx, false);
+                moe.lowLatencyDispatch(x, idx, false).hook().await();
+                IllegalStateException stale = assertThrows(IllegalStateException.class, () -> moe.lowLatencyCombine(y, idx, w, first.handle()));
+                assertTrue(stale.getMessage().contains("stale"), "stale handle message: " + stale.getMessage());
+                foreign.hook().await();
+                expect("this buffer was configured for LOW_LATENCY",
+                        () -> moe.dispatch(x, idx, w, null), IllegalStateException.class);
+            }
+        });
+    }
+
+    static Tensor ids(Arena a, long... v) {
+        Tensor t = Tensor.allocate(a, DType.INT64, v.length / 2, 2);
+        for (int i = 0; i < v.length; i++) t.segment().setAtIndex(ValueLayout.JAVA_LONG, i, v[i]);
+        return t;
+    }
+
+    static void expect(String fragment, Executable e) { expect(fragment, e, IllegalArgumentException.class); }
+
+    static void expect(String fragment, Executable e, Class<? extends RuntimeException> type) {
+        RuntimeException t = assertThrows(type, e);
+        assertTrue(t.getMessage().contains(fragment), "message '" + t.getMessage() + "' should name '" + fragment + "'");
+    }
+}
