@@ -56,7 +56,16 @@ final class PortableCollectives implements Collectives, AutoCloseable {
     /** What the first round brought: each member's descriptor and slot, and the algorithm to run. */
     private record Entry(Descriptor[] descriptors, MemorySegment[] slots, Algorithm algorithm) {}
 
-    private static Ctx ctx(Team team) {
+    /** Member lists never change, so each team's is computed once (weak: closed teams go away). */
+    private final java.util.Map<Team, Ctx> teams = new java.util.WeakHashMap<>();
+
+    private Ctx ctx(Team team) {
+        Ctx c = teams.get(team);
+        if (c == null) teams.put(team, c = members(team));
+        return c;
+    }
+
+    private static Ctx members(Team team) {
         int n = team.size();
         int[] w = new int[n];
         for (int i = 0; i < n; i++) w[i] = team.worldRank(i);

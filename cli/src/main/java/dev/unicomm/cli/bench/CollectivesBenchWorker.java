@@ -27,6 +27,9 @@ public final class CollectivesBenchWorker {
     /** The collectives this benchmark knows. */
     static final List<String> OPS = List.of("allreduce", "allgather", "reducescatter", "alltoall", "broadcast");
 
+    /** Minimum warm-up per collective: 4 JVMs compiling on 2 cores need seconds before latencies settle. */
+    static final long WARM_NS = 3_000_000_000L;
+
     public static void main(String[] args) {
         List<String> ops = Arrays.asList(args[0].split(","));
         List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
@@ -44,10 +47,22 @@ public final class CollectivesBenchWorker {
                 MemorySegment a = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 1) : null;
                 MemorySegment b = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 0) : null;
                 for (String op : ops) {
+                    // Warm-up: untimed passes over every size (every algorithm) until the JIT compilers of
+                    // all ranks have settled (at least WARM_NS). Fixed counts per pass and an agreed decision
+                    // to go on: every rank must make the same calls.
+                    long warmStart = System.nanoTime();
+                    do {
+                        for (long bytes : sizes) {
+                            Runnable call = call(coll, comm.world(), op, src, dst, bytes);
+                            if (call == null) continue;
+                            long calls = Math.max(2, Math.min(2_000, (16L << 20) / bytes));
+                            for (long i = 0; i < calls; i++) call.run();
+                        }
+                    } while (slowest(coll, comm, time, maxTime, System.nanoTime() - warmStart < WARM_NS ? 1 : 0) == 1);
                     for (long bytes : sizes) {
                         Runnable call = call(coll, comm.world(), op, src, dst, bytes);
                         if (call == null) continue; // size not divisible into the op's units
-                        for (int i = 0; i < 3; i++) call.run();
+                        for (long i = 0, warm = Math.max(2, Math.min(20, (64L << 20) / bytes)); i < warm; i++) call.run();
                         long one = slowest(coll, comm, time, maxTime, timeLoop(call, 1));
                         long iters = Math.max(3, Math.min(10_000, (long) (budget * 1e9 / Math.max(1, one))));
                         coll.barrier(comm.world());
