@@ -1,5 +1,7 @@
-/** Portable collectives and portable MoE dispatch/combine over the API's RMA + signals. */
+/** Portable collectives (barrier, broadcast, allgather, allreduce, reduce-scatter, alltoall(v)) and portable MoE dispatch/combine over RMA + signals. */
 module dev.unicomm.collectives {
     requires dev.unicomm.api;
+    exports dev.unicomm.collectives;
+    provides dev.unicomm.spi.CollectivesProvider with dev.unicomm.collectives.PortableCollectivesProvider;
     provides dev.unicomm.spi.MoeProvider with dev.unicomm.collectives.moe.PortableMoeProvider;
 }

@@ -6,6 +6,11 @@ package dev.unicomm.api;
  * Ranks that disagree get an {@link IllegalArgumentException}, not a silent mis-reduction. Source
  * and destination may be the same buffer (in place) unless stated. Floating-point reductions of
  * BF16 and FP16 accumulate in FP32 and round once.
+ *
+ * <p>In place ({@code dst == src}), as in NCCL and {@code MPI_IN_PLACE}: {@link #allgather} takes this
+ * member's contribution from block {@code rank} of the buffer (where it also belongs in the result),
+ * and {@link #reduceScatter} leaves this member's block of the result at block {@code rank} of the
+ * buffer. Alltoall and alltoallv cannot run in place.
  */
 public interface Collectives {
 

@@ -52,6 +52,17 @@ final class CheckedCollectives implements Collectives {
             throw new IllegalArgumentException("reductions support " + REDUCIBLE + ", not " + dt);
     }
 
+    /** Closes the implementation if it owns resources (portable collectives own symmetric scratch memory). */
+    void release() {
+        if (impl instanceof AutoCloseable ac) {
+            try {
+                ac.close();
+            } catch (Exception e) {
+                System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "releasing collectives failed", e);
+            }
+        }
+    }
+
     @Override public void barrier(Team team) { impl.barrier(team(team)); }
 
     @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {

@@ -183,6 +183,8 @@ public final class CheckedCommunicator implements Communicator {
 
     @Override public void close() {
         if (!open) return;
+        // Collectives may own symmetric scratch memory: free it (collectively) before the leak report.
+        if (collectives instanceof CheckedCollectives cc) cc.release();
         if (!live.isEmpty()) {
             LOG.log(Level.WARNING, "closing communicator (rank {0}) with {1} symmetric buffer(s) still open: {2}; releasing them",
                     rank, live.size(), live);

@@ -1,4 +1,4 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.collectives.moe;
 
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;

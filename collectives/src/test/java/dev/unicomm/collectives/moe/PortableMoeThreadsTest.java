@@ -1,9 +1,11 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.collectives.moe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
+import dev.unicomm.conformance.moe.MoeConformance;
+import dev.unicomm.conformance.moe.MoeScenario;
 import dev.unicomm.conformance.moe.MoeScenario.Routing;
 import org.junit.jupiter.api.Test;
 

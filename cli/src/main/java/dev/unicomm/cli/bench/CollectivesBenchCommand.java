@@ -1,0 +1,145 @@
+package dev.unicomm.cli.bench;
+
+import dev.unicomm.core.JobLauncher;
+import dev.unicomm.core.JobResult;
+import dev.unicomm.core.JobSpec;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code unicomm bench collectives}: time, algorithm bandwidth and bus bandwidth (NCCL-tests'
+ * definitions, see {@link CollRow}) of the collectives for several job sizes and message sizes.
+ * Starts the ranks itself (one JVM each). Every row carries a same-run reference (one process's
+ * {@code MemorySegment.copy} of the same bytes); {@code --compare} adds another implementation's
+ * rows (bench/reference/coll_mpi.c prints them for Open MPI) and the ratio.
+ */
+@Command(name = "collectives", mixinStandardHelpOptions = true,
+        description = "Collectives benchmark: time, algbw, busbw for 2 and 4 ranks, 4 B .. --max-size; CSV; optional comparison.")
+public final class CollectivesBenchCommand implements Callable<Integer> {
+
+    @Option(names = "--backend", defaultValue = "shm", description = "Backend to measure (default: ${DEFAULT-VALUE}).")
+    String backend;
+
+    @Option(names = "-n", defaultValue = "2,4", split = ",", description = "Job sizes (default: ${DEFAULT-VALUE}).")
+    List<Integer> ranks;
+
+    @Option(names = "--ops", defaultValue = "allreduce,allgather", split = ",",
+            description = "Collectives: allreduce, allgather, reducescatter, alltoall, broadcast (default: ${DEFAULT-VALUE}).")
+    List<String> ops;
+
+    @Option(names = "--min-size", defaultValue = "4", description = "Smallest size (bytes, K/M/G; default: ${DEFAULT-VALUE}).")
+    String minSize;
+
+    @Option(names = "--max-size", defaultValue = "64M",
+            description = "Largest size (up to 256M and beyond; default: ${DEFAULT-VALUE}, which runs in a few minutes on 2 cores).")
+    String maxSize;
+
+    @Option(names = "--factor", defaultValue = "4", description = "Each size is this many times the previous (default: ${DEFAULT-VALUE}).")
+    int factor;
+
+    @Option(names = "--seconds", defaultValue = "0.3", description = "Target timed seconds per size (default: ${DEFAULT-VALUE}).")
+    double seconds;
+
+    @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
+    Path csv;
+
+    @Option(names = "--compare", paramLabel = "FILE",
+            description = "CBENCH lines of another implementation (bench/reference/run_mpi_collectives.sh writes them): adds its busbw and time and our ratio.")
+    Path compare;
+
+    @Override public Integer call() throws IOException {
+        if (seconds <= 0) throw new IllegalArgumentException("--seconds must be > 0, got " + seconds);
+        for (int n : ranks) if (n < 1) throw new IllegalArgumentException("-n entries must be >= 1, got " + n);
+        for (String op : ops)
+            if (!CollectivesBenchWorker.OPS.contains(op))
+                throw new IllegalArgumentException("unknown collective '" + op + "' in --ops; known: " + CollectivesBenchWorker.OPS);
+        List<Long> sizes = BenchReport.sizes(BenchReport.parseSize(minSize), BenchReport.parseSize(maxSize), factor);
+        long max = sizes.getLast();
+        String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
+        List<CollRow> rows = new ArrayList<>();
+        for (int n : ranks) {
+            System.err.println("bench collectives: backend " + backend + ", " + n + " ranks, " + String.join(",", ops) + ", "
+                    + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(max));
+            rows.addAll(launch(n, 2 * max + (16L << 20), String.join(",", ops), sizeList, Double.toString(seconds)));
+        }
+        Map<String, CollRow> other = compare == null ? Map.of() : read(compare);
+        table(rows, other, System.out);
+        if (csv != null) {
+            List<String> lines = new ArrayList<>();
+            lines.add("op,ranks,bytes,time_us,algbw_gbs,busbw_gbs,copy_gbs,other_time_us,other_busbw_gbs");
+            for (CollRow r : rows) {
+                CollRow o = other.get(r.key());
+                lines.add(String.format(Locale.ROOT, "%s,%d,%d,%.3f,%.4f,%.4f,%.4f,%s,%s", r.op(), r.ranks(), r.bytes(), r.timeUs(),
+                        r.algBw(), r.busBw(), r.copyBw(), o == null ? "" : String.format(Locale.ROOT, "%.3f", o.timeUs()),
+                        o == null ? "" : String.format(Locale.ROOT, "%.4f", o.busBw())));
+            }
+            Files.write(csv, lines);
+            System.out.println("wrote " + csv);
+        }
+        return 0;
+    }
+
+    static void table(List<CollRow> rows, Map<String, CollRow> other, PrintStream out) {
+        boolean cmp = !other.isEmpty();
+        out.printf(Locale.ROOT, "%-13s %5s %10s %12s %10s %10s %10s%s%n", "op", "ranks", "size", "time(us)", "algbw GB/s",
+                "busbw GB/s", "copy GB/s", cmp ? String.format(Locale.ROOT, " %12s %10s %9s %9s", "ref time(us)", "ref busbw", "bw ratio", "t ratio") : "");
+        for (CollRow r : rows) {
+            out.printf(Locale.ROOT, "%-13s %5d %10s %12.2f %10.3f %10.3f %10.3f", r.op(), r.ranks(), BenchReport.size(r.bytes()),
+                    r.timeUs(), r.algBw(), r.busBw(), r.copyBw());
+            CollRow o = other.get(r.key());
+            if (o != null) out.printf(Locale.ROOT, " %12.2f %10.3f %9.2f %9.2f", o.timeUs(), o.busBw(),
+                    o.busBw() > 0 ? r.busBw() / o.busBw() : 0, r.timeUs() / o.timeUs());
+            out.println();
+        }
+        if (cmp) out.println("bw ratio = our busbw / reference busbw (>= 1: we are faster); t ratio = our time / reference time (<= 1: we are faster)");
+    }
+
+    private static Map<String, CollRow> read(Path file) throws IOException {
+        Map<String, CollRow> m = new HashMap<>();
+        for (String line : Files.readAllLines(file)) {
+            int at = line.indexOf("CBENCH,");
+            if (at >= 0) {
+                CollRow r = CollRow.parse(line.substring(at));
+                m.put(r.key(), r);
+            }
+        }
+        return m;
+    }
+
+    private List<CollRow> launch(int n, long heapBytes, String... args) {
+        JobSpec spec = JobSpec.of(n, CollectivesBenchWorker.class.getName(), args)
+                .withBackend(backend)
+                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes)))
+                .withCommTimeout(Duration.ofMinutes(5))
+                .withJobTimeout(Duration.ofMinutes(30));
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        JobResult result;
+        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+            result = JobLauncher.run(spec, out, System.err);
+        }
+        List<CollRow> rows = new ArrayList<>();
+        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
+            int at = line.indexOf("CBENCH,");
+            if (at >= 0) rows.add(CollRow.parse(line.substring(at)));
+            else if (!line.isBlank()) System.err.println(line);
+        }
+        if (result.exitCode() != 0)
+            throw new IllegalStateException("benchmark job of " + n + " ranks failed (exit code " + result.exitCode()
+                    + ", first failed rank " + result.failedRank() + "); its output is above");
+        return rows;
+    }
+}
