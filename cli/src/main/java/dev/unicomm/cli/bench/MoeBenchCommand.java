@@ -52,10 +52,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
     @Option(names = "--ll-tokens", defaultValue = "128", description = "Tokens per rank, low-latency mode (default: ${DEFAULT-VALUE}).")
     int llTokens;
 
-    @Option(names = "--iters", defaultValue = "4", description = "Timed iterations, normal mode; the median is reported (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--iters", defaultValue = "3", description = "Timed iterations, normal mode; the median is reported (default: ${DEFAULT-VALUE}).")
     int iters;
 
-    @Option(names = "--ll-iters", defaultValue = "20", description = "Timed iterations, low-latency mode (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--ll-iters", defaultValue = "10", description = "Timed iterations, low-latency mode (default: ${DEFAULT-VALUE}).")
     int llIters;
 
     @Option(names = "--mode", defaultValue = "normal,ll", description = "Which modes: normal, ll or both (default: ${DEFAULT-VALUE}).")
