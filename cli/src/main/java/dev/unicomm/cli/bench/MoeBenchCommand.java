@@ -167,7 +167,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     private void print(List<Row> rows) {
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
-                + "bound = the same bytes as plain copies from peer memory, same run)%n", backend, ranks);
+                + "bound = the same bytes as plain copies from peer memory + one barrier, same run)%n", backend, ranks);
         String fmt = "%-18s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)
