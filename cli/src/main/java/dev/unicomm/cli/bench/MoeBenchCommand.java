@@ -25,7 +25,11 @@ import picocli.CommandLine.Option;
  * dispatch in BF16 and FP8, low-latency combine) on {@code -n} ranks, one JVM each. Reports time
  * and bandwidth per rank the way DeepEP's tests count bytes ({@code notes/moe-semantics.md}), next
  * to the same-run copy bound (the same bytes each rank receives, copied from the peers' memory as
- * plain copies), and verifies the first results of every operation against the kit's reference.
+ * plain copies, plus one barrier), and verifies the first results of every operation against
+ * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
+ * {@code --ll-iters} (low-latency) times interleaved with its bound; the median is reported. The
+ * defaults (3 and 10) keep the default run, DeepEP's full shapes on 4 ranks, near a minute on
+ * a 2-core machine; raise them for steadier figures.
  */
 @Command(name = "moe", mixinStandardHelpOptions = true,
         description = "MoE dispatch/combine benchmark with DeepEP's shapes; bandwidth vs a same-run copy bound; verified against the reference.")
