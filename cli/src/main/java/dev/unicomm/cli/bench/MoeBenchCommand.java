@@ -94,7 +94,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         long heap = Math.max(normalBytes, llBytes) + (16L << 20);
 
         System.err.printf(Locale.ROOT, "bench moe: backend %s, %d ranks; normal: %d tokens/rank, hidden %d, top-%d of %d experts"
-                + " (buffer %s/rank); low-latency: %d tokens/rank (buffer %s/rank)%n", backend, ranks, tokens, hidden, topk, experts,
+                + " (symmetric buffer %s/rank); low-latency: %d tokens/rank (symmetric buffer %s/rank)%n", backend, ranks, tokens, hidden, topk, experts,
                 normal ? BenchReport.size(n.sizeHint(ranks)) : "-", llTokens, ll ? BenchReport.size(l.sizeHint(ranks)) : "-");
         JobSpec spec = JobSpec.of(ranks, MoeBenchWorker.class.getName(), Integer.toString(experts), Integer.toString(hidden),
                         Integer.toString(tokens), Integer.toString(topk), Integer.toString(llTokens), Integer.toString(iters),
