@@ -28,7 +28,7 @@ import picocli.CommandLine.Option;
  * plain copies, plus one barrier), and verifies the first results of every operation against
  * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
  * {@code --ll-iters} (low-latency) times interleaved with its bound; the median is reported. The
- * defaults (3 and 10) keep the default run, DeepEP's full shapes on 4 ranks, near a minute on
+ * defaults (5 and 10) keep the default run, DeepEP's full shapes on 4 ranks, near a minute on
  * a 2-core machine; raise them for steadier figures.
  */
 @Command(name = "moe", mixinStandardHelpOptions = true,
@@ -56,7 +56,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
     @Option(names = "--ll-tokens", defaultValue = "128", description = "Tokens per rank, low-latency mode (default: ${DEFAULT-VALUE}).")
     int llTokens;
 
-    @Option(names = "--iters", defaultValue = "3", description = "Timed iterations, normal mode; the median is reported (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--iters", defaultValue = "5", description = "Timed iterations, normal mode; the median is reported (default: ${DEFAULT-VALUE}).")
     int iters;
 
     @Option(names = "--ll-iters", defaultValue = "10", description = "Timed iterations, low-latency mode (default: ${DEFAULT-VALUE}).")
