@@ -86,13 +86,16 @@ final class ShmCommunicator implements BackendCommunicator {
             MemorySegment[] files = new MemorySegment[size];
             files[rank] = SegmentFiles.create(own, fileSize, arena);
             writeHeader(files[rank], pid, rank, size, heapSize);
-            store.set(key + "file/" + rank, (own + "\n" + heapSize).getBytes(StandardCharsets.UTF_8));
+            store.set(key + "file/" + rank, (own + "\n" + heapSize + "\n" + HostIdentity.current()).getBytes(StandardCharsets.UTF_8));
             store.barrier(key + "created");
             long[] sizes = new long[size];
+            String[] hosts = new String[size];
             for (int pe = 0; pe < size; pe++) {
-                String[] entry = new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n");
+                String[] entry = new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n", 3);
                 sizes[pe] = Long.parseLong(entry[1]);
+                hosts[pe] = entry[2];
             }
+            HostIdentity.requireOneHost(hosts);
             checkSameHeapSize(sizes);
             for (int pe = 0; pe < size; pe++) {
                 if (pe == rank) continue;

@@ -16,6 +16,10 @@ import java.util.Set;
  * alignment or offset) in this PE's control area, passes a world barrier, and compares every PE's
  * request: if they differ every PE throws the same {@link IllegalArgumentException} and no PE's heap
  * changes. New buffers read as zero on every PE (each PE clears its part before the barrier).
+ *
+ * <p>Alignment: the heap offset is a multiple of the requested alignment (at least 8). Each heap
+ * mapping starts on a page boundary, so buffer addresses honour alignments up to the page size
+ * (4 KiB); larger alignments hold for offsets only.
  */
 final class ShmHeap implements SymmetricHeap {
     private static final long OP_ALLOC = 1, OP_FREE = 2;

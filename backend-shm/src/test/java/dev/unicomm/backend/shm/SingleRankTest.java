@@ -65,6 +65,20 @@ class SingleRankTest {
         }
     }
 
+    @Test void nonBlockingPutAndGetCompleteByQuiet() {
+        try (SymmetricBuffer buf = comm.heap().allocate(64); Arena arena = Arena.ofConfined()) {
+            MemorySegment src = arena.allocate(32);
+            for (int i = 0; i < 32; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (100 + i));
+            comm.rma().putNbi(buf, 16, Memory.of(src), 8, 24, 0);
+            comm.rma().quiet();
+            MemorySegment dst = arena.allocate(24);
+            comm.rma().getNbi(Memory.of(dst), 0, buf, 16, 24, 0);
+            comm.rma().quiet();
+            for (int i = 0; i < 24; i++) assertEquals((byte) (108 + i), dst.get(ValueLayout.JAVA_BYTE, i));
+            assertEquals(0, buf.segment().get(ValueLayout.JAVA_BYTE, 15), "bytes outside the range are untouched");
+        }
+    }
+
     @Test void newBuffersReadAsZeroEvenWhenMemoryIsReused() {
         SymmetricBuffer a = comm.heap().allocate(256);
         a.segment().fill((byte) 0x5a);
