@@ -3,6 +3,8 @@ module dev.unicomm.cli {
     requires dev.unicomm.api;
     requires info.picocli;
     requires dev.unicomm.conformance;
+    requires org.junit.platform.engine;
+    requires org.junit.jupiter.api;
     opens dev.unicomm.cli to info.picocli;
     opens dev.unicomm.cli.bench to info.picocli;
     exports dev.unicomm.cli.bench;

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.junit.platform.engine.DiscoverySelector;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -54,6 +56,10 @@ public final class ConformanceCommand implements Callable<Integer> {
             description = "run only these suites (repeatable or comma separated): Lifecycle, Heap, Rma, Signal, Atomics, Teams, BadInput, Fault")
     List<String> suites = new ArrayList<>();
 
+    @Option(names = "--rule", paramLabel = "RULE", split = ",",
+            description = "run only these rules of the selected suites (repeatable or comma separated), e.g. required_rma_put_all_sizes")
+    List<String> rules = new ArrayList<>();
+
     @Option(names = "--timeout", paramLabel = "T", description = "limit of every wait inside the ranks (default 30s)")
     String timeout;
 
@@ -73,8 +79,10 @@ public final class ConformanceCommand implements Callable<Integer> {
         PrintStream out = System.out;
         if (ranks < 1 || ranks > 1024) return usage("-n must be in 1..1024, got " + ranks);
         List<Class<?>> selected;
+        List<DiscoverySelector> selectors;
         try {
             selected = select(suites);
+            selectors = selectors(selected, rules);
         } catch (IllegalArgumentException e) {
             return usage(e.getMessage());
         }
@@ -103,7 +111,7 @@ public final class ConformanceCommand implements Callable<Integer> {
             if (junitXml != null) Files.createDirectories(junitXml);
             out.println("unicomm conformance: backend " + backend + " " + r.version() + ", " + ranks + " ranks, "
                     + selected.size() + " suites");
-            KitReport report = KitRunner.run(selected, settings, junitXml, quiet ? null : out);
+            KitReport report = KitRunner.runSelected(selectors, settings, junitXml, quiet ? null : out);
             out.println();
             out.print(report.table());
             if (json != null) {
@@ -132,6 +140,28 @@ public final class ConformanceCommand implements Callable<Integer> {
             if (!out.contains(match)) out.add(match);
         }
         return out;
+    }
+
+    /** Whole suites, or only the named rules (each must be a rule of one of the suites). */
+    static List<DiscoverySelector> selectors(List<Class<?>> suites, List<String> rules) {
+        if (rules.isEmpty()) return suites.stream().map(c -> (DiscoverySelector) DiscoverySelectors.selectClass(c)).toList();
+        List<DiscoverySelector> out = new ArrayList<>();
+        for (String rule : rules) {
+            String r = rule.trim();
+            Class<?> owner = suites.stream().filter(c -> hasRule(c, r)).findFirst().orElseThrow(() -> new IllegalArgumentException(
+                    "no rule '" + r + "' in the selected suites (rule ids look like required_rma_put_all_sizes; see a full run's report)"));
+            out.add(DiscoverySelectors.selectMethod(owner, r));
+        }
+        return out;
+    }
+
+    private static boolean hasRule(Class<?> suite, String rule) {
+        for (Class<?> c = suite; c != null; c = c.getSuperclass()) {
+            for (var m : c.getDeclaredMethods()) {
+                if (m.getName().equals(rule) && m.getParameterCount() == 0 && m.isAnnotationPresent(org.junit.jupiter.api.Test.class)) return true;
+            }
+        }
+        return false;
     }
 
     private static URL[] urls(String cp) throws MalformedURLException {

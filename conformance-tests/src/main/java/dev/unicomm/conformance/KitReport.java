@@ -12,11 +12,12 @@ import java.util.stream.Collectors;
  *
  * @param backend  the backend's name
  * @param version  the backend's version
+ * @param capabilities what the backend declares (optional rules are skipped by these)
  * @param ranks    ranks per job
  * @param started  when the run began
  * @param entries  one per rule, in run order
  */
-public record KitReport(String backend, String version, int ranks, Instant started, List<Entry> entries) {
+public record KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries) {
 
     /** A rule's result. */
     public enum Result { PASSED, FAILED, SKIPPED }
@@ -36,6 +37,7 @@ public record KitReport(String backend, String version, int ranks, Instant start
     }
 
     public KitReport {
+        capabilities = List.copyOf(capabilities);
         entries = List.copyOf(entries);
     }
 
@@ -50,6 +52,7 @@ public record KitReport(String backend, String version, int ranks, Instant start
         int w = Math.max(30, entries.stream().mapToInt(e -> e.rule().length()).max().orElse(30));
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "unicomm conformance: backend %s %s, %d ranks, %s%n", backend, version, ranks, started));
+        b.append("declared capabilities: ").append(String.join(", ", capabilities)).append('\n');
         b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %8s  %s%n", "rule", "level", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {
@@ -62,7 +65,7 @@ public record KitReport(String backend, String version, int ranks, Instant start
             b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %7.2fs  %s%n", e.rule(), e.level(), e.result(),
                     e.time().toMillis() / 1000.0, reason));
         }
-        b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; %.1f s%n", entries.size(),
+        b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; rules ran %.1f s (plus job start-ups)%n", entries.size(),
                 count(Result.PASSED), count(Result.FAILED), count(Result.SKIPPED),
                 entries.stream().mapToLong(e -> e.time().toMillis()).sum() / 1000.0));
         return b.toString();
@@ -74,7 +77,9 @@ public record KitReport(String backend, String version, int ranks, Instant start
                 + ",\"level\":" + str(e.level()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
                 + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
                 .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
-        return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version) + ",\n  \"ranks\": " + ranks
+        return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version)
+                + ",\n  \"capabilities\": " + capabilities.stream().map(KitReport::str).collect(Collectors.joining(",", "[", "]"))
+                + ",\n  \"ranks\": " + ranks
                 + ",\n  \"started\": " + str(started.toString()) + ",\n  \"java\": " + str(Runtime.version().toString())
                 + ",\n  \"os\": " + str(System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"))
                 + ",\n  \"passed\": " + count(Result.PASSED) + ", \"failed\": " + count(Result.FAILED) + ", \"skipped\": " + count(Result.SKIPPED)

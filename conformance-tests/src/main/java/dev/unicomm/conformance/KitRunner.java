@@ -88,12 +88,11 @@ public final class KitRunner {
             Instant started = Instant.now();
             launcher.execute(request, listeners.toArray(TestExecutionListener[]::new));
             String b = collector.backend != null ? collector.backend : backend;
-            if (collector.backend != null && !collector.backend.equals(backend)) {
-                version = BackendRegistry.load().providers().stream().filter(p -> p.name().equals(b)).findFirst()
-                        .map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("?");
-            }
+            var provider = BackendRegistry.load().providers().stream().filter(p -> p.name().equals(b)).findFirst();
+            if (!b.equals(backend)) version = provider.map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("?");
+            List<String> caps = provider.map(p -> p.capabilities().stream().map(Enum::name).sorted().toList()).orElse(List.of());
             int ranks = collector.ranks > 0 ? collector.ranks : KitSettings.getInt(KitSettings.RANKS, 2);
-            return new KitReport(b, version, ranks, started, collector.entries);
+            return new KitReport(b, version, caps, ranks, started, collector.entries);
         } finally {
             saved.forEach((k, old) -> {
                 if (old == null) System.clearProperty(k); else System.setProperty(k, old);

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
@@ -31,7 +32,8 @@ import org.opentest4j.TestAbortedException;
  * calls {@link #spmd(Body)} (required rules) or {@link #spmd(Capability, Body)} (optional rules,
  * skipped with the reason when the backend does not declare the capability) and the body then runs
  * on every rank of a real multi-process job: {@link #ranks()} worker JVMs, started once per suite
- * and reused by all of its rules.
+ * (before its first rule, through the shared job launcher) and reused by all of its rules; after a
+ * rule that failed, hung or lost a rank, the next rule gets a fresh job.
  *
  * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
  * subclass may be empty, or may hard-wire what it tests:
@@ -151,6 +153,16 @@ public abstract class KitSuite {
     /** Report-entry keys each rule publishes, so runners can label their reports. */
     static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
 
+    /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
+    @BeforeAll
+    final void startWorkers() {
+        try {
+            group();
+        } catch (RuntimeException e) {
+            // kept in startFailure: each rule fails with it, so the report shows the cause on every rule
+        }
+    }
+
     @BeforeEach
     final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
@@ -190,9 +202,9 @@ public abstract class KitSuite {
             // A job that failed to start is not started again for every rule: each rule reports that failure.
             if (startFailure != null)
                 throw new IllegalStateException("the suite's job did not start: " + startFailure.getMessage(), startFailure);
-            report();
             generation++;
             try {
+                report();
                 group = WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
                         ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
                         workerEnvironment(), logDir(), timeout().plusSeconds(60)));

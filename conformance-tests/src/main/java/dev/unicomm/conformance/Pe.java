@@ -66,9 +66,17 @@ public final class Pe {
     /** Opens another communicator over all ranks (collective). */
     public Communicator connectAnother() { return Unicomm.connect(freshConfig()); }
 
-    /** Opens a one-PE communicator of the backend under test, private to this rank. */
+    /**
+     * Opens a one-PE communicator of the backend under test, private to this rank (with the job's
+     * backend settings, e.g. {@code UNICOMM_SHM_DIR}).
+     */
     public Communicator connectSingle(Duration timeout) {
-        return Unicomm.connect(CommConfig.single(backend()).withTimeout(timeout).withHeapSize(heapSize));
+        Map<String, String> env = new HashMap<>(System.getenv());
+        env.put("UNICOMM_RANK", "0");
+        env.put("UNICOMM_WORLD_SIZE", "1");
+        env.put("UNICOMM_LOCAL_RANK", Integer.toString(rank()));
+        env.remove("UNICOMM_STORE");
+        return Unicomm.connect(CommConfig.fromEnvironment(env, new java.util.Properties()).withTimeout(timeout).withHeapSize(heapSize));
     }
 
     /** Hands {@code v} to the parent, which sees every rank's value in {@link RankResult#value()}. */

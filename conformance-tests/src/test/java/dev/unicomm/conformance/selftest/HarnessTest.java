@@ -75,6 +75,16 @@ class HarnessTest {
         assertTrue(e.reason().contains("was meant to be killed"), e.reason());
     }
 
+    @Test void aSuiteWhoseJobCannotStartFailsEveryRuleWithTheCause() {
+        KitReport r = KitRunner.run(List.of(UnknownBackendFixture.class), Map.of(), null, null);
+        assertTrue(r.entries().size() >= 10, r.table());
+        for (KitReport.Entry e : r.entries()) {
+            if (e.rule().startsWith("optional_")) continue; // their capability check names the same cause
+            assertEquals(KitReport.Result.FAILED, e.result(), e.rule());
+            assertTrue(e.reason().contains("backend 'no-such-backend' is not on the class path; found: [") && e.reason().contains("shm"), e.reason());
+        }
+    }
+
     @Test void reportRendersAsTableAndJson() {
         String table = report.table();
         assertTrue(table.contains("required_harness_passes") && table.contains("10 rules:"), table);
