@@ -10,8 +10,8 @@ module dev.unicomm.conformance {
 
     exports dev.unicomm.conformance;
     exports dev.unicomm.conformance.configured;
-    exports dev.unicomm.conformance.moe;
     exports dev.unicomm.conformance.collectives;
+    exports dev.unicomm.conformance.moe;
     // JUnit instantiates the suites and calls their test methods reflectively.
     opens dev.unicomm.conformance to org.junit.platform.commons;
     opens dev.unicomm.conformance.configured to org.junit.platform.commons;

@@ -27,6 +27,17 @@ public interface SymmetricBuffer extends Memory, AutoCloseable {
      */
     Optional<MemorySegment> peer(int pe);
 
+    /**
+     * PE {@code pe}'s copy of this buffer as memory this process may address directly: for host heaps
+     * the segment of {@link #peer(int)}; for device heaps a device address on this PE's device
+     * (NVSHMEM's {@code nvshmem_ptr}) that kernels and {@link DeviceRuntime#copy} may use, where
+     * {@link #peer(int)} is empty because the host cannot dereference device memory.
+     *
+     * @return the memory, or empty where PE {@code pe} is not load/store reachable from here
+     * @throws IndexOutOfBoundsException if {@code pe} is not a PE of the communicator
+     */
+    default Optional<Memory> peerMemory(int pe) { return peer(pe).map(Memory::of); }
+
     /** Frees the buffer on every PE (collective). */
     @Override void close();
 }

@@ -44,6 +44,20 @@ public interface Team extends AutoCloseable {
     /** Blocks until every member has called it (collective over the team). */
     void barrier();
 
+    /**
+     * A barrier over the team ordered on {@code stream} (NVSHMEM's / Ascend SHMEM's
+     * {@code *_barrier_on_stream}): device backends enqueue it and return at once; it completes, in
+     * stream order, once every member's barrier has been reached, and this PE's RMA issued before it
+     * is complete. Collective over the team. The default, for backends without device streams,
+     * waits for {@code stream} and then runs {@link #barrier()}.
+     *
+     * @param stream a stream of the communicator's device runtime (or a wrapped framework stream)
+     */
+    default void barrier(Stream stream) {
+        stream.synchronize();
+        barrier();
+    }
+
     /** Frees the team (collective over it). */
     @Override void close();
 

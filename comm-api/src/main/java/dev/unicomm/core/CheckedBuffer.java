@@ -1,5 +1,6 @@
 package dev.unicomm.core;
 
+import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.SymmetricBuffer;
 import java.lang.foreign.MemorySegment;
@@ -37,6 +38,13 @@ final class CheckedBuffer implements SymmetricBuffer {
         owner.ensureOpen();
         Checks.pe(pe, owner.size());
         return raw.peer(pe);
+    }
+
+    @Override public Optional<Memory> peerMemory(int pe) {
+        ensureOpen("peerMemory");
+        owner.ensureOpen();
+        Checks.pe(pe, owner.size());
+        return raw.peerMemory(pe);
     }
 
     @Override public void close() {

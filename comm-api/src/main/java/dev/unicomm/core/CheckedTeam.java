@@ -1,5 +1,6 @@
 package dev.unicomm.core;
 
+import dev.unicomm.api.Stream;
 import dev.unicomm.api.Team;
 
 /** Validates team arguments; the world team refuses to close. */
@@ -59,6 +60,14 @@ final class CheckedTeam implements Team {
         ensureOpen();
         if (raw.rank() < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
         raw.barrier();
+    }
+
+    @Override public void barrier(Stream stream) {
+        ensureOpen();
+        Checks.notNull("stream", stream);
+        if (!stream.isOpen()) throw new IllegalStateException("stream 0x" + Long.toHexString(stream.handle()) + " is closed");
+        if (raw.rank() < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
+        raw.barrier(stream);
     }
 
     @Override public void close() {

@@ -1,6 +1,8 @@
 package dev.unicomm.spi;
 
 import dev.unicomm.api.Capability;
+import dev.unicomm.api.Endpoints;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -37,4 +39,10 @@ public interface CommBackendProvider {
      * @throws dev.unicomm.api.CommException if the backend cannot start
      */
     BackendCommunicator open(BackendContext context);
+
+    /**
+     * Point-to-point endpoints usable without a communicator (DLSlime style), for backends that
+     * declare {@code P2P_ENDPOINTS}; loads natives lazily like {@link #open}.
+     */
+    default Optional<Endpoints> endpoints() { return Optional.empty(); }
 }

@@ -36,7 +36,7 @@ public record CollRow(String op, int ranks, long bytes, double timeUs, double al
 
     /** The line workers print (and the C reference prints, without the copy column). */
     public String toLine() {
-        return String.format(Locale.ROOT, "CBENCH,%s,%d,%d,%.3f,%.4f,%.4f,%.4f", op, ranks, bytes, timeUs, algBw, busBw, copyBw);
+        return String.format(Locale.ROOT, "CBENCH,%s,%d,%d,%.3f,%.6g,%.6g,%.6g", op, ranks, bytes, timeUs, algBw, busBw, copyBw);
     }
 
     /** Parses {@link #toLine()}; a missing copy column (other implementations) reads as 0. */

@@ -44,10 +44,19 @@ public final class CollectivesBenchWorker {
                 MemorySegment a = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 1) : null;
                 MemorySegment b = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 0) : null;
                 for (String op : ops) {
+                    // JIT warm-up of every path (small, inline; large, direct or RMA) before anything is timed.
+                    for (long bytes : new long[] {sizes.getFirst(), Math.min(max, 1L << 20)}) {
+                        Runnable call = call(coll, comm.world(), op, src, dst, bytes);
+                        if (call == null) continue;
+                        // A fixed count (not a time limit): every rank must make the same number of calls.
+                        long calls = Math.max(20, Math.min(3_000, (64L << 20) / bytes));
+                        for (long i = 0; i < calls; i++) call.run();
+                        coll.barrier(comm.world());
+                    }
                     for (long bytes : sizes) {
                         Runnable call = call(coll, comm.world(), op, src, dst, bytes);
                         if (call == null) continue; // size not divisible into the op's units
-                        for (int i = 0; i < 3; i++) call.run();
+                        for (long i = 0, warm = Math.max(2, Math.min(20, (64L << 20) / bytes)); i < warm; i++) call.run();
                         long one = slowest(coll, comm, time, maxTime, timeLoop(call, 1));
                         long iters = Math.max(3, Math.min(10_000, (long) (budget * 1e9 / Math.max(1, one))));
                         coll.barrier(comm.world());

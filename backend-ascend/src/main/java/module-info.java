@@ -1,0 +1,12 @@
+/**
+ * unicomm's Huawei Ascend backend: Ascend SHMEM (aclshmem) and the ACL runtime, bound with
+ * JavaCPP over a C shim that loads both libraries lazily. Settings: {@link dev.unicomm.backend.ascend.AscendSettings}.
+ */
+module dev.unicomm.backend.ascend {
+    requires dev.unicomm.api;
+    requires org.bytedeco.javacpp;
+
+    exports dev.unicomm.backend.ascend;
+
+    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.ascend.AscendBackendProvider;
+}

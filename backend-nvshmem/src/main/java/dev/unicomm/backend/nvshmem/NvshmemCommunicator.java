@@ -1,0 +1,427 @@
+package dev.unicomm.backend.nvshmem;
+
+import dev.unicomm.api.Collectives;
+import dev.unicomm.api.CommException;
+import dev.unicomm.api.CommTimeoutException;
+import dev.unicomm.api.DeviceRuntime;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.MemoryKind;
+import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricHeap;
+import dev.unicomm.api.Team;
+import dev.unicomm.backend.nvshmem.internal.NvOps;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import java.lang.System.Logger.Level;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One PE of an NVSHMEM job. NVSHMEM allows one PE per process and, in practice, one
+ * initialization per process: the first {@code open} initializes it (unique-id bootstrap through
+ * the rendezvous store); {@link #close()} releases everything this communicator made but keeps
+ * NVSHMEM initialized so that a later {@code open} with the same rank and size reuses it, unless
+ * {@code unicomm.nvshmem.finalize=true} asks for {@code nvshmem_finalize} at close.
+ *
+ * <p>Host-issued operations (blocking RMA, atomics, collectives, copies) run on one internal
+ * non-blocking CUDA stream, in issue order, and every wait for it is bounded by the
+ * communicator's timeout.
+ */
+final class NvshmemCommunicator implements BackendCommunicator {
+    private static final System.Logger LOG = System.getLogger("dev.unicomm.backend.nvshmem");
+    /** Bytes of the pinned area before the bounce buffer: result slot, agreement staging. */
+    private static final long PINNED_HEADER_MIN = 4096;
+
+    private static final Object PROCESS = new Object();
+    private static int initRank = -1, initSize = -1, openCount;
+    private static boolean finalized;
+    /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
+    private static long runtimeHeap;
+    /** Why NVSHMEM's collectives cannot run here (limited MPG), or null when they can. */
+    private static String noCollectives;
+    /** Symmetric heap NVSHMEM keeps for itself (team and collective work areas) on top of the user's. */
+    private static final long RUNTIME_MARGIN = 32L << 20;
+
+    final int rank, size, deviceOrdinal;
+    final MemoryKind kind;
+    final Duration timeout;
+    private final dev.unicomm.spi.Store store;
+    /** Set once a wait saw the job aborted: GPU work may be stuck on a dead peer, so close skips collective steps. */
+    private volatile boolean broken;
+    final ReentrantLock lock = new ReentrantLock();
+    final long ctrl;
+    private final long poll;
+    final long pinned;
+    final MemorySegment pinnedSeg;
+    final long bounce;
+    /** Device buffer as large as the bounce buffer: host data is staged here before NVSHMEM moves it. */
+    final long staging;
+    final long bounceBytes;
+    final Scratch scratch;
+    private final boolean finalizeOnClose;
+    private final long heapCapacity;
+    private final NvshmemHeap heap;
+    private final NvshmemRma rma;
+    private final NvshmemTeam world;
+    private final NvshmemDevice device;
+    private final NvshmemCollectives collectives;
+    final Set<NvshmemTeam> teams = new LinkedHashSet<>();
+    final Set<NvshmemStream> streams = new LinkedHashSet<>();
+    final Set<NvshmemDeviceBuffer> deviceBuffers = new LinkedHashSet<>();
+    private volatile boolean open = true;
+
+    /** Symmetric scratch of this communicator: agreement area, alltoallv offsets, in-place copies. */
+    record Scratch(long base, long agreeSrc, long agreeDst, long offsetsSend, long offsetsRecv, long data, long dataBytes) {
+        static Scratch layout(long base, int size, long dataBytes) {
+            long agreeSrc = base, agreeDst = base + 64;
+            long offsetsSend = align(agreeDst + 16L * size), offsetsRecv = align(offsetsSend + 8L * size);
+            long data = align(offsetsRecv + 8L * size);
+            return new Scratch(base, agreeSrc, agreeDst, offsetsSend, offsetsRecv, data, dataBytes);
+        }
+
+        long totalBytes() { return data - base + dataBytes; }
+
+        private static long align(long v) { return (v + 255) & ~255L; }
+    }
+
+    private NvshmemCommunicator(BackendContext ctx, int deviceOrdinal, long heapCapacity) {
+        var config = ctx.config();
+        this.rank = ctx.rank();
+        this.size = ctx.size();
+        this.deviceOrdinal = deviceOrdinal;
+        this.kind = MemoryKind.cuda(deviceOrdinal);
+        this.timeout = config.timeout();
+        this.store = ctx.store();
+        this.heapCapacity = heapCapacity;
+        this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
+        this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
+        long scratchBytes = Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
+        this.ctrl = NvOps.streamCreate();
+        this.poll = NvOps.streamCreate();
+        long header = Math.max(PINNED_HEADER_MIN, (256 + 16L * size + 4095) & ~4095L);
+        this.pinned = NvOps.pinnedAlloc(header + bounceBytes);
+        this.pinnedSeg = MemorySegment.ofAddress(pinned).reinterpret(header + bounceBytes);
+        this.bounce = pinned + header;
+        this.staging = NvOps.devAlloc(bounceBytes);
+        try {
+            // Registered so that remote transports (IB) may use it as a local buffer; P2P does not need it.
+            NvOps.registerHost(pinned, header + bounceBytes);
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "nvshmemx_buffer_register of the bounce buffer failed (only remote transports need it): {0}", e.getMessage());
+        }
+        long probeLen = Scratch.layout(0, size, scratchBytes).totalBytes();
+        long base = NvOps.symAlloc(probeLen, 256);
+        this.scratch = Scratch.layout(base, size, scratchBytes);
+        this.heap = new NvshmemHeap(this, base);
+        this.world = new NvshmemTeam(this, NvOps.TEAM_WORLD, identity(size), false);
+        this.rma = new NvshmemRma(this, null);
+        this.device = new NvshmemDevice(this);
+        this.collectives = new NvshmemCollectives(this);
+    }
+
+    /**
+     * Opens this PE (collective over the job). Several communicators of the same job shape (rank,
+     * size) may be open at once and share the NVSHMEM runtime; a different shape cannot: NVSHMEM
+     * runs one job per process.
+     */
+    static NvshmemCommunicator open(BackendContext ctx, int deviceCount) {
+        var config = ctx.config();
+        int device = chooseDevice(config.property("nvshmem.device", null), config.localRank(), deviceCount);
+        synchronized (PROCESS) {
+            if (finalized)
+                throw new CommException("NVSHMEM was finalized in this process (unicomm.nvshmem.finalize=true); it cannot be initialized again");
+            if (initRank < 0) {
+                initialize(ctx, device);
+            } else if (initRank != ctx.rank() || initSize != ctx.size()) {
+                throw new CommException("NVSHMEM is already initialized in this process as PE " + initRank + " of " + initSize
+                        + "; it cannot also be PE " + ctx.rank() + " of " + ctx.size() + ": NVSHMEM runs one job per process "
+                        + "(open communicators of this process's job shape, or start another process)");
+            } else {
+                ctx.store().barrier("nvshmem/reopen");
+            }
+            long capacity = Math.min(config.heapSize(), runtimeHeap);
+            NvshmemCommunicator c = new NvshmemCommunicator(ctx, device, capacity);
+            openCount++;
+            return c;
+        }
+    }
+
+    static int chooseDevice(String configured, int localRank, int deviceCount) {
+        if (configured != null && !configured.isBlank()) {
+            int d;
+            try {
+                d = Integer.parseInt(configured.trim());
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("unicomm.nvshmem.device must be a device ordinal, got '" + configured + "'");
+            }
+            if (d < 0 || d >= deviceCount)
+                throw new IllegalArgumentException("unicomm.nvshmem.device=" + d + " but this process sees CUDA devices 0.." + (deviceCount - 1));
+            return d;
+        }
+        return localRank % deviceCount;
+    }
+
+    /** Environment NVSHMEM reads at init, then the unique-id exchange and nvshmemx_init_attr. */
+    private static void initialize(BackendContext ctx, int device) {
+        // NVLink SHARP (multicast) can take GPUs out of service on shared hosts: off unless the user set it.
+        NvOps.setenv("NVSHMEM_DISABLE_NVLS", "1", false);
+        String userSize = System.getenv("NVSHMEM_SYMMETRIC_SIZE");
+        long total = ctx.config().heapSize() + RUNTIME_MARGIN;
+        if (userSize != null) {
+            try {
+                total = parseSize(userSize);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException("NVSHMEM_SYMMETRIC_SIZE='" + userSize + "' is not a size (bytes with optional K/M/G/T)");
+            }
+        } else {
+            NvOps.setenv("NVSHMEM_SYMMETRIC_SIZE", Long.toString(total), true);
+        }
+        shareGpuUnderMps(ctx, device);
+        byte[] uid;
+        if (ctx.rank() == 0) {
+            uid = NvOps.uniqueId();
+            ctx.store().set("nvshmem/uniqueid", uid);
+        } else {
+            uid = ctx.store().get("nvshmem/uniqueid");
+        }
+        if (uid.length != NvOps.UNIQUE_ID_BYTES)
+            throw new CommException("the NVSHMEM unique id from the store has " + uid.length + " bytes, expected " + NvOps.UNIQUE_ID_BYTES);
+        NvOps.init(ctx.rank(), ctx.size(), uid, device);
+        runtimeHeap = Math.max(0, total - RUNTIME_MARGIN);
+        if (NvOps.initStatus() == NvOps.STATUS_LIMITED_MPG) {
+            noCollectives = "NVSHMEM runs in limited MPG mode (several PEs share a GPU without MPS, or their CUDA_MPS_ACTIVE_THREAD_PERCENTAGE add up to more than 100): "
+                    + "its collectives are unavailable; start MPS (nvidia-cuda-mps-control -d) to get them";
+            LOG.log(Level.WARNING, noCollectives + "; using the portable collectives where present");
+        }
+        initRank = ctx.rank();
+        initSize = ctx.size();
+    }
+
+    /**
+     * NVSHMEM gives several PEs on one GPU its full API (collectives included) only under MPS with
+     * active-thread percentages that add up to at most 100. When MPS runs, this PE shares its GPU
+     * with k PEs of the job and the user set no percentage, give this process 100/k (read by CUDA
+     * when the context is created, and by NVSHMEM at init, both after this point).
+     */
+    private static void shareGpuUnderMps(BackendContext ctx, int device) {
+        String me = hostName() + "#" + device;
+        ctx.store().set("nvshmem/gpu/" + ctx.rank(), me.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        int sharers = 0;
+        for (int r = 0; r < ctx.size(); r++)
+            if (me.equals(new String(ctx.store().get("nvshmem/gpu/" + r), java.nio.charset.StandardCharsets.UTF_8))) sharers++;
+        if (sharers > 1 && System.getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == null && mpsRunning())
+            NvOps.setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(Math.max(1, 100 / sharers)), false);
+    }
+
+    private static boolean mpsRunning() {
+        String pipes = System.getenv().getOrDefault("CUDA_MPS_PIPE_DIRECTORY", "/tmp/nvidia-mps");
+        return java.nio.file.Files.exists(java.nio.file.Path.of(pipes, "control"));
+    }
+
+    private static String hostName() {
+        try {
+            return java.net.InetAddress.getLocalHost().getHostName();
+        } catch (java.io.IOException e) {
+            return System.getenv().getOrDefault("HOSTNAME", "localhost");
+        }
+    }
+
+    static long parseSize(String s) {
+        String t = s.trim().toUpperCase();
+        long mult = 1;
+        char last = t.charAt(t.length() - 1);
+        if (last == 'B') { t = t.substring(0, t.length() - 1); last = t.charAt(t.length() - 1); }
+        switch (last) {
+            case 'K' -> mult = 1L << 10;
+            case 'M' -> mult = 1L << 20;
+            case 'G' -> mult = 1L << 30;
+            case 'T' -> mult = 1L << 40;
+            default -> { return Long.parseLong(t); }
+        }
+        return Long.parseLong(t.substring(0, t.length() - 1)) * mult;
+    }
+
+    private static int[] identity(int n) {
+        int[] r = new int[n];
+        for (int i = 0; i < n; i++) r[i] = i;
+        return r;
+    }
+
+    void ensureOpen() {
+        if (!open) throw new IllegalStateException("NVSHMEM communicator (rank " + rank + ") is closed");
+    }
+
+    boolean isOpen() { return open; }
+
+    long heapCapacity() { return heapCapacity; }
+
+    /**
+     * Waits until {@code stream} has finished its work, at most the communicator's timeout. Spins
+     * briefly (small operations finish within microseconds), then backs off.
+     */
+    void await(long stream, String what) {
+        if (NvOps.streamDone(stream)) return;
+        long start = System.nanoTime();
+        long limit = timeout.toNanos();
+        long park = 2_000;
+        while (!NvOps.streamDone(stream)) {
+            long waited = System.nanoTime() - start;
+            try {
+                store.checkHealthy(); // a dead peer: fail now, naming it, instead of at the timeout
+            } catch (RuntimeException e) {
+                broken = true;
+                throw e;
+            }
+            if (waited > limit) {
+                broken = true;
+                throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
+            }
+            if (waited < 200_000) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(park);
+                park = Math.min(park * 2, 1_000_000);
+            }
+        }
+    }
+
+    /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
+    void checkHealthy() {
+        try {
+            store.checkHealthy();
+        } catch (RuntimeException e) {
+            broken = true;
+            throw e;
+        }
+    }
+
+    /** The 8-byte result slot in pinned memory. */
+    long slot() { return pinned; }
+
+    long readSlot() { return pinnedSeg.get(ValueLayout.JAVA_LONG, 0); }
+
+    /** Reads the 64-bit word at device address {@code addr} (host view: through the poll stream). */
+    long readWord(long addr, long stream) {
+        lock.lock();
+        try {
+            long s = stream == NvOps.HOST ? poll : stream;
+            NvOps.copyAsync(slot(), addr, 8, s);
+            await(s, "reading a signal word");
+            return readSlot();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * The device address of local memory {@code m} at {@code offset} for an operation that needs
+     * device memory of this PE's GPU; host memory or another device's memory is refused.
+     */
+    long deviceAddress(String what, Memory m, long offset) {
+        MemoryKind k = m.kind();
+        if (k.isHost())
+            throw new IllegalArgumentException(what + ": needs device memory on " + kind + " but got host memory; "
+                    + "stream-ordered operations cannot read or write host memory: copy it to device memory first (DeviceRuntime.allocate + copy)");
+        if (!k.equals(kind))
+            throw new IllegalArgumentException(what + ": memory on " + k + " but this PE drives " + kind);
+        return m.address() + offset;
+    }
+
+    @Override public int rank() { return rank; }
+    @Override public int size() { return size; }
+    @Override public SymmetricHeap heap() { return heap; }
+    @Override public Rma rma() { return rma; }
+    @Override public Team world() { return world; }
+
+    @Override public void barrier() {
+        ensureOpen();
+        world.barrier();
+    }
+
+    @Override public boolean acceptsLocal(MemoryKind k) { return k.isHost() || k.equals(kind); }
+
+    /** NVSHMEM's team collectives; empty in limited MPG mode, where calling them would end the process. */
+    @Override public Optional<Collectives> nativeCollectives() {
+        return noCollectives == null ? Optional.of(collectives) : Optional.empty();
+    }
+
+    @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
+
+    NvshmemDevice deviceRuntime() { return device; }
+
+    @Override public void close() {
+        lock.lock();
+        try {
+            if (!open) return;
+            List<String> problems = new ArrayList<>();
+            if (!broken) {
+                run(problems, "quiet + barrier", () -> {
+                    NvOps.quiet(ctrl);
+                    NvOps.barrier(NvOps.TEAM_WORLD, ctrl);
+                    await(ctrl, "closing: final barrier");
+                });
+            }
+            if (broken) {
+                // A peer died or a wait timed out: collective frees would hang, and GPU work may still be
+                // spinning on our streams. Release nothing collective; the process should exit.
+                LOG.log(Level.WARNING, "closing NVSHMEM communicator (rank {0}) after an abort/timeout: symmetric memory and streams are left to process exit", rank);
+                open = false;
+                synchronized (PROCESS) {
+                    openCount--;
+                }
+                return;
+            }
+            // Collective releases in creation order: every PE made the same teams and buffers in the same order.
+            for (NvshmemTeam t : new ArrayList<>(teams)) run(problems, "team", t::release);
+            heap.releaseAll(problems);
+            for (NvshmemStream s : new ArrayList<>(streams)) run(problems, "stream", s::close);
+            for (NvshmemDeviceBuffer b : new ArrayList<>(deviceBuffers)) run(problems, "device buffer", b::close);
+            run(problems, "scratch", () -> NvOps.symFree(scratch.base()));
+            run(problems, "bounce buffer", () -> {
+                try {
+                    NvOps.unregisterHost(pinned);
+                } catch (RuntimeException e) {
+                    // Registration is optional (see the constructor); nothing to undo then.
+                }
+                NvOps.pinnedFree(pinned);
+                NvOps.devFree(staging);
+            });
+            run(problems, "streams", () -> {
+                NvOps.streamDestroy(ctrl);
+                NvOps.streamDestroy(poll);
+            });
+            open = false;
+            synchronized (PROCESS) {
+                openCount--;
+                if (finalizeOnClose && openCount == 0) {
+                    run(problems, "nvshmem_finalize", NvOps::finalizeNvshmem);
+                    finalized = true;
+                }
+            }
+            if (!problems.isEmpty())
+                throw new CommException("closing the NVSHMEM communicator (rank " + rank + ") had errors: " + problems);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void run(List<String> problems, String what, Runnable r) {
+        try {
+            r.run();
+        } catch (RuntimeException e) {
+            problems.add(what + ": " + e.getMessage());
+        }
+    }
+
+    @Override public String toString() {
+        return "NvshmemCommunicator[rank " + rank + "/" + size + ", " + kind + (open ? "" : ", closed") + "]";
+    }
+}

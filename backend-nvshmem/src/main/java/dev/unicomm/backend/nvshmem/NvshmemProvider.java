@@ -1,0 +1,49 @@
+package dev.unicomm.backend.nvshmem;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.CommException;
+import dev.unicomm.backend.nvshmem.internal.NvLibrary;
+import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CommBackendProvider;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The NVSHMEM backend: a symmetric heap in GPU memory, host-issued and stream-ordered RMA,
+ * signals, 64-bit atomics, teams and NVSHMEM's team collectives. One PE per process; the PE's
+ * GPU is {@code unicomm.nvshmem.device} if set, else local rank modulo the visible devices (several
+ * PEs may share one GPU; run them under MPS). {@code NVSHMEM_DISABLE_NVLS=1} is set unless the
+ * environment already says otherwise.
+ *
+ * <p>Settings ({@code -Dunicomm.X} or {@code UNICOMM_X}): {@code nvshmem.home} (NVSHMEM install),
+ * {@code nvshmem.ops} (ops library path), {@code nvshmem.device}, {@code nvshmem.finalize},
+ * {@code nvshmem.bounceBytes}, {@code nvshmem.scratchBytes}.
+ */
+public final class NvshmemProvider implements CommBackendProvider {
+    private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
+            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA,
+            Capability.NATIVE_COLLECTIVES, Capability.MULTI_PROCESS);
+
+    /** Cheap: natives load on {@link #availability()} or {@link #open}. */
+    public NvshmemProvider() {}
+
+    @Override public String name() { return "nvshmem"; }
+
+    /** Above the host backends: when a GPU and NVSHMEM are here, they are what the user wants. */
+    @Override public int priority() { return 100; }
+
+    @Override public Set<Capability> capabilities() { return Set.copyOf(CAPABILITIES); }
+
+    @Override public Availability availability() {
+        NvLibrary.Probe p = NvLibrary.probe();
+        return p.ok() ? Availability.yes() : Availability.no(p.cause(), p.fix());
+    }
+
+    @Override public BackendCommunicator open(BackendContext context) {
+        NvLibrary.Probe p = NvLibrary.probe();
+        if (!p.ok()) throw new CommException("backend nvshmem is not available: " + p.cause() + " (fix: " + p.fix() + ")");
+        return NvshmemCommunicator.open(context, p.devices());
+    }
+}

@@ -1,0 +1,157 @@
+package dev.unicomm.backend.nvshmem.internal;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.bytedeco.javacpp.Loader;
+
+/**
+ * Finds and loads the native pieces, in order, stopping at the first that is missing:
+ * the JNI shim (always in the jar), the NVIDIA driver ({@code libcuda.so.1}), our CUDA ops library
+ * (in the jar when it was built with nvcc; or {@code -Dunicomm.nvshmem.ops}), NVSHMEM's host
+ * library ({@code libnvshmem_host.so.3}: {@code -Dunicomm.nvshmem.home}, {@code UNICOMM_NVSHMEM_HOME},
+ * {@code NVSHMEM_HOME}, a pip-installed {@code nvidia-nvshmem-cu13/cu12} under a site-packages
+ * directory, else the loader's search path), and at least one CUDA device. Runs once per process.
+ */
+public final class NvLibrary {
+    /** What the probe found. {@code cause}/{@code fix} are empty when {@code ok}. */
+    public record Probe(boolean ok, String cause, String fix, int devices, int driverVersion, String nvshmemHostLib) {
+        static Probe no(String cause, String fix) { return new Probe(false, cause, fix, 0, 0, ""); }
+    }
+
+    static final String HOST_LIB = "libnvshmem_host.so.3";
+    private static final String OPS_RESOURCE = "linux-x86_64/libunicomm_nvshmem_ops.so";
+    private static final String OPS_STATUS = "linux-x86_64/ops-build.txt";
+    private static Probe probe;
+
+    private NvLibrary() {}
+
+    /** Probes (once) and returns the result; never throws. */
+    public static synchronized Probe probe() {
+        if (probe == null) {
+            try {
+                probe = load(System.getenv());
+            } catch (Throwable t) {
+                probe = Probe.no("probing the NVSHMEM backend failed: " + t, "report this as a bug in backend-nvshmem");
+            }
+        }
+        return probe;
+    }
+
+    private static Probe load(Map<String, String> env) {
+        try {
+            Loader.load(NvshmemShim.class);
+        } catch (Throwable t) {
+            return Probe.no("the backend's JNI library did not load: " + t,
+                    "use the linux-x86_64 build of backend-nvshmem (the jar holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)");
+        }
+        if (NvshmemShim.uc_probe_driver() != 0)
+            return Probe.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.uc_load_error()),
+                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)");
+        String ops = setting("unicomm.nvshmem.ops", "UNICOMM_NVSHMEM_OPS", env);
+        if (ops == null) {
+            File f = extract();
+            if (f == null)
+                return Probe.no("this backend-nvshmem jar has no CUDA ops library (" + buildStatus() + ")",
+                        "rebuild backend-nvshmem where nvcc and NVSHMEM are present (pip install nvidia-nvshmem-cu13), "
+                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so");
+            ops = f.getAbsolutePath();
+        }
+        String host = findHostLibrary(env);
+        if (NvshmemShim.uc_load(host == null ? "" : host, ops) != 0)
+            return Probe.no("cannot load NVSHMEM: " + NvOps.text(NvshmemShim.uc_load_error())
+                            + (host == null ? " (no NVSHMEM found in -Dunicomm.nvshmem.home, UNICOMM_NVSHMEM_HOME, NVSHMEM_HOME or a pip site-packages; tried the loader's search path)" : ""),
+                    "pip install nvidia-nvshmem-cu13 (found under site-packages/nvidia/nvshmem/lib), or set -Dunicomm.nvshmem.home "
+                            + "(or UNICOMM_NVSHMEM_HOME / NVSHMEM_HOME) to the NVSHMEM install whose lib/ holds " + HOST_LIB
+                            + ", or add that lib/ to LD_LIBRARY_PATH");
+        int[] cuda;
+        try {
+            cuda = NvOps.cudaProbe();
+        } catch (RuntimeException e) {
+            return Probe.no("CUDA does not work here: " + e.getMessage(),
+                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13");
+        }
+        if (cuda[0] < 1)
+            return Probe.no("no CUDA device is visible (CUDA_VISIBLE_DEVICES=" + env.getOrDefault("CUDA_VISIBLE_DEVICES", "unset") + ")",
+                    "make a GPU visible to this process");
+        return new Probe(true, "", "", cuda[0], cuda[1], host == null ? HOST_LIB + " (loader search path)" : host);
+    }
+
+    private static String setting(String property, String variable, Map<String, String> env) {
+        String v = System.getProperty(property);
+        if (v == null || v.isBlank()) v = env.get(variable);
+        return v == null || v.isBlank() ? null : v;
+    }
+
+    private static File extract() {
+        try {
+            return Loader.cacheResource(NvshmemShim.class, OPS_RESOURCE);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static String buildStatus() {
+        try (InputStream in = NvshmemShim.class.getResourceAsStream(OPS_STATUS)) {
+            return in == null ? "no build status recorded" : new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+        } catch (IOException e) {
+            return "build status unreadable: " + e;
+        }
+    }
+
+    /** The NVSHMEM host library to preload, or null to leave it to the loader's search path. */
+    static String findHostLibrary(Map<String, String> env) {
+        for (String home : new String[] {System.getProperty("unicomm.nvshmem.home"), env.get("UNICOMM_NVSHMEM_HOME"), env.get("NVSHMEM_HOME")}) {
+            if (home == null || home.isBlank()) continue;
+            for (Path p : List.of(Path.of(home, "lib", HOST_LIB), Path.of(home, HOST_LIB))) {
+                if (Files.isRegularFile(p)) return p.toString();
+            }
+        }
+        for (Path site : sitePackages(env)) {
+            Path p = site.resolve("nvidia/nvshmem/lib").resolve(HOST_LIB);
+            if (Files.isRegularFile(p)) return p.toString();
+        }
+        return null;
+    }
+
+    /** Python site-packages directories where pip puts nvidia-nvshmem-cu13. */
+    static List<Path> sitePackages(Map<String, String> env) {
+        List<Path> roots = new ArrayList<>();
+        String pp = env.get("PYTHONPATH");
+        if (pp != null) for (String s : pp.split(File.pathSeparator)) if (!s.isBlank()) roots.add(Path.of(s));
+        List<Path> prefixes = new ArrayList<>();
+        for (String v : new String[] {"VIRTUAL_ENV", "CONDA_PREFIX"}) if (env.get(v) != null) prefixes.add(Path.of(env.get(v)));
+        prefixes.add(Path.of(System.getProperty("user.home"), ".local"));
+        prefixes.add(Path.of("/usr/local"));
+        prefixes.add(Path.of("/usr"));
+        prefixes.add(Path.of("/opt/conda"));
+        for (Path opt : list(Path.of("/opt"))) prefixes.add(opt.resolve(".venv"));
+        for (Path prefix : prefixes) {
+            for (Path py : list(prefix.resolve("lib"))) {
+                if (!py.getFileName().toString().startsWith("python3")) continue;
+                roots.add(py.resolve("site-packages"));
+                roots.add(py.resolve("dist-packages"));
+            }
+        }
+        roots.add(Path.of("/usr/lib/python3/dist-packages"));
+        return roots;
+    }
+
+    private static List<Path> list(Path dir) {
+        List<Path> out = new ArrayList<>();
+        if (!Files.isDirectory(dir)) return out;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
+            for (Path p : ds) out.add(p);
+        } catch (IOException | SecurityException e) {
+            // An unreadable directory just holds no candidates.
+        }
+        return out;
+    }
+}

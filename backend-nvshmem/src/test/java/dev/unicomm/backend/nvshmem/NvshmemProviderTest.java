@@ -1,0 +1,76 @@
+package dev.unicomm.backend.nvshmem;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.CommException;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.BackendRegistry;
+import dev.unicomm.spi.CommBackendProvider;
+import dev.unicomm.spi.LocalStore;
+import java.util.ServiceLoader;
+import org.junit.jupiter.api.Test;
+
+class NvshmemProviderTest {
+
+    @Test
+    void serviceLoaderFindsTheProvider() {
+        boolean found = ServiceLoader.load(CommBackendProvider.class).stream()
+                .anyMatch(p -> p.type() == NvshmemProvider.class);
+        assertTrue(found, "META-INF/services must register NvshmemProvider");
+    }
+
+    @Test
+    void declaresTheGpuCapabilities() {
+        var caps = new NvshmemProvider().capabilities();
+        for (Capability c : new Capability[] {Capability.RMA, Capability.SIGNALS, Capability.ATOMICS, Capability.TEAMS,
+                Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA, Capability.NATIVE_COLLECTIVES, Capability.MULTI_PROCESS})
+            assertTrue(caps.contains(c), "missing " + c);
+        // The heap is GPU memory: no host load/store into peers.
+        assertFalse(caps.contains(Capability.DIRECT_PEER_ACCESS));
+    }
+
+    @Test
+    void reportCarriesCauseAndFixWhenUnavailable() {
+        var report = BackendRegistry.report(new NvshmemProvider());
+        assertEquals("nvshmem", report.name());
+        if (!report.available()) {
+            assertFalse(report.cause().isBlank());
+            assertFalse(report.fix().isBlank());
+        }
+    }
+
+    @Test
+    void openingWhereUnavailableFailsWithTheCause() {
+        var provider = new NvshmemProvider();
+        var a = provider.availability();
+        assumeFalse(a.available(), "a GPU with NVSHMEM is available here; the unavailable path cannot be seen");
+        var ctx = new BackendContext(CommConfig.single("nvshmem"), new LocalStore(CommConfig.DEFAULT_TIMEOUT));
+        var e = assertThrows(CommException.class, () -> provider.open(ctx));
+        assertTrue(e.getMessage().contains(a.cause()), e.getMessage());
+    }
+
+    @Test
+    void deviceIsLocalRankModuloDevicesUnlessConfigured() {
+        assertEquals(0, NvshmemCommunicator.chooseDevice(null, 0, 1));
+        assertEquals(0, NvshmemCommunicator.chooseDevice(null, 3, 1));
+        assertEquals(1, NvshmemCommunicator.chooseDevice(null, 5, 2));
+        assertEquals(2, NvshmemCommunicator.chooseDevice("2", 0, 4));
+        var bad = assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("4", 0, 4));
+        assertTrue(bad.getMessage().contains("0..3"), bad.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("gpu0", 0, 4));
+    }
+
+    @Test
+    void symmetricSizeSuffixesParse() {
+        assertEquals(1L << 30, NvshmemCommunicator.parseSize("1G"));
+        assertEquals(512L << 20, NvshmemCommunicator.parseSize("512M"));
+        assertEquals(64L << 10, NvshmemCommunicator.parseSize("64kb"));
+        assertEquals(12345, NvshmemCommunicator.parseSize("12345"));
+    }
+}

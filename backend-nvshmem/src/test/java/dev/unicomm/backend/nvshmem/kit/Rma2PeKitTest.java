@@ -1,0 +1,11 @@
+package dev.unicomm.backend.nvshmem.kit;
+
+import dev.unicomm.conformance.RmaSuite;
+import java.util.Map;
+
+/** The kit's Rma rules against nvshmem with 2 PEs (one GPU may host them all; run under MPS). */
+class Rma2PeKitTest extends RmaSuite implements OnNvshmemGpu {
+    @Override protected String backend() { return "nvshmem"; }
+    @Override protected int ranks() { return 2; }
+    @Override protected Map<String, String> workerEnvironment() { return WORKER_ENV; }
+}

@@ -1,0 +1,79 @@
+package dev.unicomm.backend.rdma.internal;
+
+import dev.unicomm.api.NativeCallException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Loads the shim and, through it, libibverbs; keeps why that failed. Every native call of the
+ * backend goes through {@link VerbsShim}; this class turns its error codes into exceptions.
+ */
+public final class Verbs {
+    /** System property naming another libibverbs to load (default {@code libibverbs.so.1}). */
+    public static final String LIBRARY_PROPERTY = "unicomm.rdma.libibverbs";
+
+    /** Result of loading: either usable, or the cause and the fix. */
+    public record LoadState(boolean loaded, String cause, String fix) {}
+
+    private static volatile LoadState state;
+
+    private Verbs() {}
+
+    /** Loads the JNI shim and libibverbs once; never throws. */
+    public static LoadState load() {
+        LoadState s = state;
+        if (s != null) return s;
+        synchronized (Verbs.class) {
+            if (state == null) state = doLoad();
+            return state;
+        }
+    }
+
+    private static LoadState doLoad() {
+        try {
+            org.bytedeco.javacpp.Loader.load(VerbsShim.class);
+        } catch (Throwable t) {
+            return new LoadState(false, "the backend's JNI library (jniVerbsShim) did not load: " + t,
+                    "use backend-rdma on linux-x86_64 with JDK 25 and --enable-native-access=ALL-UNNAMED");
+        }
+        byte[] err = new byte[1024];
+        String path = System.getProperty(LIBRARY_PROPERTY, "");
+        int rc = VerbsShim.ucv_load(path, err, err.length);
+        if (rc != 0) {
+            return new LoadState(false, text(err),
+                    "install rdma-core's verbs library and providers (Debian/Ubuntu: apt-get install -y libibverbs1 ibverbs-providers rdma-core;"
+                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)");
+        }
+        return new LoadState(true, "", "");
+    }
+
+    /** Throws if libibverbs is not usable, with the cause and the fix. */
+    public static void require() {
+        LoadState s = load();
+        if (!s.loaded()) throw new IllegalStateException("RDMA verbs are not available: " + s.cause() + " — fix: " + s.fix());
+    }
+
+    /** The calling thread's last shim error. */
+    public static String lastError() {
+        byte[] buf = new byte[512];
+        VerbsShim.ucv_last_error(buf, buf.length);
+        return text(buf);
+    }
+
+    /** {@code rc < 0} becomes a {@link NativeCallException} naming {@code call} and the shim's error text. */
+    public static int check(int rc, String call) {
+        if (rc < 0) throw new NativeCallException(call, rc, lastError());
+        return rc;
+    }
+
+    /** A zero handle becomes a {@link NativeCallException}. */
+    public static long checkHandle(long handle, String call) {
+        if (handle == 0) throw new NativeCallException(call, 0, lastError());
+        return handle;
+    }
+
+    static String text(byte[] nulTerminated) {
+        int n = 0;
+        while (n < nulTerminated.length && nulTerminated[n] != 0) n++;
+        return new String(nulTerminated, 0, n, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,62 @@
+package dev.unicomm.backend.rdma;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.api.BackendReport;
+import dev.unicomm.api.BackendUnavailableException;
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.Endpoints;
+import dev.unicomm.api.NicInfo;
+import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendRegistry;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The backend loads everywhere; where verbs cannot run (the CI host: no RDMA device, perhaps no
+ * rdma-core) availability() names the cause and the fix; where they can (the soft-RoCE VM) it lists
+ * the devices.
+ */
+class RdmaAvailabilityTest {
+
+    @Test void providerIsFoundByServiceLoaderWithItsCapabilities() {
+        var p = BackendRegistry.load().providers().stream().filter(x -> x.name().equals("rdma")).findFirst();
+        assertTrue(p.isPresent(), "ServiceLoader must find the rdma provider");
+        assertTrue(p.get().capabilities().containsAll(List.of(Capability.RMA, Capability.NONBLOCKING_RMA, Capability.ATOMICS,
+                Capability.SIGNALS, Capability.TEAMS, Capability.P2P_ENDPOINTS, Capability.MULTI_PROCESS)));
+        assertTrue(p.get().priority() > 100, "rdma must rank above the shared-memory backend");
+    }
+
+    @Test void availabilityReportsTheCauseOrTheDevices() {
+        Availability a = assertDoesNotThrow(() -> new RdmaBackendProvider().availability());
+        if (a.available()) {
+            List<NicInfo> nics = RdmaEndpoints.get().devices();
+            assertFalse(nics.isEmpty(), "available means at least one device");
+            assertTrue(nics.stream().flatMap(n -> n.ports().stream()).anyMatch(NicInfo.Port::active), "available means an ACTIVE port");
+            return;
+        }
+        System.out.println("rdma unavailable here (expected outside the soft-RoCE VM): " + a.cause() + " | fix: " + a.fix());
+        assertFalse(a.cause().isBlank());
+        assertFalse(a.fix().isBlank());
+        assertTrue(a.cause().contains("libibverbs") || a.cause().contains("RDMA"), "cause names what is missing: " + a.cause());
+        if (System.getenv("UNICOMM_RDMA_REQUIRE") != null)
+            throw new AssertionError("UNICOMM_RDMA_REQUIRE is set but rdma is unavailable: " + a.cause());
+    }
+
+    @Test void unavailableBackendFailsWithTheReportNotACrash() {
+        Availability a = new RdmaBackendProvider().availability();
+        if (a.available()) {
+            assertEquals("rdma", BackendRegistry.load().select("rdma").name());
+            return;
+        }
+        BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> Endpoints.load("rdma"));
+        assertTrue(e.getMessage().contains("rdma"), e.getMessage());
+        BackendReport r = BackendRegistry.report(new RdmaBackendProvider());
+        assertFalse(r.available());
+        assertEquals(a.cause(), r.cause());
+    }
+}

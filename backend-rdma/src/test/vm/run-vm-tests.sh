@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Runs backend-rdma's device tests inside a throw-away QEMU VM with a real soft-RoCE device (rxe0),
+# using the classes and jars built on the host (java is the only thing run inside the VM).
+#   backend-rdma/src/test/vm/run-vm-tests.sh            # after ./mvnw -pl backend-rdma -am verify -Drdma.vm.skip=true
+# Host packages: qemu-system-x86 mmdebstrap kmod cpio (the VM image is built once into /tmp/rdmavm).
+# Exit status: 0 all passed, 1 a test failed, 124 timeout, 125 VM failure.
+set -euo pipefail
+MODULE=$(cd "$(dirname "$0")/../../.." && pwd)
+cd "$MODULE"
+VM=${RDMAVM_SCRIPT:-$MODULE/src/test/vm/run-in-vm.sh}
+for tool in qemu-system-x86_64 mmdebstrap cpio; do
+  command -v "$tool" >/dev/null || { echo "run-vm-tests: $tool missing: apt-get install -y qemu-system-x86 mmdebstrap kmod cpio" >&2; exit 125; }
+done
+[ -f target/test-classpath.txt ] && [ -d target/test-classes ] && ls target/classes/dev/unicomm/backend/rdma/internal/linux-x86_64/*.so >/dev/null \
+  || { echo "run-vm-tests: build first: ./mvnw -pl backend-rdma -am verify -Drdma.vm.skip=true" >&2; exit 125; }
+CP="$MODULE/target/test-classes:$MODULE/target/classes:$(cat target/test-classpath.txt)"
+M2=${MAVEN_REPO:-$HOME/.m2/repository}
+TESTS=${RDMA_VM_TESTS:-"dev.unicomm.backend.rdma.RdmaAvailabilityTest dev.unicomm.backend.rdma.RdmaEndpointTest dev.unicomm.backend.rdma.RdmaRmaTest dev.unicomm.backend.rdma.kit.RdmaKitTwoRanksTest"}
+JAVA_OPTS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Dorg.bytedeco.javacpp.cachedir=/tmp/javacpp-cache"
+# The guest has no Maven: it runs JUnit through VmTestMain. The inner timeout leaves the VM time to report.
+CMD="export UNICOMM_RDMA_REQUIRE=1 UNICOMM_RDMA_DEVICE=rxe0; ibv_devices; timeout -k 5 ${RDMA_VM_TEST_TIMEOUT:-480} java $JAVA_OPTS -cp '$CP' dev.unicomm.backend.rdma.VmTestMain $TESTS"
+# Share the reactor root: in a reactor build the class path names sibling modules' target/classes.
+cd "$MODULE/.."
+start=$(date +%s)
+set +e
+RDMAVM_TIMEOUT=${RDMAVM_TIMEOUT:-570} RDMAVM_SHARES="$M2:ro ${RDMAVM_SHARES:-}" "$VM" "$CMD"
+rc=$?
+set -e
+echo "run-vm-tests: exit $rc after $(( $(date +%s) - start )) s"
+exit $rc

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Assembles what scripts/gpu-run.sh needs on a GPU machine without Java or Maven into one folder
+# (default .device/, git-ignored): a jlinked Java 25 runtime, every runtime/test jar, the test
+# classes of backend-nvshmem (GPU check, kit runner, Java RMA bench), the C reference benchmark
+# built with nvcc, and gpu-run.sh itself. Run after: ./mvnw -pl backend-nvshmem,cli -am verify -DskipTests
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/jdk25.sh
+out="${1:-.device}"
+rm -rf "$out"
+mkdir -p "$out/lib" "$out/bin"
+"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec \
+  --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$out/jre"
+./mvnw -B -q -pl backend-nvshmem -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$PWD/$out/lib"
+cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"
+cp -r backend-nvshmem/target/test-classes "$out/test-classes"
+if [ -f cli/target/unicomm-cli.jar ]; then cp cli/target/unicomm-cli.jar "$out/lib/"; cp -n cli/target/lib/*.jar "$out/lib/" 2>/dev/null || true; fi
+# The ops library travels inside the backend jar; the C reference is built here against the same NVSHMEM.
+home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia.nvshmem.__path__)[0])')}"
+/usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/rma_ref" \
+  bench/reference/rma_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
+strip --strip-unneeded "$out/jre/lib/server/libjvm.so"
+cp scripts/gpu-run.sh "$out/gpu-run.sh"
+du -sh "$out" "$out"/*
