@@ -28,6 +28,16 @@ package dev.unicomm.api;
  */
 public interface MoeBuffer extends AutoCloseable {
 
+    /**
+     * Symmetric heap bytes a buffer for {@code config} needs on each of {@code numRanks} ranks
+     * (DeepEP's static {@code Buffer.get_*_size_hint}): size the heap so that this much is free.
+     * Same as {@link MoeConfig#sizeHint(int)}; the formulas are in {@link MoeConfig}.
+     */
+    static long sizeHint(MoeConfig config, int numRanks) {
+        if (config == null) throw new IllegalArgumentException("config must not be null");
+        return config.sizeHint(numRanks);
+    }
+
     /** The configuration this buffer was sized for. */
     MoeConfig config();
 

@@ -4,15 +4,17 @@ package dev.unicomm.api;
  * Sizes a MoE dispatch/combine buffer (DeepEP's {@code Buffer}). Rank {@code r} of {@code R} hosts
  * experts {@code [r*L, (r+1)*L)} with {@code L = numExperts / R}.
  *
- * <p>Memory: {@link #sizeHint(int)} is what one rank needs for this config in the worst routing
- * (every token of every rank sent to this rank); the portable implementation allocates exactly
- * that from the symmetric heap and reports it as {@link MoeBuffer#footprintBytes()}. Formulas
- * (bytes, {@code T = maxTokensPerRank}, {@code H = hidden}, {@code K = numTopk}):
+ * <p>Memory: {@link #sizeHint(int)} is the symmetric memory one rank needs for this config in the
+ * worst routing (every token of every rank sent to this rank), {@link #outputBytes()} the private
+ * memory of the combine outputs; the portable implementation allocates exactly these and reports
+ * their sum as {@link MoeBuffer#footprintBytes()}. Formulas (bytes; {@code T = maxTokensPerRank},
+ * {@code H = hidden}, {@code K = numTopk}, {@code R} ranks, {@code L = numExperts / R}):
  * <ul>
- *   <li>normal: {@code 64 + T*(2H + 12K) + R*T*(2H + 12K)}: a header, the staged input of this
- *       rank (data, ids, weights) and the receive area for up to {@code R*T} tokens. FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit
- *       in the {@code 2H} bytes of a BF16 row.</li>
- *   <li>low-latency: {@code 64 + 32*R + 2 * (T*(2H + 8K) + L*R*T*2H)}: a header (acknowledgement
+ *   <li>normal: {@code 64 + 12*T*K + R*T*(2H + 12K)}: a header, this rank's top-k ids and
+ *       weights (the count exchange), and the receive area for up to {@code R*T} tokens (data,
+ *       ids, weights); FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit in the
+ *       {@code 2H} bytes of a BF16 row. Outputs: {@code T*(2H + 4K)}.</li>
+ *   <li>low-latency: {@code 64 + 32*R + 2*(T*(2H + 8K) + L*R*T*2H)}: a header (acknowledgement
  *       counters), four signal words per source rank (data ready, per generation, for dispatch
  *       and combine), and two generations (DeepEP's double buffer) of the staged input (data
  *       and ids) and of the per-expert receive buffers {@code [L, R*T, H]} (which also stage
@@ -73,7 +75,7 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
     }
 
     /**
-     * Bytes one rank needs for this config in a job of {@code numRanks} ranks (DeepEP's
+     * Symmetric bytes one rank needs for this config in a job of {@code numRanks} ranks (DeepEP's
      * {@code get_*_size_hint}); the formulas are in the class comment.
      *
      * @throws IllegalArgumentException if {@code numRanks < 1} or does not divide {@code numExperts}

@@ -149,5 +149,6 @@ class CheckedMoeTest {
         MoeConfig ll = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 256, 7168, 128, 8, true);
         assertEquals(64 + 32 * 4 + 2 * (128L * (2 * 7168 + 64) + 64L * 4 * 128 * 2 * 7168), ll.sizeHint(4));
         expect("must be divisible", IllegalArgumentException.class, () -> n.sizeHint(3));
+        assertEquals(n.sizeHint(4), MoeBuffer.sizeHint(n, 4));
     }
 }

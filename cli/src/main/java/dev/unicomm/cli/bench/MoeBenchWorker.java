@@ -29,7 +29,8 @@ import java.util.Locale;
  * One rank of {@code unicomm bench moe} (started by the launcher). Runs DeepEP's test operations
  * on the portable or native MoE, verifies the first results against {@link MoeReference}, then
  * times each operation interleaved with its copy bound: the same bytes this rank receives, copied
- * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory.
+ * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory, then
+ * one barrier (a collective operation is complete only when every rank has its data).
  * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint} lines.
  *
  * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll)}.
@@ -83,7 +84,11 @@ public final class MoeBenchWorker {
                 verifyNormalCombine(comm, p, data, c);
                 verified = "ok";
             } else {
-                moe.combine(d.recvX(), d.handle()); // warm-up: the first calls run before the JIT has compiled them
+                moe.combine(d.recvX(), d.handle());
+            }
+            for (int i = 0; i < 2; i++) { // more warm-up: the first calls run before the JIT has compiled them
+                Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
+                moe.combine(di.recvX(), di.handle());
             }
             int n = d.handle().numRecvTokens();
             long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
@@ -107,6 +112,7 @@ public final class MoeBenchWorker {
                     comm.barrier();
                     t0 = System.nanoTime();
                     copyFromPeers(comm, src, fromRank, dst);
+                    comm.barrier(); // like the operation, the bound ends when every rank has its bytes
                     bound[it] = System.nanoTime() - t0;
                     if (it % 2 == 1) System.gc(); // combine results are GC-managed native memory
                 }
@@ -210,12 +216,11 @@ public final class MoeBenchWorker {
                 verifyLowLatencyCombine(comm, p, data, wArr, c);
                 if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true);
                 verified = "ok";
-            } else {
-                for (int i = 0; i < 3; i++) { // warm-up: the first calls run before the JIT has compiled them
-                    LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
-                    moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
-                    if (fp8) moe.lowLatencyDispatch(x, idx, true, false);
-                }
+            }
+            for (int i = 0; i < 5; i++) { // warm-up: the first calls run before the JIT has compiled them
+                LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
+                moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
+                if (fp8) moe.lowLatencyDispatch(x, idx, true, false);
             }
             long pairs = Arrays.stream(ids).filter(e -> e >= 0).count();
             long recvPairs = 0;
@@ -258,10 +263,12 @@ public final class MoeBenchWorker {
                     comm.barrier();
                     t0 = System.nanoTime();
                     copyFromPeers(comm, src, fromRank, dst);
+                    comm.barrier(); // like the operation, the bound ends when every rank has its bytes
                     bound[it] = System.nanoTime() - t0;
                     comm.barrier();
                     t0 = System.nanoTime();
                     copyFromPeers(comm, src, fromRank8, dst);
+                    comm.barrier();
                     bound8[it] = System.nanoTime() - t0;
                 }
                 long b = median(bound);

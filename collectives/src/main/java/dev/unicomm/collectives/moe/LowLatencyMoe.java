@@ -35,6 +35,7 @@ import java.util.Arrays;
  * unused hook cannot deadlock the job.
  */
 final class LowLatencyMoe extends PortableMoe {
+    private static final RowMath MATH = RowMath.BEST;
 
     private final long slotBytes, sendIdxOff, sendXOff, recvOff;
     private final int slotsPerExpert;
@@ -253,9 +254,9 @@ final class LowLatencyMoe extends PortableMoe {
                     src = tmp;
                     off = 0;
                 }
-                RowMath.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
+                MATH.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
             }
-            RowMath.round(acc, out, t * rowBytes, hidden);
+            MATH.round(acc, out, t * rowBytes, hidden);
         }
         acknowledge(combineAck(slot));
         op.done()[0] = true;

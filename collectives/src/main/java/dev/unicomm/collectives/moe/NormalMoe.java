@@ -32,6 +32,7 @@ import java.util.Arrays;
  * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
 final class NormalMoe extends PortableMoe {
+    private static final RowMath MATH = RowMath.BEST;
     // Header words, double-buffered by operation parity: a rank writes the next operation's words
     // only after a barrier every peer passes after reading the previous ones.
     private static final long HDR_TOKENS = 0, HDR_FLAGS = 8;
@@ -187,7 +188,7 @@ final class NormalMoe extends PortableMoe {
                         src = tmp;
                         off = 0;
                     }
-                    if (count == 0) RowMath.set(acc, src, off, hidden); else RowMath.add(acc, src, off, hidden);
+                    if (count == 0) MATH.set(acc, src, off, hidden); else MATH.add(acc, src, off, hidden);
                 }
                 if (weights != null) {
                     float[] w = peers.readFloats(r, recvW + (long) at * topk * 4, topk);
@@ -195,7 +196,7 @@ final class NormalMoe extends PortableMoe {
                 }
                 count++;
             }
-            if (count > 1) RowMath.round(acc, o, t * rowBytes, hidden);
+            if (count > 1) MATH.round(acc, o, t * rowBytes, hidden);
             if (count == 0) {
                 o.asSlice(t * rowBytes, rowBytes).fill((byte) 0); // sent nowhere: zeros
                 Arrays.fill(accW, 0f);

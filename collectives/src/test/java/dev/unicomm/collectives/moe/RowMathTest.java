@@ -1,13 +1,16 @@
 package dev.unicomm.collectives.moe;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
 
-/** BF16 row accumulation and rounding on hand-computed values. */
+/** BF16 row accumulation and rounding: hand-computed values, and the Vector API path equal to the scalar one. */
 class RowMathTest {
     static MemorySegment row(short... bits) {
         MemorySegment s = Arena.ofAuto().allocate(2L * bits.length + 2);
@@ -16,23 +19,49 @@ class RowMathTest {
     }
 
     @Test void accumulatesInFp32AndRoundsToNearestEven() {
-        // 1.0, 2^-8, -2.0, 3.0 (bf16 patterns)
-        MemorySegment a = row((short) 0x3F80, (short) 0x3B80, (short) 0xC000, (short) 0x4040);
-        MemorySegment b = row((short) 0x3B80, (short) 0x3F80, (short) 0x3F80, (short) 0x4040);
-        float[] acc = new float[4];
-        RowMath.set(acc, a, 2, 4);
-        RowMath.add(acc, b, 2, 4);
-        assertEquals(1f + 0x1p-8f, acc[0]);
-        assertEquals(-1f, acc[2]);
-        RowMath.addScaled(acc, a, 2, 0.5f, 4);
-        assertEquals(1.5f + 0x1p-8f, acc[0]);
-        assertEquals(9f / 2 + 3f, acc[3]);
-        MemorySegment out = Arena.ofAuto().allocate(10);
-        float[] ties = {1f + 0x1p-8f, 1f + 3 * 0x1p-8f, Float.NaN, -0f};
-        RowMath.round(ties, out, 2, 4);
-        assertEquals((short) 0x3F80, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 2));  // tie: even stays
-        assertEquals((short) 0x3F82, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 4));  // tie: odd rounds up
-        assertEquals((short) 0x7FC0, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 6));  // NaN stays NaN
-        assertEquals((short) 0x8000, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 8));
+        for (RowMath math : new RowMath[] {new ScalarRowMath(), RowMath.BEST}) {
+            // 1.0, 2^-8, -2.0, 3.0 (bf16 patterns)
+            MemorySegment a = row((short) 0x3F80, (short) 0x3B80, (short) 0xC000, (short) 0x4040);
+            MemorySegment b = row((short) 0x3B80, (short) 0x3F80, (short) 0x3F80, (short) 0x4040);
+            float[] acc = new float[4];
+            math.set(acc, a, 2, 4);
+            math.add(acc, b, 2, 4);
+            assertEquals(1f + 0x1p-8f, acc[0]);
+            assertEquals(-1f, acc[2]);
+            math.addScaled(acc, a, 2, 0.5f, 4);
+            assertEquals(1.5f + 0x1p-8f, acc[0]);
+            assertEquals(9f / 2 + 3f, acc[3]);
+            MemorySegment out = Arena.ofAuto().allocate(10);
+            math.round(new float[] {1f + 0x1p-8f, 1f + 3 * 0x1p-8f, Float.NaN, -0f}, out, 2, 4);
+            assertEquals((short) 0x3F80, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 2));  // tie: even stays
+            assertEquals((short) 0x3F82, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 4));  // tie: odd rounds up
+            assertEquals((short) 0x7FC0, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 6));  // NaN stays NaN
+            assertEquals((short) 0x8000, out.get(ValueLayout.JAVA_SHORT_UNALIGNED, 8));
+        }
+    }
+
+    @Test void vectorAndScalarAgreeBitForBit() {
+        RowMath vector = RowMath.BEST, scalar = new ScalarRowMath();
+        assertInstanceOf(VectorRowMath.class, vector, "tests run with --add-modules jdk.incubator.vector");
+        SplittableRandom rnd = new SplittableRandom(3);
+        for (int n : new int[] {1, 7, 8, 96, 133, 7168}) {
+            MemorySegment a = Arena.ofAuto().allocate(2L * n + 2), b = Arena.ofAuto().allocate(2L * n + 2);
+            for (int i = 0; i < n; i++) {
+                a.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2 + 2L * i, ScalarRowMath.fromFloat((float) rnd.nextGaussian() * 100));
+                b.set(ValueLayout.JAVA_SHORT_UNALIGNED, 2 + 2L * i, (short) rnd.nextInt()); // any pattern, NaNs included
+            }
+            float[] av = new float[n], as = new float[n];
+            vector.set(av, a, 2, n);
+            scalar.set(as, a, 2, n);
+            vector.add(av, b, 2, n);
+            scalar.add(as, b, 2, n);
+            vector.addScaled(av, a, 2, 0.37f, n);
+            scalar.addScaled(as, a, 2, 0.37f, n);
+            assertArrayEquals(as, av);
+            MemorySegment ov = Arena.ofAuto().allocate(2L * n + 2), os = Arena.ofAuto().allocate(2L * n + 2);
+            vector.round(av, ov, 2, n);
+            scalar.round(as, os, 2, n);
+            assertEquals(-1L, os.mismatch(ov), "rounded rows differ for n=" + n);
+        }
     }
 }

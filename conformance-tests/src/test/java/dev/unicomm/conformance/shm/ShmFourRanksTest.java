@@ -5,7 +5,6 @@ import dev.unicomm.conformance.BadInputSuite;
 import dev.unicomm.conformance.FaultSuite;
 import dev.unicomm.conformance.HeapSuite;
 import dev.unicomm.conformance.LifecycleSuite;
-import dev.unicomm.conformance.MoeSuite;
 import dev.unicomm.conformance.RmaSuite;
 import dev.unicomm.conformance.SignalSuite;
 import dev.unicomm.conformance.TeamsSuite;
@@ -52,11 +51,6 @@ class ShmFourRanksTest {
     }
 
     @Nested class Faults extends FaultSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class Moe extends MoeSuite {
         @Override protected String backend() { return BACKEND; }
         @Override protected int ranks() { return RANKS; }
     }

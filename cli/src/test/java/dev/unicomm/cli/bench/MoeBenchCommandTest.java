@@ -1,0 +1,55 @@
+package dev.unicomm.cli.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.cli.Main;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MoeBenchCommandTest {
+    @TempDir Path tmp;
+
+    /** The whole command with two real ranks on tiny shapes: every operation measured and verified against the reference. */
+    @Test void benchMoeRunsVerifiesAndWritesCsv() throws Exception {
+        Path csv = tmp.resolve("moe.csv");
+        PrintStream old = System.out;
+        ByteArrayOutputStream buf = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(buf, true));
+        int code;
+        try {
+            code = Main.run("bench", "moe", "-n", "2", "--tokens", "64", "--hidden", "256", "--experts", "8", "--topk", "2",
+                    "--ll-tokens", "8", "--iters", "1", "--ll-iters", "1", "--csv", csv.toString());
+        } finally {
+            System.setOut(old);
+        }
+        String out = buf.toString();
+        assertEquals(0, code, out);
+        assertTrue(out.contains("normal dispatch") && out.contains("ll combine") && out.contains("low-latency dispatch + combine"), out);
+        List<String> lines = Files.readAllLines(csv);
+        assertEquals(6, lines.size(), String.join("\n", lines)); // header + 5 operations
+        for (String l : lines.subList(1, lines.size())) {
+            String[] f = l.split(",");
+            assertEquals("yes", f[8], "verified: " + l);
+            assertTrue(Double.parseDouble(f[3]) > 0 && Double.parseDouble(f[5]) > 0, "time and bound: " + l);
+            assertTrue(Long.parseLong(f[2]) > 0, "bytes: " + l);
+        }
+    }
+
+    @Test void badOptionsAreRejected() {
+        PrintStream oldErr = System.err;
+        System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
+        try {
+            assertTrue(Main.run("bench", "moe", "-n", "3", "--experts", "8") != 0); // 8 experts over 3 ranks
+            assertTrue(Main.run("bench", "moe", "--mode", "fast") != 0);
+            assertTrue(Main.run("bench", "moe", "--iters", "0") != 0);
+        } finally {
+            System.setErr(oldErr);
+        }
+    }
+}

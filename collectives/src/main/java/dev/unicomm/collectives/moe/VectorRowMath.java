@@ -1,0 +1,58 @@
+package dev.unicomm.collectives.moe;
+
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteOrder;
+import jdk.incubator.vector.FloatVector;
+import jdk.incubator.vector.IntVector;
+import jdk.incubator.vector.ShortVector;
+import jdk.incubator.vector.VectorMask;
+import jdk.incubator.vector.VectorOperators;
+import jdk.incubator.vector.VectorSpecies;
+
+/** {@link RowMath} on the Vector API: 8 lanes of fp32 per step (AVX2), scalar tails. */
+final class VectorRowMath implements RowMath {
+    private static final VectorSpecies<Float> F = FloatVector.SPECIES_256;
+    private static final VectorSpecies<Integer> I = IntVector.SPECIES_256;
+    private static final VectorSpecies<Short> S = ShortVector.SPECIES_128;
+    private static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
+    private static final ScalarRowMath TAIL = new ScalarRowMath();
+
+    private static FloatVector load(MemorySegment seg, long off, int i) {
+        ShortVector s = ShortVector.fromMemorySegment(S, seg, off + 2L * i, LE);
+        return ((IntVector) s.convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+    }
+
+    private static int vectorPart(int n) { return n - n % 8; }
+
+    @Override public void set(float[] acc, MemorySegment seg, long off, int n) {
+        int m = vectorPart(n);
+        for (int i = 0; i < m; i += 8) load(seg, off, i).intoArray(acc, i);
+        for (int i = m; i < n; i++) acc[i] = Float.intBitsToFloat(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
+    }
+
+    @Override public void add(float[] acc, MemorySegment seg, long off, int n) {
+        int m = vectorPart(n);
+        for (int i = 0; i < m; i += 8) FloatVector.fromArray(F, acc, i).add(load(seg, off, i)).intoArray(acc, i);
+        for (int i = m; i < n; i++) acc[i] += Float.intBitsToFloat(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
+    }
+
+    @Override public void addScaled(float[] acc, MemorySegment seg, long off, float w, int n) {
+        int m = vectorPart(n);
+        for (int i = 0; i < m; i += 8) FloatVector.fromArray(F, acc, i).add(load(seg, off, i).mul(w)).intoArray(acc, i);
+        for (int i = m; i < n; i++)
+            acc[i] += w * Float.intBitsToFloat(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
+    }
+
+    @Override public void round(float[] acc, MemorySegment seg, long off, int n) {
+        int m = vectorPart(n);
+        for (int i = 0; i < m; i += 8) {
+            IntVector b = FloatVector.fromArray(F, acc, i).reinterpretAsInts();
+            IntVector high = b.lanewise(VectorOperators.LSHR, 16);
+            IntVector rounded = b.add(0x7FFF).add(high.and(1)).lanewise(VectorOperators.LSHR, 16);
+            VectorMask<Integer> nan = b.and(0x7FFFFFFF).compare(VectorOperators.GT, 0x7F800000);
+            IntVector r = rounded.blend(high.or(0x40), nan);
+            ((ShortVector) r.convertShape(VectorOperators.I2S, S, 0)).intoMemorySegment(seg, off + 2L * i, LE);
+        }
+        if (m < n) TAIL.round(java.util.Arrays.copyOfRange(acc, m, n), seg, off + 2L * m, n - m);
+    }
+}
