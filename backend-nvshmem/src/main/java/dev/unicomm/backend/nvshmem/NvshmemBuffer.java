@@ -56,7 +56,7 @@ final class NvshmemBuffer implements SymmetricBuffer {
         ensureOpen("peerMemory");
         c.ensureOpen();
         if (bytes == 0) return Optional.empty();
-        long p = NvOps.peerPtr(address, pe);
+        long p = NvOps.peerPtr(address, c.npe(pe));
         return p == 0 ? Optional.empty() : Optional.of(Memory.device(p, bytes, c.kind));
     }
 

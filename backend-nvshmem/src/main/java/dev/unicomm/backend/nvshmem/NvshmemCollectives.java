@@ -61,9 +61,9 @@ final class NvshmemCollectives implements Collectives {
         c.lock.lock();
         try {
             c.ensureOpen();
-            NvOps.barrier(t.handle, c.ctrl);
+            c.teamBarrier(t.handle, c.ctrl);
             body.run();
-            NvOps.barrier(t.handle, c.ctrl);
+            c.teamBarrier(t.handle, c.ctrl);
             c.await(c.ctrl, what);
         } finally {
             c.lock.unlock();
@@ -75,19 +75,34 @@ final class NvshmemCollectives implements Collectives {
         c.lock.lock();
         try {
             c.ensureOpen();
-            NvOps.barrier(t.handle, c.ctrl);
+            c.teamBarrier(t.handle, c.ctrl);
             c.await(c.ctrl, "barrier");
         } finally {
             c.lock.unlock();
         }
     }
 
+    /** A one-PE team: every collective is a local copy. */
+    private boolean self(NvshmemTeam t, long dst, long src, long bytes) {
+        if (t.handle != NvshmemCommunicator.TEAM_SELF) return false;
+        c.lock.lock();
+        try {
+            c.ensureOpen();
+            if (bytes > 0 && dst != src) NvOps.copyAsync(dst, src, bytes, c.ctrl);
+            c.await(c.ctrl, "collective on a one-PE team");
+        } finally {
+            c.lock.unlock();
+        }
+        return true;
+    }
+
     @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
         NvshmemTeam t = team(team);
         long d = buf(dst, "broadcast dst").address(), s = buf(src, "broadcast src").address();
+        if (self(t, d, s, bytes)) return;
         run("broadcast", t, () -> {
             if (bytes == 0) {
-                NvOps.barrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.ctrl);
                 return;
             }
             long from = source("broadcast", s, bytes, d, bytes);
@@ -100,10 +115,11 @@ final class NvshmemCollectives implements Collectives {
     @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
         NvshmemTeam t = team(team);
         long d = buf(dst, "allgather dst").address(), s = buf(src, "allgather src").address();
+        if (self(t, d, s, bytesPerPe)) return;
         long total = bytesPerPe * t.size();
         run("allgather", t, () -> {
             if (bytesPerPe == 0) {
-                NvOps.barrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.ctrl);
                 return;
             }
             NvOps.fcollect(t.handle, d, source("allgather", s, bytesPerPe, d, total), bytesPerPe, c.ctrl);
@@ -114,9 +130,10 @@ final class NvshmemCollectives implements Collectives {
         NvshmemTeam t = team(team);
         long d = buf(dst, "allreduce dst").address(), s = buf(src, "allreduce src").address();
         int dt = dtype(dtype), o = op(op), es = dtype.byteSize();
+        if (self(t, d, s, count * es)) return;
         run("allreduce", t, () -> {
             if (count == 0) {
-                NvOps.barrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.ctrl);
                 return;
             }
             if (!overlap(s, count * es, d, count * es)) {
@@ -137,9 +154,10 @@ final class NvshmemCollectives implements Collectives {
         NvshmemTeam t = team(team);
         long d = buf(dst, "reduceScatter dst").address(), s = buf(src, "reduceScatter src").address();
         int dt = dtype(dtype), o = op(op), es = dtype.byteSize();
+        if (self(t, d, s, countPerPe * es)) return;
         run("reduceScatter", t, () -> {
             if (countPerPe == 0) {
-                NvOps.barrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.ctrl);
                 return;
             }
             long from = source("reduceScatter", s, countPerPe * es * t.size(), d, countPerPe * es);
@@ -150,10 +168,11 @@ final class NvshmemCollectives implements Collectives {
     @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
         NvshmemTeam t = team(team);
         long d = buf(dst, "alltoall dst").address(), s = buf(src, "alltoall src").address();
+        if (self(t, d, s, bytesPerPe)) return;
         long total = bytesPerPe * t.size();
         run("alltoall", t, () -> {
             if (bytesPerPe == 0) {
-                NvOps.barrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.ctrl);
                 return;
             }
             NvOps.alltoall(t.handle, d, source("alltoall", s, total, d, total), bytesPerPe, c.ctrl);
@@ -168,6 +187,7 @@ final class NvshmemCollectives implements Collectives {
                                     SymmetricBuffer src, long[] sendCounts, long[] sendOffsets) {
         NvshmemTeam t = team(team);
         long d = buf(dst, "alltoallv dst").address(), s = buf(src, "alltoallv src").address();
+        if (self(t, d + recvOffsets[0], s + sendOffsets[0], sendCounts[0])) return;
         int n = t.size();
         var pin = c.pinnedSeg;
         var sc = c.scratch;
@@ -175,9 +195,9 @@ final class NvshmemCollectives implements Collectives {
         try {
             c.ensureOpen();
             for (int j = 0; j < n; j++) pin.set(ValueLayout.JAVA_LONG, 128 + 8L * j, recvOffsets[j]);
-            NvOps.barrier(t.handle, c.ctrl); // peers may still be reading the offsets area from a previous alltoallv
+            c.teamBarrier(t.handle, c.ctrl); // peers may still be reading the offsets area from a previous alltoallv
             NvOps.copyAsync(sc.offsetsSend(), c.pinned + 128, 8L * n, c.ctrl);
-            NvOps.barrier(t.handle, c.ctrl);
+            c.teamBarrier(t.handle, c.ctrl);
             NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 8, c.ctrl);
             NvOps.copyAsync(c.pinned + 128, sc.offsetsRecv(), 8L * n, c.ctrl);
             c.await(c.ctrl, "alltoallv: exchanging receive offsets");
@@ -187,7 +207,7 @@ final class NvshmemCollectives implements Collectives {
                 NvOps.put(d + remote, s + sendOffsets[j], sendCounts[j], t.worldRank(j), true, c.ctrl);
             }
             NvOps.quiet(c.ctrl);
-            NvOps.barrier(t.handle, c.ctrl);
+            c.teamBarrier(t.handle, c.ctrl);
             c.await(c.ctrl, "alltoallv");
         } finally {
             c.lock.unlock();

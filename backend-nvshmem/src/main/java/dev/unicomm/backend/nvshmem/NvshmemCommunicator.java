@@ -41,19 +41,28 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private static final long PINNED_HEADER_MIN = 4096;
 
     private static final Object PROCESS = new Object();
-    private static int initRank = -1, initSize = -1, openCount;
+    private static int initRank = -1, initSize = -1, initDevice = -1, openCount;
+    /** Reserved for one-PE communicators in a process that is a PE of a larger job (null otherwise). */
+    private static SoloPool soloPool;
+    private static boolean soloOpen;
+    /** Team handle of a one-PE communicator's teams: no NVSHMEM team, every member is this PE. */
+    static final int TEAM_SELF = -2;
     private static boolean finalized;
     /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
     private static long runtimeHeap;
     /** Where offsets count from: the first symmetric allocation of this process (set once). */
     private static long heapBase;
     private static final long HEAP_BASE_ALIGNMENT = 2L << 20;
+    /** Room in the one-PE pool for a one-PE communicator's own scratch. */
+    private static final long SOLO_SCRATCH = 4L << 20;
     /** Why NVSHMEM's collectives cannot run here (limited MPG), or null when they can. */
     private static String noCollectives;
     /** Symmetric heap NVSHMEM keeps for itself (team and collective work areas) on top of the user's. */
     private static final long RUNTIME_MARGIN = 32L << 20;
 
     final int rank, size, deviceOrdinal;
+    /** A one-PE communicator over the process's NVSHMEM runtime of a larger job: PE 0 is NVSHMEM PE {@code initRank}. */
+    final boolean solo;
     final MemoryKind kind;
     final Duration timeout;
     private final dev.unicomm.spi.Store store;
@@ -95,8 +104,9 @@ final class NvshmemCommunicator implements BackendCommunicator {
         private static long align(long v) { return (v + 255) & ~255L; }
     }
 
-    private NvshmemCommunicator(BackendContext ctx, int deviceOrdinal, long heapCapacity) {
+    private NvshmemCommunicator(BackendContext ctx, int deviceOrdinal, long heapCapacity, boolean solo) {
         var config = ctx.config();
+        this.solo = solo;
         this.rank = ctx.rank();
         this.size = ctx.size();
         this.deviceOrdinal = deviceOrdinal;
@@ -106,7 +116,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.heapCapacity = heapCapacity;
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
-        long scratchBytes = Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
+        long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
         this.ctrl = NvOps.streamCreate();
         this.poll = NvOps.streamCreate();
         long header = Math.max(PINNED_HEADER_MIN, (256 + 16L * size + 4095) & ~4095L);
@@ -121,16 +131,22 @@ final class NvshmemCommunicator implements BackendCommunicator {
             LOG.log(Level.DEBUG, "nvshmemx_buffer_register of the bounce buffer failed (only remote transports need it): {0}", e.getMessage());
         }
         long probeLen = Scratch.layout(0, size, scratchBytes).totalBytes();
-        // 2 MiB aligned, so that offsets keep the alignment of what is allocated after it (up to 2 MiB).
-        long base = NvOps.symAlloc(probeLen, HEAP_BASE_ALIGNMENT);
+        long base;
+        if (solo) {
+            base = soloPool.allocate(probeLen, HEAP_BASE_ALIGNMENT);
+            if (base == 0) throw new CommException("the one-PE pool holds no room for the communicator's scratch");
+        } else {
+            // 2 MiB aligned, so that offsets keep the alignment of what is allocated after it (up to 2 MiB).
+            base = NvOps.symAlloc(probeLen, HEAP_BASE_ALIGNMENT);
+        }
         this.scratch = Scratch.layout(base, size, scratchBytes);
         synchronized (PROCESS) {
             // The process's first symmetric allocation sits at the start of NVSHMEM's heap: offsets of
             // every communicator count from there, so they are never negative and equal on every PE.
-            if (heapBase == 0) heapBase = base;
+            if (heapBase == 0 && !solo) heapBase = base;
         }
-        this.heap = new NvshmemHeap(this, heapBase);
-        this.world = new NvshmemTeam(this, NvOps.TEAM_WORLD, identity(size), false);
+        this.heap = new NvshmemHeap(this, solo ? base : heapBase);
+        this.world = new NvshmemTeam(this, solo ? TEAM_SELF : NvOps.TEAM_WORLD, identity(size), false);
         this.rma = new NvshmemRma(this, null);
         this.device = new NvshmemDevice(this);
         this.collectives = new NvshmemCollectives(this);
@@ -149,6 +165,14 @@ final class NvshmemCommunicator implements BackendCommunicator {
                 throw new CommException("NVSHMEM was finalized in this process (unicomm.nvshmem.finalize=true); it cannot be initialized again");
             if (initRank < 0) {
                 initialize(ctx, device);
+            } else if (ctx.size() == 1 && initSize > 1 && soloPool != null) {
+                if (soloOpen)
+                    throw new CommException("a one-PE NVSHMEM communicator is already open in this process; close it first");
+                long capacity = Math.min(config.heapSize(), soloPool.size() - SOLO_SCRATCH);
+                NvshmemCommunicator c = new NvshmemCommunicator(ctx, initDevice, capacity, true);
+                soloOpen = true;
+                openCount++;
+                return c;
             } else if (initRank != ctx.rank() || initSize != ctx.size()) {
                 throw new CommException("NVSHMEM is already initialized in this process as PE " + initRank + " of " + initSize
                         + "; it cannot also be PE " + ctx.rank() + " of " + ctx.size() + ": NVSHMEM runs one job per process "
@@ -157,7 +181,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
                 ctx.store().barrier("nvshmem/reopen");
             }
             long capacity = Math.min(config.heapSize(), runtimeHeap);
-            NvshmemCommunicator c = new NvshmemCommunicator(ctx, device, capacity);
+            NvshmemCommunicator c = new NvshmemCommunicator(ctx, device, capacity, false);
             openCount++;
             return c;
         }
@@ -183,7 +207,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
         // NVLink SHARP (multicast) can take GPUs out of service on shared hosts: off unless the user set it.
         NvOps.setenv("NVSHMEM_DISABLE_NVLS", "1", false);
         String userSize = System.getenv("NVSHMEM_SYMMETRIC_SIZE");
-        long total = ctx.config().heapSize() + RUNTIME_MARGIN;
+        long pool = ctx.size() > 1 ? parseSize(ctx.config().property("nvshmem.soloPoolBytes", "64M")) + SOLO_SCRATCH : 0;
+        long total = ctx.config().heapSize() + RUNTIME_MARGIN + pool;
         if (userSize != null) {
             try {
                 total = parseSize(userSize);
@@ -204,7 +229,9 @@ final class NvshmemCommunicator implements BackendCommunicator {
         if (uid.length != NvOps.UNIQUE_ID_BYTES)
             throw new CommException("the NVSHMEM unique id from the store has " + uid.length + " bytes, expected " + NvOps.UNIQUE_ID_BYTES);
         NvOps.init(ctx.rank(), ctx.size(), uid, device);
-        runtimeHeap = Math.max(0, total - RUNTIME_MARGIN);
+        runtimeHeap = Math.max(0, total - RUNTIME_MARGIN - pool);
+        initDevice = device;
+        if (pool > 0) soloPool = new SoloPool(NvOps.symAlloc(pool, HEAP_BASE_ALIGNMENT), pool); // collective, once
         if (NvOps.initStatus() == NvOps.STATUS_LIMITED_MPG) {
             noCollectives = "NVSHMEM runs in limited MPG mode (several PEs share a GPU without MPS, or their CUDA_MPS_ACTIVE_THREAD_PERCENTAGE add up to more than 100): "
                     + "its collectives are unavailable; start MPS (nvidia-cuda-mps-control -d) to get them";
@@ -302,6 +329,23 @@ final class NvshmemCommunicator implements BackendCommunicator {
         }
     }
 
+    static long soloPoolAllocate(long bytes, long alignment) { return soloPool.allocate(bytes, alignment); }
+
+    /** The NVSHMEM PE behind this communicator's PE {@code pe}. */
+    int npe(int pe) { return solo ? initRank : pe; }
+
+    /** Enqueues a barrier over team {@code handle}; on a one-PE team there is nobody to wait for: a quiet. */
+    void teamBarrier(int handle, long stream) {
+        if (handle == TEAM_SELF) NvOps.quiet(stream);
+        else NvOps.barrier(handle, stream);
+    }
+
+    /** Gives scratch or buffer memory back: to the one-PE pool, or to NVSHMEM (collective). */
+    void symFree(long addr) {
+        if (solo) soloPool.free(addr);
+        else NvOps.symFree(addr);
+    }
+
     /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
     void checkHealthy() {
         try {
@@ -374,7 +418,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
             if (!broken) {
                 run(problems, "quiet + barrier", () -> {
                     NvOps.quiet(ctrl);
-                    NvOps.barrier(NvOps.TEAM_WORLD, ctrl);
+                    teamBarrier(world.handle, ctrl);
                     await(ctrl, "closing: final barrier");
                 });
             }
@@ -385,6 +429,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
                 open = false;
                 synchronized (PROCESS) {
                     openCount--;
+                    if (solo) soloOpen = false;
                 }
                 return;
             }
@@ -393,7 +438,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
             heap.releaseAll(problems);
             for (NvshmemStream s : new ArrayList<>(streams)) run(problems, "stream", s::close);
             for (NvshmemDeviceBuffer b : new ArrayList<>(deviceBuffers)) run(problems, "device buffer", b::close);
-            run(problems, "scratch", () -> NvOps.symFree(scratch.base()));
+            run(problems, "scratch", () -> symFree(scratch.base()));
             run(problems, "bounce buffer", () -> {
                 try {
                     NvOps.unregisterHost(pinned);
@@ -410,6 +455,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
             open = false;
             synchronized (PROCESS) {
                 openCount--;
+                if (solo) soloOpen = false;
                 if (finalizeOnClose && openCount == 0) {
                     run(problems, "nvshmem_finalize", NvOps::finalizeNvshmem);
                     finalized = true;

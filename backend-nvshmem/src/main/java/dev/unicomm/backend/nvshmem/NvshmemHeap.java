@@ -35,7 +35,7 @@ final class NvshmemHeap implements SymmetricHeap {
             throw new IllegalArgumentException("alignment must be a power of two >= 1, got " + alignment);
         c.lock.lock();
         try {
-            agree(bytes, alignment);
+            if (!c.solo) agree(bytes, alignment);
             // Checked before rounding up, which could overflow for sizes near Long.MAX_VALUE.
             if (bytes > c.heapCapacity() - used || alignment > c.heapCapacity())
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
@@ -44,7 +44,8 @@ final class NvshmemHeap implements SymmetricHeap {
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
             long addr;
             try {
-                addr = NvOps.symAlloc(Math.max(bytes, 1), Math.max(alignment, 8));
+                addr = c.solo ? soloAllocate(Math.max(bytes, 1), Math.max(alignment, 8))
+                        : NvOps.symAlloc(Math.max(bytes, 1), Math.max(alignment, 8));
             } catch (dev.unicomm.api.NativeCallException e) {
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
             }
@@ -70,10 +71,10 @@ final class NvshmemHeap implements SymmetricHeap {
         NvOps.copyAsync(s.agreeSrc(), c.pinned + 64, 16, c.ctrl);
         for (int pe = 0; pe < c.size; pe++) NvOps.put(s.agreeDst() + 16L * c.rank, s.agreeSrc(), 16, pe, true, c.ctrl);
         NvOps.quiet(c.ctrl);
-        NvOps.barrier(NvOps.TEAM_WORLD, c.ctrl);
+        c.teamBarrier(NvOps.TEAM_WORLD, c.ctrl);
         NvOps.copyAsync(c.pinned + 128, s.agreeDst(), 16L * c.size, c.ctrl);
         // Nobody may overwrite the area (next allocation) before everyone has read it.
-        NvOps.barrier(NvOps.TEAM_WORLD, c.ctrl);
+        c.teamBarrier(NvOps.TEAM_WORLD, c.ctrl);
         c.await(c.ctrl, "symmetric allocate: agreeing on the size with every PE");
         StringBuilder bad = new StringBuilder();
         for (int pe = 0; pe < c.size; pe++) {
@@ -85,6 +86,13 @@ final class NvshmemHeap implements SymmetricHeap {
                     + "this PE asked for " + bytes + " bytes/alignment " + alignment + ", but" + bad);
     }
 
+    /** A one-PE communicator takes its buffers from the pool reserved for it (no collective call). */
+    private static long soloAllocate(long bytes, long alignment) {
+        long a = NvshmemCommunicator.soloPoolAllocate(bytes, alignment);
+        if (a == 0) throw new dev.unicomm.api.NativeCallException("one-PE pool allocate", 0, "pool exhausted");
+        return a;
+    }
+
     private static long roundUp(long v, long a) { return (v + a - 1) & -a; }
 
     void free(NvshmemBuffer b) {
@@ -92,7 +100,7 @@ final class NvshmemHeap implements SymmetricHeap {
         try {
             if (!live.remove(b)) return;
             used -= b.padded();
-            NvOps.symFree(b.address());
+            c.symFree(b.address());
         } finally {
             c.lock.unlock();
         }

@@ -63,7 +63,7 @@ final class NvshmemRma implements Rma {
         long d = sym(what + " dst", dst, dstOffset);
         if (bytes == 0) return;
         if (stream != null) {
-            NvOps.put(d, c.deviceAddress(what + " src", src, srcOffset), bytes, pe, nbi, live());
+            NvOps.put(d, c.deviceAddress(what + " src", src, srcOffset), bytes, c.npe(pe), nbi, live());
             return;
         }
         c.lock.lock();
@@ -72,7 +72,7 @@ final class NvshmemRma implements Rma {
             if (src.kind().isHost()) {
                 stagedPut(d, src.segment(), srcOffset, bytes, pe, what);
             } else {
-                NvOps.put(d, c.deviceAddress(what + " src", src, srcOffset), bytes, pe, nbi, c.ctrl);
+                NvOps.put(d, c.deviceAddress(what + " src", src, srcOffset), bytes, c.npe(pe), nbi, c.ctrl);
                 if (!nbi) c.await(c.ctrl, what);
             }
         } finally {
@@ -87,7 +87,7 @@ final class NvshmemRma implements Rma {
             long n = Math.min(c.bounceBytes, bytes - done);
             MemorySegment.copy(src, srcOffset + done, bounce, 0, n);
             NvOps.copyAsync(c.staging, c.bounce, n, c.ctrl);
-            NvOps.put(d + done, c.staging, n, pe, false, c.ctrl);
+            NvOps.put(d + done, c.staging, n, c.npe(pe), false, c.ctrl);
             c.await(c.ctrl, what);
             done += n;
         }
@@ -105,7 +105,7 @@ final class NvshmemRma implements Rma {
         long s = sym(what + " src", src, srcOffset);
         if (bytes == 0) return;
         if (stream != null) {
-            NvOps.get(c.deviceAddress(what + " dst", dst, dstOffset), s, bytes, pe, nbi, live());
+            NvOps.get(c.deviceAddress(what + " dst", dst, dstOffset), s, bytes, c.npe(pe), nbi, live());
             return;
         }
         c.lock.lock();
@@ -117,14 +117,14 @@ final class NvshmemRma implements Rma {
                 MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
                 for (long done = 0; done < bytes; ) {
                     long n = Math.min(c.bounceBytes, bytes - done);
-                    NvOps.get(c.staging, s + done, n, pe, false, c.ctrl);
+                    NvOps.get(c.staging, s + done, n, c.npe(pe), false, c.ctrl);
                     NvOps.copyAsync(c.bounce, c.staging, n, c.ctrl);
                     c.await(c.ctrl, what);
                     MemorySegment.copy(bounce, 0, out, dstOffset + done, n);
                     done += n;
                 }
             } else {
-                NvOps.get(c.deviceAddress(what + " dst", dst, dstOffset), s, bytes, pe, nbi, c.ctrl);
+                NvOps.get(c.deviceAddress(what + " dst", dst, dstOffset), s, bytes, c.npe(pe), nbi, c.ctrl);
                 if (!nbi) c.await(c.ctrl, what);
             }
         } finally {
@@ -148,7 +148,7 @@ final class NvshmemRma implements Rma {
         long sig = sym(what + " signal", signal, signalOffset);
         boolean add = op == SignalOp.ADD;
         if (stream != null) {
-            NvOps.putSignal(d, c.deviceAddress(what + " src", src, srcOffset), bytes, sig, value, add, pe, nbi, live());
+            NvOps.putSignal(d, c.deviceAddress(what + " src", src, srcOffset), bytes, sig, value, add, c.npe(pe), nbi, live());
             return;
         }
         c.lock.lock();
@@ -165,11 +165,11 @@ final class NvshmemRma implements Rma {
                 MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
                 MemorySegment.copy(src.segment(), srcOffset + head, bounce, 0, last);
                 NvOps.copyAsync(c.staging, c.bounce, last, c.ctrl);
-                NvOps.putSignal(d + head, c.staging, last, sig, value, add, pe, false, c.ctrl);
+                NvOps.putSignal(d + head, c.staging, last, sig, value, add, c.npe(pe), false, c.ctrl);
                 c.await(c.ctrl, what);
             } else {
                 long s = bytes == 0 ? d : c.deviceAddress(what + " src", src, srcOffset);
-                NvOps.putSignal(d, s, bytes, sig, value, add, pe, nbi, c.ctrl);
+                NvOps.putSignal(d, s, bytes, sig, value, add, c.npe(pe), nbi, c.ctrl);
                 if (!nbi) c.await(c.ctrl, what);
             }
         } finally {
@@ -252,14 +252,14 @@ final class NvshmemRma implements Rma {
     private long amo(int op, String what, SymmetricBuffer buf, long offset, long a, long b, int pe, boolean fetch) {
         long addr = sym(what, buf, offset);
         if (stream != null && !fetch) {
-            NvOps.atomic(op, addr, a, b, pe, 0, live());
+            NvOps.atomic(op, addr, a, b, c.npe(pe), 0, live());
             return 0;
         }
         c.lock.lock();
         try {
             c.ensureOpen();
             long s = stream == null ? c.ctrl : live();
-            NvOps.atomic(op, addr, a, b, pe, c.slot(), s);
+            NvOps.atomic(op, addr, a, b, c.npe(pe), c.slot(), s);
             c.await(s, what);
             return c.readSlot();
         } finally {

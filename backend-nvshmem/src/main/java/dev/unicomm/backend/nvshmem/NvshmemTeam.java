@@ -48,6 +48,7 @@ final class NvshmemTeam implements Team {
         int[] members = new int[size];
         for (int i = 0; i < size; i++) members[i] = worldRanks[start + i * stride];
         if (myRank < 0) return new NvshmemTeam(c, NvOps.TEAM_INVALID, members, false);
+        if (handle == NvshmemCommunicator.TEAM_SELF) return new NvshmemTeam(c, NvshmemCommunicator.TEAM_SELF, members, false);
         c.lock.lock();
         try {
             int h = NvOps.teamSplitStrided(handle, start, stride, size);
@@ -68,6 +69,8 @@ final class NvshmemTeam implements Team {
         for (int i = 0; i < x.length; i++) x[i] = worldRanks[row * xr + i];
         int[] y = new int[(n - col + xr - 1) / xr];
         for (int i = 0; i < y.length; i++) y[i] = worldRanks[col + i * xr];
+        if (handle == NvshmemCommunicator.TEAM_SELF)
+            return new Split2d(new NvshmemTeam(c, handle, x, false), new NvshmemTeam(c, handle, y, false));
         c.lock.lock();
         try {
             int[] h = NvOps.teamSplit2d(handle, xRange);
@@ -82,7 +85,7 @@ final class NvshmemTeam implements Team {
         if (myRank < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
         c.lock.lock();
         try {
-            NvOps.barrier(handle, c.ctrl);
+            c.teamBarrier(handle, c.ctrl);
             c.await(c.ctrl, "team barrier");
         } finally {
             c.lock.unlock();
@@ -104,7 +107,7 @@ final class NvshmemTeam implements Team {
         synchronized (c.teams) {
             c.teams.remove(this);
         }
-        if (handle != NvOps.TEAM_INVALID) {
+        if (handle != NvOps.TEAM_INVALID && handle != NvshmemCommunicator.TEAM_SELF) {
             c.lock.lock();
             try {
                 NvOps.teamDestroy(handle);
