@@ -98,6 +98,8 @@ public final class SoakWorker {
             }
             long ms = (System.nanoTime() - t0) / 1_000_000;
             moe.close();
+            for (SymmetricBuffer b : new SymmetricBuffer[] {blocks, counters, flag, red, redOut}) b.close();
+            arena.close();
             System.out.println("SOAK," + me + "," + ops + "," + bytes + "," + mismatches + "," + ms);
         }
 
