@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "bench", mixinStandardHelpOptions = true,
         description = "Benchmarks: each prints a table with a same-run reference and the ratio, and can write CSV.",
-        subcommands = {RmaBenchCommand.class, CollectivesBenchCommand.class, MoeBenchCommand.class, P2pBenchCommand.class})
+        subcommands = {RmaBenchCommand.class, CollectivesBenchCommand.class, MoeBenchCommand.class, P2pBenchCommand.class, SoakCommand.class})
 public final class BenchCommand implements Runnable {
 
     @CommandLine.Spec

@@ -1,0 +1,61 @@
+package dev.unicomm.cli;
+
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.CommException;
+import dev.unicomm.api.CommTimeoutException;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Unicomm;
+import dev.unicomm.core.CheckedCommunicator;
+import dev.unicomm.core.Rendezvous;
+import dev.unicomm.core.store.TcpStore;
+import dev.unicomm.spi.Store;
+import java.time.Duration;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * A rank for {@link RunSecurityTest}: opens a full communicator (store over TLS when the job says
+ * so), meets the others in a barrier, and writes the job's secrets to a file (never to its output),
+ * so the test can check that they appear nowhere in what {@code unicomm run} printed.
+ */
+public final class SecretProbe {
+    private SecretProbe() {}
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 1 && args[1].equals("wrong-token")) {
+            wrongToken();
+            return;
+        }
+        try (Communicator c = Unicomm.connect()) {
+            c.barrier();
+            String store = c instanceof CheckedCommunicator cc ? cc.store().toString() : "?";
+            Files.writeString(Path.of(args[0], "rank-" + c.rank()), System.getenv("UNICOMM_TOKEN") + "\n"
+                    + System.getenv().getOrDefault("UNICOMM_TLS_PASSWORD", "") + "\n"
+                    + System.getenv().getOrDefault("UNICOMM_TLS_KEYSTORE", "") + "\n");
+            System.out.println("probe rank " + c.rank() + " store " + store);
+        }
+    }
+
+    /** Rank 0 hosts and waits a little; rank 1 knocks with a near-miss of the token, then with none. */
+    private static void wrongToken() {
+        CommConfig config = CommConfig.fromEnvironment().withTimeout(Duration.ofSeconds(4));
+        if (config.rank() == 0) {
+            try (Store store = Rendezvous.connect(config)) {
+                store.get("never", Duration.ofSeconds(4));
+            } catch (CommTimeoutException expected) {
+                System.out.println("host done");
+            }
+            return;
+        }
+        String token = config.token();
+        String nearMiss = token.substring(0, token.length() - 1) + (token.endsWith("A") ? "B" : "A");
+        for (String t : new String[] {nearMiss, null}) {
+            try {
+                TcpStore.connect(config.storeHost(), config.storePort(), 1, 2, t, null, Duration.ofSeconds(3), null).close();
+                System.out.println("ADMITTED with " + (t == null ? "no token" : "a wrong token"));
+            } catch (CommException e) {
+                System.out.println("rejected: " + e.getMessage());
+            }
+        }
+    }
+}
