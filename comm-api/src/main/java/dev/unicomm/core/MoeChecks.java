@@ -3,7 +3,6 @@ package dev.unicomm.core;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Tensor;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
@@ -44,17 +43,17 @@ final class MoeChecks {
      */
     static void topkValues(String what, Tensor topkIdx, int numExperts) {
         if (topkIdx.memory().kind() != MemoryKind.HOST) return;
-        MemorySegment s = topkIdx.segment();
+        long[] s = ids(topkIdx);
         int rows = (int) topkIdx.dim(0), k = (int) topkIdx.dim(1);
         for (int t = 0; t < rows; t++) {
             for (int j = 0; j < k; j++) {
-                long e = s.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, (long) t * k + j);
+                long e = s[t * k + j];
                 if (e < -1 || e >= numExperts)
                     throw new IllegalArgumentException(what + "[" + t + ", " + j + "] = " + e
                             + " is not an expert: allowed are -1 (unused slot) and 0.." + (numExperts - 1));
                 if (e < 0) continue;
                 for (int i = 0; i < j; i++) {
-                    if (s.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, (long) t * k + i) == e)
+                    if (s[t * k + i] == e)
                         throw new IllegalArgumentException(what + "[" + t + "] names expert " + e + " twice (slots " + i
                                 + " and " + j + "); each row must select distinct experts");
                 }
@@ -62,17 +61,22 @@ final class MoeChecks {
         }
     }
 
+    /** The ids as a Java array: one bulk copy, then plain array loops (fast even before the JIT compiles them). */
+    private static long[] ids(Tensor topkIdx) {
+        return topkIdx.segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+    }
+
     /** The layout must be the one of {@code topkIdx}: recomputes tokens per rank on host tensors. */
     static void layoutMatches(String what, int[] tokensPerRank, Tensor topkIdx, int numRanks, int numLocalExperts) {
         if (topkIdx.memory().kind() != MemoryKind.HOST) return;
-        MemorySegment s = topkIdx.segment();
+        long[] s = ids(topkIdx);
         int rows = (int) topkIdx.dim(0), k = (int) topkIdx.dim(1);
         int[] expected = new int[numRanks];
         boolean[] hit = new boolean[numRanks];
         for (int t = 0; t < rows; t++) {
             Arrays.fill(hit, false);
             for (int j = 0; j < k; j++) {
-                long e = s.getAtIndex(ValueLayout.JAVA_LONG_UNALIGNED, (long) t * k + j);
+                long e = s[t * k + j];
                 if (e >= 0) hit[(int) (e / numLocalExperts)] = true;
             }
             for (int r = 0; r < numRanks; r++) if (hit[r]) expected[r]++;

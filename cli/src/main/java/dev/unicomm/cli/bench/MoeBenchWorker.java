@@ -114,7 +114,7 @@ public final class MoeBenchWorker {
                     copyFromPeers(comm, src, fromRank, dst);
                     comm.barrier(); // like the operation, the bound ends when every rank has its bytes
                     bound[it] = System.nanoTime() - t0;
-                    if (it % 2 == 1) System.gc(); // combine results are GC-managed native memory
+                    if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
                 long b = median(bound);
                 emit("normal dispatch", me, bytes, median(disp), b, verified, moe.footprintBytes());

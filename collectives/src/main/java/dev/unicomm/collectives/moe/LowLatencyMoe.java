@@ -202,8 +202,9 @@ final class LowLatencyMoe extends PortableMoe {
         int slot = h.slot;
         long base = slotBase(slot);
         long[] ids = longs(host("topkIdx", topkIdx));
+        long[] sent = peers.readLongs(me, base + sendIdxOff, ids.length);
         for (int i = 0; i < ids.length; i++) {
-            if (ids[i] != local.get(ValueLayout.JAVA_LONG_UNALIGNED, base + sendIdxOff + 8L * i))
+            if (ids[i] != sent[i])
                 throw new IllegalArgumentException("topkIdx[" + i / topk + ", " + i % topk + "] = " + ids[i]
                         + " differs from the ids this rank dispatched with the handle; pass the dispatch's topkIdx");
         }

@@ -53,23 +53,24 @@ abstract class PortableMoe implements MoeBuffer {
     @Override public MoeLayout layout(Tensor topkIdx) {
         long[] idx = longs(host("topkIdx", topkIdx));
         int t = (int) topkIdx.dim(0);
-        Arena arena = Arena.ofAuto();
-        Tensor perRank = Tensor.allocate(arena, DType.INT32, ranks);
-        Tensor perExpert = Tensor.allocate(arena, DType.INT32, config.numExperts());
-        Tensor inRank = Tensor.allocate(arena, DType.BOOL, t, ranks);
-        MemorySegment pr = perRank.segment(), pe = perExpert.segment(), ir = inRank.segment();
+        int[] perRank = new int[ranks], perExpert = new int[config.numExperts()];
+        byte[] inRank = new byte[t * ranks];
         for (int i = 0; i < t; i++) {
             for (int k = 0; k < topk; k++) {
                 long e = idx[i * topk + k];
                 if (e < 0) continue;
-                pe.setAtIndex(ValueLayout.JAVA_INT, e, pe.getAtIndex(ValueLayout.JAVA_INT, e) + 1);
-                ir.set(ValueLayout.JAVA_BYTE, (long) i * ranks + e / numLocal, (byte) 1);
+                perExpert[(int) e]++;
+                inRank[i * ranks + (int) (e / numLocal)] = 1;
             }
-            for (int r = 0; r < ranks; r++)
-                if (ir.get(ValueLayout.JAVA_BYTE, (long) i * ranks + r) != 0)
-                    pr.setAtIndex(ValueLayout.JAVA_INT, r, pr.getAtIndex(ValueLayout.JAVA_INT, r) + 1);
+            for (int r = 0; r < ranks; r++) perRank[r] += inRank[i * ranks + r];
         }
-        return new MoeLayout(perRank, perExpert, inRank);
+        Arena auto = Arena.ofAuto();
+        Tensor pr = Tensor.allocate(auto, DType.INT32, ranks), pe = Tensor.allocate(auto, DType.INT32, config.numExperts());
+        Tensor ir = Tensor.allocate(auto, DType.BOOL, t, ranks);
+        MemorySegment.copy(perRank, 0, pr.segment(), ValueLayout.JAVA_INT_UNALIGNED, 0, ranks);
+        MemorySegment.copy(perExpert, 0, pe.segment(), ValueLayout.JAVA_INT_UNALIGNED, 0, perExpert.length);
+        MemorySegment.copy(inRank, 0, ir.segment(), ValueLayout.JAVA_BYTE, 0, inRank.length);
+        return new MoeLayout(pr, pe, ir);
     }
 
     // Operations of the other mode: the checking layer reports these; kept safe here too.
