@@ -53,7 +53,8 @@ public final class ConformanceCommand implements Callable<Integer> {
     Path junitXml;
 
     @Option(names = "--suite", paramLabel = "NAME", split = ",",
-            description = "run only these suites (repeatable or comma separated): Lifecycle, Heap, Rma, Signal, Atomics, Teams, BadInput, Fault")
+            description = "run only these suites (repeatable or comma separated): Lifecycle, Heap, Rma, Signal, Atomics, Teams, BadInput, Fault, Moe;"
+                    + " FaultInjection (SIGKILL at every phase) runs only when named")
     List<String> suites = new ArrayList<>();
 
     @Option(names = "--rule", paramLabel = "RULE", split = ",",
@@ -133,10 +134,11 @@ public final class ConformanceCommand implements Callable<Integer> {
         List<Class<?>> out = new ArrayList<>();
         for (String n : names) {
             String want = n.trim().toLowerCase(Locale.ROOT);
-            Class<?> match = KitRunner.ALL_SUITES.stream()
+            Class<?> match = java.util.stream.Stream.concat(KitRunner.ALL_SUITES.stream(), KitRunner.OPTIONAL_SUITES.stream())
                     .filter(c -> c.getSimpleName().toLowerCase(Locale.ROOT).replace("rules", "").equals(want.replace("suite", "")))
                     .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown suite '" + n + "'; suites: "
-                            + KitRunner.ALL_SUITES.stream().map(c -> c.getSimpleName().replace("Rules", "")).toList()));
+                            + java.util.stream.Stream.concat(KitRunner.ALL_SUITES.stream(), KitRunner.OPTIONAL_SUITES.stream())
+                            .map(c -> c.getSimpleName().replace("Rules", "")).toList()));
             if (!out.contains(match)) out.add(match);
         }
         return out;

@@ -6,6 +6,7 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMetho
 import dev.unicomm.api.BackendReport;
 import dev.unicomm.conformance.configured.AtomicsRules;
 import dev.unicomm.conformance.configured.BadInputRules;
+import dev.unicomm.conformance.configured.FaultInjectionRules;
 import dev.unicomm.conformance.configured.FaultRules;
 import dev.unicomm.conformance.configured.HeapRules;
 import dev.unicomm.conformance.configured.LifecycleRules;
@@ -51,6 +52,9 @@ public final class KitRunner {
      */
     public static final List<Class<?>> ALL_SUITES = List.of(LifecycleRules.class, HeapRules.class, RmaRules.class,
             SignalRules.class, AtomicsRules.class, TeamsRules.class, BadInputRules.class, FaultRules.class, MoeRules.class);
+
+    /** Suites run only when asked for by name (slow: every rule of FaultInjection restarts the job). */
+    public static final List<Class<?>> OPTIONAL_SUITES = List.of(FaultInjectionRules.class);
 
     /**
      * Runs {@code suites} with the given kit settings (e.g. {@code unicomm.kit.backend=shm},

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(60)
 class StoreSecurityTest {
-    static final int ROUNDS = 16;
+    static final int ROUNDS = 10;
 
     @Test void randomRequestsFromAnAuthenticatedRankNeverKillTheHost() throws Exception {
         Random random = new Random(12_2026L);

@@ -1,0 +1,20 @@
+package dev.unicomm.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.conformance.configured.FaultInjectionRules;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The fault-injection suite is run by name only, never in the default run. */
+class ConformanceSelectTest {
+    @Test void faultInjectionIsSelectableByNameButNotByDefault() {
+        assertEquals(List.of(FaultInjectionRules.class), ConformanceCommand.select(List.of("FaultInjection")));
+        assertFalse(ConformanceCommand.select(List.of()).contains(FaultInjectionRules.class));
+        var e = assertThrows(IllegalArgumentException.class, () -> ConformanceCommand.select(List.of("nope")));
+        assertTrue(e.getMessage().contains("FaultInjection"), e.getMessage());
+    }
+}
