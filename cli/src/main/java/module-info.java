@@ -2,6 +2,7 @@
 module dev.unicomm.cli {
     requires dev.unicomm.api;
     requires info.picocli;
+    requires jdk.jfr;
     requires dev.unicomm.conformance;
     opens dev.unicomm.cli to info.picocli;
     opens dev.unicomm.cli.bench to info.picocli;

@@ -80,9 +80,12 @@ final class CheckedRma implements Rma {
         e.begin();
         raw.quiet();
         e.end();
-        tally.drainInto(e, System.nanoTime());
-        e.rank = c.rank();
-        e.commit();
+        tally.quiet();
+        if (e.shouldCommit()) { // false when throttled: the counts carry over to the next recorded batch
+            tally.drainInto(e, System.nanoTime());
+            e.rank = c.rank();
+            e.commit();
+        }
     }
 
     @Override public void fence() {

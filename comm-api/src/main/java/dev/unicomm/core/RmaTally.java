@@ -12,7 +12,7 @@ final class RmaTally {
     private static final int NO_PEER = -2, SEVERAL = -1;
 
     private final LongAdder puts = new LongAdder(), putBytes = new LongAdder(), gets = new LongAdder(),
-            getBytes = new LongAdder(), signalPuts = new LongAdder(), atomics = new LongAdder();
+            getBytes = new LongAdder(), signalPuts = new LongAdder(), atomics = new LongAdder(), quiets = new LongAdder();
     private final AtomicInteger peer = new AtomicInteger(NO_PEER);
     private final AtomicLong firstIssue = new AtomicLong();
 
@@ -26,6 +26,8 @@ final class RmaTally {
 
     void atomic(int pe) { atomics.increment(); touch(pe); }
 
+    void quiet() { quiets.increment(); }
+
     private void touch(int pe) {
         int p = peer.get();
         if (p == NO_PEER) {
@@ -36,7 +38,7 @@ final class RmaTally {
         }
     }
 
-    /** Moves the counts into {@code e} and starts a new batch. */
+    /** Moves the counts into {@code e} (which is about to be committed) and starts a new batch. */
     void drainInto(RmaBatchEvent e, long now) {
         e.puts = puts.sumThenReset();
         e.putBytes = putBytes.sumThenReset();
@@ -44,6 +46,7 @@ final class RmaTally {
         e.getBytes = getBytes.sumThenReset();
         e.signalPuts = signalPuts.sumThenReset();
         e.atomics = atomics.sumThenReset();
+        e.quiets = quiets.sumThenReset();
         int p = peer.getAndSet(NO_PEER);
         e.peer = p == NO_PEER ? SEVERAL : p;
         e.batchNanos = p == NO_PEER ? 0 : now - firstIssue.get();

@@ -65,6 +65,38 @@ class FlightRecorderEventsTest {
         assertTrue(b.getLong("batchNanos") > 0);
         RecordedEvent empty = batches.stream().filter(e -> e != b).findFirst().orElseThrow();
         assertEquals(0, empty.getLong("puts") + empty.getLong("gets") + empty.getLong("atomics"));
+        assertEquals(1, empty.getLong("quiets"));
+    }
+
+    @Test void throttledBatchesKeepTheirCountsForTheNextRecordedOne() throws Exception {
+        Path file = dir.resolve("throttled.jfr");
+        int quiets = 5000;
+        try (Recording rec = new Recording()) {
+            rec.enable("dev.unicomm.RmaBatch");
+            rec.start();
+            try (Communicator comm = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
+                         Duration.ofSeconds(2), 1 << 20, Map.of("unicomm.shm.dir", dir.toString())));
+                 Arena arena = Arena.ofConfined();
+                 SymmetricBuffer buf = comm.heap().allocate(64)) {
+                Memory src = Memory.of(arena.allocate(8));
+                for (int i = 0; i < quiets; i++) {
+                    comm.rma().put(buf, 0, src, 0, 8, 0);
+                    comm.rma().quiet();
+                }
+                comm.rma().quiet(); // may itself be throttled; then its (empty) batch is not recorded
+                Thread.sleep(1100); // a new throttle window: this last quiet's event is recorded
+                comm.rma().quiet();
+            }
+            rec.stop();
+            rec.dump(file);
+        }
+        List<RecordedEvent> batches = RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("dev.unicomm.RmaBatch")).toList();
+        long puts = batches.stream().mapToLong(e -> e.getLong("puts")).sum();
+        long covered = batches.stream().mapToLong(e -> e.getLong("quiets")).sum();
+        assertEquals(quiets, puts, "throttling must not lose counted puts");
+        assertEquals(quiets + 2, covered);
+        assertTrue(batches.size() < quiets, "5000 quiets in well under a second must be throttled, got " + batches.size() + " events");
     }
 
     private static long count(List<RecordedEvent> events, String name) {

@@ -61,6 +61,9 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
             description = "CBENCH lines of another implementation (bench/reference/run_mpi_collectives.sh writes them): adds its busbw and time and our ratio.")
     Path compare;
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @Override public Integer call() throws IOException {
         if (seconds <= 0) throw new IllegalArgumentException("--seconds must be > 0, got " + seconds);
         for (int n : ranks) if (n < 1) throw new IllegalArgumentException("-n entries must be >= 1, got " + n);
@@ -123,7 +126,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
     private List<CollRow> launch(int n, long heapBytes, String... args) {
         JobSpec spec = JobSpec.of(n, CollectivesBenchWorker.class.getName(), args)
                 .withBackend(backend)
-                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes)))
+                .withEnv(jfr.env("n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
                 .withCommTimeout(Duration.ofMinutes(5))
                 .withJobTimeout(Duration.ofMinutes(30));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -131,6 +134,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
+        jfr.report("n" + n, n);
         List<CollRow> rows = new ArrayList<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("CBENCH,");

@@ -77,6 +77,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
         double ratio() { return boundNs / ns; }
     }
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @Override public Integer call() throws IOException {
         if (ranks < 1) throw new IllegalArgumentException("-n must be >= 1, got " + ranks);
         if (experts % ranks != 0) throw new IllegalArgumentException("--experts " + experts + " must be divisible by -n " + ranks);
@@ -96,7 +99,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         Integer.toString(tokens), Integer.toString(topk), Integer.toString(llTokens), Integer.toString(iters),
                         Integer.toString(llIters), noVerify ? "0" : "1", Long.toString(seed), mode)
                 .withBackend(backend)
-                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap)))
+                .withEnv(jfr.env("n" + ranks, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap))))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -104,6 +107,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
+        jfr.report("n" + ranks, ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("MOE,");

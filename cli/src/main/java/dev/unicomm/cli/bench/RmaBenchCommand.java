@@ -58,6 +58,9 @@ public final class RmaBenchCommand implements Callable<Integer> {
                     + "adds a table of our time vs theirs for every matching row.")
     Path compare;
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @Override public Integer call() throws IOException {
         if (ranks < 2) throw new IllegalArgumentException("-n must be >= 2 (rank 0 puts to rank 1), got " + ranks);
         for (int b : barrierRanks)
@@ -88,7 +91,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
     private List<BenchRow> launch(int n, long heapBytes, String... args) {
         JobSpec spec = JobSpec.of(n, RmaBenchWorker.class.getName(), args)
                 .withBackend(backend)
-                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes)))
+                .withEnv(jfr.env(args[0] + "-n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
                 .withCommTimeout(Duration.ofMinutes(10))
                 .withJobTimeout(Duration.ofMinutes(30));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
@@ -96,6 +99,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
         try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
+        jfr.report(args[0] + "-n" + n, n);
         List<BenchRow> rows = new ArrayList<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("BENCH,");
