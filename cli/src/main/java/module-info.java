@@ -3,6 +3,8 @@ module dev.unicomm.cli {
     requires dev.unicomm.api;
     requires info.picocli;
     requires jdk.jfr;
+    requires java.desktop;
+    requires org.jfree.jfreechart;
     requires dev.unicomm.conformance;
     opens dev.unicomm.cli to info.picocli;
     opens dev.unicomm.cli.bench to info.picocli;

@@ -64,6 +64,9 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
     @picocli.CommandLine.Mixin
     JfrOption jfr = new JfrOption();
 
+    @picocli.CommandLine.Mixin
+    PlotOption plot = new PlotOption();
+
     @Override public Integer call() throws IOException {
         if (seconds <= 0) throw new IllegalArgumentException("--seconds must be > 0, got " + seconds);
         for (int n : ranks) if (n < 1) throw new IllegalArgumentException("-n entries must be >= 1, got " + n);
@@ -77,7 +80,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         for (int n : ranks) {
             System.err.println("bench collectives: backend " + backend + ", " + n + " ranks, " + String.join(",", ops) + ", "
                     + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(max));
-            rows.addAll(launch(n, 2 * max + (16L << 20), String.join(",", ops), sizeList, Double.toString(seconds)));
+            rows.addAll(launch(n, 2 * max + (16L << 20), ops.size() * sizes.size(), String.join(",", ops), sizeList, Double.toString(seconds)));
         }
         Map<String, CollRow> other = compare == null ? Map.of() : read(compare);
         table(rows, other, System.out);
@@ -93,7 +96,18 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
             Files.write(csv, lines);
             System.out.println("wrote " + csv);
         }
+        if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench collectives (" + backend + ")");
         return 0;
+    }
+
+    /** Bus bandwidth and time per collective and job size; a local copy of the same size, dashed. */
+    static BenchPlot plot(List<CollRow> rows, String backend) {
+        BenchPlot p = new BenchPlot();
+        for (CollRow r : rows) {
+            p.add(r.op() + " (" + backend + ", " + r.ranks() + " ranks)", false, r.bytes(), r.timeUs(), r.busBw());
+            if (r.copyBw() > 0) p.add("reference: MemorySegment.copy", true, r.bytes(), r.bytes() / r.copyBw() / 1000, r.copyBw());
+        }
+        return p;
     }
 
     static void table(List<CollRow> rows, Map<String, CollRow> other, PrintStream out) {
@@ -123,7 +137,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         return m;
     }
 
-    private List<CollRow> launch(int n, long heapBytes, String... args) {
+    private List<CollRow> launch(int n, long heapBytes, int expectedRows, String... args) {
         JobSpec spec = JobSpec.of(n, CollectivesBenchWorker.class.getName(), args)
                 .withBackend(backend)
                 .withEnv(jfr.env("n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
@@ -131,7 +145,8 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
                 .withJobTimeout(Duration.ofMinutes(30));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+        try (Progress progress = Progress.start("bench collectives (" + n + " ranks)", expectedRows);
+             PrintStream out = new PrintStream(progress.counting(captured, "CBENCH,"), true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
         jfr.report("n" + n, n);

@@ -104,7 +104,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
                 .withJobTimeout(Duration.ofMinutes(10));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+        try (Progress progress = Progress.start("bench moe (" + ranks + " ranks)", 0);
+             PrintStream out = new PrintStream(progress.counting(captured, "MOE,"), true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
         jfr.report("n" + ranks, ranks);
