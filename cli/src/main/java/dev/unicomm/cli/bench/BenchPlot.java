@@ -6,6 +6,7 @@ import java.awt.Font;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.text.DecimalFormat;
 import java.text.FieldPosition;
 import java.text.NumberFormat;
 import java.text.ParsePosition;
@@ -16,6 +17,7 @@ import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberTickUnit;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -29,6 +31,11 @@ import org.jfree.data.xy.XYSeriesCollection;
  */
 final class BenchPlot {
     private record Point(long bytes, double latencyUs, double gbps) {}
+
+    /** Fixed colours, so a series has the same colour in both panels. */
+    private static final Color[] PALETTE = {
+        new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
 
     private final Map<String, List<Point>> series = new LinkedHashMap<>();
     private final Map<String, Boolean> reference = new LinkedHashMap<>();
@@ -44,7 +51,8 @@ final class BenchPlot {
 
     /** Writes the chart as a PNG of {@code width x height} pixels. */
     void write(Path png, String title, int width, int height) throws IOException {
-        if (series.isEmpty()) throw new IllegalStateException("nothing to plot: no rows with a message size were measured");
+        series.values().removeIf(points -> points.stream().map(Point::bytes).distinct().count() < 2); // single-size figures are no curve
+        if (series.isEmpty()) throw new IllegalStateException("nothing to plot: no operation was measured at two or more message sizes");
         System.setProperty("java.awt.headless", "true");
         LogAxis size = new LogAxis("message size");
         size.setBase(2);
@@ -71,6 +79,7 @@ final class BenchPlot {
                 if (y > 0) s.addOrUpdate(p.bytes(), y);
             }
             data.addSeries(s);
+            renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
             if (reference.get(e.getKey()))
                 renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
             else renderer.setSeriesStroke(i, new BasicStroke(2f));
@@ -79,6 +88,8 @@ final class BenchPlot {
         }
         LogAxis y = new LogAxis(label);
         y.setSmallestValue(1e-4);
+        y.setTickUnit(new NumberTickUnit(1)); // one tick per decade
+        y.setNumberFormatOverride(new DecimalFormat("0.####"));
         XYPlot p = new XYPlot(data, null, y, renderer);
         p.setBackgroundPaint(Color.WHITE);
         p.setDomainGridlinePaint(Color.LIGHT_GRAY);
