@@ -13,8 +13,8 @@ import jdk.jfr.Timespan;
 /**
  * JFR: an RMA batch, emitted at {@code quiet()}: the operations issued since the previous recorded
  * RmaBatch event. The event is throttled (default 200 per second, JFR setting {@code throttle}); a
- * quiet whose event is dropped keeps its counts for the next recorded one, so the sums over a
- * recording stay exact and {@link #quiets} says how many quiets one event covers. The event's
+ * quiet whose event is dropped keeps its counts for the next recorded one (only counts after the
+ * last recorded event are lost when a recording ends); {@link #quiets} says how many quiets one event covers. The event's
  * duration is the emitting quiet itself; {@link #batchNanos} spans first issue to quiet end.
  * Per-call counting only happens while the event is enabled (see {@link RmaTally}).
  */

@@ -36,7 +36,8 @@ final class Progress implements AutoCloseable {
 
     /** The usual indicator: stderr, drawn in place when a console is attached. */
     static Progress start(String label, int expected) {
-        return new Progress(label, expected, System.err, System.console() != null);
+        java.io.Console console = System.console();
+        return new Progress(label, expected, System.err, console != null && console.isTerminal());
     }
 
     void row() { rows.incrementAndGet(); }
