@@ -2,6 +2,9 @@
 module dev.unicomm.cli {
     requires dev.unicomm.api;
     requires info.picocli;
+    requires jdk.jfr;
+    requires java.desktop;
+    requires org.jfree.jfreechart;
     requires dev.unicomm.conformance;
     requires org.junit.platform.engine;
     requires org.junit.jupiter.api;

@@ -1,5 +1,7 @@
 /** unicomm's API and backend SPI. No native code, no backend. */
 module dev.unicomm.api {
+    // JFR events of the validating layer (dev.unicomm.core): lifecycle, RMA batches, collectives, MoE.
+    requires jdk.jfr;
     exports dev.unicomm.api;
     exports dev.unicomm.spi;
     // The validating layer and rendezvous store are shared with other unicomm modules only.

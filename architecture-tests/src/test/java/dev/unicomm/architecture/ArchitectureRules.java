@@ -33,13 +33,28 @@ final class ArchitectureRules {
             .because("portable collectives and MoE must work on every backend")
             .allowEmptyShould(true);
 
-    /** JavaCPP and FFM downcalls stay in a backend's internal package. */
+    /**
+     * JavaCPP and FFM downcalls stay in a backend's internal package. One exemption: the
+     * interop-javacpp adapter package, whose public API takes a framework's JavaCPP {@code Pointer}
+     * (it reads the pointer's address and binds no native code); its dependency is on JavaCPP's
+     * {@code Pointer} types only, which {@link #INTEROP_SEES_ONLY_POINTERS} checks.
+     */
     static final ArchRule NATIVES_STAY_INTERNAL = noClasses()
-            .that().resideOutsideOfPackage("..internal..")
+            .that().resideOutsideOfPackages("..internal..", "dev.unicomm.interop.javacpp")
             .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco..")
             .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
             .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
             .because("native bindings are a backend's internal detail")
+            .allowEmptyShould(true);
+
+    /** The interop exemption is narrow: the adapter uses JavaCPP's pointer classes, not its loader or natives. */
+    static final ArchRule INTEROP_SEES_ONLY_POINTERS = noClasses()
+            .that().resideInAPackage("dev.unicomm.interop.javacpp")
+            .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco.javacpp.annotation..", "org.bytedeco.javacpp.tools..")
+            .orShould().dependOnClassesThat().haveFullyQualifiedName("org.bytedeco.javacpp.Loader")
+            .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
+            .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
+            .because("the adapter only reads addresses of a framework's pointers; binding natives belongs in a backend's internal package")
             .allowEmptyShould(true);
 
     /** JNI {@code native} methods too. */

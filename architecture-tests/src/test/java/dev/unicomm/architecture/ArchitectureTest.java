@@ -13,4 +13,5 @@ class ArchitectureTest {
     @ArchTest static final ArchRule collectives_use_the_api_only = ArchitectureRules.COLLECTIVES_USE_THE_API_ONLY;
     @ArchTest static final ArchRule natives_stay_internal = ArchitectureRules.NATIVES_STAY_INTERNAL;
     @ArchTest static final ArchRule native_methods_stay_internal = ArchitectureRules.NATIVE_METHODS_STAY_INTERNAL;
+    @ArchTest static final ArchRule interop_sees_only_pointers = ArchitectureRules.INTEROP_SEES_ONLY_POINTERS;
 }

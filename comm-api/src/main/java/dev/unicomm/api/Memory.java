@@ -1,6 +1,7 @@
 package dev.unicomm.api;
 
 import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
 
 /**
  * A contiguous range of local memory that RMA, endpoints and MoE read from or write to: either a
@@ -30,6 +31,21 @@ public interface Memory {
     /** Host memory backed by {@code segment} (heap or native). */
     static Memory of(MemorySegment segment) {
         return new HostMemory(segment);
+    }
+
+    /**
+     * Host memory over a framework's {@link ByteBuffer}, without a copy: the bytes from the buffer's
+     * position to its limit (as {@link MemorySegment#ofBuffer} sees them at this call). Direct buffers
+     * give native memory; heap buffers give a heap segment, which backends that need native addresses
+     * reject. Writes through unicomm (get, receive) land in the buffer; a read-only buffer can only be
+     * a source. The buffer must stay reachable while unicomm uses the memory (the returned object
+     * keeps the segment, which keeps the buffer).
+     *
+     * @throws IllegalArgumentException if {@code buffer} is null
+     */
+    static Memory of(ByteBuffer buffer) {
+        if (buffer == null) throw new IllegalArgumentException("buffer must not be null");
+        return new HostMemory(MemorySegment.ofBuffer(buffer));
     }
 
     /**

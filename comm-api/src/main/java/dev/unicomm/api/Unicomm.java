@@ -31,12 +31,15 @@ public final class Unicomm {
 
     /** As {@link #connect(CommConfig)}, choosing among {@code registry}'s providers. */
     public static Communicator connect(CommConfig config, BackendRegistry registry) {
+        var opening = CheckedCommunicator.opening();
         CommBackendProvider provider = registry.select(config.backend());
         BackendReport report = BackendRegistry.report(provider);
         Store store = Rendezvous.connect(config);
         try {
             BackendCommunicator raw = provider.open(new BackendContext(config, store));
-            return new CheckedCommunicator(raw, report, config, store);
+            CheckedCommunicator comm = new CheckedCommunicator(raw, report, config, store);
+            comm.opened(opening);
+            return comm;
         } catch (RuntimeException | Error e) {
             try {
                 store.abort("backend '" + provider.name() + "' failed to open on rank " + config.rank() + ": " + e);

@@ -63,39 +63,83 @@ final class CheckedCollectives implements Collectives {
         }
     }
 
-    @Override public void barrier(Team team) { impl.barrier(team(team)); }
+    /** Starts a JFR event for one call (cheap when JFR is off: the object does not escape). */
+    private static CollectiveEvent begin() {
+        CollectiveEvent e = new CollectiveEvent();
+        e.begin();
+        return e;
+    }
+
+    private void commit(CollectiveEvent e, String op, Team team, long bytes, DType dtype, ReduceOp rop) {
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.operation = op;
+        e.teamRank = team.rank();
+        e.teamSize = team.size();
+        e.bytes = bytes;
+        e.dtype = dtype == null ? null : dtype.name();
+        e.reduceOp = rop == null ? null : rop.name();
+        e.nativeImpl = unwrap;
+        e.commit();
+    }
+
+    @Override public void barrier(Team team) {
+        Team t = team(team);
+        CollectiveEvent e = begin();
+        impl.barrier(t);
+        commit(e, "barrier", team, 0, null, null);
+    }
 
     @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
         Checks.nonNegative("bytes", bytes);
         if (root < 0 || root >= team.size())
             throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
-        impl.broadcast(team(team), buf("broadcast dst", dst, bytes), buf("broadcast src", src, bytes), bytes, root);
+        Team t = team(team);
+        SymmetricBuffer d = buf("broadcast dst", dst, bytes), s = buf("broadcast src", src, bytes);
+        CollectiveEvent e = begin();
+        impl.broadcast(t, d, s, bytes, root);
+        commit(e, "broadcast", team, bytes, null, null);
     }
 
     @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
         Checks.nonNegative("bytesPerPe", bytesPerPe);
         long total = Math.multiplyExact(bytesPerPe, team.size());
-        impl.allgather(team(team), buf("allgather dst", dst, total), buf("allgather src", src, bytesPerPe), bytesPerPe);
+        Team t = team(team);
+        SymmetricBuffer d = buf("allgather dst", dst, total), s = buf("allgather src", src, bytesPerPe);
+        CollectiveEvent e = begin();
+        impl.allgather(t, d, s, bytesPerPe);
+        commit(e, "allgather", team, bytesPerPe, null, null);
     }
 
     @Override public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
         reducible(dtype, op);
         long n = bytes(count, dtype);
-        impl.allreduce(team(team), buf("allreduce dst", dst, n), buf("allreduce src", src, n), count, dtype, op);
+        Team t = team(team);
+        SymmetricBuffer d = buf("allreduce dst", dst, n), s = buf("allreduce src", src, n);
+        CollectiveEvent e = begin();
+        impl.allreduce(t, d, s, count, dtype, op);
+        commit(e, "allreduce", team, n, dtype, op);
     }
 
     @Override public void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
         reducible(dtype, op);
         long n = bytes(countPerPe, dtype);
-        impl.reduceScatter(team(team), buf("reduceScatter dst", dst, n),
-                buf("reduceScatter src", src, Math.multiplyExact(n, team.size())), countPerPe, dtype, op);
+        Team t = team(team);
+        SymmetricBuffer d = buf("reduceScatter dst", dst, n), s = buf("reduceScatter src", src, Math.multiplyExact(n, team.size()));
+        CollectiveEvent e = begin();
+        impl.reduceScatter(t, d, s, countPerPe, dtype, op);
+        commit(e, "reduceScatter", team, Math.multiplyExact(n, team.size()), dtype, op);
     }
 
     @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
         Checks.nonNegative("bytesPerPe", bytesPerPe);
         long total = Math.multiplyExact(bytesPerPe, team.size());
         if (dst == src) throw new IllegalArgumentException("alltoall cannot run in place: dst and src must differ");
-        impl.alltoall(team(team), buf("alltoall dst", dst, total), buf("alltoall src", src, total), bytesPerPe);
+        Team t = team(team);
+        SymmetricBuffer d = buf("alltoall dst", dst, total), s = buf("alltoall src", src, total);
+        CollectiveEvent e = begin();
+        impl.alltoall(t, d, s, bytesPerPe);
+        commit(e, "alltoall", team, bytesPerPe, null, null);
     }
 
     @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
@@ -106,7 +150,12 @@ final class CheckedCollectives implements Collectives {
         SymmetricBuffer s = buf("alltoallv src", src, 0);
         checkV("recv", recvCounts, recvOffsets, n, c.unwrap("alltoallv dst", dst).byteSize());
         checkV("send", sendCounts, sendOffsets, n, c.unwrap("alltoallv src", src).byteSize());
-        impl.alltoallv(team(team), d, recvCounts.clone(), recvOffsets.clone(), s, sendCounts.clone(), sendOffsets.clone());
+        Team t = team(team);
+        long sent = 0;
+        for (long k : sendCounts) sent += k;
+        CollectiveEvent e = begin();
+        impl.alltoallv(t, d, recvCounts.clone(), recvOffsets.clone(), s, sendCounts.clone(), sendOffsets.clone());
+        commit(e, "alltoallv", team, sent, null, null);
     }
 
     private static void checkV(String side, long[] counts, long[] offsets, int n, long capacity) {

@@ -61,6 +61,27 @@ public final class CheckedCommunicator implements Communicator {
         this.world = new CheckedTeam(this, raw.world(), true);
     }
 
+    /** Starts timing an open for JFR; hand the result to {@link #opened(CommOpenEvent)}. */
+    public static CommOpenEvent opening() {
+        CommOpenEvent e = new CommOpenEvent();
+        e.begin();
+        return e;
+    }
+
+    /** Records the open that {@code e} timed (JFR event + a debug log line). */
+    public void opened(CommOpenEvent e) {
+        e.end();
+        if (e.shouldCommit()) {
+            e.backend = backend.name();
+            e.rank = rank;
+            e.size = size;
+            e.heapBytes = config.heapSize();
+            e.commit();
+        }
+        LOG.log(Level.DEBUG, "opened communicator: backend {0}, rank {1} of {2}, heap {3} bytes",
+                backend.name(), rank, size, config.heapSize());
+    }
+
     void ensureOpen() {
         if (!open) throw new IllegalStateException("communicator (backend " + backend.name() + ", rank " + rank + ") is closed");
     }
@@ -121,7 +142,15 @@ public final class CheckedCommunicator implements Communicator {
 
     @Override public void barrier() {
         ensureOpen();
+        BarrierEvent e = new BarrierEvent();
+        e.begin();
         raw.barrier();
+        e.end();
+        if (e.shouldCommit()) {
+            e.rank = rank;
+            e.teamSize = size;
+            e.commit();
+        }
     }
 
     @Override public Collectives collectives() {
@@ -183,6 +212,9 @@ public final class CheckedCommunicator implements Communicator {
 
     @Override public void close() {
         if (!open) return;
+        CommCloseEvent event = new CommCloseEvent();
+        event.begin();
+        int leaked = live.size();
         // Collectives may own symmetric scratch memory: free it (collectively) before the leak report.
         if (collectives instanceof CheckedCollectives cc) cc.release();
         if (!live.isEmpty()) {
@@ -196,6 +228,15 @@ public final class CheckedCommunicator implements Communicator {
             raw.close();
         } finally {
             store.close();
+            event.end();
+            if (event.shouldCommit()) {
+                event.backend = backend.name();
+                event.rank = rank;
+                event.size = size;
+                event.leakedBuffers = leaked;
+                event.commit();
+            }
+            LOG.log(Level.DEBUG, "closed communicator: backend {0}, rank {1} of {2}", backend.name(), rank, size);
         }
     }
 

@@ -37,6 +37,24 @@ public final class CheckedMoe implements MoeBuffer {
         this.numLocalExperts = config.numLocalExperts(numRanks);
     }
 
+    private static MoeEvent begin() {
+        MoeEvent e = new MoeEvent();
+        e.begin();
+        return e;
+    }
+
+    private void commit(MoeEvent e, String op, Tensor input) {
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.operation = op;
+        e.ranks = numRanks;
+        e.experts = config.numExperts();
+        e.hidden = config.hidden();
+        e.tokens = input.shape()[0];
+        e.bytes = input.byteSize();
+        e.commit();
+    }
+
     /** The implementation behind this buffer. */
     public MoeBuffer unwrap() { return raw; }
 
@@ -64,14 +82,20 @@ public final class CheckedMoe implements MoeBuffer {
             MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED),
                     topkIdx, numRanks, numLocalExperts);
         if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
-        return wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
+        MoeEvent e = begin();
+        Dispatched d = wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
+        commit(e, "dispatch", x);
+        return d;
     }
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureMode(Mode.NORMAL, "dispatch");
         Handle h = unwrap("handle", handle, Mode.NORMAL);
         checkX(x, scales, h.raw.numTokens());
-        return wrap(raw.dispatch(x, scales, h.raw));
+        MoeEvent e = begin();
+        Dispatched d = wrap(raw.dispatch(x, scales, h.raw));
+        commit(e, "dispatch (cached handle)", x);
+        return d;
     }
 
     @Override public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
@@ -80,7 +104,10 @@ public final class CheckedMoe implements MoeBuffer {
         int n = h.raw.numRecvTokens();
         tensor("y", y, DType.BF16, n, config.hidden());
         if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
-        return raw.combine(y, h.raw, topkWeights);
+        MoeEvent e = begin();
+        Combined c = raw.combine(y, h.raw, topkWeights);
+        commit(e, "combine", y);
+        return c;
     }
 
     @Override public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
@@ -90,7 +117,9 @@ public final class CheckedMoe implements MoeBuffer {
         tensor("x", x, DType.BF16, t, config.hidden());
         if (useFp8 && !config.useFp8())
             throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+        MoeEvent e = begin();
         LowLatencyDispatched d = raw.lowLatencyDispatch(x, topkIdx, useFp8);
+        commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
         Handle h;
         synchronized (this) {
             h = new Handle(this, d.handle(), ++lowLatencyDispatches);
@@ -110,7 +139,9 @@ public final class CheckedMoe implements MoeBuffer {
         checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
         tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
         tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+        MoeEvent e = begin();
         LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h.raw);
+        commit(e, "lowLatencyCombine", y);
         return c;
     }
 

@@ -11,6 +11,8 @@ import dev.unicomm.api.SymmetricBuffer;
 final class CheckedRma implements Rma {
     private final CheckedCommunicator c;
     private final Rma raw;
+    /** Feeds {@link RmaBatchEvent}; touched only while that JFR event is enabled. */
+    private final RmaTally tally = new RmaTally();
 
     CheckedRma(CheckedCommunicator c, Rma raw) {
         this.c = c;
@@ -20,21 +22,25 @@ final class CheckedRma implements Rma {
     @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer d = remote("put dst", dst, dstOffset, bytes, pe);
         raw.put(d, dstOffset, local("put src", src, srcOffset, bytes), srcOffset, bytes, pe);
+        if (RmaTally.on()) tally.put(bytes, pe);
     }
 
     @Override public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer s = remote("get src", src, srcOffset, bytes, pe);
         raw.get(local("get dst", dst, dstOffset, bytes), dstOffset, s, srcOffset, bytes, pe);
+        if (RmaTally.on()) tally.get(bytes, pe);
     }
 
     @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer d = remote("putNbi dst", dst, dstOffset, bytes, pe);
         raw.putNbi(d, dstOffset, local("putNbi src", src, srcOffset, bytes), srcOffset, bytes, pe);
+        if (RmaTally.on()) tally.put(bytes, pe);
     }
 
     @Override public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer s = remote("getNbi src", src, srcOffset, bytes, pe);
         raw.getNbi(local("getNbi dst", dst, dstOffset, bytes), dstOffset, s, srcOffset, bytes, pe);
+        if (RmaTally.on()) tally.get(bytes, pe);
     }
 
     @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
@@ -43,6 +49,7 @@ final class CheckedRma implements Rma {
         Memory s = local("putSignal src", src, srcOffset, bytes);
         SymmetricBuffer sig = word("putSignal signal", signal, signalOffset, pe);
         raw.putSignal(d, dstOffset, s, srcOffset, bytes, sig, signalOffset, value, Checks.notNull("signal op", op), pe);
+        if (RmaTally.on()) tally.putSignal(bytes, pe);
     }
 
     @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
@@ -51,6 +58,7 @@ final class CheckedRma implements Rma {
         Memory s = local("putSignalNbi src", src, srcOffset, bytes);
         SymmetricBuffer sig = word("putSignalNbi signal", signal, signalOffset, pe);
         raw.putSignalNbi(d, dstOffset, s, srcOffset, bytes, sig, signalOffset, value, Checks.notNull("signal op", op), pe);
+        if (RmaTally.on()) tally.putSignal(bytes, pe);
     }
 
     @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
@@ -64,7 +72,20 @@ final class CheckedRma implements Rma {
 
     @Override public void quiet() {
         c.ensureOpen();
+        if (!RmaTally.on()) {
+            raw.quiet();
+            return;
+        }
+        RmaBatchEvent e = new RmaBatchEvent();
+        e.begin();
         raw.quiet();
+        e.end();
+        tally.quiet();
+        if (e.shouldCommit()) { // false when throttled: the counts carry over to the next recorded batch
+            tally.drainInto(e, System.nanoTime());
+            e.rank = c.rank();
+            e.commit();
+        }
     }
 
     @Override public void fence() {
@@ -73,27 +94,39 @@ final class CheckedRma implements Rma {
     }
 
     @Override public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
-        return raw.atomicFetch(word("atomicFetch", buf, offset, pe), offset, pe);
+        SymmetricBuffer b = word("atomicFetch", buf, offset, pe);
+        if (RmaTally.on()) tally.atomic(pe);
+        return raw.atomicFetch(b, offset, pe);
     }
 
     @Override public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
-        raw.atomicSet(word("atomicSet", buf, offset, pe), offset, value, pe);
+        SymmetricBuffer b = word("atomicSet", buf, offset, pe);
+        if (RmaTally.on()) tally.atomic(pe);
+        raw.atomicSet(b, offset, value, pe);
     }
 
     @Override public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
-        return raw.atomicFetchAdd(word("atomicFetchAdd", buf, offset, pe), offset, delta, pe);
+        SymmetricBuffer b = word("atomicFetchAdd", buf, offset, pe);
+        if (RmaTally.on()) tally.atomic(pe);
+        return raw.atomicFetchAdd(b, offset, delta, pe);
     }
 
     @Override public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
-        raw.atomicAdd(word("atomicAdd", buf, offset, pe), offset, delta, pe);
+        SymmetricBuffer b = word("atomicAdd", buf, offset, pe);
+        if (RmaTally.on()) tally.atomic(pe);
+        raw.atomicAdd(b, offset, delta, pe);
     }
 
     @Override public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
-        return raw.atomicCompareSwap(word("atomicCompareSwap", buf, offset, pe), offset, expected, desired, pe);
+        SymmetricBuffer b = word("atomicCompareSwap", buf, offset, pe);
+        if (RmaTally.on()) tally.atomic(pe);
+        return raw.atomicCompareSwap(b, offset, expected, desired, pe);
     }
 
     @Override public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
-        return raw.atomicSwap(word("atomicSwap", buf, offset, pe), offset, value, pe);
+        SymmetricBuffer b = word("atomicSwap", buf, offset, pe);
+        if (RmaTally.on()) tally.atomic(pe);
+        return raw.atomicSwap(b, offset, value, pe);
     }
 
     @Override public Rma on(Stream stream) {

@@ -59,7 +59,15 @@ final class CheckedTeam implements Team {
     @Override public void barrier() {
         ensureOpen();
         if (raw.rank() < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
+        BarrierEvent e = new BarrierEvent();
+        e.begin();
         raw.barrier();
+        e.end();
+        if (e.shouldCommit()) {
+            e.rank = raw.rank();
+            e.teamSize = raw.size();
+            e.commit();
+        }
     }
 
     @Override public void barrier(Stream stream) {

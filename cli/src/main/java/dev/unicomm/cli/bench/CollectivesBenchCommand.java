@@ -66,6 +66,12 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
             description = "CBENCH lines of another implementation (bench/reference/run_mpi_collectives.sh writes them): adds its busbw and time and our ratio.")
     Path compare;
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
+    @picocli.CommandLine.Mixin
+    PlotOption plot = new PlotOption();
+
     @Override public Integer call() throws IOException {
         if (seconds <= 0) throw new IllegalArgumentException("--seconds must be > 0, got " + seconds);
         if (repeat < 1) throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
@@ -82,7 +88,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
                     + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(max));
             List<CollRow> best = new ArrayList<>();
             for (int k = 0; k < repeat; k++)
-                best = bestOf(best, launch(n, 2 * max + (16L << 20), String.join(",", ops), sizeList, Double.toString(seconds)));
+                best = bestOf(best, launch(n, 2 * max + (16L << 20), ops.size() * sizes.size(), String.join(",", ops), sizeList, Double.toString(seconds)));
             rows.addAll(best);
         }
         Map<String, CollRow> other = compare == null ? Map.of() : read(compare);
@@ -99,7 +105,18 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
             Files.write(csv, lines);
             System.out.println("wrote " + csv);
         }
+        if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench collectives (" + backend + ")");
         return 0;
+    }
+
+    /** Bus bandwidth and time per collective and job size; a local copy of the same size, dashed. */
+    static BenchPlot plot(List<CollRow> rows, String backend) {
+        BenchPlot p = new BenchPlot();
+        for (CollRow r : rows) {
+            p.add(r.op() + " (" + backend + ", " + r.ranks() + " ranks)", false, r.bytes(), r.timeUs(), r.busBw());
+            if (r.copyBw() > 0) p.add("reference: MemorySegment.copy", true, r.bytes(), r.bytes() / r.copyBw() / 1000, r.copyBw());
+        }
+        return p;
     }
 
     static void table(List<CollRow> rows, Map<String, CollRow> other, PrintStream out) {
@@ -138,17 +155,19 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         return m;
     }
 
-    private List<CollRow> launch(int n, long heapBytes, String... args) {
+    private List<CollRow> launch(int n, long heapBytes, int expectedRows, String... args) {
         JobSpec spec = JobSpec.of(n, CollectivesBenchWorker.class.getName(), args)
                 .withBackend(backend)
-                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes)))
+                .withEnv(jfr.env("n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
                 .withCommTimeout(Duration.ofMinutes(5))
                 .withJobTimeout(Duration.ofMinutes(30));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+        try (Progress progress = Progress.start("bench collectives (" + n + " ranks)", expectedRows);
+             PrintStream out = new PrintStream(progress.counting(captured, "CBENCH,"), true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
+        jfr.report("n" + n, n);
         List<CollRow> rows = new ArrayList<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("CBENCH,");

@@ -35,7 +35,8 @@ public final class CollectivesBenchWorker {
         List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
         double budget = Double.parseDouble(args[2]);
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
-        try (Communicator comm = Unicomm.connect();
+        try (BenchRecording jfr = BenchRecording.startIfRequested();
+             Communicator comm = Unicomm.connect();
              Arena arena = Arena.ofConfined()) {
             Collectives coll = comm.collectives();
             try (SymmetricBuffer src = comm.heap().allocate(max, 4096);

@@ -81,6 +81,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
         double ratio() { return boundNs / ns; }
     }
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
     @Override public Integer call() throws IOException {
         if (ranks < 1) throw new IllegalArgumentException("-n must be >= 1, got " + ranks);
         if (experts % ranks != 0) throw new IllegalArgumentException("--experts " + experts + " must be divisible by -n " + ranks);
@@ -102,15 +105,17 @@ public final class MoeBenchCommand implements Callable<Integer> {
                 .withBackend(backend)
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
-                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap)))
+                .withEnv(jfr.env("n" + ranks, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap))))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8);
+        try (Progress progress = Progress.start("bench moe (" + ranks + " ranks)", 0);
+             PrintStream out = new PrintStream(progress.counting(captured, "MOE,"), true, StandardCharsets.UTF_8);
              PrintStream err = withoutIncubatorNotice(System.err)) {
             result = JobLauncher.run(spec, out, err);
         }
+        jfr.report("n" + ranks, ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("MOE,");

@@ -49,7 +49,8 @@ public final class MoeBenchWorker {
 
     public static void main(String[] args) {
         Params p = Params.parse(args);
-        try (Communicator comm = Unicomm.connect()) {
+        try (BenchRecording jfr = BenchRecording.startIfRequested();
+             Communicator comm = Unicomm.connect()) {
             if (p.normal()) normal(comm, p);
             if (p.lowLatency()) lowLatency(comm, p);
         }

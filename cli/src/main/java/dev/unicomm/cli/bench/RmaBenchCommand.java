@@ -62,6 +62,12 @@ public final class RmaBenchCommand implements Callable<Integer> {
                     + "adds a table of our time vs theirs for every matching row.")
     Path compare;
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
+    @picocli.CommandLine.Mixin
+    PlotOption plot = new PlotOption();
+
     @Override public Integer call() throws IOException {
         if (ranks < 2) throw new IllegalArgumentException("-n must be >= 2 (rank 0 puts to rank 1), got " + ranks);
         for (int b : barrierRanks)
@@ -88,10 +94,10 @@ public final class RmaBenchCommand implements Callable<Integer> {
         List<BenchRow> rows = new ArrayList<>();
         System.err.println("bench rma: backend " + backend + ", " + ranks + " ranks, " + sizes.size() + " sizes "
                 + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(sizes.getLast()));
-        rows.addAll(launch(ranks, heap, "rma", sizeList, Long.toString(barrierIters)));
+        rows.addAll(launch(ranks, heap, 3 * sizes.size() + 3, "rma", sizeList, Long.toString(barrierIters)));
         for (int b : barrierRanks) {
             if (b == ranks) continue; // already measured by the RMA job
-            rows.addAll(launch(b, 4L << 20, "barrier", Long.toString(barrierIters)));
+            rows.addAll(launch(b, 4L << 20, 1, "barrier", Long.toString(barrierIters)));
         }
         BenchReport.table(rows, System.out);
         if (compare != null) Comparison.print(rows, Comparison.read(compare), compare.getFileName().toString(), System.out);
@@ -99,6 +105,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
             BenchReport.csv(rows, csv);
             System.out.println("wrote " + csv);
         }
+        if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench rma (" + backend + ")");
         return 0;
     }
 
@@ -110,18 +117,32 @@ public final class RmaBenchCommand implements Callable<Integer> {
                 .orElse(false);
     }
 
+    /** One line per operation and job size; the same-run reference of each operation, dashed. */
+    static BenchPlot plot(List<BenchRow> rows, String backend) {
+        BenchPlot p = new BenchPlot();
+        for (BenchRow r : rows) {
+            if (r.bytes() <= 0) continue;
+            p.add(r.op() + " (" + backend + ", " + r.ranks() + " ranks)", false, r.bytes(), r.nsPerOp() / 1000, r.gbps());
+            if (r.refNsPerOp() > 0)
+                p.add("reference: " + r.reference(), true, r.bytes(), r.refNsPerOp() / 1000, r.refGbps());
+        }
+        return p;
+    }
+
     /** Runs one job of the worker and returns the rows rank 0 printed. */
-    private List<BenchRow> launch(int n, long heapBytes, String... args) {
+    private List<BenchRow> launch(int n, long heapBytes, int expectedRows, String... args) {
         JobSpec spec = JobSpec.of(n, RmaBenchWorker.class.getName(), args)
                 .withBackend(backend)
-                .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes)))
+                .withEnv(jfr.env(args[0] + "-n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
                 .withCommTimeout(Duration.ofMinutes(10))
                 .withJobTimeout(Duration.ofMinutes(30));
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+        try (Progress progress = Progress.start("bench rma (" + n + " ranks)", expectedRows);
+             PrintStream out = new PrintStream(progress.counting(captured, "BENCH,"), true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
+        jfr.report(args[0] + "-n" + n, n);
         List<BenchRow> rows = new ArrayList<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("BENCH,");

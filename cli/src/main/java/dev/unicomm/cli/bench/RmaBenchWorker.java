@@ -33,7 +33,8 @@ public final class RmaBenchWorker {
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
     public static void main(String[] args) {
-        try (Communicator comm = Unicomm.connect()) {
+        try (BenchRecording jfr = BenchRecording.startIfRequested();
+             Communicator comm = Unicomm.connect()) {
             switch (args[0]) {
                 case "rma" -> {
                     List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();

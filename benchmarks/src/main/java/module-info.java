@@ -1,0 +1,6 @@
+/** JMH micro-benchmarks of unicomm's per-call overhead (run from the shaded jar, class path). */
+open module dev.unicomm.benchmarks {
+    requires dev.unicomm.api;
+    requires jmh.core;
+    exports dev.unicomm.benchmarks;
+}

@@ -1,0 +1,46 @@
+package dev.unicomm.cli.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code --jfr FILE} for the bench commands: every rank of every benchmark job records a JDK Flight
+ * Recording (unicomm's events + the JDK's default set) to {@code FILE}'s name with
+ * {@code -<job>-rank<r>.jfr} in place of {@code .jfr}; see {@link BenchRecording}.
+ */
+public final class JfrOption {
+    /** The environment variable that tells a worker where to write (a path prefix). */
+    static final String ENV = "UNICOMM_BENCH_JFR";
+
+    @Option(names = "--jfr", paramLabel = "FILE",
+            description = "Record JFR in every rank (unicomm's events: lifecycle, RMA batches, barriers, collectives, MoE) "
+                    + "to FILE-<job>-rank<r>.jfr; open with `jfr print --events 'dev.unicomm.*' FILE`.")
+    Path file;
+
+    /** {@code base} plus, with {@code --jfr}, the variable naming this job's recordings. */
+    Map<String, String> env(String jobTag, Map<String, String> base) {
+        if (file == null) return base;
+        Map<String, String> m = new HashMap<>(base);
+        m.put(ENV, prefix(jobTag).toString());
+        return m;
+    }
+
+    /** After a job: tells the user which recordings it left. */
+    void report(String jobTag, int ranks) {
+        if (file == null) return;
+        for (int r = 0; r < ranks; r++) {
+            Path p = Path.of(prefix(jobTag) + "-rank" + r + ".jfr");
+            System.err.println(Files.isRegularFile(p) ? "JFR recording: " + p : "JFR recording missing (the rank did not finish): " + p);
+        }
+    }
+
+    private Path prefix(String jobTag) {
+        Path abs = file.toAbsolutePath();
+        String name = abs.getFileName().toString();
+        if (name.endsWith(".jfr")) name = name.substring(0, name.length() - 4);
+        return abs.resolveSibling(name + "-" + jobTag);
+    }
+}
