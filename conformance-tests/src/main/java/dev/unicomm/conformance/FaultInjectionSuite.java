@@ -190,7 +190,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
             CommConfig fresh = pe.freshConfig();
             int victim = last(pe);
             if (pe.rank() == victim) {
-                killSelfAfter(pe, 2000);
+                killSelfAfter(pe, 3000); // long enough to be inside the open, after creating its resources, on a loaded machine
                 Unicomm.connect(fresh).close(); // blocks: the middle ranks never come
                 Thread.sleep(60_000);
             } else if (pe.rank() == 0) {
