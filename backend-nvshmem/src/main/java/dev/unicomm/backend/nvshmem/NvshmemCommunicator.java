@@ -29,7 +29,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * initialization per process: the first {@code open} initializes it (unique-id bootstrap through
  * the rendezvous store); {@link #close()} releases everything this communicator made but keeps
  * NVSHMEM initialized so that a later {@code open} with the same rank and size reuses it, unless
- * {@code unicomm.nvshmem.finalize=true} asks for {@code nvshmem_finalize} at close.
+ * {@code unicomm.nvshmem.finalize=true} asks for {@code nvshmem_finalize} at close. A one-PE
+ * communicator opened in a process that is a PE of a larger job ("solo") runs on the same runtime:
+ * its PE 0 is this NVSHMEM PE, its buffers come from a symmetric pool reserved at init, its teams
+ * have one member and its collectives are local copies.
  *
  * <p>Host-issued operations (blocking RMA, atomics, collectives, copies) run on one internal
  * non-blocking CUDA stream, in issue order, and every wait for it is bounded by the

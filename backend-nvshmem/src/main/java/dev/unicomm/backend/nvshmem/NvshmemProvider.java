@@ -19,7 +19,8 @@ import java.util.Set;
  *
  * <p>Settings ({@code -Dunicomm.X} or {@code UNICOMM_X}): {@code nvshmem.home} (NVSHMEM install),
  * {@code nvshmem.ops} (ops library path), {@code nvshmem.device}, {@code nvshmem.finalize},
- * {@code nvshmem.bounceBytes}, {@code nvshmem.scratchBytes}.
+ * {@code nvshmem.bounceBytes}, {@code nvshmem.scratchBytes}, {@code nvshmem.soloPoolBytes} (symmetric memory
+ * reserved for one-PE communicators opened inside a process of a larger job).
  */
 public final class NvshmemProvider implements CommBackendProvider {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
