@@ -83,9 +83,13 @@ class FlightRecorderEventsTest {
                     comm.rma().put(buf, 0, src, 0, 8, 0);
                     comm.rma().quiet();
                 }
-                comm.rma().quiet();
-                Thread.sleep(1100); // a later throttle window
-                comm.rma().quiet();
+                // JFR's throttler samples adaptively: after a burst, a lone event in the next window is
+                // likely dropped too. A slow trickle of empty quiets gets sampled, and the first recorded
+                // one carries the burst's remaining counts.
+                for (int i = 0; i < 300; i++) {
+                    Thread.sleep(5);
+                    comm.rma().quiet();
+                }
             }
             rec.stop();
             rec.dump(file);
@@ -95,11 +99,12 @@ class FlightRecorderEventsTest {
         long puts = batches.stream().mapToLong(e -> e.getLong("puts")).sum();
         assertTrue(puts > 0 && puts <= quiets, "recorded puts: " + puts);
         assertTrue(batches.size() < quiets, "5000 quiets in well under a second must be throttled, got " + batches.size() + " events");
-        assertTrue(batches.stream().anyMatch(e -> e.getLong("quiets") > 1), "a recorded event carries the counts of throttled quiets");
+        assertTrue(batches.stream().anyMatch(e -> e.getLong("quiets") > 1 && e.getLong("puts") > 1), "a recorded event carries the counts of throttled quiets; events (quiets/puts): "
+                + batches.stream().map(e -> e.getLong("quiets") + "/" + e.getLong("puts")).toList());
         for (RecordedEvent e : batches) {
-            // every loop iteration is one 8-byte put + one quiet; the last two quiets have no put
+            // burst: one 8-byte put + one quiet per iteration; trickle: quiets without puts
             long q = e.getLong("quiets"), p = e.getLong("puts");
-            assertTrue(p <= q && p >= q - 2, "an event covering " + q + " quiets must hold their puts, got " + p);
+            assertTrue(p <= q, "an event covering " + q + " quiets cannot hold more puts, got " + p);
             assertEquals(8 * p, e.getLong("putBytes"));
         }
     }
