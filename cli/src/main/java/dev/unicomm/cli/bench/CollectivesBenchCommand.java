@@ -54,6 +54,11 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "0.3", description = "Target timed seconds per size (default: ${DEFAULT-VALUE}).")
     double seconds;
 
+    @Option(names = "--warmup", defaultValue = "3",
+            description = "Untimed passes over all sizes for at least this many seconds per collective before timing: "
+                    + "4 JVMs compiling on 2 cores need seconds to settle (default: ${DEFAULT-VALUE}).")
+    double warmup;
+
     @Option(names = "--repeat", defaultValue = "1",
             description = "Run every job this many times and keep each row's best (lowest) time: on a shared, busy machine "
                     + "the best of several runs is the least disturbed one (default: ${DEFAULT-VALUE}).")
@@ -74,6 +79,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
 
     @Override public Integer call() throws IOException {
         if (seconds <= 0) throw new IllegalArgumentException("--seconds must be > 0, got " + seconds);
+        if (warmup < 0) throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
         if (repeat < 1) throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
         for (int n : ranks) if (n < 1) throw new IllegalArgumentException("-n entries must be >= 1, got " + n);
         for (String op : ops)
@@ -88,7 +94,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
                     + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(max));
             List<CollRow> best = new ArrayList<>();
             for (int k = 0; k < repeat; k++)
-                best = bestOf(best, launch(n, 2 * max + (16L << 20), ops.size() * sizes.size(), String.join(",", ops), sizeList, Double.toString(seconds)));
+                best = bestOf(best, launch(n, 2 * max + (16L << 20), ops.size() * sizes.size(), String.join(",", ops), sizeList, Double.toString(seconds), Double.toString(warmup)));
             rows.addAll(best);
         }
         Map<String, CollRow> other = compare == null ? Map.of() : read(compare);

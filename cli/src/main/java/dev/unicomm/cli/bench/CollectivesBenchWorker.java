@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * One rank of {@code unicomm bench collectives}. Arguments: {@code OPS SIZES MAX_SECONDS_PER_SIZE},
+ * One rank of {@code unicomm bench collectives}. Arguments: {@code OPS SIZES SECONDS_PER_SIZE WARMUP_SECONDS},
  * comma-separated. For each op and size: warm up, agree on an iteration count (allreduce MAX of
  * one timed call, so every rank runs the same loop), time the loop between two barriers, and take
  * the slowest rank's time (allreduce MAX). Rank 0 prints {@link CollRow#toLine()} lines, including
@@ -27,13 +27,12 @@ public final class CollectivesBenchWorker {
     /** The collectives this benchmark knows. */
     static final List<String> OPS = List.of("allreduce", "allgather", "reducescatter", "alltoall", "broadcast");
 
-    /** Minimum warm-up per collective: 4 JVMs compiling on 2 cores need seconds before latencies settle. */
-    static final long WARM_NS = 3_000_000_000L;
 
     public static void main(String[] args) {
         List<String> ops = Arrays.asList(args[0].split(","));
         List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
         double budget = Double.parseDouble(args[2]);
+        long warmNs = (long) (Double.parseDouble(args[3]) * 1e9);
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         try (BenchRecording jfr = BenchRecording.startIfRequested();
              Communicator comm = Unicomm.connect();
@@ -49,7 +48,7 @@ public final class CollectivesBenchWorker {
                 MemorySegment b = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 0) : null;
                 for (String op : ops) {
                     // Warm-up: untimed passes over every size (every algorithm) until the JIT compilers of
-                    // all ranks have settled (at least WARM_NS). Fixed counts per pass and an agreed decision
+                    // all ranks have settled (at least WARMUP_SECONDS). Fixed counts per pass and an agreed decision
                     // to go on: every rank must make the same calls.
                     long warmStart = System.nanoTime();
                     do {
@@ -59,7 +58,7 @@ public final class CollectivesBenchWorker {
                             long calls = Math.max(2, Math.min(2_000, (16L << 20) / bytes));
                             for (long i = 0; i < calls; i++) call.run();
                         }
-                    } while (slowest(coll, comm, time, maxTime, System.nanoTime() - warmStart < WARM_NS ? 1 : 0) == 1);
+                    } while (slowest(coll, comm, time, maxTime, System.nanoTime() - warmStart < warmNs ? 1 : 0) == 1);
                     for (long bytes : sizes) {
                         Runnable call = call(coll, comm.world(), op, src, dst, bytes);
                         if (call == null) continue; // size not divisible into the op's units

@@ -47,7 +47,7 @@ class CollectivesBenchCommandTest {
         int code;
         try {
             code = Main.run("bench", "collectives", "-n", "2", "--ops", "allreduce,allgather,reducescatter,alltoall,broadcast",
-                    "--min-size", "16", "--max-size", "64", "--seconds", "0.01", "--csv", csv.toString(), "--compare", ref.toString());
+                    "--min-size", "16", "--max-size", "64", "--seconds", "0.01", "--warmup", "0.05", "--csv", csv.toString(), "--compare", ref.toString());
         } finally {
             System.setOut(old);
         }
