@@ -136,6 +136,29 @@ class CheckedMoeTest {
         expect("is closed", IllegalStateException.class, () -> a.lowLatencyDispatch(x, idx, false));
     }
 
+    @Test void dispatchAndCombineAreRecordedAsJfrEvents(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        CheckedMoe moe = normal();
+        Tensor idx = topk(0, 5, 1, -1);
+        MoeLayout layout = new MoeLayout(intTensor(2, 1), Tensor.allocate(arena, DType.INT32, EXPERTS), Tensor.allocate(arena, DType.BOOL, 2, RANKS));
+        java.nio.file.Path file = dir.resolve("moe.jfr");
+        try (jdk.jfr.Recording rec = new jdk.jfr.Recording()) {
+            rec.enable("dev.unicomm.Moe");
+            rec.start();
+            Dispatched d = moe.dispatch(bf16(2, HIDDEN), null, idx, null, layout, 1);
+            moe.combine(bf16(3, HIDDEN), d.handle());
+            rec.stop();
+            rec.dump(file);
+        }
+        var events = jdk.jfr.consumer.RecordingFile.readAllEvents(file).stream()
+                .filter(e -> e.getEventType().getName().equals("dev.unicomm.Moe")).toList();
+        assertEquals(java.util.List.of("dispatch", "combine"), events.stream().map(e -> e.getString("operation")).toList());
+        assertEquals(2, events.get(0).getLong("tokens"));
+        assertEquals(2L * HIDDEN * 2, events.get(0).getLong("bytes"));
+        assertEquals(3, events.get(1).getLong("tokens"));
+        assertEquals(EXPERTS, events.get(1).getInt("experts"));
+        assertEquals(RANKS, events.get(1).getInt("ranks"));
+    }
+
     Tensor intTensor(int... values) {
         Tensor t = Tensor.allocate(arena, DType.INT32, values.length);
         for (int i = 0; i < values.length; i++) t.segment().setAtIndex(ValueLayout.JAVA_INT, i, values[i]);
