@@ -72,9 +72,16 @@ public final class UnorderedFenceProvider extends DecoratedProvider {
             raw.quiet();
         }
 
+        /**
+         * Ranks pause for different times (100 ms on rank 0, 300 ms on rank 1, ...): with equal pauses two
+         * ranks in lock-step could both finish their own quiet after the peer's late data had landed,
+         * and the missing order would go unseen on a quiet machine.
+         */
+        private static final long PAUSE_MS = 100 * (1 + 2L * Integer.parseInt(System.getenv().getOrDefault("UNICOMM_RANK", "0")));
+
         private static void pause() {
             try {
-                Thread.sleep(100);
+                Thread.sleep(PAUSE_MS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
