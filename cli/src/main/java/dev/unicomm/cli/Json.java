@@ -1,6 +1,7 @@
 package dev.unicomm.cli;
 
 import dev.unicomm.api.BackendReport;
+import dev.unicomm.conformance.KitReport;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -8,22 +9,9 @@ import java.util.stream.Collectors;
 final class Json {
     private Json() {}
 
+    /** JSON string literal; one escaper for the whole project (the kit's report uses the same). */
     static String str(String s) {
-        StringBuilder b = new StringBuilder("\"");
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '"' -> b.append("\\\"");
-                case '\\' -> b.append("\\\\");
-                case '\n' -> b.append("\\n");
-                case '\r' -> b.append("\\r");
-                case '\t' -> b.append("\\t");
-                default -> {
-                    if (ch < 0x20) b.append(String.format("\\u%04x", (int) ch));
-                    else b.append(ch);
-                }
-            }
-        }
-        return b.append('"').toString();
+        return KitReport.str(s);
     }
 
     static String reports(List<BackendReport> reports) {

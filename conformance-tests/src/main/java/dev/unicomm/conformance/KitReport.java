@@ -86,7 +86,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
                 + ",\n  \"rules\": " + rules + "\n}\n";
     }
 
-    static String str(String s) {
+    /** {@code s} as a JSON string literal (quotes, backslashes and control characters escaped). */
+    public static String str(String s) {
         StringBuilder b = new StringBuilder("\"");
         for (char ch : s.toCharArray()) {
             switch (ch) {
