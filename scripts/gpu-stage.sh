@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 out="${1:-.device}"
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin"
-"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec \
+"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr \
   --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$out/jre"
 ./mvnw -B -q -pl backend-nvshmem,cli -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$PWD/$out/lib"
 cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"

@@ -6,11 +6,9 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
-import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeLayout;
-import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
 import dev.unicomm.conformance.moe.Bf16;
@@ -108,7 +106,7 @@ public final class MoeBenchWorker {
             long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
             long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
             for (int r = 0; r < ranks; r++) {
-                int tokensFrom = layoutFrom(comm, layout, r, mem);
+                int tokensFrom = tokensFrom(comm, data, r, t);
                 fromRank[r] = (long) tokensFrom * 2 * h;
                 fromRank8[r] = (long) tokensFrom * (h + h / 32);
             }
@@ -148,16 +146,20 @@ public final class MoeBenchWorker {
         }
     }
 
-    /** Tokens rank {@code src} sends to this rank: every rank's tokensPerRank[me], exchanged through the heap. */
-    private static int layoutFrom(Communicator comm, MoeLayout layout, int src, KitTensors mem) {
-        int me = comm.rank();
-        int[] perRank = mem.host(layout.tokensPerRank()).toArray(ValueLayout.JAVA_INT_UNALIGNED);
-        try (SymmetricBuffer b = comm.heap().allocate(8L * comm.size())) {
-            for (int r = 0; r < comm.size(); r++)
-                comm.rma().put(b, 8L * me, Memory.of(MemorySegment.ofArray(new long[] {perRank[r]})), 0, 8, r);
-            comm.barrier();
-            return (int) b.segment().get(ValueLayout.JAVA_LONG, 8L * src);
+    /** Tokens rank {@code src} sends to this rank, from the generated routing (every rank can regenerate any rank's). */
+    private static int tokensFrom(Communicator comm, MoeBenchData data, int src, int tokens) {
+        long[] ids = data.topk(src, tokens);
+        int k = data.topk, local = data.experts / comm.size(), n = 0;
+        for (int t = 0; t < tokens; t++) {
+            for (int j = 0; j < k; j++) {
+                long e = ids[t * k + j];
+                if (e >= 0 && e / local == comm.rank()) {
+                    n++;
+                    break;
+                }
+            }
         }
+        return n;
     }
 
     private static void verifyNormalDispatch(Communicator comm, Params p, MoeBenchData data, Dispatched d, KitTensors mem, boolean fp8) {
