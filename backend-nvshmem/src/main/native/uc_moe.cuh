@@ -266,11 +266,23 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a)
         }
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         const char *src = (const char *) a.x + t * row_bytes;
+        // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
+        long long dst = my_slot >= 0 ? peers[lane] + a.off_recv + my_slot * row_bytes : 0;
+        const int4 *s4 = (const int4 *) src;
+        long long m = row_bytes >> 4;
+        for (long long i0 = 0; i0 < m; i0 += 64) { // warp-uniform, so every shuffle has all lanes
+            long long i = i0 + lane;
+            int4 v0 = i < m ? __ldg(s4 + i) : make_int4(0, 0, 0, 0), v1 = i + 32 < m ? __ldg(s4 + i + 32) : make_int4(0, 0, 0, 0);
+            for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                int4 *to = (int4 *) __shfl_sync(MOE_FULL, dst, __ffs(dm) - 1);
+                if (i < m) to[i] = v0;
+                if (i + 32 < m) to[i + 32] = v1;
+            }
+        }
         for (unsigned int dm = dests; dm; dm &= dm - 1) {
             int d = __ffs(dm) - 1;
             long long slot = __shfl_sync(MOE_FULL, my_slot, d);
             char *base = (char *) peers[d];
-            moe_warp_copy(base + a.off_recv + slot * row_bytes, src, row_bytes, lane);
             if (a.fp8)
                 moe_warp_copy(base + a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes,
                               scale_bytes, lane);
@@ -464,11 +476,14 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
 /* One block: waits until every PE's dispatch blocks have signalled arrival for this parity. */
 __global__ void moe_ll_recv_kernel(uc_moe_args a) {
     int R = (int) a.nranks, p = (int) (a.gen & 1);
-    if (threadIdx.x >= R) return;
+    if (threadIdx.x >= R) return; // one thread per source rank
     const unsigned long long *done = (const unsigned long long *) (((const long long *) a.peers)[a.rank] + a.off_done);
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     moe_wait_ge(done + (long long) p * R + threadIdx.x, (unsigned long long) a.expected, deadline, (long long *) a.err,
                 threadIdx.x, 3);
+    // The host reads the counts with the error record: one copy.
+    for (int le = threadIdx.x; le < a.local_experts; le += R)
+        ((int *) a.info)[le] = ((const int *) a.recv_count)[p * a.local_experts + le];
 }
 
 /*
@@ -529,6 +544,15 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
 
 // ------------------------------------------------------------------------------ host entries
 
+/* Kernel timing for benchmarks (off by default): events around the last operation's kernels. */
+static int moe_profiling;
+static cudaEvent_t moe_ev[3];
+static int moe_ev_kernels;
+
+static void moe_mark(int i, long long stream) {
+    if (moe_profiling) cudaEventRecord(moe_ev[i], STREAM(stream));
+}
+
 static int moe_args(const long long *raw, int n, uc_moe_args *a, const char *op) {
     if (n != UC_MOE_ARGS_WORDS) return fail(UC_ERR_ARGUMENT, op, n, "argument block has the wrong size (Java and native out of step)");
     memcpy(a, raw, sizeof *a);
@@ -541,6 +565,33 @@ static int moe_smem(const void *kernel, long long bytes, const char *op) {
 }
 
 extern "C" {
+
+/* Turns kernel timing on (1) or off (0). */
+int uc_ops_moe_profile(int on) {
+    ensure_device();
+    if (on && !moe_profiling) {
+        for (int i = 0; i < 3; i++) {
+            int rc = cuda_check(cudaEventCreate(&moe_ev[i]), "cudaEventCreate");
+            if (rc) return rc;
+        }
+    }
+    moe_profiling = on;
+    return UC_OK;
+}
+
+/* Milliseconds of the last operation's kernels: out[0] the first (count exchange or the only one), out[1] the data kernel (0 if none). */
+int uc_ops_moe_times(float *out) {
+    ensure_device();
+    out[0] = out[1] = 0.f;
+    if (!moe_profiling) return fail(UC_ERR_ARGUMENT, "uc_moe_times", 0, "kernel timing is off");
+    int rc = cuda_check(cudaEventSynchronize(moe_ev[2]), "cudaEventSynchronize");
+    if (rc) return rc;
+    if (moe_ev_kernels == 2) {
+        if ((rc = cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[1]), "cudaEventElapsedTime"))) return rc;
+        return cuda_check(cudaEventElapsedTime(&out[1], moe_ev[1], moe_ev[2]), "cudaEventElapsedTime");
+    }
+    return cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[2]), "cudaEventElapsedTime");
+}
 
 /* SMs of this PE's device and the most dynamic shared memory a block may opt in to. */
 int uc_ops_moe_device_info(int *sms, long long *smem) {
@@ -562,7 +613,10 @@ int uc_ops_moe_layout(const long long *raw, int n) {
     if (rc) return rc;
     long long smem = (a.experts + a.nranks) * 4;
     if ((rc = moe_smem((const void *) moe_layout_kernel, smem, "cudaFuncSetAttribute(moe_layout_kernel)"))) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
     moe_layout_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
     return launch_check("moe_layout_kernel");
 }
 
@@ -572,13 +626,17 @@ int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     uc_moe_args a;
     int rc = moe_args(raw, n, &a, "moe_normal_dispatch_kernel");
     if (rc) return rc;
+    moe_ev_kernels = cached ? 1 : 2;
+    moe_mark(0, a.stream);
     if (!cached) {
         long long smem = (a.experts + 33 + a.nranks) * 4;
         if ((rc = moe_smem((const void *) moe_normal_prep_kernel, smem, "cudaFuncSetAttribute(moe_normal_prep_kernel)"))) return rc;
         moe_normal_prep_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
         if ((rc = launch_check("moe_normal_prep_kernel"))) return rc;
+        moe_mark(1, a.stream);
     }
     moe_normal_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
     return launch_check("moe_normal_dispatch_kernel");
 }
 
@@ -587,7 +645,10 @@ int uc_ops_moe_normal_combine(const long long *raw, int n) {
     uc_moe_args a;
     int rc = moe_args(raw, n, &a, "moe_normal_combine_kernel");
     if (rc) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
     moe_normal_combine_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
     return launch_check("moe_normal_combine_kernel");
 }
 
@@ -598,7 +659,10 @@ int uc_ops_moe_ll_dispatch(const long long *raw, int n) {
     if (rc) return rc;
     long long smem = a.experts * ((a.max_tokens + 31) / 32) * 4;
     if ((rc = moe_smem((const void *) moe_ll_dispatch_kernel, smem, "cudaFuncSetAttribute(moe_ll_dispatch_kernel)"))) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
     moe_ll_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, smem, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
     return launch_check("moe_ll_dispatch_kernel");
 }
 
@@ -607,7 +671,10 @@ int uc_ops_moe_ll_recv(const long long *raw, int n) {
     uc_moe_args a;
     int rc = moe_args(raw, n, &a, "moe_ll_recv_kernel");
     if (rc) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
     moe_ll_recv_kernel<<<1, 32, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
     return launch_check("moe_ll_recv_kernel");
 }
 
@@ -616,7 +683,10 @@ int uc_ops_moe_ll_combine(const long long *raw, int n) {
     uc_moe_args a;
     int rc = moe_args(raw, n, &a, "moe_ll_combine_kernel");
     if (rc) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
     moe_ll_combine_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
     return launch_check("moe_ll_combine_kernel");
 }
 

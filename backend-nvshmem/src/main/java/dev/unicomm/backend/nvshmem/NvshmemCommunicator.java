@@ -89,6 +89,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private final boolean finalizeOnClose;
     /** unicomm.nvshmem.moe.sms: blocks per MoE kernel, or null for this PE's share of the SMs. */
     private final String moeSms;
+    /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
+    final boolean moeProfile;
     private final long heapCapacity;
     private final NvshmemHeap heap;
     private final NvshmemRma rma;
@@ -126,6 +128,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.heapCapacity = heapCapacity;
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         this.moeSms = config.property("nvshmem.moe.sms", null);
+        this.moeProfile = Boolean.parseBoolean(config.property("nvshmem.moe.profile", "false"));
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
         long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
         this.ctrl = NvOps.streamCreate();
@@ -315,7 +318,13 @@ final class NvshmemCommunicator implements BackendCommunicator {
      * Waits until {@code stream} has finished its work, at most the communicator's timeout. Spins
      * briefly (small operations finish within microseconds), then backs off.
      */
-    void await(long stream, String what) {
+    void await(long stream, String what) { await(stream, what, 200_000); }
+
+    /**
+     * As {@link #await(long, String)}, spinning for {@code spinNanos} before backing off: operations
+     * known to take a few hundred microseconds (MoE kernels) would otherwise finish during a park.
+     */
+    void await(long stream, String what, long spinNanos) {
         if (NvOps.streamDone(stream)) return;
         long start = System.nanoTime();
         long limit = timeout.toNanos();
@@ -332,7 +341,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
                 broken = true;
                 throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
             }
-            if (waited < 200_000) {
+            if (waited < spinNanos) {
                 Thread.onSpinWait();
             } else {
                 LockSupport.parkNanos(park);

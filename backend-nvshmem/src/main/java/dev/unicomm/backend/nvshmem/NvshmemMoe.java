@@ -47,6 +47,8 @@ final class NvshmemMoe implements MoeBuffer {
     private static final int NORMAL_THREADS = 512, LL_THREADS = 1024;
     /** err (8 int64), then the info ints (normal: N and per-local-expert counts; low-latency: counts). */
     private static final int ERR_BYTES = 64;
+    /** MoE operations take up to milliseconds: spin that long before parking (a park adds its own latency). */
+    private static final long SPIN_NANOS = 20_000_000;
 
     private final NvshmemCommunicator c;
     private final MoeConfig cfg;
@@ -63,6 +65,8 @@ final class NvshmemMoe implements MoeBuffer {
     private long normalGen, dispatches, combines, llGen;
     private final long[] llDispatches = new long[2], llCombines = new long[2];
     private boolean lastWasCombine, open = true;
+    /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
+    private final MoeKernelTimes times;
 
     NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks) {
         this.c = c;
@@ -75,6 +79,7 @@ final class NvshmemMoe implements MoeBuffer {
         this.topk = cfg.numTopk();
         this.experts = cfg.numExperts();
         this.blocks = blocks;
+        this.times = c.moeProfile ? new MoeKernelTimes() : null;
         this.lay = MoeSymLayout.of(cfg, ranks);
         this.sym = sym;
         this.base = sym.address();
@@ -164,6 +169,7 @@ final class NvshmemMoe implements MoeBuffer {
         NvOps.moeNormalDispatch(args.words(), false);
         lastWasCombine = false;
         finish("moe_normal_dispatch_kernel", 1 + local);
+        if (times != null) times.record("normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
         int n = pinnedSeg.get(ValueLayout.JAVA_INT, ERR_BYTES);
         int[] perExpert = new int[local];
         for (int e = 0; e < local; e++) {
@@ -219,6 +225,7 @@ final class NvshmemMoe implements MoeBuffer {
         NvOps.moeNormalCombine(args.words());
         lastWasCombine = true;
         finish("moe_normal_combine_kernel", 0);
+        if (times != null) times.record("normal combine kernel", null);
         return new Combined(device(out, DType.BF16, h.tokens, hidden),
                 topkWeights != null ? device(outW, DType.FP32, h.tokens, topk) : null);
     }
@@ -276,6 +283,7 @@ final class NvshmemMoe implements MoeBuffer {
         args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(GEN, llGen)
                 .set(THREADS, LL_THREADS);
         NvOps.moeLowLatencyDispatch(args.words());
+        if (times != null) times.record(useFp8 ? "ll dispatch fp8 kernel" : "ll dispatch bf16 kernel", null);
         LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, llDispatches[p] * SIGNAL_PER_OP, new int[local]);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
         Tensor recvX = device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
@@ -288,11 +296,10 @@ final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         if (llGen - h.gen >= 2)
             throw new IllegalStateException("low-latency dispatch #" + h.gen + " is stale: its receive buffer was reused by dispatch #" + llGen);
-        int p = (int) (h.gen & 1);
         args.clearOperation().set(GEN, h.gen).set(EXPECTED, h.expected);
         NvOps.moeLowLatencyReceive(args.words());
-        NvOps.copyAsync(status + ERR_BYTES, recvCount + 4L * p * local, 4L * local, stream);
         finish("moe_ll_recv_kernel", local);
+        if (times != null) times.record("ll receive kernel (hook)", null);
         int sum = 0;
         for (int e = 0; e < local; e++) sum += h.counts[e] = pinnedSeg.get(ValueLayout.JAVA_INT, ERR_BYTES + 4L * e);
         h.numRecv = sum;
@@ -318,6 +325,7 @@ final class NvshmemMoe implements MoeBuffer {
             synchronized (NvshmemMoe.this) {
                 if (done[0]) return;
                 finish("moe_ll_combine_kernel", 0);
+                if (times != null) times.record("ll combine kernel", null);
                 done[0] = true;
             }
         });
@@ -377,7 +385,7 @@ final class NvshmemMoe implements MoeBuffer {
     private void finish(String kernel, int infoInts) {
         NvOps.copyAsync(pinned, status, ERR_BYTES + 4L * infoInts, stream);
         try {
-            c.await(stream, kernel);
+            c.await(stream, kernel, SPIN_NANOS);
         } catch (NativeCallException e) {
             throw new CommException(kernel + " failed on the GPU: " + e.getMessage(), e);
         }
@@ -406,6 +414,7 @@ final class NvshmemMoe implements MoeBuffer {
     @Override public synchronized void close() {
         if (!open) return;
         open = false;
+        if (times != null) for (String line : times.summary(me)) System.err.println(line);
         List<String> problems = new ArrayList<>();
         try {
             c.await(stream, "closing the MoE buffer");

@@ -209,6 +209,16 @@ public final class NvOps {
         return new long[] {sms[0], smem[0]};
     }
 
+    /** Turns timing of the MoE kernels (CUDA events) on or off, process-wide. */
+    public static void moeProfile(boolean on) { check(NvshmemShim.uc_moe_profile(on ? 1 : 0)); }
+
+    /** Milliseconds of the last MoE operation's kernels: {first (count exchange or only kernel), data kernel or 0}. */
+    public static float[] moeTimes() {
+        float[] out = new float[2];
+        check(NvshmemShim.uc_moe_times(out));
+        return out;
+    }
+
     public static void moeLayout(long[] args) { check(NvshmemShim.uc_moe_layout(args, args.length)); }
 
     /** Count exchange (unless {@code cached}) and the data kernel of a normal dispatch. */
