@@ -91,6 +91,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private final String moeSms;
     /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
     final boolean moeProfile;
+    /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
+    private long moeStream;
     private final long heapCapacity;
     private final NvshmemHeap heap;
     private final NvshmemRma rma;
@@ -454,6 +456,16 @@ final class NvshmemCommunicator implements BackendCommunicator {
 
     NvshmemDevice deviceRuntime() { return device; }
 
+    /**
+     * The stream all MoE buffers of this communicator launch on. One stream, because their kernels
+     * wait for their peers' blocks: kernels of two buffers running side by side could hold the SMs
+     * the other needs. So MoE operations of all buffers run in issue order, as collectives do.
+     */
+    synchronized long moeStream() {
+        if (moeStream == 0) moeStream = NvOps.streamCreate();
+        return moeStream;
+    }
+
     @Override public void close() {
         lock.lock();
         try {
@@ -495,6 +507,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
             run(problems, "streams", () -> {
                 NvOps.streamDestroy(ctrl);
                 NvOps.streamDestroy(poll);
+                if (moeStream != 0) NvOps.streamDestroy(moeStream);
             });
             open = false;
             synchronized (PROCESS) {

@@ -38,7 +38,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * Results are views of GPU memory. {@link #layout} results stay valid until the next layout.
  *
  * <p>Normal operations complete before they return; low-latency ones return once the kernel is
- * queued and their hook waits for it. Kernels run on the buffer's own stream with at most
+ * queued and their hook waits for it. Kernels of all MoE buffers of a communicator run on one
+ * stream in issue order (so every rank must issue them in the same order, as for any collective) with at most
  * {@code unicomm.nvshmem.moe.sms} blocks (default: this PE's share of the GPU's SMs, less two), so
  * PEs sharing one GPU always have all their blocks resident while they wait for each other.
  */
@@ -85,7 +86,7 @@ final class NvshmemMoe implements MoeBuffer {
         this.base = sym.address();
         boolean normal = cfg.mode() == Mode.NORMAL;
         long h2 = 2L * hidden;
-        this.stream = NvOps.streamCreate();
+        this.stream = c.moeStream();
         this.statusBytes = ERR_BYTES + Math.max(4L * (1 + local), 8L * ranks);
         this.pinned = NvOps.pinnedAlloc(statusBytes);
         this.pinnedSeg = MemorySegment.ofAddress(pinned).reinterpret(statusBytes);
@@ -435,7 +436,6 @@ final class NvshmemMoe implements MoeBuffer {
         }
         try {
             NvOps.pinnedFree(pinned);
-            NvOps.streamDestroy(stream);
         } catch (RuntimeException e) {
             problems.add("stream/pinned: " + e.getMessage());
         }
