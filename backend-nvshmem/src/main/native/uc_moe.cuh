@@ -174,25 +174,49 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     int *cnt_e = sh, *wsum = sh + E, *base = wsum + 33;
+    unsigned int *mask_of = (unsigned int *) (base + R); // [T]: bit d = token goes to rank d
     for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
+    for (int i = threadIdx.x; i < T; i += blockDim.x) mask_of[i] = 0;
     if (threadIdx.x < R) base[threadIdx.x] = 0;
     __syncthreads();
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     int *pos = (int *) a.pos;
+    // (token, slot) pairs in order: coalesced loads, four in flight per thread (one block: latency bound).
+    long long pairs = (long long) T * K;
+    for (long long i0 = threadIdx.x; i0 < pairs; i0 += 4LL * blockDim.x) {
+        long long v[4];
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            long long i = i0 + (long long) u * blockDim.x;
+            v[u] = i < pairs ? idx[i] : -1;
+        }
+#pragma unroll
+        for (int u = 0; u < 4; u++) {
+            long long i = i0 + (long long) u * blockDim.x;
+            if (i >= pairs || v[u] == -1) continue;
+            int t = (int) (i / K), k = (int) (i % K);
+            int e = v[u] < -1 || v[u] >= E ? -2 : (int) v[u];
+            if (e == -2) {
+                moe_record(err, UC_MOE_ERR_EXPERT, t, k, v[u]);
+                continue;
+            }
+            bool repeat = false;
+            for (int j = 0; j < k && !repeat; j++) repeat = idx[(long long) t * K + j] == e;
+            if (repeat) {
+                moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
+                continue;
+            }
+            atomicAdd(&cnt_e[e], 1);
+            atomicOr(&mask_of[t], 1u << (e / L));
+        }
+    }
+    __syncthreads();
     for (int c0 = 0; c0 < T; c0 += blockDim.x) {
         int t = c0 + threadIdx.x;
-        unsigned int mask = 0;
-        if (t < T) {
-            for (int k = 0; k < K; k++) {
-                int e = moe_expert(idx, t, k, K, E, err, true);
-                if (e < 0) continue;
-                atomicAdd(&cnt_e[e], 1);
-                mask |= 1u << (e / L);
-            }
-        }
+        unsigned int mask = t < T ? mask_of[t] : 0;
         for (int d = 0; d < R; d++) {
-            bool in = t < T && ((mask >> d) & 1);
+            bool in = (mask >> d) & 1;
             unsigned int b = __ballot_sync(MOE_FULL, in);
             int before = __popc(b & ((1u << lane) - 1));
             if (lane == 0) wsum[warp] = __popc(b);
@@ -629,7 +653,7 @@ int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     moe_ev_kernels = cached ? 1 : 2;
     moe_mark(0, a.stream);
     if (!cached) {
-        long long smem = (a.experts + 33 + a.nranks) * 4;
+        long long smem = (a.experts + 33 + a.nranks + a.tokens) * 4;
         if ((rc = moe_smem((const void *) moe_normal_prep_kernel, smem, "cudaFuncSetAttribute(moe_normal_prep_kernel)"))) return rc;
         moe_normal_prep_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
         if ((rc = launch_check("moe_normal_prep_kernel"))) return rc;

@@ -18,10 +18,10 @@ final class MoeKernelLimits {
         long smem = NvOps.moeDeviceInfo()[1];
         long need = cfg.mode() == MoeConfig.Mode.LOW_LATENCY
                 ? 4L * cfg.numExperts() * ((cfg.maxTokensPerRank() + 31) / 32)
-                : 4L * (cfg.numExperts() + 33 + ranks);
+                : 4L * (cfg.numExperts() + 33 + ranks + cfg.maxTokensPerRank());
         if (need > smem)
             return "the native MoE kernels need " + need + " bytes of shared memory per block for " + cfg
-                    + " (numExperts x maxTokensPerRank / 8 in low-latency mode), the device allows " + smem;
+                    + " (low-latency: numExperts x maxTokensPerRank / 8; normal: 4 x (numExperts + maxTokensPerRank) + a little), the device allows " + smem;
         return null;
     }
 

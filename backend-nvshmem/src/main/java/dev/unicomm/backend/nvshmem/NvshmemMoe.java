@@ -50,6 +50,8 @@ final class NvshmemMoe implements MoeBuffer {
     private static final int ERR_BYTES = 64;
     /** MoE operations take up to milliseconds: spin that long before parking (a park adds its own latency). */
     private static final long SPIN_NANOS = 20_000_000;
+    /** Normal-mode handles whose routing memory one allocation provides (a handle's memory returns when it is collected). */
+    private static final int ROUTES_PER_SLAB = 16;
 
     private final NvshmemCommunicator c;
     private final MoeConfig cfg;
@@ -59,7 +61,7 @@ final class NvshmemMoe implements MoeBuffer {
     private final long base, stream, status, statusBytes, pinned;
     private final MemorySegment pinnedSeg;
     private final long stageIdx, stageW, out, outW, route, recvCount, layoutRank, layoutExpert, layoutInRank, peers;
-    private final long privateBytes, routeBytes;
+    private final long routeBytes;
     private final List<Long> deviceAllocs = new ArrayList<>();
     private final ConcurrentLinkedQueue<Long> freeRoutes = new ConcurrentLinkedQueue<>();
     private final NvMoeArgs args = new NvMoeArgs();
@@ -102,7 +104,6 @@ final class NvshmemMoe implements MoeBuffer {
         this.layoutExpert = alloc(4L * experts);
         this.layoutInRank = alloc((long) maxT * ranks);
         this.routeBytes = 4L * maxT * ranks + 4L * ranks;
-        this.privateBytes = allocated + statusBytes;
         // Through pinned memory: a Java array has no stable native address.
         if (8L * ranks > statusBytes) throw new IllegalStateException(ranks + " ranks do not fit the status area");
         MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, pinnedSeg, 0, 8L * ranks);
@@ -136,9 +137,8 @@ final class NvshmemMoe implements MoeBuffer {
 
     @Override public MoeConfig config() { return cfg; }
 
-    @Override public synchronized long footprintBytes() { return lay.total() + privateBytes + (long) allRoutes * routeBytes; }
+    @Override public synchronized long footprintBytes() { return lay.total() + allocated + statusBytes; }
 
-    private int allRoutes;
 
     // ----------------------------------------------------------------------------------- layout
 
@@ -234,9 +234,10 @@ final class NvshmemMoe implements MoeBuffer {
     private NormalHandle newHandle(int tokens) {
         Long r = freeRoutes.poll();
         if (r == null) {
-            r = NvOps.devAlloc(routeBytes);
-            deviceAllocs.add(r);
-            allRoutes++;
+            // cudaMalloc is slow: take routing memory for ROUTES_PER_SLAB handles at once.
+            long stride = MoeSymLayout.align(routeBytes), slab = alloc(ROUTES_PER_SLAB * stride);
+            for (int i = 1; i < ROUTES_PER_SLAB; i++) freeRoutes.add(slab + i * stride);
+            r = slab;
         }
         NormalHandle h = new NormalHandle(this, r, tokens);
         long mem = r;
