@@ -25,6 +25,11 @@ final class MoeKernelTimes {
         if (second != null) micros.computeIfAbsent(second, k -> new ArrayList<>()).add(ms[1] * 1000f);
     }
 
+    /** Records a host-side duration (e.g. a whole call) in nanoseconds. */
+    void recordHost(String what, long nanos) {
+        micros.computeIfAbsent(what, k -> new ArrayList<>()).add(nanos / 1000f);
+    }
+
     /** One line per kernel: median and minimum in microseconds, and the number of samples. */
     List<String> summary(int rank) {
         List<String> lines = new ArrayList<>();

@@ -156,6 +156,7 @@ final class NvshmemMoe implements MoeBuffer {
 
     @Override public synchronized Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights,
                                                       MoeLayout layout, int expertAlignment) {
+        long entered = System.nanoTime();
         ensureOpen();
         int t = (int) topkIdx.dim(0);
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
@@ -167,10 +168,17 @@ final class NvshmemMoe implements MoeBuffer {
         args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
                 .set(TOPK_W, w).set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
                 .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS);
+        long launch = System.nanoTime();
         NvOps.moeNormalDispatch(args.words(), false);
+        long launched = System.nanoTime();
         lastWasCombine = false;
         finish("moe_normal_dispatch_kernel", 1 + local);
-        if (times != null) times.record("normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
+        if (times != null) {
+            times.record("normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
+            times.recordHost("host: normal dispatch before launch", launch - entered);
+            times.recordHost("host: normal dispatch launch", launched - launch);
+            times.recordHost("host: normal dispatch whole call (incl. kernel timing)", System.nanoTime() - entered);
+        }
         int n = pinnedSeg.get(ValueLayout.JAVA_INT, ERR_BYTES);
         int[] perExpert = new int[local];
         for (int e = 0; e < local; e++) {

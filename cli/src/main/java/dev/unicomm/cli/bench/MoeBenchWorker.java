@@ -37,6 +37,9 @@ import java.util.Locale;
 public final class MoeBenchWorker {
     private MoeBenchWorker() {}
 
+    /** Print every timed normal dispatch (with unicomm.nvshmem.moe.profile, for the kernel breakdown). */
+    private static final boolean PROFILE = "true".equals(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
+
     record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
                   long seed, boolean normal, boolean lowLatency) {
         static Params parse(String[] a) {
@@ -118,6 +121,7 @@ public final class MoeBenchWorker {
                     long t0 = System.nanoTime();
                     Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
                     disp[it] = System.nanoTime() - t0;
+                    if (PROFILE) System.err.println("MOEPROF," + me + ",bench: normal dispatch wall," + disp[it] / 1000 + ",0,1");
                     comm.barrier();
                     t0 = System.nanoTime();
                     moe.combine(di.recvX(), di.handle());
