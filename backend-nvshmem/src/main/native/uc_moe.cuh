@@ -76,6 +76,33 @@ __device__ void moe_signal_all(const long long *peers, int nranks, long long off
     }
 }
 
+/*
+ * Tells the host the operation is complete: the error record, then the sequence number, into the
+ * pinned slot the host polls (info ints were written there before). Cheaper than a stream query
+ * and a copy: the host sees the end within a few hundred nanoseconds.
+ */
+__device__ void moe_publish(const uc_moe_args &a) {
+    volatile long long *slot = (volatile long long *) a.host_slot;
+    const volatile long long *err = (const volatile long long *) a.err;
+    for (int i = 0; i < 4; i++) slot[1 + i] = err[i];
+    __threadfence_system();
+    slot[0] = a.seq;
+}
+
+/* Every block calls this last: the last block to finish publishes (the grid's stores are then all done). */
+__device__ void moe_last_block_publishes(const uc_moe_args &a) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        unsigned int old = atomicAdd((unsigned int *) a.grid_done, 1u);
+        if (old == gridDim.x - 1) {
+            *(volatile unsigned int *) a.grid_done = 0; // ready for the next operation on this slot
+            __threadfence();
+            moe_publish(a);
+        }
+    }
+}
+
 /* One warp copies n bytes; 16-byte vectors when both ends and n allow, else words or bytes. */
 __device__ __forceinline__ void moe_warp_copy(char *dst, const char *src, long long n, int lane) {
     if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 15) == 0) {
@@ -159,6 +186,11 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(uc_moe_args a) {
     __syncthreads();
     for (int e = threadIdx.x; e < E; e += blockDim.x) ((int *) a.layout_expert)[e] = cnt_e[e];
     for (int d = threadIdx.x; d < R; d += blockDim.x) ((int *) a.layout_rank)[d] = cnt_r[d];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        moe_publish(a);
+    }
 }
 
 // -------------------------------------------------------------------------------- normal mode
@@ -182,34 +214,40 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     int *pos = (int *) a.pos;
-    // (token, slot) pairs in order: coalesced loads, four in flight per thread (one block: latency bound).
-    long long pairs = (long long) T * K;
-    for (long long i0 = threadIdx.x; i0 < pairs; i0 += 4LL * blockDim.x) {
-        long long v[4];
+    // A thread per token; up to 16 ids in registers, loaded together (one block: latency bound).
+    for (int t = threadIdx.x; t < T; t += blockDim.x) {
+        unsigned int mask = 0;
+        if (K <= 16) {
+            long long r[16];
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            long long i = i0 + (long long) u * blockDim.x;
-            v[u] = i < pairs ? idx[i] : -1;
-        }
+            for (int k = 0; k < 16; k++) r[k] = k < K ? idx[(long long) t * K + k] : -1;
 #pragma unroll
-        for (int u = 0; u < 4; u++) {
-            long long i = i0 + (long long) u * blockDim.x;
-            if (i >= pairs || v[u] == -1) continue;
-            int t = (int) (i / K), k = (int) (i % K);
-            int e = v[u] < -1 || v[u] >= E ? -2 : (int) v[u];
-            if (e == -2) {
-                moe_record(err, UC_MOE_ERR_EXPERT, t, k, v[u]);
-                continue;
+            for (int k = 0; k < 16; k++) {
+                long long e = r[k];
+                if (k >= K || e == -1) continue;
+                if (e < -1 || e >= E) {
+                    moe_record(err, UC_MOE_ERR_EXPERT, t, k, e);
+                    continue;
+                }
+                bool repeat = false;
+#pragma unroll
+                for (int j = 0; j < 16; j++) repeat |= j < k && r[j] == e;
+                if (repeat) {
+                    moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
+                    continue;
+                }
+                atomicAdd(&cnt_e[e], 1);
+                mask |= 1u << (e / L);
             }
-            bool repeat = false;
-            for (int j = 0; j < k && !repeat; j++) repeat = idx[(long long) t * K + j] == e;
-            if (repeat) {
-                moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
-                continue;
+        } else {
+            for (int k = 0; k < K; k++) {
+                int e = moe_expert(idx, t, k, K, E, err, true);
+                if (e < 0) continue;
+                atomicAdd(&cnt_e[e], 1);
+                mask |= 1u << (e / L);
             }
-            atomicAdd(&cnt_e[e], 1);
-            atomicOr(&mask_of[t], 1u << (e / L));
         }
+        mask_of[t] = mask;
     }
     __syncthreads();
     for (int c0 = 0; c0 < T; c0 += blockDim.x) {
@@ -321,11 +359,14 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a)
         }
     }
     moe_signal_all(peers, R, a.off_done, a.rank);
-    if (blockIdx.x == 0 && threadIdx.x < R) {
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, (long long *) a.err, threadIdx.x, 1);
     }
+    __syncthreads();
+    if (threadIdx.x == 0) moe_publish(a); // every PE's rows for this PE have arrived
 }
 
 /*
@@ -353,9 +394,10 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
                     deadline, (long long *) a.err, threadIdx.x, 2);
     }
     __syncthreads();
-    if (*(volatile long long *) a.err != 0) return;
+    // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
     const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
-    for (int t = gw; t < T; t += warps) {
+    for (int t = gw; ok && t < T; t += warps) {
         int my_slot = -1;
         if (lane < R) {
             int p = pos[(long long) t * R + lane];
@@ -386,6 +428,7 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
             }
         }
     }
+    moe_last_block_publishes(a);
 }
 
 // --------------------------------------------------------------------------- low-latency mode
@@ -495,19 +538,15 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
         }
     }
     moe_signal_all(peers, R, a.off_done, (long long) p * R + me);
-}
-
-/* One block: waits until every PE's dispatch blocks have signalled arrival for this parity. */
-__global__ void moe_ll_recv_kernel(uc_moe_args a) {
-    int R = (int) a.nranks, p = (int) (a.gen & 1);
-    if (threadIdx.x >= R) return; // one thread per source rank
-    const unsigned long long *done = (const unsigned long long *) (((const long long *) a.peers)[a.rank] + a.off_done);
-    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-    moe_wait_ge(done + (long long) p * R + threadIdx.x, (unsigned long long) a.expected, deadline, (long long *) a.err,
-                threadIdx.x, 3);
-    // The host reads the counts with the error record: one copy.
-    for (int le = threadIdx.x; le < a.local_experts; le += R)
-        ((int *) a.info)[le] = ((const int *) a.recv_count)[p * a.local_experts + le];
+    // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x < R) {
+        const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
+        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge(done + (long long) p * R + threadIdx.x, (unsigned long long) a.expected, until, err, threadIdx.x, 3);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) moe_publish(a);
 }
 
 /*
@@ -537,12 +576,13 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
                     (unsigned long long) a.expected, deadline, (long long *) a.err, threadIdx.x, 4);
     }
     __syncthreads();
-    if (*(volatile long long *) a.err != 0) return;
+    // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
     const int2 *route = (const int2 *) a.route + (long long) p * maxT * K;
     const float *w = (const float *) a.topk_w;
     // A warp per (token, 256 channels): few tokens still spread over the whole grid.
     long long chunks = (H / 8 + 31) / 32;
-    for (long long item = gw; item < (long long) T * chunks; item += warps) {
+    for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
         int t = (int) (item / chunks);
         long long c = (item % chunks) * 32 + lane;
         long long src = 0;
@@ -564,6 +604,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
         }
         if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
     }
+    moe_last_block_publishes(a);
 }
 
 // ------------------------------------------------------------------------------ host entries
@@ -688,18 +729,6 @@ int uc_ops_moe_ll_dispatch(const long long *raw, int n) {
     moe_ll_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, smem, STREAM(a.stream)>>>(a);
     moe_mark(2, a.stream);
     return launch_check("moe_ll_dispatch_kernel");
-}
-
-int uc_ops_moe_ll_recv(const long long *raw, int n) {
-    ensure_device();
-    uc_moe_args a;
-    int rc = moe_args(raw, n, &a, "moe_ll_recv_kernel");
-    if (rc) return rc;
-    moe_ev_kernels = 1;
-    moe_mark(0, a.stream);
-    moe_ll_recv_kernel<<<1, 32, 0, STREAM(a.stream)>>>(a);
-    moe_mark(2, a.stream);
-    return launch_check("moe_ll_recv_kernel");
 }
 
 int uc_ops_moe_ll_combine(const long long *raw, int n) {

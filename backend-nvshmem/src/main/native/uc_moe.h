@@ -27,6 +27,9 @@ typedef struct {
     long long route;                /* low-latency: device int32 [2][max_tokens][topk] (expert, slot) pairs per parity */
     long long recv_count;           /* low-latency: device int32 [2][local_experts] */
     long long layout_rank, layout_expert, layout_in_rank; /* layout outputs, device */
+    long long host_slot;            /* pinned: [0] seq, [1..4] error record, from byte 64 the info ints */
+    long long seq;                  /* written to host_slot[0] when the operation is complete */
+    long long grid_done;            /* device uint32: blocks finished (the last one publishes, then resets it) */
 } uc_moe_args;
 
 #define UC_MOE_ARGS_WORDS ((int) (sizeof(uc_moe_args) / sizeof(long long)))

@@ -48,5 +48,4 @@
     X(moe_normal_dispatch, (const long long *args, int n, int cached), (args, n, cached)) \
     X(moe_normal_combine, (const long long *args, int n), (args, n)) \
     X(moe_ll_dispatch, (const long long *args, int n), (args, n)) \
-    X(moe_ll_recv, (const long long *args, int n), (args, n)) \
     X(moe_ll_combine, (const long long *args, int n), (args, n))

@@ -71,7 +71,6 @@ int uc_moe_layout(const long long *args, int n);
 int uc_moe_normal_dispatch(const long long *args, int n, int cached);
 int uc_moe_normal_combine(const long long *args, int n);
 int uc_moe_ll_dispatch(const long long *args, int n);
-int uc_moe_ll_recv(const long long *args, int n);
 int uc_moe_ll_combine(const long long *args, int n);
 
 #ifdef __cplusplus

@@ -320,13 +320,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
      * Waits until {@code stream} has finished its work, at most the communicator's timeout. Spins
      * briefly (small operations finish within microseconds), then backs off.
      */
-    void await(long stream, String what) { await(stream, what, 200_000); }
-
-    /**
-     * As {@link #await(long, String)}, spinning for {@code spinNanos} before backing off: operations
-     * known to take a few hundred microseconds (MoE kernels) would otherwise finish during a park.
-     */
-    void await(long stream, String what, long spinNanos) {
+    void await(long stream, String what) {
         if (NvOps.streamDone(stream)) return;
         long start = System.nanoTime();
         long limit = timeout.toNanos();
@@ -343,7 +337,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
                 broken = true;
                 throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
             }
-            if (waited < spinNanos) {
+            if (waited < 200_000) {
                 Thread.onSpinWait();
             } else {
                 LockSupport.parkNanos(park);

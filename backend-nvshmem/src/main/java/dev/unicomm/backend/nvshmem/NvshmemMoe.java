@@ -4,7 +4,6 @@ import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.*;
 
 import dev.unicomm.api.Combined;
 import dev.unicomm.api.CommException;
-import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
@@ -15,13 +14,11 @@ import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeConfig.Mode;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
-import dev.unicomm.api.NativeCallException;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,10 +43,6 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 final class NvshmemMoe implements MoeBuffer {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final int NORMAL_THREADS = 512, LL_THREADS = 1024;
-    /** err (8 int64), then the info ints (normal: N and per-local-expert counts; low-latency: counts). */
-    private static final int ERR_BYTES = 64;
-    /** MoE operations take up to milliseconds: spin that long before parking (a park adds its own latency). */
-    private static final long SPIN_NANOS = 20_000_000;
     /** Normal-mode handles whose routing memory one allocation provides (a handle's memory returns when it is collected). */
     private static final int ROUTES_PER_SLAB = 16;
 
@@ -58,8 +51,8 @@ final class NvshmemMoe implements MoeBuffer {
     private final int ranks, me, local, maxT, hidden, topk, experts, blocks;
     private final MoeSymLayout lay;
     private final SymmetricBuffer sym;
-    private final long base, stream, status, statusBytes, pinned;
-    private final MemorySegment pinnedSeg;
+    private final long base, stream;
+    private final MoeCompletion done;
     private final long stageIdx, stageW, out, outW, route, recvCount, layoutRank, layoutExpert, layoutInRank, peers;
     private final long routeBytes;
     private final List<Long> deviceAllocs = new ArrayList<>();
@@ -89,10 +82,7 @@ final class NvshmemMoe implements MoeBuffer {
         boolean normal = cfg.mode() == Mode.NORMAL;
         long h2 = 2L * hidden;
         this.stream = c.moeStream();
-        this.statusBytes = ERR_BYTES + Math.max(4L * (1 + local), 8L * ranks);
-        this.pinned = NvOps.pinnedAlloc(statusBytes);
-        this.pinnedSeg = MemorySegment.ofAddress(pinned).reinterpret(statusBytes);
-        this.status = alloc(statusBytes);
+        this.done = new MoeCompletion(c, stream, Math.max(1 + local, 2 * ranks), alloc(MoeCompletion.deviceBytes()), experts);
         this.peers = alloc(8L * ranks);
         this.stageIdx = alloc(8L * maxT * topk);
         this.stageW = alloc(4L * ranks * maxT * topk);
@@ -104,18 +94,17 @@ final class NvshmemMoe implements MoeBuffer {
         this.layoutExpert = alloc(4L * experts);
         this.layoutInRank = alloc((long) maxT * ranks);
         this.routeBytes = 4L * maxT * ranks + 4L * ranks;
-        // Through pinned memory: a Java array has no stable native address.
-        if (8L * ranks > statusBytes) throw new IllegalStateException(ranks + " ranks do not fit the status area");
-        MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, pinnedSeg, 0, 8L * ranks);
-        NvOps.copyAsync(peers, pinned, 8L * ranks, stream);
-        NvOps.fillAsync(status, 0, statusBytes, stream);
+        // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native address.
+        MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks), 0, 8L * ranks);
+        NvOps.copyAsync(peers, done.info(0), 8L * ranks, stream);
+        NvOps.fillAsync(done.device, 0, MoeCompletion.deviceBytes(), stream);
         NvOps.fillAsync(base, 0, lay.total(), stream);
         c.await(stream, "MoE buffer: clearing its memory");
         args.set(RANK, me).set(NRANKS, ranks).set(HIDDEN, hidden).set(TOPK, topk).set(EXPERTS, experts)
                 .set(LOCAL_EXPERTS, local).set(MAX_TOKENS, maxT).set(PEERS, peers).set(OFF_CNT, lay.cnt())
                 .set(OFF_RECV, lay.recv()).set(OFF_RECV_SCALES, lay.recvScales()).set(OFF_RECV_IDX, lay.recvIdx())
                 .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region())
-                .set(INFO, status + ERR_BYTES).set(ERR, status).set(BLOCKS, blocks)
+                .set(BLOCKS, blocks)
                 .set(TIMEOUT_NS, c.timeout.toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
         // Every PE has cleared its block before anyone writes into a peer's.
@@ -137,8 +126,16 @@ final class NvshmemMoe implements MoeBuffer {
 
     @Override public MoeConfig config() { return cfg; }
 
-    @Override public synchronized long footprintBytes() { return lay.total() + allocated + statusBytes; }
+    @Override public synchronized long footprintBytes() { return lay.total() + allocated; }
 
+
+    /** Points the argument block at completion slot {@code s} for the next operation; returns its stamp. */
+    private long useSlot(int s) {
+        long stamp = done.next(s);
+        args.set(ERR, done.err(s)).set(INFO, done.info(s)).set(HOST_SLOT, done.slot(s)).set(SEQ, stamp)
+                .set(GRID_DONE, done.gridDone(s));
+        return stamp;
+    }
 
     // ----------------------------------------------------------------------------------- layout
 
@@ -146,8 +143,9 @@ final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         int t = (int) topkIdx.dim(0);
         args.clearOperation().set(TOKENS, t).set(TOPK_IDX, staged("topkIdx", topkIdx, stageIdx));
+        long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeLayout(args.words());
-        finish("moe_layout_kernel", 0);
+        done.await(MoeCompletion.SYNC, stamp, "moe_layout_kernel");
         return new MoeLayout(device(layoutRank, DType.INT32, ranks), device(layoutExpert, DType.INT32, experts),
                 device(layoutInRank, DType.BOOL, t, ranks));
     }
@@ -168,21 +166,22 @@ final class NvshmemMoe implements MoeBuffer {
         args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
                 .set(TOPK_W, w).set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
                 .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS);
+        long stamp = useSlot(MoeCompletion.SYNC);
         long launch = System.nanoTime();
         NvOps.moeNormalDispatch(args.words(), false);
         long launched = System.nanoTime();
         lastWasCombine = false;
-        finish("moe_normal_dispatch_kernel", 1 + local);
+        done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel");
         if (times != null) {
             times.record("normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
             times.recordHost("host: normal dispatch before launch", launch - entered);
             times.recordHost("host: normal dispatch launch", launched - launch);
             times.recordHost("host: normal dispatch whole call (incl. kernel timing)", System.nanoTime() - entered);
         }
-        int n = pinnedSeg.get(ValueLayout.JAVA_INT, ERR_BYTES);
+        int n = done.infoInt(MoeCompletion.SYNC, 0);
         int[] perExpert = new int[local];
         for (int e = 0; e < local; e++) {
-            int v = pinnedSeg.get(ValueLayout.JAVA_INT, ERR_BYTES + 4L * (1 + e));
+            int v = done.infoInt(MoeCompletion.SYNC, 1 + e);
             perExpert[e] = (v + expertAlignment - 1) / expertAlignment * expertAlignment;
         }
         h.numRecv = n;
@@ -200,9 +199,10 @@ final class NvshmemMoe implements MoeBuffer {
         args.clearOperation().set(TOKENS, h.tokens).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa)
                 .set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(EXPECTED, dispatches * SIGNAL_PER_OP)
                 .set(THREADS, NORMAL_THREADS);
+        long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeNormalDispatch(args.words(), true);
         lastWasCombine = false;
-        finish("moe_normal_dispatch_kernel (cached routing)", 0);
+        done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel (cached routing)");
         return received(fp8, h.numRecv, h.perExpert, false, false, h);
     }
 
@@ -231,9 +231,10 @@ final class NvshmemMoe implements MoeBuffer {
                 .set(SEND_OFF, h.pos + 4L * maxT * ranks).set(Y, ya == base + lay.recv() ? 0 : ya).set(Y_W, yw)
                 .set(OUT, out).set(OUT_W, topkWeights != null ? outW : 0).set(EXPECTED, combines * SIGNAL_PER_OP)
                 .set(THREADS, NORMAL_THREADS);
+        long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeNormalCombine(args.words());
         lastWasCombine = true;
-        finish("moe_normal_combine_kernel", 0);
+        done.await(MoeCompletion.SYNC, stamp, "moe_normal_combine_kernel");
         if (times != null) times.record("normal combine kernel", null);
         return new Combined(device(out, DType.BF16, h.tokens, hidden),
                 topkWeights != null ? device(outW, DType.FP32, h.tokens, topk) : null);
@@ -291,10 +292,11 @@ final class NvshmemMoe implements MoeBuffer {
         int p = (int) (llGen & 1);
         llDispatches[p]++;
         args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(GEN, llGen)
-                .set(THREADS, LL_THREADS);
+                .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS);
+        long stamp = useSlot(MoeCompletion.LL_DISPATCH + p);
         NvOps.moeLowLatencyDispatch(args.words());
-        if (times != null) times.record(useFp8 ? "ll dispatch fp8 kernel" : "ll dispatch bf16 kernel", null);
-        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, llDispatches[p] * SIGNAL_PER_OP, new int[local]);
+        if (times != null) times.record(useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
+        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local]);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
         Tensor recvX = device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
         Tensor scales = useFp8 ? device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
@@ -306,12 +308,11 @@ final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         if (llGen - h.gen >= 2)
             throw new IllegalStateException("low-latency dispatch #" + h.gen + " is stale: its receive buffer was reused by dispatch #" + llGen);
-        args.clearOperation().set(GEN, h.gen).set(EXPECTED, h.expected);
-        NvOps.moeLowLatencyReceive(args.words());
-        finish("moe_ll_recv_kernel", local);
-        if (times != null) times.record("ll receive kernel (hook)", null);
+        int slot = MoeCompletion.LL_DISPATCH + (int) (h.gen & 1);
+        // The dispatch kernel's block 0 stamps the slot once every PE's tokens have arrived.
+        done.await(slot, h.stamp, "moe_ll_dispatch_kernel");
         int sum = 0;
-        for (int e = 0; e < local; e++) sum += h.counts[e] = pinnedSeg.get(ValueLayout.JAVA_INT, ERR_BYTES + 4L * e);
+        for (int e = 0; e < local; e++) sum += h.counts[e] = done.infoInt(slot, e);
         h.numRecv = sum;
         h.received = true;
     }
@@ -328,33 +329,35 @@ final class NvshmemMoe implements MoeBuffer {
         llCombines[p]++;
         args.clearOperation().set(TOKENS, h.tokens).set(Y, ya == region ? 0 : ya).set(TOPK_W, w).set(OUT, out)
                 .set(GEN, h.gen).set(EXPECTED, llCombines[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS);
+        int slot = MoeCompletion.LL_COMBINE + p;
+        long stamp = useSlot(slot);
         NvOps.moeLowLatencyCombine(args.words());
+        if (times != null) times.record("ll combine kernel", null);
         Tensor x = device(out + (long) p * maxT * 2 * hidden, DType.BF16, h.tokens, hidden);
-        boolean[] done = {false};
+        boolean[] received = {false};
         return new LowLatencyCombined(x, () -> {
             synchronized (NvshmemMoe.this) {
-                if (done[0]) return;
-                finish("moe_ll_combine_kernel", 0);
-                if (times != null) times.record("ll combine kernel", null);
-                done[0] = true;
+                if (received[0]) return;
+                done.await(slot, stamp, "moe_ll_combine_kernel");
+                received[0] = true;
             }
         });
     }
 
-    /** One low-latency dispatch: its sequence number (parity = generation slot) and arrival target. */
+    /** One low-latency dispatch: its sequence number (parity = generation slot) and completion stamp. */
     private static final class LowLatencyHandle implements MoeHandle {
         final NvshmemMoe owner;
-        final long gen, expected;
+        final long gen, stamp;
         final int tokens;
         final int[] counts;
         int numRecv = -1;
         boolean received;
 
-        LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long expected, int[] counts) {
+        LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long stamp, int[] counts) {
             this.owner = owner;
             this.gen = gen;
             this.tokens = tokens;
-            this.expected = expected;
+            this.stamp = stamp;
             this.counts = counts;
         }
 
@@ -391,31 +394,6 @@ final class NvshmemMoe implements MoeBuffer {
         return Tensor.of(Memory.device(address, n, c.kind), dtype, shape);
     }
 
-    /** Copies the status (error record, then {@code infoInts} info ints) to the host and waits for the stream. */
-    private void finish(String kernel, int infoInts) {
-        NvOps.copyAsync(pinned, status, ERR_BYTES + 4L * infoInts, stream);
-        try {
-            c.await(stream, kernel, SPIN_NANOS);
-        } catch (NativeCallException e) {
-            throw new CommException(kernel + " failed on the GPU: " + e.getMessage(), e);
-        }
-        long code = pinnedSeg.get(ValueLayout.JAVA_LONG, 0);
-        if (code == 0) return;
-        long a = pinnedSeg.get(ValueLayout.JAVA_LONG, 8), b = pinnedSeg.get(ValueLayout.JAVA_LONG, 16),
-                v = pinnedSeg.get(ValueLayout.JAVA_LONG, 24);
-        NvOps.fillAsync(status, 0, ERR_BYTES, stream);
-        c.await(stream, "clearing the MoE error record");
-        if (code == ERR_EXPERT)
-            throw new IllegalArgumentException("topkIdx[" + a + ", " + b + "] = " + v + " is not an expert: allowed are -1 (unused slot) and 0.."
-                    + (experts - 1) + " (found by " + kernel + "; the entry was skipped)");
-        if (code == ERR_DUPLICATE)
-            throw new IllegalArgumentException("topkIdx[" + a + "] names expert " + v + " twice (slot " + b
-                    + "); each row must select distinct experts (found by " + kernel + "; the repeat was skipped)");
-        if (code == ERR_TIMEOUT)
-            throw new CommTimeoutException(kernel + " waiting for rank " + a + " (step " + b + ")", c.timeout);
-        throw new CommException(kernel + " reported error code " + code);
-    }
-
     private void ensureOpen() {
         if (!open) throw new IllegalStateException("MoE buffer " + cfg + " is closed");
         c.ensureOpen();
@@ -444,7 +422,7 @@ final class NvshmemMoe implements MoeBuffer {
             }
         }
         try {
-            NvOps.pinnedFree(pinned);
+            done.free();
         } catch (RuntimeException e) {
             problems.add("stream/pinned: " + e.getMessage());
         }

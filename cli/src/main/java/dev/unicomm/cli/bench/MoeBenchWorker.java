@@ -101,7 +101,9 @@ public final class MoeBenchWorker {
             } else {
                 moe.combine(d.recvX(), d.handle());
             }
-            for (int i = 0; i < 2; i++) { // more warm-up: the first calls run before the JIT has compiled them
+            // More warm-up: the first calls run before the JIT has compiled them. GPU operations take
+            // microseconds, so there the host path is warmed until the JIT has compiled it.
+            for (int i = 0; i < (mem.onDevice() ? 300 : 2); i++) {
                 Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
                 moe.combine(di.recvX(), di.handle());
             }
@@ -246,7 +248,7 @@ public final class MoeBenchWorker {
                 if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
                 verified = "ok";
             }
-            for (int i = 0; i < 5; i++) { // warm-up: the first calls run before the JIT has compiled them
+            for (int i = 0; i < (mem.onDevice() ? 2000 : 5); i++) { // warm-up: until the JIT has compiled the host path
                 LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
                 moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
                 if (fp8) moe.lowLatencyDispatch(x, idx, true, false);

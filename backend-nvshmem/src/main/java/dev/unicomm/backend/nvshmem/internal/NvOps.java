@@ -230,7 +230,5 @@ public final class NvOps {
 
     public static void moeLowLatencyDispatch(long[] args) { check(NvshmemShim.uc_moe_ll_dispatch(args, args.length)); }
 
-    public static void moeLowLatencyReceive(long[] args) { check(NvshmemShim.uc_moe_ll_recv(args, args.length)); }
-
     public static void moeLowLatencyCombine(long[] args) { check(NvshmemShim.uc_moe_ll_combine(args, args.length)); }
 }
