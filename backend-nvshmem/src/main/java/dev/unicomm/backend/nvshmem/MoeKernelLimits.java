@@ -11,11 +11,13 @@ final class MoeKernelLimits {
     static final int MAX_RANKS = 32, MAX_TOPK = 32;
 
     /** Why the kernels cannot serve {@code cfg} on {@code ranks} PEs, or null when they can. */
-    static String unsupported(MoeConfig cfg, int ranks) {
+    static String unsupported(MoeConfig cfg, int ranks) { return unsupported(cfg, ranks, NvOps.moeDeviceInfo()[1]); }
+
+    /** As {@link #unsupported(MoeConfig, int)} for a device allowing {@code smem} bytes of shared memory per block. */
+    static String unsupported(MoeConfig cfg, int ranks, long smem) {
         if (cfg.hidden() % 8 != 0) return "the native MoE kernels need hidden to be a multiple of 8 (16-byte rows), got " + cfg.hidden();
         if (cfg.numTopk() > MAX_TOPK) return "the native MoE kernels support top-k up to " + MAX_TOPK + ", got " + cfg.numTopk();
         if (ranks > MAX_RANKS) return "the native MoE kernels support up to " + MAX_RANKS + " PEs, got " + ranks;
-        long smem = NvOps.moeDeviceInfo()[1];
         long need = cfg.mode() == MoeConfig.Mode.LOW_LATENCY
                 ? 4L * cfg.numExperts() * ((cfg.maxTokensPerRank() + 31) / 32)
                 : 4L * (cfg.numExperts() + 33 + ranks + cfg.maxTokensPerRank());
