@@ -205,8 +205,8 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
     extern __shared__ int sh[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
-    int *cnt_e = sh, *wsum = sh + E, *base = wsum + 33;
-    unsigned int *mask_of = (unsigned int *) (base + R); // [T]: bit d = token goes to rank d
+    int *cnt_e = sh, *base = sh + E, *tot = base + R, *wsum = tot + R; // wsum: [32 warps][R]
+    unsigned int *mask_of = (unsigned int *) (wsum + 32 * R); // [T]: bit d = token goes to rank d
     for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
     for (int i = threadIdx.x; i < T; i += blockDim.x) mask_of[i] = 0;
     if (threadIdx.x < R) base[threadIdx.x] = 0;
@@ -250,30 +250,36 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
         mask_of[t] = mask;
     }
     __syncthreads();
+    // Positions: per chunk of blockDim tokens, a ballot per destination, one scan over the warps
+    // for all destinations at once (two barriers per chunk, whatever R).
     for (int c0 = 0; c0 < T; c0 += blockDim.x) {
         int t = c0 + threadIdx.x;
         unsigned int mask = t < T ? mask_of[t] : 0;
         for (int d = 0; d < R; d++) {
-            bool in = (mask >> d) & 1;
-            unsigned int b = __ballot_sync(MOE_FULL, in);
-            int before = __popc(b & ((1u << lane) - 1));
-            if (lane == 0) wsum[warp] = __popc(b);
-            __syncthreads();
-            if (warp == 0) {
-                int v = lane < nwarps ? wsum[lane] : 0, incl = v;
+            unsigned int b = __ballot_sync(MOE_FULL, (mask >> d) & 1);
+            if (lane == 0) wsum[warp * R + d] = __popc(b);
+        }
+        __syncthreads();
+        if (warp == 0) {
+            for (int d = 0; d < R; d++) {
+                int v = lane < nwarps ? wsum[lane * R + d] : 0, incl = v;
                 for (int o = 1; o < 32; o <<= 1) {
                     int u = __shfl_up_sync(MOE_FULL, incl, o);
                     if (lane >= o) incl += u;
                 }
-                wsum[lane] = incl - v;
-                if (lane == 31) wsum[32] = incl;
+                if (lane < nwarps) wsum[lane * R + d] = incl - v;
+                if (lane == 31) tot[d] = incl;
             }
-            __syncthreads();
-            if (t < T) pos[(long long) t * R + d] = in ? base[d] + wsum[warp] + before : -1;
-            __syncthreads();
-            if (threadIdx.x == 0) base[d] += wsum[32];
-            __syncthreads();
         }
+        __syncthreads();
+        for (int d = 0; d < R; d++) {
+            bool in = (mask >> d) & 1;
+            unsigned int b = __ballot_sync(MOE_FULL, in);
+            if (t < T) pos[(long long) t * R + d] = in ? base[d] + wsum[warp * R + d] + __popc(b & ((1u << lane) - 1)) : -1;
+        }
+        __syncthreads();
+        if (threadIdx.x < R) base[threadIdx.x] += tot[threadIdx.x];
+        __syncthreads();
     }
     const long long *peers = (const long long *) a.peers;
     int row = R + L, p = (int) (a.gen & 1);
@@ -405,16 +411,31 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
         }
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         int4 *out = (int4 *) ((char *) a.out + t * row_bytes);
-        // Loops stay warp-uniform so that every shuffle has all lanes.
-        for (long long c0 = 0; c0 < H / 8; c0 += 32) {
-            long long c = c0 + lane;
-            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        // Loops stay warp-uniform so that every shuffle has all lanes; four 16-byte loads per lane
+        // and source are in flight at once (the pull is latency bound otherwise).
+        for (long long c0 = 0; c0 < H / 8; c0 += 128) {
+            float acc[4][8];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+#pragma unroll
+                for (int i = 0; i < 8; i++) acc[u][i] = 0.f;
             for (unsigned int dm = dests; dm; dm &= dm - 1) {
                 long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
-                if (c < H / 8)
-                    bf16x8_add(acc, __ldcg((const int4 *) ((char *) peers[__ffs(dm) - 1] + a.off_recv + slot * row_bytes) + c), 1.f);
+                const int4 *row = (const int4 *) ((char *) peers[__ffs(dm) - 1] + a.off_recv + slot * row_bytes);
+                int4 v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    long long c = c0 + u * 32 + lane;
+                    v[u] = c < H / 8 ? __ldcg(row + c) : make_int4(0, 0, 0, 0);
+                }
+#pragma unroll
+                for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v[u], 1.f);
             }
-            if (c < H / 8) out[c] = bf16x8_pack(acc);
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                long long c = c0 + u * 32 + lane;
+                if (c < H / 8) out[c] = bf16x8_pack(acc[u]);
+            }
         }
         if (a.out_w != 0) {
             for (int k0 = 0; k0 < K; k0 += 32) {
@@ -594,13 +615,22 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
                 wk = w[(long long) t * K + lane];
             }
         }
-        unsigned int ks = __ballot_sync(MOE_FULL, src != 0);
         float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (unsigned int km = ks; km; km &= km - 1) {
-            int k = __ffs(km) - 1;
+        // The first eight experts' rows are loaded together (one round trip), the rest one by one.
+        int4 v[8];
+        float wt[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
             long long from = __shfl_sync(MOE_FULL, src, k);
-            float wt = __shfl_sync(MOE_FULL, wk, k);
-            if (c < H / 8) bf16x8_add(acc, __ldcg((const int4 *) from + c), wt);
+            wt[k] = __shfl_sync(MOE_FULL, wk, k);
+            v[k] = from != 0 && k < K && c < H / 8 ? __ldcg((const int4 *) from + c) : make_int4(0, 0, 0, 0);
+        }
+#pragma unroll
+        for (int k = 0; k < 8; k++) bf16x8_add(acc, v[k], wt[k]);
+        for (int k = 8; k < K; k++) {
+            long long from = __shfl_sync(MOE_FULL, src, k);
+            float w8 = __shfl_sync(MOE_FULL, wk, k);
+            if (from != 0 && c < H / 8) bf16x8_add(acc, __ldcg((const int4 *) from + c), w8);
         }
         if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
     }
@@ -694,7 +724,7 @@ int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     moe_ev_kernels = cached ? 1 : 2;
     moe_mark(0, a.stream);
     if (!cached) {
-        long long smem = (a.experts + 33 + a.nranks + a.tokens) * 4;
+        long long smem = (a.experts + 34 * a.nranks + a.tokens) * 4;
         if ((rc = moe_smem((const void *) moe_normal_prep_kernel, smem, "cudaFuncSetAttribute(moe_normal_prep_kernel)"))) return rc;
         moe_normal_prep_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
         if ((rc = launch_check("moe_normal_prep_kernel"))) return rc;

@@ -20,7 +20,7 @@ final class MoeKernelLimits {
         if (ranks > MAX_RANKS) return "the native MoE kernels support up to " + MAX_RANKS + " PEs, got " + ranks;
         long need = cfg.mode() == MoeConfig.Mode.LOW_LATENCY
                 ? 4L * cfg.numExperts() * ((cfg.maxTokensPerRank() + 31) / 32)
-                : 4L * (cfg.numExperts() + 33 + ranks + cfg.maxTokensPerRank());
+                : 4L * (cfg.numExperts() + 34L * ranks + cfg.maxTokensPerRank());
         if (need > smem)
             return "the native MoE kernels need " + need + " bytes of shared memory per block for " + cfg
                     + " (low-latency: numExperts x maxTokensPerRank / 8; normal: 4 x (numExperts + maxTokensPerRank) + a little), the device allows " + smem;
