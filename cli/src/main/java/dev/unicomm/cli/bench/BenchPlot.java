@@ -39,6 +39,17 @@ final class BenchPlot {
 
     private final Map<String, List<Point>> series = new LinkedHashMap<>();
     private final Map<String, Boolean> reference = new LinkedHashMap<>();
+    private final String sizeLabel;
+    private final String latencyLabel;
+
+    /** A plot against message size. */
+    BenchPlot() { this("message size", "latency (µs)"); }
+
+    /** A plot against another byte count ({@code sizeLabel}, e.g. bytes received per rank), with its own time axis label. */
+    BenchPlot(String sizeLabel, String latencyLabel) {
+        this.sizeLabel = sizeLabel;
+        this.latencyLabel = latencyLabel;
+    }
 
     /** Adds one measured point to {@code name} ({@code isReference}: drawn dashed). */
     void add(String name, boolean isReference, long bytes, double latencyUs, double gbps) {
@@ -52,15 +63,15 @@ final class BenchPlot {
     /** Writes the chart as a PNG of {@code width x height} pixels. */
     void write(Path png, String title, int width, int height) throws IOException {
         series.values().removeIf(points -> points.stream().map(Point::bytes).distinct().count() < 2); // single-size figures are no curve
-        if (series.isEmpty()) throw new IllegalStateException("nothing to plot: no operation was measured at two or more message sizes");
+        if (series.isEmpty()) throw new IllegalStateException("nothing to plot: no operation was measured at two or more sizes");
         System.setProperty("java.awt.headless", "true");
-        LogAxis size = new LogAxis("message size");
+        LogAxis size = new LogAxis(sizeLabel);
         size.setBase(2);
         size.setNumberFormatOverride(new SizeFormat());
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(size);
         plot.setGap(12);
         plot.add(panel("bandwidth (GB/s)", true), 1);
-        plot.add(panel("latency (µs)", false), 1);
+        plot.add(panel(latencyLabel, false), 1);
         JFreeChart chart = new JFreeChart(title, new Font("SansSerif", Font.BOLD, 16), plot, true);
         chart.setBackgroundPaint(Color.WHITE);
         Path parent = png.toAbsolutePath().getParent();
