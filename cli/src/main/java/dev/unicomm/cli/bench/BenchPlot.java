@@ -99,7 +99,15 @@ final class BenchPlot {
         }
         LogAxis y = new LogAxis(label);
         y.setSmallestValue(1e-4);
-        y.setTickUnit(new NumberTickUnit(1)); // one tick per decade
+        double lo = Double.MAX_VALUE, hi = 0;
+        for (Map.Entry<String, List<Point>> e : series.entrySet())
+            for (Point p : e.getValue()) {
+                double v = bandwidth ? p.gbps() : p.latencyUs();
+                if (v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+            }
+        // One tick per decade; within less than two decades that leaves one or two labels, so powers of two instead.
+        if (hi > 0 && hi / lo < 100) y.setBase(2);
+        y.setTickUnit(new NumberTickUnit(1));
         y.setNumberFormatOverride(new DecimalFormat("0.####"));
         XYPlot p = new XYPlot(data, null, y, renderer);
         p.setBackgroundPaint(Color.WHITE);

@@ -37,6 +37,8 @@ final class BenchRecording implements AutoCloseable {
     /** Records this JVM to {@code destination} until closed (or until the JVM exits). */
     static BenchRecording start(Path destination, String name) {
         try {
+            Path parent = destination.toAbsolutePath().getParent();
+            if (parent != null) java.nio.file.Files.createDirectories(parent); // --jfr /new/dir/x.jfr is fine
             Recording r = new Recording(Configuration.getConfiguration("default"));
             for (String e : EVENTS) r.enable(e);
             r.setName(name);

@@ -145,12 +145,16 @@ public final class MoeBenchCommand implements Callable<Integer> {
         return jobs;
     }
 
-    /** Bandwidth and time per operation against bytes per rank; each operation's copy bound dashed. */
+    /**
+     * Bandwidth and time per operation against bytes per rank; the copy bounds dashed (one per kind of
+     * transfer: dispatch and combine of a mode move the same bytes and share theirs; FP8 has its own).
+     */
     static BenchPlot plot(List<Row> rows, String backend, int ranks) {
         BenchPlot p = new BenchPlot("bytes received per rank", "time per call (µs)");
         for (Row r : rows) {
             p.add(r.op() + " (" + backend + ", " + ranks + " ranks)", false, Math.round(r.bytes()), r.ns() / 1e3, r.gbps());
-            p.add("bound of " + r.op() + ": copies + barrier", true, Math.round(r.bytes()), r.boundNs() / 1e3, r.boundGbps());
+            String kind = r.op().startsWith("normal") ? "normal" : r.op().contains("fp8") ? "low-latency fp8" : "low-latency bf16";
+            p.add("bound, " + kind + ": copies + barrier", true, Math.round(r.bytes()), r.boundNs() / 1e3, r.boundGbps());
         }
         return p;
     }
