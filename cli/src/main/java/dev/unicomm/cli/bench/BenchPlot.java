@@ -17,7 +17,9 @@ import java.util.Map;
 import org.jfree.chart.ChartUtils;
 import org.jfree.chart.JFreeChart;
 import org.jfree.chart.axis.LogAxis;
+import org.jfree.chart.axis.NumberAxis;
 import org.jfree.chart.axis.NumberTickUnit;
+import org.jfree.chart.axis.ValueAxis;
 import org.jfree.chart.plot.CombinedDomainXYPlot;
 import org.jfree.chart.plot.XYPlot;
 import org.jfree.chart.renderer.xy.XYLineAndShapeRenderer;
@@ -68,6 +70,10 @@ final class BenchPlot {
         LogAxis size = new LogAxis(sizeLabel);
         size.setBase(2);
         size.setNumberFormatOverride(new SizeFormat());
+        long minBytes = series.values().stream().flatMap(List::stream).mapToLong(Point::bytes).min().orElse(1);
+        long maxBytes = series.values().stream().flatMap(List::stream).mapToLong(Point::bytes).max().orElse(1);
+        // Up to 16 powers of two: a tick at each (the automatic unit would put ticks at half powers, e.g. 11585 B).
+        if (maxBytes / (double) minBytes <= 1 << 16) size.setTickUnit(new NumberTickUnit(1));
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(size);
         plot.setGap(12);
         plot.add(panel("bandwidth (GB/s)", true), 1);
@@ -76,7 +82,15 @@ final class BenchPlot {
         chart.setBackgroundPaint(Color.WHITE);
         Path parent = png.toAbsolutePath().getParent();
         if (parent != null) Files.createDirectories(parent);
-        ChartUtils.saveChartAsPNG(png.toFile(), chart, width, height);
+        try {
+            ChartUtils.saveChartAsPNG(png.toFile(), chart, width, height);
+        } catch (RuntimeException | LinkageError | InternalError e) {
+            // Text needs fonts: a JDK on a host without fontconfig fonts fails here (e.g. "Fontconfig head is null").
+            Files.deleteIfExists(png);
+            throw new IllegalStateException("--plot could not draw " + png + ": the JDK's font/graphics setup failed (" + e
+                    + "). The figures are in the table (and --csv). Install fonts (Debian/Ubuntu: apt-get install -y fontconfig "
+                    + "fonts-dejavu-core), or point -Dsun.awt.fontconfig at a fontconfig.properties naming TTF files", e);
+        }
     }
 
     private XYPlot panel(String label, boolean bandwidth) {
@@ -97,23 +111,37 @@ final class BenchPlot {
             renderer.setSeriesVisibleInLegend(i, bandwidth); // one legend for both panels
             i++;
         }
-        LogAxis y = new LogAxis(label);
-        y.setSmallestValue(1e-4);
         double lo = Double.MAX_VALUE, hi = 0;
-        for (Map.Entry<String, List<Point>> e : series.entrySet())
-            for (Point p : e.getValue()) {
+        for (List<Point> points : series.values())
+            for (Point p : points) {
                 double v = bandwidth ? p.gbps() : p.latencyUs();
                 if (v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
             }
-        // One tick per decade; within less than two decades that leaves one or two labels, so powers of two instead.
-        if (hi > 0 && hi / lo < 100) y.setBase(2);
-        y.setTickUnit(new NumberTickUnit(1));
-        y.setNumberFormatOverride(new DecimalFormat("0.####"));
+        ValueAxis y = valueAxis(label, lo, hi);
         XYPlot p = new XYPlot(data, null, y, renderer);
         p.setBackgroundPaint(Color.WHITE);
         p.setDomainGridlinePaint(Color.LIGHT_GRAY);
         p.setRangeGridlinePaint(Color.LIGHT_GRAY);
         return p;
+    }
+
+    /**
+     * The value axis for data from {@code lo} to {@code hi}: log scale with a tick per decade over two
+     * decades or more; per power of two from 8x (a decade axis would show one or two labels); linear
+     * from zero below that, where a log scale has no readable ticks.
+     */
+    private static ValueAxis valueAxis(String label, double lo, double hi) {
+        if (hi <= 0 || hi / lo < 8) {
+            NumberAxis linear = new NumberAxis(label);
+            linear.setAutoRangeIncludesZero(true);
+            return linear;
+        }
+        LogAxis log = new LogAxis(label);
+        log.setSmallestValue(1e-4);
+        if (hi / lo < 100) log.setBase(2);
+        log.setTickUnit(new NumberTickUnit(1));
+        log.setNumberFormatOverride(new DecimalFormat("0.####"));
+        return log;
     }
 
     /** Axis labels as sizes: 8 B, 4 KiB, 16 MiB. */
