@@ -39,6 +39,8 @@ final class BenchPlot {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
         new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
 
+    private static final java.awt.Shape[] SHAPES = org.jfree.chart.plot.DefaultDrawingSupplier.createStandardSeriesShapes();
+
     private final Map<String, List<Point>> series = new LinkedHashMap<>();
     private final Map<String, Boolean> reference = new LinkedHashMap<>();
     private final String sizeLabel;
@@ -105,6 +107,7 @@ final class BenchPlot {
             }
             data.addSeries(s);
             renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
+            renderer.setSeriesShape(i, SHAPES[i % SHAPES.length]); // same marker in both panels, as in the legend
             if (reference.get(e.getKey()))
                 renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
             else renderer.setSeriesStroke(i, new BasicStroke(2f));
