@@ -84,6 +84,14 @@ class NativeJarsTest {
         assertNotNull(loaded, "JavaCPP's Loader returned no library for " + b.bindingClass());
         assertEquals(b.natives().getFirst(), Path.of(loaded).getFileName().toString(), "library loaded for " + b.bindingClass());
         assertTrue(Files.isRegularFile(Path.of(loaded)), "JavaCPP extracted the library to " + loaded);
+        // Companions are extracted the same way (backend-nvshmem's ops library: Loader.cacheResource in NvLibrary).
+        for (String file : b.natives()) {
+            java.io.File extracted = Loader.cacheResource(binding, "linux-x86_64/" + file);
+            assertNotNull(extracted, "JavaCPP found no " + file + " next to " + b.bindingClass());
+            assertTrue(extracted.isFile() && extracted.length() > 0, "extracted " + extracted);
+        }
+        if (b.name().equals("nvshmem") && opsLibraryWasBuilt(b))
+            assertTrue(Loader.cacheResource(binding, "linux-x86_64/libunicomm_nvshmem_ops.so").length() > 0, "the CUDA ops library extracts");
     }
 
     /** The jar the binding class comes from; skips when it comes from a build folder (nothing was packaged). */
