@@ -44,10 +44,13 @@ class P2pBenchCommandTest {
     @Test void jfrRecordsThisProcessWithOneEventPerRow() throws Exception {
         JfrOption option = new JfrOption();
         option.file = dir.resolve("p2p.jfr");
-        try (BenchRecording recording = option.recordHere("p2p")) {
+        BenchRecording recording = option.recordHere("p2p");
+        try {
             P2pRowEvent event = new P2pRowEvent();
             event.begin();
             P2pBenchCommand.commit(event, new P2pBenchCommand.Row("WRITE", 32, 65536, 29, 3.1, 0));
+        } finally {
+            recording.close();
         }
         List<RecordedEvent> events = RecordingFile.readAllEvents(option.file);
         Set<String> types = events.stream().map(e -> e.getEventType().getName()).collect(Collectors.toSet());
