@@ -6,7 +6,9 @@
 # Several PEs share the GPU under MPS (started here, stopped at the end). NVLink multicast stays off.
 # Tables and logs go to $OUT (default ./gpu-out); everything is also packed into $OUT/gpu-run.tgz.
 #   layout - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
-#   usage: gpu-run.sh [all|check|bench|kit|layout]...
+#   moe    - the kit's MoE rules with 2 and 4 PEs (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n 2` with
+#            DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS), each beside its same-run device copy bound
+#   usage: gpu-run.sh [all|check|bench|kit|layout|moe]...
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
@@ -76,6 +78,26 @@ if want kit; then
       --json "$out/kit-nvshmem-${n}pe.json" --junit-xml "$out/kit-junit-${n}pe" ${KIT_SUITES:+--suite=$KIT_SUITES} > "$out/kit-nvshmem-${n}pe.txt" 2>&1
     echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-nvshmem-${n}pe.txt" | cut -c1-250
   done
+fi
+
+if want moe; then
+  for n in ${MOE_KIT_RANKS:-2 4}; do
+    timeout ${KIT_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --suite Moe --timeout ${KIT_TIMEOUT:-60s} \
+      --json "$out/kit-moe-nvshmem-${n}pe.json" > "$out/kit-moe-nvshmem-${n}pe.txt" 2>&1
+    echo "kit Moe, $n PEs: exit $?"; tail -1 "$out/kit-moe-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-moe-nvshmem-${n}pe.txt" | cut -c1-400
+  done
+  for sms in ${MOE_SMS:-64 24}; do
+    UNICOMM_NVSHMEM_MOE_SMS=$sms timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n 2 \
+      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
+      > "$out/bench-moe-nvshmem-${sms}sms.txt" 2> "$out/bench-moe-${sms}sms.log"
+    echo "bench moe, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[' "$out/bench-moe-${sms}sms.log" | tail -8
+  done
+  # Where the time goes: the same run with the kernels timed by CUDA events (MOEPROF,rank,kernel,median us,min us,samples).
+  if [ -n "${MOE_PROFILE:-1}" ]; then
+    UNICOMM_NVSHMEM_MOE_PROFILE=true timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n 2 \
+      --iters 10 --ll-iters 20 --no-verify > "$out/bench-moe-nvshmem-profile.txt" 2> "$out/bench-moe-profile.log"
+    echo "bench moe with kernel timing: exit $?"; grep -h 'MOEPROF' "$out/bench-moe-profile.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 | tee "$out/moe-kernel-times.csv"
+  fi
 fi
 
 # Few files come back from a lent machine: one archive with everything.

@@ -396,3 +396,5 @@ int uc_ops_reduce(int team, int dtype, int op, int scatter, long long dst, long 
 }
 
 }
+
+#include "uc_moe.cuh"

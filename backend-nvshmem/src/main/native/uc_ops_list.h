@@ -40,4 +40,12 @@
     X(broadcast, (int team, long long dst, long long src, long long bytes, int root, long long stream), (team, dst, src, bytes, root, stream)) \
     X(fcollect, (int team, long long dst, long long src, long long bytes, long long stream), (team, dst, src, bytes, stream)) \
     X(alltoall, (int team, long long dst, long long src, long long bytes, long long stream), (team, dst, src, bytes, stream)) \
-    X(reduce, (int team, int dtype, int op, int scatter, long long dst, long long src, long long count, long long stream), (team, dtype, op, scatter, dst, src, count, stream))
+    X(reduce, (int team, int dtype, int op, int scatter, long long dst, long long src, long long count, long long stream), (team, dtype, op, scatter, dst, src, count, stream)) \
+    X(moe_device_info, (int *sms, long long *smem), (sms, smem)) \
+    X(moe_profile, (int on), (on)) \
+    X(moe_times, (float *out), (out)) \
+    X(moe_layout, (const long long *args, int n), (args, n)) \
+    X(moe_normal_dispatch, (const long long *args, int n, int cached), (args, n, cached)) \
+    X(moe_normal_combine, (const long long *args, int n), (args, n)) \
+    X(moe_ll_dispatch, (const long long *args, int n), (args, n)) \
+    X(moe_ll_combine, (const long long *args, int n), (args, n))

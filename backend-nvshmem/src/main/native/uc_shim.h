@@ -63,6 +63,15 @@ int uc_broadcast(int team, long long dst, long long src, long long bytes, int ro
 int uc_fcollect(int team, long long dst, long long src, long long bytes, long long stream);
 int uc_alltoall(int team, long long dst, long long src, long long bytes, long long stream);
 int uc_reduce(int team, int dtype, int op, int scatter, long long dst, long long src, long long count, long long stream);
+/* MoE kernels (uc_moe.cuh): args is the uc_moe_args block of uc_moe.h, n its length in words. */
+int uc_moe_device_info(int *sms, long long *smem);
+int uc_moe_profile(int on);
+int uc_moe_times(float *out);
+int uc_moe_layout(const long long *args, int n);
+int uc_moe_normal_dispatch(const long long *args, int n, int cached);
+int uc_moe_normal_combine(const long long *args, int n);
+int uc_moe_ll_dispatch(const long long *args, int n);
+int uc_moe_ll_combine(const long long *args, int n);
 
 #ifdef __cplusplus
 }

@@ -81,9 +81,17 @@ public record CommConfig(String backend, int rank, int worldSize, int localRank,
         return new CommConfig(backend, rank, worldSize, localRank, storeHost, storePort, token, tls, timeout, bytes, properties);
     }
 
-    /** A backend-specific setting {@code unicomm.KEY} (property or {@code UNICOMM_KEY} variable), or {@code def}. */
+    /**
+     * A backend-specific setting {@code unicomm.KEY} (system property, or the variable {@code UNICOMM_KEY}
+     * with dots and underscores as underscores, in any case), or {@code def}. {@code key} is given
+     * without the {@code unicomm.} prefix, e.g. {@code nvshmem.moe.sms} or {@code rdma.gid_index}.
+     */
     public String property(String key, String def) {
-        return properties.getOrDefault(key, def);
+        String v = properties.get(key);
+        if (v == null) v = properties.get("unicomm." + key);
+        // Environment names arrive lower-cased with every '_' turned into '.'.
+        if (v == null) v = properties.get("unicomm." + key.toLowerCase(java.util.Locale.ROOT).replace('_', '.'));
+        return v == null ? def : v;
     }
 
     @Override public String toString() {

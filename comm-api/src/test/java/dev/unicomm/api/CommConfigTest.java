@@ -34,6 +34,18 @@ class CommConfigTest {
         assertEquals(64L << 20, c.heapSize());
     }
 
+    @Test void backendSettingsAreFoundByTheirKeyFromVariablesAndProperties() {
+        CommConfig env = read(Map.of("UNICOMM_NVSHMEM_MOE_SMS", "24", "UNICOMM_NVSHMEM_BOUNCEBYTES", "1024", "UNICOMM_RDMA_GID_INDEX", "3"));
+        assertEquals("24", env.property("nvshmem.moe.sms", null));
+        assertEquals("1024", env.property("nvshmem.bounceBytes", null));
+        assertEquals("3", env.property("rdma.gid_index", null));
+        assertEquals("fallback", env.property("nvshmem.device", "fallback"));
+        Properties p = new Properties();
+        p.setProperty("unicomm.nvshmem.moe.sms", "64");
+        assertEquals("64", CommConfig.fromEnvironment(Map.of("UNICOMM_NVSHMEM_MOE_SMS", "24"), p).property("nvshmem.moe.sms", null),
+                "a system property overrides the variable");
+    }
+
     @Test void torchrunConvention() {
         CommConfig c = read(Map.of("RANK", "3", "WORLD_SIZE", "4", "LOCAL_RANK", "1", "MASTER_ADDR", "host", "MASTER_PORT", "1234"));
         assertEquals(3, c.rank());

@@ -10,6 +10,7 @@ import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.UnsupportedCapabilityException;
+import dev.unicomm.conformance.moe.KitTensors;
 import dev.unicomm.conformance.moe.MoeConformance;
 import dev.unicomm.conformance.moe.MoeScenario;
 import dev.unicomm.conformance.moe.MoeScenario.Routing;
@@ -96,8 +97,9 @@ public abstract class MoeSuite extends KitSuite {
             Communicator c = pe.comm();
             int e = 4 * c.size();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, e, 128, 4, 2, false);
-            try (Arena a = Arena.ofConfined(); MoeBuffer moe = open(c, cfg); MoeBuffer other = open(c, cfg)) {
-                Tensor x = Tensor.allocate(a, DType.BF16, 2, 128);
+            try (Arena a = Arena.ofConfined(); KitTensors kt = new KitTensors(c); MoeBuffer moe = open(c, cfg);
+                 MoeBuffer other = open(c, cfg)) {
+                Tensor x = kt.place(Tensor.allocate(a, DType.BF16, 2, 128));
                 Tensor idx = ids(a, 0, 1, 2, -1);
                 expect("topkIdx[0, 1] = " + e, () -> moe.lowLatencyDispatch(x, ids(a, 0, e, 1, -1), false));
                 expect("topkIdx[1, 0] = -2", () -> moe.lowLatencyDispatch(x, ids(a, 0, 1, -2, -1), false));
@@ -107,7 +109,7 @@ public abstract class MoeSuite extends KitSuite {
                 expect("tokens but the buffer was sized for at most 4",
                         () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.BF16, 5, 128), ids(a, new long[10]), false));
                 expect("useFp8", () -> moe.lowLatencyDispatch(x, idx, true));
-                Tensor y = Tensor.allocate(a, DType.BF16, e / c.size(), (long) c.size() * 4, 128);
+                Tensor y = kt.place(Tensor.allocate(a, DType.BF16, e / c.size(), (long) c.size() * 4, 128));
                 Tensor w = Tensor.allocate(a, DType.FP32, 2, 2);
                 LowLatencyDispatched first = moe.lowLatencyDispatch(x, idx, false);
                 LowLatencyDispatched foreign = other.lowLatencyDispatch(x, idx, false);

@@ -5,6 +5,9 @@ import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Memory;
+import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricHeap;
@@ -60,6 +63,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private static final long SOLO_SCRATCH = 4L << 20;
     /** Why NVSHMEM's collectives cannot run here (limited MPG), or null when they can. */
     private static String noCollectives;
+    /** PEs of this job on this PE's GPU (1 unless several share it). */
+    private static int gpuSharers = 1;
     /** Symmetric heap NVSHMEM keeps for itself (team and collective work areas) on top of the user's. */
     private static final long RUNTIME_MARGIN = 32L << 20;
 
@@ -82,6 +87,12 @@ final class NvshmemCommunicator implements BackendCommunicator {
     final long bounceBytes;
     final Scratch scratch;
     private final boolean finalizeOnClose;
+    /** unicomm.nvshmem.moe.sms: blocks per MoE kernel, or null for this PE's share of the SMs. */
+    private final String moeSms;
+    /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
+    final boolean moeProfile;
+    /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
+    private long moeStream;
     private final long heapCapacity;
     private final NvshmemHeap heap;
     private final NvshmemRma rma;
@@ -118,6 +129,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.store = ctx.store();
         this.heapCapacity = heapCapacity;
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
+        this.moeSms = config.property("nvshmem.moe.sms", null);
+        this.moeProfile = Boolean.parseBoolean(config.property("nvshmem.moe.profile", "false"));
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
         long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
         this.ctrl = NvOps.streamCreate();
@@ -256,6 +269,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         int sharers = 0;
         for (int r = 0; r < ctx.size(); r++)
             if (me.equals(new String(ctx.store().get("nvshmem/gpu/" + r), java.nio.charset.StandardCharsets.UTF_8))) sharers++;
+        gpuSharers = Math.max(1, sharers);
         if (sharers > 1 && System.getenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE") == null && mpsRunning())
             NvOps.setenv("CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", Integer.toString(Math.max(1, 100 / sharers)), false);
     }
@@ -411,7 +425,40 @@ final class NvshmemCommunicator implements BackendCommunicator {
 
     @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
 
+    /**
+     * The CUDA MoE kernels, when every PE's symmetric heap is mapped here (one node) and the
+     * config fits them; empty otherwise (the portable MoE then serves the buffer).
+     */
+    @Override public Optional<MoeBuffer> nativeMoe(dev.unicomm.api.Communicator api, MoeConfig config) {
+        ensureOpen();
+        if (solo) return Optional.empty();
+        long[] peerBases = new long[size];
+        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(scratch.base(), pe);
+        for (long p : peerBases) if (p == 0) return Optional.empty(); // a PE on another node: no load/store path
+        String why = MoeKernelLimits.unsupported(config, size);
+        if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
+        int sms = MoeKernelLimits.blocks(moeSms, gpuSharers, config, size);
+        SymmetricBuffer sym = api.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
+        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
+        try {
+            return Optional.of(new NvshmemMoe(this, config, sym, peerBases, sms));
+        } catch (RuntimeException e) {
+            sym.close();
+            throw e;
+        }
+    }
+
     NvshmemDevice deviceRuntime() { return device; }
+
+    /**
+     * The stream all MoE buffers of this communicator launch on. One stream, because their kernels
+     * wait for their peers' blocks: kernels of two buffers running side by side could hold the SMs
+     * the other needs. So MoE operations of all buffers run in issue order, as collectives do.
+     */
+    synchronized long moeStream() {
+        if (moeStream == 0) moeStream = NvOps.streamCreate();
+        return moeStream;
+    }
 
     @Override public void close() {
         lock.lock();
@@ -454,6 +501,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
             run(problems, "streams", () -> {
                 NvOps.streamDestroy(ctrl);
                 NvOps.streamDestroy(poll);
+                if (moeStream != 0) NvOps.streamDestroy(moeStream);
             });
             open = false;
             synchronized (PROCESS) {

@@ -20,12 +20,13 @@ import java.util.Set;
  * <p>Settings ({@code -Dunicomm.X} or {@code UNICOMM_X}): {@code nvshmem.home} (NVSHMEM install),
  * {@code nvshmem.ops} (ops library path), {@code nvshmem.device}, {@code nvshmem.finalize},
  * {@code nvshmem.bounceBytes}, {@code nvshmem.scratchBytes}, {@code nvshmem.soloPoolBytes} (symmetric memory
- * reserved for one-PE communicators opened inside a process of a larger job).
+ * reserved for one-PE communicators opened inside a process of a larger job), {@code nvshmem.moe.sms} (blocks
+ * per MoE kernel: DeepEP's {@code set_num_sms}; default this PE's share of the GPU's SMs less two).
  */
 public final class NvshmemProvider implements CommBackendProvider {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
             Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA,
-            Capability.NATIVE_COLLECTIVES, Capability.MULTI_PROCESS);
+            Capability.NATIVE_COLLECTIVES, Capability.NATIVE_MOE, Capability.MULTI_PROCESS);
 
     /** Cheap: natives load on {@link #availability()} or {@link #open}. */
     public NvshmemProvider() {}

@@ -6,15 +6,14 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
-import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeLayout;
-import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
 import dev.unicomm.conformance.moe.Bf16;
 import dev.unicomm.conformance.moe.Fp8E4m3;
+import dev.unicomm.conformance.moe.KitTensors;
 import dev.unicomm.conformance.moe.MoeReference;
 import dev.unicomm.conformance.moe.TokenBatch;
 import java.lang.foreign.Arena;
@@ -38,6 +37,9 @@ import java.util.Locale;
 public final class MoeBenchWorker {
     private MoeBenchWorker() {}
 
+    /** Print every timed normal dispatch (with unicomm.nvshmem.moe.profile, for the kernel breakdown). */
+    private static final boolean PROFILE = "true".equals(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
+
     record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
                   long seed, boolean normal, boolean lowLatency) {
         static Params parse(String[] a) {
@@ -60,98 +62,113 @@ public final class MoeBenchWorker {
 
     static void normal(Communicator comm, Params p) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk(), t = p.tokens();
-        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, p.experts(), h, t, k, false);
+        boolean fp8 = h % 128 == 0;
+        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, p.experts(), h, t, k, fp8);
         MoeBenchData data = new MoeBenchData(p.seed(), p.experts(), h, k);
-        try (Arena arena = Arena.ofShared(); MoeBuffer moe = comm.moe(cfg)) {
-            Tensor x = Tensor.allocate(arena, DType.BF16, t, h);
+        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg)) {
+            Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
+            Tensor qh = fp8 ? Tensor.allocate(arena, DType.FP8_E4M3, t, h) : null, sh = fp8 ? Tensor.allocate(arena, DType.FP32, t, h / 128) : null;
             short[] row = new short[h];
+            byte[] codes = new byte[h];
+            float[] scales = new float[h / 128];
             for (int i = 0; i < t; i++) {
                 data.row(me, i, row);
-                MemorySegment.copy(row, 0, x.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
+                MemorySegment.copy(row, 0, xh.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
+                if (!fp8) continue;
+                Fp8E4m3.quantiseRow(row, 0, h, codes, 0, scales, 0);
+                MemorySegment.copy(codes, 0, qh.segment(), ValueLayout.JAVA_BYTE, (long) i * h, h);
+                MemorySegment.copy(scales, 0, sh.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, h / 128);
             }
+            Tensor x = mem.place(xh), xq = fp8 ? mem.place(qh) : null, xs = fp8 ? mem.place(sh) : null;
             long[] ids = data.topk(me, t);
             Tensor idx = Tensor.allocate(arena, DType.INT64, t, k);
             MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
             float[] wArr = data.weights(me, t);
             Tensor w = Tensor.allocate(arena, DType.FP32, t, k);
             MemorySegment.copy(wArr, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wArr.length);
+            idx = mem.place(idx); // where a framework keeps them: on the GPU for a GPU backend
+            w = mem.place(w);
             MoeLayout layout = moe.layout(idx);
 
             Dispatched d = moe.dispatch(x, null, idx, w, layout, 1);
             String verified = "skipped";
             if (p.verify()) {
-                verifyNormalDispatch(comm, p, data, d);
+                verifyNormalDispatch(comm, p, data, d, mem, false);
                 Combined c = moe.combine(d.recvX(), d.handle());
-                verifyNormalCombine(comm, p, data, c);
+                verifyNormalCombine(comm, p, data, c, mem);
+                if (fp8) verifyNormalDispatch(comm, p, data, moe.dispatch(xq, xs, idx, w, layout, 1), mem, true);
                 verified = "ok";
             } else {
                 moe.combine(d.recvX(), d.handle());
             }
-            for (int i = 0; i < 2; i++) { // more warm-up: the first calls run before the JIT has compiled them
+            // More warm-up: the first calls run before the JIT has compiled them. GPU operations take
+            // microseconds, so there the host path is warmed until the JIT has compiled it.
+            for (int i = 0; i < (mem.onDevice() ? 300 : 2); i++) {
                 Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
                 moe.combine(di.recvX(), di.handle());
             }
             int n = d.handle().numRecvTokens();
             long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
-            long[] fromRank = new long[ranks];
-            for (int r = 0; r < ranks; r++) fromRank[r] = (long) layoutFrom(comm, layout, r) * 2 * h;
-            try (SymmetricBuffer src = comm.heap().allocate((long) t * 2 * h, 4096)) {
-                src.segment().copyFrom(x.segment());
-                MemorySegment dst = arena.allocate(Math.max(1, bytes), 4096);
-                dst.fill((byte) 0);
-                comm.barrier();
-                long[] disp = new long[p.iters()], comb = new long[p.iters()], bound = new long[p.iters()];
+            long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
+            for (int r = 0; r < ranks; r++) {
+                int tokensFrom = tokensFrom(comm, data, r, t);
+                fromRank[r] = (long) tokensFrom * 2 * h;
+                fromRank8[r] = (long) tokensFrom * (h + h / 32);
+            }
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes))) {
+                long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
+                long[] bound = new long[p.iters()], bound8 = new long[p.iters()];
                 for (int it = 0; it < p.iters(); it++) {
                     comm.barrier();
                     long t0 = System.nanoTime();
                     Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
                     disp[it] = System.nanoTime() - t0;
+                    if (PROFILE) System.err.println("MOEPROF," + me + ",bench: normal dispatch wall," + disp[it] / 1000 + ",0,1");
                     comm.barrier();
                     t0 = System.nanoTime();
                     moe.combine(di.recvX(), di.handle());
                     comb[it] = System.nanoTime() - t0;
+                    if (fp8) {
+                        comm.barrier();
+                        t0 = System.nanoTime();
+                        moe.dispatch(xq, xs, idx, w, layout, 1);
+                        disp8[it] = System.nanoTime() - t0;
+                        comm.barrier();
+                        t0 = System.nanoTime();
+                        copy.run(fromRank8);
+                        bound8[it] = System.nanoTime() - t0;
+                    }
                     comm.barrier();
                     t0 = System.nanoTime();
-                    copyFromPeers(comm, src, fromRank, dst);
-                    comm.barrier(); // like the operation, the bound ends when every rank has its bytes
+                    copy.run(fromRank);
                     bound[it] = System.nanoTime() - t0;
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
                 long b = median(bound);
                 emit("normal dispatch", me, bytes, median(disp), b, verified, moe.footprintBytes());
+                if (fp8) emit("normal dispatch fp8", me, (long) n * (h + h / 32), median(disp8), median(bound8), verified, moe.footprintBytes());
                 emit("normal combine", me, bytes, median(comb), b, verified, moe.footprintBytes());
             }
         }
     }
 
-    /** Tokens rank {@code src} sends to this rank: every rank's tokensPerRank[me], exchanged through the heap. */
-    private static int layoutFrom(Communicator comm, MoeLayout layout, int src) {
-        int me = comm.rank();
-        int[] perRank = layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED);
-        try (SymmetricBuffer b = comm.heap().allocate(8L * comm.size())) {
-            for (int r = 0; r < comm.size(); r++)
-                comm.rma().put(b, 8L * me, Memory.of(MemorySegment.ofArray(new long[] {perRank[r]})), 0, 8, r);
-            comm.barrier();
-            return (int) b.segment().get(ValueLayout.JAVA_LONG, 8L * src);
-        }
-    }
-
-    /** The bound: {@code fromRank[s]} bytes copied from each peer's symmetric memory (wrapping around its size). */
-    private static void copyFromPeers(Communicator comm, SymmetricBuffer src, long[] fromRank, MemorySegment dst) {
-        long at = 0, size = src.byteSize();
-        for (int s = 0; s < fromRank.length; s++) {
-            MemorySegment peer = src.peer(s).orElse(null);
-            for (long left = fromRank[s]; left > 0; ) {
-                long chunk = Math.min(left, size);
-                if (peer != null) MemorySegment.copy(peer, 0, dst, at, chunk);
-                else comm.rma().get(Memory.of(dst), at, src, 0, chunk, s);
-                at += chunk;
-                left -= chunk;
+    /** Tokens rank {@code src} sends to this rank, from the generated routing (every rank can regenerate any rank's). */
+    private static int tokensFrom(Communicator comm, MoeBenchData data, int src, int tokens) {
+        long[] ids = data.topk(src, tokens);
+        int k = data.topk, local = data.experts / comm.size(), n = 0;
+        for (int t = 0; t < tokens; t++) {
+            for (int j = 0; j < k; j++) {
+                long e = ids[t * k + j];
+                if (e >= 0 && e / local == comm.rank()) {
+                    n++;
+                    break;
+                }
             }
         }
+        return n;
     }
 
-    private static void verifyNormalDispatch(Communicator comm, Params p, MoeBenchData data, Dispatched d) {
+    private static void verifyNormalDispatch(Communicator comm, Params p, MoeBenchData data, Dispatched d, KitTensors mem, boolean fp8) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk();
         List<long[]> all = new ArrayList<>();
         List<TokenBatch> tiny = new ArrayList<>();
@@ -159,25 +176,35 @@ public final class MoeBenchWorker {
             all.add(data.topk(r, p.tokens()));
             tiny.add(new TokenBatch(p.tokens(), new byte[2 * p.tokens()], null, all.get(r), data.weights(r, p.tokens())));
         }
+        String op = fp8 ? "normal dispatch (fp8)" : "normal dispatch";
         // Ids, weights, counts and routing from the reference at hidden 1; the rows from the generator.
         MoeReference.Dispatch ref = new MoeReference(ranks, p.experts(), 1, k).dispatch(me, tiny, 1);
-        check(d.recvX().dim(0) == ref.numRecv(), "normal dispatch: " + d.recvX().dim(0) + " rows, reference " + ref.numRecv());
-        check(Arrays.equals(ref.recvTopkIdx(), d.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
-                "normal dispatch: recvTopkIdx differs from the reference");
-        check(Arrays.equals(ref.recvTopkWeights(), d.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
-                "normal dispatch: recvTopkWeights differs from the reference");
+        check(d.recvX().dim(0) == ref.numRecv(), op + ": " + d.recvX().dim(0) + " rows, reference " + ref.numRecv());
+        check(Arrays.equals(ref.recvTopkIdx(), mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
+                op + ": recvTopkIdx differs from the reference");
+        check(Arrays.equals(ref.recvTopkWeights(), mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
+                op + ": recvTopkWeights differs from the reference");
         check(Arrays.equals(ref.numRecvTokensPerExpert(), d.numRecvTokensPerExpert()),
-                "normal dispatch: numRecvTokensPerExpert differs from the reference");
+                op + ": numRecvTokensPerExpert differs from the reference");
         short[] exp = new short[h], got = new short[h];
-        MemorySegment rx = d.recvX().segment();
+        byte[] codes = new byte[h], gotCodes = new byte[h];
+        float[] scales = new float[h / 128], gotScales = new float[h / 128];
+        MemorySegment rx = mem.host(d.recvX()), rs = fp8 ? mem.host(d.recvScales()) : null;
         for (int i = 0; i < ref.numRecv(); i++) {
             data.row(ref.routing().srcRank()[i], ref.routing().srcToken()[i], exp);
-            MemorySegment.copy(rx, ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, got, 0, h);
-            check(Arrays.equals(exp, got), "normal dispatch: recvX row " + i + " differs from the reference (not bit-exact)");
+            if (fp8) {
+                Fp8E4m3.quantiseRow(exp, 0, h, codes, 0, scales, 0);
+                MemorySegment.copy(rx, ValueLayout.JAVA_BYTE, (long) i * h, gotCodes, 0, h);
+                MemorySegment.copy(rs, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, gotScales, 0, h / 128);
+                check(Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales), op + ": row " + i + " differs from the reference");
+            } else {
+                MemorySegment.copy(rx, ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, got, 0, h);
+                check(Arrays.equals(exp, got), op + ": recvX row " + i + " differs from the reference (not bit-exact)");
+            }
         }
     }
 
-    private static void verifyNormalCombine(Communicator comm, Params p, MoeBenchData data, Combined c) {
+    private static void verifyNormalCombine(Communicator comm, Params p, MoeBenchData data, Combined c, KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
         List<long[]> all = new ArrayList<>();
@@ -185,7 +212,7 @@ public final class MoeBenchWorker {
         MoeReference.Routing[] routes = new MoeReference.Routing[ranks];
         for (int r = 0; r < ranks; r++) routes[r] = ref.route(r, all);
         short[] expected = ref.combine(me, all, (r, i, dst) -> data.row(routes[r].srcRank()[i], routes[r].srcToken()[i], dst), null).x();
-        withinUlp("normal combine", expected, c.x());
+        withinUlp("normal combine", expected, c.x(), mem);
     }
 
     // ------------------------------------------------------------------------------- low latency
@@ -195,30 +222,33 @@ public final class MoeBenchWorker {
         boolean fp8 = h % 128 == 0;
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, p.experts(), h, t, k, fp8);
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, k);
-        try (Arena arena = Arena.ofShared(); MoeBuffer moe = comm.moe(cfg)) {
-            Tensor x = Tensor.allocate(arena, DType.BF16, t, h);
+        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg)) {
+            Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
             short[] row = new short[h];
             for (int i = 0; i < t; i++) {
                 data.row(me, i, row);
-                MemorySegment.copy(row, 0, x.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
+                MemorySegment.copy(row, 0, xh.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
             }
+            Tensor x = mem.place(xh);
             long[] ids = data.topk(me, t);
             Tensor idx = Tensor.allocate(arena, DType.INT64, t, k);
             MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
             float[] wArr = data.weights(me, t);
             Tensor w = Tensor.allocate(arena, DType.FP32, t, k);
             MemorySegment.copy(wArr, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wArr.length);
+            idx = mem.place(idx);
+            w = mem.place(w);
 
             String verified = "skipped";
             if (p.verify()) {
                 LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
-                verifyLowLatencyDispatch(comm, p, data, d, false);
+                verifyLowLatencyDispatch(comm, p, data, d, false, mem);
                 LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
-                verifyLowLatencyCombine(comm, p, data, wArr, c);
-                if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true);
+                verifyLowLatencyCombine(comm, p, data, wArr, c, mem);
+                if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
                 verified = "ok";
             }
-            for (int i = 0; i < 5; i++) { // warm-up: the first calls run before the JIT has compiled them
+            for (int i = 0; i < (mem.onDevice() ? 2000 : 5); i++) { // warm-up: until the JIT has compiled the host path
                 LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
                 moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
                 if (fp8) moe.lowLatencyDispatch(x, idx, true, false);
@@ -238,10 +268,7 @@ public final class MoeBenchWorker {
                     recvPairs++;
                 }
             }
-            try (SymmetricBuffer src = comm.heap().allocate((long) t * 2 * h, 4096)) {
-                src.segment().copyFrom(x.segment());
-                MemorySegment dst = arena.allocate(Math.max(1, recvPairs * 2 * h), 4096);
-                dst.fill((byte) 0);
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h))) {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n];
                 for (int it = 0; it < n; it++) {
@@ -263,13 +290,11 @@ public final class MoeBenchWorker {
                     }
                     comm.barrier();
                     t0 = System.nanoTime();
-                    copyFromPeers(comm, src, fromRank, dst);
-                    comm.barrier(); // like the operation, the bound ends when every rank has its bytes
+                    copy.run(fromRank);
                     bound[it] = System.nanoTime() - t0;
                     comm.barrier();
                     t0 = System.nanoTime();
-                    copyFromPeers(comm, src, fromRank8, dst);
-                    comm.barrier();
+                    copy.run(fromRank8);
                     bound8[it] = System.nanoTime() - t0;
                 }
                 long b = median(bound);
@@ -281,7 +306,8 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyLowLatencyDispatch(Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8) {
+    private static void verifyLowLatencyDispatch(Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8,
+                                                 KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         List<long[]> all = new ArrayList<>();
         for (int r = 0; r < ranks; r++) all.add(data.topk(r, p.llTokens()));
@@ -291,24 +317,26 @@ public final class MoeBenchWorker {
         short[] src = new short[h], got = new short[h];
         byte[] codes = new byte[h], gotCodes = new byte[h];
         float[] scales = new float[h / 128], gotScales = new float[h / 128];
+        MemorySegment rx = mem.host(d.recvX()), rs = fp8 ? mem.host(d.recvScales()) : null;
         for (int e = 0; e < ref.recvCount().length; e++) {
             for (int i = 0; i < ref.recvCount()[e]; i++) {
                 int slot = e * ref.slotsPerExpert() + i;
                 data.row(ref.srcRank()[slot], ref.srcToken()[slot], src);
                 if (fp8) {
                     Fp8E4m3.quantiseRow(src, 0, h, codes, 0, scales, 0);
-                    MemorySegment.copy(d.recvX().segment(), ValueLayout.JAVA_BYTE, (long) slot * h, gotCodes, 0, h);
-                    MemorySegment.copy(d.recvScales().segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, (long) slot * (h / 128) * 4, gotScales, 0, h / 128);
+                    MemorySegment.copy(rx, ValueLayout.JAVA_BYTE, (long) slot * h, gotCodes, 0, h);
+                    MemorySegment.copy(rs, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) slot * (h / 128) * 4, gotScales, 0, h / 128);
                     check(Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales), op + ": expert " + e + " slot " + i + " differs from the reference quantiser");
                 } else {
-                    MemorySegment.copy(d.recvX().segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) slot * 2 * h, got, 0, h);
+                    MemorySegment.copy(rx, ValueLayout.JAVA_SHORT_UNALIGNED, (long) slot * 2 * h, got, 0, h);
                     check(Arrays.equals(src, got), op + ": expert " + e + " slot " + i + " differs from the reference (not bit-exact)");
                 }
             }
         }
     }
 
-    private static void verifyLowLatencyCombine(Communicator comm, Params p, MoeBenchData data, float[] weights, LowLatencyCombined c) {
+    private static void verifyLowLatencyCombine(Communicator comm, Params p, MoeBenchData data, float[] weights, LowLatencyCombined c,
+                                                KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
         List<long[]> all = new ArrayList<>();
@@ -319,14 +347,14 @@ public final class MoeBenchWorker {
             int at = e * routes[r].slotsPerExpert() + slot;
             data.row(routes[r].srcRank()[at], routes[r].srcToken()[at], dst);
         });
-        withinUlp("low-latency combine", expected, c.x());
+        withinUlp("low-latency combine", expected, c.x(), mem);
     }
 
     // ---------------------------------------------------------------------------------- helpers
 
-    private static void withinUlp(String what, short[] expected, Tensor actual) {
+    private static void withinUlp(String what, short[] expected, Tensor actual, KitTensors mem) {
         short[] got = new short[(int) actual.numel()];
-        MemorySegment.copy(actual.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, 0, got, 0, got.length);
+        MemorySegment.copy(mem.host(actual), ValueLayout.JAVA_SHORT_UNALIGNED, 0, got, 0, got.length);
         check(got.length == expected.length, what + ": " + got.length + " values, reference " + expected.length);
         for (int i = 0; i < got.length; i++)
             check(Bf16.ulpDistance(expected[i], got[i]) <= 1, what + ": element " + i + " is " + Bf16.toFloat(got[i])

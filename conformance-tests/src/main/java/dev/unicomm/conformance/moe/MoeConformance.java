@@ -9,7 +9,6 @@ import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Tensor;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -26,7 +25,7 @@ public final class MoeConformance {
     private final MoeScenario sc;
     private final MoeReference ref;
     private final int rank, hidden, topk;
-    private final Arena arena = Arena.ofAuto();
+    private final KitTensors mem;
 
     public MoeConformance(Communicator comm, MoeScenario scenario) {
         this.comm = comm;
@@ -35,6 +34,7 @@ public final class MoeConformance {
         this.rank = comm.rank();
         this.hidden = scenario.config().hidden();
         this.topk = scenario.config().numTopk();
+        this.mem = new KitTensors(comm);
         if (comm.size() != scenario.ranks())
             throw new IllegalArgumentException("scenario is for " + scenario.ranks() + " ranks, the job has " + comm.size());
     }
@@ -46,18 +46,24 @@ public final class MoeConformance {
      * weights, combine of separate data, and a cached-handle dispatch of new data.
      */
     public void checkNormal(MoeBuffer moe, boolean fp8) {
+        try (mem) {
+            normal(moe, fp8);
+        }
+    }
+
+    private void normal(MoeBuffer moe, boolean fp8) {
         List<TokenBatch> in = fp8 ? sc.fp8Inputs(0) : sc.bf16Inputs(0);
         TokenBatch mine = in.get(rank);
         Tensor idx = longs(mine.topkIdx(), mine.tokens(), topk);
         Tensor w = floats(mine.topkWeights(), mine.tokens(), topk);
         Tensor x = bytes(mine.x(), fp8 ? DType.FP8_E4M3 : DType.BF16, mine.tokens(), hidden);
-        Tensor s = fp8 ? floats(mine.scales(), mine.tokens(), hidden / 128) : null;
+        Tensor s = fp8 ? scales(mine.scales(), mine.tokens(), hidden / 128) : null;
 
         MoeLayout layout = moe.layout(idx);
         MoeReference.Layout rl = ref.layout(mine.topkIdx());
-        same("layout.tokensPerRank", rl.tokensPerRank(), layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED));
-        same("layout.tokensPerExpert", rl.tokensPerExpert(), layout.tokensPerExpert().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED));
-        byte[] inRank = layout.isTokenInRank().segment().toArray(ValueLayout.JAVA_BYTE);
+        same("layout.tokensPerRank", rl.tokensPerRank(), mem.host(layout.tokensPerRank()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
+        same("layout.tokensPerExpert", rl.tokensPerExpert(), mem.host(layout.tokensPerExpert()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
+        byte[] inRank = mem.host(layout.isTokenInRank()).toArray(ValueLayout.JAVA_BYTE);
         for (int i = 0; i < inRank.length; i++)
             if ((inRank[i] != 0) != rl.isTokenInRank()[i]) fail("layout.isTokenInRank", "element " + i);
 
@@ -75,7 +81,7 @@ public final class MoeConformance {
                     (r, i, dst) -> MoeReference.bytesToBf16(all[r].recvX(), i * 2 * hidden, dst, hidden),
                     (r, i) -> Arrays.copyOfRange(all[r].recvTopkWeights(), i * topk, (i + 1) * topk));
             withinUlp("combine(recvX).x", rc.x(), c.x());
-            closeFloats("combine(recvX).topkWeights", rc.topkWeights(), c.topkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+            closeFloats("combine(recvX).topkWeights", rc.topkWeights(), mem.host(c.topkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         }
         // Combine of separate data: y[row] = f(rank, row, channel), no weights.
         short[] y = expertOutput(rank, rd.numRecv());
@@ -89,20 +95,20 @@ public final class MoeConformance {
         List<TokenBatch> in2 = fp8 ? sc.fp8Inputs(1) : sc.bf16Inputs(1);
         TokenBatch mine2 = in2.get(rank);
         Dispatched d2 = moe.dispatch(bytes(mine2.x(), fp8 ? DType.FP8_E4M3 : DType.BF16, mine2.tokens(), hidden),
-                fp8 ? floats(mine2.scales(), mine2.tokens(), hidden / 128) : null, d.handle());
+                fp8 ? scales(mine2.scales(), mine2.tokens(), hidden / 128) : null, d.handle());
         checkDispatch(d2, ref.dispatch(rank, in2, 4), fp8, false);
     }
 
     private void checkDispatch(Dispatched d, MoeReference.Dispatch rd, boolean fp8, boolean ids) {
         String op = ids ? "dispatch" : "cached dispatch";
         if (d.recvX().dim(0) != rd.numRecv()) fail(op + ".recvX", "has " + d.recvX().dim(0) + " rows, expected " + rd.numRecv());
-        sameBytes(op + ".recvX", rd.recvX(), d.recvX().segment().toArray(ValueLayout.JAVA_BYTE), fp8 ? hidden : 2 * hidden);
-        if (fp8) same(op + ".recvScales", rd.recvScales(), d.recvScales().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+        sameBytes(op + ".recvX", rd.recvX(), mem.host(d.recvX()).toArray(ValueLayout.JAVA_BYTE), fp8 ? hidden : 2 * hidden);
+        if (fp8) same(op + ".recvScales", rd.recvScales(), mem.host(d.recvScales()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         same(op + ".numRecvTokensPerExpert", rd.numRecvTokensPerExpert(), d.numRecvTokensPerExpert());
         if (ids) {
-            long[] gotIdx = d.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+            long[] gotIdx = mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
             if (!Arrays.equals(rd.recvTopkIdx(), gotIdx)) fail(op + ".recvTopkIdx", firstDiff(rd.recvTopkIdx(), gotIdx, topk));
-            same(op + ".recvTopkWeights", rd.recvTopkWeights(), d.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+            same(op + ".recvTopkWeights", rd.recvTopkWeights(), mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         }
     }
 
@@ -122,6 +128,12 @@ public final class MoeConformance {
      * makes the first handle stale).
      */
     public void checkLowLatency(MoeBuffer moe, boolean fp8) {
+        try (mem) {
+            lowLatency(moe, fp8);
+        }
+    }
+
+    private void lowLatency(MoeBuffer moe, boolean fp8) {
         int maxT = sc.config().maxTokensPerRank(), slots = sc.ranks() * maxT, local = ref.numLocalExperts();
         List<TokenBatch> in = sc.bf16Inputs(0);
         List<long[]> allIdx = in.stream().map(TokenBatch::topkIdx).toList();
@@ -136,7 +148,8 @@ public final class MoeConformance {
         MoeReference.LowLatencyDispatch rd = ref.lowLatencyDispatch(rank, in, maxT, fp8);
         same("lowLatencyDispatch.recvCount", rd.recvCount(), d.recvCount());
         int rowBytes = fp8 ? hidden : 2 * hidden, cols = hidden / 128;
-        MemorySegment gx = d.recvX().segment();
+        MemorySegment gx = mem.host(d.recvX());
+        MemorySegment gScales = fp8 ? mem.host(d.recvScales()) : null;
         for (int e = 0; e < local; e++) {
             for (int i = 0; i < rd.recvCount()[e]; i++) {
                 long slot = (long) e * slots + i;
@@ -146,7 +159,7 @@ public final class MoeConformance {
                     fail("lowLatencyDispatch.recvX", "expert " + e + " slot " + i + " (from rank " + rd.srcRank()[(int) slot]
                             + " token " + rd.srcToken()[(int) slot] + "): " + firstDiff(exp, got));
                 if (fp8) {
-                    float[] gs = d.recvScales().segment().asSlice(slot * cols * 4, cols * 4L).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+                    float[] gs = gScales.asSlice(slot * cols * 4, cols * 4L).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
                     float[] es = Arrays.copyOfRange(rd.recvScales(), (int) slot * cols, (int) (slot + 1) * cols);
                     if (!Arrays.equals(es, gs)) fail("lowLatencyDispatch.recvScales", "expert " + e + " slot " + i);
                     short[] orig = new short[hidden];
@@ -162,13 +175,14 @@ public final class MoeConformance {
         }
 
         // Weighted combine of separate expert outputs y[e][slot] = g(rank, e, slot, channel).
-        Tensor y = Tensor.allocate(arena, DType.BF16, local, slots, hidden);
-        MemorySegment ys = y.segment();
+        Tensor yHost = mem.hostTensor(DType.BF16, local, slots, hidden);
+        MemorySegment ys = yHost.segment();
         short[] row = new short[hidden];
         for (int e = 0; e < local; e++) for (int i = 0; i < d.recvCount()[e]; i++) {
             slotOutput(rank, e, i, row);
             MemorySegment.copy(row, 0, ys, ValueLayout.JAVA_SHORT_UNALIGNED, ((long) e * slots + i) * 2 * hidden, hidden);
         }
+        Tensor y = mem.place(yHost);
         LowLatencyCombined c = moe.lowLatencyCombine(y, idx, w, d.handle());
         c.hook().await();
         short[] rc = ref.lowLatencyCombine(rank, allIdx, mine.topkWeights(), maxT, (r, e, i, dst) -> slotOutput(r, e, i, dst));
@@ -237,7 +251,7 @@ public final class MoeConformance {
     /** BF16 results within one ulp of the fp32-accumulated reference. */
     private void withinUlp(String what, short[] expected, Tensor actual) {
         short[] got = new short[(int) actual.numel()];
-        MemorySegment.copy(actual.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, 0, got, 0, got.length);
+        MemorySegment.copy(mem.host(actual), ValueLayout.JAVA_SHORT_UNALIGNED, 0, got, 0, got.length);
         if (got.length != expected.length) fail(what, "has " + got.length + " elements, expected " + expected.length);
         for (int i = 0; i < got.length; i++) {
             if (Bf16.ulpDistance(expected[i], got[i]) > 1)
@@ -273,20 +287,20 @@ public final class MoeConformance {
 
     // ------------------------------------------------------------------------------ tensor helpers
 
-    Tensor bytes(byte[] data, DType dtype, long... shape) {
-        Tensor t = Tensor.allocate(arena, dtype, shape);
-        MemorySegment.copy(data, 0, t.segment(), ValueLayout.JAVA_BYTE, 0, (int) t.byteSize());
-        return t;
-    }
+    /** An activation (x, scales, expert output): device memory on device backends. */
+    Tensor bytes(byte[] data, DType dtype, long... shape) { return mem.activation(data, dtype, shape); }
+
+    /** FP8 scales travel with x: on the device when x is. */
+    Tensor scales(float[] data, long... shape) { return mem.place(floats(data, shape)); }
 
     Tensor longs(long[] data, long... shape) {
-        Tensor t = Tensor.allocate(arena, DType.INT64, shape);
+        Tensor t = mem.hostTensor(DType.INT64, shape);
         MemorySegment.copy(data, 0, t.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, data.length);
         return t;
     }
 
     Tensor floats(float[] data, long... shape) {
-        Tensor t = Tensor.allocate(arena, DType.FP32, shape);
+        Tensor t = mem.hostTensor(DType.FP32, shape);
         MemorySegment.copy(data, 0, t.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, data.length);
         return t;
     }

@@ -198,4 +198,37 @@ public final class NvOps {
     public static void reduce(int team, int dtype, int op, boolean scatter, long dst, long src, long count, long stream) {
         check(NvshmemShim.uc_reduce(team, dtype, op, scatter ? 1 : 0, dst, src, count, stream));
     }
+
+    // ------------------------------------------------------------------ MoE kernels (uc_moe.cuh)
+
+    /** {SMs of this PE's device, most dynamic shared memory per block (opt-in)}. */
+    public static long[] moeDeviceInfo() {
+        int[] sms = new int[1];
+        long[] smem = new long[1];
+        check(NvshmemShim.uc_moe_device_info(sms, smem));
+        return new long[] {sms[0], smem[0]};
+    }
+
+    /** Turns timing of the MoE kernels (CUDA events) on or off, process-wide. */
+    public static void moeProfile(boolean on) { check(NvshmemShim.uc_moe_profile(on ? 1 : 0)); }
+
+    /** Milliseconds of the last MoE operation's kernels: {first (count exchange or only kernel), data kernel or 0}. */
+    public static float[] moeTimes() {
+        float[] out = new float[2];
+        check(NvshmemShim.uc_moe_times(out));
+        return out;
+    }
+
+    public static void moeLayout(long[] args) { check(NvshmemShim.uc_moe_layout(args, args.length)); }
+
+    /** Count exchange (unless {@code cached}) and the data kernel of a normal dispatch. */
+    public static void moeNormalDispatch(long[] args, boolean cached) {
+        check(NvshmemShim.uc_moe_normal_dispatch(args, args.length, cached ? 1 : 0));
+    }
+
+    public static void moeNormalCombine(long[] args) { check(NvshmemShim.uc_moe_normal_combine(args, args.length)); }
+
+    public static void moeLowLatencyDispatch(long[] args) { check(NvshmemShim.uc_moe_ll_dispatch(args, args.length)); }
+
+    public static void moeLowLatencyCombine(long[] args) { check(NvshmemShim.uc_moe_ll_combine(args, args.length)); }
 }

@@ -1,0 +1,46 @@
+package dev.unicomm.backend.nvshmem;
+
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.backend.nvshmem.internal.NvOps;
+
+/** What the CUDA MoE kernels support, and how many blocks they launch. */
+final class MoeKernelLimits {
+    private MoeKernelLimits() {}
+
+    /** Ranks fit one 32-bit mask and top-k slots one warp. */
+    static final int MAX_RANKS = 32, MAX_TOPK = 32;
+
+    /** Why the kernels cannot serve {@code cfg} on {@code ranks} PEs, or null when they can. */
+    static String unsupported(MoeConfig cfg, int ranks) {
+        if (cfg.hidden() % 8 != 0) return "the native MoE kernels need hidden to be a multiple of 8 (16-byte rows), got " + cfg.hidden();
+        if (cfg.numTopk() > MAX_TOPK) return "the native MoE kernels support top-k up to " + MAX_TOPK + ", got " + cfg.numTopk();
+        if (ranks > MAX_RANKS) return "the native MoE kernels support up to " + MAX_RANKS + " PEs, got " + ranks;
+        long smem = NvOps.moeDeviceInfo()[1];
+        long need = cfg.mode() == MoeConfig.Mode.LOW_LATENCY
+                ? 4L * cfg.numExperts() * ((cfg.maxTokensPerRank() + 31) / 32)
+                : 4L * (cfg.numExperts() + 33 + ranks + cfg.maxTokensPerRank());
+        if (need > smem)
+            return "the native MoE kernels need " + need + " bytes of shared memory per block for " + cfg
+                    + " (low-latency: numExperts x maxTokensPerRank / 8; normal: 4 x (numExperts + maxTokensPerRank) + a little), the device allows " + smem;
+        return null;
+    }
+
+    /**
+     * Blocks per MoE kernel: {@code configured} ({@code unicomm.nvshmem.moe.sms}) or this PE's share
+     * of the SMs less two, so that every block of every PE sharing the GPU is resident at once
+     * (kernels wait for each other's blocks).
+     */
+    static int blocks(String configured, int sharers, MoeConfig cfg, int ranks) {
+        int sms = (int) NvOps.moeDeviceInfo()[0];
+        if (configured == null || configured.isBlank()) return Math.max(1, sms / Math.max(1, sharers) - 2);
+        int n;
+        try {
+            n = Integer.parseInt(configured.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("unicomm.nvshmem.moe.sms must be a number of SMs, got '" + configured + "'");
+        }
+        if (n < 1 || n > sms)
+            throw new IllegalArgumentException("unicomm.nvshmem.moe.sms must be in 1.." + sms + " (this GPU's SMs), got " + n);
+        return n;
+    }
+}

@@ -1,0 +1,746 @@
+/*
+ * MoE dispatch/combine kernels (included by uc_ops.cu: one translation unit, one error slot).
+ *
+ * Every PE of the job maps every other PE's symmetric block (nvshmem_ptr), so tokens move with
+ * plain loads and stores between PEs' GPU memory: the sender writes rows straight into the
+ * receiver's receive area, the combine pulls rows back and sums them. Coordination is through
+ * words in the symmetric block:
+ *   - counts, tagged with the operation's sequence number in the high 32 bits, so a reader
+ *     knows a value is this operation's (two parities: a fast PE can be one operation ahead);
+ *   - monotonic arrival counters (each block of each PE adds 1 when its writes are fenced),
+ *     compared with a target the host tracks; never reset, so no reset can race an add.
+ * Every spin has a deadline (the communicator's timeout): a dead peer ends as an error record
+ * (err[0..3]) that the host turns into an exception, never a hang.
+ * Orderings follow notes/moe-semantics.md: receivers get tokens by source rank, then source index.
+ */
+#include <cuda_fp8.h>
+#include "uc_moe.h"
+
+#define MOE_FULL 0xffffffffu
+
+__device__ __forceinline__ unsigned long long moe_now(void) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ void moe_record(long long *err, long long code, long long a, long long b, long long c) {
+    if (atomicCAS((unsigned long long *) err, 0ULL, (unsigned long long) code) == 0ULL) {
+        err[1] = a;
+        err[2] = b;
+        err[3] = c;
+    }
+}
+
+/* Spins until *p >= v (unsigned); false (and an error record) at the deadline. */
+__device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
+                            long long *err, long long who, long long what) {
+    while (*(const volatile unsigned long long *) p < v) {
+        if (moe_now() > deadline) {
+            moe_record(err, UC_MOE_ERR_TIMEOUT, who, what, (long long) v);
+            return false;
+        }
+    }
+    __threadfence();
+    return true;
+}
+
+/* Spins until the tag (high 32 bits) of *p is tag; returns the low 32 bits, or -1 at the deadline. */
+__device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsigned long long deadline,
+                            long long *err, long long who) {
+    unsigned long long v;
+    while ((unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag) {
+        if (moe_now() > deadline) {
+            moe_record(err, UC_MOE_ERR_TIMEOUT, who, 0, (long long) tag);
+            return -1;
+        }
+    }
+    return (int) (unsigned int) v;
+}
+
+/* What one PE's grid adds to a receiver's counter per operation, whatever its size (NvMoeArgs.SIGNAL_PER_OP). */
+#define MOE_SIGNAL_PER_OP (1ULL << 20)
+
+/*
+ * Makes this block's stores visible, then adds to word [index] of every PE's counter array at
+ * off: 1 per block, block 0 the rest of MOE_SIGNAL_PER_OP, so the sum reaches the target only
+ * once every block of the grid has added, and PEs need not agree on grid sizes.
+ */
+__device__ void moe_signal_all(const long long *peers, int nranks, long long off, long long index) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system();
+        unsigned long long v = blockIdx.x == 0 ? MOE_SIGNAL_PER_OP - gridDim.x + 1 : 1ULL;
+        for (int d = 0; d < nranks; d++)
+            atomicAdd_system((unsigned long long *) (peers[d] + off + index * 8), v);
+    }
+}
+
+/*
+ * Tells the host the operation is complete: the error record, then the sequence number, into the
+ * pinned slot the host polls (info ints were written there before). Cheaper than a stream query
+ * and a copy: the host sees the end within a few hundred nanoseconds.
+ */
+__device__ void moe_publish(const uc_moe_args &a) {
+    volatile long long *slot = (volatile long long *) a.host_slot;
+    const volatile long long *err = (const volatile long long *) a.err;
+    for (int i = 0; i < 4; i++) slot[1 + i] = err[i];
+    __threadfence_system();
+    slot[0] = a.seq;
+}
+
+/* Every block calls this last: the last block to finish publishes (the grid's stores are then all done). */
+__device__ void moe_last_block_publishes(const uc_moe_args &a) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        unsigned int old = atomicAdd((unsigned int *) a.grid_done, 1u);
+        if (old == gridDim.x - 1) {
+            *(volatile unsigned int *) a.grid_done = 0; // ready for the next operation on this slot
+            __threadfence();
+            moe_publish(a);
+        }
+    }
+}
+
+/* One warp copies n bytes; 16-byte vectors when both ends and n allow, else words or bytes. */
+__device__ __forceinline__ void moe_warp_copy(char *dst, const char *src, long long n, int lane) {
+    if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 15) == 0) {
+        const int4 *s = (const int4 *) src;
+        int4 *d = (int4 *) dst;
+        long long m = n >> 4, i = lane;
+        for (; i + 96 < m; i += 128) {
+            int4 v0 = __ldcg(s + i), v1 = __ldcg(s + i + 32), v2 = __ldcg(s + i + 64), v3 = __ldcg(s + i + 96);
+            d[i] = v0; d[i + 32] = v1; d[i + 64] = v2; d[i + 96] = v3;
+        }
+        for (; i < m; i += 32) d[i] = __ldcg(s + i);
+    } else if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 3) == 0) {
+        const int *s = (const int *) src;
+        int *d = (int *) dst;
+        for (long long i = lane; i < (n >> 2); i += 32) d[i] = __ldcg(s + i);
+    } else {
+        for (long long i = lane; i < n; i += 32) dst[i] = src[i];
+    }
+}
+
+/* Reads expert id (t, k), checking it: -1 for unused, bad (recorded) or repeated entries. */
+__device__ __forceinline__ int moe_expert(const long long *idx, int t, int k, int K, int E, long long *err, bool report) {
+    long long e = idx[(long long) t * K + k];
+    if (e < -1 || e >= E) {
+        if (report) moe_record(err, UC_MOE_ERR_EXPERT, t, k, e);
+        return -1;
+    }
+    if (e < 0) return -1;
+    for (int j = 0; j < k; j++) {
+        if (idx[(long long) t * K + j] == e) {
+            if (report) moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
+            return -1;
+        }
+    }
+    return (int) e;
+}
+
+__device__ __forceinline__ void bf16x8_add(float *acc, int4 v, float w) {
+    const __nv_bfloat162 *h = (const __nv_bfloat162 *) &v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 f = __bfloat1622float2(h[i]);
+        acc[2 * i] += w * f.x;
+        acc[2 * i + 1] += w * f.y;
+    }
+}
+
+__device__ __forceinline__ int4 bf16x8_pack(const float *acc) {
+    int4 v;
+    __nv_bfloat162 *h = (__nv_bfloat162 *) &v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) h[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
+    return v;
+}
+
+// ------------------------------------------------------------------------------------- layout
+
+/* One block: tokensPerRank [R], tokensPerExpert [E] (int32), isTokenInRank [T][R] (bytes). */
+__global__ void __launch_bounds__(1024) moe_layout_kernel(uc_moe_args a) {
+    extern __shared__ int sh[];
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int *cnt_e = sh, *cnt_r = sh + E;
+    for (int i = threadIdx.x; i < E + R; i += blockDim.x) sh[i] = 0;
+    __syncthreads();
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    unsigned char *in_rank = (unsigned char *) a.layout_in_rank;
+    for (int t = threadIdx.x; t < T; t += blockDim.x) {
+        unsigned int mask = 0;
+        for (int k = 0; k < K; k++) {
+            int e = moe_expert(idx, t, k, K, E, err, true);
+            if (e < 0) continue;
+            atomicAdd(&cnt_e[e], 1);
+            mask |= 1u << (e / L);
+        }
+        for (int d = 0; d < R; d++) {
+            in_rank[(long long) t * R + d] = (mask >> d) & 1;
+            if ((mask >> d) & 1) atomicAdd(&cnt_r[d], 1);
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < E; e += blockDim.x) ((int *) a.layout_expert)[e] = cnt_e[e];
+    for (int d = threadIdx.x; d < R; d += blockDim.x) ((int *) a.layout_rank)[d] = cnt_r[d];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        moe_publish(a);
+    }
+}
+
+// -------------------------------------------------------------------------------- normal mode
+
+/*
+ * One block: routing and the count exchange. Position of each token in each destination's
+ * receive area (ballot scan, in token order), per-expert counts, then every PE gets this PE's
+ * row of the count matrix [src][R tokens-per-rank | L tokens-per-local-expert]. Waits for the
+ * full matrix, then writes the send offsets (device) and N + per-expert counts (info).
+ */
+__global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
+    extern __shared__ int sh[];
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    int *cnt_e = sh, *wsum = sh + E, *base = wsum + 33;
+    unsigned int *mask_of = (unsigned int *) (base + R); // [T]: bit d = token goes to rank d
+    for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
+    for (int i = threadIdx.x; i < T; i += blockDim.x) mask_of[i] = 0;
+    if (threadIdx.x < R) base[threadIdx.x] = 0;
+    __syncthreads();
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    int *pos = (int *) a.pos;
+    // A thread per token; up to 16 ids in registers, loaded together (one block: latency bound).
+    for (int t = threadIdx.x; t < T; t += blockDim.x) {
+        unsigned int mask = 0;
+        if (K <= 16) {
+            long long r[16];
+#pragma unroll
+            for (int k = 0; k < 16; k++) r[k] = k < K ? idx[(long long) t * K + k] : -1;
+#pragma unroll
+            for (int k = 0; k < 16; k++) {
+                long long e = r[k];
+                if (k >= K || e == -1) continue;
+                if (e < -1 || e >= E) {
+                    moe_record(err, UC_MOE_ERR_EXPERT, t, k, e);
+                    continue;
+                }
+                bool repeat = false;
+#pragma unroll
+                for (int j = 0; j < 16; j++) repeat |= j < k && r[j] == e;
+                if (repeat) {
+                    moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
+                    continue;
+                }
+                atomicAdd(&cnt_e[e], 1);
+                mask |= 1u << (e / L);
+            }
+        } else {
+            for (int k = 0; k < K; k++) {
+                int e = moe_expert(idx, t, k, K, E, err, true);
+                if (e < 0) continue;
+                atomicAdd(&cnt_e[e], 1);
+                mask |= 1u << (e / L);
+            }
+        }
+        mask_of[t] = mask;
+    }
+    __syncthreads();
+    for (int c0 = 0; c0 < T; c0 += blockDim.x) {
+        int t = c0 + threadIdx.x;
+        unsigned int mask = t < T ? mask_of[t] : 0;
+        for (int d = 0; d < R; d++) {
+            bool in = (mask >> d) & 1;
+            unsigned int b = __ballot_sync(MOE_FULL, in);
+            int before = __popc(b & ((1u << lane) - 1));
+            if (lane == 0) wsum[warp] = __popc(b);
+            __syncthreads();
+            if (warp == 0) {
+                int v = lane < nwarps ? wsum[lane] : 0, incl = v;
+                for (int o = 1; o < 32; o <<= 1) {
+                    int u = __shfl_up_sync(MOE_FULL, incl, o);
+                    if (lane >= o) incl += u;
+                }
+                wsum[lane] = incl - v;
+                if (lane == 31) wsum[32] = incl;
+            }
+            __syncthreads();
+            if (t < T) pos[(long long) t * R + d] = in ? base[d] + wsum[warp] + before : -1;
+            __syncthreads();
+            if (threadIdx.x == 0) base[d] += wsum[32];
+            __syncthreads();
+        }
+    }
+    const long long *peers = (const long long *) a.peers;
+    int row = R + L, p = (int) (a.gen & 1);
+    unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x) {
+        int d = i / row, j = i % row;
+        unsigned int v = j < R ? base[j] : cnt_e[d * L + j - R];
+        *(volatile unsigned long long *) (peers[d] + a.off_cnt + (((long long) p * R + me) * row + j) * 8) = tag | v;
+    }
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
+    __syncthreads();
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, err, i / row);
+    __syncthreads();
+    int *info = (int *) a.info;
+    if (threadIdx.x < R) {
+        int s_off = 0;
+        for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
+        ((int *) a.send_off)[threadIdx.x] = s_off;
+    }
+    if (threadIdx.x == 0) {
+        int n = 0;
+        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + me];
+        info[0] = n;
+    }
+    for (int le = threadIdx.x; le < L; le += blockDim.x) {
+        int n = 0;
+        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + R + le];
+        info[1 + le] = n;
+    }
+}
+
+/*
+ * Grid: a warp per token writes the token's row (and fp8 scales, local expert ids, weights) into
+ * each destination's receive area at its slot. Then every block signals every PE, and block 0
+ * waits until all PEs' blocks have signalled this PE (a.expected in total per source).
+ */
+__global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, E = (int) a.experts;
+    int lane = threadIdx.x & 31;
+    long long H = a.hidden, row_bytes = a.fp8 ? H : 2 * H, scale_bytes = (H / 128) * 4;
+    const long long *peers = (const long long *) a.peers;
+    const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
+    const long long *idx = (const long long *) a.topk_idx;
+    const float *w = (const float *) a.topk_w;
+    int warps = gridDim.x * (blockDim.x >> 5);
+    for (int t = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); t < T; t += warps) {
+        int my_slot = -1;
+        if (lane < R) {
+            int p = pos[(long long) t * R + lane];
+            if (p >= 0) my_slot = send_off[lane] + p;
+        }
+        unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
+        const char *src = (const char *) a.x + t * row_bytes;
+        // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
+        long long dst = my_slot >= 0 ? peers[lane] + a.off_recv + my_slot * row_bytes : 0;
+        const int4 *s4 = (const int4 *) src;
+        long long m = row_bytes >> 4;
+        for (long long i0 = 0; i0 < m; i0 += 64) { // warp-uniform, so every shuffle has all lanes
+            long long i = i0 + lane;
+            int4 v0 = i < m ? __ldg(s4 + i) : make_int4(0, 0, 0, 0), v1 = i + 32 < m ? __ldg(s4 + i + 32) : make_int4(0, 0, 0, 0);
+            for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                int4 *to = (int4 *) __shfl_sync(MOE_FULL, dst, __ffs(dm) - 1);
+                if (i < m) to[i] = v0;
+                if (i + 32 < m) to[i + 32] = v1;
+            }
+        }
+        for (unsigned int dm = dests; dm; dm &= dm - 1) {
+            int d = __ffs(dm) - 1;
+            long long slot = __shfl_sync(MOE_FULL, my_slot, d);
+            char *base = (char *) peers[d];
+            if (a.fp8)
+                moe_warp_copy(base + a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes,
+                              scale_bytes, lane);
+            if (idx != 0) {
+                for (int k = lane; k < K; k += 32) {
+                    int e = moe_expert(idx, t, k, K, E, (long long *) a.err, false);
+                    long long local = (e >= 0 && e / L == d) ? e - (long long) d * L : -1;
+                    ((long long *) (base + a.off_recv_idx))[slot * K + k] = local;
+                    if (w != 0) ((float *) (base + a.off_recv_w))[slot * K + k] = local >= 0 ? w[(long long) t * K + k] : 0.f;
+                }
+            }
+        }
+    }
+    moe_signal_all(peers, R, a.off_done, a.rank);
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
+                    deadline, (long long *) a.err, threadIdx.x, 1);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) moe_publish(a); // every PE's rows for this PE have arrived
+}
+
+/*
+ * Grid: stages y (and weights) into this PE's receive area unless they are already there, signals
+ * every PE, waits for all PEs' staging, then a warp per own token pulls the token's rows back from
+ * every PE that received it and sums them in fp32 (bf16 once at the end), and sums the weights.
+ */
+__global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, me = (int) a.rank;
+    int lane = threadIdx.x & 31;
+    long long H = a.hidden, row_bytes = 2 * H;
+    const long long *peers = (const long long *) a.peers;
+    char *own = (char *) peers[me];
+    int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (a.y != 0)
+        for (long long r = gw; r < a.recv_tokens; r += warps)
+            moe_warp_copy(own + a.off_recv + r * row_bytes, (const char *) a.y + r * row_bytes, row_bytes, lane);
+    if (a.y_w != 0)
+        for (long long r = gw; r < a.recv_tokens; r += warps)
+            moe_warp_copy(own + a.off_recv_w + r * K * 4, (const char *) a.y_w + r * K * 4, K * 4, lane);
+    moe_signal_all(peers, R, a.off_ready, me);
+    if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
+                    deadline, (long long *) a.err, threadIdx.x, 2);
+    }
+    __syncthreads();
+    // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
+    const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
+    for (int t = gw; ok && t < T; t += warps) {
+        int my_slot = -1;
+        if (lane < R) {
+            int p = pos[(long long) t * R + lane];
+            if (p >= 0) my_slot = send_off[lane] + p;
+        }
+        unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
+        int4 *out = (int4 *) ((char *) a.out + t * row_bytes);
+        // Loops stay warp-uniform so that every shuffle has all lanes.
+        for (long long c0 = 0; c0 < H / 8; c0 += 32) {
+            long long c = c0 + lane;
+            float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
+                if (c < H / 8)
+                    bf16x8_add(acc, __ldcg((const int4 *) ((char *) peers[__ffs(dm) - 1] + a.off_recv + slot * row_bytes) + c), 1.f);
+            }
+            if (c < H / 8) out[c] = bf16x8_pack(acc);
+        }
+        if (a.out_w != 0) {
+            for (int k0 = 0; k0 < K; k0 += 32) {
+                int k = k0 + lane;
+                float s = 0.f;
+                for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                    long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
+                    if (k < K) s += __ldcg((const float *) ((char *) peers[__ffs(dm) - 1] + a.off_recv_w) + slot * K + k);
+                }
+                if (k < K) ((float *) a.out_w)[(long long) t * K + k] = s;
+            }
+        }
+    }
+    moe_last_block_publishes(a);
+}
+
+// --------------------------------------------------------------------------- low-latency mode
+
+/*
+ * Grid: every block builds, in shared memory, a bitmap per expert of the tokens selecting it
+ * (the slot of (t, e) among this PE's tokens is the popcount of the bits before t); block 0 sends
+ * the per-expert counts to every PE (count matrix [src][E], tagged); every block waits for the
+ * whole matrix, so a slot's base (tokens of lower source ranks) is known everywhere without
+ * another exchange. Then a warp per token writes one copy per selected expert straight into the
+ * expert's PE (bf16 rows, or e4m3 + a scale per 128 channels quantised on the way), records the
+ * (expert, slot) pairs for the combine, and each block signals every PE.
+ */
+__global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
+    extern __shared__ unsigned int bits[];
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int me = (int) a.rank, maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = (int) (a.gen & 1);
+    int W = (maxT + 31) / 32;
+    long long H = a.hidden;
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    const long long *peers = (const long long *) a.peers;
+    for (int i = threadIdx.x; i < E * W; i += blockDim.x) bits[i] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < T * K; i += blockDim.x) {
+        int t = i / K, e = moe_expert(idx, t, i % K, K, E, err, blockIdx.x == 0);
+        if (e >= 0) atomicOr(&bits[e * W + t / 32], 1u << (t % 32));
+    }
+    __syncthreads();
+    unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
+    const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * E;
+    if (blockIdx.x == 0) {
+        for (int i = threadIdx.x; i < E * R; i += blockDim.x) {
+            int e = i % E, d = i / E;
+            unsigned int c = 0;
+            for (int j = 0; j < W; j++) c += __popc(bits[e * W + j]);
+            *(volatile unsigned long long *) (peers[d] + a.off_cnt + (((long long) p * R + me) * E + e) * 8) = tag | c;
+        }
+    }
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, err, i / E);
+    __syncthreads();
+    if (blockIdx.x == 0) {
+        for (int le = threadIdx.x; le < L; le += blockDim.x) {
+            int n = 0;
+            for (int s = 0; s < R; s++) n += (int) (unsigned int) m[(long long) s * E + (long long) me * L + le];
+            ((int *) a.recv_count)[p * L + le] = n;
+            ((int *) a.info)[le] = n;
+        }
+    }
+    long long slots = (long long) R * maxT, data_stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
+    int2 *route = (int2 *) a.route + (long long) p * maxT * K;
+    int warps = gridDim.x * (blockDim.x >> 5);
+    // A warp per (token, expert slot): enough warps to fill the GPU even for a few tokens.
+    for (int item = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); item < T * K; item += warps) {
+        int t = item / K, k = item % K;
+        int e = moe_expert(idx, t, k, K, E, err, false);
+        if (e < 0) {
+            if (lane == 0) route[item] = make_int2(-1, -1);
+            continue;
+        }
+        int d = e / L, le = e % L, slot = 0;
+        for (int s = 0; s < me; s++) slot += (int) (unsigned int) m[(long long) s * E + e];
+        int words = 0;
+        for (int j = lane; j < t / 32; j += 32) words += __popc(bits[e * W + j]);
+        for (int o = 16; o > 0; o >>= 1) words += __shfl_xor_sync(MOE_FULL, words, o);
+        slot += words + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
+        if (lane == 0) route[item] = make_int2(e, slot);
+        long long row = (long long) le * slots + slot;
+        char *region = (char *) peers[d] + a.off_recv + p * a.region;
+        const char *src = (const char *) a.x + t * 2 * H;
+        if (!a.fp8) {
+            moe_warp_copy(region + row * data_stride, src, 2 * H, lane);
+            continue;
+        }
+        // FP8: each lane quantises 8 channels; a half-warp covers one 128-channel block.
+        char *dst = region + row * data_stride;
+        float *sdst = (float *) (region + (long long) L * slots * H + row * scale_cols * 4);
+        for (long long c0 = 0; c0 < H; c0 += 256) {
+            long long ch = c0 + lane * 8;
+            bool live = ch < H;
+            float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            float amax = 0.f;
+            if (live) {
+                int4 raw = __ldg((const int4 *) (src + ch * 2));
+                const __nv_bfloat162 *h2 = (const __nv_bfloat162 *) &raw;
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    float2 f = __bfloat1622float2(h2[i]);
+                    v[2 * i] = f.x;
+                    v[2 * i + 1] = f.y;
+                }
+#pragma unroll
+                for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(v[i]));
+            }
+            for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(MOE_FULL, amax, o));
+            amax = fmaxf(amax, 1e-4f);
+            float mul = 448.f / amax, scale = amax / 448.f;
+            uint2 q;
+            unsigned char *qb = (unsigned char *) &q;
+#pragma unroll
+            for (int i = 0; i < 8; i++) qb[i] = (unsigned char) __nv_cvt_float_to_fp8(v[i] * mul, __NV_SATFINITE, __NV_E4M3);
+            if (live) {
+                *(uint2 *) (dst + ch) = q;
+                if ((lane & 15) == 0) sdst[ch / 128] = scale;
+            }
+        }
+    }
+    moe_signal_all(peers, R, a.off_done, (long long) p * R + me);
+    // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x < R) {
+        const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
+        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge(done + (long long) p * R + threadIdx.x, (unsigned long long) a.expected, until, err, threadIdx.x, 3);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) moe_publish(a);
+}
+
+/*
+ * Grid: stages y's valid rows into this PE's receive area of the dispatch's parity (unless y is
+ * already there), signals every PE, waits for all, then a warp per own token pulls the token's
+ * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
+ */
+__global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
+    int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = (int) (a.gen & 1);
+    long long H = a.hidden, slots = (long long) R * maxT, row_bytes = 2 * H;
+    const long long *peers = (const long long *) a.peers;
+    char *own = (char *) peers[me] + a.off_recv + p * a.region;
+    int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (a.y != 0) {
+        const int *count = (const int *) a.recv_count + p * L;
+        for (int le = 0; le < L; le++)
+            for (long long r = gw; r < count[le]; r += warps) {
+                long long row = le * slots + r;
+                moe_warp_copy(own + row * row_bytes, (const char *) a.y + row * row_bytes, row_bytes, lane);
+            }
+    }
+    moe_signal_all(peers, R, a.off_ready, (long long) p * R + me);
+    if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
+                    (unsigned long long) a.expected, deadline, (long long *) a.err, threadIdx.x, 4);
+    }
+    __syncthreads();
+    // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
+    const int2 *route = (const int2 *) a.route + (long long) p * maxT * K;
+    const float *w = (const float *) a.topk_w;
+    // A warp per (token, 256 channels): few tokens still spread over the whole grid.
+    long long chunks = (H / 8 + 31) / 32;
+    for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
+        int t = (int) (item / chunks);
+        long long c = (item % chunks) * 32 + lane;
+        long long src = 0;
+        float wk = 0.f;
+        if (lane < K) {
+            int2 r = route[(long long) t * K + lane];
+            if (r.x >= 0) {
+                src = peers[r.x / L] + a.off_recv + p * a.region + ((long long) (r.x % L) * slots + r.y) * row_bytes;
+                wk = w[(long long) t * K + lane];
+            }
+        }
+        unsigned int ks = __ballot_sync(MOE_FULL, src != 0);
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (unsigned int km = ks; km; km &= km - 1) {
+            int k = __ffs(km) - 1;
+            long long from = __shfl_sync(MOE_FULL, src, k);
+            float wt = __shfl_sync(MOE_FULL, wk, k);
+            if (c < H / 8) bf16x8_add(acc, __ldcg((const int4 *) from + c), wt);
+        }
+        if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
+    }
+    moe_last_block_publishes(a);
+}
+
+// ------------------------------------------------------------------------------ host entries
+
+/* Kernel timing for benchmarks (off by default): events around the last operation's kernels. */
+static int moe_profiling;
+static cudaEvent_t moe_ev[3];
+static int moe_ev_kernels;
+
+static void moe_mark(int i, long long stream) {
+    if (moe_profiling) cudaEventRecord(moe_ev[i], STREAM(stream));
+}
+
+static int moe_args(const long long *raw, int n, uc_moe_args *a, const char *op) {
+    if (n != UC_MOE_ARGS_WORDS) return fail(UC_ERR_ARGUMENT, op, n, "argument block has the wrong size (Java and native out of step)");
+    memcpy(a, raw, sizeof *a);
+    return UC_OK;
+}
+
+static int moe_smem(const void *kernel, long long bytes, const char *op) {
+    if (bytes <= 48 * 1024) return UC_OK;
+    return cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), op);
+}
+
+extern "C" {
+
+/* Turns kernel timing on (1) or off (0). */
+int uc_ops_moe_profile(int on) {
+    ensure_device();
+    if (on && !moe_profiling) {
+        for (int i = 0; i < 3; i++) {
+            int rc = cuda_check(cudaEventCreate(&moe_ev[i]), "cudaEventCreate");
+            if (rc) return rc;
+        }
+    }
+    moe_profiling = on;
+    return UC_OK;
+}
+
+/* Milliseconds of the last operation's kernels: out[0] the first (count exchange or the only one), out[1] the data kernel (0 if none). */
+int uc_ops_moe_times(float *out) {
+    ensure_device();
+    out[0] = out[1] = 0.f;
+    if (!moe_profiling) return fail(UC_ERR_ARGUMENT, "uc_moe_times", 0, "kernel timing is off");
+    int rc = cuda_check(cudaEventSynchronize(moe_ev[2]), "cudaEventSynchronize");
+    if (rc) return rc;
+    if (moe_ev_kernels == 2) {
+        if ((rc = cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[1]), "cudaEventElapsedTime"))) return rc;
+        return cuda_check(cudaEventElapsedTime(&out[1], moe_ev[1], moe_ev[2]), "cudaEventElapsedTime");
+    }
+    return cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[2]), "cudaEventElapsedTime");
+}
+
+/* SMs of this PE's device and the most dynamic shared memory a block may opt in to. */
+int uc_ops_moe_device_info(int *sms, long long *smem) {
+    ensure_device();
+    int dev = 0, v = 0;
+    int rc = cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+    if (rc) return rc;
+    rc = cuda_check(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute(SMs)");
+    if (rc) return rc;
+    rc = cuda_check(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute(smem)");
+    *smem = v;
+    return rc;
+}
+
+int uc_ops_moe_layout(const long long *raw, int n) {
+    ensure_device();
+    uc_moe_args a;
+    int rc = moe_args(raw, n, &a, "moe_layout_kernel");
+    if (rc) return rc;
+    long long smem = (a.experts + a.nranks) * 4;
+    if ((rc = moe_smem((const void *) moe_layout_kernel, smem, "cudaFuncSetAttribute(moe_layout_kernel)"))) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
+    moe_layout_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
+    return launch_check("moe_layout_kernel");
+}
+
+/* Normal dispatch: the count exchange (unless cached routing is reused) and the data kernel. */
+int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
+    ensure_device();
+    uc_moe_args a;
+    int rc = moe_args(raw, n, &a, "moe_normal_dispatch_kernel");
+    if (rc) return rc;
+    moe_ev_kernels = cached ? 1 : 2;
+    moe_mark(0, a.stream);
+    if (!cached) {
+        long long smem = (a.experts + 33 + a.nranks + a.tokens) * 4;
+        if ((rc = moe_smem((const void *) moe_normal_prep_kernel, smem, "cudaFuncSetAttribute(moe_normal_prep_kernel)"))) return rc;
+        moe_normal_prep_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
+        if ((rc = launch_check("moe_normal_prep_kernel"))) return rc;
+        moe_mark(1, a.stream);
+    }
+    moe_normal_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
+    return launch_check("moe_normal_dispatch_kernel");
+}
+
+int uc_ops_moe_normal_combine(const long long *raw, int n) {
+    ensure_device();
+    uc_moe_args a;
+    int rc = moe_args(raw, n, &a, "moe_normal_combine_kernel");
+    if (rc) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
+    moe_normal_combine_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
+    return launch_check("moe_normal_combine_kernel");
+}
+
+int uc_ops_moe_ll_dispatch(const long long *raw, int n) {
+    ensure_device();
+    uc_moe_args a;
+    int rc = moe_args(raw, n, &a, "moe_ll_dispatch_kernel");
+    if (rc) return rc;
+    long long smem = a.experts * ((a.max_tokens + 31) / 32) * 4;
+    if ((rc = moe_smem((const void *) moe_ll_dispatch_kernel, smem, "cudaFuncSetAttribute(moe_ll_dispatch_kernel)"))) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
+    moe_ll_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, smem, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
+    return launch_check("moe_ll_dispatch_kernel");
+}
+
+int uc_ops_moe_ll_combine(const long long *raw, int n) {
+    ensure_device();
+    uc_moe_args a;
+    int rc = moe_args(raw, n, &a, "moe_ll_combine_kernel");
+    if (rc) return rc;
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
+    moe_ll_combine_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    moe_mark(2, a.stream);
+    return launch_check("moe_ll_combine_kernel");
+}
+
+}

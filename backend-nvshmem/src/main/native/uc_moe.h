@@ -1,0 +1,43 @@
+/*
+ * Arguments and codes of the MoE kernels (uc_moe.cu). The Java side (internal/NvMoeArgs.java)
+ * fills a long[] in exactly this field order; every field is 64 bits.
+ */
+#ifndef UC_MOE_H
+#define UC_MOE_H
+
+typedef struct {
+    long long rank, nranks, tokens, hidden, topk, experts, local_experts, max_tokens;
+    long long recv_tokens;          /* normal combine: rows of y (N) */
+    long long fp8;                  /* 1: data is e4m3 (hidden bytes per row) + fp32 scales per 128 channels */
+    long long x, x_scales;          /* dispatch input rows and (fp8) scales, device */
+    long long topk_idx, topk_w;     /* int64 [tokens][topk], fp32 [tokens][topk] (0: none), device */
+    long long peers;                /* device int64 [nranks]: the symmetric block's base as mapped in this process */
+    long long off_cnt, off_recv, off_recv_scales, off_recv_idx, off_recv_w, off_done, off_ready; /* in the block */
+    long long region;               /* bytes of one receive generation (low-latency) */
+    long long pos, send_off;        /* normal routing: int32 [tokens][nranks] (-1: not sent), int32 [nranks] */
+    long long info;                 /* pinned int32: normal N, then per-local-expert counts; low-latency counts */
+    long long err;                  /* pinned int64 [8]: first error (code, details) */
+    long long out, out_w;           /* combine outputs, device */
+    long long y, y_w;               /* combine inputs, device (0: already in the receive area) */
+    long long gen;                  /* operation sequence number: count tags; parity = gen & 1 */
+    long long expected;             /* what the arrival counters must reach */
+    long long blocks, threads;
+    long long timeout_ns;
+    long long stream;
+    long long route;                /* low-latency: device int32 [2][max_tokens][topk] (expert, slot) pairs per parity */
+    long long recv_count;           /* low-latency: device int32 [2][local_experts] */
+    long long layout_rank, layout_expert, layout_in_rank; /* layout outputs, device */
+    long long host_slot;            /* pinned: [0] seq, [1..4] error record, from byte 64 the info ints */
+    long long seq;                  /* written to host_slot[0] when the operation is complete */
+    long long grid_done;            /* device uint32: blocks finished (the last one publishes, then resets it) */
+} uc_moe_args;
+
+#define UC_MOE_ARGS_WORDS ((int) (sizeof(uc_moe_args) / sizeof(long long)))
+
+/* err[0] codes; err[1..3] details. */
+#define UC_MOE_ERR_EXPERT 1     /* topk_idx[err1][err2] = err3 is outside [-1, experts) */
+#define UC_MOE_ERR_DUPLICATE 2  /* topk_idx[err1] names expert err3 twice (slot err2) */
+#define UC_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
+#define UC_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
+
+#endif
