@@ -98,9 +98,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
     record Job(int tokens, int llTokens, boolean normal, boolean ll) {
         String tag() { return (normal ? "t" + tokens : "") + (normal && ll ? "-" : "") + (ll ? "ll" + llTokens : ""); }
 
-        /** MOE lines the job prints: one per operation and rank (normal: 2 operations; low-latency: 2, or 3 with FP8). */
+        /** MOE lines the job prints: one per operation and rank (each mode: dispatch, combine, and an FP8 dispatch when hidden % 128 == 0). */
         int expectedLines(int ranks, int hidden) {
-            return ranks * ((normal ? 2 : 0) + (ll ? (hidden % 128 == 0 ? 3 : 2) : 0));
+            int perMode = hidden % 128 == 0 ? 3 : 2;
+            return ranks * ((normal ? perMode : 0) + (ll ? perMode : 0));
         }
     }
 
@@ -147,13 +148,13 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /**
      * Bandwidth and time per operation against bytes per rank; the copy bounds dashed (one per kind of
-     * transfer: dispatch and combine of a mode move the same bytes and share theirs; FP8 has its own).
+     * transfer: BF16 dispatch and combine of a mode move the same bytes and share theirs; FP8 has its own).
      */
     static BenchPlot plot(List<Row> rows, String backend, int ranks) {
         BenchPlot p = new BenchPlot("bytes received per rank", "time per call (µs)");
         for (Row r : rows) {
             p.add(r.op() + " (" + backend + ", " + ranks + " ranks)", false, Math.round(r.bytes()), r.ns() / 1e3, r.gbps());
-            String kind = r.op().startsWith("normal") ? "normal" : r.op().contains("fp8") ? "low-latency fp8" : "low-latency bf16";
+            String kind = (r.op().startsWith("normal") ? "normal" : "low-latency") + (r.op().contains("fp8") ? " fp8" : " bf16");
             p.add("bound, " + kind + ": copies + barrier", true, Math.round(r.bytes()), r.boundNs() / 1e3, r.boundGbps());
         }
         return p;

@@ -35,9 +35,9 @@ class MoeBenchCommandTest {
         }
         String out = buf.toString();
         assertEquals(0, code, out);
-        assertTrue(out.contains("normal dispatch") && out.contains("ll combine") && out.contains("low-latency dispatch + combine"), out);
+        assertTrue(out.contains("normal dispatch fp8") && out.contains("ll combine") && out.contains("low-latency dispatch + combine"), out);
         List<String> lines = Files.readAllLines(csv);
-        assertEquals(6, lines.size(), String.join("\n", lines)); // header + 5 operations
+        assertEquals(7, lines.size(), String.join("\n", lines)); // header + 6 operations (hidden 256: FP8 dispatch in both modes)
         for (String l : lines.subList(1, lines.size())) {
             String[] f = l.split(",");
             assertEquals("yes", f[8], "verified: " + l);
@@ -62,8 +62,8 @@ class MoeBenchCommandTest {
         }
         assertEquals(0, code, buf.toString());
         List<String> lines = Files.readAllLines(csv);
-        assertEquals(5, lines.size(), String.join("\n", lines)); // header + 2 operations x 2 token counts
-        assertEquals(List.of("32", "32", "64", "64"), lines.subList(1, 5).stream().map(l -> l.substring(l.lastIndexOf(',') + 1)).toList());
+        assertEquals(7, lines.size(), String.join("\n", lines)); // header + 3 operations (dispatch, FP8 dispatch, combine) x 2 token counts
+        assertEquals(List.of("32", "32", "32", "64", "64", "64"), lines.subList(1, 7).stream().map(l -> l.substring(l.lastIndexOf(',') + 1)).toList());
         BufferedImage img = ImageIO.read(png.toFile());
         assertEquals(640, img.getWidth());
         assertEquals(480, img.getHeight());
