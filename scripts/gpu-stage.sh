@@ -9,13 +9,15 @@ cd "$(dirname "$0")/.."
 out="${1:-.device}"
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin"
-"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr \
+out="$(cd "$out" && pwd)"   # absolute: Maven's -DoutputDirectory below must not land inside the repository
+# jdk.jfr: comm-api's events and --jfr; jdk.incubator.vector: the portable MoE; java.desktop: --plot (AWT, headless).
+"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr,java.desktop \
   --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$out/jre"
-./mvnw -B -q -pl backend-nvshmem,cli -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$PWD/$out/lib"
-cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"
+./mvnw -B -q -pl backend-nvshmem,cli -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$out/lib"
+cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"   # the classes jar and the linux-x86_64 natives jar
 cp -r backend-nvshmem/target/test-classes "$out/test-classes"
 cp cli/target/unicomm-cli.jar "$out/lib/"; cp -n cli/target/lib/*.jar "$out/lib/"
-# The ops library travels inside the backend jar; the C reference is built here against the same NVSHMEM.
+# The ops library travels inside backend-nvshmem's linux-x86_64 jar; the C reference is built here against the same NVSHMEM.
 home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia.nvshmem.__path__)[0])')}"
 /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/rma_ref" \
   bench/reference/rma_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3

@@ -44,7 +44,8 @@ final class AvailabilityProbe {
         return switch (load.status()) {
             case OK -> null;
             case JNI_UNAVAILABLE -> Availability.no("the JNI shim (libjniAscendShim) does not load here: " + load.message(),
-                    "backend-ascend ships its shim for linux-x86_64 only: run on linux-x86_64, or rebuild the module on this platform");
+                    "backend-ascend ships its shim for linux-x86_64 only, in backend-ascend-<version>-linux-x86_64.jar (depend on "
+                            + "backend-ascend-platform to get it): run on linux-x86_64 with that jar on the class path, or rebuild the module on this platform");
             case ACL_MISSING -> Availability.no("ACL runtime not found: " + load.message(),
                     "install the CANN toolkit and run '" + CANN_ENV + "' (puts libascendcl.so on LD_LIBRARY_PATH), or set -D"
                             + AscendSettings.ACL_LIBRARY + " / UNICOMM_ASCEND_ACL_LIBRARY to the library's path");

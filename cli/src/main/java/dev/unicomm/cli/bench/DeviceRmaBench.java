@@ -40,7 +40,9 @@ final class DeviceRmaBench {
                 .withJvmOptions(List.of("--enable-native-access=ALL-UNNAMED"))
                 .withCommTimeout(Duration.ofMinutes(5)).withJobTimeout(Duration.ofMinutes(15));
         List<BenchRow> rows = new ArrayList<>();
-        for (String line : capture(spec)) {
+        // Rank 0 prints put and get per size, plus put-issue and put-blocking up to 64 KiB.
+        int expected = sizes.stream().mapToInt(b -> b <= 64 << 10 ? 4 : 2).sum();
+        for (String line : capture(spec, expected)) {
             String[] f = line.split(",");
             String key = f[1] + "," + f[2];
             Double r = ref.get(key);
@@ -51,10 +53,11 @@ final class DeviceRmaBench {
         return rows;
     }
 
-    private static List<String> capture(JobSpec spec) {
+    private static List<String> capture(JobSpec spec, int expectedRows) {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+        try (Progress progress = Progress.start("bench rma (device, 2 ranks)", expectedRows);
+             PrintStream out = new PrintStream(progress.counting(captured, "dev,"), true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
         List<String> lines = new ArrayList<>();

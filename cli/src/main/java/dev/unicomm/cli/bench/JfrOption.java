@@ -9,7 +9,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code --jfr FILE} for the bench commands: every rank of every benchmark job records a JDK Flight
  * Recording (unicomm's events + the JDK's default set) to {@code FILE}'s name with
- * {@code -<job>-rank<r>.jfr} in place of {@code .jfr}; see {@link BenchRecording}.
+ * {@code -<job>-rank<r>.jfr} in place of {@code .jfr}; a command that measures in its own process
+ * ({@code bench p2p}) records that process to {@code FILE} itself. See {@link BenchRecording}.
  */
 public final class JfrOption {
     /** The environment variable that tells a worker where to write (a path prefix). */
@@ -17,7 +18,8 @@ public final class JfrOption {
 
     @Option(names = "--jfr", paramLabel = "FILE",
             description = "Record JFR in every rank (unicomm's events: lifecycle, RMA batches, barriers, collectives, MoE) "
-                    + "to FILE-<job>-rank<r>.jfr; open with `jfr print --events 'dev.unicomm.*' FILE`.")
+                    + "to FILE-<job>-rank<r>.jfr (bench p2p, one process: FILE itself, with one event per row); "
+                    + "open with `jfr print --events 'dev.unicomm.*' FILE`.")
     Path file;
 
     /** {@code base} plus, with {@code --jfr}, the variable naming this job's recordings. */
@@ -35,6 +37,18 @@ public final class JfrOption {
             Path p = Path.of(prefix(jobTag) + "-rank" + r + ".jfr");
             System.err.println(Files.isRegularFile(p) ? "JFR recording: " + p : "JFR recording missing (the rank did not finish): " + p);
         }
+    }
+
+    /** With {@code --jfr}: records this process to FILE until closed (commands that start no ranks); else records nothing. */
+    BenchRecording recordHere(String name) {
+        return file == null ? BenchRecording.none() : BenchRecording.start(file.toAbsolutePath(), "unicomm bench " + name);
+    }
+
+    /** After {@link #recordHere}'s recording was closed: tells the user where it is. */
+    void reportHere() {
+        if (file == null) return;
+        Path p = file.toAbsolutePath();
+        System.err.println(Files.isRegularFile(p) ? "JFR recording: " + p : "JFR recording missing: " + p);
     }
 
     private Path prefix(String jobTag) {

@@ -22,7 +22,9 @@ import picocli.CommandLine.Option;
  * endpoint on one device connect through their infos; for each block size the initiator issues
  * batches of {@code --batch} READs (or WRITEs) of one block each ("trips") for {@code --duration},
  * awaiting each batch. With {@code --perftest}, perftest's ib_read_bw / ib_write_bw run on the same
- * device and block size in the same run, and each row gets the ratio ours / perftest.
+ * device and block size in the same run, and each row gets the ratio ours / perftest. {@code --plot}
+ * draws throughput and time per trip against block size; {@code --jfr} records this process, with
+ * one {@link P2pRowEvent} per row.
  */
 @Command(name = "p2p", mixinStandardHelpOptions = true,
         description = "RDMA endpoint READ/WRITE throughput (DLSlime transfer_bench table), optionally vs perftest in the same run.")
@@ -71,6 +73,14 @@ public final class P2pBenchCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
     Path csv;
 
+    @picocli.CommandLine.Mixin
+    JfrOption jfr = new JfrOption();
+
+    @picocli.CommandLine.Mixin
+    PlotOption plot = new PlotOption();
+
+    private static final double MIB = 1 << 20;
+
     /** One row of the table. */
     record Row(String op, int batch, long block, long trips, double seconds, double perftestMiBs) {
         double mib() { return (double) trips * batch * block / (1 << 20); }
@@ -85,6 +95,9 @@ public final class P2pBenchCommand implements Callable<Integer> {
         for (String op : ops)
             if (!op.equals("read") && !op.equals("write")) throw new IllegalArgumentException("--ops takes read and/or write, got '" + op + "'");
         List<Long> blocks = blockSizes.stream().map(BenchReport::parseSize).toList();
+        for (long b : blocks) if (b < 1) throw new IllegalArgumentException("--block-sizes entries must be >= 1 byte, got " + b);
+        if (plot.wanted() && blocks.stream().distinct().count() < 2)
+            throw new IllegalArgumentException("--plot draws throughput against block size: give two or more --block-sizes, got " + blockSizes);
         long bufBytes = Math.max(BenchReport.parseSize(buffer), blocks.stream().mapToLong(Long::longValue).max().orElse(0));
 
         Endpoints endpoints = Endpoints.load(backend);
@@ -93,7 +106,9 @@ public final class P2pBenchCommand implements Callable<Integer> {
         if (device != null) o = o.withDevice(device);
         List<Row> rows = new ArrayList<>();
         String deviceName;
-        try (Arena arena = Arena.ofShared(); Endpoint initiator = endpoints.open(o); Endpoint target = endpoints.open(o)) {
+        try (BenchRecording recording = jfr.recordHere("p2p");
+             Arena arena = Arena.ofShared(); Endpoint initiator = endpoints.open(o); Endpoint target = endpoints.open(o);
+             Progress progress = Progress.start("bench p2p", ops.size() * blocks.size())) {
             MemorySegment local = arena.allocate(bufBytes, 4096);
             MemorySegment remote = arena.allocate(bufBytes, 4096);
             local.fill((byte) 1);
@@ -104,15 +119,20 @@ public final class P2pBenchCommand implements Callable<Integer> {
             deviceName = device != null ? device : initiator.toString();
             for (String op : ops) {
                 for (long block : blocks) {
+                    P2pRowEvent rowEvent = new P2pRowEvent();
+                    rowEvent.begin();
                     Row r = run(initiator, op, block, bufBytes);
+                    commit(rowEvent, r);
                     double ref = perftest ? perftest(op, block) : 0;
                     r = new Row(r.op(), r.batch(), r.block(), r.trips(), r.seconds(), ref);
                     rows.add(r);
+                    progress.row();
                     System.err.printf(Locale.ROOT, "  %s %s: %.1f MiB/s%s%n", op, BenchReport.size(block), r.mibPerS(),
                             perftest ? String.format(Locale.ROOT, ", perftest %.1f MiB/s", ref) : "");
                 }
             }
         }
+        jfr.reportHere();
         print(rows, deviceName);
         if (csv != null) {
             List<String> lines = new ArrayList<>();
@@ -125,7 +145,31 @@ public final class P2pBenchCommand implements Callable<Integer> {
             Files.write(csv, lines);
             System.out.println("wrote " + csv);
         }
+        if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench p2p (" + backend + ", " + deviceName + ")");
         return 0;
+    }
+
+    /** Ends {@code event} (begun before the row) with the row's figures. */
+    static void commit(P2pRowEvent event, Row r) {
+        if (!event.shouldCommit()) return;
+        event.operation = r.op();
+        event.blockBytes = r.block();
+        event.batch = r.batch();
+        event.trips = r.trips();
+        event.bytes = r.trips() * r.batch() * r.block();
+        event.mibPerSecond = r.mibPerS();
+        event.commit();
+    }
+
+    /** Throughput (GB/s) and time per trip against block size, one line per operation; perftest's bandwidth dashed. */
+    static BenchPlot plot(List<Row> rows, String backend) {
+        BenchPlot p = new BenchPlot("block size", "time per trip (µs)");
+        for (Row r : rows) {
+            p.add(r.op() + " (" + backend + ", trips of " + r.batch() + " blocks)", false, r.block(), r.latencyMs() * 1e3, r.mibPerS() * MIB / 1e9);
+            if (r.perftestMiBs() > 0)
+                p.add("perftest ib_" + r.op().toLowerCase(Locale.ROOT) + "_bw", true, r.block(), 0, r.perftestMiBs() * MIB / 1e9);
+        }
+        return p;
     }
 
     /** One row: trips of {@code batch} blocks until the duration is spent (after one warm-up trip). */

@@ -86,6 +86,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
                 BenchReport.csv(rows, csv);
                 System.out.println("wrote " + csv);
             }
+            if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench rma (" + backend + ", device memory)");
             return 0;
         }
         long heap = sizes.getLast() + (4L << 20);

@@ -78,7 +78,9 @@ public final class SoakCommand implements Callable<Integer> {
                 .withJobTimeout(jobTimeout);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
-        try (PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
+        // Ranks report only at the end: the bar shows elapsed time (against --duration when there is one).
+        try (Progress progress = Progress.timed("bench soak (" + ranks + " ranks)", d == null ? 0 : d.toMillis());
+             PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
         List<Totals> totals = new ArrayList<>();

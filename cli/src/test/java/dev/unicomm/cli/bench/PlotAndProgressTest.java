@@ -56,6 +56,13 @@ class PlotAndProgressTest {
         assertThrows(IllegalStateException.class, () -> new BenchPlot().write(dir.resolve("e.png"), "t", 400, 400));
     }
 
+    @Test void timedProgressShowsElapsedAgainstTheDuration() {
+        try (Progress p = new Progress("bench soak", 0, 60_000, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false)) {
+            assertEquals("bench soak [#####.........................] 10/60 s", p.render(10_000));
+            assertEquals("bench soak [##############################] 75/60 s", p.render(75_000));
+        }
+    }
+
     @Test void progressCountsMarkedLinesAndDrawsABar() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         ByteArrayOutputStream captured = new ByteArrayOutputStream();

@@ -14,8 +14,8 @@ import org.bytedeco.javacpp.Loader;
 
 /**
  * Finds and loads the native pieces, in order, stopping at the first that is missing:
- * the JNI shim (always in the jar), the NVIDIA driver ({@code libcuda.so.1}), our CUDA ops library
- * (in the jar when it was built with nvcc; or {@code -Dunicomm.nvshmem.ops}), NVSHMEM's host
+ * the JNI shim (always in the linux-x86_64 natives jar), the NVIDIA driver ({@code libcuda.so.1}), our CUDA ops library
+ * (in that jar when it was built with nvcc; or {@code -Dunicomm.nvshmem.ops}), NVSHMEM's host
  * library ({@code libnvshmem_host.so.3}: {@code -Dunicomm.nvshmem.home}, {@code UNICOMM_NVSHMEM_HOME},
  * {@code NVSHMEM_HOME}, a pip-installed {@code nvidia-nvshmem-cu13/cu12} under a site-packages
  * directory, else the loader's search path), and at least one CUDA device. Runs once per process.
@@ -50,7 +50,8 @@ public final class NvLibrary {
             Loader.load(NvshmemShim.class);
         } catch (Throwable t) {
             return Probe.no("the backend's JNI library did not load: " + t,
-                    "use the linux-x86_64 build of backend-nvshmem (the jar holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)");
+                    "depend on backend-nvshmem-platform, or put backend-nvshmem-<version>-linux-x86_64.jar next to backend-nvshmem on the class path "
+                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)");
         }
         if (NvshmemShim.uc_probe_driver() != 0)
             return Probe.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.uc_load_error()),
@@ -59,7 +60,7 @@ public final class NvLibrary {
         if (ops == null) {
             File f = extract();
             if (f == null)
-                return Probe.no("this backend-nvshmem jar has no CUDA ops library (" + buildStatus() + ")",
+                return Probe.no("this backend-nvshmem natives jar has no CUDA ops library (" + buildStatus() + ")",
                         "rebuild backend-nvshmem where nvcc and NVSHMEM are present (pip install nvidia-nvshmem-cu13), "
                                 + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so");
             ops = f.getAbsolutePath();
@@ -99,8 +100,13 @@ public final class NvLibrary {
     }
 
     private static String buildStatus() {
-        try (InputStream in = NvshmemShim.class.getResourceAsStream(OPS_STATUS)) {
-            return in == null ? "no build status recorded" : new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+        // Through the class loader, like Loader: the file lives in the natives jar, not in this class's module.
+        try {
+            java.net.URL status = Loader.findResource(NvshmemShim.class, OPS_STATUS);
+            if (status == null) return "no build status recorded (is the linux-x86_64 natives jar on the class path?)";
+            try (InputStream in = status.openStream()) {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8).trim();
+            }
         } catch (IOException e) {
             return "build status unreadable: " + e;
         }

@@ -33,7 +33,8 @@ public final class Verbs {
             org.bytedeco.javacpp.Loader.load(VerbsShim.class);
         } catch (Throwable t) {
             return new LoadState(false, "the backend's JNI library (jniVerbsShim) did not load: " + t,
-                    "use backend-rdma on linux-x86_64 with JDK 25 and --enable-native-access=ALL-UNNAMED");
+                    "use backend-rdma on linux-x86_64 with JDK 25 and --enable-native-access=ALL-UNNAMED, with its natives jar on the class path "
+                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)");
         }
         byte[] err = new byte[1024];
         String path = System.getProperty(LIBRARY_PROPERTY, "");
