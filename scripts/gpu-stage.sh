@@ -10,8 +10,9 @@ out="${1:-.device}"
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin"
 out="$(cd "$out" && pwd)"   # absolute: Maven's -DoutputDirectory below must not land inside the repository
-# jdk.jfr: comm-api's events and --jfr; jdk.incubator.vector: the portable MoE; java.desktop: --plot (AWT, headless).
-"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr,java.desktop \
+# jdk.jfr: comm-api's events and --jfr; jdk.incubator.vector: the portable MoE. No java.desktop (--plot): it would push
+# the folder past the 64 MiB a lent-machine run carries; plot the CSV files here instead (the bench commands' --plot).
+"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr \
   --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$out/jre"
 ./mvnw -B -q -pl backend-nvshmem,cli -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$out/lib"
 cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"   # the classes jar and the linux-x86_64 natives jar
