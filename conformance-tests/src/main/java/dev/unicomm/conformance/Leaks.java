@@ -29,7 +29,10 @@ public final class Leaks {
 
     /** Live threads, as "name#id". */
     public static Set<String> threads() {
+        // Carrier threads belong to the JDK's virtual-thread scheduler, which grows its pool on demand
+        // (the store server runs on virtual threads) and retires idle carriers after a keep-alive.
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+                .filter(t -> !t.getClass().getName().equals("jdk.internal.misc.CarrierThread"))
                 .map(t -> t.getName() + "#" + t.threadId()).collect(Collectors.toCollection(TreeSet::new));
     }
 
