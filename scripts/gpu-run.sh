@@ -93,7 +93,7 @@ if want moe; then
     echo "bench moe, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[' "$out/bench-moe-${sms}sms.log" | tail -8
   done
   # Where the time goes: the same run with the kernels timed by CUDA events (MOEPROF,rank,kernel,median us,min us,samples).
-  if [ -n "${MOE_PROFILE:-1}" ]; then
+  if [ -n "${MOE_PROFILE-1}" ]; then
     UNICOMM_NVSHMEM_MOE_PROFILE=true timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n 2 \
       --iters 10 --ll-iters 20 --no-verify > "$out/bench-moe-nvshmem-profile.txt" 2> "$out/bench-moe-profile.log"
     echo "bench moe with kernel timing: exit $?"; grep -h 'MOEPROF' "$out/bench-moe-profile.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 | tee "$out/moe-kernel-times.csv"
