@@ -659,6 +659,32 @@ static int moe_smem(const void *kernel, long long bytes, const char *op) {
     return cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), op);
 }
 
+typedef void (*moe_kernel)(uc_moe_args);
+
+/* Launches one kernel on the operation's stream (opting in to its shared memory first). */
+static int moe_launch(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const uc_moe_args &a) {
+    int rc = moe_smem((const void *) k, smem, name);
+    if (rc) return rc;
+    k<<<grid, block, smem, STREAM(a.stream)>>>(a);
+    return launch_check(name);
+}
+
+/* An operation of one kernel, between the timing marks. */
+static int moe_timed(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const uc_moe_args &a) {
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
+    int rc = moe_launch(k, name, grid, block, smem, a);
+    moe_mark(2, a.stream);
+    return rc;
+}
+
+/* Every entry starts here: this thread's device, and the argument block checked and copied. */
+#define MOE_PARSE(name)                         \
+    ensure_device();                            \
+    uc_moe_args a;                              \
+    int rc = moe_args(raw, n, &a, name);        \
+    if (rc) return rc
+
 extern "C" {
 
 /* Turns kernel timing on (1) or off (0). */
@@ -702,75 +728,37 @@ int uc_ops_moe_device_info(int *sms, long long *smem) {
 }
 
 int uc_ops_moe_layout(const long long *raw, int n) {
-    ensure_device();
-    uc_moe_args a;
-    int rc = moe_args(raw, n, &a, "moe_layout_kernel");
-    if (rc) return rc;
-    long long smem = (a.experts + a.nranks) * 4;
-    if ((rc = moe_smem((const void *) moe_layout_kernel, smem, "cudaFuncSetAttribute(moe_layout_kernel)"))) return rc;
-    moe_ev_kernels = 1;
-    moe_mark(0, a.stream);
-    moe_layout_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
-    moe_mark(2, a.stream);
-    return launch_check("moe_layout_kernel");
+    MOE_PARSE("moe_layout_kernel");
+    return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
 }
 
 /* Normal dispatch: the count exchange (unless cached routing is reused) and the data kernel. */
 int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
-    ensure_device();
-    uc_moe_args a;
-    int rc = moe_args(raw, n, &a, "moe_normal_dispatch_kernel");
-    if (rc) return rc;
-    moe_ev_kernels = cached ? 1 : 2;
+    MOE_PARSE("moe_normal_dispatch_kernel");
+    if (cached) return moe_timed(moe_normal_dispatch_kernel, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    moe_ev_kernels = 2;
     moe_mark(0, a.stream);
-    if (!cached) {
-        long long smem = (a.experts + 34 * a.nranks + a.tokens) * 4;
-        if ((rc = moe_smem((const void *) moe_normal_prep_kernel, smem, "cudaFuncSetAttribute(moe_normal_prep_kernel)"))) return rc;
-        moe_normal_prep_kernel<<<1, 1024, smem, STREAM(a.stream)>>>(a);
-        if ((rc = launch_check("moe_normal_prep_kernel"))) return rc;
-        moe_mark(1, a.stream);
-    }
-    moe_normal_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
+    if ((rc = moe_launch(moe_normal_prep_kernel, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    moe_mark(1, a.stream);
+    rc = moe_launch(moe_normal_dispatch_kernel, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);
-    return launch_check("moe_normal_dispatch_kernel");
+    return rc;
 }
 
 int uc_ops_moe_normal_combine(const long long *raw, int n) {
-    ensure_device();
-    uc_moe_args a;
-    int rc = moe_args(raw, n, &a, "moe_normal_combine_kernel");
-    if (rc) return rc;
-    moe_ev_kernels = 1;
-    moe_mark(0, a.stream);
-    moe_normal_combine_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
-    moe_mark(2, a.stream);
-    return launch_check("moe_normal_combine_kernel");
+    MOE_PARSE("moe_normal_combine_kernel");
+    return moe_timed(moe_normal_combine_kernel, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 int uc_ops_moe_ll_dispatch(const long long *raw, int n) {
-    ensure_device();
-    uc_moe_args a;
-    int rc = moe_args(raw, n, &a, "moe_ll_dispatch_kernel");
-    if (rc) return rc;
-    long long smem = a.experts * ((a.max_tokens + 31) / 32) * 4;
-    if ((rc = moe_smem((const void *) moe_ll_dispatch_kernel, smem, "cudaFuncSetAttribute(moe_ll_dispatch_kernel)"))) return rc;
-    moe_ev_kernels = 1;
-    moe_mark(0, a.stream);
-    moe_ll_dispatch_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, smem, STREAM(a.stream)>>>(a);
-    moe_mark(2, a.stream);
-    return launch_check("moe_ll_dispatch_kernel");
+    MOE_PARSE("moe_ll_dispatch_kernel");
+    return moe_timed(moe_ll_dispatch_kernel, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
+                     a.experts * ((a.max_tokens + 31) / 32) * 4, a);
 }
 
 int uc_ops_moe_ll_combine(const long long *raw, int n) {
-    ensure_device();
-    uc_moe_args a;
-    int rc = moe_args(raw, n, &a, "moe_ll_combine_kernel");
-    if (rc) return rc;
-    moe_ev_kernels = 1;
-    moe_mark(0, a.stream);
-    moe_ll_combine_kernel<<<(unsigned) a.blocks, (unsigned) a.threads, 0, STREAM(a.stream)>>>(a);
-    moe_mark(2, a.stream);
-    return launch_check("moe_ll_combine_kernel");
+    MOE_PARSE("moe_ll_combine_kernel");
+    return moe_timed(moe_ll_combine_kernel, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 }
