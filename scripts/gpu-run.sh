@@ -8,7 +8,8 @@
 #   layout - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
 #   moe    - the kit's MoE rules with 2 and 4 PEs (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n 2` with
 #            DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS), each beside its same-run device copy bound
-#   usage: gpu-run.sh [all|check|bench|kit|layout|moe]...
+#   graph  - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck), 2 and 4 PEs
+#   usage: gpu-run.sh [all|check|bench|kit|layout|moe|graph]...
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
@@ -55,6 +56,15 @@ if want check; then
     echo "GPU check, $n PEs: $? ranks failed; passes per rank: $(grep -c '^PASS' "$out"/check-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
     grep -h '^FAIL\|^RESULT' "$out"/check-${n}pe-rank*.log | cut -c1-300 | head -20
   done 2>&1 | tee "$out/check.txt"
+fi
+
+# The stream-ordered low-latency MoE captured in a CUDA graph and replayed, vs the host-sequenced calls.
+if want graph; then
+  for n in ${GRAPH_RANKS:-2 4}; do
+    job $n graph-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MoeGraphCheck
+    echo "MoE graph check, $n PEs: $? ranks failed"
+    grep -h '^FAIL\|^RESULT\|^GRAPH' "$out"/graph-${n}pe-rank*.log | cut -c1-300 | head -20
+  done 2>&1 | tee "$out/graph.txt"
 fi
 
 if want bench; then

@@ -89,8 +89,11 @@ __device__ void moe_publish(const uc_moe_args &a) {
     slot[0] = a.seq;
 }
 
-/* Every block calls this last: the last block to finish publishes (the grid's stores are then all done). */
-__device__ void moe_last_block_publishes(const uc_moe_args &a) {
+/*
+ * Every block calls this last: the last block to finish publishes (the grid's stores are then all
+ * done). True in the thread that published.
+ */
+__device__ bool moe_last_block_publishes(const uc_moe_args &a) {
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
@@ -99,8 +102,35 @@ __device__ void moe_last_block_publishes(const uc_moe_args &a) {
             *(volatile unsigned int *) a.grid_done = 0; // ready for the next operation on this slot
             __threadfence();
             moe_publish(a);
+            return true;
         }
     }
+    return false;
+}
+
+/*
+ * Sequencing of a low-latency operation: from the host's arguments, or (stream-ordered mode,
+ * a.ctl set) from the device counters, which the operation itself advances when it ends. The
+ * stream-ordered mode uses one receive generation: its operations alternate dispatch, combine.
+ */
+struct moe_seq {
+    unsigned long long gen, expected;
+    int p;
+};
+
+__device__ __forceinline__ moe_seq moe_sequence(const uc_moe_args &a, int which) {
+    moe_seq q;
+    if (a.ctl == 0) {
+        q.gen = (unsigned long long) a.gen;
+        q.expected = (unsigned long long) a.expected;
+        q.p = (int) (a.gen & 1);
+        return q;
+    }
+    const volatile unsigned long long *ctl = (const volatile unsigned long long *) a.ctl;
+    q.gen = which == 1 ? ctl[0] + 1 : ctl[0]; // a combine belongs to the latest dispatch
+    q.expected = (ctl[which] + 1) * MOE_SIGNAL_PER_OP;
+    q.p = 0;
+    return q;
 }
 
 /* One warp copies n bytes; 16-byte vectors when both ends and n allow, else words or bytes. */
@@ -466,7 +496,8 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
 __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
     extern __shared__ unsigned int bits[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
-    int me = (int) a.rank, maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = (int) (a.gen & 1);
+    moe_seq q = moe_sequence(a, 1);
+    int me = (int) a.rank, maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
     int W = (maxT + 31) / 32;
     long long H = a.hidden;
     const long long *idx = (const long long *) a.topk_idx;
@@ -479,7 +510,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
         if (e >= 0) atomicOr(&bits[e * W + t / 32], 1u << (t % 32));
     }
     __syncthreads();
-    unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
+    unsigned long long tag = (unsigned long long) (unsigned int) q.gen << 32;
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * E;
     if (blockIdx.x == 0) {
         for (int i = threadIdx.x; i < E * R; i += blockDim.x) {
@@ -490,7 +521,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
         }
     }
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, err, i / E);
+    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, err, i / E);
     __syncthreads();
     if (blockIdx.x == 0) {
         for (int le = threadIdx.x; le < L; le += blockDim.x) {
@@ -564,10 +595,17 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
     if (threadIdx.x < R) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge(done + (long long) p * R + threadIdx.x, (unsigned long long) a.expected, until, err, threadIdx.x, 3);
+        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, err, threadIdx.x, 3);
     }
     __syncthreads();
-    if (threadIdx.x == 0) moe_publish(a);
+    if (threadIdx.x == 0) {
+        moe_publish(a);
+        if (a.ctl != 0) { // every block has read the counters (their arrival signals came after)
+            volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
+            ctl[0] = q.gen;
+            ctl[1] = ctl[1] + 1;
+        }
+    }
 }
 
 /*
@@ -577,7 +615,8 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
  */
 __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
-    int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = (int) (a.gen & 1);
+    moe_seq q = moe_sequence(a, 2);
+    int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
     long long H = a.hidden, slots = (long long) R * maxT, row_bytes = 2 * H;
     const long long *peers = (const long long *) a.peers;
     char *own = (char *) peers[me] + a.off_recv + p * a.region;
@@ -594,7 +633,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
-                    (unsigned long long) a.expected, deadline, (long long *) a.err, threadIdx.x, 4);
+                    q.expected, deadline, (long long *) a.err, threadIdx.x, 4);
     }
     __syncthreads();
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
@@ -634,7 +673,10 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
         }
         if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
     }
-    moe_last_block_publishes(a);
+    if (moe_last_block_publishes(a) && a.ctl != 0) {
+        volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
+        ctl[2] = ctl[2] + 1; // every block has passed its wait
+    }
 }
 
 // ------------------------------------------------------------------------------ host entries

@@ -30,6 +30,9 @@ typedef struct {
     long long host_slot;            /* pinned: [0] seq, [1..4] error record, from byte 64 the info ints */
     long long seq;                  /* written to host_slot[0] when the operation is complete */
     long long grid_done;            /* device uint32: blocks finished (the last one publishes, then resets it) */
+    long long ctl;                  /* stream-ordered low-latency mode: device uint64 [3] = {generation, dispatches,
+                                       combines}; the kernels read and advance it, so a captured CUDA graph replays
+                                       with the same arguments (0: host-sequenced, gen/expected come from here) */
 } uc_moe_args;
 
 #define UC_MOE_ARGS_WORDS ((int) (sizeof(uc_moe_args) / sizeof(long long)))

@@ -397,4 +397,36 @@ int uc_ops_reduce(int team, int dtype, int op, int scatter, long long dst, long 
 
 }
 
+/* CUDA graphs: capture of one stream's work (this thread only), instantiation, replay. */
+extern "C" {
+
+int uc_ops_graph_begin(long long stream) {
+    ensure_device();
+    return cuda_check(cudaStreamBeginCapture(STREAM(stream), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+}
+
+int uc_ops_graph_end(long long stream, long long *exec) {
+    ensure_device();
+    cudaGraph_t g = NULL;
+    int rc = cuda_check(cudaStreamEndCapture(STREAM(stream), &g), "cudaStreamEndCapture");
+    if (rc) return rc;
+    cudaGraphExec_t e = NULL;
+    rc = cuda_check(cudaGraphInstantiate(&e, g, 0), "cudaGraphInstantiate");
+    cudaGraphDestroy(g);
+    if (rc == UC_OK) *exec = (long long) (intptr_t) e;
+    return rc;
+}
+
+int uc_ops_graph_launch(long long exec, long long stream) {
+    ensure_device();
+    return cuda_check(cudaGraphLaunch((cudaGraphExec_t) PTR(exec), STREAM(stream)), "cudaGraphLaunch");
+}
+
+int uc_ops_graph_destroy(long long exec) {
+    ensure_device();
+    return cuda_check(cudaGraphExecDestroy((cudaGraphExec_t) PTR(exec)), "cudaGraphExecDestroy");
+}
+
+}
+
 #include "uc_moe.cuh"

@@ -41,6 +41,10 @@
     X(fcollect, (int team, long long dst, long long src, long long bytes, long long stream), (team, dst, src, bytes, stream)) \
     X(alltoall, (int team, long long dst, long long src, long long bytes, long long stream), (team, dst, src, bytes, stream)) \
     X(reduce, (int team, int dtype, int op, int scatter, long long dst, long long src, long long count, long long stream), (team, dtype, op, scatter, dst, src, count, stream)) \
+    X(graph_begin, (long long stream), (stream)) \
+    X(graph_end, (long long stream, long long *exec), (stream, exec)) \
+    X(graph_launch, (long long exec, long long stream), (exec, stream)) \
+    X(graph_destroy, (long long exec), (exec)) \
     X(moe_device_info, (int *sms, long long *smem), (sms, smem)) \
     X(moe_profile, (int on), (on)) \
     X(moe_times, (float *out), (out)) \

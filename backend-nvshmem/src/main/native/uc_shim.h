@@ -63,6 +63,11 @@ int uc_broadcast(int team, long long dst, long long src, long long bytes, int ro
 int uc_fcollect(int team, long long dst, long long src, long long bytes, long long stream);
 int uc_alltoall(int team, long long dst, long long src, long long bytes, long long stream);
 int uc_reduce(int team, int dtype, int op, int scatter, long long dst, long long src, long long count, long long stream);
+/* CUDA graphs: capture a stream's work (this thread only), instantiate it, replay it. */
+int uc_graph_begin(long long stream);
+int uc_graph_end(long long stream, long long *exec);
+int uc_graph_launch(long long exec, long long stream);
+int uc_graph_destroy(long long exec);
 /* MoE kernels (uc_moe.cuh): args is the uc_moe_args block of uc_moe.h, n its length in words. */
 int uc_moe_device_info(int *sms, long long *smem);
 int uc_moe_profile(int on);

@@ -111,6 +111,35 @@ public interface MoeBuffer extends AutoCloseable {
         return c;
     }
 
+    /**
+     * Stream-ordered low-latency dispatch, for device backends: the kernels are queued on
+     * {@code stream} and the host waits for nothing, so the call can be captured in a CUDA graph and
+     * replayed (the kernels keep their own sequence numbers on the device). Every tensor must be in
+     * this PE's device memory. Stream-ordered operations use one receive generation: they alternate
+     * (a dispatch, then its combine, then the next dispatch), their results sit at fixed addresses,
+     * and a buffer that ran them cannot also run the host-sequenced low-latency operations. A bad
+     * top-k id is skipped by the kernels and reported by the buffer's next call as
+     * {@link IllegalArgumentException}.
+     *
+     * @throws UnsupportedOperationException where the implementation has no stream-ordered path
+     */
+    default LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
+        throw new UnsupportedOperationException("this MoE implementation (" + getClass().getSimpleName()
+                + ") has no stream-ordered low-latency path; use lowLatencyDispatch(x, topkIdx, useFp8)");
+    }
+
+    /**
+     * Stream-ordered low-latency combine of the latest stream-ordered dispatch (see
+     * {@link #lowLatencyDispatch(Stream, Tensor, Tensor, boolean)}): returns {@code [T, H]} BF16 at a
+     * fixed device address, valid in {@code stream}'s order until the next combine.
+     *
+     * @throws UnsupportedOperationException where the implementation has no stream-ordered path
+     */
+    default Tensor lowLatencyCombine(Stream stream, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+        throw new UnsupportedOperationException("this MoE implementation (" + getClass().getSimpleName()
+                + ") has no stream-ordered low-latency path; use lowLatencyCombine(y, topkIdx, topkWeights, handle)");
+    }
+
     /** Frees the buffer (collective). Handles and result views become invalid. */
     @Override void close();
 }

@@ -7,12 +7,14 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
+import dev.unicomm.api.LowLatencyDispatchedOnStream;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeConfig.Mode;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.ReceiveHook;
+import dev.unicomm.api.Stream;
 import dev.unicomm.api.Tensor;
 import java.lang.foreign.ValueLayout;
 
@@ -143,6 +145,35 @@ public final class CheckedMoe implements MoeBuffer {
         LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h.raw);
         commit(e, "lowLatencyCombine", y);
         return c;
+    }
+
+    @Override public LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
+        ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
+        Checks.notNull("stream", stream);
+        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        MoeChecks.rows("x", Checks.notNull("x", x), config.maxTokensPerRank(), "maxTokensPerRank");
+        tensor("x", x, DType.BF16, t, config.hidden());
+        if (useFp8 && !config.useFp8())
+            throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+        MoeEvent e = begin();
+        LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
+        commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
+        return new LowLatencyDispatchedOnStream(d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0));
+    }
+
+    @Override public Tensor lowLatencyCombine(Stream stream, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+        ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
+        Checks.notNull("stream", stream);
+        Handle h = unwrap("handle", handle, Mode.LOW_LATENCY);
+        tensor("y", y, DType.BF16, numLocalExperts, (long) numRanks * config.maxTokensPerRank(), config.hidden());
+        int t = h.raw.numTokens();
+        checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
+        tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+        MoeEvent e = begin();
+        Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h.raw);
+        commit(e, "lowLatencyCombine (stream)", y);
+        return out;
     }
 
     @Override public void close() {

@@ -98,5 +98,20 @@ final class MoeCompletion {
         throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout);
     }
 
+    /**
+     * Throws (once) the error record a kernel left in slot {@code s} without anyone waiting for it
+     * (stream-ordered operations), clearing it first.
+     */
+    void throwRecorded(int s, String kernel) {
+        long at = s * slotBytes, code = host.get(ValueLayout.JAVA_LONG, at + 8);
+        if (code == 0) return;
+        long a = host.get(ValueLayout.JAVA_LONG, at + 16), b = host.get(ValueLayout.JAVA_LONG, at + 24),
+                v = host.get(ValueLayout.JAVA_LONG, at + 32);
+        host.set(ValueLayout.JAVA_LONG, at + 8, 0);
+        NvOps.fillAsync(err(s), 0, 32, stream);
+        c.await(stream, "clearing a MoE error record");
+        throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout);
+    }
+
     void free() { NvOps.pinnedFree(pinned); }
 }

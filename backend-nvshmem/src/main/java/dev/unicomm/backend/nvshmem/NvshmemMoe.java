@@ -8,12 +8,14 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
+import dev.unicomm.api.LowLatencyDispatchedOnStream;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeConfig.Mode;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
+import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
@@ -61,6 +63,11 @@ final class NvshmemMoe implements MoeBuffer {
     private long normalGen, dispatches, combines, llGen;
     private final long[] llDispatches = new long[2], llCombines = new long[2];
     private boolean lastWasCombine, open = true;
+    /** Stream-ordered low-latency mode: device counters {generation, dispatches, combines} (0 in normal mode). */
+    private final long ctl;
+    /** The stream-ordered dispatch its combine has not consumed yet (they alternate). */
+    private StreamHandle pendingOnStream;
+    private boolean usedOnStream;
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
 
@@ -93,11 +100,13 @@ final class NvshmemMoe implements MoeBuffer {
         this.layoutRank = alloc(4L * ranks);
         this.layoutExpert = alloc(4L * experts);
         this.layoutInRank = alloc((long) maxT * ranks);
+        this.ctl = normal ? 0 : alloc(32);
         this.routeBytes = 4L * maxT * ranks + 4L * ranks;
         // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native address.
         MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks), 0, 8L * ranks);
         NvOps.copyAsync(peers, done.info(0), 8L * ranks, stream);
         NvOps.fillAsync(done.device, 0, MoeCompletion.deviceBytes(), stream);
+        if (ctl != 0) NvOps.fillAsync(ctl, 0, 32, stream);
         NvOps.fillAsync(base, 0, lay.total(), stream);
         c.await(stream, "MoE buffer: clearing its memory");
         args.set(RANK, me).set(NRANKS, ranks).set(HIDDEN, hidden).set(TOPK, topk).set(EXPERTS, experts)
@@ -286,6 +295,9 @@ final class NvshmemMoe implements MoeBuffer {
 
     @Override public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureOpen();
+        if (usedOnStream)
+            throw new IllegalStateException("this buffer ran stream-ordered low-latency operations (device-sequenced); "
+                    + "host-sequenced ones need a buffer of their own");
         int t = (int) topkIdx.dim(0);
         long xa = aligned("x", x), idx = staged("topkIdx", topkIdx, stageIdx);
         llGen++;
@@ -344,6 +356,76 @@ final class NvshmemMoe implements MoeBuffer {
         });
     }
 
+    // ------------------------------------------------------------- stream-ordered low-latency mode
+
+    @Override public synchronized LowLatencyDispatchedOnStream lowLatencyDispatch(Stream on, Tensor x, Tensor topkIdx, boolean useFp8) {
+        ensureOpen();
+        reportStreamErrors();
+        if (llGen > 0)
+            throw new IllegalStateException("this buffer ran host-sequenced low-latency operations; stream-ordered ones need a buffer of their own");
+        if (pendingOnStream != null)
+            throw new IllegalStateException("stream-ordered low-latency operations alternate: combine the previous dispatch first");
+        int t = (int) topkIdx.dim(0);
+        long xa = aligned("x", x), idx = onDevice("topkIdx", topkIdx);
+        usedOnStream = true;
+        args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(THREADS, LL_THREADS);
+        launchOnStream(on, MoeCompletion.LL_DISPATCH, () -> NvOps.moeLowLatencyDispatch(args.words()));
+        StreamHandle h = new StreamHandle(this, t);
+        pendingOnStream = h;
+        long region = base + lay.recv(), slots = (long) ranks * maxT;
+        Tensor recvX = device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
+        Tensor scales = useFp8 ? device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
+        return new LowLatencyDispatchedOnStream(recvX, scales, device(recvCount, DType.INT32, local), h);
+    }
+
+    @Override public synchronized Tensor lowLatencyCombine(Stream on, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+        ensureOpen();
+        reportStreamErrors();
+        if (!(handle instanceof StreamHandle h) || h.owner != this || h != pendingOnStream)
+            throw new IllegalArgumentException("handle is not this buffer's latest stream-ordered low-latency dispatch");
+        long ya = aligned("y", y), w = onDevice("topkWeights", topkWeights);
+        args.clearOperation().set(TOKENS, h.tokens).set(Y, ya == base + lay.recv() ? 0 : ya).set(TOPK_W, w).set(OUT, out)
+                .set(THREADS, LL_THREADS);
+        launchOnStream(on, MoeCompletion.LL_COMBINE, () -> NvOps.moeLowLatencyCombine(args.words()));
+        pendingOnStream = null;
+        return device(out, DType.BF16, h.tokens, hidden);
+    }
+
+    /** Queues a device-sequenced kernel on the caller's stream (nothing the host waits for: capturable). */
+    private void launchOnStream(Stream on, int slot, Runnable launch) {
+        args.set(CTL, ctl).set(STREAM, on.handle()).set(ERR, done.err(slot)).set(INFO, done.info(slot))
+                .set(HOST_SLOT, done.slot(slot)).set(SEQ, 0).set(GRID_DONE, done.gridDone(slot));
+        try {
+            launch.run();
+        } finally {
+            args.set(STREAM, stream);
+        }
+    }
+
+    /** Bad top-k ids the stream-ordered kernels skipped since the last call: reported now. */
+    private void reportStreamErrors() {
+        if (!usedOnStream) return;
+        for (int slot : new int[] {MoeCompletion.LL_DISPATCH, MoeCompletion.LL_COMBINE})
+            done.throwRecorded(slot, slot == MoeCompletion.LL_DISPATCH ? "moe_ll_dispatch_kernel (stream-ordered, earlier call)"
+                    : "moe_ll_combine_kernel (stream-ordered, earlier call)");
+    }
+
+    /** A stream-ordered dispatch (one generation: valid until the buffer's next stream-ordered dispatch). */
+    private static final class StreamHandle implements MoeHandle {
+        final NvshmemMoe owner;
+        final int tokens;
+
+        StreamHandle(NvshmemMoe owner, int tokens) {
+            this.owner = owner;
+            this.tokens = tokens;
+        }
+
+        @Override public Mode mode() { return Mode.LOW_LATENCY; }
+        @Override public int numTokens() { return tokens; }
+        @Override public int numRecvTokens() { return -1; } // on the device (recvCount)
+        @Override public String toString() { return "nvshmem stream-ordered low-latency handle"; }
+    }
+
     /** One low-latency dispatch: its sequence number (parity = generation slot) and completion stamp. */
     private static final class LowLatencyHandle implements MoeHandle {
         final NvshmemMoe owner;
@@ -368,6 +450,14 @@ final class NvshmemMoe implements MoeBuffer {
     }
 
     // ---------------------------------------------------------------------------------- helpers
+
+    /** Device address of a GPU tensor of this PE (stream-ordered calls take no host memory: a copy would not be capturable). */
+    private long onDevice(String what, Tensor t) {
+        if (t == null) throw new IllegalArgumentException(what + " must not be null");
+        if (t.memory().kind().isHost())
+            throw new IllegalArgumentException(what + ": stream-ordered operations need device memory (a host copy could not be captured in a CUDA graph)");
+        return c.deviceAddress(what, t.memory(), 0);
+    }
 
     /** Device address of a GPU tensor of this PE, which must be 16-byte aligned (vector loads). */
     private long aligned(String what, Tensor t) {

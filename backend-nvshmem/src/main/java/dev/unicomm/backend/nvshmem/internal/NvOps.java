@@ -199,6 +199,22 @@ public final class NvOps {
         check(NvshmemShim.uc_reduce(team, dtype, op, scatter ? 1 : 0, dst, src, count, stream));
     }
 
+    // ------------------------------------------------------------------------------ CUDA graphs
+
+    /** Starts capturing {@code stream}'s work into a graph (calls of this thread only). */
+    public static void graphBegin(long stream) { check(NvshmemShim.uc_graph_begin(stream)); }
+
+    /** Ends the capture and instantiates the graph; returns the executable graph. */
+    public static long graphEnd(long stream) {
+        long[] out = new long[1];
+        check(NvshmemShim.uc_graph_end(stream, out));
+        return out[0];
+    }
+
+    public static void graphLaunch(long exec, long stream) { check(NvshmemShim.uc_graph_launch(exec, stream)); }
+
+    public static void graphDestroy(long exec) { check(NvshmemShim.uc_graph_destroy(exec)); }
+
     // ------------------------------------------------------------------ MoE kernels (uc_moe.cuh)
 
     /** {SMs of this PE's device, most dynamic shared memory per block (opt-in)}. */
