@@ -70,7 +70,7 @@ public final class MoeGraphCheck {
                         NvOps.graphLaunch(graph, s.handle());
                         s.synchronize();
                         byte[] got = read(dev, arena, gout);
-                        int[] counts = MemorySegment.ofArray(read(dev, arena, gd.recvCount())).toArray(ValueLayout.JAVA_INT);
+                        int[] counts = MemorySegment.ofArray(read(dev, arena, gd.recvCount())).toArray(ValueLayout.JAVA_INT_UNALIGNED);
                         String name = "graph replay " + round + ": recvCount and combined output equal the host-sequenced operations";
                         if (Arrays.equals(expected, got) && Arrays.equals(d.recvCount(), counts)) {
                             System.out.println("PASS [rank " + me + "] " + name);
