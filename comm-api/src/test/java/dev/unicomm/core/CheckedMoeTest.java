@@ -165,6 +165,25 @@ class CheckedMoeTest {
         return t;
     }
 
+    @Test void streamOrderedLowLatencyIsCheckedAndUnsupportedWhereNotImplemented() {
+        CheckedMoe moe = lowLatency();
+        dev.unicomm.api.Stream stream = new dev.unicomm.api.Stream() {
+            public long handle() { return 0; }
+            public void synchronize() {}
+            public boolean isOpen() { return true; }
+            public void close() {}
+        };
+        Tensor idx = topk(0, 5, 1, -1);
+        expect("stream must not be null", IllegalArgumentException.class, () -> moe.lowLatencyDispatch(null, bf16(2, HIDDEN), idx, false));
+        expect("topkIdx[0, 1] = 9", IllegalArgumentException.class, () -> moe.lowLatencyDispatch(stream, bf16(2, HIDDEN), topk(0, 9, 1, -1), false));
+        expect("x must have shape [2, 256]", IllegalArgumentException.class, () -> moe.lowLatencyDispatch(stream, bf16(2, 128), idx, false));
+        assertEquals(0, ((Recording) moe.unwrap()).calls);
+        // The recording implementation has no stream-ordered path: the interface's default says so.
+        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+                () -> moe.lowLatencyDispatch(stream, bf16(2, HIDDEN), idx, false));
+        assertTrue(e.getMessage().contains("no stream-ordered low-latency path"), e.getMessage());
+    }
+
     @Test void sizeHintFollowsTheDocumentedFormula() {
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, 256, 7168, 4096, 8, true);
         assertEquals(64 + 12 * 4096 * 8 + 4096L * (2 * 7168 + 96) * 4, n.sizeHint(4));
