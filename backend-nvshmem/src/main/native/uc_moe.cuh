@@ -62,17 +62,48 @@ __device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsig
 #define MOE_SIGNAL_PER_OP (1ULL << 20)
 
 /*
- * Makes this block's stores visible, then adds to word [index] of every PE's counter array at
+ * The two transports. Load/store (a.transport 0): every PE's symmetric block is mapped here
+ * (peers[d]), rows move with plain stores and loads. NVSHMEM (1): PEs on other nodes; rows move
+ * with warp-wide puts and gets, words with nvshmem p, counters with signal operations, always
+ * naming this PE's own symmetric address and the target PE.
+ */
+template <bool NV>
+__device__ __forceinline__ char *moe_at(const uc_moe_args &a, int d, long long off) {
+    const long long *peers = (const long long *) a.peers;
+    return (char *) (NV ? peers[a.rank] : peers[d]) + off;
+}
+
+/* Writes one 64-bit word at symmetric offset off of PE d. */
+template <bool NV>
+__device__ __forceinline__ void moe_put_word(const uc_moe_args &a, int d, long long off, unsigned long long v) {
+    if (NV) nvshmem_uint64_p((uint64_t *) moe_at<NV>(a, d, off), v, d);
+    else *(volatile unsigned long long *) moe_at<NV>(a, d, off) = v;
+}
+
+
+/* This warp's staging bytes (NVSHMEM transport). */
+__device__ __forceinline__ char *moe_scratch(const uc_moe_args &a) {
+    long long warp = (long long) blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    return (char *) a.scratch + warp * a.scratch_per_warp;
+}
+
+/*
+ * Makes this block's writes complete, then adds to word [index] of every PE's counter array at
  * off: 1 per block, block 0 the rest of MOE_SIGNAL_PER_OP, so the sum reaches the target only
  * once every block of the grid has added, and PEs need not agree on grid sizes.
  */
-__device__ void moe_signal_all(const long long *peers, int nranks, long long off, long long index) {
+template <bool NV>
+__device__ void moe_signal_all(const uc_moe_args &a, long long off, long long index) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        __threadfence_system();
         unsigned long long v = blockIdx.x == 0 ? MOE_SIGNAL_PER_OP - gridDim.x + 1 : 1ULL;
-        for (int d = 0; d < nranks; d++)
-            atomicAdd_system((unsigned long long *) (peers[d] + off + index * 8), v);
+        if (NV) {
+            nvshmem_quiet(); // this PE's puts are delivered before the counters move
+            for (int d = 0; d < a.nranks; d++) nvshmemx_signal_op((uint64_t *) moe_at<NV>(a, d, off + index * 8), v, NVSHMEM_SIGNAL_ADD, d);
+        } else {
+            __threadfence_system();
+            for (int d = 0; d < a.nranks; d++) atomicAdd_system((unsigned long long *) moe_at<NV>(a, d, off + index * 8), v);
+        }
     }
 }
 
@@ -153,6 +184,25 @@ __device__ __forceinline__ void moe_warp_copy(char *dst, const char *src, long l
     }
 }
 
+/* One warp writes n bytes to symmetric offset off of PE d. */
+template <bool NV>
+__device__ __forceinline__ void moe_put_rows(const uc_moe_args &a, int d, long long off, const char *src, long long n, int lane) {
+    if (NV) nvshmemx_putmem_nbi_warp(moe_at<NV>(a, d, off), src, (size_t) n, d);
+    else moe_warp_copy(moe_at<NV>(a, d, off), src, n, lane);
+}
+
+/*
+ * One warp makes 512 bytes of PE d's symmetric offset off readable and returns where: the mapping
+ * itself (load/store), or this warp's staging slot `part` after a blocking get (NVSHMEM).
+ */
+template <bool NV>
+__device__ __forceinline__ const int4 *moe_pull_512(const uc_moe_args &a, int d, long long off, long long n, int part) {
+    if (!NV) return (const int4 *) moe_at<NV>(a, d, off);
+    char *slot = moe_scratch(a) + (long long) part * 512;
+    if (n > 0) nvshmemx_getmem_warp(slot, moe_at<NV>(a, d, off), (size_t) n, d);
+    return (const int4 *) slot;
+}
+
 /* Reads expert id (t, k), checking it: -1 for unused, bad (recorded) or repeated entries. */
 __device__ __forceinline__ int moe_expert(const long long *idx, int t, int k, int K, int E, long long *err, bool report) {
     long long e = idx[(long long) t * K + k];
@@ -231,6 +281,7 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(uc_moe_args a) {
  * row of the count matrix [src][R tokens-per-rank | L tokens-per-local-expert]. Waits for the
  * full matrix, then writes the send offsets (device) and N + per-expert counts (info).
  */
+template <bool NV>
 __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
     extern __shared__ int sh[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
@@ -317,7 +368,7 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
     for (int i = threadIdx.x; i < R * row; i += blockDim.x) {
         int d = i / row, j = i % row;
         unsigned int v = j < R ? base[j] : cnt_e[d * L + j - R];
-        *(volatile unsigned long long *) (peers[d] + a.off_cnt + (((long long) p * R + me) * row + j) * 8) = tag | v;
+        moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * row + j) * 8, tag | v);
     }
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
@@ -347,6 +398,7 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
  * each destination's receive area at its slot. Then every block signals every PE, and block 0
  * waits until all PEs' blocks have signalled this PE (a.expected in total per source).
  */
+template <bool NV>
 __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, E = (int) a.experts;
     int lane = threadIdx.x & 31;
@@ -365,9 +417,13 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a)
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         const char *src = (const char *) a.x + t * row_bytes;
         // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
-        long long dst = my_slot >= 0 ? peers[lane] + a.off_recv + my_slot * row_bytes : 0;
+        long long dst = my_slot >= 0 && !NV ? peers[lane] + a.off_recv + my_slot * row_bytes : 0;
         const int4 *s4 = (const int4 *) src;
-        long long m = row_bytes >> 4;
+        long long m = NV ? 0 : row_bytes >> 4;
+        for (unsigned int dm = NV ? dests : 0; dm; dm &= dm - 1) {
+            int d = __ffs(dm) - 1;
+            moe_put_rows<NV>(a, d, a.off_recv + (long long) __shfl_sync(MOE_FULL, my_slot, d) * row_bytes, src, row_bytes, lane);
+        }
         for (long long i0 = 0; i0 < m; i0 += 64) { // warp-uniform, so every shuffle has all lanes
             long long i = i0 + lane;
             int4 v0 = i < m ? __ldg(s4 + i) : make_int4(0, 0, 0, 0), v1 = i + 32 < m ? __ldg(s4 + i + 32) : make_int4(0, 0, 0, 0);
@@ -380,21 +436,27 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a)
         for (unsigned int dm = dests; dm; dm &= dm - 1) {
             int d = __ffs(dm) - 1;
             long long slot = __shfl_sync(MOE_FULL, my_slot, d);
-            char *base = (char *) peers[d];
             if (a.fp8)
-                moe_warp_copy(base + a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes,
-                              scale_bytes, lane);
+                moe_put_rows<NV>(a, d, a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes, scale_bytes, lane);
             if (idx != 0) {
                 for (int k = lane; k < K; k += 32) {
                     int e = moe_expert(idx, t, k, K, E, (long long *) a.err, false);
                     long long local = (e >= 0 && e / L == d) ? e - (long long) d * L : -1;
-                    ((long long *) (base + a.off_recv_idx))[slot * K + k] = local;
-                    if (w != 0) ((float *) (base + a.off_recv_w))[slot * K + k] = local >= 0 ? w[(long long) t * K + k] : 0.f;
+                    float wk = w != 0 && local >= 0 ? w[(long long) t * K + k] : 0.f;
+                    long long *ip = (long long *) moe_at<NV>(a, d, a.off_recv_idx) + slot * K + k;
+                    float *wp = (float *) moe_at<NV>(a, d, a.off_recv_w) + slot * K + k;
+                    if (NV) {
+                        nvshmem_longlong_p(ip, local, d);
+                        if (w != 0) nvshmem_float_p(wp, wk, d);
+                    } else {
+                        *ip = local;
+                        if (w != 0) *wp = wk;
+                    }
                 }
             }
         }
     }
-    moe_signal_all(peers, R, a.off_done, a.rank);
+    moe_signal_all<NV>(a, a.off_done, a.rank);
     if (blockIdx.x != 0) return;
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
@@ -410,6 +472,7 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a)
  * every PE, waits for all PEs' staging, then a warp per own token pulls the token's rows back from
  * every PE that received it and sums them in fp32 (bf16 once at the end), and sums the weights.
  */
+template <bool NV>
 __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, me = (int) a.rank;
     int lane = threadIdx.x & 31;
@@ -423,7 +486,7 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
     if (a.y_w != 0)
         for (long long r = gw; r < a.recv_tokens; r += warps)
             moe_warp_copy(own + a.off_recv_w + r * K * 4, (const char *) a.y_w + r * K * 4, K * 4, lane);
-    moe_signal_all(peers, R, a.off_ready, me);
+    moe_signal_all<NV>(a, a.off_ready, me);
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
@@ -450,13 +513,14 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
 #pragma unroll
                 for (int i = 0; i < 8; i++) acc[u][i] = 0.f;
             for (unsigned int dm = dests; dm; dm &= dm - 1) {
-                long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
-                const int4 *row = (const int4 *) ((char *) peers[__ffs(dm) - 1] + a.off_recv + slot * row_bytes);
+                int d = __ffs(dm) - 1;
+                long long slot = __shfl_sync(MOE_FULL, my_slot, d);
                 int4 v[4];
 #pragma unroll
                 for (int u = 0; u < 4; u++) {
-                    long long c = c0 + u * 32 + lane;
-                    v[u] = c < H / 8 ? __ldcg(row + c) : make_int4(0, 0, 0, 0);
+                    long long c = c0 + u * 32 + lane, first = (c0 + u * 32) * 16, n = min(512LL, row_bytes - first);
+                    const int4 *part = moe_pull_512<NV>(a, d, a.off_recv + slot * row_bytes + first, n, u);
+                    v[u] = c < H / 8 ? __ldcg(part + lane) : make_int4(0, 0, 0, 0);
                 }
 #pragma unroll
                 for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v[u], 1.f);
@@ -473,7 +537,9 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
                 float s = 0.f;
                 for (unsigned int dm = dests; dm; dm &= dm - 1) {
                     long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
-                    if (k < K) s += __ldcg((const float *) ((char *) peers[__ffs(dm) - 1] + a.off_recv_w) + slot * K + k);
+                    int d = __ffs(dm) - 1;
+                    const float *wp = (const float *) moe_at<NV>(a, d, a.off_recv_w) + slot * K + k;
+                    if (k < K) s += NV ? nvshmem_float_g(wp, d) : __ldcg(wp);
                 }
                 if (k < K) ((float *) a.out_w)[(long long) t * K + k] = s;
             }
@@ -493,6 +559,7 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
  * expert's PE (bf16 rows, or e4m3 + a scale per 128 channels quantised on the way), records the
  * (expert, slot) pairs for the combine, and each block signals every PE.
  */
+template <bool NV>
 __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
     extern __shared__ unsigned int bits[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
@@ -517,7 +584,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
             int e = i % E, d = i / E;
             unsigned int c = 0;
             for (int j = 0; j < W; j++) c += __popc(bits[e * W + j]);
-            *(volatile unsigned long long *) (peers[d] + a.off_cnt + (((long long) p * R + me) * E + e) * 8) = tag | c;
+            moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * E + e) * 8, tag | c);
         }
     }
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
@@ -550,15 +617,17 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
         slot += words + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
         if (lane == 0) route[item] = make_int2(e, slot);
         long long row = (long long) le * slots + slot;
-        char *region = (char *) peers[d] + a.off_recv + p * a.region;
+        long long region = a.off_recv + p * a.region; // symmetric offset of this generation's receive area
         const char *src = (const char *) a.x + t * 2 * H;
         if (!a.fp8) {
-            moe_warp_copy(region + row * data_stride, src, 2 * H, lane);
+            moe_put_rows<NV>(a, d, region + row * data_stride, src, 2 * H, lane);
             continue;
         }
-        // FP8: each lane quantises 8 channels; a half-warp covers one 128-channel block.
-        char *dst = region + row * data_stride;
-        float *sdst = (float *) (region + (long long) L * slots * H + row * scale_cols * 4);
+        // FP8: each lane quantises 8 channels; a half-warp covers one 128-channel block. Straight into
+        // the mapped destination, or (NVSHMEM transport) into this warp's staging, then two puts.
+        long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
+        char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
+        float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
         for (long long c0 = 0; c0 < H; c0 += 256) {
             long long ch = c0 + lane * 8;
             bool live = ch < H;
@@ -588,8 +657,13 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
                 if ((lane & 15) == 0) sdst[ch / 128] = scale;
             }
         }
+        if (NV) {
+            __syncwarp();
+            moe_put_rows<NV>(a, d, data_off, dst, H, lane);
+            moe_put_rows<NV>(a, d, scale_off, (const char *) sdst, scale_cols * 4, lane);
+        }
     }
-    moe_signal_all(peers, R, a.off_done, (long long) p * R + me);
+    moe_signal_all<NV>(a, a.off_done, (long long) p * R + me);
     // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
     if (blockIdx.x != 0) return;
     if (threadIdx.x < R) {
@@ -613,6 +687,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
  * already there), signals every PE, waits for all, then a warp per own token pulls the token's
  * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
  */
+template <bool NV>
 __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
     moe_seq q = moe_sequence(a, 2);
@@ -629,7 +704,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
                 moe_warp_copy(own + row * row_bytes, (const char *) a.y + row * row_bytes, row_bytes, lane);
             }
     }
-    moe_signal_all(peers, R, a.off_ready, (long long) p * R + me);
+    moe_signal_all<NV>(a, a.off_ready, (long long) p * R + me);
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
@@ -644,13 +719,15 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
     long long chunks = (H / 8 + 31) / 32;
     for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
         int t = (int) (item / chunks);
-        long long c = (item % chunks) * 32 + lane;
-        long long src = 0;
+        long long first = (item % chunks) * 512, c = (item % chunks) * 32 + lane, n = min(512LL, row_bytes - first);
+        long long src = -1; // lane k: symmetric offset of expert slot k's row on PE pe, -1 for none
+        int pe = 0;
         float wk = 0.f;
         if (lane < K) {
             int2 r = route[(long long) t * K + lane];
             if (r.x >= 0) {
-                src = peers[r.x / L] + a.off_recv + p * a.region + ((long long) (r.x % L) * slots + r.y) * row_bytes;
+                pe = r.x / L;
+                src = a.off_recv + p * a.region + ((long long) (r.x % L) * slots + r.y) * row_bytes + first;
                 wk = w[(long long) t * K + lane];
             }
         }
@@ -661,15 +738,24 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
 #pragma unroll
         for (int k = 0; k < 8; k++) {
             long long from = __shfl_sync(MOE_FULL, src, k);
+            int at = __shfl_sync(MOE_FULL, pe, k);
             wt[k] = __shfl_sync(MOE_FULL, wk, k);
-            v[k] = from != 0 && k < K && c < H / 8 ? __ldcg((const int4 *) from + c) : make_int4(0, 0, 0, 0);
+            v[k] = make_int4(0, 0, 0, 0);
+            if (from >= 0 && k < K) {
+                const int4 *part = moe_pull_512<NV>(a, at, from, n, k);
+                if (c < H / 8) v[k] = __ldcg(part + lane);
+            }
         }
 #pragma unroll
         for (int k = 0; k < 8; k++) bf16x8_add(acc, v[k], wt[k]);
         for (int k = 8; k < K; k++) {
             long long from = __shfl_sync(MOE_FULL, src, k);
+            int at = __shfl_sync(MOE_FULL, pe, k);
             float w8 = __shfl_sync(MOE_FULL, wk, k);
-            if (from != 0 && c < H / 8) bf16x8_add(acc, __ldcg((const int4 *) from + c), w8);
+            if (from >= 0) {
+                const int4 *part = moe_pull_512<NV>(a, at, from, n, k);
+                if (c < H / 8) bf16x8_add(acc, __ldcg(part + lane), w8);
+            }
         }
         if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
     }
@@ -777,30 +863,32 @@ int uc_ops_moe_layout(const long long *raw, int n) {
 /* Normal dispatch: the count exchange (unless cached routing is reused) and the data kernel. */
 int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     MOE_PARSE("moe_normal_dispatch_kernel");
-    if (cached) return moe_timed(moe_normal_dispatch_kernel, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
+    moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true> : moe_normal_dispatch_kernel<false>;
+    if (cached) return moe_timed(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_ev_kernels = 2;
     moe_mark(0, a.stream);
-    if ((rc = moe_launch(moe_normal_prep_kernel, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
     moe_mark(1, a.stream);
-    rc = moe_launch(moe_normal_dispatch_kernel, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);
     return rc;
 }
 
 int uc_ops_moe_normal_combine(const long long *raw, int n) {
     MOE_PARSE("moe_normal_combine_kernel");
-    return moe_timed(moe_normal_combine_kernel, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    return moe_timed(a.transport ? moe_normal_combine_kernel<true> : moe_normal_combine_kernel<false>, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 int uc_ops_moe_ll_dispatch(const long long *raw, int n) {
     MOE_PARSE("moe_ll_dispatch_kernel");
-    return moe_timed(moe_ll_dispatch_kernel, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
+    return moe_timed(a.transport ? moe_ll_dispatch_kernel<true> : moe_ll_dispatch_kernel<false>, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
                      a.experts * ((a.max_tokens + 31) / 32) * 4, a);
 }
 
 int uc_ops_moe_ll_combine(const long long *raw, int n) {
     MOE_PARSE("moe_ll_combine_kernel");
-    return moe_timed(moe_ll_combine_kernel, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_kernel<false>, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 }

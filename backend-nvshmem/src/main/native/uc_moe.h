@@ -33,6 +33,10 @@ typedef struct {
     long long ctl;                  /* stream-ordered low-latency mode: device uint64 [3] = {generation, dispatches,
                                        combines}; the kernels read and advance it, so a captured CUDA graph replays
                                        with the same arguments (0: host-sequenced, gen/expected come from here) */
+    long long transport;            /* 0: loads/stores through nvshmem_ptr mappings; 1: NVSHMEM device puts, gets and
+                                       signals (PEs whose heaps are not mapped into each other: other nodes) */
+    long long scratch;              /* transport 1: device bytes per warp (scratch_per_warp) for staged rows */
+    long long scratch_per_warp;
 } uc_moe_args;
 
 #define UC_MOE_ARGS_WORDS ((int) (sizeof(uc_moe_args) / sizeof(long long)))

@@ -89,6 +89,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private final boolean finalizeOnClose;
     /** unicomm.nvshmem.moe.sms: blocks per MoE kernel, or null for this PE's share of the SMs. */
     private final String moeSms;
+    /** unicomm.nvshmem.moe.transport: auto (loads/stores where every heap is mapped, else NVSHMEM), loadstore, nvshmem. */
+    private final String moeTransport;
     /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
     final boolean moeProfile;
     /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
@@ -131,6 +133,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         this.moeSms = config.property("nvshmem.moe.sms", null);
         this.moeProfile = Boolean.parseBoolean(config.property("nvshmem.moe.profile", "false"));
+        this.moeTransport = config.property("nvshmem.moe.transport", "auto").trim().toLowerCase(java.util.Locale.ROOT);
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
         long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
         this.ctrl = NvOps.streamCreate();
@@ -426,22 +429,33 @@ final class NvshmemCommunicator implements BackendCommunicator {
     @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
 
     /**
-     * The CUDA MoE kernels, when every PE's symmetric heap is mapped here (one node) and the
-     * config fits them; empty otherwise (the portable MoE then serves the buffer).
+     * The CUDA MoE kernels: with loads and stores where every PE's symmetric heap is mapped here (one
+     * node), else with NVSHMEM's device puts, gets and signals (unicomm.nvshmem.moe.transport forces
+     * either). Empty for a one-PE communicator inside a larger job (the portable MoE serves it).
      */
     @Override public Optional<MoeBuffer> nativeMoe(dev.unicomm.api.Communicator api, MoeConfig config) {
         ensureOpen();
         if (solo) return Optional.empty();
         long[] peerBases = new long[size];
-        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(scratch.base(), pe);
-        for (long p : peerBases) if (p == 0) return Optional.empty(); // a PE on another node: no load/store path
+        boolean mapped = true;
+        for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(scratch.base(), pe) != 0;
+        boolean viaNvshmem = switch (moeTransport) {
+            case "auto" -> !mapped;
+            case "nvshmem" -> true;
+            case "loadstore" -> {
+                if (!mapped) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE,
+                        "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
+                yield false;
+            }
+            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + moeTransport + "'");
+        };
         String why = MoeKernelLimits.unsupported(config, size);
         if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
         int sms = MoeKernelLimits.blocks(moeSms, gpuSharers, config, size);
         SymmetricBuffer sym = api.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
         for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
         try {
-            return Optional.of(new NvshmemMoe(this, config, sym, peerBases, sms));
+            return Optional.of(new NvshmemMoe(this, config, sym, peerBases, sms, viaNvshmem));
         } catch (RuntimeException e) {
             sym.close();
             throw e;

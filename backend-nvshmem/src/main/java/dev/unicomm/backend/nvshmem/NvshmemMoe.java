@@ -71,7 +71,7 @@ final class NvshmemMoe implements MoeBuffer {
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
 
-    NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks) {
+    NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
         this.cfg = cfg;
         this.ranks = c.size;
@@ -101,6 +101,9 @@ final class NvshmemMoe implements MoeBuffer {
         this.layoutExpert = alloc(4L * experts);
         this.layoutInRank = alloc((long) maxT * ranks);
         this.ctl = normal ? 0 : alloc(32);
+        // NVSHMEM transport: rows are staged per warp (quantised FP8 rows, 512-byte pieces pulled by combines).
+        long perWarp = viaNvshmem ? MoeSymLayout.align(Math.max(Math.max(4L * 512, (long) topk * 512), hidden + hidden / 32L + 16)) : 0;
+        long scratch = viaNvshmem ? alloc((long) blocks * (LL_THREADS / 32) * perWarp) : 0;
         this.routeBytes = 4L * maxT * ranks + 4L * ranks;
         // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native address.
         MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks), 0, 8L * ranks);
@@ -113,7 +116,7 @@ final class NvshmemMoe implements MoeBuffer {
                 .set(LOCAL_EXPERTS, local).set(MAX_TOKENS, maxT).set(PEERS, peers).set(OFF_CNT, lay.cnt())
                 .set(OFF_RECV, lay.recv()).set(OFF_RECV_SCALES, lay.recvScales()).set(OFF_RECV_IDX, lay.recvIdx())
                 .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region())
-                .set(BLOCKS, blocks)
+                .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
                 .set(TIMEOUT_NS, c.timeout.toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
         // Every PE has cleared its block before anyone writes into a peer's.
@@ -519,5 +522,8 @@ final class NvshmemMoe implements MoeBuffer {
         if (!problems.isEmpty()) throw new CommException("closing the NVSHMEM MoE buffer had errors: " + problems);
     }
 
-    @Override public String toString() { return "NvshmemMoe[" + cfg + ", " + blocks + " blocks, rank " + me + "/" + ranks + "]"; }
+    @Override public String toString() {
+        return "NvshmemMoe[" + cfg + ", " + blocks + " blocks, " + (args.get(TRANSPORT) == 1 ? "NVSHMEM puts/gets" : "loads/stores")
+                + ", rank " + me + "/" + ranks + "]";
+    }
 }
