@@ -114,11 +114,7 @@ public final class CheckedMoe implements MoeBuffer {
 
     @Override public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
-        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-        MoeChecks.rows("x", Checks.notNull("x", x), config.maxTokensPerRank(), "maxTokensPerRank");
-        tensor("x", x, DType.BF16, t, config.hidden());
-        if (useFp8 && !config.useFp8())
-            throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+        checkLowLatencyDispatch(x, topkIdx, useFp8);
         MoeEvent e = begin();
         LowLatencyDispatched d = raw.lowLatencyDispatch(x, topkIdx, useFp8);
         commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
@@ -136,11 +132,7 @@ public final class CheckedMoe implements MoeBuffer {
     @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
         Handle h = unwrap("handle", handle, Mode.LOW_LATENCY);
-        tensor("y", y, DType.BF16, numLocalExperts, (long) numRanks * config.maxTokensPerRank(), config.hidden());
-        int t = h.raw.numTokens();
-        checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-        tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
-        tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+        checkLowLatencyCombine(y, topkIdx, topkWeights, h);
         MoeEvent e = begin();
         LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h.raw);
         commit(e, "lowLatencyCombine", y);
@@ -150,11 +142,7 @@ public final class CheckedMoe implements MoeBuffer {
     @Override public LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
         Checks.notNull("stream", stream);
-        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-        MoeChecks.rows("x", Checks.notNull("x", x), config.maxTokensPerRank(), "maxTokensPerRank");
-        tensor("x", x, DType.BF16, t, config.hidden());
-        if (useFp8 && !config.useFp8())
-            throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+        checkLowLatencyDispatch(x, topkIdx, useFp8);
         MoeEvent e = begin();
         LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
         commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
@@ -165,11 +153,7 @@ public final class CheckedMoe implements MoeBuffer {
         ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
         Checks.notNull("stream", stream);
         Handle h = unwrap("handle", handle, Mode.LOW_LATENCY);
-        tensor("y", y, DType.BF16, numLocalExperts, (long) numRanks * config.maxTokensPerRank(), config.hidden());
-        int t = h.raw.numTokens();
-        checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-        tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
-        tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+        checkLowLatencyCombine(y, topkIdx, topkWeights, h);
         MoeEvent e = begin();
         Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h.raw);
         commit(e, "lowLatencyCombine (stream)", y);
@@ -204,6 +188,22 @@ public final class CheckedMoe implements MoeBuffer {
         int t = MoeChecks.rows(what, topkIdx, maxTokens, "maxTokensPerRank");
         MoeChecks.topkValues(what, topkIdx, config.numExperts());
         return t;
+    }
+
+    private void checkLowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        MoeChecks.rows("x", Checks.notNull("x", x), config.maxTokensPerRank(), "maxTokensPerRank");
+        tensor("x", x, DType.BF16, t, config.hidden());
+        if (useFp8 && !config.useFp8())
+            throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+    }
+
+    private void checkLowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, Handle h) {
+        tensor("y", y, DType.BF16, numLocalExperts, (long) numRanks * config.maxTokensPerRank(), config.hidden());
+        int t = h.raw.numTokens();
+        checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+        tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
+        tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
     }
 
     private void checkX(Tensor x, Tensor scales, int tokens) {
