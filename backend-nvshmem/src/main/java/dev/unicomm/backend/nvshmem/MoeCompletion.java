@@ -90,17 +90,12 @@ final class MoeCompletion {
             }
             Thread.onSpinWait();
         }
-        long code = host.get(ValueLayout.JAVA_LONG, at + 8);
-        if (code == 0) return;
-        long a = host.get(ValueLayout.JAVA_LONG, at + 16), b = host.get(ValueLayout.JAVA_LONG, at + 24),
-                v = host.get(ValueLayout.JAVA_LONG, at + 32);
-        NvOps.fillAsync(err(s), 0, 32, stream); // stream-ordered: before the slot's next kernel
-        throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout);
+        throwRecorded(s, kernel);
     }
 
     /**
-     * Throws (once) the error record a kernel left in slot {@code s} without anyone waiting for it
-     * (stream-ordered operations), clearing it first.
+     * Throws (once) the error record a kernel left in slot {@code s}, clearing it first, here and on
+     * the device (waited for: the slot's next kernel may run on another stream).
      */
     void throwRecorded(int s, String kernel) {
         long at = s * slotBytes, code = host.get(ValueLayout.JAVA_LONG, at + 8);

@@ -1,7 +1,6 @@
 package dev.unicomm.backend.nvshmem;
 
 import dev.unicomm.api.MoeConfig;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 
 /** What the CUDA MoE kernels support, and how many blocks they launch. */
 final class MoeKernelLimits {
@@ -10,10 +9,10 @@ final class MoeKernelLimits {
     /** Ranks fit one 32-bit mask and top-k slots one warp. */
     static final int MAX_RANKS = 32, MAX_TOPK = 32;
 
-    /** Why the kernels cannot serve {@code cfg} on {@code ranks} PEs, or null when they can. */
-    static String unsupported(MoeConfig cfg, int ranks) { return unsupported(cfg, ranks, NvOps.moeDeviceInfo()[1]); }
-
-    /** As {@link #unsupported(MoeConfig, int)} for a device allowing {@code smem} bytes of shared memory per block. */
+    /**
+     * Why the kernels cannot serve {@code cfg} on {@code ranks} PEs of a device allowing {@code smem}
+     * bytes of shared memory per block, or null when they can.
+     */
     static String unsupported(MoeConfig cfg, int ranks, long smem) {
         if (cfg.hidden() % 8 != 0) return "the native MoE kernels need hidden to be a multiple of 8 (16-byte rows), got " + cfg.hidden();
         if (cfg.numTopk() > MAX_TOPK) return "the native MoE kernels support top-k up to " + MAX_TOPK + ", got " + cfg.numTopk();
@@ -29,11 +28,10 @@ final class MoeKernelLimits {
 
     /**
      * Blocks per MoE kernel: {@code configured} ({@code unicomm.nvshmem.moe.sms}) or this PE's share
-     * of the SMs less two, so that every block of every PE sharing the GPU is resident at once
+     * of the device's {@code sms} less two, so that every block of every PE sharing the GPU is resident at once
      * (kernels wait for each other's blocks).
      */
-    static int blocks(String configured, int sharers, MoeConfig cfg, int ranks) {
-        int sms = (int) NvOps.moeDeviceInfo()[0];
+    static int blocks(String configured, int sharers, int sms) {
         if (configured == null || configured.isBlank()) return Math.max(1, sms / Math.max(1, sharers) - 2);
         int n;
         try {

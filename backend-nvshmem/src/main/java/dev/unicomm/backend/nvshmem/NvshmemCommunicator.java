@@ -449,9 +449,10 @@ final class NvshmemCommunicator implements BackendCommunicator {
             }
             default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + moeTransport + "'");
         };
-        String why = MoeKernelLimits.unsupported(config, size);
+        long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
+        String why = MoeKernelLimits.unsupported(config, size, device[1]);
         if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
-        int sms = MoeKernelLimits.blocks(moeSms, gpuSharers, config, size);
+        int sms = MoeKernelLimits.blocks(moeSms, gpuSharers, (int) device[0]);
         SymmetricBuffer sym = api.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
         for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
         try {

@@ -133,9 +133,6 @@ final class NvshmemMoe implements MoeBuffer {
         return a;
     }
 
-    /** Blocks per kernel this buffer launches. */
-    int blocks() { return blocks; }
-
     @Override public MoeConfig config() { return cfg; }
 
     @Override public synchronized long footprintBytes() { return lay.total() + allocated; }

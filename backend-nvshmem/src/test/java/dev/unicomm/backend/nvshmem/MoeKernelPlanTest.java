@@ -84,6 +84,18 @@ class MoeKernelPlanTest {
         assertTrue(smem != null && smem.contains("shared memory"), smem);
     }
 
+    @Test void blocksAreThisPesShareOfTheSmsUnlessConfigured() {
+        assertEquals(64, MoeKernelLimits.blocks(null, 2, 132));
+        assertEquals(31, MoeKernelLimits.blocks(" ", 4, 132));
+        assertEquals(130, MoeKernelLimits.blocks(null, 1, 132));
+        assertEquals(24, MoeKernelLimits.blocks("24", 2, 132));
+        IllegalArgumentException tooMany = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> MoeKernelLimits.blocks("200", 2, 132));
+        assertTrue(tooMany.getMessage().contains("1..132"), tooMany.getMessage());
+        assertTrue(org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> MoeKernelLimits.blocks("many", 2, 132)).getMessage().contains("'many'"));
+    }
+
     @Test void kernelErrorRecordsBecomeNamedExceptions() {
         RuntimeException bad = MoeErrors.of(NvMoeArgs.ERR_EXPERT, 3, 1, 300, "moe_ll_dispatch_kernel", 256, Duration.ofSeconds(1));
         assertInstanceOf(IllegalArgumentException.class, bad);

@@ -58,6 +58,22 @@ public final class MoeBenchWorker {
         }
     }
 
+    /**
+     * This rank's generated top-k ids and weights, as arrays (for the reference) and as tensors where
+     * a framework keeps them: in device memory for a GPU backend.
+     */
+    private record Routing(long[] ids, float[] weights, Tensor idx, Tensor w) {
+        static Routing of(Arena arena, KitTensors mem, MoeBenchData data, int rank, int tokens) {
+            long[] ids = data.topk(rank, tokens);
+            float[] weights = data.weights(rank, tokens);
+            Tensor idx = Tensor.allocate(arena, DType.INT64, tokens, data.topk);
+            MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
+            Tensor w = Tensor.allocate(arena, DType.FP32, tokens, data.topk);
+            MemorySegment.copy(weights, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, weights.length);
+            return new Routing(ids, weights, mem.place(idx), mem.place(w));
+        }
+    }
+
     // ------------------------------------------------------------------------------------ normal
 
     static void normal(Communicator comm, Params p) {
@@ -80,14 +96,8 @@ public final class MoeBenchWorker {
                 MemorySegment.copy(scales, 0, sh.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, h / 128);
             }
             Tensor x = mem.place(xh), xq = fp8 ? mem.place(qh) : null, xs = fp8 ? mem.place(sh) : null;
-            long[] ids = data.topk(me, t);
-            Tensor idx = Tensor.allocate(arena, DType.INT64, t, k);
-            MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
-            float[] wArr = data.weights(me, t);
-            Tensor w = Tensor.allocate(arena, DType.FP32, t, k);
-            MemorySegment.copy(wArr, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wArr.length);
-            idx = mem.place(idx); // where a framework keeps them: on the GPU for a GPU backend
-            w = mem.place(w);
+            Routing routing = Routing.of(arena, mem, data, me, t);
+            Tensor idx = routing.idx(), w = routing.w();
             MoeLayout layout = moe.layout(idx);
 
             Dispatched d = moe.dispatch(x, null, idx, w, layout, 1);
@@ -230,14 +240,10 @@ public final class MoeBenchWorker {
                 MemorySegment.copy(row, 0, xh.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
             }
             Tensor x = mem.place(xh);
-            long[] ids = data.topk(me, t);
-            Tensor idx = Tensor.allocate(arena, DType.INT64, t, k);
-            MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
-            float[] wArr = data.weights(me, t);
-            Tensor w = Tensor.allocate(arena, DType.FP32, t, k);
-            MemorySegment.copy(wArr, 0, w.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, 0, wArr.length);
-            idx = mem.place(idx);
-            w = mem.place(w);
+            Routing routing = Routing.of(arena, mem, data, me, t);
+            long[] ids = routing.ids();
+            float[] wArr = routing.weights();
+            Tensor idx = routing.idx(), w = routing.w();
 
             String verified = "skipped";
             if (p.verify()) {
