@@ -1,7 +1,8 @@
 // Implementation of ucv_shim.h. libibverbs is opened with dlopen and every exported verbs function
 // is called through a pointer from dlsym, so this file links only libc and the JVM can load it on
-// machines without rdma-core. The static inline helpers of verbs.h that only go through the
-// provider's ops table (post_send, post_recv, poll_cq, req_notify_cq) are used directly.
+// machines without rdma-core. The verbs types come from ucv_verbs_abi.h (our own declarations of
+// the stable ABI), so it also builds without rdma-core's headers; the data-path calls that verbs.h
+// makes inline (post_send, post_recv, poll_cq, req_notify_cq) go through the provider's table.
 #include "ucv_shim.h"
 
 #include <arpa/inet.h>
@@ -11,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <infiniband/verbs.h>
+#include "ucv_verbs_abi.h"
 
 namespace {
 
@@ -22,34 +23,34 @@ void set_err(const char* call, int err) {
 }
 
 struct Fns {
-    struct ibv_device** (*get_device_list)(int*);
-    void (*free_device_list)(struct ibv_device**);
-    const char* (*get_device_name)(struct ibv_device*);
-    struct ibv_context* (*open_device)(struct ibv_device*);
-    int (*close_device)(struct ibv_context*);
-    int (*query_device)(struct ibv_context*, struct ibv_device_attr*);
-    int (*query_port)(struct ibv_context*, uint8_t, struct _compat_ibv_port_attr*);
-    int (*query_gid)(struct ibv_context*, uint8_t, int, union ibv_gid*);
-    struct ibv_pd* (*alloc_pd)(struct ibv_context*);
-    int (*dealloc_pd)(struct ibv_pd*);
-    struct ibv_mr* (*reg_mr)(struct ibv_pd*, void*, size_t, int);
-    int (*dereg_mr)(struct ibv_mr*);
-    struct ibv_comp_channel* (*create_comp_channel)(struct ibv_context*);
-    int (*destroy_comp_channel)(struct ibv_comp_channel*);
-    struct ibv_cq* (*create_cq)(struct ibv_context*, int, void*, struct ibv_comp_channel*, int);
-    int (*destroy_cq)(struct ibv_cq*);
-    int (*get_cq_event)(struct ibv_comp_channel*, struct ibv_cq**, void**);
-    void (*ack_cq_events)(struct ibv_cq*, unsigned int);
-    struct ibv_qp* (*create_qp)(struct ibv_pd*, struct ibv_qp_init_attr*);
-    int (*modify_qp)(struct ibv_qp*, struct ibv_qp_attr*, int);
-    int (*destroy_qp)(struct ibv_qp*);
+    vabi::Device** (*get_device_list)(int*);
+    void (*free_device_list)(vabi::Device**);
+    const char* (*get_device_name)(vabi::Device*);
+    vabi::Context* (*open_device)(vabi::Device*);
+    int (*close_device)(vabi::Context*);
+    int (*query_device)(vabi::Context*, vabi::DeviceAttr*);
+    int (*query_port)(vabi::Context*, uint8_t, vabi::PortAttr*);
+    int (*query_gid)(vabi::Context*, uint8_t, int, vabi::Gid*);
+    vabi::Pd* (*alloc_pd)(vabi::Context*);
+    int (*dealloc_pd)(vabi::Pd*);
+    vabi::Mr* (*reg_mr)(vabi::Pd*, void*, size_t, int);
+    int (*dereg_mr)(vabi::Mr*);
+    vabi::CompChannel* (*create_comp_channel)(vabi::Context*);
+    int (*destroy_comp_channel)(vabi::CompChannel*);
+    vabi::Cq* (*create_cq)(vabi::Context*, int, void*, vabi::CompChannel*, int);
+    int (*destroy_cq)(vabi::Cq*);
+    int (*get_cq_event)(vabi::CompChannel*, vabi::Cq**, void**);
+    void (*ack_cq_events)(vabi::Cq*, unsigned int);
+    vabi::Qp* (*create_qp)(vabi::Pd*, vabi::QpInitAttr*);
+    int (*modify_qp)(vabi::Qp*, vabi::QpAttr*, int);
+    int (*destroy_qp)(vabi::Qp*);
 };
 
 Fns f;
 void* g_lib = nullptr;
 
-struct Ctx { struct ibv_context* ctx; struct ibv_pd* pd; };
-struct Cq { struct ibv_cq* cq; struct ibv_comp_channel* ch; };
+struct Ctx { vabi::Context* ctx; vabi::Pd* pd; };
+struct Cq { vabi::Cq* cq; vabi::CompChannel* ch; };
 
 template <typename T> T* as(long long h) { return reinterpret_cast<T*>(static_cast<intptr_t>(h)); }
 template <typename T> long long handle(T* p) { return static_cast<long long>(reinterpret_cast<intptr_t>(p)); }
@@ -117,7 +118,7 @@ int ucv_device_count(void) {
     if (!loaded()) return -1;
     int n = 0;
     errno = 0;
-    struct ibv_device** list = f.get_device_list(&n);
+    vabi::Device** list = f.get_device_list(&n);
     if (!list) {
         // ENOSYS: no kernel support (no ib_uverbs); report it as an error with its text.
         set_err("ibv_get_device_list", errno);
@@ -130,7 +131,7 @@ int ucv_device_count(void) {
 int ucv_device_name(int index, char* buf, int len) {
     if (!loaded()) return -1;
     int n = 0;
-    struct ibv_device** list = f.get_device_list(&n);
+    vabi::Device** list = f.get_device_list(&n);
     if (!list) { set_err("ibv_get_device_list", errno); return -1; }
     int rc = -1;
     if (index >= 0 && index < n) {
@@ -146,9 +147,9 @@ int ucv_device_name(int index, char* buf, int len) {
 long long ucv_open(const char* name) {
     if (!loaded()) return 0;
     int n = 0;
-    struct ibv_device** list = f.get_device_list(&n);
+    vabi::Device** list = f.get_device_list(&n);
     if (!list) { set_err("ibv_get_device_list", errno); return 0; }
-    struct ibv_device* dev = nullptr;
+    vabi::Device* dev = nullptr;
     for (int i = 0; i < n; i++)
         if (strcmp(f.get_device_name(list[i]), name) == 0) dev = list[i];
     if (!dev) {
@@ -156,11 +157,11 @@ long long ucv_open(const char* name) {
         f.free_device_list(list);
         return 0;
     }
-    struct ibv_context* c = f.open_device(dev);
+    vabi::Context* c = f.open_device(dev);
     int e = errno;
     f.free_device_list(list);
     if (!c) { set_err("ibv_open_device", e); return 0; }
-    struct ibv_pd* pd = f.alloc_pd(c);
+    vabi::Pd* pd = f.alloc_pd(c);
     if (!pd) { set_err("ibv_alloc_pd", errno); f.close_device(c); return 0; }
     Ctx* x = (Ctx*) calloc(1, sizeof(Ctx));
     x->ctx = c;
@@ -178,7 +179,7 @@ void ucv_close(long long h) {
 
 int ucv_device_attr(long long h, long long* out) {
     Ctx* x = as<Ctx>(h);
-    struct ibv_device_attr a;
+    vabi::DeviceAttr a;
     memset(&a, 0, sizeof a);
     int rc = f.query_device(x->ctx, &a);
     if (rc) { set_err("ibv_query_device", rc); return -1; }
@@ -195,12 +196,12 @@ int ucv_device_attr(long long h, long long* out) {
 
 int ucv_port_attr(long long h, int port, long long* out) {
     Ctx* x = as<Ctx>(h);
-    struct ibv_port_attr a;
+    vabi::PortAttr a;
     memset(&a, 0, sizeof a);
     // Same as verbs.h's ___ibv_query_port: the extended op when the provider has it.
-    struct verbs_context* vctx = verbs_get_ctx_op(x->ctx, query_port);
-    int rc = vctx ? vctx->query_port(x->ctx, (uint8_t) port, &a, sizeof a)
-                  : f.query_port(x->ctx, (uint8_t) port, (struct _compat_ibv_port_attr*) &a);
+    vabi::ExtendedContextTail* ext = vabi::extended_with_query_port(x->ctx);
+    int rc = ext ? ext->query_port(x->ctx, (uint8_t) port, &a, sizeof a)
+                 : f.query_port(x->ctx, (uint8_t) port, &a);
     if (rc) { set_err("ibv_query_port", rc); return -1; }
     out[0] = a.state;
     out[1] = a.active_mtu;
@@ -224,7 +225,7 @@ static void put_be64(uint8_t* b, long long v) {
 
 int ucv_gid(long long h, int port, int index, long long* out) {
     Ctx* x = as<Ctx>(h);
-    union ibv_gid g;
+    vabi::Gid g;
     int rc = f.query_gid(x->ctx, (uint8_t) port, index, &g);
     if (rc) { set_err("ibv_query_gid", rc ? errno : 0); return -1; }
     out[0] = be64(g.raw);
@@ -234,12 +235,12 @@ int ucv_gid(long long h, int port, int index, long long* out) {
 
 long long ucv_cq_create(long long h, int cqe, int with_events) {
     Ctx* x = as<Ctx>(h);
-    struct ibv_comp_channel* ch = nullptr;
+    vabi::CompChannel* ch = nullptr;
     if (with_events) {
         ch = f.create_comp_channel(x->ctx);
         if (!ch) { set_err("ibv_create_comp_channel", errno); return 0; }
     }
-    struct ibv_cq* cq = f.create_cq(x->ctx, cqe, nullptr, ch, 0);
+    vabi::Cq* cq = f.create_cq(x->ctx, cqe, nullptr, ch, 0);
     if (!cq) {
         set_err("ibv_create_cq", errno);
         if (ch) f.destroy_comp_channel(ch);
@@ -261,11 +262,11 @@ void ucv_cq_destroy(long long h) {
 
 int ucv_cq_poll(long long h, int max, long long* out) {
     Cq* c = as<Cq>(h);
-    struct ibv_wc wc[32];
+    vabi::Wc wc[32];
     int total = 0;
     while (total < max) {
         int want = max - total < 32 ? max - total : 32;
-        int n = ibv_poll_cq(c->cq, want, wc);
+        int n = vabi::poll_cq(c->cq, want, wc);
         if (n < 0) { set_err("ibv_poll_cq", n); return -1; }
         for (int i = 0; i < n; i++) {
             long long* o = out + (long long) (total + i) * UCV_WC_LONGS;
@@ -273,7 +274,7 @@ int ucv_cq_poll(long long h, int max, long long* out) {
             o[1] = wc[i].status;
             o[2] = wc[i].opcode;
             o[3] = wc[i].byte_len;
-            o[4] = (wc[i].wc_flags & IBV_WC_WITH_IMM) ? 1 : 0;
+            o[4] = (wc[i].wc_flags & vabi::WC_WITH_IMM) ? 1 : 0;
             o[5] = (long long) ntohl(wc[i].imm_data);
             o[6] = wc[i].vendor_err;
             o[7] = wc[i].qp_num;
@@ -286,7 +287,7 @@ int ucv_cq_poll(long long h, int max, long long* out) {
 
 int ucv_cq_arm(long long h) {
     Cq* c = as<Cq>(h);
-    int rc = ibv_req_notify_cq(c->cq, 0);
+    int rc = vabi::req_notify_cq(c->cq, 0);
     if (rc) { set_err("ibv_req_notify_cq", rc); return -1; }
     return 0;
 }
@@ -305,7 +306,7 @@ int ucv_cq_wait(long long h, int timeout_ms) {
         return -1;
     }
     if (rc == 0) return 0;
-    struct ibv_cq* ev_cq = nullptr;
+    vabi::Cq* ev_cq = nullptr;
     void* ev_ctx = nullptr;
     if (f.get_cq_event(c->ch, &ev_cq, &ev_ctx)) { set_err("ibv_get_cq_event", errno); return -1; }
     f.ack_cq_events(ev_cq, 1);
@@ -315,44 +316,44 @@ int ucv_cq_wait(long long h, int timeout_ms) {
 long long ucv_qp_create(long long h, long long cqh, int max_send_wr, int max_recv_wr) {
     Ctx* x = as<Ctx>(h);
     Cq* c = as<Cq>(cqh);
-    struct ibv_qp_init_attr a;
+    vabi::QpInitAttr a;
     memset(&a, 0, sizeof a);
     a.send_cq = c->cq;
     a.recv_cq = c->cq;
-    a.qp_type = IBV_QPT_RC;
+    a.qp_type = vabi::QPT_RC;
     a.sq_sig_all = 0;
     a.cap.max_send_wr = (uint32_t) max_send_wr;
     a.cap.max_recv_wr = (uint32_t) max_recv_wr;
     a.cap.max_send_sge = 1;
     a.cap.max_recv_sge = 1;
-    struct ibv_qp* qp = f.create_qp(x->pd, &a);
+    vabi::Qp* qp = f.create_qp(x->pd, &a);
     if (!qp) { set_err("ibv_create_qp", errno); return 0; }
     return handle(qp);
 }
 
 void ucv_qp_destroy(long long h) {
-    struct ibv_qp* qp = as<struct ibv_qp>(h);
+    vabi::Qp* qp = as<vabi::Qp>(h);
     if (qp) f.destroy_qp(qp);
 }
 
-int ucv_qp_num(long long h) { return (int) as<struct ibv_qp>(h)->qp_num; }
+int ucv_qp_num(long long h) { return (int) as<vabi::Qp>(h)->qp_num; }
 
 int ucv_qp_connect(long long h, int port, int gid_index, int mtu_enum, int remote_qpn, int remote_psn,
                    int remote_lid, long long gid_hi, long long gid_lo, int local_psn, int rd_atomic,
                    int timeout, int retry_cnt) {
-    struct ibv_qp* qp = as<struct ibv_qp>(h);
-    struct ibv_qp_attr a;
+    vabi::Qp* qp = as<vabi::Qp>(h);
+    vabi::QpAttr a;
     memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_INIT;
+    a.qp_state = vabi::QPS_INIT;
     a.pkey_index = 0;
     a.port_num = (uint8_t) port;
-    a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC;
-    int rc = f.modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+    a.qp_access_flags = vabi::ACCESS_LOCAL_WRITE | vabi::ACCESS_REMOTE_WRITE | vabi::ACCESS_REMOTE_READ | vabi::ACCESS_REMOTE_ATOMIC;
+    int rc = f.modify_qp(qp, &a, vabi::QP_STATE | vabi::QP_PKEY_INDEX | vabi::QP_PORT | vabi::QP_ACCESS_FLAGS);
     if (rc) { set_err("ibv_modify_qp(INIT)", rc); return -1; }
 
     memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTR;
-    a.path_mtu = (enum ibv_mtu) mtu_enum;
+    a.qp_state = vabi::QPS_RTR;
+    a.path_mtu = mtu_enum;
     a.dest_qp_num = (uint32_t) remote_qpn;
     a.rq_psn = (uint32_t) remote_psn & 0xffffff;
     a.max_dest_rd_atomic = (uint8_t) rd_atomic;
@@ -367,47 +368,47 @@ int ucv_qp_connect(long long h, int port, int gid_index, int mtu_enum, int remot
         a.ah_attr.grh.sgid_index = (uint8_t) gid_index;
         a.ah_attr.grh.hop_limit = 64;
     }
-    rc = f.modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN
-                             | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
+    rc = f.modify_qp(qp, &a, vabi::QP_STATE | vabi::QP_AV | vabi::QP_PATH_MTU | vabi::QP_DEST_QPN | vabi::QP_RQ_PSN
+                             | vabi::QP_MAX_DEST_RD_ATOMIC | vabi::QP_MIN_RNR_TIMER);
     if (rc) { set_err("ibv_modify_qp(RTR)", rc); return -1; }
 
     memset(&a, 0, sizeof a);
-    a.qp_state = IBV_QPS_RTS;
+    a.qp_state = vabi::QPS_RTS;
     a.timeout = (uint8_t) timeout;
     a.retry_cnt = (uint8_t) retry_cnt;
     a.rnr_retry = 7;  // wait for the peer's posted receive as long as it takes (peer alive)
     a.sq_psn = (uint32_t) local_psn & 0xffffff;
     a.max_rd_atomic = (uint8_t) rd_atomic;
-    rc = f.modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN
-                             | IBV_QP_MAX_QP_RD_ATOMIC);
+    rc = f.modify_qp(qp, &a, vabi::QP_STATE | vabi::QP_TIMEOUT | vabi::QP_RETRY_CNT | vabi::QP_RNR_RETRY | vabi::QP_SQ_PSN
+                             | vabi::QP_MAX_QP_RD_ATOMIC);
     if (rc) { set_err("ibv_modify_qp(RTS)", rc); return -1; }
     return 0;
 }
 
 long long ucv_mr_reg(long long h, long long addr, long long len, int access) {
     Ctx* x = as<Ctx>(h);
-    struct ibv_mr* mr = f.reg_mr(x->pd, as<void>(addr), (size_t) len, access);
+    vabi::Mr* mr = f.reg_mr(x->pd, as<void>(addr), (size_t) len, access);
     if (!mr) { set_err("ibv_reg_mr", errno); return 0; }
     return handle(mr);
 }
 
-int ucv_mr_lkey(long long h) { return (int) as<struct ibv_mr>(h)->lkey; }
-int ucv_mr_rkey(long long h) { return (int) as<struct ibv_mr>(h)->rkey; }
+int ucv_mr_lkey(long long h) { return (int) as<vabi::Mr>(h)->lkey; }
+int ucv_mr_rkey(long long h) { return (int) as<vabi::Mr>(h)->rkey; }
 
 int ucv_mr_dereg(long long h) {
-    int rc = f.dereg_mr(as<struct ibv_mr>(h));
+    int rc = f.dereg_mr(as<vabi::Mr>(h));
     if (rc) { set_err("ibv_dereg_mr", rc); return -1; }
     return 0;
 }
 
 int ucv_post_rdma(long long h, int opcode, long long wr_id, int count, long long* local_addrs, int lkey,
                   long long* remote_addrs, int rkey, int length, int imm, int signal_last) {
-    struct ibv_qp* qp = as<struct ibv_qp>(h);
+    vabi::Qp* qp = as<vabi::Qp>(h);
     if (count <= 0) return 0;
-    struct ibv_send_wr* wrs = (struct ibv_send_wr*) calloc((size_t) count, sizeof(struct ibv_send_wr));
-    struct ibv_sge* sges = (struct ibv_sge*) calloc((size_t) count, sizeof(struct ibv_sge));
+    vabi::SendWr* wrs = (vabi::SendWr*) calloc((size_t) count, sizeof(vabi::SendWr));
+    vabi::Sge* sges = (vabi::Sge*) calloc((size_t) count, sizeof(vabi::Sge));
     if (!wrs || !sges) { free(wrs); free(sges); set_err("calloc", ENOMEM); return -1; }
-    enum ibv_wr_opcode op = opcode == 0 ? IBV_WR_RDMA_WRITE : opcode == 1 ? IBV_WR_RDMA_WRITE_WITH_IMM : IBV_WR_RDMA_READ;
+    int op = opcode == 0 ? vabi::WR_RDMA_WRITE : opcode == 1 ? vabi::WR_RDMA_WRITE_WITH_IMM : vabi::WR_RDMA_READ;
     for (int i = 0; i < count; i++) {
         sges[i].addr = (uint64_t) local_addrs[i];
         sges[i].length = (uint32_t) length;
@@ -416,14 +417,14 @@ int ucv_post_rdma(long long h, int opcode, long long wr_id, int count, long long
         wrs[i].sg_list = &sges[i];
         wrs[i].num_sge = 1;
         wrs[i].opcode = op;
-        wrs[i].send_flags = (!signal_last || i == count - 1) ? IBV_SEND_SIGNALED : 0;
-        if (op == IBV_WR_RDMA_WRITE_WITH_IMM) wrs[i].imm_data = htonl((uint32_t) imm);
+        wrs[i].send_flags = (!signal_last || i == count - 1) ? vabi::SEND_SIGNALED : 0u;
+        if (op == vabi::WR_RDMA_WRITE_WITH_IMM) wrs[i].imm_data = htonl((uint32_t) imm);
         wrs[i].wr.rdma.remote_addr = (uint64_t) remote_addrs[i];
         wrs[i].wr.rdma.rkey = (uint32_t) rkey;
         wrs[i].next = i + 1 < count ? &wrs[i + 1] : nullptr;
     }
-    struct ibv_send_wr* bad = nullptr;
-    int rc = ibv_post_send(qp, wrs, &bad);
+    vabi::SendWr* bad = nullptr;
+    int rc = vabi::post_send(qp, wrs, &bad);
     int posted = rc ? (int) (bad - wrs) : count;
     free(wrs);
     free(sges);
@@ -432,58 +433,58 @@ int ucv_post_rdma(long long h, int opcode, long long wr_id, int count, long long
 }
 
 int ucv_post_send(long long h, long long wr_id, long long addr, int len, int lkey) {
-    struct ibv_sge sge;
+    vabi::Sge sge;
     sge.addr = (uint64_t) addr;
     sge.length = (uint32_t) len;
     sge.lkey = (uint32_t) lkey;
-    struct ibv_send_wr wr;
+    vabi::SendWr wr;
     memset(&wr, 0, sizeof wr);
     wr.wr_id = (uint64_t) wr_id;
     wr.sg_list = &sge;
     wr.num_sge = len > 0 ? 1 : 0;
-    wr.opcode = IBV_WR_SEND;
-    wr.send_flags = IBV_SEND_SIGNALED;
-    struct ibv_send_wr* bad = nullptr;
-    int rc = ibv_post_send(as<struct ibv_qp>(h), &wr, &bad);
+    wr.opcode = vabi::WR_SEND;
+    wr.send_flags = vabi::SEND_SIGNALED;
+    vabi::SendWr* bad = nullptr;
+    int rc = vabi::post_send(as<vabi::Qp>(h), &wr, &bad);
     if (rc) { set_err("ibv_post_send(SEND)", rc); return -1; }
     return 0;
 }
 
 int ucv_post_atomic(long long h, long long wr_id, long long local_addr, int lkey, long long remote_addr, int rkey,
                     int opcode, long long compare_add, long long swap) {
-    struct ibv_sge sge;
+    vabi::Sge sge;
     sge.addr = (uint64_t) local_addr;
     sge.length = 8;
     sge.lkey = (uint32_t) lkey;
-    struct ibv_send_wr wr;
+    vabi::SendWr wr;
     memset(&wr, 0, sizeof wr);
     wr.wr_id = (uint64_t) wr_id;
     wr.sg_list = &sge;
     wr.num_sge = 1;
-    wr.opcode = opcode == 0 ? IBV_WR_ATOMIC_FETCH_AND_ADD : IBV_WR_ATOMIC_CMP_AND_SWP;
-    wr.send_flags = IBV_SEND_SIGNALED;
+    wr.opcode = opcode == 0 ? vabi::WR_ATOMIC_FETCH_AND_ADD : vabi::WR_ATOMIC_CMP_AND_SWP;
+    wr.send_flags = vabi::SEND_SIGNALED;
     wr.wr.atomic.remote_addr = (uint64_t) remote_addr;
     wr.wr.atomic.rkey = (uint32_t) rkey;
     wr.wr.atomic.compare_add = (uint64_t) compare_add;
     wr.wr.atomic.swap = (uint64_t) swap;
-    struct ibv_send_wr* bad = nullptr;
-    int rc = ibv_post_send(as<struct ibv_qp>(h), &wr, &bad);
+    vabi::SendWr* bad = nullptr;
+    int rc = vabi::post_send(as<vabi::Qp>(h), &wr, &bad);
     if (rc) { set_err("ibv_post_send(ATOMIC)", rc); return -1; }
     return 0;
 }
 
 int ucv_post_recv(long long h, long long wr_id, long long addr, int len, int lkey) {
-    struct ibv_sge sge;
+    vabi::Sge sge;
     sge.addr = (uint64_t) addr;
     sge.length = (uint32_t) len;
     sge.lkey = (uint32_t) lkey;
-    struct ibv_recv_wr wr;
+    vabi::RecvWr wr;
     memset(&wr, 0, sizeof wr);
     wr.wr_id = (uint64_t) wr_id;
     wr.sg_list = &sge;
     wr.num_sge = len > 0 ? 1 : 0;
-    struct ibv_recv_wr* bad = nullptr;
-    int rc = ibv_post_recv(as<struct ibv_qp>(h), &wr, &bad);
+    vabi::RecvWr* bad = nullptr;
+    int rc = vabi::post_recv(as<vabi::Qp>(h), &wr, &bad);
     if (rc) { set_err("ibv_post_recv", rc); return -1; }
     return 0;
 }

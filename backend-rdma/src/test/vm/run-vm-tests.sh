@@ -8,8 +8,15 @@ set -euo pipefail
 MODULE=$(cd "$(dirname "$0")/../../.." && pwd)
 cd "$MODULE"
 VM=${RDMAVM_SCRIPT:-$MODULE/src/test/vm/run-in-vm.sh}
+# Exit status: 0 also when RDMA_VM_OPTIONAL=1 (set by the Maven build) and the VM's tools are missing: then
+# one line says what is missing and how to enable the suite.
 for tool in qemu-system-x86_64 mmdebstrap cpio; do
-  command -v "$tool" >/dev/null || { echo "run-vm-tests: $tool missing: apt-get install -y qemu-system-x86 mmdebstrap kmod cpio" >&2; exit 125; }
+  command -v "$tool" >/dev/null && continue
+  if [ "${RDMA_VM_OPTIONAL:-0}" = 1 ]; then
+    echo "[backend-rdma] soft-RoCE VM suite SKIPPED: $tool is not installed (to run it: apt-get install -y qemu-system-x86 mmdebstrap kmod cpio)"
+    exit 0
+  fi
+  echo "run-vm-tests: $tool missing: apt-get install -y qemu-system-x86 mmdebstrap kmod cpio" >&2; exit 125
 done
 [ -f target/test-classpath.txt ] && [ -d target/test-classes ] && ls target/classes/dev/unicomm/backend/rdma/internal/linux-x86_64/*.so >/dev/null \
   || { echo "run-vm-tests: build first: ./mvnw -pl backend-rdma -am verify -Drdma.vm.skip=true" >&2; exit 125; }
@@ -17,14 +24,17 @@ CP="$MODULE/target/test-classes:$MODULE/target/classes:$(cat target/test-classpa
 M2=${MAVEN_REPO:-$HOME/.m2/repository}
 TESTS=${RDMA_VM_TESTS:-"dev.unicomm.backend.rdma.RdmaAvailabilityTest dev.unicomm.backend.rdma.RdmaEndpointTest dev.unicomm.backend.rdma.RdmaRmaTest dev.unicomm.backend.rdma.kit.RdmaKitTwoRanksTest"}
 JAVA_OPTS="--enable-native-access=ALL-UNNAMED -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -Dorg.bytedeco.javacpp.cachedir=/tmp/javacpp-cache"
-# The guest has no Maven: it runs JUnit through VmTestMain. The inner timeout leaves the VM time to report.
-CMD="export UNICOMM_RDMA_REQUIRE=1 UNICOMM_RDMA_DEVICE=rxe0; ibv_devices; timeout -k 5 ${RDMA_VM_TEST_TIMEOUT:-480} java $JAVA_OPTS -cp '$CP' dev.unicomm.backend.rdma.VmTestMain $TESTS"
+# The guest has no Maven: it runs JUnit through VmTestMain, which prints a line as each test starts and ends.
+# Time limits follow progress, not the clock: the VM is stopped after RDMAVM_IDLE_TIMEOUT seconds without
+# any output (the last lines then name the test that was running), or after RDMAVM_TIMEOUT in all. Under
+# TCG emulation a busy host slows the guest several times over, so a fixed total would fail there.
+CMD="export UNICOMM_RDMA_REQUIRE=1 UNICOMM_RDMA_DEVICE=rxe0; ibv_devices; java $JAVA_OPTS -cp '$CP' dev.unicomm.backend.rdma.VmTestMain $TESTS"
 # Share the reactor root: in a reactor build the class path names sibling modules' target/classes.
 cd "$MODULE/.."
 start=$(date +%s)
 set +e
-RDMAVM_TIMEOUT=${RDMAVM_TIMEOUT:-570} RDMAVM_SHARES="$M2:ro ${RDMAVM_SHARES:-}" "$VM" "$CMD"
+RDMAVM_TIMEOUT=${RDMAVM_TIMEOUT:-3600} RDMAVM_IDLE_TIMEOUT=${RDMAVM_IDLE_TIMEOUT:-600} RDMAVM_SHARES="$M2:ro ${RDMAVM_SHARES:-}" "$VM" "$CMD"
 rc=$?
 set -e
-echo "run-vm-tests: exit $rc after $(( $(date +%s) - start )) s"
+echo "run-vm-tests: exit $rc after $(( $(date +%s) - start )) s (load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
 exit $rc

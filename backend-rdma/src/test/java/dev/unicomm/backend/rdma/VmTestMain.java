@@ -25,7 +25,10 @@ public final class VmTestMain {
             private final java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
 
             @Override public void executionStarted(TestIdentifier id) {
-                if (id.isTest()) started.put(id.getUniqueId(), System.nanoTime());
+                if (!id.isTest()) return;
+                started.put(id.getUniqueId(), System.nanoTime());
+                // Names the running test in the last output lines if the VM's idle watchdog stops it.
+                System.out.println("START " + id.getLegacyReportingName());
             }
 
             @Override public void executionSkipped(TestIdentifier id, String reason) {

@@ -26,8 +26,9 @@ import org.junit.jupiter.api.TestClassOrder;
 class RdmaKitTwoRanksTest {
     static final String BACKEND = "rdma";
     static final int RANKS = 2;
-    // The VM emulates the CPU (about 20x slower than the host): generous waits, a small heap.
-    static final Duration TIMEOUT = Duration.ofSeconds(40);
+    // The VM emulates the CPU (about 20x slower than the host, several times more on a busy host):
+    // generous waits (a passing rule ends as soon as it is done; only a failing one waits this out), a small heap.
+    static final Duration TIMEOUT = Duration.ofSeconds(120);
     static final long HEAP = 16L << 20;
 
     @BeforeAll static void needsADevice() {
