@@ -2,6 +2,7 @@ package dev.unicomm.backend.nvshmem.kit;
 
 import dev.unicomm.backend.nvshmem.NvshmemProvider;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -13,7 +14,21 @@ public interface OnNvshmemGpu {
     @BeforeEach
     default void requireNvshmemGpu() {
         var a = new NvshmemProvider().availability();
+        if (!a.available()) skipNotice(a.cause() + " (fix: " + a.fix() + ")");
         Assumptions.assumeTrue(a.available(), () -> "backend nvshmem is not available here: " + a.cause() + " (fix: " + a.fix() + ")");
+    }
+
+    /** One console line per test JVM (Surefire shows skip counts, not reasons). */
+    static void skipNotice(String cause) {
+        if (SkipNotice.PRINTED.compareAndSet(false, true))
+            System.out.println("[backend-nvshmem] GPU tests SKIPPED: " + cause
+                    + " (to run them: a machine with an NVIDIA GPU, nvcc and NVSHMEM; see scripts/gpu-run.sh)");
+    }
+
+    /** Holder of the once-per-JVM flag (an interface cannot have mutable static state of its own). */
+    final class SkipNotice {
+        private SkipNotice() {}
+        static final AtomicBoolean PRINTED = new AtomicBoolean();
     }
 
     /** What every worker gets: NVLink multicast off (also the backend's default). */
