@@ -860,15 +860,18 @@ int uc_ops_moe_layout(const long long *raw, int n) {
     return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
 }
 
-/* Normal dispatch: the count exchange (unless cached routing is reused) and the data kernel. */
+/* Normal dispatch: the count exchange (with cached routing: a barrier instead) and the data kernel. */
 int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     MOE_PARSE("moe_normal_dispatch_kernel");
     moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
     moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true> : moe_normal_dispatch_kernel<false>;
-    if (cached) return moe_timed(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_ev_kernels = 2;
     moe_mark(0, a.stream);
-    if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    if (cached) {
+        /* No count exchange: a barrier, so no PE writes into a receive area its owner still reads. */
+        nvshmemx_barrier_all_on_stream(STREAM(a.stream));
+        if ((rc = launch_check("nvshmemx_barrier_all_on_stream"))) return rc;
+    } else if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
     moe_mark(1, a.stream);
     rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);
