@@ -24,7 +24,8 @@ steps="${*:-all}"
 gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 ((gpus >= 1)) || gpus=1
 if [ -n "${PES:-}" ]; then counts="$PES"; elif ((gpus > 1)); then counts="$gpus"; else counts="2 4"; fi
-KIT_RANKS="${KIT_RANKS:-$counts}" MOE_KIT_RANKS="${MOE_KIT_RANKS:-$counts}" GRAPH_RANKS="${GRAPH_RANKS:-$counts}" CHECK_RANKS="${CHECK_RANKS:-$counts}"
+# Each list may be set empty to skip that part (e.g. MOE_KIT_RANKS= when the whole kit runs anyway).
+KIT_RANKS="${KIT_RANKS-$counts}" MOE_KIT_RANKS="${MOE_KIT_RANKS-$counts}" GRAPH_RANKS="${GRAPH_RANKS-$counts}" CHECK_RANKS="${CHECK_RANKS-$counts}"
 MOE_RANKS="${MOE_RANKS:-${counts%% *}}" ROOF_RANKS="${ROOF_RANKS:-${MOE_RANKS}}"
 most=0
 for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS 2; do ((n > most)) && most=$n; done
@@ -88,7 +89,7 @@ fi
 
 if want bench; then
   timeout ${BENCH_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench rma --backend nvshmem --reference "$here/bin/rma_ref" \
-    --min-size 16 --factor 4 --max-size 256M --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
+    --min-size ${RMA_MIN_SIZE:-16} --factor 4 --max-size ${RMA_MAX_SIZE:-256M} --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
   echo "bench: exit $?"; cat "$out/bench-rma-nvshmem.txt"; tail -5 "$out/bench-rma.log"
 fi
 

@@ -247,8 +247,13 @@ public final class MoeBenchCommand implements Callable<Integer> {
         } else jfr.report(jfrTag(job), ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("MOE,");
-            if (at >= 0) {
+            int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,");
+            if (split >= 0) {
+                if (profiled) continue; // the host split of the kernel-timed run is slowed by its event reads
+                String[] f = line.substring(split).strip().split(",");
+                splits.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
+                        .add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+            } else if (at >= 0) {
                 String[] f = line.substring(at).strip().split(",");
                 byOp.computeIfAbsent(f[1], k -> new ArrayList<>()).add(f);
             } else if (!line.isBlank()) System.err.println(line);
@@ -272,6 +277,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         return rows;
     }
+
+    /** Host-timed send / receive-hook split of low-latency dispatches (median ns per rank) from the host-timed jobs. */
+    private final Map<String, List<double[]>> splits = new LinkedHashMap<>();
 
     /** Kernel-timing medians per operation (one per rank) of the latest profiled job, in ns. */
     private final Map<String, List<Double>> gpuMedians = new LinkedHashMap<>();
@@ -354,7 +362,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     private static String frac(double f) { return Double.isNaN(f) ? "-" : String.format(Locale.ROOT, "%.2f", f); }
 
-    private static void printLowLatencyTotals(List<Row> rows) {
+    private void printLowLatencyTotals(List<Row> rows) {
+        splits.forEach((op, v) -> System.out.printf(Locale.ROOT, "%s, host wall split: call returns (sends issued) after %.1f us, receive hook %.1f us (medians, averaged over ranks)%n",
+                op, v.stream().mapToDouble(a -> a[0]).average().orElse(0) / 1e3, v.stream().mapToDouble(a -> a[1]).average().orElse(0) / 1e3));
         Map<Integer, Double> llBf16 = new java.util.TreeMap<>();
         for (Row r : rows)
             if (r.op().equals("ll dispatch bf16") || r.op().equals("ll combine")) llBf16.merge(r.tokens(), r.ns(), Double::sum);

@@ -338,6 +338,7 @@ public final class MoeBenchWorker {
             try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h))) {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n];
+                long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
                 for (int it = 0; it < n; it++) {
                     comm.barrier();
                     long t0 = System.nanoTime();
@@ -352,7 +353,9 @@ public final class MoeBenchWorker {
                     if (fp8) {
                         comm.barrier();
                         t0 = System.nanoTime();
-                        moe.lowLatencyDispatch(x, idx, true).hook().await();
+                        LowLatencyDispatched d8 = moe.lowLatencyDispatch(x, idx, true);
+                        send8[it] = System.nanoTime() - t0;
+                        d8.hook().await();
                         disp8[it] = System.nanoTime() - t0;
                     }
                     comm.barrier();
@@ -369,6 +372,7 @@ public final class MoeBenchWorker {
                 long fp = moe.footprintBytes();
                 emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
                 if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
                 emit("ll combine", me, bf16Bytes, median(comb), b, verified, fp, bf16.reversed());
             }
         }
