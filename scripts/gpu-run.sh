@@ -8,7 +8,8 @@
 #   layout   - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
 #   moe      - the kit's MoE rules (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n MOE_RANKS --gpu-time
 #              --roofline` with DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS; the low-latency kernels keep their
-#              own default, the whole GPU per PE when PEs <= GPUs): host wall and CUDA-event GPU time beside the same-run floor
+#              own default, the whole GPU per PE when PEs <= GPUs): host wall and CUDA-event GPU time beside the same-run floor;
+#              MOE_ARGS adds options (e.g. "--mode ll")
 #   graph    - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck)
 #   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph]...
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
@@ -127,7 +128,7 @@ if want moe; then
   # --gpu-time: a second job with CUDA events around each operation's kernels (MOEPROF lines in the log: every kernel).
   for sms in ${MOE_SMS:-64 24}; do
     UNICOMM_NVSHMEM_MOE_SMS=$sms timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n $MOE_RANKS \
-      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} --gpu-time --roofline "$here/bin/nvlink_ref" --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
+      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} ${MOE_ARGS:-} --gpu-time --roofline "$here/bin/nvlink_ref" --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
       > "$out/bench-moe-nvshmem-${sms}sms.txt" 2> "$out/bench-moe-${sms}sms.log"
     echo "bench moe, $MOE_RANKS PEs, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[\|^roof\|MOEPROF' "$out/bench-moe-${sms}sms.log" | tail -8
     grep -h 'MOEPROF' "$out/bench-moe-${sms}sms.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 > "$out/moe-kernel-times-${sms}sms.csv"

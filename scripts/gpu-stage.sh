@@ -24,6 +24,7 @@ home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia
   bench/reference/rma_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
 /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/nvlink_ref" \
   bench/reference/nvlink_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
-strip --strip-unneeded "$out/jre/lib/server/libjvm.so"
+strip --strip-unneeded "$out/jre/lib/server/libjvm.so" "$out/bin/rma_ref" "$out/bin/nvlink_ref"
+rm -f "$out"/lib/jfreechart-*.jar   # --plot only (and the runtime has no java.desktop): keeps a run's carry under 64 MiB
 cp scripts/gpu-run.sh "$out/gpu-run.sh"
 du -sh "$out" "$out"/*
