@@ -32,6 +32,13 @@ class MoeRooflineTest {
         assertEquals(150_000, r.floorNs(4_000_000, 4_000_000, 300_000_000), 1e-6);
     }
 
+    /** The bench's per-rank bytes: rows to and from other ranks are link traffic, its own rows stay local; a combine reverses them. */
+    @Test void trafficSeparatesOwnRowsAndCombineReversesDirections() {
+        MoeBenchWorker.Traffic t = MoeBenchWorker.Traffic.of(1, new int[] {3, 5, 7}, new int[] {2, 4, 6}, 10);
+        assertEquals(new MoeBenchWorker.Traffic(100, 80, 50), t);
+        assertEquals(new MoeBenchWorker.Traffic(80, 100, 50), t.reversed());
+    }
+
     @Test void missingFiguresAreNamed() {
         IllegalStateException noCopy = assertThrows(IllegalStateException.class, () -> MoeRoofline.parse(List.of("roof,all_pull,0,-1,1,1,1.0")));
         assertTrue(noCopy.getMessage().contains("no hbm_copy"), noCopy.getMessage());
