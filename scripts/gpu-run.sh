@@ -1,20 +1,35 @@
 #!/usr/bin/env bash
 # Runs, on a machine with an NVIDIA GPU, from a folder made by scripts/gpu-stage.sh:
-#   check  - the backend's own multi-process GPU check (GpuCheck) with 2 and 4 PEs
-#   bench  - `unicomm bench rma --backend nvshmem` with the same-run C reference (bench/reference/rma_ref)
-#   kit    - `unicomm conformance --backend nvshmem` with 2 and 4 PEs (KIT_RANKS)
-# Several PEs share the GPU under MPS (started here, stopped at the end). NVLink multicast stays off.
+#   check    - the backend's own multi-process GPU check (GpuCheck)
+#   bench    - `unicomm bench rma --backend nvshmem` (PE 0 -> PE 1) with the same-run C reference (bench/reference/rma_ref)
+#   roofline - bench/reference/nvlink_ref: device copy, every pair one direction at a time, all PEs at once (all-SM
+#              copy kernel and copy engines): the ceilings `bench moe --roofline` puts the MoE rows against
+#   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS)
+#   layout   - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
+#   moe      - the kit's MoE rules (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n MOE_RANKS --gpu-time
+#              --roofline` with DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS; the low-latency kernels keep their
+#              own default, the whole GPU per PE when PEs <= GPUs): host wall and CUDA-event GPU time beside the same-run floor;
+#              MOE_ARGS adds options (e.g. "--mode ll")
+#   graph    - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck)
+#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph]...
+# PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
+# on one GPU 2 and 4 PEs (a development setting). PE r uses GPU r % GPUs. MPS is started (and stopped at the
+# end) only when PEs share a GPU (more PEs than GPUs); one PE per GPU runs without it. NVLink multicast stays off.
 # Tables and logs go to $OUT (default ./gpu-out); everything is also packed into $OUT/gpu-run.tgz.
-#   layout - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
-#   moe    - the kit's MoE rules with 2 and 4 PEs (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n 2` with
-#            DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS), each beside its same-run device copy bound
-#   graph  - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck), 2 and 4 PEs
-#   usage: gpu-run.sh [all|check|bench|kit|layout|moe|graph]...
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${OUT:-$PWD/gpu-out}"
 mkdir -p "$out"
+if [ "${1:-}" = "-n" ]; then PES="$2"; shift 2; fi
 steps="${*:-all}"
+gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+((gpus >= 1)) || gpus=1
+if [ -n "${PES:-}" ]; then counts="$PES"; elif ((gpus > 1)); then counts="$gpus"; else counts="2 4"; fi
+# Each list may be set empty to skip that part (e.g. MOE_KIT_RANKS= when the whole kit runs anyway).
+KIT_RANKS="${KIT_RANKS-$counts}" MOE_KIT_RANKS="${MOE_KIT_RANKS-$counts}" GRAPH_RANKS="${GRAPH_RANKS-$counts}" CHECK_RANKS="${CHECK_RANKS-$counts}"
+MOE_RANKS="${MOE_RANKS:-${counts%% *}}" ROOF_RANKS="${ROOF_RANKS:-${MOE_RANKS}}"
+most=0
+for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS 2; do ((n > most)) && most=$n; done
 want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
 
 nv="${NVSHMEM_LIB:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem/lib 2>/dev/null | head -1)}"
@@ -25,13 +40,19 @@ cp="$here/test-classes:$(ls "$here"/lib/*.jar | tr '\n' ':')"
 jopts=(--enable-native-access=ALL-UNNAMED -Dorg.bytedeco.javacpp.cachedir=/tmp/unicomm-javacpp -cp "$cp")
 unicomm() { "$java" "${jopts[@]}" dev.unicomm.cli.Main "$@"; }
 
-{ date -u; hostname; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; nproc; } > "$out/machine.txt" 2>&1
+{ date -u; hostname; nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; nvidia-smi topo -m; nproc
+  echo "GPUs: $gpus; PEs per step: kit $KIT_RANKS, moe kit $MOE_KIT_RANKS, bench moe $MOE_RANKS, graph $GRAPH_RANKS, check $CHECK_RANKS"; } > "$out/machine.txt" 2>&1
 cat "$out/machine.txt"
 
-export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
-mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
-nvidia-cuda-mps-control -d && echo "MPS started"
-trap 'echo quit | nvidia-cuda-mps-control; echo "MPS stopped"' EXIT
+# MPS only when PEs share a GPU (the bench rma job always runs 2 PEs).
+if ((most > gpus)); then
+  export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
+  mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+  nvidia-cuda-mps-control -d && echo "MPS started (up to $most PEs on $gpus GPU(s))"
+  trap 'echo quit | nvidia-cuda-mps-control; echo "MPS stopped"' EXIT
+else
+  echo "no MPS: at most $most PEs on $gpus GPUs, one PE per GPU"
+fi
 
 # N ranks of a Java main class over a fresh file store; returns the number of ranks that failed.
 job() {
@@ -51,7 +72,7 @@ job() {
 unicomm info 2>&1 | tee "$out/info.txt"
 
 if want check; then
-  for n in 2 4; do
+  for n in $CHECK_RANKS; do
     job $n check-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.GpuCheck
     echo "GPU check, $n PEs: $? ranks failed; passes per rank: $(grep -c '^PASS' "$out"/check-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
     grep -h '^FAIL\|^RESULT' "$out"/check-${n}pe-rank*.log | cut -c1-300 | head -20
@@ -60,7 +81,7 @@ fi
 
 # The stream-ordered low-latency MoE captured in a CUDA graph and replayed, vs the host-sequenced calls.
 if want graph; then
-  for n in ${GRAPH_RANKS:-2 4}; do
+  for n in $GRAPH_RANKS; do
     job $n graph-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MoeGraphCheck
     echo "MoE graph check, $n PEs: $? ranks failed"
     grep -h '^FAIL\|^RESULT\|^GRAPH' "$out"/graph-${n}pe-rank*.log | cut -c1-300 | head -20
@@ -69,8 +90,16 @@ fi
 
 if want bench; then
   timeout ${BENCH_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench rma --backend nvshmem --reference "$here/bin/rma_ref" \
-    --min-size 16 --factor 4 --max-size 256M --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
+    --min-size ${RMA_MIN_SIZE:-16} --factor 4 --max-size ${RMA_MAX_SIZE:-256M} --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
   echo "bench: exit $?"; cat "$out/bench-rma-nvshmem.txt"; tail -5 "$out/bench-rma.log"
+fi
+
+if want roofline; then
+  for n in $ROOF_RANKS; do
+    NVSHMEM_SYMMETRIC_SIZE=$((1 << 30)) job $n roofline-${n}pe "$here/bin/nvlink_ref"
+    echo "roofline program, $n PEs: $? ranks failed"
+    grep -h '^roof' "$out"/roofline-${n}pe-rank*.log | sort -t, -k2,2 -k3,3n
+  done 2>&1 | tee "$out/roofline.txt"
 fi
 
 # Does the buffer's place in the NVSHMEM heap change the C figures? (The Java buffer sits after ~6 MiB of scratch.)
@@ -83,7 +112,7 @@ if want layout; then
 fi
 
 if want kit; then
-  for n in ${KIT_RANKS:-2 4}; do
+  for n in $KIT_RANKS; do
     timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --timeout ${KIT_TIMEOUT:-15s} \
       --json "$out/kit-nvshmem-${n}pe.json" --junit-xml "$out/kit-junit-${n}pe" ${KIT_SUITES:+--suite=$KIT_SUITES} > "$out/kit-nvshmem-${n}pe.txt" 2>&1
     echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-nvshmem-${n}pe.txt" | cut -c1-250
@@ -91,23 +120,19 @@ if want kit; then
 fi
 
 if want moe; then
-  for n in ${MOE_KIT_RANKS:-2 4}; do
+  for n in $MOE_KIT_RANKS; do
     timeout ${KIT_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --suite Moe --timeout ${KIT_TIMEOUT:-60s} \
       --json "$out/kit-moe-nvshmem-${n}pe.json" > "$out/kit-moe-nvshmem-${n}pe.txt" 2>&1
     echo "kit Moe, $n PEs: exit $?"; tail -1 "$out/kit-moe-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-moe-nvshmem-${n}pe.txt" | cut -c1-400
   done
+  # --gpu-time: a second job with CUDA events around each operation's kernels (MOEPROF lines in the log: every kernel).
   for sms in ${MOE_SMS:-64 24}; do
-    UNICOMM_NVSHMEM_MOE_SMS=$sms timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n 2 \
-      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
+    UNICOMM_NVSHMEM_MOE_SMS=$sms timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n $MOE_RANKS \
+      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} ${MOE_ARGS:-} --gpu-time --roofline "$here/bin/nvlink_ref" --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
       > "$out/bench-moe-nvshmem-${sms}sms.txt" 2> "$out/bench-moe-${sms}sms.log"
-    echo "bench moe, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[' "$out/bench-moe-${sms}sms.log" | tail -8
+    echo "bench moe, $MOE_RANKS PEs, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[\|^roof\|MOEPROF' "$out/bench-moe-${sms}sms.log" | tail -8
+    grep -h 'MOEPROF' "$out/bench-moe-${sms}sms.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 > "$out/moe-kernel-times-${sms}sms.csv"
   done
-  # Where the time goes: the same run with the kernels timed by CUDA events (MOEPROF,rank,kernel,median us,min us,samples).
-  if [ -n "${MOE_PROFILE-1}" ]; then
-    UNICOMM_NVSHMEM_MOE_PROFILE=true timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n 2 \
-      --iters 10 --ll-iters 20 --no-verify > "$out/bench-moe-nvshmem-profile.txt" 2> "$out/bench-moe-profile.log"
-    echo "bench moe with kernel timing: exit $?"; grep -h 'MOEPROF' "$out/bench-moe-profile.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 | tee "$out/moe-kernel-times.csv"
-  fi
 fi
 
 # Few files come back from a lent machine: one archive with everything.

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Assembles what scripts/gpu-run.sh needs on a GPU machine without Java or Maven into one folder
 # (default .device/, git-ignored): a jlinked Java 25 runtime, every runtime/test jar, the test
-# classes of backend-nvshmem (GPU check, kit runner, Java RMA bench), the C reference benchmark
-# built with nvcc, and gpu-run.sh itself. Run after: ./mvnw -pl backend-nvshmem,cli -am verify -DskipTests
+# classes of backend-nvshmem (GPU check, kit runner, Java RMA bench), the C reference benchmark and the
+# bandwidth program of `bench moe --roofline` built with nvcc, and gpu-run.sh itself. Run after: ./mvnw -pl backend-nvshmem,cli -am verify -DskipTests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/jdk25.sh
@@ -22,6 +22,9 @@ cp cli/target/unicomm-cli.jar "$out/lib/"; cp -n cli/target/lib/*.jar "$out/lib/
 home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia.nvshmem.__path__)[0])')}"
 /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/rma_ref" \
   bench/reference/rma_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
-strip --strip-unneeded "$out/jre/lib/server/libjvm.so"
+/usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/nvlink_ref" \
+  bench/reference/nvlink_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
+strip --strip-unneeded "$out/jre/lib/server/libjvm.so" "$out/bin/rma_ref" "$out/bin/nvlink_ref"
+rm -f "$out"/lib/jfreechart-*.jar   # --plot only (and the runtime has no java.desktop): keeps a run's carry under 64 MiB
 cp scripts/gpu-run.sh "$out/gpu-run.sh"
 du -sh "$out" "$out"/*

@@ -73,7 +73,9 @@ int main(int argc, char **argv) {
         for (nsizes = 0; nsizes < (int) (sizeof defaults / sizeof defaults[0]); nsizes++) sizes[nsizes] = defaults[nsizes];
         max_bytes = 256u << 20;
     }
-    CK(cudaSetDevice(0));
+    int ndev = 1;
+    CK(cudaGetDeviceCount(&ndev));
+    CK(cudaSetDevice(rank % ndev)); /* as the Java side: local rank modulo the visible GPUs */
     nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
     exchange_uid(rank, dir, &id);
     nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;

@@ -555,9 +555,9 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
  * (the slot of (t, e) among this PE's tokens is the popcount of the bits before t); block 0 sends
  * the per-expert counts to every PE (count matrix [src][E], tagged); every block waits for the
  * whole matrix, so a slot's base (tokens of lower source ranks) is known everywhere without
- * another exchange. Then a warp per token writes one copy per selected expert straight into the
- * expert's PE (bf16 rows, or e4m3 + a scale per 128 channels quantised on the way), records the
- * (expert, slot) pairs for the combine, and each block signals every PE.
+ * another exchange. Then warps write one copy per selected expert straight into the expert's PE
+ * (bf16 rows, or e4m3 + a scale per 128 channels quantised on the way; with few tokens several warps
+ * share a row), record the (expert, slot) pairs for the combine, and each block signals every PE.
  */
 template <bool NV>
 __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
@@ -601,12 +601,17 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
     long long slots = (long long) R * maxT, data_stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
     int2 *route = (int2 *) a.route + (long long) p * maxT * K;
     int warps = gridDim.x * (blockDim.x >> 5);
-    // A warp per (token, expert slot): enough warps to fill the GPU even for a few tokens.
-    for (int item = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); item < T * K; item += warps) {
+    // `split` warps per (token, expert slot), each a share of the row, so that a few tokens still keep every
+    // warp busy (one warp per row would quantise its 256-channel pieces one after another). The NVSHMEM
+    // transport stages whole rows per warp: one warp each there.
+    int split = 1;
+    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) ((H + 255) / 256)));
+    for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
+        int item = work / split, part = work % split;
         int t = item / K, k = item % K;
         int e = moe_expert(idx, t, k, K, E, err, false);
         if (e < 0) {
-            if (lane == 0) route[item] = make_int2(-1, -1);
+            if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
             continue;
         }
         int d = e / L, le = e % L, slot = 0;
@@ -615,12 +620,14 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
         for (int j = lane; j < t / 32; j += 32) words += __popc(bits[e * W + j]);
         for (int o = 16; o > 0; o >>= 1) words += __shfl_xor_sync(MOE_FULL, words, o);
         slot += words + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
-        if (lane == 0) route[item] = make_int2(e, slot);
+        if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
         long long row = (long long) le * slots + slot;
         long long region = a.off_recv + p * a.region; // symmetric offset of this generation's receive area
         const char *src = (const char *) a.x + t * 2 * H;
         if (!a.fp8) {
-            moe_put_rows<NV>(a, d, region + row * data_stride, src, 2 * H, lane);
+            // This warp's contiguous share of the row, whole 16-byte vectors (rows are 16-byte multiples).
+            long long share = ((2 * H + split - 1) / split + 15) & ~15LL, from = part * share;
+            if (from < 2 * H) moe_put_rows<NV>(a, d, region + row * data_stride + from, src + from, min(share, 2 * H - from), lane);
             continue;
         }
         // FP8: each lane quantises 8 channels; a half-warp covers one 128-channel block. Straight into
@@ -628,7 +635,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
         long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
         char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
         float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
-        for (long long c0 = 0; c0 < H; c0 += 256) {
+        for (long long c0 = (long long) part * 256; c0 < H; c0 += (long long) split * 256) {
             long long ch = c0 + lane * 8;
             bool live = ch < H;
             float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -860,15 +867,18 @@ int uc_ops_moe_layout(const long long *raw, int n) {
     return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
 }
 
-/* Normal dispatch: the count exchange (unless cached routing is reused) and the data kernel. */
+/* Normal dispatch: the count exchange (with cached routing: a barrier instead) and the data kernel. */
 int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     MOE_PARSE("moe_normal_dispatch_kernel");
     moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
     moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true> : moe_normal_dispatch_kernel<false>;
-    if (cached) return moe_timed(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_ev_kernels = 2;
     moe_mark(0, a.stream);
-    if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    if (cached) {
+        /* No count exchange: a barrier, so no PE writes into a receive area its owner still reads. */
+        nvshmemx_barrier_all_on_stream(STREAM(a.stream));
+        if ((rc = launch_check("nvshmemx_barrier_all_on_stream"))) return rc;
+    } else if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
     moe_mark(1, a.stream);
     rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);

@@ -27,20 +27,34 @@ final class MoeKernelLimits {
     }
 
     /**
-     * Blocks per MoE kernel: {@code configured} ({@code unicomm.nvshmem.moe.sms}) or this PE's share
+     * Blocks per normal-mode MoE kernel: {@code configured} ({@code unicomm.nvshmem.moe.sms}) or this PE's share
      * of the device's {@code sms} less two, so that every block of every PE sharing the GPU is resident at once
      * (kernels wait for each other's blocks).
      */
     static int blocks(String configured, int sharers, int sms) {
         if (configured == null || configured.isBlank()) return Math.max(1, sms / Math.max(1, sharers) - 2);
+        return parse("unicomm.nvshmem.moe.sms", configured, sms);
+    }
+
+    /**
+     * Blocks per low-latency MoE kernel: {@code configured} ({@code unicomm.nvshmem.moe.ll.sms}); by default the
+     * whole GPU when this PE has it to itself (as DeepEP's low-latency kernels), else this PE's share less two.
+     * Its own setting: small normal-mode budgets (24 SMs, to leave room for compute) would slow these kernels.
+     */
+    static int lowLatencyBlocks(String configured, int sharers, int sms) {
+        if (configured == null || configured.isBlank()) return sharers <= 1 ? sms : Math.max(1, sms / sharers - 2);
+        return parse("unicomm.nvshmem.moe.ll.sms", configured, sms);
+    }
+
+    private static int parse(String property, String configured, int sms) {
         int n;
         try {
             n = Integer.parseInt(configured.trim());
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("unicomm.nvshmem.moe.sms must be a number of SMs, got '" + configured + "'");
+            throw new IllegalArgumentException(property + " must be a number of SMs, got '" + configured + "'");
         }
         if (n < 1 || n > sms)
-            throw new IllegalArgumentException("unicomm.nvshmem.moe.sms must be in 1.." + sms + " (this GPU's SMs), got " + n);
+            throw new IllegalArgumentException(property + " must be in 1.." + sms + " (this GPU's SMs), got " + n);
         return n;
     }
 }

@@ -18,9 +18,13 @@ final class MoeKernelTimes {
 
     MoeKernelTimes() { NvOps.moeProfile(true); }
 
-    /** Records the last operation's kernels under {@code first} and (when it had two) {@code second}. */
-    void record(String first, String second) {
+    /**
+     * Records the last operation's kernels under {@code first} and (when it had two) {@code second}, and their
+     * sum (first event to last) as {@code "op: " + op} (what {@code unicomm bench moe --gpu-time} reads).
+     */
+    void record(String op, String first, String second) {
         float[] ms = NvOps.moeTimes();
+        micros.computeIfAbsent("op: " + op, k -> new ArrayList<>()).add((ms[0] + ms[1]) * 1000f);
         micros.computeIfAbsent(first, k -> new ArrayList<>()).add(ms[0] * 1000f);
         if (second != null) micros.computeIfAbsent(second, k -> new ArrayList<>()).add(ms[1] * 1000f);
     }

@@ -89,6 +89,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
     private final boolean finalizeOnClose;
     /** unicomm.nvshmem.moe.sms: blocks per MoE kernel, or null for this PE's share of the SMs. */
     private final String moeSms;
+    /** unicomm.nvshmem.moe.ll.sms: blocks per low-latency MoE kernel, or null for the whole GPU (this PE's share when shared). */
+    private final String moeLlSms;
     /** unicomm.nvshmem.moe.transport: auto (loads/stores where every heap is mapped, else NVSHMEM), loadstore, nvshmem. */
     private final String moeTransport;
     /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
@@ -132,6 +134,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         this.heapCapacity = heapCapacity;
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         this.moeSms = config.property("nvshmem.moe.sms", null);
+        this.moeLlSms = config.property("nvshmem.moe.ll.sms", null);
         this.moeProfile = Boolean.parseBoolean(config.property("nvshmem.moe.profile", "false"));
         this.moeTransport = config.property("nvshmem.moe.transport", "auto").trim().toLowerCase(java.util.Locale.ROOT);
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
@@ -452,7 +455,8 @@ final class NvshmemCommunicator implements BackendCommunicator {
         long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
         String why = MoeKernelLimits.unsupported(config, size, device[1]);
         if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
-        int sms = MoeKernelLimits.blocks(moeSms, gpuSharers, (int) device[0]);
+        int sms = config.mode() == MoeConfig.Mode.LOW_LATENCY ? MoeKernelLimits.lowLatencyBlocks(moeLlSms, gpuSharers, (int) device[0])
+                : MoeKernelLimits.blocks(moeSms, gpuSharers, (int) device[0]);
         SymmetricBuffer sym = api.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
         for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
         try {

@@ -39,7 +39,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * <p>Normal operations complete before they return; low-latency ones return once the kernel is
  * queued and their hook waits for it. Kernels of all MoE buffers of a communicator run on one
  * stream in issue order (so every rank must issue them in the same order, as for any collective) with at most
- * {@code unicomm.nvshmem.moe.sms} blocks (default: this PE's share of the GPU's SMs, less two), so
+ * {@code unicomm.nvshmem.moe.sms} blocks in normal mode and {@code unicomm.nvshmem.moe.ll.sms} in low-latency mode
+ * (defaults: this PE's share of the GPU's SMs less two; low-latency: the whole GPU when the PE has it alone), so
  * PEs sharing one GPU always have all their blocks resident while they wait for each other.
  */
 final class NvshmemMoe implements MoeBuffer {
@@ -182,7 +183,7 @@ final class NvshmemMoe implements MoeBuffer {
         lastWasCombine = false;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel");
         if (times != null) {
-            times.record("normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
+            times.record(fp8 ? "normal dispatch fp8" : "normal dispatch", "normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
             times.recordHost("host: normal dispatch before launch", launch - entered);
             times.recordHost("host: normal dispatch launch", launched - launch);
             times.recordHost("host: normal dispatch whole call (incl. kernel timing)", System.nanoTime() - entered);
@@ -202,8 +203,8 @@ final class NvshmemMoe implements MoeBuffer {
         NormalHandle h = normalHandle(handle);
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
         long xa = aligned("x", x), sa = fp8 ? aligned("scales", scales) : 0;
-        // No count exchange: wait until every PE is done with its receive area (results, combines).
-        c.teamBarrier(NvOps.TEAM_WORLD, stream);
+        // No count exchange; the native call first waits (stream-ordered barrier) until every PE is done with
+        // its receive area (results, combines).
         dispatches++;
         args.clearOperation().set(TOKENS, h.tokens).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa)
                 .set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(EXPECTED, dispatches * SIGNAL_PER_OP)
@@ -212,6 +213,8 @@ final class NvshmemMoe implements MoeBuffer {
         NvOps.moeNormalDispatch(args.words(), true);
         lastWasCombine = false;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel (cached routing)");
+        if (times != null)
+            times.record(fp8 ? "normal dispatch fp8 cached" : "normal dispatch cached", "cached dispatch: barrier", "cached dispatch data kernel");
         return received(fp8, h.numRecv, h.perExpert, false, false, h);
     }
 
@@ -244,7 +247,7 @@ final class NvshmemMoe implements MoeBuffer {
         NvOps.moeNormalCombine(args.words());
         lastWasCombine = true;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_combine_kernel");
-        if (times != null) times.record("normal combine kernel", null);
+        if (times != null) times.record("normal combine", "normal combine kernel", null);
         return new Combined(device(out, DType.BF16, h.tokens, hidden),
                 topkWeights != null ? device(outW, DType.FP32, h.tokens, topk) : null);
     }
@@ -307,7 +310,7 @@ final class NvshmemMoe implements MoeBuffer {
                 .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS);
         long stamp = useSlot(MoeCompletion.LL_DISPATCH + p);
         NvOps.moeLowLatencyDispatch(args.words());
-        if (times != null) times.record(useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
+        if (times != null) times.record(useFp8 ? "ll dispatch fp8" : "ll dispatch bf16", useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
         LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local]);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
         Tensor recvX = device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
@@ -344,7 +347,7 @@ final class NvshmemMoe implements MoeBuffer {
         int slot = MoeCompletion.LL_COMBINE + p;
         long stamp = useSlot(slot);
         NvOps.moeLowLatencyCombine(args.words());
-        if (times != null) times.record("ll combine kernel", null);
+        if (times != null) times.record("ll combine", "ll combine kernel", null);
         Tensor x = device(out + (long) p * maxT * 2 * hidden, DType.BF16, h.tokens, hidden);
         boolean[] received = {false};
         return new LowLatencyCombined(x, () -> {

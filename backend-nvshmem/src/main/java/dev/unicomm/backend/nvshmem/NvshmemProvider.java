@@ -21,7 +21,8 @@ import java.util.Set;
  * {@code nvshmem.ops} (ops library path), {@code nvshmem.device}, {@code nvshmem.finalize},
  * {@code nvshmem.bounceBytes}, {@code nvshmem.scratchBytes}, {@code nvshmem.soloPoolBytes} (symmetric memory
  * reserved for one-PE communicators opened inside a process of a larger job), {@code nvshmem.moe.sms} (blocks
- * per MoE kernel: DeepEP's {@code set_num_sms}; default this PE's share of the GPU's SMs less two),
+ * per normal-mode MoE kernel: DeepEP's {@code set_num_sms}; default this PE's share of the GPU's SMs less two),
+ * {@code nvshmem.moe.ll.sms} (blocks per low-latency kernel; default the whole GPU when the PE has it alone),
  * {@code nvshmem.moe.transport} ({@code auto}, {@code loadstore}, {@code nvshmem}), {@code nvshmem.moe.profile}.
  */
 public final class NvshmemProvider implements CommBackendProvider {

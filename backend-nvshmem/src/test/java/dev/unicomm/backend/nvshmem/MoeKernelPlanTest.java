@@ -96,6 +96,15 @@ class MoeKernelPlanTest {
                 () -> MoeKernelLimits.blocks("many", 2, 132)).getMessage().contains("'many'"));
     }
 
+    @Test void lowLatencyBlocksHaveTheirOwnSettingAndTakeTheWholeGpuWhenNotShared() {
+        assertEquals(132, MoeKernelLimits.lowLatencyBlocks(null, 1, 132));
+        assertEquals(64, MoeKernelLimits.lowLatencyBlocks("", 2, 132));
+        assertEquals(96, MoeKernelLimits.lowLatencyBlocks("96", 1, 132));
+        IllegalArgumentException bad = org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class,
+                () -> MoeKernelLimits.lowLatencyBlocks("0", 1, 132));
+        assertTrue(bad.getMessage().startsWith("unicomm.nvshmem.moe.ll.sms must be in 1..132"), bad.getMessage());
+    }
+
     @Test void kernelErrorRecordsBecomeNamedExceptions() {
         RuntimeException bad = MoeErrors.of(NvMoeArgs.ERR_EXPERT, 3, 1, 300, "moe_ll_dispatch_kernel", 256, Duration.ofSeconds(1));
         assertInstanceOf(IllegalArgumentException.class, bad);

@@ -35,6 +35,13 @@ import picocli.CommandLine.Option;
  * mode for each {@code --tokens}, low-latency mode for each {@code --ll-tokens}), which is what
  * {@code --plot} draws (bandwidth and time against bytes per rank, one line per operation, the copy
  * bound dashed).
+ *
+ * <p>GPU backends: {@code --gpu-time} runs the job a second time with the backend's kernel timing on
+ * ({@code unicomm.nvshmem.moe.profile}: CUDA events around each operation's kernels) and reports the
+ * medians beside the host wall of the first run; {@code --roofline} runs {@code bench/reference/nvlink_ref}
+ * on the same GPUs first and reports each operation's floor ({@link MoeRoofline}) and the fraction of it
+ * reached. The copy bound is no limit (a rank's local share needs no link): with a roofline the table
+ * shows the floor instead (the CSV keeps both).
  */
 @Command(name = "moe", mixinStandardHelpOptions = true,
         description = "MoE dispatch/combine benchmark with DeepEP's shapes; bandwidth vs a same-run copy bound; verified against the reference.")
@@ -81,11 +88,29 @@ public final class MoeBenchCommand implements Callable<Integer> {
     @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
     Path csv;
 
-    /** One operation's figures at one token count, averaged over ranks. */
-    record Row(String op, int tokens, double bytes, double ns, double boundNs, String verified, long footprint) {
+    @Option(names = "--gpu-time", description = "GPU backends: run the job again with kernel timing (CUDA events) and report it beside the host wall.")
+    boolean gpuTime;
+
+    @Option(names = "--roofline", description = "GPU backends: the bandwidth program (bench/reference/nvlink_ref built with nvcc) to run "
+            + "on the same GPUs first; rows then show their floor and the fraction of it reached.")
+    Path roofline;
+
+    /**
+     * One operation's figures at one token count, averaged over ranks: host wall {@code ns}, the copy bound,
+     * and where measured ({@code NaN} otherwise) the kernels' GPU time and the roofline floor.
+     */
+    record Row(String op, int tokens, double bytes, double ns, double boundNs, String verified, long footprint, double gpuNs, double floorNs) {
+        Row(String op, int tokens, double bytes, double ns, double boundNs, String verified, long footprint) {
+            this(op, tokens, bytes, ns, boundNs, verified, footprint, Double.NaN, Double.NaN);
+        }
+
         double gbps() { return bytes / ns; }
         double boundGbps() { return bytes / boundNs; }
         double ratio() { return boundNs / ns; }
+        /** Fraction of the roofline the host wall reaches (floor / time). */
+        double roofFraction() { return floorNs / ns; }
+        double gpuRoofFraction() { return floorNs / gpuNs; }
+        Row withGpuNs(double v) { return new Row(op, tokens, bytes, ns, boundNs, verified, footprint, v, floorNs); }
     }
 
     @picocli.CommandLine.Mixin
@@ -98,10 +123,13 @@ public final class MoeBenchCommand implements Callable<Integer> {
     record Job(int tokens, int llTokens, boolean normal, boolean ll) {
         String tag() { return (normal ? "t" + tokens : "") + (normal && ll ? "-" : "") + (ll ? "ll" + llTokens : ""); }
 
-        /** MOE lines the job prints: one per operation and rank (each mode: dispatch, combine, and an FP8 dispatch when hidden % 128 == 0). */
+        /**
+         * MOE lines the job prints: one per operation and rank (each mode: dispatch, combine, and an FP8 dispatch
+         * when hidden % 128 == 0; normal mode also the dispatches reusing a handle, BF16 and FP8).
+         */
         int expectedLines(int ranks, int hidden) {
             int perMode = hidden % 128 == 0 ? 3 : 2;
-            return ranks * ((normal ? perMode : 0) + (ll ? perMode : 0));
+            return ranks * ((normal ? 2 * perMode - 1 : 0) + (ll ? perMode : 0));
         }
     }
 
@@ -117,19 +145,30 @@ public final class MoeBenchCommand implements Callable<Integer> {
         if (plot.wanted() && jobs.size() < 2)
             throw new IllegalArgumentException("--plot draws bandwidth against size: give several token counts, e.g. --tokens 1024,2048,4096"
                     + " and/or --ll-tokens 32,64,128");
+        if (roofline != null) {
+            roof = MoeRoofline.measure(roofline, ranks, Map.of("NVSHMEM_DISABLE_NVLS", "1"));
+            roof.lines().forEach(System.err::println);
+        }
         List<Row> rows = new ArrayList<>();
         for (Job job : jobs) {
-            List<Row> r = run(job);
+            List<Row> r = run(job, false);
             if (r == null) return 1;
+            if (gpuTime) {
+                List<Row> timed = run(job, true);
+                if (timed == null) return 1;
+                r = withGpuTimes(r);
+            }
             rows.addAll(r);
         }
         print(rows);
         if (csv != null) {
             List<String> lines = new ArrayList<>();
-            lines.add("op,ranks,bytes_per_rank,us,gb_per_s,bound_us,bound_gb_per_s,ratio,verified,footprint_bytes,tokens_per_rank");
+            lines.add("op,ranks,bytes_per_rank,us,gb_per_s,bound_us,bound_gb_per_s,ratio,verified,footprint_bytes,tokens_per_rank,"
+                    + "gpu_us,floor_us,roofline_fraction,gpu_roofline_fraction");
             for (Row r : rows)
-                lines.add(String.format(Locale.ROOT, "%s,%d,%.0f,%.1f,%.3f,%.1f,%.3f,%.3f,%s,%d,%d", r.op(), ranks, r.bytes(), r.ns() / 1e3,
-                        r.gbps(), r.boundNs() / 1e3, r.boundGbps(), r.ratio(), r.verified(), r.footprint(), r.tokens()));
+                lines.add(String.format(Locale.ROOT, "%s,%d,%.0f,%.1f,%.3f,%.1f,%.3f,%.3f,%s,%d,%d,%.1f,%.1f,%.3f,%.3f", r.op(), ranks, r.bytes(), r.ns() / 1e3,
+                        r.gbps(), r.boundNs() / 1e3, r.boundGbps(), r.ratio(), r.verified(), r.footprint(), r.tokens(),
+                        r.gpuNs() / 1e3, r.floorNs() / 1e3, r.roofFraction(), r.gpuRoofFraction()).replace("NaN", ""));
             Files.write(csv, lines);
             System.out.println("wrote " + csv);
         }
@@ -160,8 +199,11 @@ public final class MoeBenchCommand implements Callable<Integer> {
         return p;
     }
 
-    /** Runs one job; its rows, or null when it failed (its output has been printed). */
-    private List<Row> run(Job job) {
+    /** The same-run roofline, or null without --roofline. */
+    private MoeRoofline roof;
+
+    /** Runs one job; its rows, or null when it failed (its output has been printed). {@code profiled}: with kernel timing, unverified. */
+    private List<Row> run(Job job, boolean profiled) {
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, job.tokens(), topk, false);
         MoeConfig l = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, job.llTokens(), topk, hidden % 128 == 0);
         long normalBytes = job.normal() ? n.sizeHint(ranks) + (long) job.tokens() * 2 * hidden + (8L << 20) : 0;
@@ -175,25 +217,43 @@ public final class MoeBenchCommand implements Callable<Integer> {
         String modes = (job.normal() ? "normal" : "") + (job.normal() && job.ll() ? "," : "") + (job.ll() ? "ll" : "");
         JobSpec spec = JobSpec.of(ranks, MoeBenchWorker.class.getName(), Integer.toString(experts), Integer.toString(hidden),
                         Integer.toString(job.tokens()), Integer.toString(topk), Integer.toString(job.llTokens()), Integer.toString(iters),
-                        Integer.toString(llIters), noVerify ? "0" : "1", Long.toString(seed), modes)
+                        Integer.toString(llIters), noVerify || profiled ? "0" : "1", Long.toString(seed), modes)
                 .withBackend(backend)
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
-                .withEnv(jfr.env(jfrTag(job), Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap))))
+                .withEnv(profiled ? Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap), "UNICOMM_NVSHMEM_MOE_PROFILE", "true")
+                        : jfr.env(jfrTag(job), Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap))))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        ByteArrayOutputStream captured = new ByteArrayOutputStream(), capturedErr = new ByteArrayOutputStream();
         JobResult result;
-        try (Progress progress = Progress.start("bench moe (" + ranks + " ranks, " + job.tag() + ")", job.expectedLines(ranks, hidden));
+        String what = "bench moe (" + ranks + " ranks, " + job.tag() + (profiled ? ", kernel timing" : "") + ")";
+        try (Progress progress = Progress.start(what, job.expectedLines(ranks, hidden));
              PrintStream out = new PrintStream(progress.counting(captured, "MOE,"), true, StandardCharsets.UTF_8);
-             PrintStream err = withoutIncubatorNotice(System.err)) {
+             PrintStream err = withoutIncubatorNotice(profiled ? new PrintStream(capturedErr, true, StandardCharsets.UTF_8) : System.err)) {
             result = JobLauncher.run(spec, out, err);
         }
-        jfr.report(jfrTag(job), ranks);
+        if (profiled) {
+            // The kernel times (MOEPROF,rank,op: <operation>,median us,...) go to stderr when each buffer closes.
+            for (String line : capturedErr.toString(StandardCharsets.UTF_8).split("\n")) {
+                int at = line.indexOf("MOEPROF,");
+                if (at < 0) System.err.println(line);
+                else {
+                    System.err.println(line);
+                    String[] f = line.substring(at).strip().split(",");
+                    if (f.length >= 4 && f[2].startsWith("op: ")) gpuMedians.computeIfAbsent(f[2].substring(4), k -> new ArrayList<>()).add(Double.parseDouble(f[3]) * 1e3);
+                }
+            }
+        } else jfr.report(jfrTag(job), ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("MOE,");
-            if (at >= 0) {
+            int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,");
+            if (split >= 0) {
+                if (profiled) continue; // the host split of the kernel-timed run is slowed by its event reads
+                String[] f = line.substring(split).strip().split(",");
+                splits.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
+                        .add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+            } else if (at >= 0) {
                 String[] f = line.substring(at).strip().split(",");
                 byOp.computeIfAbsent(f[1], k -> new ArrayList<>()).add(f);
             } else if (!line.isBlank()) System.err.println(line);
@@ -211,9 +271,28 @@ public final class MoeBenchCommand implements Callable<Integer> {
             double bound = f.stream().mapToLong(a -> Long.parseLong(a[5])).average().orElse(0);
             String verified = f.stream().allMatch(a -> a[6].equals("ok")) ? "yes" : "skipped";
             int t = e.getKey().startsWith("ll ") ? job.llTokens() : job.tokens();
-            rows.add(new Row(e.getKey(), t, bytes, ns, bound, verified, Long.parseLong(f.get(0)[7])));
+            double floor = roof == null ? Double.NaN : f.stream().mapToDouble(a -> roof.floorNs(Long.parseLong(a[8]), Long.parseLong(a[9]),
+                    Long.parseLong(a[10]))).average().orElse(Double.NaN);
+            rows.add(new Row(e.getKey(), t, bytes, ns, bound, verified, Long.parseLong(f.get(0)[7]), Double.NaN, floor));
         }
         return rows;
+    }
+
+    /** Host-timed send / receive-hook split of low-latency dispatches (median ns per rank) from the host-timed jobs. */
+    private final Map<String, List<double[]>> splits = new LinkedHashMap<>();
+
+    /** Kernel-timing medians per operation (one per rank) of the latest profiled job, in ns. */
+    private final Map<String, List<Double>> gpuMedians = new LinkedHashMap<>();
+
+    /** The host-timed rows with the kernel times of the profiled run beside them (averaged over ranks). */
+    private List<Row> withGpuTimes(List<Row> rows) {
+        List<Row> out = new ArrayList<>();
+        for (Row r : rows) {
+            List<Double> v = gpuMedians.get(r.op());
+            out.add(v == null || v.isEmpty() ? r : r.withGpuNs(v.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN)));
+        }
+        gpuMedians.clear();
+        return out;
     }
 
     /** The single default job keeps the recordings' old names (FILE-n4-rank0.jfr); sweeps add the job. */
@@ -245,6 +324,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
     }
 
     private void print(List<Row> rows) {
+        if (roof != null) {
+            printWithRoofline(rows);
+            return;
+        }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
                 + "bound = the same bytes as plain copies from peer memory + one barrier, same run)%n", backend, ranks);
         String fmt = "%-18s %7s %12s %11s %9s %11s %9s %7s %9s %11s%n";
@@ -254,9 +337,46 @@ public final class MoeBenchCommand implements Callable<Integer> {
                     String.format(Locale.ROOT, "%.2f", r.gbps()), String.format(Locale.ROOT, "%.1f", r.boundNs() / 1e3),
                     String.format(Locale.ROOT, "%.2f", r.boundGbps()), String.format(Locale.ROOT, "%.2f", r.ratio()), r.verified(),
                     BenchReport.size(r.footprint()));
+        printLowLatencyTotals(rows);
+    }
+
+    /** Host wall and (with --gpu-time) GPU time beside the same-run floor; fractions of the roofline (floor / time). */
+    private void printWithRoofline(List<Row> rows) {
+        System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; host = wall time of the Java call; "
+                + "GPU = CUDA events around the operation's kernels, second run; %s)%n", backend, ranks, roof.describe());
+        String fmt = "%-26s %6s %10s %10s %8s %9s %8s %10s %10s %9s %9s%n";
+        System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "host (us)", "GB/s", "GPU (us)", "GB/s", "floor (us)",
+                "frac host", "frac GPU", "verified");
+        boolean above = false;
+        for (Row r : rows) {
+            above |= r.roofFraction() > 1 || r.gpuRoofFraction() > 1;
+            System.out.printf(Locale.ROOT, fmt, r.op(), r.tokens(), BenchReport.size((long) r.bytes()), us(r.ns()), String.format(Locale.ROOT, "%.1f", r.gbps()),
+                    us(r.gpuNs()), Double.isNaN(r.gpuNs()) ? "-" : String.format(Locale.ROOT, "%.1f", r.bytes() / r.gpuNs()), us(r.floorNs()),
+                    frac(r.roofFraction()), frac(r.gpuRoofFraction()), r.verified());
+        }
+        if (above) System.out.println("WARNING: an operation beat its floor: the roofline's bandwidths were measured too low (see " + roofline + ")");
+        printLowLatencyTotals(rows);
+    }
+
+    private static String us(double ns) { return Double.isNaN(ns) ? "-" : String.format(Locale.ROOT, "%.1f", ns / 1e3); }
+
+    private static String frac(double f) { return Double.isNaN(f) ? "-" : String.format(Locale.ROOT, "%.2f", f); }
+
+    private void printLowLatencyTotals(List<Row> rows) {
+        splits.forEach((op, v) -> System.out.printf(Locale.ROOT, "%s, host wall split: call returns (sends issued) after %.1f us, receive hook %.1f us (medians, averaged over ranks)%n",
+                op, v.stream().mapToDouble(a -> a[0]).average().orElse(0) / 1e3, v.stream().mapToDouble(a -> a[1]).average().orElse(0) / 1e3));
         Map<Integer, Double> llBf16 = new java.util.TreeMap<>();
         for (Row r : rows)
             if (r.op().equals("ll dispatch bf16") || r.op().equals("ll combine")) llBf16.merge(r.tokens(), r.ns(), Double::sum);
         llBf16.forEach((t, ns) -> System.out.printf(Locale.ROOT, "low-latency dispatch + combine (bf16, %d tokens): %.2f ms%n", t, ns / 1e6));
+        Map<Integer, double[]> llFp8 = new java.util.TreeMap<>(); // {host, GPU}: FP8 dispatch + BF16 combine, DeepEP's pairing
+        for (Row r : rows) {
+            if (!r.op().equals("ll dispatch fp8") && !r.op().equals("ll combine")) continue;
+            double[] v = llFp8.computeIfAbsent(r.tokens(), k -> new double[2]);
+            v[0] += r.ns();
+            v[1] += r.gpuNs();
+        }
+        llFp8.forEach((t, v) -> System.out.printf(Locale.ROOT, "low-latency FP8 dispatch + BF16 combine (%d tokens): host %.1f us, GPU %s us%n",
+                t, v[0] / 1e3, us(v[1])));
     }
 }

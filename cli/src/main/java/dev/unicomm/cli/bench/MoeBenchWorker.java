@@ -30,7 +30,9 @@ import java.util.Locale;
  * times each operation interleaved with its copy bound: the same bytes this rank receives, copied
  * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory, then
  * one barrier (a collective operation is complete only when every rank has its data).
- * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint} lines.
+ * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint,remoteIn,remoteOut,local} lines: the last three are
+ * the bytes this rank receives from other ranks, sends to other ranks and moves within its own memory (the
+ * roofline's inputs). Normal mode also times the dispatch that reuses a handle's routing (DeepEP's {@code handle=}).
  *
  * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll)}.
  */
@@ -107,6 +109,8 @@ public final class MoeBenchWorker {
                 Combined c = moe.combine(d.recvX(), d.handle());
                 verifyNormalCombine(comm, p, data, c, mem);
                 if (fp8) verifyNormalDispatch(comm, p, data, moe.dispatch(xq, xs, idx, w, layout, 1), mem, true);
+                verifyNormalDispatch(comm, p, data, moe.dispatch(x, null, d.handle()), mem, false);
+                if (fp8) verifyNormalDispatch(comm, p, data, moe.dispatch(xq, xs, d.handle()), mem, true);
                 verified = "ok";
             } else {
                 moe.combine(d.recvX(), d.handle());
@@ -120,13 +124,16 @@ public final class MoeBenchWorker {
             int n = d.handle().numRecvTokens();
             long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
             long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
+            int[] tokensIn = new int[ranks], tokensOut = tokensTo(comm, data, t);
             for (int r = 0; r < ranks; r++) {
-                int tokensFrom = tokensFrom(comm, data, r, t);
+                int tokensFrom = tokensIn[r] = tokensFrom(comm, data, r, t);
                 fromRank[r] = (long) tokensFrom * 2 * h;
                 fromRank8[r] = (long) tokensFrom * (h + h / 32);
             }
+            Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h), fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
             try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes))) {
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
+                long[] cached = new long[p.iters()], cached8 = new long[p.iters()];
                 long[] bound = new long[p.iters()], bound8 = new long[p.iters()];
                 for (int it = 0; it < p.iters(); it++) {
                     comm.barrier();
@@ -145,9 +152,17 @@ public final class MoeBenchWorker {
                         disp8[it] = System.nanoTime() - t0;
                         comm.barrier();
                         t0 = System.nanoTime();
+                        moe.dispatch(xq, xs, d.handle());
+                        cached8[it] = System.nanoTime() - t0;
+                        comm.barrier();
+                        t0 = System.nanoTime();
                         copy.run(fromRank8);
                         bound8[it] = System.nanoTime() - t0;
                     }
+                    comm.barrier();
+                    t0 = System.nanoTime();
+                    moe.dispatch(x, null, d.handle());
+                    cached[it] = System.nanoTime() - t0;
                     comm.barrier();
                     t0 = System.nanoTime();
                     copy.run(fromRank);
@@ -155,11 +170,51 @@ public final class MoeBenchWorker {
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
                 long b = median(bound);
-                emit("normal dispatch", me, bytes, median(disp), b, verified, moe.footprintBytes());
-                if (fp8) emit("normal dispatch fp8", me, (long) n * (h + h / 32), median(disp8), median(bound8), verified, moe.footprintBytes());
-                emit("normal combine", me, bytes, median(comb), b, verified, moe.footprintBytes());
+                long bytes8 = (long) n * (h + h / 32), fp = moe.footprintBytes();
+                emit("normal dispatch", me, bytes, median(disp), b, verified, fp, bf16);
+                emit("normal dispatch cached", me, bytes, median(cached), b, verified, fp, bf16);
+                if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), median(bound8), verified, fp, fp8Traffic);
+                emit("normal combine", me, bytes, median(comb), b, verified, fp, bf16.reversed());
             }
         }
+    }
+
+    /**
+     * Bytes one operation moves for this rank: received from other ranks, sent to other ranks, and kept
+     * within this rank's memory (its own share). A combine moves a dispatch's bytes the other way.
+     */
+    record Traffic(long remoteIn, long remoteOut, long local) {
+        static Traffic of(int me, int[] rowsIn, int[] rowsOut, long rowBytes) {
+            long in = 0, out = 0;
+            for (int r = 0; r < rowsIn.length; r++) {
+                if (r == me) continue;
+                in += rowsIn[r] * rowBytes;
+                out += rowsOut[r] * rowBytes;
+            }
+            return new Traffic(in, out, rowsIn[me] * rowBytes);
+        }
+
+        Traffic reversed() { return new Traffic(remoteOut, remoteIn, local); }
+    }
+
+    /** Tokens this rank sends to each rank (those with at least one expert there). */
+    private static int[] tokensTo(Communicator comm, MoeBenchData data, int tokens) {
+        long[] ids = data.topk(comm.rank(), tokens);
+        int k = data.topk, local = data.experts / comm.size();
+        int[] n = new int[comm.size()];
+        boolean[] hit = new boolean[comm.size()];
+        for (int t = 0; t < tokens; t++) {
+            java.util.Arrays.fill(hit, false);
+            for (int j = 0; j < k; j++) {
+                long e = ids[t * k + j];
+                if (e >= 0 && !hit[(int) (e / local)]) {
+                    hit[(int) (e / local)] = true;
+                    n[(int) (e / local)]++;
+                }
+            }
+        }
+        return n;
     }
 
     /** Tokens rank {@code src} sends to this rank, from the generated routing (every rank can regenerate any rank's). */
@@ -190,9 +245,11 @@ public final class MoeBenchWorker {
         // Ids, weights, counts and routing from the reference at hidden 1; the rows from the generator.
         MoeReference.Dispatch ref = new MoeReference(ranks, p.experts(), 1, k).dispatch(me, tiny, 1);
         check(d.recvX().dim(0) == ref.numRecv(), op + ": " + d.recvX().dim(0) + " rows, reference " + ref.numRecv());
-        check(Arrays.equals(ref.recvTopkIdx(), mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
+        boolean cached = d.recvTopkIdx() == null; // a dispatch reusing a handle returns rows only
+        if (cached) op += " with a cached handle";
+        check(cached || Arrays.equals(ref.recvTopkIdx(), mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
                 op + ": recvTopkIdx differs from the reference");
-        check(Arrays.equals(ref.recvTopkWeights(), mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
+        check(cached || Arrays.equals(ref.recvTopkWeights(), mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
                 op + ": recvTopkWeights differs from the reference");
         check(Arrays.equals(ref.numRecvTokensPerExpert(), d.numRecvTokensPerExpert()),
                 op + ": numRecvTokensPerExpert differs from the reference");
@@ -263,6 +320,7 @@ public final class MoeBenchWorker {
             long recvPairs = 0;
             long fp8Row = (long) h + h / 32 + 16; // DeepEP's count per pair: codes, scales, 16 bytes of metadata
             long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
+            int[] pairsIn = new int[ranks], pairsOut = new int[ranks];
             List<long[]> all = new ArrayList<>();
             for (int r = 0; r < ranks; r++) all.add(data.topk(r, t));
             int local = p.experts() / ranks;
@@ -271,12 +329,16 @@ public final class MoeBenchWorker {
                     if (e < 0 || e / local != me) continue;
                     fromRank[r] += 2L * h;
                     fromRank8[r] += fp8Row;
+                    pairsIn[r]++;
                     recvPairs++;
                 }
             }
+            for (long e : ids) if (e >= 0) pairsOut[(int) (e / local)]++;
+            Traffic bf16 = Traffic.of(me, pairsIn, pairsOut, 2L * h), fp8Traffic = Traffic.of(me, pairsIn, pairsOut, fp8Row);
             try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h))) {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n];
+                long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
                 for (int it = 0; it < n; it++) {
                     comm.barrier();
                     long t0 = System.nanoTime();
@@ -291,7 +353,9 @@ public final class MoeBenchWorker {
                     if (fp8) {
                         comm.barrier();
                         t0 = System.nanoTime();
-                        moe.lowLatencyDispatch(x, idx, true).hook().await();
+                        LowLatencyDispatched d8 = moe.lowLatencyDispatch(x, idx, true);
+                        send8[it] = System.nanoTime() - t0;
+                        d8.hook().await();
                         disp8[it] = System.nanoTime() - t0;
                     }
                     comm.barrier();
@@ -305,9 +369,11 @@ public final class MoeBenchWorker {
                 }
                 long b = median(bound);
                 long bf16Bytes = pairs * 2L * h;
-                emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, moe.footprintBytes());
-                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, moe.footprintBytes());
-                emit("ll combine", me, bf16Bytes, median(comb), b, verified, moe.footprintBytes());
+                long fp = moe.footprintBytes();
+                emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
+                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
+                emit("ll combine", me, bf16Bytes, median(comb), b, verified, fp, bf16.reversed());
             }
         }
     }
@@ -377,7 +443,8 @@ public final class MoeBenchWorker {
         return s[s.length / 2];
     }
 
-    private static void emit(String op, int rank, long bytes, long ns, long boundNs, String verified, long footprint) {
-        System.out.println(String.format(Locale.ROOT, "MOE,%s,%d,%d,%d,%d,%s,%d", op, rank, bytes, ns, boundNs, verified, footprint));
+    private static void emit(String op, int rank, long bytes, long ns, long boundNs, String verified, long footprint, Traffic traffic) {
+        System.out.println(String.format(Locale.ROOT, "MOE,%s,%d,%d,%d,%d,%s,%d,%d,%d,%d", op, rank, bytes, ns, boundNs, verified, footprint,
+                traffic.remoteIn(), traffic.remoteOut(), traffic.local()));
     }
 }

@@ -20,29 +20,42 @@ import org.junit.jupiter.api.io.TempDir;
 class MoeBenchCommandTest {
     @TempDir Path tmp;
 
-    /** The whole command with two real ranks on tiny shapes: every operation measured and verified against the reference. */
+    /**
+     * The whole command with two real ranks on tiny shapes: every operation (the cached-handle dispatches included)
+     * measured and verified against the reference, each beside its floor from a stand-in roofline program.
+     */
     @Test void benchMoeRunsVerifiesAndWritesCsv() throws Exception {
-        Path csv = tmp.resolve("moe.csv");
+        Path csv = tmp.resolve("moe.csv"), roof = tmp.resolve("roof.sh");
+        // Stand-in for bench/reference/nvlink_ref: 10 GB/s links (the best of the all_* lines), 20 GB/s copies.
+        Files.writeString(roof, "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
+                + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
+        assertTrue(roof.toFile().setExecutable(true));
         PrintStream old = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
             code = Main.run("bench", "moe", "-n", "2", "--tokens", "64", "--hidden", "256", "--experts", "8", "--topk", "2",
-                    "--ll-tokens", "8", "--iters", "1", "--ll-iters", "1", "--csv", csv.toString());
+                    "--ll-tokens", "8", "--iters", "1", "--ll-iters", "1", "--csv", csv.toString(), "--roofline", roof.toString());
         } finally {
             System.setOut(old);
         }
         String out = buf.toString();
         assertEquals(0, code, out);
-        assertTrue(out.contains("normal dispatch fp8") && out.contains("ll combine") && out.contains("low-latency dispatch + combine"), out);
+        assertTrue(out.contains("normal dispatch fp8 cached") && out.contains("ll combine") && out.contains("low-latency dispatch + combine")
+                && out.contains("frac host") && out.contains("links 10.0 GB/s")
+                && out.contains("ll dispatch fp8 (8 tokens), host wall split: call returns"), out);
         List<String> lines = Files.readAllLines(csv);
-        assertEquals(7, lines.size(), String.join("\n", lines)); // header + 6 operations (hidden 256: FP8 dispatch in both modes)
+        // header + 8 operations (hidden 256: FP8 dispatch in both modes; BF16 and FP8 dispatch with a cached handle)
+        assertEquals(9, lines.size(), String.join("\n", lines));
         for (String l : lines.subList(1, lines.size())) {
-            String[] f = l.split(",");
+            String[] f = l.split(",", -1);
             assertEquals("yes", f[8], "verified: " + l);
             assertTrue(Double.parseDouble(f[3]) > 0 && Double.parseDouble(f[5]) > 0, "time and bound: " + l);
             assertTrue(Long.parseLong(f[2]) > 0, "bytes: " + l);
+            // 2 ranks, 8 experts, top-2: every rank sends and receives rows, so the floor is the link term, positive.
+            assertTrue(Double.parseDouble(f[12]) > 0, "floor: " + l);
+            assertEquals("", f[11], "no GPU time without --gpu-time: " + l);
         }
     }
 
@@ -62,8 +75,10 @@ class MoeBenchCommandTest {
         }
         assertEquals(0, code, buf.toString());
         List<String> lines = Files.readAllLines(csv);
-        assertEquals(7, lines.size(), String.join("\n", lines)); // header + 3 operations (dispatch, FP8 dispatch, combine) x 2 token counts
-        assertEquals(List.of("32", "32", "32", "64", "64", "64"), lines.subList(1, 7).stream().map(l -> l.substring(l.lastIndexOf(',') + 1)).toList());
+        // header + 5 operations (dispatch, cached dispatch, FP8 dispatch and its cached form, combine) x 2 token counts
+        assertEquals(11, lines.size(), String.join("\n", lines));
+        assertEquals(List.of("32", "32", "32", "32", "32", "64", "64", "64", "64", "64"),
+                lines.subList(1, 11).stream().map(l -> l.split(",")[10]).toList());
         BufferedImage img = ImageIO.read(png.toFile());
         assertEquals(640, img.getWidth());
         assertEquals(480, img.getHeight());
