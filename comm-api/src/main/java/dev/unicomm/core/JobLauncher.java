@@ -62,6 +62,8 @@ public final class JobLauncher {
      * @throws CommException if a rank cannot be started or the TLS key pair cannot be created
      */
     public static JobResult run(JobSpec spec, PrintStream out, PrintStream err) {
+        // The job timeout counts from here: starting many JVMs on a small host can itself take long.
+        long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
         int port = freeLoopbackPort();
         String token = randomSecret();
         Path tlsDir = null;
@@ -79,6 +81,7 @@ public final class JobLauncher {
             if (spec.backend() != null) jobEnv.put("UNICOMM_BACKEND", spec.backend());
             if (spec.commTimeout() != null) jobEnv.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
             jobEnv.put(LauncherLink.ENV, "1");
+            if (Boolean.getBoolean("unicomm.verbose")) jobEnv.put("UNICOMM_VERBOSE", "1");
             byte[] keystoreBytes = null;
             if (spec.tls()) {
                 // The key pair is on disk only while keytool writes it; ranks get it through their pipe (LauncherLink).
@@ -98,6 +101,15 @@ public final class JobLauncher {
             byte[] header = LauncherLink.header(keystoreBytes);
             List<String> command = command(spec);
             for (int r = 0; r < spec.ranks(); r++) {
+                if (System.nanoTime() - jobDeadline >= 0) {
+                    err.println(PREFIX + "job timeout of " + spec.jobTimeout().toMillis() + " ms reached while starting rank " + r
+                            + " of " + spec.ranks() + "; stopping the ranks started so far");
+                    stopAll(ranks, Duration.ZERO);
+                    List<Integer> codes = new ArrayList<>();
+                    for (Process p : ranks) codes.add(p.isAlive() ? 137 : p.exitValue());
+                    while (codes.size() < spec.ranks()) codes.add(-1); // never started
+                    return new JobResult(TIMEOUT_EXIT_CODE, -1, true, codes);
+                }
                 ProcessBuilder pb = new ProcessBuilder(command);
                 Map<String, String> env = pb.environment();
                 if (!spec.tls()) {
@@ -129,7 +141,7 @@ public final class JobLauncher {
                 pumps.add(pump(p.getInputStream(), out, r));
                 pumps.add(pump(p.getErrorStream(), err, r));
             }
-            JobResult result = await(spec, ranks, err);
+            JobResult result = await(spec, ranks, err, jobDeadline);
             drain(pumps);
             return result;
         } catch (IOException e) {
@@ -170,7 +182,7 @@ public final class JobLauncher {
     }
 
     /** Waits for every rank; after the first failure (or the job timeout) the rest are stopped. */
-    private static JobResult await(JobSpec spec, List<Process> ranks, PrintStream err) {
+    private static JobResult await(JobSpec spec, List<Process> ranks, PrintStream err, long jobDeadline) {
         int n = ranks.size();
         LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         for (int r = 0; r < n; r++) {
@@ -180,7 +192,6 @@ public final class JobLauncher {
         Integer[] codes = new Integer[n];
         int done = 0, failedRank = -1, exitCode = 0;
         boolean timedOut = false, stopped = false;
-        long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
         long killAt = Long.MAX_VALUE;
         while (done < n) {
             long wakeAt = Math.min(jobDeadline, killAt);

@@ -1,5 +1,6 @@
 package dev.unicomm.core;
 
+import dev.unicomm.api.CommException;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
@@ -22,8 +23,22 @@ public final class RankMain {
         try {
             invokeMain(main, rest);
         } catch (InvocationTargetException e) {
-            throw e.getCause(); // the JVM reports it as it would for a plain 'java Main'
+            Throwable t = e.getCause();
+            if (t instanceof CommException && !verbose()) {
+                // The API's exceptions say all there is (which rank failed, which wait timed out); a rank that fails
+                // because another one did would only add dozens of frames per rank to the job's output.
+                System.err.println("[unicomm] rank " + System.getenv().getOrDefault("UNICOMM_RANK", "?") + " failed: "
+                        + t.getClass().getSimpleName() + ": " + t.getMessage() + " (UNICOMM_VERBOSE=1 prints the stack trace)");
+                System.exit(1);
+            }
+            throw t; // the JVM reports it as it would for a plain 'java Main'
         }
+    }
+
+    /** {@code UNICOMM_VERBOSE=1} (set by {@code unicomm --verbose}) keeps every stack trace. */
+    static boolean verbose() {
+        String v = System.getenv("UNICOMM_VERBOSE");
+        return v != null && (v.equals("1") || v.equalsIgnoreCase("true"));
     }
 
     /** {@code static main(String[])}, else {@code static main()}, else an instance {@code main} (Java 25 launch protocol). */
