@@ -29,8 +29,10 @@ class LauncherDeathTest {
     static final long EXIT_BOUND_MS = 30_000;
     @TempDir Path tmp;
     private Process launcher;
+    private List<ProcessHandle> ranks = List.of();
 
     @AfterEach void killLeftovers() {
+        ranks.forEach(ProcessHandle::destroyForcibly); // orphans are no longer the launcher's descendants
         if (launcher != null) {
             launcher.descendants().forEach(ProcessHandle::destroyForcibly);
             launcher.destroyForcibly();
@@ -60,7 +62,7 @@ class LauncherDeathTest {
             if (l.matches("\\[[01]\\] rank [01] connected tls=true")) connected++;
         }
         assertEquals(2, connected, "both TLS ranks should have joined the store:\n" + seen);
-        List<ProcessHandle> ranks = launcher.descendants().filter(h -> h.info().commandLine().orElse("").contains("LaunchedRank")).toList();
+        ranks = launcher.descendants().filter(h -> h.info().commandLine().orElse("").contains("LaunchedRank")).toList();
         assertEquals(2, ranks.size(), "the launcher's ranks: " + launcher.descendants().toList());
 
         launcher.destroyForcibly(); // SIGKILL: no shutdown hook, no finally
