@@ -15,7 +15,7 @@ import java.util.Set;
 /**
  * A rank for {@link BackendAgreementTest}. Two test backends: {@code alpha} (preferred) is available
  * only on the rank named by {@code -Dagreement.alphaRank} (every rank when it is {@code all}),
- * {@code beta} everywhere. Opening either one just reports that it was reached.
+ * {@code beta} everywhere. Opening either one meets the other ranks, then reports that it was reached.
  */
 public final class AgreementRank {
     private AgreementRank() {}
@@ -26,6 +26,7 @@ public final class AgreementRank {
             return here ? Availability.yes() : Availability.no("test backend switched off on this rank", "none");
         }
         @Override public BackendCommunicator open(BackendContext context) {
+            context.store().barrier("test-open"); // an open is collective: it waits for every rank, like a real backend's
             throw new IllegalStateException("reached open of " + name);
         }
     }

@@ -314,15 +314,15 @@ public final class StoreServer implements Closeable {
                 return false;
             }
             rank = claimedRank;
-            send(new Wire.Writer(Wire.OK, msg.requestId).build());
-            // An abort that happened before this rank joined must reach it too.
+            // An abort that happened before this rank joined must reach it too: then it is the answer to the hello,
+            // one frame, so that rank 0 stopping the host right after cannot leave this rank with a bare OK.
             String reason;
             int failed;
             synchronized (StoreServer.this) {
                 reason = abortReason;
                 failed = abortedRank;
             }
-            if (reason != null) send(aborted(0, failed, reason));
+            send(reason != null ? aborted(msg.requestId, failed, reason) : new Wire.Writer(Wire.OK, msg.requestId).build());
             return true;
         }
 

@@ -194,8 +194,8 @@ class TcpStoreTest {
         assertThrows(IllegalArgumentException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
         // A rank of this user turned away fails the job at once (issue 18): even the right token now hears why.
-        TcpStore late = client(s, 1, 2, "s3cr3t-A");
-        CommAbortedException failed = assertThrows(CommAbortedException.class, () -> late.get("never-set"));
+        CommAbortedException failed = assertThrows(CommAbortedException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "s3cr3t-A", null, TIMEOUT, null));
         assertTrue(failed.getMessage().contains("rejected"), failed.getMessage());
     }
 
