@@ -30,7 +30,9 @@ import picocli.CommandLine.Parameters;
                         + "UNICOMM_RANK, UNICOMM_WORLD_SIZE, UNICOMM_LOCAL_RANK, UNICOMM_STORE and a fresh secret UNICOMM_TOKEN.",
                 "Each output line is prefixed with its rank. If a rank fails, the others are stopped and the first "
                         + "failure's exit code is returned (124 if --timeout hit first).",
-                "The ranks' class path is unicomm's own plus --cp and the jar, if one is given."},
+                "The ranks' class path is unicomm's own plus --cp and the jar, if one is given.",
+                "Ranks exit when this launcher dies, however it dies (their standard input is a pipe from it); "
+                        + "with --tls the job's key reaches them through that pipe, never as a file."},
         footer = {"", "Example:  unicomm run -n 4 --cp app.jar -- com.example.Main --steps 10"})
 public final class RunCommand implements Callable<Integer> {
     /** Beyond this many JVMs per processor a job only thrashes (and 1000 JVMs take minutes just to start). */
