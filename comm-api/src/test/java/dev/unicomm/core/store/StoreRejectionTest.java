@@ -54,6 +54,52 @@ class StoreRejectionTest {
         }
     }
 
+    /**
+     * The other side of the fail-fast rule: a process of another user that guesses a rank number and
+     * presents a wrong token is turned away without aborting the job (else anyone on the host could
+     * kill any job at start-up). Needs root to run the stranger as {@code nobody}.
+     */
+    @Test void aStrangerOfAnotherUserCannotAbortTheJob(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue("0".equals(uid()) && java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/sbin/runuser")),
+                "needs root and runuser to start a process of another user");
+        java.nio.file.Path src = dir.resolve("Stranger.java");
+        java.nio.file.Files.writeString(src, """
+                import java.io.*; import java.net.*;
+                public class Stranger { public static void main(String[] a) throws Exception {
+                  try (Socket s = new Socket(InetAddress.getLoopbackAddress(), Integer.parseInt(a[0]))) {
+                    ByteArrayOutputStream b = new ByteArrayOutputStream(); DataOutputStream d = new DataOutputStream(b);
+                    d.writeByte(1); d.writeInt(1); d.writeInt(0x55434D53); d.writeShort(1); d.writeInt(1); d.writeInt(2);
+                    byte[] t = "a-guess".getBytes(); d.writeInt(t.length); d.write(t);
+                    DataOutputStream o = new DataOutputStream(s.getOutputStream()); o.writeInt(b.size()); o.write(b.toByteArray()); o.flush();
+                    DataInputStream in = new DataInputStream(s.getInputStream()); in.readInt(); System.out.println("reply " + in.readByte());
+                  } } }
+                """);
+        for (java.nio.file.Path p : new java.nio.file.Path[] {dir, src})
+            java.nio.file.Files.setPosixFilePermissions(p, java.nio.file.attribute.PosixFilePermissions.fromString(p == dir ? "rwxr-xr-x" : "rw-r--r--"));
+        try (StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "job-token", null, Duration.ofSeconds(10));
+             TcpStore rank0 = TcpStore.connect("127.0.0.1", s.port(), 0, 2, "job-token", null, Duration.ofSeconds(30), null)) {
+            Process stranger = new ProcessBuilder("/usr/sbin/runuser", "-u", "nobody", "--",
+                    dev.unicomm.core.JobSpec.currentJava(), src.toString(), Integer.toString(s.port())).redirectErrorStream(true).start();
+            String said = new String(stranger.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertTrue(stranger.waitFor(60, TimeUnit.SECONDS), said);
+            assertTrue(said.contains("reply " + Wire.ERROR), "the stranger must be turned away: " + said);
+            Thread.sleep(500); // an abort, had there been one, has reached rank 0 by now
+            rank0.checkHealthy();
+            try (TcpStore rank1 = TcpStore.connect("127.0.0.1", s.port(), 1, 2, "job-token", null, Duration.ofSeconds(30), null)) {
+                rank1.set("fine", new byte[] {1});
+                assertEquals(1, rank0.get("fine")[0]);
+            }
+        }
+    }
+
+    private static String uid() {
+        try {
+            return String.valueOf(java.nio.file.Files.getAttribute(java.nio.file.Path.of("/proc/self"), "unix:uid"));
+        } catch (java.io.IOException | RuntimeException e) {
+            return "?";
+        }
+    }
+
     @Test void warningsAboutPeersAreRateLimited() {
         AtomicInteger lines = new AtomicInteger();
         System.Logger counting = new System.Logger() {
