@@ -12,8 +12,9 @@ package dev.unicomm.spi;
  *   <li>{@link #HOST}: shared memory between processes of one host, the fallback that runs anywhere.</li>
  * </ol>
  * Ties (two device backends on one node) go to the name, alphabetically; name a backend with
- * {@code UNICOMM_BACKEND} to choose. Every rank must end up with the same backend: connect checks
- * that through the rendezvous store and fails on every rank, naming each rank's choice, if not.
+ * {@code UNICOMM_BACKEND} to choose. Every rank must end up with the same backend: connect compares
+ * each rank's choice with rank 0's through the rendezvous store and, on a mismatch, fails every rank
+ * at once with a message naming both choices ({@code dev.unicomm.core.BackendAgreement}).
  */
 public final class BackendPriority {
     private BackendPriority() {}
