@@ -3,8 +3,12 @@ package dev.unicomm.cli;
 import dev.unicomm.core.JobLauncher;
 import dev.unicomm.core.JobResult;
 import dev.unicomm.core.JobSpec;
+import dev.unicomm.spi.BackendRegistry;
 import java.io.File;
 import java.io.IOException;
+import java.net.MalformedURLException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,18 +30,27 @@ import picocli.CommandLine.Parameters;
                         + "UNICOMM_RANK, UNICOMM_WORLD_SIZE, UNICOMM_LOCAL_RANK, UNICOMM_STORE and a fresh secret UNICOMM_TOKEN.",
                 "Each output line is prefixed with its rank. If a rank fails, the others are stopped and the first "
                         + "failure's exit code is returned (124 if --timeout hit first).",
-                "The ranks' class path is unicomm's own plus --cp and the jar, if one is given."},
+                "The ranks' class path is unicomm's own plus --cp and the jar, if one is given.",
+                "Ranks exit when this launcher dies, however it dies (their standard input is a pipe from it); "
+                        + "with --tls the job's key reaches them through that pipe, never as a file."},
         footer = {"", "Example:  unicomm run -n 4 --cp app.jar -- com.example.Main --steps 10"})
 public final class RunCommand implements Callable<Integer> {
+    /** Beyond this many JVMs per processor a job only thrashes (and 1000 JVMs take minutes just to start). */
+    static final int RANKS_PER_PROCESSOR = 8;
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-n", "--ranks"}, required = true, paramLabel = "N", description = "number of ranks (processes), 1..1024")
+    @Option(names = {"-n", "--ranks"}, required = true, paramLabel = "N", description = "number of ranks (processes), 1..1024; more than " + RANKS_PER_PROCESSOR
+            + " per processor needs --oversubscribe")
     int ranks;
 
     @Option(names = "--backend", paramLabel = "NAME", description = "backend every rank uses (UNICOMM_BACKEND); default: the best available")
     String backend;
+
+    @Option(names = {"--oversubscribe", "--force"},
+            description = "allow more than " + RANKS_PER_PROCESSOR + " ranks per processor of this host (each rank is a JVM)")
+    boolean oversubscribe;
 
     @Option(names = "--tls", description = "run the rendezvous store over TLS with a fresh per-job key pair")
     boolean tls;
@@ -73,6 +86,11 @@ public final class RunCommand implements Callable<Integer> {
             mainClass = mainClassOf(jar);
             cp.add(jar.toAbsolutePath().toString());
         }
+        int processors = Runtime.getRuntime().availableProcessors();
+        if (!oversubscribe && ranks > RANKS_PER_PROCESSOR * processors)
+            throw new CommandLine.ParameterException(spec.commandLine(), "-n " + ranks + " would start " + ranks + " JVMs on a host with "
+                    + processors + " processors; at most " + RANKS_PER_PROCESSOR * processors + " without --oversubscribe");
+        if (backend != null && !backend.isBlank()) checkBackend(cp);
         JobSpec job;
         try {
             job = new JobSpec(ranks, JobSpec.currentJava(), cp, mainClass, args, jvmOptions, Map.of(), backend, tls,
@@ -82,6 +100,27 @@ public final class RunCommand implements Callable<Integer> {
         }
         JobResult result = JobLauncher.run(job);
         return result.exitCode();
+    }
+
+    /** The ranks would each fail on an unknown backend name: say so once, listing the backends their class path has. */
+    private void checkBackend(List<String> classpath) {
+        List<URL> urls = new ArrayList<>();
+        for (String e : classpath) {
+            try {
+                urls.add(Path.of(e).toUri().toURL());
+            } catch (MalformedURLException | java.nio.file.InvalidPathException ignored) {
+                // not a path the ranks can use either; the JVM will say so
+            }
+        }
+        try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), RunCommand.class.getClassLoader())) {
+            BackendRegistry found = BackendRegistry.load(loader);
+            boolean known = found.providers().stream().anyMatch(p -> p.name().equals(backend));
+            if (!known)
+                throw new CommandLine.ParameterException(spec.commandLine(), "unknown backend '" + backend + "'; the ranks' class path has: "
+                        + found.knownNames());
+        } catch (IOException e) {
+            // closing the loader failed: nothing to report
+        }
     }
 
     private String mainClassOf(Path jar) {

@@ -10,6 +10,20 @@ public final class RankProgram {
 
     public static void main(String[] args) {
         CommConfig config = CommConfig.fromEnvironment();
+        if (args.length == 2 && args[0].equals("killed")) { // args: killed RANK -> that rank dies, the others hit the abort
+            Store store = Rendezvous.connect(config);
+            store.barrier("all");
+            if (Integer.parseInt(args[1]) == config.rank()) Runtime.getRuntime().halt(137); // as if killed
+            store.get("never-set"); // throws CommAbortedException, uncaught
+            return;
+        }
+        if (args.length == 1 && args[0].equals("sleep")) {
+            try {
+                Thread.sleep(600_000);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
         try (Store store = Rendezvous.connect(config)) {
             long joined = store.add("joined", 1);
             store.barrier("all");

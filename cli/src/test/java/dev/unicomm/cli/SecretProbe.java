@@ -44,6 +44,9 @@ public final class SecretProbe {
                 store.get("never", Duration.ofSeconds(4));
             } catch (CommTimeoutException expected) {
                 System.out.println("host done");
+            } catch (dev.unicomm.api.CommAbortedException expected) {
+                // Issue 18: a rank of the job turned away fails the host at once rather than after its timeout.
+                System.out.println("host saw the rejection: " + expected.getMessage());
             }
             return;
         }

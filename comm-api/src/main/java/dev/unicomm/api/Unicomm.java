@@ -1,5 +1,6 @@
 package dev.unicomm.api;
 
+import dev.unicomm.core.BackendAgreement;
 import dev.unicomm.core.CheckedCommunicator;
 import dev.unicomm.core.Rendezvous;
 import dev.unicomm.spi.BackendCommunicator;
@@ -29,24 +30,41 @@ public final class Unicomm {
         return connect(config, BackendRegistry.load());
     }
 
-    /** As {@link #connect(CommConfig)}, choosing among {@code registry}'s providers. */
+    /**
+     * As {@link #connect(CommConfig)}, choosing among {@code registry}'s providers. The ranks first
+     * meet at the rendezvous store, so that a rank that cannot choose a backend, or chooses another
+     * one than the others ({@link BackendAgreement}), fails every rank at once instead of leaving
+     * them waiting until the timeout.
+     */
     public static Communicator connect(CommConfig config, BackendRegistry registry) {
         var opening = CheckedCommunicator.opening();
-        CommBackendProvider provider = registry.select(config.backend());
-        BackendReport report = BackendRegistry.report(provider);
         Store store = Rendezvous.connect(config);
+        CommBackendProvider provider;
+        BackendReport report;
+        try {
+            provider = registry.select(config.backend());
+            report = BackendRegistry.report(provider);
+            BackendAgreement.check(store, config, provider);
+        } catch (RuntimeException | Error e) {
+            abortAndClose(store, "rank " + config.rank() + " could not settle on a backend: " + e.getMessage());
+            throw e;
+        }
         try {
             BackendCommunicator raw = provider.open(new BackendContext(config, store));
             CheckedCommunicator comm = new CheckedCommunicator(raw, report, config, store);
             comm.opened(opening);
             return comm;
         } catch (RuntimeException | Error e) {
-            try {
-                store.abort("backend '" + provider.name() + "' failed to open on rank " + config.rank() + ": " + e);
-            } finally {
-                store.close();
-            }
+            abortAndClose(store, "backend '" + provider.name() + "' failed to open on rank " + config.rank() + ": " + e);
             throw e;
+        }
+    }
+
+    private static void abortAndClose(Store store, String reason) {
+        try {
+            store.abort(reason);
+        } finally {
+            store.close();
         }
     }
 

@@ -7,6 +7,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -31,7 +32,9 @@ import java.util.stream.Stream;
  * environment says who it is ({@code UNICOMM_RANK}, {@code UNICOMM_WORLD_SIZE},
  * {@code UNICOMM_LOCAL_RANK}) and where rank 0 serves the rendezvous store ({@code UNICOMM_STORE}
  * on a free loopback port), with a fresh random {@code UNICOMM_TOKEN} (never printed) and, with
- * TLS, a fresh per-job key pair. Every line a rank prints is prefixed with {@code [rank] }. When a
+ * TLS, a fresh per-job key pair handed to the ranks through a pipe on their standard input (no key
+ * file outlives the launcher's start-up). The same pipe ties each rank to the launcher: when the
+ * launcher dies, even by {@code kill -9}, the ranks exit ({@link LauncherLink}). Every line a rank prints is prefixed with {@code [rank] }. When a
  * rank exits with a non-zero code, the others get {@link JobSpec#killGrace()} to notice (their store
  * calls fail with {@code CommAbortedException}) and are then killed with their descendants; the
  * job's exit code is the first failure's. The job timeout, if any, kills everything.
@@ -59,11 +62,14 @@ public final class JobLauncher {
      * @throws CommException if a rank cannot be started or the TLS key pair cannot be created
      */
     public static JobResult run(JobSpec spec, PrintStream out, PrintStream err) {
+        // The job timeout counts from here: starting many JVMs on a small host can itself take long.
+        long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
         int port = freeLoopbackPort();
         String token = randomSecret();
         Path tlsDir = null;
         List<Process> ranks = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
+        List<OutputStream> links = new ArrayList<>();
         Thread onLauncherExit = new Thread(() -> stopAll(ranks, Duration.ZERO), "unicomm-run-shutdown");
         Runtime.getRuntime().addShutdownHook(onLauncherExit);
         try {
@@ -74,16 +80,36 @@ public final class JobLauncher {
             jobEnv.put("UNICOMM_TLS", Boolean.toString(spec.tls()));
             if (spec.backend() != null) jobEnv.put("UNICOMM_BACKEND", spec.backend());
             if (spec.commTimeout() != null) jobEnv.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
+            jobEnv.put(LauncherLink.ENV, "1");
+            if (Boolean.getBoolean("unicomm.verbose")) jobEnv.put("UNICOMM_VERBOSE", "1");
+            byte[] keystoreBytes = null;
             if (spec.tls()) {
+                // The key pair is on disk only while keytool writes it; ranks get it through their pipe (LauncherLink).
                 tlsDir = Files.createTempDirectory("unicomm-tls-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 Path keystore = tlsDir.resolve("job.p12");
                 String password = randomSecret();
-                StoreTls.createSelfSignedKeystore(keystore, password.toCharArray());
-                jobEnv.put("UNICOMM_TLS_KEYSTORE", keystore.toString());
+                try {
+                    StoreTls.createSelfSignedKeystore(keystore, password.toCharArray());
+                    keystoreBytes = Files.readAllBytes(keystore);
+                } finally {
+                    deleteTree(tlsDir);
+                    tlsDir = null;
+                }
+                jobEnv.put("UNICOMM_TLS_KEYSTORE", StoreTls.FROM_LAUNCHER);
                 jobEnv.put("UNICOMM_TLS_PASSWORD", password);
             }
+            byte[] header = LauncherLink.header(keystoreBytes);
             List<String> command = command(spec);
             for (int r = 0; r < spec.ranks(); r++) {
+                if (System.nanoTime() - jobDeadline >= 0) {
+                    err.println(PREFIX + "job timeout of " + spec.jobTimeout().toMillis() + " ms reached while starting rank " + r
+                            + " of " + spec.ranks() + "; stopping the ranks started so far");
+                    stopAll(ranks, Duration.ZERO);
+                    List<Integer> codes = new ArrayList<>();
+                    for (Process p : ranks) codes.add(p.isAlive() ? 137 : p.exitValue());
+                    while (codes.size() < spec.ranks()) codes.add(-1); // never started
+                    return new JobResult(TIMEOUT_EXIT_CODE, -1, true, codes);
+                }
                 ProcessBuilder pb = new ProcessBuilder(command);
                 Map<String, String> env = pb.environment();
                 if (!spec.tls()) {
@@ -103,11 +129,19 @@ public final class JobLauncher {
                 synchronized (ranks) {
                     ranks.add(p);
                 }
-                p.getOutputStream().close();
+                // Never closed while the launcher lives: its end of stream tells the rank that the launcher is gone.
+                OutputStream link = p.getOutputStream();
+                try {
+                    link.write(header);
+                    link.flush();
+                } catch (IOException e) {
+                    // the rank died at once; await reports its exit code
+                }
+                links.add(link);
                 pumps.add(pump(p.getInputStream(), out, r));
                 pumps.add(pump(p.getErrorStream(), err, r));
             }
-            JobResult result = await(spec, ranks, err);
+            JobResult result = await(spec, ranks, err, jobDeadline);
             drain(pumps);
             return result;
         } catch (IOException e) {
@@ -118,6 +152,13 @@ public final class JobLauncher {
                 Runtime.getRuntime().removeShutdownHook(onLauncherExit);
             } catch (IllegalStateException shuttingDown) {
                 // the hook is running or has run
+            }
+            for (OutputStream link : links) {
+                try {
+                    link.close();
+                } catch (IOException ignored) {
+                    // the rank is gone already
+                }
             }
             if (tlsDir != null) deleteTree(tlsDir);
         }
@@ -134,13 +175,14 @@ public final class JobLauncher {
         cmd.addAll(spec.jvmOptions());
         cmd.add("-cp");
         cmd.add(String.join(File.pathSeparator, spec.classpath()));
+        cmd.add(RankMain.class.getName()); // ties the rank to this launcher, then runs the user's main
         cmd.add(spec.mainClass());
         cmd.addAll(spec.args());
         return cmd;
     }
 
     /** Waits for every rank; after the first failure (or the job timeout) the rest are stopped. */
-    private static JobResult await(JobSpec spec, List<Process> ranks, PrintStream err) {
+    private static JobResult await(JobSpec spec, List<Process> ranks, PrintStream err, long jobDeadline) {
         int n = ranks.size();
         LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         for (int r = 0; r < n; r++) {
@@ -150,7 +192,6 @@ public final class JobLauncher {
         Integer[] codes = new Integer[n];
         int done = 0, failedRank = -1, exitCode = 0;
         boolean timedOut = false, stopped = false;
-        long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
         long killAt = Long.MAX_VALUE;
         while (done < n) {
             long wakeAt = Math.min(jobDeadline, killAt);

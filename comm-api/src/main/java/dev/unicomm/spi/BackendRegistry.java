@@ -38,9 +38,18 @@ public final class BackendRegistry {
 
     /** The providers {@link ServiceLoader} finds (module path {@code provides} or {@code META-INF/services}). */
     public static BackendRegistry load() {
+        return load(ServiceLoader.load(CommBackendProvider.class));
+    }
+
+    /** The providers visible to {@code loader} (a launcher checking the class path its ranks will have). */
+    public static BackendRegistry load(ClassLoader loader) {
+        return load(ServiceLoader.load(CommBackendProvider.class, loader));
+    }
+
+    private static BackendRegistry load(ServiceLoader<CommBackendProvider> loader) {
         List<CommBackendProvider> found = new ArrayList<>();
         List<String> errors = new ArrayList<>();
-        var it = ServiceLoader.load(CommBackendProvider.class).iterator();
+        var it = loader.iterator();
         while (true) {
             try {
                 if (!it.hasNext()) break;
@@ -109,7 +118,8 @@ public final class BackendRegistry {
         throw new BackendUnavailableException(summary, reports);
     }
 
-    private String knownNames() {
+    /** The providers' names, sorted (for messages). */
+    public String knownNames() {
         return providers.isEmpty() ? "(none: add a backend artifact such as dev.unicomm:backend-shm)"
                 : providers.stream().map(CommBackendProvider::name).sorted().collect(Collectors.joining(", "));
     }

@@ -59,6 +59,13 @@ public final class LaunchedRank {
                 Thread.sleep(600_000);
             }
             case "sleep" -> Thread.sleep(600_000);
+            case "connect-sleep" -> { // joins the store (over TLS if the job says so), then outlives any test
+                Store store = Rendezvous.connect(config);
+                store.barrier("connected");
+                System.out.println("rank " + rank + " connected tls=" + config.tls());
+                Thread.sleep(600_000);
+                store.close();
+            }
             default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
         }
     }

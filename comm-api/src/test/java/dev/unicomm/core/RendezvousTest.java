@@ -72,8 +72,32 @@ class RendezvousTest {
     }
 
     @Test void tlsWithoutAKeystoreIsExplained() throws Exception {
-        CommConfig c = new CommConfig(null, 1, 2, 1, "127.0.0.1", freePort(), null, true, Duration.ofSeconds(1), 1 << 20, Map.of());
+        CommConfig c = new CommConfig(null, 1, 2, 1, "127.0.0.1", freePort(), "tok", true, Duration.ofSeconds(1), 1 << 20, Map.of());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Rendezvous.connect(c));
         assertTrue(e.getMessage().contains("UNICOMM_TLS_KEYSTORE"), e.getMessage());
+    }
+
+    /** Issue 18, finding 7: without a token the store would admit anyone on the host, so it needs an explicit opt-in. */
+    @Test void multiRankJobsWithoutATokenNeedAnExplicitOptIn() throws Exception {
+        for (int r = 0; r < 2; r++) {
+            CommConfig c = new CommConfig(null, r, 2, r, "127.0.0.1", freePort(), null, false, Duration.ofSeconds(5), 1 << 20, Map.of());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Rendezvous.connect(c));
+            assertTrue(e.getMessage().contains("UNICOMM_TOKEN") && e.getMessage().contains("UNICOMM_ALLOW_NO_TOKEN"), e.getMessage());
+        }
+        int port = freePort();
+        List<CompletableFuture<Long>> ranks = new ArrayList<>();
+        for (int r = 0; r < 2; r++) {
+            CommConfig c = new CommConfig(null, r, 2, r, "127.0.0.1", port, null, false, Duration.ofSeconds(20), 1 << 20,
+                    Map.of("unicomm.allow.no.token", "true"));
+            ranks.add(CompletableFuture.supplyAsync(() -> {
+                try (Store s = Rendezvous.connect(c)) {
+                    s.barrier("opted-in");
+                    return s.add("n", 1);
+                }
+            }, THREADS));
+        }
+        long max = 0;
+        for (CompletableFuture<Long> f : ranks) max = Math.max(max, f.get(30, TimeUnit.SECONDS));
+        assertEquals(2, max);
     }
 }

@@ -6,6 +6,7 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.util.EnumSet;
 import java.util.List;
@@ -27,7 +28,7 @@ import java.util.function.Function;
  */
 public final class AscendBackendProvider implements CommBackendProvider {
     /** Priority: above the host backends, below nothing else on a machine that has NPUs. */
-    public static final int PRIORITY = 80;
+    public static final int PRIORITY = BackendPriority.DEVICE;
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
             Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_ASCEND, Capability.MULTI_PROCESS));

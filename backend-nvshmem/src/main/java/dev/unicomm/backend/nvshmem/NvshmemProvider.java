@@ -6,6 +6,7 @@ import dev.unicomm.backend.nvshmem.internal.NvLibrary;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.util.EnumSet;
 import java.util.Set;
@@ -36,7 +37,7 @@ public final class NvshmemProvider implements CommBackendProvider {
     @Override public String name() { return "nvshmem"; }
 
     /** Above the host backends: when a GPU and NVSHMEM are here, they are what the user wants. */
-    @Override public int priority() { return 100; }
+    @Override public int priority() { return BackendPriority.DEVICE; }
 
     @Override public Set<Capability> capabilities() { return Set.copyOf(CAPABILITIES); }
 

@@ -7,6 +7,7 @@ import dev.unicomm.backend.rdma.internal.RdmaCommunicator;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.util.EnumSet;
 import java.util.Optional;
@@ -22,7 +23,7 @@ import java.util.Set;
  */
 public final class RdmaBackendProvider implements CommBackendProvider {
     /** Above the shared-memory backend: with a working NIC, RDMA is the better default across hosts. */
-    public static final int PRIORITY = 200;
+    public static final int PRIORITY = BackendPriority.NETWORK;
 
     @Override public String name() { return "rdma"; }
 

@@ -4,6 +4,7 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -23,7 +24,7 @@ import java.util.Set;
  */
 public final class ShmBackendProvider implements CommBackendProvider {
     /** Below every hardware backend: it is the fallback that always works. */
-    public static final int PRIORITY = 10;
+    public static final int PRIORITY = BackendPriority.HOST;
     static final String DEFAULT_DIR = "/dev/shm";
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,

@@ -43,7 +43,7 @@ class SingleRankTest {
 
     @Test void isTheShmBackendWithItsCapabilities() {
         assertEquals("shm", comm.backend().name());
-        assertEquals(10, comm.backend().priority());
+        assertEquals(dev.unicomm.spi.BackendPriority.HOST, comm.backend().priority());
         for (Capability c : new Capability[] {Capability.RMA, Capability.NONBLOCKING_RMA, Capability.ATOMICS,
                 Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS})
             assertTrue(comm.has(c), c.name());

@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -38,8 +39,15 @@ import javax.net.ssl.SSLServerSocket;
  */
 public final class StoreServer implements Closeable {
     private static final System.Logger LOG = System.getLogger("dev.unicomm.store");
-    /** Connections that have not said hello yet; more are refused (a stray scanner cannot exhaust us). */
-    private static final int MAX_UNAUTHENTICATED = 64;
+    /**
+     * Connections that have not said hello yet. Beyond this the oldest is dropped, never the newest:
+     * a rank says hello within milliseconds of connecting, so peers that hold connections open
+     * cannot keep it out (each also lives at most the hello limit, counted from the accept).
+     */
+    static final int MAX_AWAITING_HELLO = 1024;
+    /** Warnings about rejected or dropped peers: at most this many per {@link #LOG_WINDOW_SECONDS}. */
+    private static final int LOG_BURST = 5;
+    private static final int LOG_WINDOW_SECONDS = 10;
 
     private final ServerSocket listener;
     private final int worldSize;
@@ -47,8 +55,12 @@ public final class StoreServer implements Closeable {
     private final int helloTimeoutMillis;
     private final ScheduledThreadPoolExecutor timers;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
-    private final AtomicInteger unauthenticated = new AtomicInteger();
+    /** Accepted, not yet past their hello, oldest first; a connection leaves it exactly once (see {@link Connection#claim}). */
+    private final ConcurrentLinkedDeque<Connection> awaitingHello = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger awaitingCount = new AtomicInteger();
+    private final RateLimitedLog peerLog = new RateLimitedLog(LOG, LOG_BURST, LOG_WINDOW_SECONDS, TimeUnit.SECONDS);
     private final Thread acceptor;
+    private final int maxAwaitingHello;
 
     // Guarded by this.
     private final Map<String, byte[]> values = new HashMap<>();
@@ -65,6 +77,8 @@ public final class StoreServer implements Closeable {
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
         this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(TcpStore.nanos(helloTimeout))));
         this.ranks = new Connection[worldSize];
+        // A large job's ranks may all be mid-handshake at once: never make them push each other out.
+        this.maxAwaitingHello = Math.max(MAX_AWAITING_HELLO, 2 * worldSize);
         this.left = new boolean[worldSize];
         this.timers = new ScheduledThreadPoolExecutor(1, r -> {
             Thread t = new Thread(r, "unicomm-store-timers");
@@ -81,7 +95,7 @@ public final class StoreServer implements Closeable {
      * @param worldSize    how many ranks the job has; only ranks {@code 0..worldSize-1} are admitted, each once
      * @param token        the secret every rank must present, or {@code null} to admit ranks without one
      * @param ssl          TLS for every connection (clients must present a certificate the context trusts), or {@code null}
-     * @param helloTimeout how long a new connection may take to authenticate before it is dropped
+     * @param helloTimeout how long a new connection may take, from its accept, to authenticate before it is dropped
      * @throws java.io.UncheckedIOException if the address cannot be bound (for example, the port is in use)
      */
     public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout) {
@@ -148,21 +162,37 @@ public final class StoreServer implements Closeable {
             try {
                 s = listener.accept();
             } catch (IOException e) {
-                if (!closing) LOG.log(System.Logger.Level.ERROR, "rendezvous store stopped accepting: " + e);
-                return;
-            }
-            if (unauthenticated.incrementAndGet() > MAX_UNAUTHENTICATED) {
-                unauthenticated.decrementAndGet();
-                LOG.log(System.Logger.Level.WARNING, "refused a connection from " + s.getRemoteSocketAddress()
-                        + ": too many connections have not authenticated yet");
-                closeQuietly(s);
+                if (closing || listener.isClosed()) return;
+                // Typically out of file descriptors under a flood: shed the oldest unauthenticated peer and go on.
+                peerLog.warn("rendezvous store: accepting a connection failed (" + e.getMessage()
+                        + "); dropping the oldest connection that has not authenticated");
+                dropOldestAwaitingHello("the store ran out of room for new connections");
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException ie) {
+                    return;
+                }
                 continue;
             }
             Connection c = new Connection(s);
             connections.add(c);
+            awaitingHello.addLast(c);
+            if (awaitingCount.incrementAndGet() > maxAwaitingHello)
+                dropOldestAwaitingHello("more than " + maxAwaitingHello + " connections were waiting to authenticate");
+            try {
+                c.helloDeadline = timers.schedule(() -> c.expire("no hello within " + helloTimeoutMillis + " ms of connecting"),
+                        helloTimeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                c.close(); // shutting down
+            }
             if (closing) c.close();
             Thread.ofVirtual().name("unicomm-store-conn").start(c::serve);
         }
+    }
+
+    private void dropOldestAwaitingHello(String why) {
+        Connection oldest = awaitingHello.peekFirst();
+        if (oldest != null) oldest.expire(why);
     }
 
     private static void closeQuietly(Socket s) {
@@ -176,32 +206,61 @@ public final class StoreServer implements Closeable {
     /** One client connection: a hello, then requests until goodbye or end of stream. */
     private final class Connection {
         private final Socket socket;
-        private OutputStream out;
+        private OutputStream out; // guarded by this
         private int rank = -1;
         private boolean saidBye;
+        private volatile ScheduledFuture<?> helloDeadline;
+        private volatile String droppedBecause;
 
         Connection(Socket socket) { this.socket = socket; }
+
+        /**
+         * Takes this connection off the awaiting-hello list; true for exactly one caller. The hello
+         * path claims it before it admits a rank, so an expiry never closes an admitted rank.
+         */
+        boolean claim() {
+            if (!awaitingHello.remove(this)) return false;
+            awaitingCount.decrementAndGet();
+            ScheduledFuture<?> d = helloDeadline;
+            if (d != null) d.cancel(false);
+            return true;
+        }
+
+        /** Drops the connection if it has not got past its hello yet (deadline, room for newer ones). */
+        void expire(String why) {
+            if (!claim()) return;
+            droppedBecause = why;
+            close();
+        }
 
         void serve() {
             boolean authenticated = false;
             try {
+                // The hello deadline is absolute (a timer from the accept, see acceptLoop); this only bounds a single read.
                 socket.setSoTimeout(helloTimeoutMillis);
                 socket.setTcpNoDelay(true);
-                DataInputStream in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
-                out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
-                authenticated = hello(in);
-                unauthenticated.decrementAndGet();
+                // Nothing is buffered for a peer before it authenticates: the hello is read straight off the socket.
+                DataInputStream hello = new DataInputStream(socket.getInputStream());
+                synchronized (this) {
+                    out = socket.getOutputStream();
+                }
+                authenticated = hello(hello);
                 if (!authenticated) return;
                 socket.setSoTimeout(0);
                 socket.setKeepAlive(true);
-                requests(in);
+                synchronized (this) {
+                    out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+                }
+                requests(new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16)));
             } catch (IOException e) {
                 if (!authenticated) {
-                    unauthenticated.decrementAndGet();
-                    if (!closing) LOG.log(System.Logger.Level.WARNING, "dropped a connection from " + socket.getRemoteSocketAddress()
-                            + " before it authenticated: " + e.getMessage());
+                    claim();
+                    String why = droppedBecause != null ? droppedBecause : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+                    if (!closing) peerLog.warn("dropped a connection from " + socket.getRemoteSocketAddress()
+                            + " before it authenticated: " + why);
                 }
             } finally {
+                if (!authenticated) claim();
                 close();
                 connections.remove(this);
             }
@@ -213,7 +272,9 @@ public final class StoreServer implements Closeable {
             int version, claimedRank, claimedSize;
             byte[] presented;
             try {
-                msg = new Wire.Reader(Wire.readFrame(in, Wire.MAX_HELLO_FRAME));
+                byte[] frame = Wire.readFrame(in, Wire.MAX_HELLO_FRAME);
+                if (!claim()) throw new java.net.SocketException(droppedBecause == null ? "dropped" : droppedBecause);
+                msg = new Wire.Reader(frame);
                 if (msg.type != Wire.HELLO) throw new ProtocolException("expected a hello, got message type " + msg.type);
                 if (msg.i32() != Wire.MAGIC) throw new ProtocolException("not a unicomm store client (bad magic)");
                 version = msg.i16();
@@ -230,7 +291,9 @@ public final class StoreServer implements Closeable {
                 return false;
             }
             if (claimedSize != worldSize) {
-                reject(msg.requestId, "rank claims a job of " + claimedSize + " ranks; this job has " + worldSize);
+                String why = "rank " + claimedRank + " claims a job of " + claimedSize + " ranks; this job has " + worldSize;
+                reject(msg.requestId, why);
+                if (claimedRank >= 0 && claimedRank < worldSize) failJobIfOwnRankWasRejected(claimedRank, why);
                 return false;
             }
             if (claimedRank < 0 || claimedRank >= worldSize) {
@@ -239,8 +302,10 @@ public final class StoreServer implements Closeable {
             }
             if (token != null && (presented == null || !MessageDigest.isEqual(token, presented))) {
                 // Never log what was presented: it may be a near-miss of the secret.
-                reject(msg.requestId, "rank " + claimedRank + " presented " + (presented == null ? "no token" : "a wrong token")
-                        + " (every rank must use the job's UNICOMM_TOKEN)");
+                String why = "rank " + claimedRank + " presented " + (presented == null ? "no token" : "a wrong token")
+                        + " (every rank must use the job's UNICOMM_TOKEN)";
+                reject(msg.requestId, why);
+                failJobIfOwnRankWasRejected(claimedRank, why);
                 return false;
             }
             String problem = admit(claimedRank);
@@ -249,15 +314,15 @@ public final class StoreServer implements Closeable {
                 return false;
             }
             rank = claimedRank;
-            send(new Wire.Writer(Wire.OK, msg.requestId).build());
-            // An abort that happened before this rank joined must reach it too.
+            // An abort that happened before this rank joined must reach it too: then it is the answer to the hello,
+            // one frame, so that rank 0 stopping the host right after cannot leave this rank with a bare OK.
             String reason;
             int failed;
             synchronized (StoreServer.this) {
                 reason = abortReason;
                 failed = abortedRank;
             }
-            if (reason != null) send(aborted(0, failed, reason));
+            send(reason != null ? aborted(msg.requestId, failed, reason) : new Wire.Writer(Wire.OK, msg.requestId).build());
             return true;
         }
 
@@ -271,8 +336,22 @@ public final class StoreServer implements Closeable {
         }
 
         private void reject(int requestId, String why) {
-            LOG.log(System.Logger.Level.WARNING, "rejected a connection from " + socket.getRemoteSocketAddress() + ": " + why);
+            peerLog.warn("rejected a connection from " + socket.getRemoteSocketAddress() + ": " + why);
             send(new Wire.Writer(Wire.ERROR, requestId).text(why).build());
+        }
+
+        /**
+         * A rank of the job that the store turns away (wrong token or job size) would leave the others
+         * waiting for it until their timeout, so the job fails at once, naming it. Only for a peer run
+         * by this job's own user and a rank that has not joined: a stranger's hello must never be able
+         * to abort a job (it could always guess a rank number).
+         */
+        private void failJobIfOwnRankWasRejected(int claimedRank, String why) {
+            synchronized (StoreServer.this) {
+                if (ranks[claimedRank] != null) return;
+            }
+            if (!PeerOwner.isSameUser(socket)) return;
+            rankFailed(claimedRank, "was rejected by the rendezvous store: " + why);
         }
 
         private void requests(DataInputStream in) throws IOException {

@@ -31,6 +31,19 @@ public final class StoreTls {
     /** Property holding the keystore password. */
     public static final String PASSWORD_PROPERTY = "unicomm.tls.password";
 
+    /**
+     * The keystore value {@code unicomm run} gives its ranks: the keystore itself came through the
+     * launcher's pipe and lives only in memory, so no key file can outlive the job.
+     */
+    public static final String FROM_LAUNCHER = "unicomm-run:in-memory";
+
+    private static volatile byte[] launcherKeystore;
+
+    /** Keeps the keystore the launcher handed this rank (see {@link #FROM_LAUNCHER}). */
+    public static void useLauncherKeystore(byte[] pkcs12) {
+        launcherKeystore = pkcs12.clone();
+    }
+
     /** The TLS context that {@code config} describes. */
     public static SSLContext fromConfig(CommConfig config) {
         String file = config.property(KEYSTORE_PROPERTY, null);
@@ -40,14 +53,33 @@ public final class StoreTls {
                     + (file == null || file.isBlank() ? "no keystore is set (UNICOMM_TLS_KEYSTORE / -Dunicomm.tls.keystore)"
                     : "no keystore password is set (UNICOMM_TLS_PASSWORD / -Dunicomm.tls.password)")
                     + "; 'unicomm run --tls' sets both, or create one with StoreTls.createSelfSignedKeystore");
-        return context(Path.of(file), password.toCharArray());
+        if (file.equals(FROM_LAUNCHER)) {
+            byte[] held = launcherKeystore;
+            if (held == null)
+                throw new IllegalArgumentException("UNICOMM_TLS_KEYSTORE=" + FROM_LAUNCHER + " means the keystore comes from "
+                        + "'unicomm run' through the rank's standard input, but this process did not get one: start it with "
+                        + "'unicomm run --tls', or point UNICOMM_TLS_KEYSTORE at a PKCS12 file");
+            return context(held, password.toCharArray(), "handed over by unicomm run");
+        }
+        Path keystore = Path.of(file);
+        if (!Files.isReadable(keystore))
+            throw new IllegalArgumentException("TLS keystore " + keystore + " does not exist or is not readable");
+        return context(keystore, password.toCharArray());
     }
 
     /** A TLS 1.3 context whose key and only trusted certificate come from the PKCS12 {@code keystore}. */
     public static SSLContext context(Path keystore, char[] password) {
         if (!Files.isReadable(keystore))
             throw new IllegalArgumentException("TLS keystore " + keystore + " does not exist or is not readable");
-        try (InputStream in = Files.newInputStream(keystore)) {
+        try {
+            return context(Files.readAllBytes(keystore), password, keystore.toString());
+        } catch (IOException e) {
+            throw new CommException("cannot read TLS keystore " + keystore + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static SSLContext context(byte[] pkcs12, char[] password, String source) {
+        try (InputStream in = new java.io.ByteArrayInputStream(pkcs12)) {
             KeyStore ks = KeyStore.getInstance("PKCS12");
             ks.load(in, password);
             KeyManagerFactory kmf = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
@@ -58,7 +90,7 @@ public final class StoreTls {
             ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
-            throw new CommException("cannot load TLS keystore " + keystore + " (PKCS12, password from UNICOMM_TLS_PASSWORD): "
+            throw new CommException("cannot load TLS keystore " + source + " (PKCS12, password from UNICOMM_TLS_PASSWORD): "
                     + e.getMessage(), e);
         }
     }

@@ -95,27 +95,30 @@ public final class TcpStore implements Store {
         String address = host + ":" + port;
         long deadline = System.nanoTime() + nanos(timeout);
         long backoffMillis = 20;
+        int attempts = 0;
         IOException last = null;
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0) break;
             Socket s = null;
+            attempts++;
             try {
                 s = open(host, port, ssl, left);
                 TcpStore store = new TcpStore(s, address, rank, size, timeout, hosted);
                 store.hello(token, left);
                 store.reader.start();
                 return store;
-            } catch (ConnectException | NoRouteToHostException | SocketTimeoutException | UnknownHostException e) {
-                // The host is not up (yet): try again until the deadline.
-                last = e;
-                closeQuietly(s);
             } catch (SSLException e) {
                 closeQuietly(s);
-                throw new CommException("TLS handshake with the rendezvous store at " + address + " failed for rank " + rank
-                        + " (do all ranks use the job's keystore, UNICOMM_TLS_KEYSTORE?): " + e.getMessage(), e);
+                // A certificate the other side does not trust will not change: say so at once. Anything else
+                // (reset, closed mid-handshake while the host starts or sheds load) is retried like plain TCP.
+                if (isTrustFailure(e))
+                    throw new CommException("TLS handshake with the rendezvous store at " + address + " failed for rank " + rank
+                            + ": the certificates do not match (do all ranks use the job's keystore, UNICOMM_TLS_KEYSTORE?): "
+                            + e.getMessage(), e);
+                last = e;
             } catch (IOException e) {
-                // Refused mid-handshake, reset, or closed while the host starts or fills up: retry.
+                // Not up yet, refused, reset, or closed before the hello was answered (the host starts or fills up): retry.
                 last = e;
                 closeQuietly(s);
             } catch (RuntimeException e) {
@@ -133,8 +136,31 @@ public final class TcpStore implements Store {
             }
             backoffMillis = Math.min(500, backoffMillis * 2);
         }
-        throw new CommTimeoutException("rank " + rank + " connecting to the rendezvous store at " + address
-                + (last == null ? "" : " (last error: " + last + ")"), timeout);
+        throw new CommTimeoutException("rank " + rank + " connecting to the rendezvous store at " + address + " (" + attempts
+                + " attempts; " + whatHappened(last, ssl != null) + ")", timeout);
+    }
+
+    /** One phrase for the last failed attempt: what the rank saw and what it likely means. */
+    private static String whatHappened(IOException last, boolean tls) {
+        if (last == null) return "no attempt could be made";
+        String seen = last.getClass().getSimpleName() + (last.getMessage() == null ? "" : ": " + last.getMessage());
+        if (last instanceof ConnectException || last instanceof NoRouteToHostException || last instanceof UnknownHostException)
+            return "nothing accepted connections there; last error " + seen + " - is rank 0 running, and is the address right?";
+        if (last instanceof SocketTimeoutException)
+            return "the host did not answer in time; last error " + seen + " - is it overloaded or behind a firewall?";
+        return "the host accepted but closed or reset the connection before answering the hello" + (tls ? " (during TLS)" : "")
+                + "; last error " + seen + " - is it shutting down, or flooded by other connections to its port?";
+    }
+
+    /** Whether a TLS failure is about certificates (a setup mistake) rather than the connection. */
+    static boolean isTrustFailure(SSLException e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.security.GeneralSecurityException) return true;
+            String m = t.getMessage();
+            if (m != null && (m.contains("certificate") || m.contains("PKIX") || m.contains("unknown_ca") || m.contains("access_denied")))
+                return true;
+        }
+        return false;
     }
 
     private static Socket open(String host, int port, SSLContext ssl, long leftNanos) throws IOException {

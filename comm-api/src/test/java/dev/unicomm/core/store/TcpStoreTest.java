@@ -193,7 +193,10 @@ class TcpStoreTest {
         assertTrue(missing.getMessage().contains("no token"), missing.getMessage());
         assertThrows(IllegalArgumentException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
-        client(s, 1, 2, "s3cr3t-A").set("ok", new byte[0]); // the right token still works
+        // A rank of this user turned away fails the job at once (issue 18): even the right token now hears why.
+        CommAbortedException failed = assertThrows(CommAbortedException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "s3cr3t-A", null, TIMEOUT, null));
+        assertTrue(failed.getMessage().contains("rejected"), failed.getMessage());
     }
 
     @Test void onlyTheJobsRanksAreAdmittedEachOnce() {

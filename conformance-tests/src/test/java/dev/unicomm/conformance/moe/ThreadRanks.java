@@ -31,7 +31,7 @@ final class ThreadRanks {
         try {
             List<Future<?>> futures = new ArrayList<>();
             for (int r = 0; r < n; r++) {
-                CommConfig cfg = new CommConfig("shm", r, n, r, "127.0.0.1", port, null, false, Duration.ofSeconds(30),
+                CommConfig cfg = new CommConfig("shm", r, n, r, "127.0.0.1", port, "thread-ranks-token", false, Duration.ofSeconds(30),
                         heapBytes, Map.of());
                 futures.add(pool.submit(() -> {
                     try (Communicator comm = Unicomm.connect(cfg)) {
