@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * stack traces only with {@code --verbose}; {@code run} checks {@code --backend} and {@code -n} before
  * starting anything, honours {@code --timeout}, and a rank killed under it costs one line per survivor.
  */
-@Timeout(180)
+@Timeout(600)
 class CliErrorsTest {
     record Ran(int code, String out, String err, long ms) {
         List<String> errLines() { return err.lines().filter(l -> !l.isBlank()).toList(); }

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-@Timeout(120)
+@Timeout(600)
 class RunCommandTest {
     @TempDir Path dir;
 

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * command prints, the key pair is deleted when the job ends, and a wrong or missing token is
  * rejected and logged without any secret.
  */
-@Timeout(150)
+@Timeout(600)
 class RunSecurityTest {
     @TempDir Path dir;
 

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Timeout;
  * Issue 18, finding 6: ranks that choose different backends fail at once, every one of them naming
  * each rank's choice, instead of waiting on different keys until the timeout (60 s here).
  */
-@Timeout(120)
+@Timeout(600)
 class BackendAgreementTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 

@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 18, finding 5: {@code kill -9} of the launcher during a TLS job used to leave the ranks
  * running as orphans and the job's private key ({@code job.p12}) in the temporary folder.
  */
-@Timeout(180)
+@Timeout(600)
 class LauncherDeathTest {
     /** Generous: two JVMs wind down on a busy two-core machine. */
     static final long EXIT_BOUND_MS = 30_000;

@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-@Timeout(30)
+@Timeout(600)
 class RendezvousTest {
     /** A thread per rank: ranks block on each other, so a bounded pool could starve them. */
     static final java.util.concurrent.Executor THREADS = Thread::startVirtualThread;

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** {@code unicomm bench soak} with real ranks: a short clean run, and a run whose data is corrupted on purpose. */
-@Timeout(180)
+@Timeout(600)
 class SoakCommandTest {
     private static final Pattern TOTAL = Pattern.compile("total\\s+(\\d+)\\s+(\\d+)\\s+(\\d+)");
 

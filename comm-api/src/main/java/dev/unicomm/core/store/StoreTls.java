@@ -115,9 +115,10 @@ public final class StoreTls {
             Process p = pb.start();
             p.getOutputStream().close();
             byte[] output = p.getInputStream().readAllBytes();
-            if (!p.waitFor(60, TimeUnit.SECONDS)) {
+            // Generous: keytool is a JVM start, which a busy machine can slow down by minutes.
+            if (!p.waitFor(300, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new CommException("keytool did not finish within 60 s");
+                throw new CommException("keytool did not finish within 300 s");
             }
             if (p.exitValue() != 0)
                 throw new CommException("keytool failed (exit " + p.exitValue() + "): " + new String(output, StandardCharsets.UTF_8).trim());

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /** Hostile and broken input: the host drops the offender and keeps serving the job. */
-@Timeout(30)
+@Timeout(600)
 class StoreHardeningTest {
     private final List<AutoCloseable> cleanup = new ArrayList<>();
 

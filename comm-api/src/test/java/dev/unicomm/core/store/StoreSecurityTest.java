@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Timeout;
  * naming exactly that rank; the host keeps answering. (That rejections are logged without the
  * secret is checked end to end in the cli's RunSecurityTest.)
  */
-@Timeout(60)
+@Timeout(600)
 class StoreSecurityTest {
     static final int ROUNDS = 10;
 

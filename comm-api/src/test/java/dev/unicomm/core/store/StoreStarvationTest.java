@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * byte every 300 ms, which used to restart the hello deadline, so 64 of them locked ranks out for
  * good). Ranks must still get in, over plain TCP and over TLS.
  */
-@Timeout(120)
+@Timeout(600)
 class StoreStarvationTest {
     /** More than the old cap of 64 pending connections. */
     static final int LORIS = 200;

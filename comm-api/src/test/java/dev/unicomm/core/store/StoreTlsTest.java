@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-@Timeout(60)
+@Timeout(600)
 class StoreTlsTest {
     @TempDir Path dir;
 

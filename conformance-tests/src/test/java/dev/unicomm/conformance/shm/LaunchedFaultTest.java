@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * notices on its own (exit code 3, the abort names the rank), the job's exit code is the victim's,
  * no rank process outlives the launcher and no heap file is left in the segment folder.
  */
-@Timeout(120)
+@Timeout(600)
 class LaunchedFaultTest {
     @TempDir Path dir;
 

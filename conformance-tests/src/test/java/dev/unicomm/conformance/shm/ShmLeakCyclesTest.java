@@ -39,7 +39,7 @@ import org.junit.jupiter.api.io.TempDir;
  * outside the Java heap, code cache, JIT arenas and GC. Once with one rank, once with two ranks in two threads
  * over a real TCP rendezvous store (a new store, port and sockets every cycle).
  */
-@Timeout(180)
+@Timeout(600)
 class ShmLeakCyclesTest {
     static final int WARMUP = 50;
     /** Heap files go to a tmpfs folder when there is one, so RssShmem sees their pages. */
