@@ -4,6 +4,7 @@ import dev.unicomm.api.BackendReport;
 import dev.unicomm.conformance.KitReport;
 import dev.unicomm.conformance.KitRunner;
 import dev.unicomm.conformance.KitSettings;
+import dev.unicomm.conformance.KitSuites;
 import dev.unicomm.spi.BackendRegistry;
 import java.io.File;
 import java.io.IOException;
@@ -53,8 +54,9 @@ public final class ConformanceCommand implements Callable<Integer> {
     Path junitXml;
 
     @Option(names = "--suite", paramLabel = "NAME", split = ",",
-            description = "run only these suites (repeatable or comma separated): Lifecycle, Heap, Rma, Signal, Atomics, Teams, BadInput, Fault, Moe;"
-                    + " FaultInjection (SIGKILL at every phase) runs only when named")
+            description = "run only these suites (repeatable or comma separated): ${COMPLETION-CANDIDATES}; the default run is every suite"
+                    + " but FaultInjection (SIGKILL at every phase), which runs only when named",
+            completionCandidates = SuiteNames.class)
     List<String> suites = new ArrayList<>();
 
     @Option(names = "--rule", paramLabel = "RULE", split = ",",
@@ -128,17 +130,12 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
     }
 
-    /** The configured suites whose short names were asked for (all when none). */
+    /** The configured suites whose short names were asked for (the default run when none); found by {@link KitSuites}. */
     static List<Class<?>> select(List<String> names) {
-        if (names.isEmpty()) return KitRunner.ALL_SUITES;
+        if (names.isEmpty()) return KitSuites.defaultRun();
         List<Class<?>> out = new ArrayList<>();
         for (String n : names) {
-            String want = n.trim().toLowerCase(Locale.ROOT);
-            Class<?> match = java.util.stream.Stream.concat(KitRunner.ALL_SUITES.stream(), KitRunner.OPTIONAL_SUITES.stream())
-                    .filter(c -> c.getSimpleName().toLowerCase(Locale.ROOT).replace("rules", "").equals(want.replace("suite", "")))
-                    .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown suite '" + n + "'; suites: "
-                            + java.util.stream.Stream.concat(KitRunner.ALL_SUITES.stream(), KitRunner.OPTIONAL_SUITES.stream())
-                            .map(c -> c.getSimpleName().replace("Rules", "")).toList()));
+            Class<?> match = KitSuites.byName(n);
             if (!out.contains(match)) out.add(match);
         }
         return out;
@@ -170,6 +167,13 @@ public final class ConformanceCommand implements Callable<Integer> {
         List<URL> urls = new ArrayList<>();
         for (String e : cp.split(File.pathSeparator)) if (!e.isBlank()) urls.add(Path.of(e).toAbsolutePath().toUri().toURL());
         return urls.toArray(URL[]::new);
+    }
+
+    /** The suite names for the help text, found the same way as the suites themselves. */
+    static final class SuiteNames implements Iterable<String> {
+        @Override public java.util.Iterator<String> iterator() {
+            return KitSuites.configured().stream().map(KitSuites::shortName).iterator();
+        }
     }
 
     private int usage(String message) {

@@ -204,4 +204,32 @@ public abstract class HeapSuite extends KitSuite {
             }
         });
     }
+
+    /**
+     * Verifies §3.3 (closing a buffer completes the caller's RMA to it first) / if it fails, look at
+     * SymmetricBuffer.close: a put issued before close landed after it, in memory handed out again.
+     */
+    @Test void required_heap_close_completes_puts() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            int right = (c.rank() + 1) % c.size();
+            long n = 1 << 16;
+            for (int round = 0; round < 3; round++) {
+                SymmetricBuffer first = c.heap().allocate(n);
+                Mem.clear(c, first, (byte) 0);
+                c.barrier();
+                c.rma().put(first, 0, dev.unicomm.api.Memory.of(Mem.patterned(n, 40 + c.rank())), 0, n, right);
+                first.close(); // collective; no quiet and no barrier before it
+                try (SymmetricBuffer next = c.heap().allocate(n)) {
+                    Mem.clear(c, next, (byte) 0x5A);
+                    c.barrier();
+                    c.rma().quiet();
+                    c.barrier();
+                    Mem.expectFilled(Mem.read(c, next, 0, n), (byte) 0x5A, "round " + round
+                            + ": a buffer allocated after close (close must complete the puts to the closed buffer)");
+                    c.barrier();
+                }
+            }
+        });
+    }
 }

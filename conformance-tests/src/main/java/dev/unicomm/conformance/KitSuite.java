@@ -116,8 +116,10 @@ public abstract class KitSuite {
         return execute(body, victim);
     }
 
-    /** Skips the current rule when the backend does not declare {@code needed}. */
+    /** Skips the current (optional) rule when the backend does not declare {@code needed}; required rules cannot be skipped. */
     protected final void assumeCapability(Capability needed) {
+        if (!rule.startsWith("optional_"))
+            throw new IllegalStateException("rule " + rule + ": only rules named optional_... may depend on a capability");
         Set<Capability> caps = capabilities();
         Assumptions.assumeTrue(caps.contains(needed), () -> "backend '" + backend() + "' does not declare " + needed
                 + " (it declares " + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
@@ -183,7 +185,11 @@ public abstract class KitSuite {
             }
         }
         if (!bad.isEmpty()) {
-            throw new AssertionFailedError("rule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
+            // first line: the first failing rank's cause, so one-line views (progress, table) show why
+            RankResult first = bad.getFirst();
+            String cause = "rank " + first.rank() + " " + first.outcome() + (first.message().isEmpty() ? ""
+                    : ": " + first.message().lines().findFirst().orElse("")) + (bad.size() > 1 ? " (and " + (bad.size() - 1) + " more)" : "");
+            throw new AssertionFailedError(cause + "\nrule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
                     + bad.stream().map(r -> Integer.toString(r.rank())).collect(Collectors.joining(", "))
                     + " of " + results.size() + " (backend " + backend() + "):\n  "
                     + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
@@ -258,7 +264,8 @@ public abstract class KitSuite {
         return String.join(File.pathSeparator, entries);
     }
 
-    private static Path logDir() {
+    /** Where the worker JVMs' logs go: {@link KitSettings#LOGS}, else {@code target/unicomm-kit}, else a temporary folder. */
+    static Path logDir() {
         String configured = KitSettings.get(KitSettings.LOGS, null);
         if (configured != null) return Path.of(configured);
         Path target = Path.of("target");

@@ -89,19 +89,19 @@ public final class KitWorker {
                 b.run(pe);
                 outcome = Outcome.PASSED;
             } catch (TestAbortedException e) {
-                outcome = Outcome.SKIPPED;
-                message = String.valueOf(e.getMessage());
+                if (rule.startsWith("required_") && !(e instanceof NotApplicable)) {
+                    // required means required: a skip that is not about the job or platform is a failure
+                    outcome = Outcome.FAILED;
+                    message = "a required rule cannot be skipped, but the body skipped it: " + e.getMessage();
+                    abortStore(comm, rule, pe);
+                } else {
+                    outcome = Outcome.SKIPPED;
+                    message = String.valueOf(e.getMessage());
+                }
             } catch (Throwable t) {
                 outcome = Outcome.FAILED;
                 message = describe(t);
-                // Let the other ranks fail fast instead of waiting for us in a barrier until the timeout.
-                if (comm instanceof CheckedCommunicator cc) {
-                    try {
-                        cc.store().abort("rule " + rule + " failed on rank " + pe.rank());
-                    } catch (RuntimeException ignored) {
-                        // The store may be the thing that broke; the parent restarts the job anyway.
-                    }
-                }
+                abortStore(comm, rule, pe);
             }
             out.writeInt(Wire.RESULT);
             out.writeInt(seq);
@@ -110,6 +110,17 @@ public final class KitWorker {
             Wire.writeString(out, pe.value());
             out.writeLong(System.nanoTime() - t0);
             out.flush();
+        }
+    }
+
+    /** Lets the other ranks fail fast instead of waiting for this one in a barrier until the timeout. */
+    private static void abortStore(Communicator comm, String rule, Pe pe) {
+        if (comm instanceof CheckedCommunicator cc) {
+            try {
+                cc.store().abort("rule " + rule + " failed on rank " + pe.rank());
+            } catch (RuntimeException ignored) {
+                // The store may be the thing that broke; the parent restarts the job anyway.
+            }
         }
     }
 

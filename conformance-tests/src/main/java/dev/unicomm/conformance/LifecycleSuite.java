@@ -11,7 +11,6 @@ import dev.unicomm.spi.BackendRegistry;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.AssertionFailedError;
 
@@ -99,7 +98,7 @@ public abstract class LifecycleSuite extends KitSuite {
 
     @Test void required_lifecycle_no_fd_leak() {
         spmd(pe -> {
-            Assumptions.assumeTrue(Leaks.supported(), "no /proc here to count file descriptors");
+            NotApplicable.unlessPlatform(Leaks.supported(), "no /proc here to count file descriptors");
             cycle(pe, 0); // warm-up: class loading may open jars lazily
             Set<String> before = Leaks.fds();
             for (int i = 1; i <= 4; i++) cycle(pe, i);
@@ -127,7 +126,7 @@ public abstract class LifecycleSuite extends KitSuite {
 
     @Test void required_lifecycle_no_shared_memory_leak() {
         spmd(pe -> {
-            Assumptions.assumeTrue(Leaks.supported(), "no /proc here to list mappings");
+            NotApplicable.unlessPlatform(Leaks.supported(), "no /proc here to list mappings");
             Set<String> before = Leaks.shmFiles();
             Set<String> used = new TreeSet<>();
             for (int i = 0; i < 3; i++) {

@@ -16,17 +16,17 @@ import dev.unicomm.conformance.moe.MoeScenario;
 import dev.unicomm.conformance.moe.MoeScenario.Routing;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
+import org.opentest4j.AssertionFailedError;
 
 /**
  * MoE dispatch/combine against the plain-Java reference ({@code dev.unicomm.conformance.moe}) on
  * random routings: tokens whose experts all live on one rank, experts with zero tokens, -1 slots,
  * uneven token counts per rank (one rank with none), hidden sizes not a multiple of 128 where
  * BF16 allows it. Data movement must be bit-exact, sums within one bf16 ulp, FP8 within e4m3
- * rounding. A backend without native MoE runs the portable one (module {@code collectives});
- * without either, the rules are skipped with the reason.
+ * rounding. A backend without native MoE runs the portable one (module {@code collectives}, which
+ * the kit brings); a backend with neither fails these required rules, naming the fix.
  */
 public abstract class MoeSuite extends KitSuite {
 
@@ -34,8 +34,10 @@ public abstract class MoeSuite extends KitSuite {
         try {
             return c.moe(cfg);
         } catch (UnsupportedCapabilityException e) {
-            Assumptions.abort("no MoE implementation for this backend: " + e.getMessage());
-            throw e;
+            // required rules: a backend without MoE fails them, it does not skip them
+            throw new AssertionFailedError("no MoE implementation for backend '" + c.backend().name() + "': " + e.getMessage()
+                    + ". Fix: declare NATIVE_MOE and provide one, or declare RMA, SIGNALS and ATOMICS and put "
+                    + "dev.unicomm:collectives (the portable MoE) on the class path", e);
         }
     }
 

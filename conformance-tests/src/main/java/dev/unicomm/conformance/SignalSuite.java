@@ -12,7 +12,6 @@ import dev.unicomm.api.Memory;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /** Put-with-signal (SET, ADD, blocking and non-blocking) and signal wait-until with every comparison. */
@@ -130,7 +129,7 @@ public abstract class SignalSuite extends KitSuite {
      */
     static void waitUntil(Pe pe, Cmp cmp, long initial, long decoy, long value, long last) throws InterruptedException {
         Communicator c = pe.comm();
-        Assumptions.assumeTrue(c.size() >= 2, "wait-until rules need a second rank to send the signal");
+        NotApplicable.unlessRanks(c.size(), 2, "wait-until rules need a second rank to send the signal");
         assertTrue(!cmp.test(initial, value) && !cmp.test(decoy, value) && cmp.test(last, value), "rule set-up");
         try (SymmetricBuffer data = c.heap().allocate(64); SymmetricBuffer sig = c.heap().allocate(64)) {
             for (int phase = 0; phase < 2; phase++) {

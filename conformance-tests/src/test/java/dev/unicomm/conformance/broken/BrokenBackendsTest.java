@@ -68,4 +68,25 @@ class BrokenBackendsTest {
         assertEquals(new TreeSet<>(expected), failed(r), r.table());
         assertPassedBesides(r, expected); // CAS, swap and uncontended words are untouched
     }
+
+    @Test void quietThatOnlyOrdersFailsTheQuietCompletionRules() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.QuietOnlyOrdersRma.class, List.of("required_rma_quiet_completes_puts",
+                "optional_rma_quiet_completes_put_nbi", "required_rma_fence_orders_puts", "required_rma_get_all_sizes"), Map.of(), null, null);
+        assertEquals(4, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_quiet_completes_puts", "optional_rma_quiet_completes_put_nbi");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected); // ordering holds, so the fence rule passes
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_quiet_completes_puts")).findFirst().orElseThrow().reason();
+        assertTrue(why.lines().findFirst().orElseThrow().contains("quiet must complete the put"), "cause on the first line: " + why);
+    }
+
+    @Test void barrierThatDoesNotCompleteRmaFailsTheBarrierRules() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.BarrierSkipsRma.class, List.of("required_rma_barrier_completes_puts",
+                "required_rma_world_team_barrier_completes_puts", "required_rma_quiet_completes_puts", "required_rma_put_all_sizes"),
+                Map.of(), null, null);
+        assertEquals(4, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_barrier_completes_puts", "required_rma_world_team_barrier_completes_puts");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected); // quiet still completes, so rules that quiet before the barrier pass
+    }
 }
