@@ -33,7 +33,7 @@ public abstract class AtomicsSuite extends KitSuite {
                 long[] seen = new long[PER_RANK];
                 for (int i = 0; i < PER_RANK; i++) seen[i] = c.rma().atomicFetchAdd(w, 0, 1, 0);
                 c.barrier();
-                assertEquals((long) PER_RANK * c.size(), c.rma().atomicFetch(w, 0, 0), "total of all fetch-adds on rank 0's word");
+                Mem.expectWord((long) PER_RANK * c.size(), c.rma().atomicFetch(w, 0, 0), "total of all fetch-adds on rank 0's word");
                 pe.report(Arrays.stream(seen).mapToObj(Long::toString).collect(Collectors.joining(",")));
                 c.barrier();
             }
@@ -60,7 +60,7 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 long want = 1000 + (long) PER_RANK * n * (n + 1) / 2;
-                assertEquals(want, Mem.readLong(c, w, 0), "own word after " + PER_RANK + " adds of (rank+1) from every rank");
+                Mem.expectWord(want, Mem.readLong(c, w, 0), "own word after " + PER_RANK + " adds of (rank+1) from every rank");
                 c.barrier();
             }
         });
@@ -73,10 +73,10 @@ public abstract class AtomicsSuite extends KitSuite {
             try (SymmetricBuffer w = word(c, 7)) {
                 c.barrier();
                 if (c.rank() == 0) {
-                    assertEquals(7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
-                    assertEquals(7, c.rma().atomicFetch(w, 0, right), "failed CAS must not write");
-                    assertEquals(7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
-                    assertEquals(-5, c.rma().atomicFetch(w, 0, right), "successful CAS writes the new value");
+                    Mem.expectWord(7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
+                    Mem.expectWord(7, c.rma().atomicFetch(w, 0, right), "failed CAS must not write");
+                    Mem.expectWord(7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
+                    Mem.expectWord(-5, c.rma().atomicFetch(w, 0, right), "successful CAS writes the new value");
                 }
                 c.barrier();
             }
@@ -95,7 +95,7 @@ public abstract class AtomicsSuite extends KitSuite {
                     while ((prev = c.rma().atomicCompareSwap(w, 0, cur, cur + 1, target)) != cur) cur = prev;
                 }
                 c.barrier();
-                assertEquals((long) per * c.size(), c.rma().atomicFetch(w, 0, target), "counter incremented by CAS loops on every rank");
+                Mem.expectWord((long) per * c.size(), c.rma().atomicFetch(w, 0, target), "counter incremented by CAS loops on every rank");
                 c.barrier();
             }
         });
@@ -133,8 +133,8 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 int left = (c.rank() + c.size() - 1) % c.size();
-                assertEquals(0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
-                assertEquals(0x1234_5678_9abc_def0L ^ c.rank(), c.rma().atomicFetch(w, 8L * c.rank(), right), "fetch of the word set on rank " + right);
+                Mem.expectWord(0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
+                Mem.expectWord(0x1234_5678_9abc_def0L ^ c.rank(), c.rma().atomicFetch(w, 8L * c.rank(), right), "fetch of the word set on rank " + right);
                 c.barrier();
             }
         });
@@ -145,13 +145,13 @@ public abstract class AtomicsSuite extends KitSuite {
             Communicator c = pe.comm();
             try (SymmetricBuffer w = word(c, Long.MAX_VALUE)) {
                 int me = c.rank();
-                assertEquals(Long.MAX_VALUE, c.rma().atomicFetchAdd(w, 0, 1, me), "fetch-add at MAX");
-                assertEquals(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "MAX + 1 wraps to MIN");
+                Mem.expectWord(Long.MAX_VALUE, c.rma().atomicFetchAdd(w, 0, 1, me), "fetch-add at MAX");
+                Mem.expectWord(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "MAX + 1 wraps to MIN");
                 c.rma().atomicAdd(w, 0, -1, me);
-                assertEquals(Long.MAX_VALUE, c.rma().atomicFetch(w, 0, me), "MIN - 1 wraps to MAX");
-                assertEquals(Long.MAX_VALUE, c.rma().atomicSwap(w, 0, -42, me), "swap returns the old value");
-                assertEquals(-42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
-                assertEquals(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "CAS stored MIN");
+                Mem.expectWord(Long.MAX_VALUE, c.rma().atomicFetch(w, 0, me), "MIN - 1 wraps to MAX");
+                Mem.expectWord(Long.MAX_VALUE, c.rma().atomicSwap(w, 0, -42, me), "swap returns the old value");
+                Mem.expectWord(-42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
+                Mem.expectWord(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "CAS stored MIN");
                 c.barrier();
             }
         });
@@ -165,7 +165,7 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().put(w, 8, dev.unicomm.api.Memory.of(Mem.longs(555 + c.rank())), 0, 8, right);
                 c.rma().quiet();
                 c.barrier();
-                assertEquals(555 + c.rank(), c.rma().atomicFetch(w, 8, right),
+                Mem.expectWord(555 + c.rank(), c.rma().atomicFetch(w, 8, right),
                         "atomic fetch of the word this rank put on rank " + right + " before quiet and barrier");
                 c.barrier();
             }
@@ -184,7 +184,7 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 for (int r = 0; r < n; r++)
-                    assertEquals((long) PER_RANK * (r + 1), c.rma().atomicFetch(w, 8L * r, 0), "word of rank " + r + " on rank 0");
+                    Mem.expectWord((long) PER_RANK * (r + 1), c.rma().atomicFetch(w, 8L * r, 0), "word of rank " + r + " on rank 0");
                 c.barrier();
             }
         });

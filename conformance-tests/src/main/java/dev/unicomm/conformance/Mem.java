@@ -193,6 +193,13 @@ public final class Mem {
         return v;
     }
 
+    /** Fails unless the 64-bit word {@code actual} is {@code expected}, showing both in hex and decimal (bit patterns hide in decimal). */
+    public static void expectWord(long expected, long actual, String what) {
+        if (expected != actual)
+            throw new AssertionFailedError(what + ": " + hex(actual) + " (" + actual + "), expected " + hex(expected) + " (" + expected + ")",
+                    expected, actual);
+    }
+
     /** A 64-bit word as it is stored: 16 hex digits, so a missing byte shows as a run of 0s or fs. */
     public static String hex(long v) { return String.format("0x%016x", v); }
 }

@@ -1,6 +1,5 @@
 package dev.unicomm.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -31,7 +30,7 @@ public abstract class SignalSuite extends KitSuite {
                     c.rma().putSignal(data, 0, Memory.of(Mem.patterned(4096, round * 10 + c.rank())), 0, 4096,
                             sig, 0, round, SignalOp.SET, right(c));
                     long got = c.rma().signalWaitUntil(sig, 0, Cmp.EQ, round);
-                    assertEquals(round, got, "signal value returned by wait-until");
+                    Mem.expectWord(round, got, "signal value returned by wait-until");
                     Mem.expectPattern(Mem.read(c, data, 0, 4096), round * 10 + left(c), "round " + round + " data after its signal");
                     c.barrier(); // the next round overwrites the data
                 }
@@ -50,10 +49,10 @@ public abstract class SignalSuite extends KitSuite {
                     c.rma().putSignal(data, 64L * c.rank(), Memory.of(Mem.patterned(64, c.rank())), 0, 64, sig, 0, c.rank() + 1, SignalOp.ADD, p);
                 long total = (long) n * (n + 1) / 2;
                 long got = c.rma().signalWaitUntil(sig, 0, Cmp.GE, total);
-                assertEquals(total, got, "sum of the ADD signals of all ranks");
+                Mem.expectWord(total, got, "sum of the ADD signals of all ranks");
                 for (int r = 0; r < n; r++) Mem.expectPattern(Mem.read(c, data, 64L * r, 64), r, "data from rank " + r);
                 c.barrier();
-                assertEquals(total, c.rma().signalFetch(sig, 0), "signal after every rank finished");
+                Mem.expectWord(total, c.rma().signalFetch(sig, 0), "signal after every rank finished");
             }
         });
     }
@@ -67,7 +66,7 @@ public abstract class SignalSuite extends KitSuite {
                 c.barrier();
                 c.rma().putSignalNbi(data, 0, Memory.of(Mem.patterned(1 << 16, 77 + c.rank())), 0, 1 << 16, sig, 0, 5, SignalOp.SET, right(c));
                 c.rma().quiet();
-                assertEquals(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5), "non-blocking put-with-signal value");
+                Mem.expectWord(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5), "non-blocking put-with-signal value");
                 Mem.expectPattern(Mem.read(c, data, 0, 1 << 16), 77 + left(c), "data of a non-blocking put-with-signal");
                 c.barrier();
             }
@@ -102,10 +101,10 @@ public abstract class SignalSuite extends KitSuite {
                 c.rma().quiet();
                 if (c.rank() == 0) {
                     long want = (long) per * c.size();
-                    assertEquals(want, c.rma().signalWaitUntil(sig, 0, Cmp.GE, want), "signal after " + want + " concurrent ADDs");
+                    Mem.expectWord(want, c.rma().signalWaitUntil(sig, 0, Cmp.GE, want), "signal after " + want + " concurrent ADDs");
                 }
                 c.barrier();
-                if (c.rank() == 0) assertEquals((long) per * c.size(), c.rma().signalFetch(sig, 0), "no ADD lost or doubled");
+                if (c.rank() == 0) Mem.expectWord((long) per * c.size(), c.rma().signalFetch(sig, 0), "no ADD lost or doubled");
             }
         });
     }
@@ -147,7 +146,7 @@ public abstract class SignalSuite extends KitSuite {
                     }
                 } else if (phase == 0 || c.rank() == 0) {
                     long got = c.rma().signalWaitUntil(sig, 0, cmp, value);
-                    assertEquals(last, got, "wait-until " + cmp + " " + value + " (signal went " + initial + " -> " + decoy
+                    Mem.expectWord(last, got, "wait-until " + cmp + " " + value + " (signal went " + initial + " -> " + decoy
                             + " -> " + last + ") returned");
                 }
                 c.barrier();
@@ -166,9 +165,9 @@ public abstract class SignalSuite extends KitSuite {
                 Mem.write(c, sig, 0, Mem.longs(42));
                 for (Cmp cmp : Cmp.values()) {
                     long value = switch (cmp) { case EQ, GE, LE -> 42; case NE, LT -> 43; case GT -> 41; };
-                    assertEquals(42, c.rma().signalWaitUntil(sig, 0, cmp, value), "wait-until " + cmp + " " + value + " on 42");
+                    Mem.expectWord(42, c.rma().signalWaitUntil(sig, 0, cmp, value), "wait-until " + cmp + " " + value + " on 42");
                 }
-                assertEquals(42, c.rma().signalFetch(sig, 0), "signalFetch");
+                Mem.expectWord(42, c.rma().signalFetch(sig, 0), "signalFetch");
                 c.barrier();
             }
         });
@@ -185,7 +184,7 @@ public abstract class SignalSuite extends KitSuite {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 assertTrue(ms >= limit.toMillis() - 50 && ms < limit.toMillis() + 5_000,
                         "a " + limit.toMillis() + " ms wait-until gave up after " + ms + " ms");
-                assertEquals(0, one.rma().signalFetch(sig, 0), "the communicator still works after a timeout");
+                Mem.expectWord(0, one.rma().signalFetch(sig, 0), "the communicator still works after a timeout");
             }
         });
     }
