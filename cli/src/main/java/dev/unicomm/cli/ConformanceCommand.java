@@ -6,12 +6,8 @@ import dev.unicomm.conformance.KitRunner;
 import dev.unicomm.conformance.KitSettings;
 import dev.unicomm.conformance.KitSuites;
 import dev.unicomm.spi.BackendRegistry;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -89,10 +85,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return usage(e.getMessage());
         }
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        URLClassLoader extra = classpath == null ? null : new URLClassLoader(urls(classpath), previous);
-        if (extra != null) Thread.currentThread().setContextClassLoader(extra);
-        try {
+        try (ExtraClassPath extra = ExtraClassPath.install(classpath)) {
             BackendRegistry registry = BackendRegistry.load();
             var provider = registry.providers().stream().filter(p -> p.name().equals(backend)).findFirst();
             if (provider.isEmpty())
@@ -124,9 +117,6 @@ public final class ConformanceCommand implements Callable<Integer> {
             }
             if (junitXml != null) out.println("JUnit XML: " + junitXml);
             return report.passed() ? 0 : 1;
-        } finally {
-            Thread.currentThread().setContextClassLoader(previous);
-            if (extra != null) extra.close();
         }
     }
 
@@ -161,12 +151,6 @@ public final class ConformanceCommand implements Callable<Integer> {
             }
         }
         return false;
-    }
-
-    private static URL[] urls(String cp) throws MalformedURLException {
-        List<URL> urls = new ArrayList<>();
-        for (String e : cp.split(File.pathSeparator)) if (!e.isBlank()) urls.add(Path.of(e).toAbsolutePath().toUri().toURL());
-        return urls.toArray(URL[]::new);
     }
 
     /** The suite names for the help text, found the same way as the suites themselves. */

@@ -26,6 +26,8 @@ public abstract class AtomicsSuite extends KitSuite {
         return b;
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_fetch_add_contention() {
         var results = spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -51,6 +53,8 @@ public abstract class AtomicsSuite extends KitSuite {
             if (!all.contains(i)) throw new AssertionFailedError("no fetch-add returned " + i + " (of " + total + ")");
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_add_contention_every_pe() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -66,6 +70,8 @@ public abstract class AtomicsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §5.2: compare-and-swap returns what it found and writes only on a match / if it fails, look at compareSwap's result and condition. */
+    @Verifies("5.2")
     @Test void optional_atomics_compare_swap_semantics() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -83,6 +89,8 @@ public abstract class AtomicsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_compare_swap_contention() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -101,6 +109,8 @@ public abstract class AtomicsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_swap_contention() {
         var results = spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -124,6 +134,8 @@ public abstract class AtomicsSuite extends KitSuite {
         for (long i = -1; i < n * 200L; i++) if (!unique.contains(i)) throw new AssertionFailedError("value " + i + " was lost by swap");
     }
 
+    /** Verifies §5.1: atomics act on exactly their 64-bit word / if it fails, look at word addressing in the atomic path. */
+    @Verifies("5.1")
     @Test void optional_atomics_set_and_fetch() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -140,6 +152,8 @@ public abstract class AtomicsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §5.1: atomics wrap around as two's complement / if it fails, look at overflow handling in the atomic path. */
+    @Verifies("5.1")
     @Test void optional_atomics_wraparound() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -157,6 +171,8 @@ public abstract class AtomicsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §5.3: an atomic fetch after quiet sees the completed put / if it fails, look at ordering between the put and atomic paths. */
+    @Verifies("5.3")
     @Test void optional_atomics_fetch_sees_completed_put() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -172,6 +188,8 @@ public abstract class AtomicsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §5.1: atomics act on exactly their 64-bit word / if it fails, look at word addressing in the atomic path. */
+    @Verifies("5.1")
     @Test void optional_atomics_distinct_words_independent() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();

@@ -49,8 +49,14 @@ public record KitReport(String backend, String version, List<String> capabilitie
      * @param result passed, failed, or skipped
      * @param reason why it failed or was skipped ("" if it passed)
      * @param time   wall time of the rule in the parent
+     * @param clause the clause of docs/semantics.md the rule verifies ("" if none)
      */
-    public record Entry(String suite, String rule, Result result, String reason, Duration time) {
+    public record Entry(String suite, String rule, Result result, String reason, Duration time, String clause) {
+        /** An entry without a clause (suite set-up failures). */
+        public Entry(String suite, String rule, Result result, String reason, Duration time) {
+            this(suite, rule, result, reason, time, "");
+        }
+
         /** {@code required} or {@code optional}, from the rule id. */
         public String level() { return rule.startsWith("optional_") ? "optional" : rule.startsWith("required_") ? "required" : "-"; }
     }
@@ -103,7 +109,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "unicomm conformance: backend %s %s, %d ranks, %s%n", backend, version, ranks, started));
         b.append("declared capabilities: ").append(String.join(", ", capabilities)).append('\n');
-        b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %8s  %s%n", "rule", "level", "result", "time", "reason"));
+        b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %8s  %s%n", "rule", "level", "clause", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {
             if (!e.suite().equals(suite)) {
@@ -112,7 +118,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
             }
             String reason = e.reason().lines().findFirst().orElse("");
             if (reason.length() > 160) reason = reason.substring(0, 157) + "...";
-            b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %7.2fs  %s%n", e.rule(), e.level(), e.result(),
+            b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %7.2fs  %s%n", e.rule(), e.level(),
+                    e.clause().isEmpty() ? "" : "§" + e.clause(), e.result(),
                     e.time().toMillis() / 1000.0, reason));
         }
         b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; rules ran %.1f s (plus job start-ups)%n", entries.size(),
@@ -126,7 +133,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
     /** The report as one JSON object. */
     public String json() {
         String rules = entries.stream().map(e -> "{\"suite\":" + str(e.suite()) + ",\"rule\":" + str(e.rule())
-                + ",\"level\":" + str(e.level()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
+                + ",\"level\":" + str(e.level()) + ",\"clause\":" + str(e.clause()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
                 + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
                 .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
         return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version)

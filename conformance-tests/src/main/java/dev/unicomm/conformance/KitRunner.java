@@ -130,12 +130,14 @@ public final class KitRunner {
         }
 
         private void add(TestIdentifier id, KitReport.Result r, String reason, Duration time) {
-            String suite = "?", rule = id.getDisplayName();
+            String suite = "?", rule = id.getDisplayName(), clause = "";
             if (id.getSource().orElse(null) instanceof MethodSource ms) {
                 suite = ms.getJavaClass().getSimpleName();
                 rule = ms.getMethodName();
+                Verifies v = ms.getJavaMethod().getAnnotation(Verifies.class);
+                if (v != null) clause = v.value();
             }
-            entries.add(new KitReport.Entry(suite, rule, r, reason, time));
+            entries.add(new KitReport.Entry(suite, rule, r, reason, time, clause));
             if (progress != null)
                 progress.printf("%-8s %-48s %7.2fs%s%n", r, rule, time.toMillis() / 1000.0,
                         reason.isEmpty() ? "" : "  " + reason.lines().findFirst().orElse(""));

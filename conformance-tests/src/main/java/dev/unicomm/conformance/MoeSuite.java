@@ -65,14 +65,24 @@ public abstract class MoeSuite extends KitSuite {
         }
     }
 
+    /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
+    @Verifies("9.3")
     @Test void required_moe_normal_uniform_routing() { spmd(pe -> normalBf16(pe, Routing.UNIFORM, 1)); }
 
+    /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
+    @Verifies("9.3")
     @Test void required_moe_normal_tokens_on_one_rank() { spmd(pe -> normalBf16(pe, Routing.ONE_RANK, 2)); }
 
+    /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
+    @Verifies("9.3")
     @Test void required_moe_normal_experts_without_tokens() { spmd(pe -> normalBf16(pe, Routing.HALF_EXPERTS_IDLE, 3)); }
 
+    /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
+    @Verifies("9.3")
     @Test void required_moe_normal_unused_slots_and_uneven_tokens() { spmd(pe -> normalBf16(pe, Routing.UNUSED_SLOTS, 4)); }
 
+    /** Verifies §9.2: normal dispatch carries FP8 data and scales bit-exactly and combines / if it fails, look at the FP8 tuple path of dispatch. */
+    @Verifies("9.2")
     @Test void required_moe_normal_fp8() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -83,10 +93,16 @@ public abstract class MoeSuite extends KitSuite {
         });
     }
 
+    /** Verifies §9.7: low-latency dispatch/combine match the reference (slots, FP8, weighted sum) / if it fails, look at slot assignment per local expert and the weighted combine. */
+    @Verifies("9.7")
     @Test void required_moe_low_latency_uniform_routing() { spmd(pe -> lowLatency(pe, Routing.UNIFORM, 11)); }
 
+    /** Verifies §9.7: low-latency dispatch/combine match the reference (slots, FP8, weighted sum) / if it fails, look at slot assignment per local expert and the weighted combine. */
+    @Verifies("9.7")
     @Test void required_moe_low_latency_tokens_on_one_rank() { spmd(pe -> lowLatency(pe, Routing.ONE_RANK, 13)); }
 
+    /** Verifies §9.7: low-latency dispatch/combine match the reference (slots, FP8, weighted sum) / if it fails, look at slot assignment per local expert and the weighted combine. */
+    @Verifies("9.7")
     @Test void required_moe_low_latency_experts_without_tokens_and_unused_slots() {
         spmd(pe -> {
             lowLatency(pe, Routing.HALF_EXPERTS_IDLE, 15);
@@ -94,6 +110,8 @@ public abstract class MoeSuite extends KitSuite {
         });
     }
 
+    /** Verifies §9.13: bad MoE input is rejected by name, stale handles detected / if it fails, look at MoE argument checks and the double-buffer bookkeeping. */
+    @Verifies("9.13")
     @Test void required_moe_bad_input_is_rejected_by_name() {
         spmd(pe -> {
             Communicator c = pe.comm();

@@ -20,6 +20,8 @@ public abstract class SignalSuite extends KitSuite {
 
     static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
 
+    /** Verifies §4.1: put-with-signal SET delivers the data, then the signal / if it fails, look at the order of data and signal writes. */
+    @Verifies("4.1")
     @Test void optional_signal_put_signal_set() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -38,6 +40,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.3: put-with-signal ADD from every PE adds up / if it fails, look at atomicity of signal ADD. */
+    @Verifies("4.3")
     @Test void optional_signal_put_signal_add() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -57,6 +61,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.1: non-blocking put-with-signal delivers data and signal by quiet / if it fails, look at putSignalNbi's completion tracking. */
+    @Verifies("4.1")
     @Test void optional_signal_put_signal_nbi() {
         spmd(Capability.SIGNALS, pe -> {
             Capabilities.require(pe.comm(), Capability.NONBLOCKING_RMA);
@@ -73,6 +79,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.1: a PE that sees the signal sees all the data / if it fails, look at signal written before the data has landed. */
+    @Verifies("4.1")
     @Test void optional_signal_data_visible_before_signal() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -89,6 +97,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.3: concurrent signal ADDs are neither lost nor doubled / if it fails, look at atomicity of signal ADD under contention. */
+    @Verifies("4.3")
     @Test void optional_signal_add_contention() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -109,16 +119,28 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_eq() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.EQ, 0, 4, 5, 5)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_ne() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.NE, 9, 9, 9, 10)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_gt() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.GT, 0, 10, 10, 11)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_ge() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.GE, 0, 9, 10, 10)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_lt() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LT, 100, 50, 50, 49)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_le() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LE, 100, 51, 50, 50)); }
 
     /**
@@ -154,10 +176,14 @@ public abstract class SignalSuite extends KitSuite {
         }
     }
 
+    /** Verifies §4.2: wait-until compares as signed 64-bit / if it fails, look at unsigned comparisons in wait-until. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_signed() {
         spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LT, 0, 5, 0, -3));
     }
 
+    /** Verifies §4.2: wait-until returns at once when already satisfied / if it fails, look at wait-until blocking before its first check. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_already_satisfied() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -173,6 +199,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.2: wait-until times out with CommTimeoutException and leaves the communicator usable / if it fails, look at the wait's deadline and clean-up after a timeout. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_times_out() {
         spmd(Capability.SIGNALS, pe -> {
             Duration limit = Duration.ofMillis(400);

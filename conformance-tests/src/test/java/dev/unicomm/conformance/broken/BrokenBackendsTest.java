@@ -89,4 +89,24 @@ class BrokenBackendsTest {
         assertEquals(new TreeSet<>(expected), failed(r), r.table());
         assertPassedBesides(r, expected); // quiet still completes, so rules that quiet before the barrier pass
     }
+
+    /**
+     * One broken data path must not cost minutes: the whole Rma suite with a put that drops its last byte
+     * (most rules fail, each failure restarts the job) finishes within twice the time of the passing run.
+     */
+    @Test void droppedByteRunFinishesWithinTwiceThePassingRun() {
+        long t0 = System.nanoTime();
+        KitReport passing = run(BrokenFixtures.PlainShmRma.class);
+        long passingMs = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(0, passing.count(KitReport.Result.FAILED), passing.table());
+        long t1 = System.nanoTime();
+        KitReport dropped = run(BrokenFixtures.DropLastByteRma.class);
+        long droppedMs = (System.nanoTime() - t1) / 1_000_000;
+        System.out.println("Rma suite, 2 ranks: passing run " + passingMs + " ms, dropped-last-byte run " + droppedMs + " ms, "
+                + dropped.count(KitReport.Result.FAILED) + " rules failed");
+        assertTrue(failed(dropped).containsAll(Set.of("required_rma_put_all_sizes", "required_rma_put_keeps_byte_order",
+                "required_rma_quiet_completes_puts")), dropped.table());
+        assertTrue(droppedMs <= 2 * passingMs, "dropped-byte run took " + droppedMs + " ms, the passing run " + passingMs + " ms\n"
+                + dropped.table());
+    }
 }

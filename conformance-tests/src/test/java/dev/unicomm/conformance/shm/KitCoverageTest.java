@@ -72,4 +72,37 @@ class KitCoverageTest {
         assertEquals(declared, cli.size(), "every rule method is discovered");
         System.out.println("kit default run: " + cli.size() + " rules in " + KitSuites.defaultRun().size() + " suites (CLI and JUnit alike)");
     }
+
+    @Test void everyRuleNamesAClauseOfTheSpecAndSaysWhatToLookAt() throws java.io.IOException {
+        String spec = java.nio.file.Files.readString(java.nio.file.Path.of("../docs/semantics.md"));
+        Set<String> clauses = new HashSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?m)^- \\*\\*(\\d+\\.\\d+)").matcher(spec);
+        while (m.find()) clauses.add(m.group(1));
+        List<String> bad = new ArrayList<>();
+        for (Class<?> suite : KitSuites.configured()) {
+            for (String rule : KitSuites.rules(suite)) {
+                java.lang.reflect.Method method = findRule(suite, rule);
+                dev.unicomm.conformance.Verifies v = method.getAnnotation(dev.unicomm.conformance.Verifies.class);
+                if (v == null) bad.add(rule + ": no @Verifies");
+                else if (!clauses.contains(v.value())) bad.add(rule + ": clause " + v.value() + " is not in docs/semantics.md");
+                String src = java.nio.file.Files.readString(java.nio.file.Path.of("src/main/java",
+                        method.getDeclaringClass().getName().replace('.', '/') + ".java"));
+                int at = src.indexOf("void " + rule + "(");
+                int doc = src.lastIndexOf("/**", at);
+                int end = doc < 0 ? -1 : src.indexOf("*/", doc);
+                String javadoc = doc < 0 ? "" : src.substring(doc, end);
+                boolean attached = doc >= 0 && src.substring(end + 2, at).strip().matches("(@Verifies\\(\"[0-9.]+\"\\)\\s*)?@Test");
+                if (!attached || !javadoc.contains("Verifies \u00a7") || !javadoc.contains("if it fails, look at"))
+                    bad.add(rule + ": no javadoc \"Verifies \u00a7x.y ... / if it fails, look at ...\"");
+            }
+        }
+        assertEquals(List.of(), bad);
+    }
+
+    private static java.lang.reflect.Method findRule(Class<?> suite, String rule) {
+        for (Class<?> c = suite; c != null; c = c.getSuperclass()) {
+            for (java.lang.reflect.Method x : c.getDeclaredMethods()) if (x.getName().equals(rule)) return x;
+        }
+        throw new AssertionError(rule);
+    }
 }
