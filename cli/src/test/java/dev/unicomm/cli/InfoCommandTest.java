@@ -57,8 +57,9 @@ class InfoCommandTest {
                 }
                 """);
         java.nio.file.Path classes = dir.resolve("classes");
-        var javac = javax.tools.ToolProvider.getSystemJavaCompiler();
-        assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), "-cp", System.getProperty("java.class.path"), src.toString()));
+        Process javac = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
+                "-d", classes.toString(), "-cp", System.getProperty("java.class.path"), src.toString()).inheritIO().start();
+        assertEquals(0, javac.waitFor(), "javac of the out-of-tree provider");
         java.nio.file.Path services = classes.resolve("META-INF/services/dev.unicomm.spi.CommBackendProvider");
         java.nio.file.Files.createDirectories(services.getParent());
         java.nio.file.Files.writeString(services, "oot.OutOfTreeProvider\n");

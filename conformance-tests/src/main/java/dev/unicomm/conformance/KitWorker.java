@@ -152,12 +152,14 @@ public final class KitWorker {
     }
 
     /**
-     * After a failed rule that every rank finished: the job is fit for the next rule when a barrier still
-     * works on every rank and the rule left no symmetric memory allocated. "" when fit, else why not.
+     * After a failed rule that every rank finished: the job is fit for the next rule when, after a quiet,
+     * a barrier still works on every rank and the rule left no symmetric memory allocated. "" when fit,
+     * else why not.
      */
     static String probe(Communicator comm, long usedBefore) {
         if (comm == null) return "";
         try {
+            comm.rma().quiet(); // nothing the failed rule left in flight may land in the next rule's buffers
             comm.barrier();
             long used = heapUsed(comm);
             comm.barrier(); // every rank passes both barriers, whatever it found

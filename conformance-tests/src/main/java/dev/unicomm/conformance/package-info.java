@@ -10,8 +10,10 @@
  * Every rule is a JUnit test that sends its SPMD body to all workers over a localhost control
  * channel; each rank runs it and reports passed / failed / skipped with a message; the parent fails
  * the test naming the ranks and their messages. A rank that does not answer within
- * {@code ruleTimeout()} is reported HUNG and the job is killed; after any failure the next rule gets a
- * fresh job, so one broken rule never cascades.
+ * {@code ruleTimeout()} is reported HUNG and the job is killed; after a hang, a lost rank, or a failure
+ * that left ranks waiting, the next rule gets a fresh job, so one broken rule never cascades. A
+ * failure that every rank finished keeps the job if a probe (quiet, barrier, no heap left allocated)
+ * passes, so one broken data path does not pay a restart per rule.
  *
  * <h2>Running it against a backend</h2>
  * In the backend's test sources, one empty-bodied subclass per suite, with the hooks it needs:

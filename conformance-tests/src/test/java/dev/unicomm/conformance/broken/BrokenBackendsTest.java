@@ -109,4 +109,14 @@ class BrokenBackendsTest {
         assertTrue(droppedMs <= 2 * passingMs, "dropped-byte run took " + droppedMs + " ms, the passing run " + passingMs + " ms\n"
                 + dropped.table());
     }
+
+    /** Required means required: a backend without what the MoE rules need fails them, naming the fix, and is not certified. */
+    @Test void requiredMoeRulesFailWithoutAtomicsInsteadOfSkipping() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.NoAtomicsMoe.class, List.of("required_moe_normal_uniform_routing"), Map.of(), null, null);
+        KitReport.Entry e = r.entries().getFirst();
+        assertEquals(KitReport.Result.FAILED, e.result(), r.table());
+        assertTrue(e.reason().contains("no MoE implementation") && e.reason().contains("ATOMICS")
+                && e.reason().contains("dev.unicomm:collectives"), e.reason());
+        assertEquals(KitReport.Certification.NOT_CERTIFIED, r.certification());
+    }
 }

@@ -46,4 +46,10 @@ final class BrokenFixtures {
         @Override protected int ranks() { return 2; }
         @Override protected Duration timeout() { return SHORT; }
     }
+
+    public static class NoAtomicsMoe extends dev.unicomm.conformance.MoeSuite {
+        @Override protected String backend() { return NoAtomicsProvider.NAME; }
+        @Override protected int ranks() { return 2; }
+        @Override protected Duration timeout() { return SHORT; }
+    }
 }
