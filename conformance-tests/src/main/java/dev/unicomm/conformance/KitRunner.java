@@ -139,7 +139,7 @@ public final class KitRunner {
             }
             entries.add(new KitReport.Entry(suite, rule, r, reason, time, clause));
             if (progress != null)
-                progress.printf("%-8s %-48s %7.2fs%s%n", r, rule, time.toMillis() / 1000.0,
+                progress.printf("%-8s %-48s %-6s %7.2fs%s%n", r, rule, clause.isEmpty() ? "" : "\u00a7" + clause, time.toMillis() / 1000.0,
                         reason.isEmpty() ? "" : "  " + reason.lines().findFirst().orElse(""));
         }
     }

@@ -253,8 +253,10 @@ final class WorkerGroup implements AutoCloseable {
             } else {
                 continue;
             }
-            boolean ok = results[e.rank()].outcome() == Outcome.PASSED || results[e.rank()].outcome() == Outcome.SKIPPED;
-            if (!ok && !aborted && graceEnd == Long.MAX_VALUE) graceEnd = System.nanoTime() + FAILURE_GRACE.toNanos();
+            // A rank whose body failed: the others may be waiting for it. (A rank that died is noticed by the
+            // others' own watchdogs, which name it; an abort from here would name someone else.)
+            if (results[e.rank()].outcome() == Outcome.FAILED && !aborted && graceEnd == Long.MAX_VALUE)
+                graceEnd = System.nanoTime() + FAILURE_GRACE.toNanos();
         }
         for (int r = 0; r < results.length; r++) {
             if (results[r] == null) {
@@ -277,17 +279,18 @@ final class WorkerGroup implements AutoCloseable {
     /** How long the other ranks may still finish a rule after one rank failed it, before they are released by an abort. */
     static final Duration FAILURE_GRACE = Duration.ofMillis(1500);
 
-    /** Asks the ranks that finished the rule to abort the job's store, so that ranks waiting for them stop. */
+    /** Asks a rank that failed the rule to abort the job's store, so that ranks waiting for it stop. */
     private void abort(String rule, RankResult[] results) {
         for (int r = 0; r < results.length; r++) {
-            if (results[r] == null) continue;
+            if (results[r] == null || results[r].outcome() != Outcome.FAILED) continue;
             try {
                 DataOutputStream out = outs.get(r);
                 out.writeInt(Wire.ABORT);
                 Wire.writeString(out, "rule " + rule + " failed on rank " + r);
                 out.flush();
+                return; // one abort reaches every rank
             } catch (IOException e) {
-                // that worker is gone; the job is restarted anyway
+                // that worker is gone; try the next failed one (the job is restarted anyway)
             }
         }
     }
