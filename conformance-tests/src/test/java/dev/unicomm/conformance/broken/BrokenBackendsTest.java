@@ -119,4 +119,16 @@ class BrokenBackendsTest {
                 && e.reason().contains("dev.unicomm:collectives"), e.reason());
         assertEquals(KitReport.Certification.NOT_CERTIFIED, r.certification());
     }
+
+    /** Bytes delivered out of place within one put: invisible to the byte-pattern rules, caught by the position-carrying one. */
+    @Test void putThatReordersStripesFailsTheByteOrderRule() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.SwappedStripesRma.class, List.of("required_rma_put_all_sizes",
+                "required_rma_large_transfer", "required_rma_put_keeps_byte_order"), Map.of(), null, null);
+        assertEquals(3, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_put_keeps_byte_order");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected);
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_put_keeps_byte_order")).findFirst().orElseThrow().reason();
+        assertTrue(why.contains("bytes arrived out of place") && why.contains("0x"), why);
+    }
 }

@@ -52,4 +52,10 @@ final class BrokenFixtures {
         @Override protected int ranks() { return 2; }
         @Override protected Duration timeout() { return SHORT; }
     }
+
+    public static class SwappedStripesRma extends RmaSuite {
+        @Override protected String backend() { return SwappedStripesProvider.NAME; }
+        @Override protected int ranks() { return 2; }
+        @Override protected Duration timeout() { return SHORT; }
+    }
 }
