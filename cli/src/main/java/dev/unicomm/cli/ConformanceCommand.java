@@ -4,13 +4,10 @@ import dev.unicomm.api.BackendReport;
 import dev.unicomm.conformance.KitReport;
 import dev.unicomm.conformance.KitRunner;
 import dev.unicomm.conformance.KitSettings;
+import dev.unicomm.conformance.KitSuites;
 import dev.unicomm.spi.BackendRegistry;
-import java.io.File;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.MalformedURLException;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,8 +50,9 @@ public final class ConformanceCommand implements Callable<Integer> {
     Path junitXml;
 
     @Option(names = "--suite", paramLabel = "NAME", split = ",",
-            description = "run only these suites (repeatable or comma separated): Lifecycle, Heap, Rma, Signal, Atomics, Teams, BadInput, Fault, Moe;"
-                    + " FaultInjection (SIGKILL at every phase) runs only when named")
+            description = "run only these suites (repeatable or comma separated): ${COMPLETION-CANDIDATES}; the default run is every suite"
+                    + " but FaultInjection (SIGKILL at every phase), which runs only when named",
+            completionCandidates = SuiteNames.class)
     List<String> suites = new ArrayList<>();
 
     @Option(names = "--rule", paramLabel = "RULE", split = ",",
@@ -87,10 +85,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             return usage(e.getMessage());
         }
-        ClassLoader previous = Thread.currentThread().getContextClassLoader();
-        URLClassLoader extra = classpath == null ? null : new URLClassLoader(urls(classpath), previous);
-        if (extra != null) Thread.currentThread().setContextClassLoader(extra);
-        try {
+        try (ExtraClassPath extra = ExtraClassPath.install(classpath)) {
             BackendRegistry registry = BackendRegistry.load();
             var provider = registry.providers().stream().filter(p -> p.name().equals(backend)).findFirst();
             if (provider.isEmpty())
@@ -122,23 +117,15 @@ public final class ConformanceCommand implements Callable<Integer> {
             }
             if (junitXml != null) out.println("JUnit XML: " + junitXml);
             return report.passed() ? 0 : 1;
-        } finally {
-            Thread.currentThread().setContextClassLoader(previous);
-            if (extra != null) extra.close();
         }
     }
 
-    /** The configured suites whose short names were asked for (all when none). */
+    /** The configured suites whose short names were asked for (the default run when none); found by {@link KitSuites}. */
     static List<Class<?>> select(List<String> names) {
-        if (names.isEmpty()) return KitRunner.ALL_SUITES;
+        if (names.isEmpty()) return KitSuites.defaultRun();
         List<Class<?>> out = new ArrayList<>();
         for (String n : names) {
-            String want = n.trim().toLowerCase(Locale.ROOT);
-            Class<?> match = java.util.stream.Stream.concat(KitRunner.ALL_SUITES.stream(), KitRunner.OPTIONAL_SUITES.stream())
-                    .filter(c -> c.getSimpleName().toLowerCase(Locale.ROOT).replace("rules", "").equals(want.replace("suite", "")))
-                    .findFirst().orElseThrow(() -> new IllegalArgumentException("unknown suite '" + n + "'; suites: "
-                            + java.util.stream.Stream.concat(KitRunner.ALL_SUITES.stream(), KitRunner.OPTIONAL_SUITES.stream())
-                            .map(c -> c.getSimpleName().replace("Rules", "")).toList()));
+            Class<?> match = KitSuites.byName(n);
             if (!out.contains(match)) out.add(match);
         }
         return out;
@@ -166,10 +153,11 @@ public final class ConformanceCommand implements Callable<Integer> {
         return false;
     }
 
-    private static URL[] urls(String cp) throws MalformedURLException {
-        List<URL> urls = new ArrayList<>();
-        for (String e : cp.split(File.pathSeparator)) if (!e.isBlank()) urls.add(Path.of(e).toAbsolutePath().toUri().toURL());
-        return urls.toArray(URL[]::new);
+    /** The suite names for the help text, found the same way as the suites themselves. */
+    static final class SuiteNames implements Iterable<String> {
+        @Override public java.util.Iterator<String> iterator() {
+            return KitSuites.configured().stream().map(KitSuites::shortName).iterator();
+        }
     }
 
     private int usage(String message) {

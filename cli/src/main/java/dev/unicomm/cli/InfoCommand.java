@@ -14,7 +14,16 @@ final class InfoCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print JSON instead of a table.")
     boolean json;
 
+    @Option(names = {"--cp", "--classpath"}, paramLabel = "CLASSPATH", description = "also look for backends here (an out-of-tree backend's jars)")
+    String classpath;
+
     @Override public Integer call() {
+        try (ExtraClassPath extra = ExtraClassPath.install(classpath)) {
+            return report();
+        }
+    }
+
+    private Integer report() {
         BackendRegistry registry = BackendRegistry.load();
         List<BackendReport> reports = registry.reports();
         if (json) {

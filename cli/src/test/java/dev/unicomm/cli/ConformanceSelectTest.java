@@ -17,4 +17,12 @@ class ConformanceSelectTest {
         var e = assertThrows(IllegalArgumentException.class, () -> ConformanceCommand.select(List.of("nope")));
         assertTrue(e.getMessage().contains("FaultInjection"), e.getMessage());
     }
+
+    /** The CLI's suites are the kit's discovered ones: Collectives and MoE included, each selectable by name. */
+    @Test void defaultRunIsTheKitsDiscoveredSuites() {
+        assertEquals(dev.unicomm.conformance.KitSuites.defaultRun(), ConformanceCommand.select(List.of()));
+        assertEquals(List.of(dev.unicomm.conformance.configured.CollectivesRules.class), ConformanceCommand.select(List.of("Collectives")));
+        assertEquals(List.of(dev.unicomm.conformance.configured.MoeRules.class), ConformanceCommand.select(List.of("moe")));
+        assertEquals(List.of(dev.unicomm.conformance.configured.SignalRules.class), ConformanceCommand.select(List.of("Signals")));
+    }
 }

@@ -34,4 +34,37 @@ class InfoCommandTest {
     @Test void jsonEscapesControlCharacters() {
         assertEquals("\"a\\\"b\\n\\u0001\"", Json.str("a\"b\n\u0001"));
     }
+
+    /**
+     * An out-of-tree backend jar (compiled here into a folder that is not on the class path) is seen by
+     * {@code unicomm info --cp} and not without it.
+     */
+    @Test void infoSeesAnOutOfTreeBackendThroughCp(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) throws Exception {
+        java.nio.file.Path src = dir.resolve("src/oot/OutOfTreeProvider.java");
+        java.nio.file.Files.createDirectories(src.getParent());
+        java.nio.file.Files.writeString(src, """
+                package oot;
+                public final class OutOfTreeProvider implements dev.unicomm.spi.CommBackendProvider {
+                    public String name() { return "out-of-tree"; }
+                    public int priority() { return -1000; }
+                    public java.util.Set<dev.unicomm.api.Capability> capabilities() { return java.util.Set.of(); }
+                    public dev.unicomm.spi.Availability availability() {
+                        return dev.unicomm.spi.Availability.no("an example that never runs", "none needed");
+                    }
+                    public dev.unicomm.spi.BackendCommunicator open(dev.unicomm.spi.BackendContext c) {
+                        throw new UnsupportedOperationException();
+                    }
+                }
+                """);
+        java.nio.file.Path classes = dir.resolve("classes");
+        Process javac = new ProcessBuilder(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "javac").toString(),
+                "-d", classes.toString(), "-cp", System.getProperty("java.class.path"), src.toString()).inheritIO().start();
+        assertEquals(0, javac.waitFor(), "javac of the out-of-tree provider");
+        java.nio.file.Path services = classes.resolve("META-INF/services/dev.unicomm.spi.CommBackendProvider");
+        java.nio.file.Files.createDirectories(services.getParent());
+        java.nio.file.Files.writeString(services, "oot.OutOfTreeProvider\n");
+        assertTrue(!run("info").contains("out-of-tree"), "not on the class path without --cp");
+        String out = run("info", "--cp", classes.toString());
+        assertTrue(out.contains("out-of-tree") && out.contains("an example that never runs"), out);
+    }
 }

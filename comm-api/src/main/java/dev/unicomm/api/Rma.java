@@ -88,9 +88,12 @@ public interface Rma {
      * (NVSHMEM's {@code *_on_stream}); returns before they run. On a host backend a stream is
      * program order, so this view behaves like this one.
      *
+     * <p>The default suits host backends: each operation of the view waits for the stream's earlier
+     * work and then runs through this {@code Rma}. Device backends override it.
+     *
      * @throws UnsupportedCapabilityException if the backend has no streams and {@code stream} is a device stream
      */
-    Rma on(Stream stream);
+    default Rma on(Stream stream) { return new HostStreamRma(this, stream); }
 
     /** Convenience: puts the whole of {@code src} at {@code dst[dstOffset..]} on {@code pe}. */
     default void put(SymmetricBuffer dst, long dstOffset, MemorySegment src, int pe) {

@@ -38,6 +38,10 @@ public interface SymmetricBuffer extends Memory, AutoCloseable {
      */
     default Optional<Memory> peerMemory(int pe) { return peer(pe).map(Memory::of); }
 
-    /** Frees the buffer on every PE (collective). */
+    /**
+     * Frees the buffer on every PE (collective). First completes this PE's outstanding RMA, as
+     * {@link Rma#quiet()} does, so no put issued before close lands in memory handed out again
+     * (docs/semantics.md §3.3).
+     */
     @Override void close();
 }

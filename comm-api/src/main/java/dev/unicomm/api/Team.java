@@ -41,7 +41,10 @@ public interface Team extends AutoCloseable {
      */
     Split2d split2d(int xRange);
 
-    /** Blocks until every member has called it (collective over the team). */
+    /**
+     * Completes this PE's outstanding RMA (as {@link Rma#quiet()}), then blocks until every member has
+     * called it (collective over the team; docs/semantics.md §2.6).
+     */
     void barrier();
 
     /**

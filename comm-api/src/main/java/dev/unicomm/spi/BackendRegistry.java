@@ -82,7 +82,7 @@ public final class BackendRegistry {
     public static BackendReport report(CommBackendProvider p) {
         Availability a;
         try {
-            a = p.availability();
+            a = p.availability(BackendSettings.fromEnvironment());
         } catch (Throwable t) {
             a = Availability.no("availability probe threw " + t, "report this as a bug in backend '" + p.name() + "'");
         }

@@ -15,7 +15,10 @@ public interface CommBackendProvider {
     /** Unique short name ({@code shm}, {@code rdma}, {@code nvshmem}, {@code ascend}). */
     String name();
 
-    /** Version of the backend artifact. */
+    /**
+     * Version of the backend artifact: by default the {@code Implementation-Version} of the jar that holds
+     * the provider (unicomm's build writes it into every jar's manifest), {@code dev} when run from classes.
+     */
     default String version() {
         String v = getClass().getPackage().getImplementationVersion();
         return v == null ? "dev" : v;
@@ -32,6 +35,14 @@ public interface CommBackendProvider {
      * one verbs device, one CUDA device, …) and keeps the root cause.
      */
     Availability availability();
+
+    /**
+     * {@link #availability()} with the backend's settings at hand ({@code unicomm.X} / {@code UNICOMM_X}),
+     * for probes that depend on configuration (which device, which library path). The registry calls
+     * this one; the default ignores the settings, so providers that need none implement only
+     * {@link #availability()}. Never throws.
+     */
+    default Availability availability(BackendSettings settings) { return availability(); }
 
     /**
      * Opens this PE's side of a communicator. Collective: every rank of the job calls it.

@@ -26,6 +26,8 @@ public abstract class AtomicsSuite extends KitSuite {
         return b;
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_fetch_add_contention() {
         var results = spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -33,7 +35,7 @@ public abstract class AtomicsSuite extends KitSuite {
                 long[] seen = new long[PER_RANK];
                 for (int i = 0; i < PER_RANK; i++) seen[i] = c.rma().atomicFetchAdd(w, 0, 1, 0);
                 c.barrier();
-                assertEquals((long) PER_RANK * c.size(), c.rma().atomicFetch(w, 0, 0), "total of all fetch-adds on rank 0's word");
+                Mem.expectWord((long) PER_RANK * c.size(), c.rma().atomicFetch(w, 0, 0), "total of all fetch-adds on rank 0's word");
                 pe.report(Arrays.stream(seen).mapToObj(Long::toString).collect(Collectors.joining(",")));
                 c.barrier();
             }
@@ -51,6 +53,8 @@ public abstract class AtomicsSuite extends KitSuite {
             if (!all.contains(i)) throw new AssertionFailedError("no fetch-add returned " + i + " (of " + total + ")");
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_add_contention_every_pe() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -60,12 +64,14 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 long want = 1000 + (long) PER_RANK * n * (n + 1) / 2;
-                assertEquals(want, Mem.readLong(c, w, 0), "own word after " + PER_RANK + " adds of (rank+1) from every rank");
+                Mem.expectWord(want, Mem.readLong(c, w, 0), "own word after " + PER_RANK + " adds of (rank+1) from every rank");
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §5.2: compare-and-swap returns what it found and writes only on a match / if it fails, look at compareSwap's result and condition. */
+    @Verifies("5.2")
     @Test void optional_atomics_compare_swap_semantics() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -73,16 +79,18 @@ public abstract class AtomicsSuite extends KitSuite {
             try (SymmetricBuffer w = word(c, 7)) {
                 c.barrier();
                 if (c.rank() == 0) {
-                    assertEquals(7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
-                    assertEquals(7, c.rma().atomicFetch(w, 0, right), "failed CAS must not write");
-                    assertEquals(7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
-                    assertEquals(-5, c.rma().atomicFetch(w, 0, right), "successful CAS writes the new value");
+                    Mem.expectWord(7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
+                    Mem.expectWord(7, c.rma().atomicFetch(w, 0, right), "failed CAS must not write");
+                    Mem.expectWord(7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
+                    Mem.expectWord(-5, c.rma().atomicFetch(w, 0, right), "successful CAS writes the new value");
                 }
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_compare_swap_contention() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -95,12 +103,14 @@ public abstract class AtomicsSuite extends KitSuite {
                     while ((prev = c.rma().atomicCompareSwap(w, 0, cur, cur + 1, target)) != cur) cur = prev;
                 }
                 c.barrier();
-                assertEquals((long) per * c.size(), c.rma().atomicFetch(w, 0, target), "counter incremented by CAS loops on every rank");
+                Mem.expectWord((long) per * c.size(), c.rma().atomicFetch(w, 0, target), "counter incremented by CAS loops on every rank");
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
+    @Verifies("5.2")
     @Test void optional_atomics_swap_contention() {
         var results = spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -124,6 +134,8 @@ public abstract class AtomicsSuite extends KitSuite {
         for (long i = -1; i < n * 200L; i++) if (!unique.contains(i)) throw new AssertionFailedError("value " + i + " was lost by swap");
     }
 
+    /** Verifies §5.1: atomics act on exactly their 64-bit word / if it fails, look at word addressing in the atomic path. */
+    @Verifies("5.1")
     @Test void optional_atomics_set_and_fetch() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -133,30 +145,34 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 int left = (c.rank() + c.size() - 1) % c.size();
-                assertEquals(0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
-                assertEquals(0x1234_5678_9abc_def0L ^ c.rank(), c.rma().atomicFetch(w, 8L * c.rank(), right), "fetch of the word set on rank " + right);
+                Mem.expectWord(0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
+                Mem.expectWord(0x1234_5678_9abc_def0L ^ c.rank(), c.rma().atomicFetch(w, 8L * c.rank(), right), "fetch of the word set on rank " + right);
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §5.1: atomics wrap around as two's complement / if it fails, look at overflow handling in the atomic path. */
+    @Verifies("5.1")
     @Test void optional_atomics_wraparound() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer w = word(c, Long.MAX_VALUE)) {
                 int me = c.rank();
-                assertEquals(Long.MAX_VALUE, c.rma().atomicFetchAdd(w, 0, 1, me), "fetch-add at MAX");
-                assertEquals(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "MAX + 1 wraps to MIN");
+                Mem.expectWord(Long.MAX_VALUE, c.rma().atomicFetchAdd(w, 0, 1, me), "fetch-add at MAX");
+                Mem.expectWord(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "MAX + 1 wraps to MIN");
                 c.rma().atomicAdd(w, 0, -1, me);
-                assertEquals(Long.MAX_VALUE, c.rma().atomicFetch(w, 0, me), "MIN - 1 wraps to MAX");
-                assertEquals(Long.MAX_VALUE, c.rma().atomicSwap(w, 0, -42, me), "swap returns the old value");
-                assertEquals(-42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
-                assertEquals(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "CAS stored MIN");
+                Mem.expectWord(Long.MAX_VALUE, c.rma().atomicFetch(w, 0, me), "MIN - 1 wraps to MAX");
+                Mem.expectWord(Long.MAX_VALUE, c.rma().atomicSwap(w, 0, -42, me), "swap returns the old value");
+                Mem.expectWord(-42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
+                Mem.expectWord(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "CAS stored MIN");
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §5.3: an atomic fetch after quiet sees the completed put / if it fails, look at ordering between the put and atomic paths. */
+    @Verifies("5.3")
     @Test void optional_atomics_fetch_sees_completed_put() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -165,13 +181,15 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().put(w, 8, dev.unicomm.api.Memory.of(Mem.longs(555 + c.rank())), 0, 8, right);
                 c.rma().quiet();
                 c.barrier();
-                assertEquals(555 + c.rank(), c.rma().atomicFetch(w, 8, right),
+                Mem.expectWord(555 + c.rank(), c.rma().atomicFetch(w, 8, right),
                         "atomic fetch of the word this rank put on rank " + right + " before quiet and barrier");
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §5.1: atomics act on exactly their 64-bit word / if it fails, look at word addressing in the atomic path. */
+    @Verifies("5.1")
     @Test void optional_atomics_distinct_words_independent() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -184,7 +202,7 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 for (int r = 0; r < n; r++)
-                    assertEquals((long) PER_RANK * (r + 1), c.rma().atomicFetch(w, 8L * r, 0), "word of rank " + r + " on rank 0");
+                    Mem.expectWord((long) PER_RANK * (r + 1), c.rma().atomicFetch(w, 8L * r, 0), "word of rank " + r + " on rank 0");
                 c.barrier();
             }
         });

@@ -44,6 +44,8 @@ public abstract class BadInputSuite extends KitSuite {
         }
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void required_badinput_pe_out_of_range() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -60,6 +62,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void required_badinput_remote_range_outside_buffer() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -77,6 +81,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void required_badinput_local_range_outside_memory() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -91,6 +97,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void required_badinput_negative_length() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -104,6 +112,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void optional_badinput_misaligned_atomic() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
@@ -118,6 +128,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void optional_badinput_misaligned_signal() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -137,6 +149,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.2: misuse of closed or foreign objects throws and leaves the communicator usable / if it fails, look at the closed/owner checks before native calls. */
+    @Verifies("10.2")
     @Test void required_badinput_use_after_free() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -151,6 +165,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.2: misuse of closed or foreign objects throws and leaves the communicator usable / if it fails, look at the closed/owner checks before native calls. */
+    @Verifies("10.2")
     @Test void required_badinput_double_free() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -161,6 +177,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.2: misuse of closed or foreign objects throws and leaves the communicator usable / if it fails, look at the closed/owner checks before native calls. */
+    @Verifies("10.2")
     @Test void required_badinput_use_after_close() {
         spmd(pe -> {
             Communicator one = pe.connectSingle(Duration.ofSeconds(10));
@@ -174,6 +192,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.3: bad allocation arguments throw before allocating / if it fails, look at the allocation argument checks. */
+    @Verifies("10.3")
     @Test void required_badinput_negative_allocation() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -182,6 +202,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.3: bad allocation arguments throw before allocating / if it fails, look at the allocation argument checks. */
+    @Verifies("10.3")
     @Test void required_badinput_alignment_not_power_of_two() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -192,6 +214,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.3: bad allocation arguments throw before allocating / if it fails, look at the allocation argument checks. */
+    @Verifies("10.3")
     @Test void required_badinput_oversized_allocation() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -203,6 +227,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void required_badinput_null_arguments() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -215,6 +241,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.2: misuse of closed or foreign objects throws and leaves the communicator usable / if it fails, look at the closed/owner checks before native calls. */
+    @Verifies("10.2")
     @Test void required_badinput_foreign_buffer() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -226,6 +254,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.3: bad allocation arguments throw before allocating / if it fails, look at the allocation argument checks. */
+    @Verifies("10.3")
     @Test void required_badinput_mismatched_allocation_sizes() {
         assumeRanks(2);
         spmd(pe -> {
@@ -236,6 +266,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.2: misuse of closed or foreign objects throws and leaves the communicator usable / if it fails, look at the closed/owner checks before native calls. */
+    @Verifies("10.2")
     @Test void required_badinput_world_team_close() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -244,6 +276,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.1: bad RMA arguments throw a clear exception before any native call / if it fails, look at the argument checks in front of the data path. */
+    @Verifies("10.1")
     @Test void optional_badinput_team_split_arguments() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -258,6 +292,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.2: misuse of closed or foreign objects throws and leaves the communicator usable / if it fails, look at the closed/owner checks before native calls. */
+    @Verifies("10.2")
     @Test void optional_badinput_closed_team() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -269,6 +305,8 @@ public abstract class BadInputSuite extends KitSuite {
         });
     }
 
+    /** Verifies §10.4: an unknown backend name fails listing the known ones / if it fails, look at BackendRegistry.select. */
+    @Verifies("10.4")
     @Test void required_badinput_unknown_backend() {
         spmd(pe -> {
             rejects(IllegalArgumentException.class, pe.backend(), "connecting to an unknown backend (message lists the known ones)",

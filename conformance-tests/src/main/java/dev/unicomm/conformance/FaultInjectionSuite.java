@@ -163,7 +163,11 @@ public abstract class FaultInjectionSuite extends KitSuite {
 
     // ---- rules ------------------------------------------------------------------------------------
 
-    /** The victim joins a fresh job's rendezvous store and dies before opening: the others are opening. */
+    /**
+     * Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits.
+     * <p>The victim joins a fresh job's rendezvous store and dies before opening: the others are opening.
+     */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_after_joining_rendezvous() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
@@ -178,9 +182,12 @@ public abstract class FaultInjectionSuite extends KitSuite {
     }
 
     /**
+     * Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits.
+     *
      * The victim is killed inside its own open, after it created its shared resources, while rank 0
      * waits in the same open; the middle ranks never open and see the abort on the job's communicator.
      */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_inside_open() { killInsideOpen(); }
 
     /** The body of {@link #required_faultinj_rank_killed_inside_open}, for backends' own follow-up checks. */
@@ -202,7 +209,11 @@ public abstract class FaultInjectionSuite extends KitSuite {
         });
     }
 
-    /** A rank that dies before it ever reaches the rendezvous cannot be named: the others time out instead. */
+    /**
+     * Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits.
+     * <p>A rank that dies before it ever reaches the rendezvous cannot be named: the others time out instead.
+     */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_before_rendezvous_times_the_others_out() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
@@ -226,7 +237,11 @@ public abstract class FaultInjectionSuite extends KitSuite {
         });
     }
 
-    /** The rendezvous host (rank 0) is killed while every rank is connected to its store. */
+    /**
+     * Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits.
+     * <p>The rendezvous host (rank 0) is killed while every rank is connected to its store.
+     */
+    @Verifies("7.2")
     @Test void required_faultinj_rendezvous_host_killed_while_ranks_wait_on_the_store() {
         assumeRanks(2);
         kill(0, pe -> {
@@ -245,7 +260,11 @@ public abstract class FaultInjectionSuite extends KitSuite {
         });
     }
 
-    /** The rendezvous host (rank 0) is killed while the others wait in a barrier of the communicator. */
+    /**
+     * Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits.
+     * <p>The rendezvous host (rank 0) is killed while the others wait in a barrier of the communicator.
+     */
+    @Verifies("7.2")
     @Test void required_faultinj_rendezvous_host_killed_in_barrier() {
         assumeRanks(2);
         kill(0, pe -> {
@@ -262,6 +281,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_in_heap_allocation() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> killInsideLoop(pe, last(pe), "allocate/free", () -> {
@@ -271,6 +292,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
         }));
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_mid_rma() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
@@ -290,11 +313,15 @@ public abstract class FaultInjectionSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_in_barrier() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> killInsideLoop(pe, last(pe), "barrier", pe.comm()::barrier));
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_in_allreduce() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
@@ -305,6 +332,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faultinj_rank_killed_in_moe_dispatch_combine() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {

@@ -47,6 +47,8 @@ public abstract class FaultSuite extends KitSuite {
         assertTrue(closeMs <= limit.toMillis(), "close() after the abort took " + closeMs + " ms");
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faults_rank_killed_in_barrier() {
         assumeRanks(2);
         int victim = ranks() - 1;
@@ -62,6 +64,8 @@ public abstract class FaultSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faults_rank_exits_in_barrier() {
         assumeRanks(2);
         int victim = ranks() - 1;
@@ -77,6 +81,8 @@ public abstract class FaultSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void optional_faults_rank_killed_in_signal_wait() {
         assumeRanks(2);
         assumeCapability(Capability.SIGNALS);
@@ -95,6 +101,8 @@ public abstract class FaultSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
+    @Verifies("7.2")
     @Test void required_faults_rank_killed_in_team_barrier() {
         assumeRanks(2);
         int victim = ranks() - 1;

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Test;
 /** Symmetric heap: collective allocation, equal offsets, alignment, accounting, exhaustion. */
 public abstract class HeapSuite extends KitSuite {
 
+    /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
+    @Verifies("3.1")
     @Test void required_heap_allocate_free() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -30,6 +32,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.1: a buffer has the same offset on every PE / if it fails, look at the allocator's determinism across PEs. */
+    @Verifies("3.1")
     @Test void required_heap_same_offsets_everywhere() {
         var results = spmd(pe -> {
             Communicator c = pe.comm();
@@ -53,6 +57,8 @@ public abstract class HeapSuite extends KitSuite {
         assertSameOnAllRanks("heap offsets of the same allocation sequence", results);
     }
 
+    /** Verifies §3.2: buffers are aligned as promised / if it fails, look at the allocator's alignment rounding. */
+    @Verifies("3.2")
     @Test void required_heap_default_alignment() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -69,6 +75,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.2: buffers are aligned as promised / if it fails, look at the allocator's alignment rounding. */
+    @Verifies("3.2")
     @Test void required_heap_explicit_alignments() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -84,6 +92,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
+    @Verifies("3.1")
     @Test void required_heap_zero_bytes() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -96,6 +106,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.2: live buffers never overlap / if it fails, look at the allocator's free lists. */
+    @Verifies("3.2")
     @Test void required_heap_buffers_disjoint() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -109,6 +121,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
+    @Verifies("3.1")
     @Test void required_heap_local_segment_writable() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -121,6 +135,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
+    @Verifies("3.1")
     @Test void required_heap_used_accounting() {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
@@ -133,6 +149,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
+    @Verifies("3.1")
     @Test void required_heap_reuse_after_free() {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
@@ -146,6 +164,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.4: running out of heap throws OutOfSymmetricMemoryException and the heap stays usable / if it fails, look at the allocator's capacity accounting. */
+    @Verifies("3.4")
     @Test void required_heap_out_of_memory_reported() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -164,6 +184,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.4: running out of heap throws OutOfSymmetricMemoryException and the heap stays usable / if it fails, look at the allocator's capacity accounting. */
+    @Verifies("3.4")
     @Test void required_heap_fill_to_capacity() {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
@@ -179,6 +201,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.2: direct peer access maps the peers' buffers / if it fails, look at SymmetricBuffer.peer. */
+    @Verifies("3.2")
     @Test void optional_heap_direct_peer_access() {
         spmd(Capability.DIRECT_PEER_ACCESS, pe -> {
             Communicator c = pe.comm();
@@ -194,6 +218,8 @@ public abstract class HeapSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.2: direct peer access maps the peers' buffers / if it fails, look at SymmetricBuffer.peer. */
+    @Verifies("3.2")
     @Test void optional_heap_peer_self_aliases_local() {
         spmd(Capability.DIRECT_PEER_ACCESS, pe -> {
             Communicator c = pe.comm();
@@ -201,6 +227,35 @@ public abstract class HeapSuite extends KitSuite {
                 MemorySegment self = b.peer(c.rank()).orElseThrow(() -> new AssertionError("peer(own rank) is empty although DIRECT_PEER_ACCESS is declared"));
                 Mem.write(c, b, 0, Mem.patterned(64, 5));
                 Mem.expectPattern(self.asSlice(0, 64), 5, "peer(own rank) must alias the local part");
+            }
+        });
+    }
+
+    /**
+     * Verifies §3.3 (closing a buffer completes the caller's RMA to it first) / if it fails, look at
+     * SymmetricBuffer.close: a put issued before close landed after it, in memory handed out again.
+     */
+    @Verifies("3.3")
+    @Test void required_heap_close_completes_puts() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            int right = (c.rank() + 1) % c.size();
+            long n = 1 << 16;
+            for (int round = 0; round < 3; round++) {
+                SymmetricBuffer first = c.heap().allocate(n);
+                Mem.clear(c, first, (byte) 0);
+                c.barrier();
+                c.rma().put(first, 0, dev.unicomm.api.Memory.of(Mem.patterned(n, 40 + c.rank())), 0, n, right);
+                first.close(); // collective; no quiet and no barrier before it
+                try (SymmetricBuffer next = c.heap().allocate(n)) {
+                    Mem.clear(c, next, (byte) 0x5A);
+                    c.barrier();
+                    c.rma().quiet();
+                    c.barrier();
+                    Mem.expectFilled(Mem.read(c, next, 0, n), (byte) 0x5A, "round " + round
+                            + ": a buffer allocated after close (close must complete the puts to the closed buffer)");
+                    c.barrier();
+                }
             }
         });
     }

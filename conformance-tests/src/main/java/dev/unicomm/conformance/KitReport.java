@@ -16,8 +16,27 @@ import java.util.stream.Collectors;
  * @param ranks    ranks per job
  * @param started  when the run began
  * @param entries  one per rule, in run order
+ * @param logDir   the folder of the worker JVMs' logs (one file per job)
  */
-public record KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries) {
+public record KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries,
+                        String logDir) {
+
+    /**
+     * The level a run reached, from lowest to highest. Only a run of every rule of every default suite
+     * can certify; a failed rule, required or optional (a declared capability that does not work), fails it.
+     */
+    public enum Certification {
+        /** Some rule failed. */
+        NOT_CERTIFIED,
+        /** Nothing failed, but not every rule of the kit ran (a --suite or --rule selection, or a backend's own subset). */
+        PARTIAL_RUN,
+        /** Every rule ran and none failed, but some required rules did not apply at this rank count. */
+        REQUIRED_AT_THIS_SIZE_ONLY,
+        /** Every required rule passed; optional rules were skipped for capabilities the backend does not declare. */
+        REQUIRED,
+        /** Every rule of the kit, required and optional, passed. */
+        FULL
+    }
 
     /** A rule's result. */
     public enum Result { PASSED, FAILED, SKIPPED }
@@ -30,8 +49,14 @@ public record KitReport(String backend, String version, List<String> capabilitie
      * @param result passed, failed, or skipped
      * @param reason why it failed or was skipped ("" if it passed)
      * @param time   wall time of the rule in the parent
+     * @param clause the clause of docs/semantics.md the rule verifies ("" if none)
      */
-    public record Entry(String suite, String rule, Result result, String reason, Duration time) {
+    public record Entry(String suite, String rule, Result result, String reason, Duration time, String clause) {
+        /** An entry without a clause (suite set-up failures). */
+        public Entry(String suite, String rule, Result result, String reason, Duration time) {
+            this(suite, rule, result, reason, time, "");
+        }
+
         /** {@code required} or {@code optional}, from the rule id. */
         public String level() { return rule.startsWith("optional_") ? "optional" : rule.startsWith("required_") ? "required" : "-"; }
     }
@@ -39,6 +64,37 @@ public record KitReport(String backend, String version, List<String> capabilitie
     public KitReport {
         capabilities = List.copyOf(capabilities);
         entries = List.copyOf(entries);
+    }
+
+    /** The rules of the kit's default run that this report has no entry for (empty for a whole-kit run). */
+    public List<String> rulesNotRun() {
+        java.util.Set<String> ran = entries.stream().map(Entry::rule).collect(Collectors.toSet());
+        return KitSuites.defaultRun().stream().flatMap(s -> KitSuites.rules(s).stream()).filter(r -> !ran.contains(r)).sorted().toList();
+    }
+
+    /** The level this run reached. */
+    public Certification certification() {
+        if (count(Result.FAILED) > 0) return Certification.NOT_CERTIFIED;
+        if (!rulesNotRun().isEmpty()) return Certification.PARTIAL_RUN;
+        if (entries.stream().anyMatch(e -> e.result() == Result.SKIPPED && e.level().equals("required")))
+            return Certification.REQUIRED_AT_THIS_SIZE_ONLY;
+        return count(Result.SKIPPED) > 0 ? Certification.REQUIRED : Certification.FULL;
+    }
+
+    /** One line: the level and what it rests on. */
+    public String certificationLine() {
+        Certification c = certification();
+        long req = entries.stream().filter(e -> e.level().equals("required")).count();
+        long reqFailed = entries.stream().filter(e -> e.level().equals("required") && e.result() == Result.FAILED).count();
+        long opt = entries.stream().filter(e -> e.level().equals("optional")).count();
+        long optPassed = entries.stream().filter(e -> e.level().equals("optional") && e.result() == Result.PASSED).count();
+        String detail = switch (c) {
+            case NOT_CERTIFIED -> count(Result.FAILED) + " rules failed (" + reqFailed + " required)";
+            case PARTIAL_RUN -> rulesNotRun().size() + " rules of the kit did not run; run every suite to certify";
+            case REQUIRED_AT_THIS_SIZE_ONLY -> "some required rules need more ranks than " + ranks + "; run again with more";
+            case REQUIRED, FULL -> "all " + req + " required rules passed; " + optPassed + " of " + opt + " optional rules passed";
+        };
+        return "certification: " + c + " at " + ranks + " ranks (" + detail + ")";
     }
 
     /** Number of entries with {@code r}. */
@@ -53,7 +109,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "unicomm conformance: backend %s %s, %d ranks, %s%n", backend, version, ranks, started));
         b.append("declared capabilities: ").append(String.join(", ", capabilities)).append('\n');
-        b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %8s  %s%n", "rule", "level", "result", "time", "reason"));
+        b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %8s  %s%n", "rule", "level", "clause", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {
             if (!e.suite().equals(suite)) {
@@ -62,19 +118,22 @@ public record KitReport(String backend, String version, List<String> capabilitie
             }
             String reason = e.reason().lines().findFirst().orElse("");
             if (reason.length() > 160) reason = reason.substring(0, 157) + "...";
-            b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-7s  %7.2fs  %s%n", e.rule(), e.level(), e.result(),
+            b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %7.2fs  %s%n", e.rule(), e.level(),
+                    e.clause().isEmpty() ? "" : "§" + e.clause(), e.result(),
                     e.time().toMillis() / 1000.0, reason));
         }
         b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; rules ran %.1f s (plus job start-ups)%n", entries.size(),
                 count(Result.PASSED), count(Result.FAILED), count(Result.SKIPPED),
                 entries.stream().mapToLong(e -> e.time().toMillis()).sum() / 1000.0));
+        b.append(certificationLine()).append('\n');
+        if (logDir != null && !logDir.isBlank()) b.append("worker logs: ").append(logDir).append('\n');
         return b.toString();
     }
 
     /** The report as one JSON object. */
     public String json() {
         String rules = entries.stream().map(e -> "{\"suite\":" + str(e.suite()) + ",\"rule\":" + str(e.rule())
-                + ",\"level\":" + str(e.level()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
+                + ",\"level\":" + str(e.level()) + ",\"clause\":" + str(e.clause()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
                 + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
                 .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
         return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version)
@@ -82,6 +141,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
                 + ",\n  \"ranks\": " + ranks
                 + ",\n  \"started\": " + str(started.toString()) + ",\n  \"java\": " + str(Runtime.version().toString())
                 + ",\n  \"os\": " + str(System.getProperty("os.name") + " " + System.getProperty("os.version") + " " + System.getProperty("os.arch"))
+                + ",\n  \"certification\": " + str(certification().name())
+                + ",\n  \"logs\": " + str(logDir == null ? "" : logDir)
                 + ",\n  \"passed\": " + count(Result.PASSED) + ", \"failed\": " + count(Result.FAILED) + ", \"skipped\": " + count(Result.SKIPPED)
                 + ",\n  \"rules\": " + rules + "\n}\n";
     }

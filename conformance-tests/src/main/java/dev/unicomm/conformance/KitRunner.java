@@ -4,16 +4,6 @@ import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectMethod;
 
 import dev.unicomm.api.BackendReport;
-import dev.unicomm.conformance.configured.AtomicsRules;
-import dev.unicomm.conformance.configured.BadInputRules;
-import dev.unicomm.conformance.configured.FaultInjectionRules;
-import dev.unicomm.conformance.configured.FaultRules;
-import dev.unicomm.conformance.configured.HeapRules;
-import dev.unicomm.conformance.configured.LifecycleRules;
-import dev.unicomm.conformance.configured.MoeRules;
-import dev.unicomm.conformance.configured.RmaRules;
-import dev.unicomm.conformance.configured.SignalRules;
-import dev.unicomm.conformance.configured.TeamsRules;
 import dev.unicomm.spi.BackendRegistry;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -41,20 +31,14 @@ import org.junit.platform.reporting.legacy.xml.LegacyXmlReportGeneratingListener
 
 /**
  * Runs kit suites through the JUnit Platform Launcher and collects a {@link KitReport}. Used by
- * {@code unicomm conformance} and by the kit's own tests.
+ * {@code unicomm conformance} and by the kit's own tests; the suites of a whole run come from
+ * {@link KitSuites}.
  */
 public final class KitRunner {
     private KitRunner() {}
 
-    /**
-     * Every suite of the kit, configured by {@link KitSettings}. A new suite adds its
-     * {@code configured} subclass here so that {@code unicomm conformance} runs it.
-     */
-    public static final List<Class<?>> ALL_SUITES = List.of(LifecycleRules.class, HeapRules.class, RmaRules.class,
-            SignalRules.class, AtomicsRules.class, TeamsRules.class, BadInputRules.class, FaultRules.class, MoeRules.class);
-
-    /** Suites run only when asked for by name (slow: every rule of FaultInjection restarts the job). */
-    public static final List<Class<?>> OPTIONAL_SUITES = List.of(FaultInjectionRules.class);
+    /** Every configured suite of a default run, found by {@link KitSuites} (all suites but those run only when named). */
+    public static List<Class<?>> defaultSuites() { return KitSuites.defaultRun(); }
 
     /**
      * Runs {@code suites} with the given kit settings (e.g. {@code unicomm.kit.backend=shm},
@@ -89,6 +73,7 @@ public final class KitRunner {
             List<TestExecutionListener> listeners = new ArrayList<>(List.of(collector));
             if (junitXmlDir != null)
                 listeners.add(new LegacyXmlReportGeneratingListener(junitXmlDir, new PrintWriter(System.err, true)));
+            if (progress != null) progress.println("worker logs: " + KitSuite.logDir().toAbsolutePath());
             Instant started = Instant.now();
             launcher.execute(request, listeners.toArray(TestExecutionListener[]::new));
             String b = collector.backend != null ? collector.backend : backend;
@@ -96,7 +81,7 @@ public final class KitRunner {
             if (!b.equals(backend)) version = provider.map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("?");
             List<String> caps = provider.map(p -> p.capabilities().stream().map(Enum::name).sorted().toList()).orElse(List.of());
             int ranks = collector.ranks > 0 ? collector.ranks : KitSettings.getInt(KitSettings.RANKS, 2);
-            return new KitReport(b, version, caps, ranks, started, collector.entries);
+            return new KitReport(b, version, caps, ranks, started, collector.entries, KitSuite.logDir().toAbsolutePath().toString());
         } finally {
             saved.forEach((k, old) -> {
                 if (old == null) System.clearProperty(k); else System.setProperty(k, old);
@@ -145,14 +130,16 @@ public final class KitRunner {
         }
 
         private void add(TestIdentifier id, KitReport.Result r, String reason, Duration time) {
-            String suite = "?", rule = id.getDisplayName();
+            String suite = "?", rule = id.getDisplayName(), clause = "";
             if (id.getSource().orElse(null) instanceof MethodSource ms) {
                 suite = ms.getJavaClass().getSimpleName();
                 rule = ms.getMethodName();
+                Verifies v = ms.getJavaMethod().getAnnotation(Verifies.class);
+                if (v != null) clause = v.value();
             }
-            entries.add(new KitReport.Entry(suite, rule, r, reason, time));
+            entries.add(new KitReport.Entry(suite, rule, r, reason, time, clause));
             if (progress != null)
-                progress.printf("%-8s %-48s %7.2fs%s%n", r, rule, time.toMillis() / 1000.0,
+                progress.printf("%-8s %-48s %-6s %7.2fs%s%n", r, rule, clause.isEmpty() ? "" : "\u00a7" + clause, time.toMillis() / 1000.0,
                         reason.isEmpty() ? "" : "  " + reason.lines().findFirst().orElse(""));
         }
     }

@@ -33,7 +33,8 @@ import org.opentest4j.TestAbortedException;
  * skipped with the reason when the backend does not declare the capability) and the body then runs
  * on every rank of a real multi-process job: {@link #ranks()} worker JVMs, started once per suite
  * (before its first rule, through the shared job launcher) and reused by all of its rules; after a
- * rule that failed, hung or lost a rank, the next rule gets a fresh job.
+ * rule that hung, lost a rank or failed leaving the job unfit (see {@link WorkerGroup}), the next rule
+ * gets a fresh job. Start-up has its own deadline ({@link #timeout()} + 60 s), apart from the rules'.
  *
  * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
  * subclass may be empty, or may hard-wire what it tests:
@@ -116,8 +117,10 @@ public abstract class KitSuite {
         return execute(body, victim);
     }
 
-    /** Skips the current rule when the backend does not declare {@code needed}. */
+    /** Skips the current (optional) rule when the backend does not declare {@code needed}; required rules cannot be skipped. */
     protected final void assumeCapability(Capability needed) {
+        if (!rule.startsWith("optional_"))
+            throw new IllegalStateException("rule " + rule + ": only rules named optional_... may depend on a capability");
         Set<Capability> caps = capabilities();
         Assumptions.assumeTrue(caps.contains(needed), () -> "backend '" + backend() + "' does not declare " + needed
                 + " (it declares " + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
@@ -183,7 +186,11 @@ public abstract class KitSuite {
             }
         }
         if (!bad.isEmpty()) {
-            throw new AssertionFailedError("rule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
+            // first line: the first failing rank's cause, so one-line views (progress, table) show why
+            RankResult first = bad.getFirst();
+            String cause = "rank " + first.rank() + " " + first.outcome() + (first.message().isEmpty() ? ""
+                    : ": " + first.message().lines().findFirst().orElse("")) + (bad.size() > 1 ? " (and " + (bad.size() - 1) + " more)" : "");
+            throw new AssertionFailedError(cause + "\nrule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
                     + bad.stream().map(r -> Integer.toString(r.rank())).collect(Collectors.joining(", "))
                     + " of " + results.size() + " (backend " + backend() + "):\n  "
                     + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
@@ -202,19 +209,34 @@ public abstract class KitSuite {
             // A job that failed to start is not started again for every rule: each rule reports that failure.
             if (startFailure != null)
                 throw new IllegalStateException("the suite's job did not start: " + startFailure.getMessage(), startFailure);
-            generation++;
             try {
                 report();
-                group = WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
-                        ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
-                        workerEnvironment(), logDir(), timeout().plusSeconds(60)));
-                startFailure = null;
-            } catch (RuntimeException e) {
-                startFailure = e;
-                throw e;
+                group = startJob();
+            } catch (RuntimeException first) {
+                // A job that started before but fails to restart is most likely a loaded machine (ranks' JVMs
+                // starting far apart): one more attempt, so one slow start-up does not fail the rest of the suite.
+                if (generation <= 1 || report == null) {
+                    startFailure = first;
+                    throw first;
+                }
+                try {
+                    group = startJob();
+                } catch (RuntimeException second) {
+                    second.addSuppressed(first);
+                    startFailure = second;
+                    throw second;
+                }
             }
         }
         return group;
+    }
+
+    /** Starts a fresh job; its start-up has its own deadline ({@link #timeout()} + 60 s), apart from the rules' limit. */
+    private WorkerGroup startJob() {
+        generation++;
+        return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
+                ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
+                workerEnvironment(), logDir(), timeout().plusSeconds(60)));
     }
 
     private BackendReport report() {
@@ -258,7 +280,8 @@ public abstract class KitSuite {
         return String.join(File.pathSeparator, entries);
     }
 
-    private static Path logDir() {
+    /** Where the worker JVMs' logs go: {@link KitSettings#LOGS}, else {@code target/unicomm-kit}, else a temporary folder. */
+    static Path logDir() {
         String configured = KitSettings.get(KitSettings.LOGS, null);
         if (configured != null) return Path.of(configured);
         Path target = Path.of("target");

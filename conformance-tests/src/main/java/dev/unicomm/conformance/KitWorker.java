@@ -62,6 +62,7 @@ public final class KitWorker {
     }
 
     private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap) throws IOException {
+        long usedBefore = -1; // heap in use before the last rule, for the probe after a failure
         while (true) {
             int type = in.readInt();
             if (type == Wire.EXIT) {
@@ -69,6 +70,23 @@ public final class KitWorker {
                 out.writeInt(Wire.EXIT);
                 out.flush();
                 return;
+            }
+            if (type == Wire.ABORT) {
+                abortStore(comm, Wire.readString(in));
+                continue;
+            }
+            if (type == Wire.PROBE) {
+                int seq = in.readInt();
+                long t0 = System.nanoTime();
+                String problem = probe(comm, usedBefore);
+                out.writeInt(Wire.RESULT);
+                out.writeInt(seq);
+                out.writeInt((problem.isEmpty() ? Outcome.PASSED : Outcome.FAILED).ordinal());
+                Wire.writeString(out, problem);
+                Wire.writeString(out, "");
+                out.writeLong(System.nanoTime() - t0);
+                out.flush();
+                continue;
             }
             if (type != Wire.RUN) throw new IOException("unknown control command " + type);
             int seq = in.readInt();
@@ -78,6 +96,7 @@ public final class KitWorker {
             List<Integer> ports = new ArrayList<>();
             for (int i = 0; i < n; i++) ports.add(in.readInt());
             Pe pe = new Pe(comm, rule, ports, heap);
+            usedBefore = heapUsed(comm);
             long t0 = System.nanoTime();
             Outcome outcome;
             String message = "";
@@ -89,19 +108,19 @@ public final class KitWorker {
                 b.run(pe);
                 outcome = Outcome.PASSED;
             } catch (TestAbortedException e) {
-                outcome = Outcome.SKIPPED;
-                message = String.valueOf(e.getMessage());
+                if (rule.startsWith("required_") && !(e instanceof NotApplicable)) {
+                    // required means required: a skip that is not about the job or platform is a failure
+                    outcome = Outcome.FAILED;
+                    message = "a required rule cannot be skipped, but the body skipped it: " + e.getMessage();
+                } else {
+                    outcome = Outcome.SKIPPED;
+                    message = String.valueOf(e.getMessage());
+                }
             } catch (Throwable t) {
                 outcome = Outcome.FAILED;
                 message = describe(t);
-                // Let the other ranks fail fast instead of waiting for us in a barrier until the timeout.
-                if (comm instanceof CheckedCommunicator cc) {
-                    try {
-                        cc.store().abort("rule " + rule + " failed on rank " + pe.rank());
-                    } catch (RuntimeException ignored) {
-                        // The store may be the thing that broke; the parent restarts the job anyway.
-                    }
-                }
+                // No abort here: if the other ranks finish the rule too, the job may serve the next rule
+                // (the parent probes it); if they wait for this rank, the parent sends ABORT.
             }
             out.writeInt(Wire.RESULT);
             out.writeInt(seq);
@@ -110,6 +129,44 @@ public final class KitWorker {
             Wire.writeString(out, pe.value());
             out.writeLong(System.nanoTime() - t0);
             out.flush();
+        }
+    }
+
+    /** Lets the other ranks fail fast instead of waiting for this one until the timeout; the job is then restarted. */
+    private static void abortStore(Communicator comm, String why) {
+        if (comm instanceof CheckedCommunicator cc) {
+            try {
+                cc.store().abort(why);
+            } catch (RuntimeException ignored) {
+                // The store may be the thing that broke; the parent restarts the job anyway.
+            }
+        }
+    }
+
+    private static long heapUsed(Communicator comm) {
+        try {
+            return comm == null ? -1 : comm.heap().used();
+        } catch (RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /**
+     * After a failed rule that every rank finished: the job is fit for the next rule when, after a quiet,
+     * a barrier still works on every rank and the rule left no symmetric memory allocated. "" when fit,
+     * else why not.
+     */
+    static String probe(Communicator comm, long usedBefore) {
+        if (comm == null) return "";
+        try {
+            comm.rma().quiet(); // nothing the failed rule left in flight may land in the next rule's buffers
+            comm.barrier();
+            long used = heapUsed(comm);
+            comm.barrier(); // every rank passes both barriers, whatever it found
+            return usedBefore >= 0 && used != usedBefore
+                    ? "the failed rule left " + (used - usedBefore) + " bytes of symmetric heap allocated" : "";
+        } catch (Throwable t) {
+            return "probe after a failed rule: " + describe(t);
         }
     }
 

@@ -11,13 +11,14 @@ import dev.unicomm.spi.BackendRegistry;
 import java.time.Duration;
 import java.util.Set;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.opentest4j.AssertionFailedError;
 
 /** Bootstrap and lifecycle: ranks, reports, open/close cycles that leak nothing. */
 public abstract class LifecycleSuite extends KitSuite {
 
+    /** Verifies §7.3: ranks are 0..n-1, each once / if it fails, look at rank assignment at open. */
+    @Verifies("7.3")
     @Test void required_lifecycle_ranks_distinct_and_complete() {
         var results = spmd(pe -> {
             Communicator c = pe.comm();
@@ -29,6 +30,8 @@ public abstract class LifecycleSuite extends KitSuite {
         assertEquals(ranks(), ranks.size(), "every rank must report a distinct rank, got " + values(results));
     }
 
+    /** Verifies §7.4: the communicator reports its backend, version and capabilities / if it fails, look at the provider's report. */
+    @Verifies("7.4")
     @Test void required_lifecycle_backend_report() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -40,10 +43,14 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.5: the communicator uses the configured timeout / if it fails, look at how the backend reads CommConfig's timeout. */
+    @Verifies("7.5")
     @Test void required_lifecycle_timeout_configured() {
         spmd(pe -> assertEquals(pe.timeout(), pe.comm().timeout(), "communicator timeout vs UNICOMM_TIMEOUT"));
     }
 
+    /** Verifies §6.1: the world team spans every PE / if it fails, look at the world team's construction. */
+    @Verifies("6.1")
     @Test void required_lifecycle_world_team() {
         spmd(pe -> {
             var w = pe.comm().world();
@@ -53,6 +60,8 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.4: the heap's memory kind matches the declared capabilities / if it fails, look at capabilities() versus the heap actually allocated. */
+    @Verifies("7.4")
     @Test void required_lifecycle_heap_kind_declared() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -63,12 +72,16 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.1: open/close cycles work and leak nothing / if it fails, look at what close leaves behind (threads, descriptors, mappings). */
+    @Verifies("7.1")
     @Test void required_lifecycle_open_close_cycles() {
         spmd(pe -> {
             for (int cycle = 0; cycle < 4; cycle++) cycle(pe, cycle);
         });
     }
 
+    /** Verifies §7.1: open/close cycles work and leak nothing / if it fails, look at what close leaves behind (threads, descriptors, mappings). */
+    @Verifies("7.1")
     @Test void required_lifecycle_single_pe_open_close() {
         spmd(pe -> {
             for (int i = 0; i < 3; i++) {
@@ -86,6 +99,8 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §3.5: closing a communicator closes its live buffers / if it fails, look at the communicator's close. */
+    @Verifies("3.5")
     @Test void required_lifecycle_close_releases_live_buffers() {
         spmd(pe -> {
             SymmetricBuffer kept;
@@ -97,9 +112,11 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.1: open/close cycles work and leak nothing / if it fails, look at what close leaves behind (threads, descriptors, mappings). */
+    @Verifies("7.1")
     @Test void required_lifecycle_no_fd_leak() {
         spmd(pe -> {
-            Assumptions.assumeTrue(Leaks.supported(), "no /proc here to count file descriptors");
+            NotApplicable.unlessPlatform(Leaks.supported(), "no /proc here to count file descriptors");
             cycle(pe, 0); // warm-up: class loading may open jars lazily
             Set<String> before = Leaks.fds();
             for (int i = 1; i <= 4; i++) cycle(pe, i);
@@ -112,6 +129,8 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.1: open/close cycles work and leak nothing / if it fails, look at what close leaves behind (threads, descriptors, mappings). */
+    @Verifies("7.1")
     @Test void required_lifecycle_no_thread_leak() {
         spmd(pe -> {
             cycle(pe, 0);
@@ -125,9 +144,11 @@ public abstract class LifecycleSuite extends KitSuite {
         });
     }
 
+    /** Verifies §7.1: open/close cycles work and leak nothing / if it fails, look at what close leaves behind (threads, descriptors, mappings). */
+    @Verifies("7.1")
     @Test void required_lifecycle_no_shared_memory_leak() {
         spmd(pe -> {
-            Assumptions.assumeTrue(Leaks.supported(), "no /proc here to list mappings");
+            NotApplicable.unlessPlatform(Leaks.supported(), "no /proc here to list mappings");
             Set<String> before = Leaks.shmFiles();
             Set<String> used = new TreeSet<>();
             for (int i = 0; i < 3; i++) {

@@ -38,6 +38,33 @@ public final class Mem {
         return b;
     }
 
+    /**
+     * {@code n} bytes whose 8-byte words each hold their own index and {@code seed} ({@code seed << 40 | index},
+     * native order; a trailing partial word holds that word's first bytes): a chunk delivered to the wrong
+     * place within a transfer shows up, which a short-period byte pattern can miss.
+     */
+    public static MemorySegment indexed(long n, int seed) {
+        MemorySegment s = MemorySegment.ofArray(new byte[Math.toIntExact(n)]);
+        long words = n / 8;
+        for (long w = 0; w < words; w++) s.set(ValueLayout.JAVA_LONG_UNALIGNED, w * 8, ((long) seed << 40) | w);
+        MemorySegment last = longs(((long) seed << 40) | words);
+        MemorySegment.copy(last, 0, s, words * 8, n - words * 8);
+        return s;
+    }
+
+    /** Fails naming the first wrong word, what it holds and where that word belongs, unless {@code s} is {@link #indexed}. */
+    public static void expectIndexed(MemorySegment s, int seed, String what) {
+        MemorySegment want = indexed(s.byteSize(), seed);
+        long first = s.mismatch(want);
+        if (first < 0) return;
+        long at = first & ~7L;
+        long got = at + 8 <= s.byteSize() ? s.get(ValueLayout.JAVA_LONG_UNALIGNED, at) : s.get(ValueLayout.JAVA_BYTE, first);
+        long exp = at + 8 <= s.byteSize() ? want.get(ValueLayout.JAVA_LONG_UNALIGNED, at) : want.get(ValueLayout.JAVA_BYTE, first);
+        String belongs = (got >>> 40) == seed ? " (that is word " + (got & 0xff_ffff_ffffL) + " of the source: bytes arrived out of place)" : "";
+        throw new AssertionFailedError(what + ": byte " + first + " of " + s.byteSize() + " is wrong; the word at " + at + " is "
+                + hex(got) + ", expected " + hex(exp) + belongs);
+    }
+
     /** Fills {@code s} with pattern {@code seed}. */
     public static void fill(MemorySegment s, int seed) {
         MemorySegment.copy(patterned(s.byteSize(), seed), 0, s, 0, s.byteSize());
@@ -130,13 +157,49 @@ public final class Mem {
      * naming {@code what} and the last value seen.
      */
     public static long awaitLong(Communicator c, SymmetricBuffer buf, long offset, LongPredicate until, Duration limit, String what) {
-        long deadline = System.nanoTime() + limit.toNanos();
-        long v;
+        return awaitLong(c, buf, offset, until, v -> true, limit, what);
+    }
+
+    /**
+     * Like {@link #awaitLong(Communicator, SymmetricBuffer, long, LongPredicate, Duration, String)}, but
+     * ends early when the word holds a value that is neither awaited nor {@code stillWaiting} and keeps
+     * it for a tenth of the limit (at least a second): a put may be seen half-written for a moment, but a
+     * flag that stays torn (a lost byte) can never become right, and waiting out the limit only makes
+     * the failure slow.
+     */
+    public static long awaitLong(Communicator c, SymmetricBuffer buf, long offset, LongPredicate until, LongPredicate stillWaiting,
+                                 Duration limit, String what) {
+        long start = System.nanoTime();
+        long deadline = start + limit.toNanos();
+        long settle = Math.max(1_000_000_000L, limit.toNanos() / 10);
+        long v, odd = 0, oddSince = 0;
+        boolean seenOdd = false;
         while (!until.test(v = readLong(c, buf, offset))) {
-            if (System.nanoTime() > deadline)
-                throw new AssertionFailedError(what + ": still " + v + " after " + limit.toMillis() + " ms");
+            long now = System.nanoTime();
+            if (stillWaiting.test(v)) {
+                seenOdd = false;
+            } else if (!seenOdd || v != odd) {
+                seenOdd = true;
+                odd = v;
+                oddSince = now;
+            } else if (now - oddSince > settle) {
+                throw new AssertionFailedError(what + ": holds " + hex(v) + " for " + (now - oddSince) / 1_000_000
+                        + " ms, neither the value before nor the awaited one (a flag with missing or corrupted bytes)");
+            }
+            if (now > deadline)
+                throw new AssertionFailedError(what + ": still " + hex(v) + " after " + limit.toMillis() + " ms");
             Thread.onSpinWait();
         }
         return v;
     }
+
+    /** Fails unless the 64-bit word {@code actual} is {@code expected}, showing both in hex and decimal (bit patterns hide in decimal). */
+    public static void expectWord(long expected, long actual, String what) {
+        if (expected != actual)
+            throw new AssertionFailedError(what + ": " + hex(actual) + " (" + actual + "), expected " + hex(expected) + " (" + expected + ")",
+                    expected, actual);
+    }
+
+    /** A 64-bit word as it is stored: 16 hex digits, so a missing byte shows as a run of 0s or fs. */
+    public static String hex(long v) { return String.format("0x%016x", v); }
 }

@@ -27,6 +27,8 @@ public abstract class RmaSuite extends KitSuite {
 
     static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
 
+    /** Verifies §2.1: a put of every size class delivers exactly its bytes / if it fails, look at the put path's size thresholds (inline, bounce buffer, chunking). */
+    @Verifies("2.1")
     @Test void required_rma_put_all_sizes() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -48,6 +50,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.1: a get of every size class fills exactly its bytes / if it fails, look at the get path's size thresholds. */
+    @Verifies("2.1")
     @Test void required_rma_get_all_sizes() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -67,6 +71,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.1: puts at odd offsets and lengths touch nothing outside their range / if it fails, look at offset arithmetic and alignment assumptions in put. */
+    @Verifies("2.1")
     @Test void required_rma_put_unaligned() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -104,6 +110,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.1: gets at odd offsets and lengths fill exactly their range / if it fails, look at offset arithmetic and alignment assumptions in get. */
+    @Verifies("2.1")
     @Test void required_rma_get_unaligned() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -132,6 +140,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.1: zero-byte puts and gets touch nothing, even at a buffer's end / if it fails, look at range checks that reject or mishandle length 0. */
+    @Verifies("2.1")
     @Test void required_rma_zero_byte_transfers() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -153,6 +163,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.8: puts and gets to the calling PE itself work / if it fails, look at the loopback path (target PE == own rank). */
+    @Verifies("2.8")
     @Test void required_rma_put_get_self() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -168,6 +180,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.1: every PE puts to every PE at once without interference / if it fails, look at per-target state (queues, connections) shared between targets. */
+    @Verifies("2.1")
     @Test void required_rma_put_all_to_all() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -185,6 +199,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.8: native segments and symmetric buffers work as local source and destination / if it fails, look at acceptsLocal and local memory registration. */
+    @Verifies("2.8")
     @Test void required_rma_native_and_symmetric_local_memory() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -209,6 +225,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.2: a blocking put's source may be overwritten as soon as put returns / if it fails, look at put returning before it copied or sent the source. */
+    @Verifies("2.2")
     @Test void required_rma_put_source_reusable_on_return() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -224,6 +242,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.5: the world barrier completes outstanding puts / if it fails, look at Communicator.barrier: it must quiet before synchronising. */
+    @Verifies("2.5")
     @Test void required_rma_barrier_completes_puts() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -238,10 +258,86 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.3 (quiet completes puts at the target) / if it fails, look at quiet: it must wait for remote delivery, not only order. */
+    @Verifies("2.3")
+    @Test void required_rma_quiet_completes_puts() { spmd(pe -> quietCompletes(pe, false)); }
+
+    /** Verifies §2.3 for non-blocking puts / if it fails, look at quiet's tracking of outstanding putNbi. */
+    @Verifies("2.3")
+    @Test void optional_rma_quiet_completes_put_nbi() { spmd(Capability.NONBLOCKING_RMA, pe -> quietCompletes(pe, true)); }
+
+    /**
+     * Puts to the right neighbour, quiets, then reads the same bytes back with a get, with no barrier in
+     * between: after quiet the put is complete at the target, so even the issuing PE must see it.
+     */
+    static void quietCompletes(Pe pe, boolean nbi) {
+        Communicator c = pe.comm();
+        long n = 1 << 16;
+        try (SymmetricBuffer b = c.heap().allocate(n)) {
+            Mem.clear(c, b, GUARD);
+            c.barrier();
+            for (int round = 0; round < 5; round++) {
+                MemorySegment src = Mem.patterned(n, round * 10 + c.rank());
+                if (nbi) c.rma().putNbi(b, 0, Memory.of(src), 0, n, right(c));
+                else c.rma().put(b, 0, Memory.of(src), 0, n, right(c));
+                c.rma().quiet();
+                MemorySegment back = MemorySegment.ofArray(new byte[(int) n]);
+                c.rma().get(Memory.of(back), 0, b, 0, n, right(c));
+                Mem.expectPattern(back, round * 10 + c.rank(), "round " + round + ": get from rank " + right(c)
+                        + " right after quiet (quiet must complete the put at the target, not only order it)");
+            }
+            c.barrier();
+        }
+    }
+
+    /** Verifies §2.6 (a team barrier completes the caller's RMA) / if it fails, look at Team.barrier: it must quiet first. */
+    @Verifies("2.6")
+    @Test void required_rma_world_team_barrier_completes_puts() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            try (SymmetricBuffer b = c.heap().allocate(1 << 16)) {
+                for (int round = 0; round < 5; round++) {
+                    c.rma().put(b, 0, Memory.of(Mem.patterned(1 << 16, round * 10 + c.rank())), 0, 1 << 16, right(c));
+                    c.world().barrier(); // no quiet: the team barrier completes outstanding puts
+                    Mem.expectPattern(Mem.read(c, b, 0, 1 << 16), round * 10 + left(c), "round " + round + " after a world-team barrier only");
+                    c.world().barrier();
+                }
+            }
+        });
+    }
+
+    /**
+     * Verifies §2.1 (a put delivers every byte, each at its own offset) / if it fails, look at how a put is
+     * split into chunks or packets: the first wrong 8-byte word is printed with the index it holds.
+     */
+    @Verifies("2.1")
+    @Test void required_rma_put_keeps_byte_order() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            long[] lens = {(1 << 20) + 13, 4L << 20};
+            try (SymmetricBuffer b = c.heap().allocate((4L << 20) + 64)) {
+                for (long len : lens) {
+                    Mem.clear(c, b, GUARD);
+                    c.barrier();
+                    c.rma().put(b, 8, Memory.of(Mem.indexed(len, c.rank() + 1)), 0, len, right(c));
+                    c.rma().quiet();
+                    c.barrier();
+                    Mem.expectIndexed(Mem.read(c, b, 8, len), left(c) + 1, "put of " + len + " bytes from rank " + left(c));
+                    Mem.expectFilled(Mem.read(c, b, 8 + len, 8), GUARD, "bytes after the put of " + len);
+                    c.barrier();
+                }
+            }
+        });
+    }
+
+    /** Verifies §2.3: data put before a quiet is visible before a flag put after it / if it fails, look at quiet's completion of earlier puts. */
+    @Verifies("2.3")
     @Test void required_rma_quiet_orders_puts() {
         spmd(pe -> handshake(pe, false));
     }
 
+    /** Verifies §2.4: data put before a fence is visible before a flag put after it / if it fails, look at fence: puts to one PE must not overtake each other across it. */
+    @Verifies("2.4")
     @Test void required_rma_fence_orders_puts() {
         spmd(pe -> handshake(pe, true));
     }
@@ -264,17 +360,20 @@ public abstract class RmaSuite extends KitSuite {
                 c.rma().put(b, flagAt, Memory.of(Mem.longs(round)), 0, 8, right(c));
                 c.rma().quiet();
                 long r = round;
-                Mem.awaitLong(c, b, flagAt, v -> v == r, pe.timeout(), "round " + round + " flag from rank " + left(c));
+                Mem.awaitLong(c, b, flagAt, v -> v == r, v -> v == r - 1 || v == -1, pe.timeout(), "round " + round + " flag from rank " + left(c));
                 Mem.expectPattern(Mem.read(c, b, 0, data), (int) round * 7 + left(c), "round " + round
                         + ": data seen after its flag (" + (fence ? "fence" : "quiet") + " must order the data before the flag)");
                 c.rma().put(b, ackAt, Memory.of(Mem.longs(round)), 0, 8, left(c));
                 c.rma().quiet();
-                Mem.awaitLong(c, b, ackAt, v -> v == r, pe.timeout(), "round " + round + " acknowledgement from rank " + right(c));
+                Mem.awaitLong(c, b, ackAt, v -> v == r, v -> v == r - 1 || v == -1, pe.timeout(),
+                        "round " + round + " acknowledgement from rank " + right(c));
             }
             c.barrier();
         }
     }
 
+    /** Verifies §2.4: fence orders puts to each of several PEs / if it fails, look at per-target ordering in fence. */
+    @Verifies("2.4")
     @Test void required_rma_fence_orders_puts_to_every_pe() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -294,7 +393,7 @@ public abstract class RmaSuite extends KitSuite {
                         c.rma().quiet();
                     }
                     long w = writer;
-                    Mem.awaitLong(c, b, slot, v -> v == w, pe.timeout(), "flag from rank " + writer);
+                    Mem.awaitLong(c, b, slot, v -> v == w, v -> v == -1, pe.timeout(), "flag from rank " + writer);
                     Mem.expectPattern(Mem.read(c, b, 0, slot), writer * 13 + c.rank(),
                             "data from rank " + writer + " seen after its fenced flag");
                     c.barrier();
@@ -303,6 +402,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.5: a get from a third PE after a barrier sees puts completed by it / if it fails, look at barrier completion towards PEs other than the getter. */
+    @Verifies("2.5")
     @Test void required_rma_get_after_barrier_sees_puts() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -321,6 +422,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.1: a 16 MiB put and get arrive whole / if it fails, look at chunking and registration limits of large transfers. */
+    @Verifies("2.1")
     @Test void required_rma_large_transfer() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -338,6 +441,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.7: many outstanding non-blocking puts complete at quiet / if it fails, look at the tracking of outstanding putNbi. */
+    @Verifies("2.7")
     @Test void optional_rma_put_nbi_quiet() {
         spmd(Capability.NONBLOCKING_RMA, pe -> {
             Communicator c = pe.comm();
@@ -355,6 +460,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.7: a non-blocking put's source may be reused after quiet / if it fails, look at quiet returning before putNbi sources were consumed. */
+    @Verifies("2.7")
     @Test void optional_rma_put_nbi_source_reusable_after_quiet() {
         spmd(Capability.NONBLOCKING_RMA, pe -> {
             Communicator c = pe.comm();
@@ -370,6 +477,8 @@ public abstract class RmaSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.7: non-blocking gets fill their destinations by quiet / if it fails, look at the tracking of outstanding getNbi. */
+    @Verifies("2.7")
     @Test void optional_rma_get_nbi_quiet() {
         spmd(Capability.NONBLOCKING_RMA, pe -> {
             Communicator c = pe.comm();

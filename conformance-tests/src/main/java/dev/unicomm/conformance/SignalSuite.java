@@ -1,6 +1,5 @@
 package dev.unicomm.conformance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -12,7 +11,6 @@ import dev.unicomm.api.Memory;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import java.time.Duration;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 
 /** Put-with-signal (SET, ADD, blocking and non-blocking) and signal wait-until with every comparison. */
@@ -22,6 +20,8 @@ public abstract class SignalSuite extends KitSuite {
 
     static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
 
+    /** Verifies §4.1: put-with-signal SET delivers the data, then the signal / if it fails, look at the order of data and signal writes. */
+    @Verifies("4.1")
     @Test void optional_signal_put_signal_set() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -32,7 +32,7 @@ public abstract class SignalSuite extends KitSuite {
                     c.rma().putSignal(data, 0, Memory.of(Mem.patterned(4096, round * 10 + c.rank())), 0, 4096,
                             sig, 0, round, SignalOp.SET, right(c));
                     long got = c.rma().signalWaitUntil(sig, 0, Cmp.EQ, round);
-                    assertEquals(round, got, "signal value returned by wait-until");
+                    Mem.expectWord(round, got, "signal value returned by wait-until");
                     Mem.expectPattern(Mem.read(c, data, 0, 4096), round * 10 + left(c), "round " + round + " data after its signal");
                     c.barrier(); // the next round overwrites the data
                 }
@@ -40,6 +40,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.3: put-with-signal ADD from every PE adds up / if it fails, look at atomicity of signal ADD. */
+    @Verifies("4.3")
     @Test void optional_signal_put_signal_add() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -51,14 +53,16 @@ public abstract class SignalSuite extends KitSuite {
                     c.rma().putSignal(data, 64L * c.rank(), Memory.of(Mem.patterned(64, c.rank())), 0, 64, sig, 0, c.rank() + 1, SignalOp.ADD, p);
                 long total = (long) n * (n + 1) / 2;
                 long got = c.rma().signalWaitUntil(sig, 0, Cmp.GE, total);
-                assertEquals(total, got, "sum of the ADD signals of all ranks");
+                Mem.expectWord(total, got, "sum of the ADD signals of all ranks");
                 for (int r = 0; r < n; r++) Mem.expectPattern(Mem.read(c, data, 64L * r, 64), r, "data from rank " + r);
                 c.barrier();
-                assertEquals(total, c.rma().signalFetch(sig, 0), "signal after every rank finished");
+                Mem.expectWord(total, c.rma().signalFetch(sig, 0), "signal after every rank finished");
             }
         });
     }
 
+    /** Verifies §4.1: non-blocking put-with-signal delivers data and signal by quiet / if it fails, look at putSignalNbi's completion tracking. */
+    @Verifies("4.1")
     @Test void optional_signal_put_signal_nbi() {
         spmd(Capability.SIGNALS, pe -> {
             Capabilities.require(pe.comm(), Capability.NONBLOCKING_RMA);
@@ -68,13 +72,15 @@ public abstract class SignalSuite extends KitSuite {
                 c.barrier();
                 c.rma().putSignalNbi(data, 0, Memory.of(Mem.patterned(1 << 16, 77 + c.rank())), 0, 1 << 16, sig, 0, 5, SignalOp.SET, right(c));
                 c.rma().quiet();
-                assertEquals(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5), "non-blocking put-with-signal value");
+                Mem.expectWord(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5), "non-blocking put-with-signal value");
                 Mem.expectPattern(Mem.read(c, data, 0, 1 << 16), 77 + left(c), "data of a non-blocking put-with-signal");
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §4.1: a PE that sees the signal sees all the data / if it fails, look at signal written before the data has landed. */
+    @Verifies("4.1")
     @Test void optional_signal_data_visible_before_signal() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -91,6 +97,8 @@ public abstract class SignalSuite extends KitSuite {
         });
     }
 
+    /** Verifies §4.3: concurrent signal ADDs are neither lost nor doubled / if it fails, look at atomicity of signal ADD under contention. */
+    @Verifies("4.3")
     @Test void optional_signal_add_contention() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -103,24 +111,36 @@ public abstract class SignalSuite extends KitSuite {
                 c.rma().quiet();
                 if (c.rank() == 0) {
                     long want = (long) per * c.size();
-                    assertEquals(want, c.rma().signalWaitUntil(sig, 0, Cmp.GE, want), "signal after " + want + " concurrent ADDs");
+                    Mem.expectWord(want, c.rma().signalWaitUntil(sig, 0, Cmp.GE, want), "signal after " + want + " concurrent ADDs");
                 }
                 c.barrier();
-                if (c.rank() == 0) assertEquals((long) per * c.size(), c.rma().signalFetch(sig, 0), "no ADD lost or doubled");
+                if (c.rank() == 0) Mem.expectWord((long) per * c.size(), c.rma().signalFetch(sig, 0), "no ADD lost or doubled");
             }
         });
     }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_eq() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.EQ, 0, 4, 5, 5)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_ne() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.NE, 9, 9, 9, 10)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_gt() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.GT, 0, 10, 10, 11)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_ge() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.GE, 0, 9, 10, 10)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_lt() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LT, 100, 50, 50, 49)); }
 
+    /** Verifies §4.2: wait-until returns the first value satisfying the comparison, not a decoy / if it fails, look at the comparison operator's implementation. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_le() { spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LE, 100, 51, 50, 50)); }
 
     /**
@@ -130,7 +150,7 @@ public abstract class SignalSuite extends KitSuite {
      */
     static void waitUntil(Pe pe, Cmp cmp, long initial, long decoy, long value, long last) throws InterruptedException {
         Communicator c = pe.comm();
-        Assumptions.assumeTrue(c.size() >= 2, "wait-until rules need a second rank to send the signal");
+        NotApplicable.unlessRanks(c.size(), 2, "wait-until rules need a second rank to send the signal");
         assertTrue(!cmp.test(initial, value) && !cmp.test(decoy, value) && cmp.test(last, value), "rule set-up");
         try (SymmetricBuffer data = c.heap().allocate(64); SymmetricBuffer sig = c.heap().allocate(64)) {
             for (int phase = 0; phase < 2; phase++) {
@@ -148,7 +168,7 @@ public abstract class SignalSuite extends KitSuite {
                     }
                 } else if (phase == 0 || c.rank() == 0) {
                     long got = c.rma().signalWaitUntil(sig, 0, cmp, value);
-                    assertEquals(last, got, "wait-until " + cmp + " " + value + " (signal went " + initial + " -> " + decoy
+                    Mem.expectWord(last, got, "wait-until " + cmp + " " + value + " (signal went " + initial + " -> " + decoy
                             + " -> " + last + ") returned");
                 }
                 c.barrier();
@@ -156,10 +176,14 @@ public abstract class SignalSuite extends KitSuite {
         }
     }
 
+    /** Verifies §4.2: wait-until compares as signed 64-bit / if it fails, look at unsigned comparisons in wait-until. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_signed() {
         spmd(Capability.SIGNALS, pe -> waitUntil(pe, Cmp.LT, 0, 5, 0, -3));
     }
 
+    /** Verifies §4.2: wait-until returns at once when already satisfied / if it fails, look at wait-until blocking before its first check. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_already_satisfied() {
         spmd(Capability.SIGNALS, pe -> {
             Communicator c = pe.comm();
@@ -167,14 +191,16 @@ public abstract class SignalSuite extends KitSuite {
                 Mem.write(c, sig, 0, Mem.longs(42));
                 for (Cmp cmp : Cmp.values()) {
                     long value = switch (cmp) { case EQ, GE, LE -> 42; case NE, LT -> 43; case GT -> 41; };
-                    assertEquals(42, c.rma().signalWaitUntil(sig, 0, cmp, value), "wait-until " + cmp + " " + value + " on 42");
+                    Mem.expectWord(42, c.rma().signalWaitUntil(sig, 0, cmp, value), "wait-until " + cmp + " " + value + " on 42");
                 }
-                assertEquals(42, c.rma().signalFetch(sig, 0), "signalFetch");
+                Mem.expectWord(42, c.rma().signalFetch(sig, 0), "signalFetch");
                 c.barrier();
             }
         });
     }
 
+    /** Verifies §4.2: wait-until times out with CommTimeoutException and leaves the communicator usable / if it fails, look at the wait's deadline and clean-up after a timeout. */
+    @Verifies("4.2")
     @Test void optional_signal_wait_until_times_out() {
         spmd(Capability.SIGNALS, pe -> {
             Duration limit = Duration.ofMillis(400);
@@ -186,7 +212,7 @@ public abstract class SignalSuite extends KitSuite {
                 long ms = (System.nanoTime() - t0) / 1_000_000;
                 assertTrue(ms >= limit.toMillis() - 50 && ms < limit.toMillis() + 5_000,
                         "a " + limit.toMillis() + " ms wait-until gave up after " + ms + " ms");
-                assertEquals(0, one.rma().signalFetch(sig, 0), "the communicator still works after a timeout");
+                Mem.expectWord(0, one.rma().signalFetch(sig, 0), "the communicator still works after a timeout");
             }
         });
     }

@@ -35,10 +35,16 @@ public abstract class TeamsSuite extends KitSuite {
         }
     }
 
+    /** Verifies §2.5: nothing of the phase after a barrier is seen before it / if it fails, look at the barrier's synchronisation. */
+    @Verifies("2.5")
     @Test void required_barrier_separates_phases() { spmd(pe -> phases(pe, false)); }
 
+    /** Verifies §2.6: the world team's barrier separates phases / if it fails, look at Team.barrier of the world team. */
+    @Verifies("2.6")
     @Test void required_barrier_world_team_separates_phases() { spmd(pe -> phases(pe, true)); }
 
+    /** Verifies §2.5: hundreds of barriers in a row neither deadlock nor mix epochs / if it fails, look at barrier epoch/sequence handling. */
+    @Verifies("2.5")
     @Test void required_barrier_many_in_a_row() {
         spmd(pe -> {
             Communicator c = pe.comm();
@@ -47,7 +53,7 @@ public abstract class TeamsSuite extends KitSuite {
                 // still in step: one more exchange must line up
                 c.rma().put(b, 0, Memory.of(Mem.longs(c.rank())), 0, 8, (c.rank() + 1) % c.size());
                 c.barrier();
-                assertEquals((c.rank() + c.size() - 1) % c.size(), Mem.readLong(c, b, 0), "value from the left neighbour after 500 barriers");
+                Mem.expectWord((c.rank() + c.size() - 1) % c.size(), Mem.readLong(c, b, 0), "value from the left neighbour after 500 barriers");
                 c.barrier();
             }
         });
@@ -62,6 +68,8 @@ public abstract class TeamsSuite extends KitSuite {
         for (int i = 0; i < size; i++) assertEquals(start + i * stride, t.worldRank(i), "world rank of team rank " + i);
     }
 
+    /** Verifies §6.2: strided splits give members their ranks in order and non-members rank -1 / if it fails, look at Team.split's member arithmetic. */
+    @Verifies("6.2")
     @Test void optional_teams_split_strided_even() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -72,6 +80,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: strided splits give members their ranks in order and non-members rank -1 / if it fails, look at Team.split's member arithmetic. */
+    @Verifies("6.2")
     @Test void optional_teams_split_strided_odd() {
         assumeRanks(2);
         spmd(Capability.TEAMS, pe -> {
@@ -83,6 +93,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: strided splits give members their ranks in order and non-members rank -1 / if it fails, look at Team.split's member arithmetic. */
+    @Verifies("6.2")
     @Test void optional_teams_split_contiguous_tail() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -93,6 +105,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: strided splits give members their ranks in order and non-members rank -1 / if it fails, look at Team.split's member arithmetic. */
+    @Verifies("6.2")
     @Test void optional_teams_split_single_pe() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -104,6 +118,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: split2d builds OpenSHMEM's rows and columns / if it fails, look at Team.split2d. */
+    @Verifies("6.2")
     @Test void optional_teams_split_2d() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -125,6 +141,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: translate maps ranks between teams, -1 for non-members / if it fails, look at Team.translate. */
+    @Verifies("6.2")
     @Test void optional_teams_translate() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -138,6 +156,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §2.6: a sub-team barrier completes and orders RMA among its members / if it fails, look at Team.barrier: it must quiet before synchronising. */
+    @Verifies("2.6")
     @Test void optional_teams_team_barrier_and_rma() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -152,7 +172,7 @@ public abstract class TeamsSuite extends KitSuite {
                         c.rma().quiet();
                         t.barrier();
                         int prevTeamRank = (t.rank() + t.size() - 1) % t.size();
-                        assertEquals(round * 100L + prevTeamRank, Mem.readLong(c, b, 0), "round " + round + " value from team rank " + prevTeamRank);
+                        Mem.expectWord(round * 100L + prevTeamRank, Mem.readLong(c, b, 0), "round " + round + " value from team rank " + prevTeamRank);
                         t.barrier();
                     }
                 }
@@ -161,6 +181,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: strided splits give members their ranks in order and non-members rank -1 / if it fails, look at Team.split's member arithmetic. */
+    @Verifies("6.2")
     @Test void optional_teams_nested_split() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
@@ -173,6 +195,8 @@ public abstract class TeamsSuite extends KitSuite {
         });
     }
 
+    /** Verifies §6.2: splitting and closing teams repeatedly leaks nothing / if it fails, look at team resources released on close. */
+    @Verifies("6.2")
     @Test void optional_teams_split_close_cycles() {
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();

@@ -14,6 +14,10 @@ final class Wire {
     static final int RUN = 1;
     static final int EXIT = 2;
     static final int RESULT = 3;
+    /** Parent to worker, after a rule failed on some rank while others still run: abort the job's store so they stop waiting. */
+    static final int ABORT = 4;
+    /** Parent to worker, after a rule failed on ranks that all finished: is the job still fit for the next rule? */
+    static final int PROBE = 5;
     /** Longest string or body we accept (a guard against garbage on the socket). */
     static final int MAX_BYTES = 16 << 20;
 

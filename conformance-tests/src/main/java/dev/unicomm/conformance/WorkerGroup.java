@@ -195,9 +195,12 @@ final class WorkerGroup implements AutoCloseable {
     boolean broken() { return broken; }
 
     /**
-     * Runs {@code body} on every rank and returns one result per rank, in rank order. Any rank
-     * that did not pass or skip marks the job broken: it is killed, and the suite starts a fresh one
-     * for its next rule, so one failure cannot cascade into the rules after it.
+     * Runs {@code body} on every rank and returns one result per rank, in rank order. When a rank
+     * fails, the others get {@link #FAILURE_GRACE} to finish; those still busy then are released by
+     * an abort of the job's store. A job that hung, lost a rank or was aborted is killed, and the
+     * suite starts a fresh one for its next rule, so one failure cannot cascade into the rules after
+     * it; a job whose ranks all finished the failed rule is kept when a probe (barrier, no heap left
+     * allocated) passes, so a broken data path does not pay a restart per rule.
      */
     List<RankResult> run(String rule, Body body, Duration limit) {
         byte[] bytes = serialize(rule, body);
@@ -220,17 +223,26 @@ final class WorkerGroup implements AutoCloseable {
         }
         long t0 = System.nanoTime();
         long deadline = t0 + limit.toNanos();
+        long graceEnd = Long.MAX_VALUE; // set by the first rank that fails
+        boolean aborted = false;
         int missing = 0;
         for (RankResult x : results) if (x == null) missing++;
         while (missing > 0) {
             Event e;
             try {
-                e = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                e = events.poll(Math.max(0, Math.min(deadline, graceEnd) - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
                 break;
             }
-            if (e == null) break;
+            if (e == null) {
+                if (System.nanoTime() >= deadline) break;
+                // a rank failed and the others are still busy, probably waiting for it: release them
+                abort(rule, results);
+                aborted = true;
+                graceEnd = Long.MAX_VALUE;
+                continue;
+            }
             if (results[e.rank()] != null) continue;
             if (e.seq() == -2) {
                 results[e.rank()] = died(e.rank(), Duration.ofNanos(System.nanoTime() - t0));
@@ -238,7 +250,13 @@ final class WorkerGroup implements AutoCloseable {
             } else if (e.seq() == mySeq) {
                 results[e.rank()] = new RankResult(e.rank(), e.outcome(), e.message(), e.value(), Duration.ofNanos(e.nanos()));
                 missing--;
+            } else {
+                continue;
             }
+            // A rank whose body failed: the others may be waiting for it. (A rank that died is noticed by the
+            // others' own watchdogs, which name it; an abort from here would name someone else.)
+            if (results[e.rank()].outcome() == Outcome.FAILED && !aborted && graceEnd == Long.MAX_VALUE)
+                graceEnd = System.nanoTime() + FAILURE_GRACE.toNanos();
         }
         for (int r = 0; r < results.length; r++) {
             if (results[r] == null) {
@@ -246,9 +264,67 @@ final class WorkerGroup implements AutoCloseable {
                         + " ms; the job was killed (log: " + log + ")", "", limit);
             }
         }
-        for (RankResult x : results) if (x.outcome() != Outcome.PASSED && x.outcome() != Outcome.SKIPPED) broken = true;
+        boolean failed = false, clean = !aborted;
+        for (RankResult x : results) {
+            if (x.outcome() != Outcome.PASSED && x.outcome() != Outcome.SKIPPED) failed = true;
+            if (x.outcome() == Outcome.HUNG || x.outcome() == Outcome.DIED) clean = false;
+        }
+        // A rule that failed on ranks that all finished it leaves a job that may serve the next rule
+        // (a data check failed, nothing hangs): probe it instead of paying for a restart.
+        if (failed && !(clean && probe())) broken = true;
         if (broken) kill();
         return List.of(results);
+    }
+
+    /** How long the other ranks may still finish a rule after one rank failed it, before they are released by an abort. */
+    static final Duration FAILURE_GRACE = Duration.ofMillis(1500);
+
+    /** Asks a rank that failed the rule to abort the job's store, so that ranks waiting for it stop. */
+    private void abort(String rule, RankResult[] results) {
+        for (int r = 0; r < results.length; r++) {
+            if (results[r] == null || results[r].outcome() != Outcome.FAILED) continue;
+            try {
+                DataOutputStream out = outs.get(r);
+                out.writeInt(Wire.ABORT);
+                Wire.writeString(out, "rule " + rule + " failed on rank " + r);
+                out.flush();
+                return; // one abort reaches every rank
+            } catch (IOException e) {
+                // that worker is gone; try the next failed one (the job is restarted anyway)
+            }
+        }
+    }
+
+    /** Whether every rank still passes a barrier and holds no heap the failed rule left behind (see KitWorker.probe). */
+    private boolean probe() {
+        int mySeq = ++seq;
+        for (DataOutputStream out : outs) {
+            try {
+                out.writeInt(Wire.PROBE);
+                out.writeInt(mySeq);
+                out.flush();
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        long deadline = System.nanoTime() + spec.commTimeout().plusSeconds(5).toNanos();
+        boolean[] fit = new boolean[spec.ranks()];
+        int missing = spec.ranks();
+        while (missing > 0) {
+            Event e;
+            try {
+                e = events.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException ie) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            if (e == null || e.seq() == -2) return false;
+            if (e.seq() != mySeq || fit[e.rank()]) continue;
+            if (e.outcome() != Outcome.PASSED) return false;
+            fit[e.rank()] = true;
+            missing--;
+        }
+        return true;
     }
 
     private RankResult died(int r, Duration t) {

@@ -3,17 +3,17 @@
  * correct when it passes the kit.
  *
  * <h2>How it runs</h2>
- * Each suite ({@link dev.unicomm.conformance.LifecycleSuite}, {@link dev.unicomm.conformance.HeapSuite},
- * {@link dev.unicomm.conformance.RmaSuite}, {@link dev.unicomm.conformance.SignalSuite},
- * {@link dev.unicomm.conformance.AtomicsSuite}, {@link dev.unicomm.conformance.TeamsSuite},
- * {@link dev.unicomm.conformance.BadInputSuite}, {@link dev.unicomm.conformance.FaultSuite}) is an
- * abstract JUnit 5 class. Before its first rule, the suite starts {@code ranks()} worker JVMs
+ * Each suite (every abstract subclass of {@link dev.unicomm.conformance.KitSuite}; {@link
+ * dev.unicomm.conformance.KitSuites#abstractSuites()} lists them: Lifecycle, Heap, Rma, Signal, Atomics,
+ * Teams, BadInput, Fault, FaultInjection, Collectives, Moe) is an abstract JUnit 5 class. Before its first rule, the suite starts {@code ranks()} worker JVMs
  * ({@link dev.unicomm.conformance.KitWorker}), each one rank of a real job with its own communicator.
  * Every rule is a JUnit test that sends its SPMD body to all workers over a localhost control
  * channel; each rank runs it and reports passed / failed / skipped with a message; the parent fails
  * the test naming the ranks and their messages. A rank that does not answer within
- * {@code ruleTimeout()} is reported HUNG and the job is killed; after any failure the next rule gets a
- * fresh job, so one broken rule never cascades.
+ * {@code ruleTimeout()} is reported HUNG and the job is killed; after a hang, a lost rank, or a failure
+ * that left ranks waiting, the next rule gets a fresh job, so one broken rule never cascades. A
+ * failure that every rank finished keeps the job if a probe (quiet, barrier, no heap left allocated)
+ * passes, so one broken data path does not pay a restart per rule.
  *
  * <h2>Running it against a backend</h2>
  * In the backend's test sources, one empty-bodied subclass per suite, with the hooks it needs:
@@ -41,9 +41,10 @@
  *       local reads/writes that work on host and device heaps. Values a body
  *       {@linkplain dev.unicomm.conformance.Pe#report reports} come back to the test for
  *       cross-rank checks.</li>
- *   <li>Add {@code configured/FooRules extends FooSuite {}} and list it in
- *       {@link dev.unicomm.conformance.KitRunner#ALL_SUITES} so {@code unicomm conformance} runs it,
- *       and add a nested class to each backend's kit test (e.g. {@code ShmTwoRanksTest}).</li>
+ *   <li>Add {@code configured/FooRules extends FooSuite {}}: {@link dev.unicomm.conformance.KitSuites}
+ *       finds it by scanning, so {@code unicomm conformance} runs it (a kit test fails while an
+ *       abstract suite has no configured subclass); add a nested class to each backend's kit test
+ *       (e.g. {@code ShmTwoRanksTest}, whose coverage a test checks too).</li>
  *   <li>Show that the rules can fail: the kit's own tests wrap a real backend in deliberately broken
  *       decorators and assert exactly which rules fail.</li>
  * </ol>

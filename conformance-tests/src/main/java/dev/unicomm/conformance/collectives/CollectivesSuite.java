@@ -13,6 +13,7 @@ import dev.unicomm.api.Team;
 import dev.unicomm.conformance.KitSuite;
 import dev.unicomm.conformance.Mem;
 import dev.unicomm.conformance.Pe;
+import dev.unicomm.conformance.Verifies;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -36,37 +37,67 @@ public abstract class CollectivesSuite extends KitSuite {
 
     // ---------------------------------------------------------------- rules
 
+    /** Verifies §8.3: the collectives' barrier separates phases / if it fails, look at Collectives.barrier. */
+    @Verifies("8.3")
     @Test void required_collectives_barrier_separates_phases() { spmd(CollectivesSuite::barrierPhases); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_broadcast() { spmd(CollectivesSuite::broadcasts); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_allgather() { spmd(CollectivesSuite::allgathers); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_allreduce_int32() { spmd(pe -> allreduces(pe, DType.INT32)); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_allreduce_int64() { spmd(pe -> allreduces(pe, DType.INT64)); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_allreduce_fp32() { spmd(pe -> allreduces(pe, DType.FP32)); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_allreduce_fp16() { spmd(pe -> allreduces(pe, DType.FP16)); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_allreduce_bf16() { spmd(pe -> allreduces(pe, DType.BF16)); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_reduce_scatter() { spmd(CollectivesSuite::reduceScatters); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_alltoall() { spmd(CollectivesSuite::alltoalls); }
 
+    /** Verifies §8.1: the collective matches the reference for every size and type / if it fails, look at the algorithm for that collective and element type. */
+    @Verifies("8.1")
     @Test void required_collectives_alltoallv() { spmd(CollectivesSuite::alltoallvs); }
 
+    /** Verifies §8.4: collectives on sub-teams involve only their members / if it fails, look at team-relative ranks in the collective algorithms. */
+    @Verifies("8.4")
     @Test void required_collectives_sub_teams() { spmd(CollectivesSuite::subTeams); }
 
+    /** Verifies §8.1: floating-point allreduce gives bit-identical results on every rank / if it fails, look at reduction order that differs between ranks. */
+    @Verifies("8.1")
     @Test void required_collectives_allreduce_same_bits_on_every_rank() {
         var results = spmd(CollectivesSuite::sameBits);
         assertSameOnAllRanks("hash of the FP32/BF16 allreduce results", results);
     }
 
+    /** Verifies §8.2: arguments that disagree across ranks fail on every rank / if it fails, look at the cross-rank argument check. */
+    @Verifies("8.2")
     @Test void required_collectives_bad_input_mismatch_across_ranks() { spmd(CollectivesSuite::mismatches); }
 
+    /** Verifies §8.2: wrong sizes and types fail locally with IllegalArgumentException / if it fails, look at the local argument checks. */
+    @Verifies("8.2")
     @Test void required_collectives_bad_input_local_checks() { spmd(CollectivesSuite::localChecks); }
 
     // ---------------------------------------------------------------- bodies (run on every rank)

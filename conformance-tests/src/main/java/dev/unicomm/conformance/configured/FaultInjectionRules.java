@@ -1,10 +1,11 @@
 package dev.unicomm.conformance.configured;
 
 import dev.unicomm.conformance.FaultInjectionSuite;
+import dev.unicomm.conformance.OnlyWhenNamed;
 
 /**
  * {@link FaultInjectionSuite} configured entirely by {@link dev.unicomm.conformance.KitSettings};
- * not in the default run of {@code unicomm conformance} (each rule restarts the job), selected with
- * {@code --suite FaultInjection}.
+ * selected with {@code --suite FaultInjection}.
  */
+@OnlyWhenNamed("slow: every rule SIGKILLs a rank and restarts the job")
 public class FaultInjectionRules extends FaultInjectionSuite {}

@@ -68,4 +68,67 @@ class BrokenBackendsTest {
         assertEquals(new TreeSet<>(expected), failed(r), r.table());
         assertPassedBesides(r, expected); // CAS, swap and uncontended words are untouched
     }
+
+    @Test void quietThatOnlyOrdersFailsTheQuietCompletionRules() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.QuietOnlyOrdersRma.class, List.of("required_rma_quiet_completes_puts",
+                "optional_rma_quiet_completes_put_nbi", "required_rma_fence_orders_puts", "required_rma_get_all_sizes"), Map.of(), null, null);
+        assertEquals(4, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_quiet_completes_puts", "optional_rma_quiet_completes_put_nbi");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected); // ordering holds, so the fence rule passes
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_quiet_completes_puts")).findFirst().orElseThrow().reason();
+        assertTrue(why.lines().findFirst().orElseThrow().contains("quiet must complete the put"), "cause on the first line: " + why);
+    }
+
+    @Test void barrierThatDoesNotCompleteRmaFailsTheBarrierRules() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.BarrierSkipsRma.class, List.of("required_rma_barrier_completes_puts",
+                "required_rma_world_team_barrier_completes_puts", "required_rma_quiet_completes_puts", "required_rma_put_all_sizes"),
+                Map.of(), null, null);
+        assertEquals(4, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_barrier_completes_puts", "required_rma_world_team_barrier_completes_puts");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected); // quiet still completes, so rules that quiet before the barrier pass
+    }
+
+    /**
+     * One broken data path must not cost minutes: the whole Rma suite with a put that drops its last byte
+     * (most rules fail, each failure restarts the job) finishes within twice the time of the passing run.
+     */
+    @Test void droppedByteRunFinishesWithinTwiceThePassingRun() {
+        long t0 = System.nanoTime();
+        KitReport passing = run(BrokenFixtures.PlainShmRma.class);
+        long passingMs = (System.nanoTime() - t0) / 1_000_000;
+        assertEquals(0, passing.count(KitReport.Result.FAILED), passing.table());
+        long t1 = System.nanoTime();
+        KitReport dropped = run(BrokenFixtures.DropLastByteRma.class);
+        long droppedMs = (System.nanoTime() - t1) / 1_000_000;
+        System.out.println("Rma suite, 2 ranks: passing run " + passingMs + " ms, dropped-last-byte run " + droppedMs + " ms, "
+                + dropped.count(KitReport.Result.FAILED) + " rules failed");
+        assertTrue(failed(dropped).containsAll(Set.of("required_rma_put_all_sizes", "required_rma_put_keeps_byte_order",
+                "required_rma_quiet_completes_puts")), dropped.table());
+        assertTrue(droppedMs <= 2 * passingMs, "dropped-byte run took " + droppedMs + " ms, the passing run " + passingMs + " ms\n"
+                + dropped.table());
+    }
+
+    /** Required means required: a backend without what the MoE rules need fails them, naming the fix, and is not certified. */
+    @Test void requiredMoeRulesFailWithoutAtomicsInsteadOfSkipping() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.NoAtomicsMoe.class, List.of("required_moe_normal_uniform_routing"), Map.of(), null, null);
+        KitReport.Entry e = r.entries().getFirst();
+        assertEquals(KitReport.Result.FAILED, e.result(), r.table());
+        assertTrue(e.reason().contains("no MoE implementation") && e.reason().contains("ATOMICS")
+                && e.reason().contains("dev.unicomm:collectives"), e.reason());
+        assertEquals(KitReport.Certification.NOT_CERTIFIED, r.certification());
+    }
+
+    /** Bytes delivered out of place within one put: invisible to the byte-pattern rules, caught by the position-carrying one. */
+    @Test void putThatReordersStripesFailsTheByteOrderRule() {
+        KitReport r = KitRunner.runRules(BrokenFixtures.SwappedStripesRma.class, List.of("required_rma_put_all_sizes",
+                "required_rma_large_transfer", "required_rma_put_keeps_byte_order"), Map.of(), null, null);
+        assertEquals(3, r.entries().size(), r.table());
+        Set<String> expected = Set.of("required_rma_put_keeps_byte_order");
+        assertEquals(new TreeSet<>(expected), failed(r), r.table());
+        assertPassedBesides(r, expected);
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_put_keeps_byte_order")).findFirst().orElseThrow().reason();
+        assertTrue(why.contains("bytes arrived out of place") && why.contains("0x"), why);
+    }
 }

@@ -21,10 +21,17 @@ abstract class DecoratedProvider implements CommBackendProvider {
     private final CommBackendProvider real = new ShmBackendProvider();
     private final String name;
     private final Function<Rma, ForwardingRma> breakage;
+    private final boolean barrierCompletesRma;
 
     DecoratedProvider(String name, Function<Rma, ForwardingRma> breakage) {
+        this(name, breakage, true);
+    }
+
+    /** @param barrierCompletesRma false plants the fault "barrier does not complete RMA" */
+    DecoratedProvider(String name, Function<Rma, ForwardingRma> breakage, boolean barrierCompletesRma) {
         this.name = name;
         this.breakage = breakage;
+        this.barrierCompletesRma = barrierCompletesRma;
     }
 
     @Override public String name() { return name; }
@@ -42,7 +49,7 @@ abstract class DecoratedProvider implements CommBackendProvider {
             @Override public Rma rma() { return rma; }
             @Override public Team world() { return c.world(); }
             @Override public void barrier() {
-                rma.quiet(); // the barrier completes outstanding RMA, through the decorator's own quiet
+                if (barrierCompletesRma) rma.quiet(); // the barrier completes outstanding RMA, through the decorator's own quiet
                 c.barrier();
             }
             @Override public boolean acceptsLocal(MemoryKind kind) { return c.acceptsLocal(kind); }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.unicomm.api.Capability;
 import dev.unicomm.conformance.KitSuite;
+import dev.unicomm.conformance.NotApplicable;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
@@ -46,6 +47,10 @@ public class HarnessFixture extends KitSuite {
 
     @Test void required_harness_skips_by_assumption() {
         spmd(pe -> Assumptions.assumeTrue(false, "deliberately skipped on rank " + pe.rank()));
+    }
+
+    @Test void required_harness_not_applicable() {
+        spmd(pe -> NotApplicable.unlessRanks(pe.size(), 99, "deliberately needs 99 ranks"));
     }
 
     @Test void optional_harness_skips_by_capability() {

@@ -25,7 +25,7 @@ class HarnessTest {
     }
 
     @Test void everyRuleIsReported() {
-        assertEquals(10, report.entries().size(), report.table());
+        assertEquals(11, report.entries().size(), report.table());
     }
 
     @Test void passingRuleAndValuesReachTheParent() {
@@ -36,6 +36,8 @@ class HarnessTest {
         var e = entry("required_harness_fails_on_rank1");
         assertEquals(KitReport.Result.FAILED, e.result());
         assertTrue(e.reason().contains("failed on rank 1 of 2") && e.reason().contains("deliberate mismatch"), e.reason());
+        assertTrue(e.reason().lines().findFirst().orElseThrow().startsWith("rank 1 FAILED: deliberate mismatch"),
+                "the cause is on the first line, which progress and table show: " + e.reason());
         assertTrue(!e.reason().contains("rank 0 "), "rank 0 passed and is not blamed: " + e.reason());
     }
 
@@ -53,10 +55,23 @@ class HarnessTest {
         assertTrue(e.reason().contains("rank 1 DIED") && e.reason().contains("exited with code 7"), e.reason());
     }
 
-    @Test void skipsCarryTheirReason() {
+    @Test void requiredRulesCannotBeSkippedButMayNotApply() {
         var a = entry("required_harness_skips_by_assumption");
-        assertEquals(KitReport.Result.SKIPPED, a.result());
-        assertTrue(a.reason().contains("deliberately skipped"), a.reason());
+        assertEquals(KitReport.Result.FAILED, a.result(), "a required rule that skips fails");
+        assertTrue(a.reason().contains("cannot be skipped") && a.reason().contains("deliberately skipped"), a.reason());
+        var n = entry("required_harness_not_applicable");
+        assertEquals(KitReport.Result.SKIPPED, n.result(), "too few ranks for the rule: not applicable");
+        assertTrue(n.reason().contains("needs 99"), n.reason());
+    }
+
+    @Test void reportStatesItsCertificationLevel() {
+        assertEquals(KitReport.Certification.NOT_CERTIFIED, report.certification());
+        assertTrue(report.table().contains("certification: NOT_CERTIFIED at 2 ranks"), report.table());
+        assertTrue(report.table().contains("worker logs: "), report.table());
+        assertTrue(report.json().contains("\"certification\": \"NOT_CERTIFIED\""), report.json());
+    }
+
+    @Test void skipsCarryTheirReason() {
         var c = entry("optional_harness_skips_by_capability");
         assertEquals(KitReport.Result.SKIPPED, c.result());
         assertTrue(c.reason().contains("does not declare NATIVE_MOE"), c.reason());
@@ -87,7 +102,7 @@ class HarnessTest {
 
     @Test void reportRendersAsTableAndJson() {
         String table = report.table();
-        assertTrue(table.contains("required_harness_passes") && table.contains("10 rules:"), table);
+        assertTrue(table.contains("required_harness_passes") && table.contains("11 rules:"), table);
         String json = report.json();
         assertTrue(json.contains("\"rule\":\"required_harness_rank1_dies\"") && json.contains("\"result\":\"FAILED\""), json);
         assertEquals(report.entries().size(), json.split("\"rule\":", -1).length - 1,

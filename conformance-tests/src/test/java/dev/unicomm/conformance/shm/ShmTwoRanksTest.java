@@ -5,12 +5,20 @@ import dev.unicomm.conformance.BadInputSuite;
 import dev.unicomm.conformance.FaultSuite;
 import dev.unicomm.conformance.HeapSuite;
 import dev.unicomm.conformance.LifecycleSuite;
+import dev.unicomm.conformance.MoeSuite;
 import dev.unicomm.conformance.RmaSuite;
 import dev.unicomm.conformance.SignalSuite;
 import dev.unicomm.conformance.TeamsSuite;
+import dev.unicomm.conformance.collectives.CollectivesSuite;
 import org.junit.jupiter.api.Nested;
 
-/** The whole kit against backend-shm with 2 ranks (2 worker JVMs per suite). */
+/**
+ * The whole kit's default run against backend-shm with 2 ranks (2 worker JVMs per suite): the JUnit
+ * twin of {@code unicomm conformance --backend shm}. {@code KitCoverageTest} checks that it holds one
+ * nested class per suite of the default run, so the two paths run the same rules. The shm kit lives in
+ * the kit's own tests because shm is the reference backend the kit's self-tests run on (a copy in
+ * backend-shm would need a test-scope cycle).
+ */
 class ShmTwoRanksTest {
     static final String BACKEND = "shm";
     static final int RANKS = 2;
@@ -51,6 +59,16 @@ class ShmTwoRanksTest {
     }
 
     @Nested class Faults extends FaultSuite {
+        @Override protected String backend() { return BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+    }
+
+    @Nested class Collectives extends CollectivesSuite {
+        @Override protected String backend() { return BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+    }
+
+    @Nested class Moe extends MoeSuite {
         @Override protected String backend() { return BACKEND; }
         @Override protected int ranks() { return RANKS; }
     }

@@ -1,0 +1,113 @@
+package dev.unicomm.conformance;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.platform.commons.support.ReflectionSupport;
+
+/**
+ * The kit's suites, found by scanning rather than listed by hand, so that a new suite cannot be
+ * forgotten by one of the two ways of running the kit: every abstract {@link KitSuite} of the kit
+ * ({@link #abstractSuites()}) and their property-configured subclasses in
+ * {@code dev.unicomm.conformance.configured} ({@link #configured()}), which {@code unicomm
+ * conformance} runs. A configured suite annotated {@link OnlyWhenNamed} is left out of the default run.
+ */
+public final class KitSuites {
+    private KitSuites() {}
+
+    /** The package whose suites {@code unicomm conformance} runs. */
+    public static final String CONFIGURED_PACKAGE = "dev.unicomm.conformance.configured";
+
+    /** Every configured suite, default run first, each group by name. */
+    public static List<Class<?>> configured() {
+        List<Class<?>> all = scan(CONFIGURED_PACKAGE, c -> KitSuite.class.isAssignableFrom(c) && !Modifier.isAbstract(c.getModifiers()));
+        all.sort(Comparator.comparing((Class<?> c) -> c.isAnnotationPresent(OnlyWhenNamed.class)).thenComparing(Class::getSimpleName));
+        return all;
+    }
+
+    /** The configured suites of a default run (all but those marked {@link OnlyWhenNamed}). */
+    public static List<Class<?>> defaultRun() {
+        return configured().stream().filter(c -> !c.isAnnotationPresent(OnlyWhenNamed.class)).toList();
+    }
+
+    /** Every abstract suite of the kit (what a backend's own JUnit subclasses extend). */
+    public static List<Class<?>> abstractSuites() {
+        List<Class<?>> all = scan("dev.unicomm.conformance", c -> KitSuite.class.isAssignableFrom(c) && c != KitSuite.class
+                && Modifier.isAbstract(c.getModifiers()) && !c.getPackageName().equals(CONFIGURED_PACKAGE));
+        all.sort(Comparator.comparing(Class::getSimpleName));
+        return all;
+    }
+
+    /** A suite's short name: {@code RmaRules} and {@code RmaSuite} are both {@code Rma}. */
+    public static String shortName(Class<?> suite) {
+        return suite.getSimpleName().replaceFirst("(Rules|Suite)$", "");
+    }
+
+    /**
+     * The configured suite called {@code name} (case-insensitive, with or without a {@code Suite} or
+     * {@code Rules} suffix, {@code Signal} or {@code Signals}).
+     *
+     * @throws IllegalArgumentException naming the known suites
+     */
+    public static Class<?> byName(String name) {
+        String want = normal(name);
+        return configured().stream().filter(c -> normal(shortName(c)).equals(want)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("unknown suite '" + name + "'; suites: " + names()));
+    }
+
+    /** The short names of every configured suite, those run only when named marked so. */
+    public static String names() {
+        return String.join(", ", configured().stream()
+                .map(c -> shortName(c) + (c.isAnnotationPresent(OnlyWhenNamed.class) ? " (only when named)" : "")).toList());
+    }
+
+    /** The abstract suites that no configured suite extends (must be empty; the kit's own tests check it). */
+    public static List<Class<?>> unconfigured() {
+        List<Class<?>> configured = configured();
+        return abstractSuites().stream().filter(a -> configured.stream().noneMatch(a::isAssignableFrom)).toList();
+    }
+
+    /**
+     * The suites of the default run that none of {@code kitTest}'s nested classes extends: a backend's
+     * kit test (one nested class per suite) asserts this is empty so that it cannot fall behind the kit.
+     */
+    public static List<String> missingFrom(Class<?> kitTest) {
+        List<Class<?>> nested = List.of(kitTest.getDeclaredClasses());
+        return defaultRun().stream().map(Class::getSuperclass)
+                .filter(s -> nested.stream().noneMatch(s::isAssignableFrom)).map(Class::getSimpleName).toList();
+    }
+
+    /** The rule ids (test methods named {@code required_...} / {@code optional_...}) of a suite, its superclasses' included. */
+    public static List<String> rules(Class<?> suite) {
+        List<String> out = new ArrayList<>();
+        for (Class<?> c = suite; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (Method m : c.getDeclaredMethods()) {
+                if (m.isAnnotationPresent(Test.class) && !out.contains(m.getName())) out.add(m.getName());
+            }
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static String normal(String s) {
+        String n = s.trim().toLowerCase(Locale.ROOT).replaceFirst("(rules|suite)$", "");
+        return n.endsWith("s") ? n.substring(0, n.length() - 1) : n;
+    }
+
+    /** Classes of {@code pkg} and its sub-packages: from the class path, else from the kit's named module. */
+    private static List<Class<?>> scan(String pkg, Predicate<Class<?>> keep) {
+        List<Class<?>> found = new ArrayList<>(ReflectionSupport.findAllClassesInPackage(pkg, keep, n -> true));
+        Module m = KitSuites.class.getModule();
+        if (found.isEmpty() && m.isNamed())
+            found.addAll(ReflectionSupport.findAllClassesInModule(m.getName(), c -> c.getPackageName().startsWith(pkg) && keep.test(c), n -> true));
+        if (found.isEmpty())
+            throw new IllegalStateException("no kit suites found in package " + pkg + " (class loader "
+                    + KitSuites.class.getClassLoader() + "): is the conformance-tests jar on the class path?");
+        return found;
+    }
+}
