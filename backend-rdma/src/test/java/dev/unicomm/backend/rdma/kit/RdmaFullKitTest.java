@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Nested;
  * Every suite of the kit's default run against backend-rdma with 2 ranks: the documented full run
  * (the CI VM run keeps to {@link RdmaKitTwoRanksTest}'s lean selection for its time budget). Needs a verbs
  * device, so it skips elsewhere; in the soft-RoCE VM:
- * {@code RDMA_VM_TESTS=dev.unicomm.backend.rdma.kit.RdmaFullKitTest RDMA_VM_TEST_TIMEOUT=3000 backend-rdma/src/test/vm/run-vm-tests.sh}.
+ * {@code RDMA_VM_TESTS=dev.unicomm.backend.rdma.kit.RdmaFullKitTest backend-rdma/src/test/vm/run-vm-tests.sh}.
  */
 class RdmaFullKitTest {
     static final String BACKEND = "rdma";
