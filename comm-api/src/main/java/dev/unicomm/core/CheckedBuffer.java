@@ -53,8 +53,11 @@ final class CheckedBuffer implements SymmetricBuffer {
             if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + raw.offset() + " was already freed (double free)");
             open = false;
         }
-        owner.forget(this);
-        raw.close();
+        CheckedTeam world = owner.worldTeam();
+        owner.calls().call(world.calls, world.raw, CallLedger.Op.FREE, () -> CallLedger.args(raw.offset(), raw.byteSize()), () -> {
+            owner.forget(this);
+            raw.close();
+        });
     }
 
     /** Marks the buffer freed without a collective free (the communicator is going away). */

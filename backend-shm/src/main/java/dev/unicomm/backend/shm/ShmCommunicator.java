@@ -8,6 +8,7 @@ import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CallAgreement;
 import dev.unicomm.spi.Store;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /**
  * One PE of a shared-memory job. Opening (collective):
@@ -164,6 +166,11 @@ final class ShmCommunicator implements BackendCommunicator {
     @Override public void barrier() { world.barrier(); }
 
     @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
+
+    /** Call words ride on the dissemination barrier: the same cost as a plain barrier. */
+    @Override public Optional<CallAgreement> callAgreement() {
+        return Optional.of((team, words) -> ((ShmTeam) team).exchange(words));
+    }
 
     MemorySegment control(int pe) { return controls[pe]; }
 

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommException;
+import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Team;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -26,6 +27,7 @@ final class ShmTeam implements Team {
     private final MemorySegment[] controls;
     private long epoch;
     private long splitSeq;
+    private long exchanges;
     private boolean open = true;
 
     ShmTeam(ShmCommunicator comm, int[] members, int me, int slot) {
@@ -66,6 +68,55 @@ final class ShmTeam implements Team {
                 }
             }
         }
+    }
+
+    /**
+     * A barrier that carries {@code words.length} (at most 4) words from every member: each member
+     * writes them into its own agreement mailbox, passes the barrier, then reads every member's.
+     * Double-buffered by exchange number; a member writes exchange k+2 only after the barrier of
+     * k+1, which nobody passes before every member has read exchange k. A member that passed this
+     * barrier inside another one (not an exchange) shows up as {@code {-1, -1, its exchange number,
+     * ours}}. On timeout the message names the members that never reached this exchange.
+     */
+    long[][] exchange(long[] words) {
+        requireMember("exchange");
+        long s = ++exchanges;
+        long box = Control.agreeMailbox(slot, s);
+        MemorySegment mine = controls[me];
+        for (int i = 0; i < words.length; i++) Words.setPlain(mine, box + 8 + 8L * i, words[i]);
+        Words.setRelease(mine, box, s);
+        try {
+            barrier();
+        } catch (CommTimeoutException e) {
+            throw laggards(e, s, box);
+        }
+        long[][] all = new long[members.length][];
+        for (int i = 0; i < members.length; i++) {
+            long theirs = Words.getAcquire(controls[i], box);
+            if (theirs != s) {
+                all[i] = new long[] {-1, -1, theirs, s};
+                continue;
+            }
+            all[i] = new long[words.length];
+            for (int w = 0; w < words.length; w++) all[i][w] = Words.getPlain(controls[i], box + 8 + 8L * w);
+        }
+        return all;
+    }
+
+    /** The same timeout, naming who had not reached exchange {@code s} (the others wait on them). */
+    private CommTimeoutException laggards(CommTimeoutException e, long s, long box) {
+        StringBuilder late = new StringBuilder();
+        for (int i = 0; i < members.length; i++) {
+            if (Words.getAcquire(controls[i], box) == s) continue;
+            long other = Math.max(Words.getAcquire(controls[i], box), Words.getAcquire(controls[i], Control.agreeMailbox(slot, s - 1)));
+            late.append(late.length() == 0 ? "" : ", ").append("world rank ").append(members[i])
+                    .append(" (last reached #").append(Math.max(other, 0)).append(')');
+        }
+        if (late.length() == 0) return e;
+        CommTimeoutException t = new CommTimeoutException("collective call #" + s + " of a team of " + members.length
+                + " PEs: not reached by " + late, comm.waiter().timeout());
+        t.addSuppressed(e);
+        return t;
     }
 
     @Override public Team split(int start, int stride, int size) {

@@ -49,6 +49,9 @@ final class Waiter {
         this.watchdog = watchdog;
     }
 
+    /** The communicator timeout every wait is bounded by. */
+    Duration timeout() { return timeout; }
+
     /** State of one wait. */
     static final class Wait {
         final long start = System.nanoTime();
