@@ -27,15 +27,21 @@ import java.util.function.Supplier;
 final class CallLedger {
     /** Operations as named in messages. */
     enum Op {
-        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"), ALLOCATE("heap allocate"), FREE("heap free"),
-        MOE_OPEN("moe buffer open"), DISPATCH("moe dispatch"), CACHED_DISPATCH("moe dispatch (cached handle)"),
-        COMBINE("moe combine"), LL_DISPATCH("moe lowLatencyDispatch"), LL_COMBINE("moe lowLatencyCombine"),
-        BROADCAST("broadcast"), ALLGATHER("allgather"), ALLREDUCE("allreduce"), REDUCE_SCATTER("reduceScatter"),
-        ALLTOALL("alltoall"), ALLTOALLV("alltoallv"), SPLIT("team split"), SPLIT_2D("team split2d"), TEAM_CLOSE("team close");
+        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"), ALLOCATE("heap allocate", "bytes", "alignment"),
+        FREE("heap free", "offset", "bytes"), MOE_OPEN("moe buffer open", "config", "config"), DISPATCH("moe dispatch", "input kind", "alignment"),
+        CACHED_DISPATCH("moe dispatch (cached handle)", "input kind", ""), COMBINE("moe combine", "weights", ""),
+        LL_DISPATCH("moe lowLatencyDispatch", "fp8", "on stream"), LL_COMBINE("moe lowLatencyCombine", "", "on stream"),
+        BROADCAST("broadcast", "bytes", "root"), ALLGATHER("allgather", "bytes per PE", ""), ALLREDUCE("allreduce", "count", "dtype/op"),
+        REDUCE_SCATTER("reduceScatter", "count per PE", "dtype/op"), ALLTOALL("alltoall", "bytes per PE", ""), ALLTOALLV("alltoallv"),
+        SPLIT("team split", "start/stride", "size"), SPLIT_2D("team split2d", "xRange", ""), TEAM_CLOSE("team close");
 
         final String label;
+        final String[] argNames;
 
-        Op(String label) { this.label = label; }
+        Op(String label, String... argNames) {
+            this.label = label;
+            this.argNames = argNames;
+        }
     }
 
     private static final long FAILED = 1;
@@ -133,6 +139,8 @@ final class CallLedger {
         boolean same = true;
         for (long[] w : all) same &= w[0] == mine[0] && w[1] == mine[1] && w[2] == mine[2] && w[3] == mine[3];
         if (same && flags == 0) return;
+        // A peer that passed our barrier while closing after a job abort is no call mismatch: report the abort.
+        store.checkHealthy();
         throw mismatch(rawTeam, op, all);
     }
 
@@ -184,8 +192,14 @@ final class CallLedger {
         StringBuilder sb = new StringBuilder(name).append(" #").append(w[0]);
         if (failed(w)) return sb.append(" (rejected its arguments)").toString();
         if (op == Op.INTERNAL_BARRIER.ordinal()) return sb.append(" within ").append(OPS[(int) w[2]].label).append(" #").append(w[3]).toString();
-        if (w[2] != 0 || w[3] != 0) sb.append(" (").append(w[2]).append(", ").append(w[3]).append(')');
-        return sb.toString();
+        String[] names = OPS[op].argNames;
+        String sep = " (";
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].isEmpty()) continue;
+            sb.append(sep).append(names[i]).append(' ').append(w[2 + i]);
+            sep = ", ";
+        }
+        return sep.equals(", ") ? sb.append(')').toString() : sb.toString();
     }
 
     /** Key arguments of a call, packed into the two words every member must share. */

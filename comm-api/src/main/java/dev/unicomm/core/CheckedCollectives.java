@@ -58,6 +58,9 @@ final class CheckedCollectives implements Collectives {
         if (impl instanceof AutoCloseable ac) {
             try {
                 ac.close();
+            } catch (dev.unicomm.api.CommException e) {
+                // The job already failed (the caller got that exception); close() stays quiet.
+                System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "collectives scratch not freed: " + e.getMessage());
             } catch (Exception e) {
                 System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "releasing collectives failed", e);
             }

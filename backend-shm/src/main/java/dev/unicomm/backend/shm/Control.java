@@ -6,7 +6,8 @@ package dev.unicomm.backend.shm;
  * prefetcher would otherwise make them share).
  *
  * <pre>
- *   0        header: magic, version, pid, rank, heap size, world size
+ *   0        header: magic, version, pid, rank, heap size, world size, blame word + reason (who this PE
+ *              gave up because of, for its peers)
  *   16 KiB   team slots: {@value #TEAM_SLOTS} x {@value #SLOT_BYTES} B; slot 0 is the world team
  *              per slot: {@value #MAX_ROUNDS} barrier-round flags, a 2-entry split mailbox, then a
  *              2-entry agreement mailbox (exchange number + 4 call words, double-buffered)
@@ -24,6 +25,12 @@ final class Control {
     static final long HDR_RANK = 24;
     static final long HDR_HEAP_SIZE = 32;
     static final long HDR_WORLD_SIZE = 40;
+    /** 0, or 2 + the rank this PE gave up because of (-1: the rendezvous host); written once. */
+    static final long HDR_BLAME = 48;
+    /** Length and UTF-8 bytes of the reason that goes with the blame word. */
+    static final long HDR_REASON_LEN = 56;
+    static final long HDR_REASON = 64;
+    static final int REASON_BYTES = 1024;
 
     static final long LINE = 128;
 

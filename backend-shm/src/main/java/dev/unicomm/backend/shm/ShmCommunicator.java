@@ -59,7 +59,7 @@ final class ShmCommunicator implements BackendCommunicator {
             pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
         }
         // All PEs of a shm job share this host: more of them than processors means spinning steals the peers' cores.
-        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store), size > Runtime.getRuntime().availableProcessors());
+        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store, controls), size > Runtime.getRuntime().availableProcessors());
         this.heap = new ShmHeap(this, heapSize);
         this.rma = new ShmRma(this);
         int[] all = new int[size];
@@ -189,13 +189,16 @@ final class ShmCommunicator implements BackendCommunicator {
     /**
      * Collective: a world barrier (no peer still reads or writes this PE's memory), then unmaps every
      * heap. Buffers still open become unusable ({@link IllegalStateException} on access). The mappings
-     * are released even if the barrier fails (a peer died), and that failure is then rethrown.
+     * are released even if the barrier fails (a peer died), and that failure is then rethrown. After
+     * the job failed (a collective wait of this PE failed, or the store reports an abort) there is no
+     * barrier: close releases this PE's side at once and quietly (peers keep their own mappings of
+     * our file, so unmapping ours cannot hurt them).
      */
     @Override public void close() {
         if (closed) return;
         closed = true;
         try {
-            world.barrier();
+            if (!waiter.failed()) world.barrier();
         } finally {
             heap.releaseAll();
             arena.close();

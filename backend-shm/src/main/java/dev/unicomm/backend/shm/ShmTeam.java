@@ -1,7 +1,6 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommException;
-import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Team;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -48,10 +47,14 @@ final class ShmTeam implements Team {
     int slot() { return slot; }
 
     /** {@inheritDoc} Also completes this PE's RMA: a full fence precedes the first flag write. */
-    @Override public void barrier() {
+    @Override public void barrier() { barrier(0); }
+
+    /** The barrier; {@code call > 0}: it carries agreement exchange {@code call} (for timeout messages and blame). */
+    private void barrier(long call) {
         int n = members.length;
         VarHandle.fullFence();
         if (n == 1) return;
+        comm.waiter().checkBroken();
         long e = ++epoch;
         MemorySegment mine = controls[me];
         for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
@@ -63,8 +66,9 @@ final class ShmTeam implements Team {
                     Thread.onSpinWait();
                 } else {
                     int round = k, from = members[((me - dist) % n + n) % n];
-                    w = comm.waiter().idle(w, () -> "barrier of a team of " + n + " PEs (round " + round
-                            + ", waiting for world rank " + from + ")");
+                    w = comm.waiter().idle(w, () -> call > 0 ? "barrier of a team of " + n + " PEs (collective call #" + call
+                            + "): " + laggards(call) : "barrier of a team of " + n + " PEs (round " + round
+                            + ", waiting for world rank " + from + ")", this::slowest);
                 }
             }
         }
@@ -85,11 +89,7 @@ final class ShmTeam implements Team {
         MemorySegment mine = controls[me];
         for (int i = 0; i < words.length; i++) Words.setPlain(mine, box + 8 + 8L * i, words[i]);
         Words.setRelease(mine, box, s);
-        try {
-            barrier();
-        } catch (CommTimeoutException e) {
-            throw laggards(e, s, box);
-        }
+        barrier(s);
         long[][] all = new long[members.length][];
         for (int i = 0; i < members.length; i++) {
             long theirs = Words.getAcquire(controls[i], box);
@@ -103,8 +103,9 @@ final class ShmTeam implements Team {
         return all;
     }
 
-    /** The same timeout, naming who had not reached exchange {@code s} (the others wait on them). */
-    private CommTimeoutException laggards(CommTimeoutException e, long s, long box) {
+    /** Who had not reached exchange {@code s} (the others wait on them), for the timeout message. */
+    private String laggards(long s) {
+        long box = Control.agreeMailbox(slot, s);
         StringBuilder late = new StringBuilder();
         for (int i = 0; i < members.length; i++) {
             if (Words.getAcquire(controls[i], box) == s) continue;
@@ -112,11 +113,26 @@ final class ShmTeam implements Team {
             late.append(late.length() == 0 ? "" : ", ").append("world rank ").append(members[i])
                     .append(" (last reached #").append(Math.max(other, 0)).append(')');
         }
-        if (late.length() == 0) return e;
-        CommTimeoutException t = new CommTimeoutException("collective call #" + s + " of a team of " + members.length
-                + " PEs: not reached by " + late, comm.waiter().timeout());
-        t.addSuppressed(e);
-        return t;
+        return late.length() == 0 ? "every member arrived" : "not reached by " + late;
+    }
+
+    /**
+     * World rank of the member that is furthest behind, to blame when a barrier times out: the one
+     * that has written the least barrier progress. Member j writes round k's flag (the barrier epoch)
+     * at member j + 2^k, so the sum of those flags orders members by (epoch, rounds done in it).
+     */
+    private int slowest() {
+        int n = members.length, best = me;
+        long bestSum = Long.MAX_VALUE;
+        for (int j = 0; j < n; j++) {
+            long sum = 0;
+            for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) sum += Words.getAcquire(controls[(j + dist) % n], Control.roundFlag(slot, k));
+            if (sum < bestSum) {
+                bestSum = sum;
+                best = j;
+            }
+        }
+        return members[best];
     }
 
     @Override public Team split(int start, int stride, int size) {
