@@ -10,7 +10,8 @@ import java.util.function.Supplier;
  * Notices failed peers while a PE waits. On every poll it reads each peer's <em>blame word</em> (a PE
  * that gives up writes there which rank it failed because of, and why) and asks the rendezvous store
  * whether a rank aborted ({@link Store#checkHealthy()}, a local read); every {@value #PERIOD_MS} ms it
- * also checks that each peer's process is alive. A dead peer that had published a blame word is not
+ * also checks that each peer's process is alive: it still holds the lock on its heap file (the kernel
+ * drops it when the process dies; unlike a pid this works across PID namespaces and containers). A dead peer that had published a blame word is not
  * blamed itself: the rank it named is, so a survivor that exits after a failure is never mistaken
  * for its cause. A wait that sees a failure re-checks its condition once more before failing, so a
  * peer that finished its part and exited is not mistaken for a failure.
@@ -20,13 +21,15 @@ final class Watchdog {
 
     private final int self;
     private final long[] pids;
+    private final SegmentFiles.Handle[] files;
     private final Store store;
     private final MemorySegment[] controls;
     private long nextCheck;
 
-    Watchdog(int self, long[] pids, Store store, MemorySegment[] controls) {
+    Watchdog(int self, long[] pids, SegmentFiles.Handle[] files, Store store, MemorySegment[] controls) {
         this.self = self;
         this.pids = pids.clone();
+        this.files = files.clone();
         this.store = store;
         this.controls = controls.clone();
         this.nextCheck = System.nanoTime() + PERIOD_MS * 1_000_000;
@@ -108,17 +111,14 @@ final class Watchdog {
         return new CommAbortedException(culprit, reason + (culprit == r ? "" : " (reported by rank " + r + ")"));
     }
 
-    /** Whether every peer's process still runs. */
+    /** Whether every peer's process still runs (holds its heap file's lock). */
     CommAbortedException checkPeers(String what) {
-        for (int r = 0; r < pids.length; r++) {
-            if (r == self) continue;
-            long pid = pids[r];
-            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            if (!alive) {
-                CommAbortedException blamed = blameOf(r);
-                if (blamed != null) return blamed;
-                return new CommAbortedException(r, "its process (pid " + pid + ") exited while rank " + self + " waited on " + what);
-            }
+        for (int r = 0; r < files.length; r++) {
+            if (r == self || files[r].ownerAlive()) continue;
+            CommAbortedException blamed = blameOf(r);
+            if (blamed != null) return blamed;
+            return new CommAbortedException(r, "its process (pid " + pids[r] + " in its PID namespace) exited while rank "
+                    + self + " waited on " + what);
         }
         return null;
     }
