@@ -27,8 +27,8 @@ import java.util.function.Supplier;
 final class CallLedger {
     /** Operations as named in messages. */
     enum Op {
-        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"), ALLOCATE("heap allocate", "bytes", "alignment"),
-        FREE("heap free", "offset", "bytes"), MOE_OPEN("moe buffer open", "config", "config"), DISPATCH("moe dispatch", "input kind", "alignment"),
+        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"), ALLOCATE("heap allocate", "size", "alignment"),
+        FREE("heap free", "offset", "size"), MOE_OPEN("moe buffer open", "config", "config"), DISPATCH("moe dispatch", "input kind", "alignment"),
         CACHED_DISPATCH("moe dispatch (cached handle)", "input kind", ""), COMBINE("moe combine", "weights", ""),
         LL_DISPATCH("moe lowLatencyDispatch", "fp8", "on stream"), LL_COMBINE("moe lowLatencyCombine", "", "on stream"),
         BROADCAST("broadcast", "bytes", "root"), ALLGATHER("allgather", "bytes per PE", ""), ALLREDUCE("allreduce", "count", "dtype/op"),

@@ -12,6 +12,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -86,9 +87,27 @@ final class SegmentFiles {
      */
     static List<Path> reclaimStale(Path dir) {
         List<Path> removed = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, PREFIX + "*")) {
+        sweep(dir, PREFIX + "*", f -> pidOf(f.getFileName().toString()) > 0, removed);
+        // Files a creator died with before renaming them; the age rule covers the instant between create and lock.
+        sweep(dir, "." + PREFIX + "*.new", f -> olderThan(f, FRESH_GRACE_MS), removed);
+        return removed;
+    }
+
+    /** How old an unrenamed new file must be before a sweep may take it (its creator locks it microseconds after creating it). */
+    static final long FRESH_GRACE_MS = 60_000;
+
+    private static boolean olderThan(Path f, long ms) {
+        try {
+            return System.currentTimeMillis() - Files.getLastModifiedTime(f).toMillis() > ms;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void sweep(Path dir, String glob, java.util.function.Predicate<Path> candidate, List<Path> removed) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, glob)) {
             for (Path f : files) {
-                if (pidOf(f.getFileName().toString()) <= 0 || HELD.contains(f.toAbsolutePath())) continue;
+                if (!candidate.test(f) || HELD.contains(f.toAbsolutePath())) continue;
                 try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                     FileLock lock = ch.tryLock(0, 1, false);
                     if (lock == null) continue; // its creator lives (in whatever PID namespace)
@@ -104,7 +123,6 @@ final class SegmentFiles {
         } catch (IOException e) {
             // An unreadable directory hides nothing we could reclaim; creating our own file will report it.
         }
-        return removed;
     }
 
     /** Whether another process (or this JVM) holds the lock of the file behind {@code ch}. */
@@ -131,15 +149,21 @@ final class SegmentFiles {
     static Handle create(Path file, long bytes, Arena arena) {
         Path dir = file.toAbsolutePath().getParent();
         FileChannel ch = null;
+        Path fresh = null;
         boolean ok = false, held = false;
         try {
             long usable = Files.getFileStore(dir).getUsableSpace();
             if (usable < bytes) throw noSpace(dir, bytes, usable, null);
-            ch = FileChannel.open(file, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+            if (Files.exists(file)) throw new IOException("file exists");
+            // Made under a name sweeps ignore, locked, then renamed: no sweep can see it unlocked.
+            fresh = dir.resolve("." + file.getFileName() + ".new");
+            ch = FileChannel.open(fresh, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            if (ch.tryLock(0, 1, false) == null) throw new CommException("cannot lock the new shared heap file " + file);
-            held = HELD.add(file.toAbsolutePath());
+            if (ch.tryLock(0, 1, false) == null) throw new CommException("cannot lock the new shared heap file " + fresh);
             reserve(ch, dir, bytes);
+            held = HELD.add(file.toAbsolutePath());
+            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE); // rename(2) would replace a file made meanwhile: checked above
+            fresh = null;
             MemorySegment seg = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
             ok = true;
             return new Handle(file, seg, ch, true);
@@ -151,7 +175,7 @@ final class SegmentFiles {
                 if (ch != null) {
                     try {
                         ch.close();
-                        Files.deleteIfExists(file);
+                        Files.deleteIfExists(fresh != null ? fresh : file);
                     } catch (IOException e) {
                         // left for reclaimStale
                     }

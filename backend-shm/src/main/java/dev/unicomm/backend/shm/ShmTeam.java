@@ -66,9 +66,9 @@ final class ShmTeam implements Team {
                     Thread.onSpinWait();
                 } else {
                     int round = k, from = members[((me - dist) % n + n) % n];
-                    w = comm.waiter().idle(w, () -> call > 0 ? "barrier of a team of " + n + " PEs (collective call #" + call
-                            + "): " + laggards(call) : "barrier of a team of " + n + " PEs (round " + round
-                            + ", waiting for world rank " + from + ")", this::slowest);
+                    w = comm.waiter().idle(w, () -> "barrier of a team of " + n + " PEs ("
+                            + (call > 0 ? "collective call #" + call + ": " + laggards(call) : "round " + round + ", waiting for world rank " + from)
+                            + "; furthest behind: world rank " + slowest() + ")", this::slowest);
                 }
             }
         }

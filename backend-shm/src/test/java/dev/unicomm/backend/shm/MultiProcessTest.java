@@ -55,7 +55,7 @@ class MultiProcessTest {
             String msg = result(r);
             // The API's call agreement catches it (before the heap's own check) and names both requests.
             assertTrue(msg.contains("rank 1 made a different call"), msg);
-            assertTrue(msg.contains("heap allocate #1 (bytes 1024, alignment 64)") && msg.contains("heap allocate #1 (bytes 4096, alignment 64)"), msg);
+            assertTrue(msg.contains("heap allocate #1 (size 1024, alignment 64)") && msg.contains("heap allocate #1 (size 4096, alignment 64)"), msg);
         }
     }
 

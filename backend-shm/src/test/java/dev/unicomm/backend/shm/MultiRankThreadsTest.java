@@ -109,7 +109,7 @@ class MultiRankThreadsTest {
             String msg = o.get();
             // The API's call agreement catches it before the heap's own check: every PE names rank 2 and both sizes.
             assertTrue(msg.contains("heap allocate on rank") && msg.contains("rank 2 made a different call"), msg);
-            assertTrue(msg.contains("0: heap allocate #1 (bytes 1024") && msg.contains("2: heap allocate #1 (bytes 2048"), msg);
+            assertTrue(msg.contains("0: heap allocate #1 (size 1024") && msg.contains("2: heap allocate #1 (size 2048"), msg);
             assertTrue(msg.endsWith("next offset 0"), msg);
         }
     }

@@ -73,6 +73,24 @@ class SegmentFilesTest {
         assertEquals(java.util.List.of(held), SegmentFiles.reclaimStale(dir), "once its creator let go, the file is stale");
     }
 
+    @Test void unrenamedNewFilesAreReclaimedOnlyWhenOldAndUnlocked() throws Exception {
+        Path old = dir.resolve("." + SegmentFiles.name("0badc0de", 0, 1) + ".new");
+        Path young = dir.resolve("." + SegmentFiles.name("0badc0de", 1, 1) + ".new");
+        Files.write(old, new byte[10]);
+        Files.write(young, new byte[10]);
+        Files.setLastModifiedTime(old, java.nio.file.attribute.FileTime.fromMillis(System.currentTimeMillis() - 2 * SegmentFiles.FRESH_GRACE_MS));
+        assertEquals(java.util.List.of(old), SegmentFiles.reclaimStale(dir), "a creator between create and lock must not lose its file");
+        assertTrue(Files.exists(young));
+    }
+
+    @Test void createLeavesNoTemporaryName() throws Exception {
+        Path f = dir.resolve(SegmentFiles.name("abc123", 4, ProcessHandle.current().pid()));
+        try (Arena a = Arena.ofShared(); SegmentFiles.Handle h = SegmentFiles.create(f, 8192, a);
+             var names = Files.list(dir)) {
+            assertEquals(java.util.List.of(f), names.toList());
+        }
+    }
+
     @Test void aPeerHandleSeesItsOwnerGoAway() throws Exception {
         Path f = dir.resolve(SegmentFiles.name("abc123", 2, ProcessHandle.current().pid()));
         // The owner is another process: a child JVM would be slow, so a peer handle probes a file this test locks and unlocks.
