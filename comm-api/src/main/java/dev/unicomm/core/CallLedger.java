@@ -18,9 +18,10 @@ import java.util.function.Supplier;
  * rank, before anything is exchanged. Barriers issued inside a call carry the enclosing call in their
  * words, so they cannot be satisfied by another rank's separate call either.
  *
- * <p>Without a {@link CallAgreement} from the backend, a local rejection aborts the job through the
- * store instead (the others fail at once with {@code CommAbortedException} naming the rank and the
- * operation) — never wrong data; skipped calls then still show up only as a timeout.
+ * <p>Without a {@link CallAgreement} from the backend (today: every backend but shm) calls run
+ * unchecked, as before: a rank that rejected its own arguments throws alone, and a mismatch shows up
+ * only where the implementation checks it (the portable collectives' descriptors, the heap). Aborting
+ * the job there instead would make every argument error fatal, which the kit's bad-input rules forbid.
  *
  * <p>Nested calls (the portable MoE calling the API) are covered by the enclosing call's agreement.
  */
@@ -33,7 +34,7 @@ final class CallLedger {
         LL_DISPATCH("moe lowLatencyDispatch", "fp8", "on stream"), LL_COMBINE("moe lowLatencyCombine", "", "on stream"),
         BROADCAST("broadcast", "bytes", "root"), ALLGATHER("allgather", "bytes per PE", ""), ALLREDUCE("allreduce", "count", "dtype/op"),
         REDUCE_SCATTER("reduceScatter", "count per PE", "dtype/op"), ALLTOALL("alltoall", "bytes per PE", ""), ALLTOALLV("alltoallv"),
-        SPLIT("team split", "start/stride", "size"), SPLIT_2D("team split2d", "xRange", ""), TEAM_CLOSE("team close");
+        SPLIT("team split", "start/stride", "size"), SPLIT_2D("team split2d", "xRange", "");
 
         final String label;
         final String[] argNames;
@@ -77,6 +78,10 @@ final class CallLedger {
             check.run();
             return body.get();
         }
+        if (agreement == null) {
+            check.run();
+            return body.get();
+        }
         long[] args;
         try {
             args = check.run();
@@ -84,7 +89,7 @@ final class CallLedger {
             publishFailure(counter, rawTeam, op, e);
             throw e;
         }
-        if (agreement != null) agree(counter, rawTeam, op, args[0], args[1], 0);
+        agree(counter, rawTeam, op, args[0], args[1], 0);
         long[] mark = {op.ordinal(), counter.calls};
         current.set(mark);
         try {
@@ -117,11 +122,7 @@ final class CallLedger {
         try {
             long id = ++failures;
             store.set(noteKey(worldRank, id), note.getBytes(StandardCharsets.UTF_8));
-            if (agreement != null) {
-                agree(counter, rawTeam, op, id, 0, FAILED);
-            } else {
-                store.abort(note);
-            }
+            agree(counter, rawTeam, op, id, 0, FAILED);
         } catch (CallMismatchException e) {
             // expected: the others learnt of our failure; ours is the exception to throw
         } catch (RuntimeException e) {

@@ -53,9 +53,9 @@ public interface BackendCommunicator extends AutoCloseable {
 
     /**
      * A barrier that carries call words, if the backend has one as cheap as its barrier; the API then
-     * checks every collective call's sequence and kind through it. Without it the API can only make a
-     * rank's local argument error fail the job (an abort through the store) instead of letting the
-     * other ranks' call complete with wrong data.
+     * checks every collective call's sequence and kind through it, and a rank that rejects its own
+     * arguments fails every rank's call. Without it calls run unchecked (only the implementations' own
+     * checks apply): backends should provide one.
      */
     default Optional<CallAgreement> callAgreement() { return Optional.empty(); }
 
