@@ -1,5 +1,6 @@
 package dev.unicomm.core;
 
+import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.SymmetricBuffer;
@@ -53,8 +54,14 @@ final class CheckedBuffer implements SymmetricBuffer {
             if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + raw.offset() + " was already freed (double free)");
             open = false;
         }
-        owner.forget(this);
-        raw.close();
+        owner.forget(this); // freed or not (a failed job), this buffer is no leak of the user's
+        CheckedTeam world = owner.worldTeam();
+        try {
+            owner.calls().call(world.calls, world.raw, CallLedger.Op.FREE, () -> CallLedger.args(raw.offset(), raw.byteSize()), raw::close);
+        } catch (CommAbortedException e) {
+            // The job failed (every wait already said so); the communicator's close releases the memory. Stay quiet.
+            System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "buffer not freed collectively: " + e.getMessage());
+        }
     }
 
     /** Marks the buffer freed without a collective free (the communicator is going away). */

@@ -9,8 +9,9 @@ import java.util.EnumSet;
 import java.util.Set;
 
 /**
- * Validates collective arguments (local checks: sizes, roots, types). Agreement across ranks is the
- * implementation's job. Native implementations get the backend's own buffers and teams; portable
+ * Validates collective arguments (local checks: sizes, roots, types), then has the team agree on the
+ * call ({@link CallLedger}: same collective, count, dtype, op, root; a rank whose own arguments
+ * were bad fails every member). Pair-wise agreement (alltoallv counts) is the implementation's job. Native implementations get the backend's own buffers and teams; portable
  * ones get the user-facing objects (they call the checked API themselves).
  */
 final class CheckedCollectives implements Collectives {
@@ -57,6 +58,9 @@ final class CheckedCollectives implements Collectives {
         if (impl instanceof AutoCloseable ac) {
             try {
                 ac.close();
+            } catch (dev.unicomm.api.CommException e) {
+                // The job already failed (the caller got that exception); close() stays quiet.
+                System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "collectives scratch not freed: " + e.getMessage());
             } catch (Exception e) {
                 System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "releasing collectives failed", e);
             }
@@ -83,79 +87,110 @@ final class CheckedCollectives implements Collectives {
         e.commit();
     }
 
+    /** One call: team checks (local), then argument checks and agreement over the team, then the call. */
+    private void call(Team team, CallLedger.Op op, CallLedger.Check check, Runnable body) {
+        team(team);
+        CheckedTeam ct = (CheckedTeam) team;
+        c.calls().call(ct.calls, ct.raw, op, check, body);
+    }
+
     @Override public void barrier(Team team) {
-        Team t = team(team);
-        CollectiveEvent e = begin();
-        impl.barrier(t);
-        commit(e, "barrier", team, 0, null, null);
+        call(team, CallLedger.Op.BARRIER, CallLedger::none, () -> {
+            CollectiveEvent e = begin();
+            impl.barrier(team(team));
+            commit(e, "barrier", team, 0, null, null);
+        });
     }
 
     @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
-        Checks.nonNegative("bytes", bytes);
-        if (root < 0 || root >= team.size())
-            throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
-        Team t = team(team);
-        SymmetricBuffer d = buf("broadcast dst", dst, bytes), s = buf("broadcast src", src, bytes);
-        CollectiveEvent e = begin();
-        impl.broadcast(t, d, s, bytes, root);
-        commit(e, "broadcast", team, bytes, null, null);
+        call(team, CallLedger.Op.BROADCAST, () -> {
+            Checks.nonNegative("bytes", bytes);
+            if (root < 0 || root >= team.size())
+                throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
+            buf("broadcast dst", dst, bytes);
+            buf("broadcast src", src, bytes);
+            return CallLedger.args(bytes, root);
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.broadcast(team(team), buf("broadcast dst", dst, bytes), buf("broadcast src", src, bytes), bytes, root);
+            commit(e, "broadcast", team, bytes, null, null);
+        });
     }
 
     @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
-        Checks.nonNegative("bytesPerPe", bytesPerPe);
-        long total = Math.multiplyExact(bytesPerPe, team.size());
-        Team t = team(team);
-        SymmetricBuffer d = buf("allgather dst", dst, total), s = buf("allgather src", src, bytesPerPe);
-        CollectiveEvent e = begin();
-        impl.allgather(t, d, s, bytesPerPe);
-        commit(e, "allgather", team, bytesPerPe, null, null);
+        call(team, CallLedger.Op.ALLGATHER, () -> {
+            Checks.nonNegative("bytesPerPe", bytesPerPe);
+            buf("allgather dst", dst, Math.multiplyExact(bytesPerPe, team.size()));
+            buf("allgather src", src, bytesPerPe);
+            return CallLedger.args(bytesPerPe, 0);
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.allgather(team(team), buf("allgather dst", dst, 0), buf("allgather src", src, 0), bytesPerPe);
+            commit(e, "allgather", team, bytesPerPe, null, null);
+        });
     }
 
     @Override public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
-        reducible(dtype, op);
-        long n = bytes(count, dtype);
-        Team t = team(team);
-        SymmetricBuffer d = buf("allreduce dst", dst, n), s = buf("allreduce src", src, n);
-        CollectiveEvent e = begin();
-        impl.allreduce(t, d, s, count, dtype, op);
-        commit(e, "allreduce", team, n, dtype, op);
+        call(team, CallLedger.Op.ALLREDUCE, () -> {
+            reducible(dtype, op);
+            long n = bytes(count, dtype);
+            buf("allreduce dst", dst, n);
+            buf("allreduce src", src, n);
+            return CallLedger.args(count, CallLedger.pack(dtype, op));
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.allreduce(team(team), buf("allreduce dst", dst, 0), buf("allreduce src", src, 0), count, dtype, op);
+            commit(e, "allreduce", team, count * dtype.byteSize(), dtype, op);
+        });
     }
 
     @Override public void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
-        reducible(dtype, op);
-        long n = bytes(countPerPe, dtype);
-        Team t = team(team);
-        SymmetricBuffer d = buf("reduceScatter dst", dst, n), s = buf("reduceScatter src", src, Math.multiplyExact(n, team.size()));
-        CollectiveEvent e = begin();
-        impl.reduceScatter(t, d, s, countPerPe, dtype, op);
-        commit(e, "reduceScatter", team, Math.multiplyExact(n, team.size()), dtype, op);
+        call(team, CallLedger.Op.REDUCE_SCATTER, () -> {
+            reducible(dtype, op);
+            long n = bytes(countPerPe, dtype);
+            buf("reduceScatter dst", dst, n);
+            buf("reduceScatter src", src, Math.multiplyExact(n, team.size()));
+            return CallLedger.args(countPerPe, CallLedger.pack(dtype, op));
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.reduceScatter(team(team), buf("reduceScatter dst", dst, 0), buf("reduceScatter src", src, 0), countPerPe, dtype, op);
+            commit(e, "reduceScatter", team, countPerPe * dtype.byteSize() * team.size(), dtype, op);
+        });
     }
 
     @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
-        Checks.nonNegative("bytesPerPe", bytesPerPe);
-        long total = Math.multiplyExact(bytesPerPe, team.size());
-        if (dst == src) throw new IllegalArgumentException("alltoall cannot run in place: dst and src must differ");
-        Team t = team(team);
-        SymmetricBuffer d = buf("alltoall dst", dst, total), s = buf("alltoall src", src, total);
-        CollectiveEvent e = begin();
-        impl.alltoall(t, d, s, bytesPerPe);
-        commit(e, "alltoall", team, bytesPerPe, null, null);
+        call(team, CallLedger.Op.ALLTOALL, () -> {
+            Checks.nonNegative("bytesPerPe", bytesPerPe);
+            long total = Math.multiplyExact(bytesPerPe, team.size());
+            if (dst == src) throw new IllegalArgumentException("alltoall cannot run in place: dst and src must differ");
+            buf("alltoall dst", dst, total);
+            buf("alltoall src", src, total);
+            return CallLedger.args(bytesPerPe, 0);
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.alltoall(team(team), buf("alltoall dst", dst, 0), buf("alltoall src", src, 0), bytesPerPe);
+            commit(e, "alltoall", team, bytesPerPe, null, null);
+        });
     }
 
     @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
                                     SymmetricBuffer src, long[] sendCounts, long[] sendOffsets) {
-        int n = team.size();
-        if (dst == src) throw new IllegalArgumentException("alltoallv cannot run in place: dst and src must differ");
-        SymmetricBuffer d = buf("alltoallv dst", dst, 0);
-        SymmetricBuffer s = buf("alltoallv src", src, 0);
-        checkV("recv", recvCounts, recvOffsets, n, c.unwrap("alltoallv dst", dst).byteSize());
-        checkV("send", sendCounts, sendOffsets, n, c.unwrap("alltoallv src", src).byteSize());
-        Team t = team(team);
-        long sent = 0;
-        for (long k : sendCounts) sent += k;
-        CollectiveEvent e = begin();
-        impl.alltoallv(t, d, recvCounts.clone(), recvOffsets.clone(), s, sendCounts.clone(), sendOffsets.clone());
-        commit(e, "alltoallv", team, sent, null, null);
+        call(team, CallLedger.Op.ALLTOALLV, () -> {
+            int n = team.size();
+            if (dst == src) throw new IllegalArgumentException("alltoallv cannot run in place: dst and src must differ");
+            buf("alltoallv dst", dst, 0);
+            buf("alltoallv src", src, 0);
+            checkV("recv", recvCounts, recvOffsets, n, c.unwrap("alltoallv dst", dst).byteSize());
+            checkV("send", sendCounts, sendOffsets, n, c.unwrap("alltoallv src", src).byteSize());
+            return CallLedger.none();
+        }, () -> {
+            long sent = 0;
+            for (long k : sendCounts) sent += k;
+            CollectiveEvent e = begin();
+            impl.alltoallv(team(team), buf("alltoallv dst", dst, 0), recvCounts.clone(), recvOffsets.clone(),
+                    buf("alltoallv src", src, 0), sendCounts.clone(), sendOffsets.clone());
+            commit(e, "alltoallv", team, sent, null, null);
+        });
     }
 
     private static void checkV(String side, long[] counts, long[] offsets, int n, long capacity) {

@@ -45,6 +45,7 @@ public final class CheckedCommunicator implements Communicator {
     private final CheckedRma rma;
     private final CheckedTeam world;
     private final Set<CheckedBuffer> live = ConcurrentHashMap.newKeySet();
+    private final CallLedger calls;
     private volatile Collectives collectives;
     private volatile boolean open = true;
 
@@ -56,6 +57,7 @@ public final class CheckedCommunicator implements Communicator {
         this.capabilities = backend.capabilities();
         this.rank = raw.rank();
         this.size = raw.size();
+        this.calls = new CallLedger(raw.callAgreement().orElse(null), store, rank, config.timeout());
         this.heap = new CheckedHeap(this, raw.heap());
         this.rma = new CheckedRma(this, raw.rma());
         this.world = new CheckedTeam(this, raw.world(), true);
@@ -125,6 +127,12 @@ public final class CheckedCommunicator implements Communicator {
         throw new IllegalArgumentException(what + ": team does not belong to this communicator");
     }
 
+    /** Sequence/kind agreement of collective calls. */
+    CallLedger calls() { return calls; }
+
+    /** The world team (its call counter is the one of world-wide calls). */
+    CheckedTeam worldTeam() { return world; }
+
     @Override public int rank() { return rank; }
     @Override public int size() { return size; }
     @Override public BackendReport backend() { return backend; }
@@ -144,7 +152,7 @@ public final class CheckedCommunicator implements Communicator {
         ensureOpen();
         BarrierEvent e = new BarrierEvent();
         e.begin();
-        raw.barrier();
+        calls.barrier(world.calls, world.raw, raw::barrier);
         e.end();
         if (e.shouldCommit()) {
             e.rank = rank;
@@ -180,14 +188,21 @@ public final class CheckedCommunicator implements Communicator {
     @Override public MoeBuffer moe(MoeConfig config) {
         ensureOpen();
         Checks.notNull("MoE config", config);
-        if (config.numExperts() % size != 0)
-            throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
+        return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
+            if (config.numExperts() % size != 0)
+                throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
+            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
+                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8()));
+        }, () -> openMoe(config));
+    }
+
+    private MoeBuffer openMoe(MoeConfig config) {
         if (has(Capability.NATIVE_MOE)) {
             var nat = raw.nativeMoe(this, config);
-            if (nat.isPresent()) return new CheckedMoe(nat.get(), size);
+            if (nat.isPresent()) return new CheckedMoe(nat.get(), size, this);
         }
         for (MoeProvider p : ServiceLoader.load(MoeProvider.class)) {
-            return new CheckedMoe(p.open(this, config), size);
+            return new CheckedMoe(p.open(this, config), size, this);
         }
         throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_MOE,
                 "MoE: the backend has no native MoE and dev.unicomm:collectives is not on the class path");

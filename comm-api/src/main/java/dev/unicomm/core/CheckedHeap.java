@@ -16,11 +16,16 @@ final class CheckedHeap implements SymmetricHeap {
 
     @Override public SymmetricBuffer allocate(long bytes, long alignment) {
         owner.ensureOpen();
-        Checks.nonNegative("allocation size", bytes);
-        Checks.powerOfTwo("alignment", alignment);
-        CheckedBuffer b = new CheckedBuffer(owner, raw.allocate(bytes, alignment));
-        owner.remember(b);
-        return b;
+        CheckedTeam world = owner.worldTeam();
+        return owner.calls().call(world.calls, world.raw, CallLedger.Op.ALLOCATE, () -> {
+            Checks.nonNegative("allocation size", bytes);
+            Checks.powerOfTwo("alignment", alignment);
+            return CallLedger.args(bytes, alignment);
+        }, () -> {
+            CheckedBuffer b = new CheckedBuffer(owner, raw.allocate(bytes, alignment));
+            owner.remember(b);
+            return b;
+        });
     }
 
     @Override public long capacity() { return raw.capacity(); }

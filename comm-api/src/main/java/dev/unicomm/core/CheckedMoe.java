@@ -28,11 +28,16 @@ public final class CheckedMoe implements MoeBuffer {
     private final MoeConfig config;
     private final int numRanks;
     private final int numLocalExperts;
+    private final CheckedCommunicator comm; // null: no cross-rank agreement (unit tests of the checks)
     private long lowLatencyDispatches;
     private volatile boolean open = true;
 
     /** Wraps {@code raw}, which serves {@code numRanks} ranks. */
-    public CheckedMoe(MoeBuffer raw, int numRanks) {
+    public CheckedMoe(MoeBuffer raw, int numRanks) { this(raw, numRanks, null); }
+
+    /** Wraps {@code raw}; every operation first agrees with the other ranks of {@code comm} on the call. */
+    CheckedMoe(MoeBuffer raw, int numRanks, CheckedCommunicator comm) {
+        this.comm = comm;
         this.raw = Checks.notNull("MoE buffer", raw);
         this.config = raw.config();
         this.numRanks = numRanks;
@@ -57,6 +62,19 @@ public final class CheckedMoe implements MoeBuffer {
         e.commit();
     }
 
+    /**
+     * One operation: this rank's checks, then agreement with every rank on the call (a rank whose
+     * own arguments were bad fails every rank, so nobody's operation runs half-matched), then the call.
+     */
+    private <T> T call(CallLedger.Op op, CallLedger.Check check, java.util.function.Supplier<T> body) {
+        if (comm == null) {
+            check.run();
+            return body.get();
+        }
+        CheckedTeam w = comm.worldTeam();
+        return comm.calls().call(w.calls, w.raw, op, check, body);
+    }
+
     /** The implementation behind this buffer. */
     public MoeBuffer unwrap() { return raw; }
 
@@ -72,52 +90,71 @@ public final class CheckedMoe implements MoeBuffer {
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout,
                                          int expertAlignment) {
-        ensureMode(Mode.NORMAL, "dispatch");
-        int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-        checkX(x, scales, t);
-        if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
-        Checks.notNull("layout", layout);
-        tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, numRanks);
-        tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
-        tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, numRanks);
-        if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST)
-            MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED),
-                    topkIdx, numRanks, numLocalExperts);
-        if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
-        MoeEvent e = begin();
-        Dispatched d = wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
-        commit(e, "dispatch", x);
-        return d;
+        return call(CallLedger.Op.DISPATCH, () -> {
+            ensureMode(Mode.NORMAL, "dispatch");
+            int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+            checkX(x, scales, t);
+            if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+            Checks.notNull("layout", layout);
+            tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, numRanks);
+            tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
+            tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, numRanks);
+            if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST)
+                MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED),
+                        topkIdx, numRanks, numLocalExperts);
+            if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
+            return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null), expertAlignment);
+        }, () -> {
+            MoeEvent e = begin();
+            Dispatched d = wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
+            commit(e, "dispatch", x);
+            return d;
+        });
     }
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
-        ensureMode(Mode.NORMAL, "dispatch");
-        Handle h = unwrap("handle", handle, Mode.NORMAL);
-        checkX(x, scales, h.raw.numTokens());
-        MoeEvent e = begin();
-        Dispatched d = wrap(raw.dispatch(x, scales, h.raw));
-        commit(e, "dispatch (cached handle)", x);
-        return d;
+        Handle[] h = new Handle[1];
+        return call(CallLedger.Op.CACHED_DISPATCH, () -> {
+            ensureMode(Mode.NORMAL, "dispatch");
+            h[0] = unwrap("handle", handle, Mode.NORMAL);
+            checkX(x, scales, h[0].raw.numTokens());
+            return CallLedger.args(CallLedger.pack(x.dtype()), 0);
+        }, () -> {
+            MoeEvent e = begin();
+            Dispatched d = wrap(raw.dispatch(x, scales, h[0].raw));
+            commit(e, "dispatch (cached handle)", x);
+            return d;
+        });
     }
 
     @Override public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
-        ensureMode(Mode.NORMAL, "combine");
-        Handle h = unwrap("handle", handle, Mode.NORMAL);
-        int n = h.raw.numRecvTokens();
-        tensor("y", y, DType.BF16, n, config.hidden());
-        if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
-        MoeEvent e = begin();
-        Combined c = raw.combine(y, h.raw, topkWeights);
-        commit(e, "combine", y);
-        return c;
+        Handle[] h = new Handle[1];
+        return call(CallLedger.Op.COMBINE, () -> {
+            ensureMode(Mode.NORMAL, "combine");
+            h[0] = unwrap("handle", handle, Mode.NORMAL);
+            int n = h[0].raw.numRecvTokens();
+            tensor("y", y, DType.BF16, n, config.hidden());
+            if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
+            return CallLedger.args(CallLedger.pack(topkWeights != null), 0);
+        }, () -> {
+            MoeEvent e = begin();
+            Combined c = raw.combine(y, h[0].raw, topkWeights);
+            commit(e, "combine", y);
+            return c;
+        });
     }
 
     @Override public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
-        ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
-        checkLowLatencyDispatch(x, topkIdx, useFp8);
-        MoeEvent e = begin();
-        LowLatencyDispatched d = raw.lowLatencyDispatch(x, topkIdx, useFp8);
-        commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
+        LowLatencyDispatched d = call(CallLedger.Op.LL_DISPATCH, () -> {
+            ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
+            checkLowLatencyDispatch(x, topkIdx, useFp8);
+            return CallLedger.args(CallLedger.pack(useFp8), 0);
+        }, () -> {
+            MoeEvent e = begin();
+            LowLatencyDispatched r = raw.lowLatencyDispatch(x, topkIdx, useFp8);
+            commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
+            return r;
+        });
         Handle h;
         synchronized (this) {
             h = new Handle(this, d.handle(), ++lowLatencyDispatches);
@@ -130,34 +167,48 @@ public final class CheckedMoe implements MoeBuffer {
     }
 
     @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
-        ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
-        Handle h = unwrap("handle", handle, Mode.LOW_LATENCY);
-        checkLowLatencyCombine(y, topkIdx, topkWeights, h);
-        MoeEvent e = begin();
-        LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h.raw);
-        commit(e, "lowLatencyCombine", y);
-        return c;
+        Handle[] h = new Handle[1];
+        return call(CallLedger.Op.LL_COMBINE, () -> {
+            ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
+            h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
+            checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
+            return CallLedger.none();
+        }, () -> {
+            MoeEvent e = begin();
+            LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h[0].raw);
+            commit(e, "lowLatencyCombine", y);
+            return c;
+        });
     }
 
     @Override public LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
-        ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
-        Checks.notNull("stream", stream);
-        checkLowLatencyDispatch(x, topkIdx, useFp8);
-        MoeEvent e = begin();
-        LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
-        commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
-        return new LowLatencyDispatchedOnStream(d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0));
+        return call(CallLedger.Op.LL_DISPATCH, () -> {
+            ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
+            Checks.notNull("stream", stream);
+            checkLowLatencyDispatch(x, topkIdx, useFp8);
+            return CallLedger.args(CallLedger.pack(useFp8), 1);
+        }, () -> {
+            MoeEvent e = begin();
+            LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
+            commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
+            return new LowLatencyDispatchedOnStream(d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0));
+        });
     }
 
     @Override public Tensor lowLatencyCombine(Stream stream, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
-        ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
-        Checks.notNull("stream", stream);
-        Handle h = unwrap("handle", handle, Mode.LOW_LATENCY);
-        checkLowLatencyCombine(y, topkIdx, topkWeights, h);
-        MoeEvent e = begin();
-        Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h.raw);
-        commit(e, "lowLatencyCombine (stream)", y);
-        return out;
+        Handle[] h = new Handle[1];
+        return call(CallLedger.Op.LL_COMBINE, () -> {
+            ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
+            Checks.notNull("stream", stream);
+            h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
+            checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
+            return CallLedger.args(0, 1);
+        }, () -> {
+            MoeEvent e = begin();
+            Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h[0].raw);
+            commit(e, "lowLatencyCombine (stream)", y);
+            return out;
+        });
     }
 
     @Override public void close() {

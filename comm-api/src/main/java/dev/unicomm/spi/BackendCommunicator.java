@@ -51,6 +51,14 @@ public interface BackendCommunicator extends AutoCloseable {
     /** The device runtime of device backends. */
     default Optional<DeviceRuntime> device() { return Optional.empty(); }
 
+    /**
+     * A barrier that carries call words, if the backend has one as cheap as its barrier; the API then
+     * checks every collective call's sequence and kind through it, and a rank that rejects its own
+     * arguments fails every rank's call. Without it calls run unchecked (only the implementations' own
+     * checks apply): backends should provide one.
+     */
+    default Optional<CallAgreement> callAgreement() { return Optional.empty(); }
+
     /** Point-to-point endpoints of backends that declare {@code P2P_ENDPOINTS}. */
     default Optional<Endpoints> endpoints() { return Optional.empty(); }
 

@@ -6,10 +6,11 @@ package dev.unicomm.backend.shm;
  * prefetcher would otherwise make them share).
  *
  * <pre>
- *   0        header: magic, version, pid, rank, heap size, world size
- *   4 KiB    collective mailbox: 2 entries (double-buffered by call sequence), 128 B each
+ *   0        header: magic, version, pid, rank, heap size, world size, blame word + reason (who this PE
+ *              gave up because of, for its peers)
  *   16 KiB   team slots: {@value #TEAM_SLOTS} x {@value #SLOT_BYTES} B; slot 0 is the world team
- *              per slot: {@value #MAX_ROUNDS} barrier-round flags, then a 2-entry split mailbox
+ *              per slot: {@value #MAX_ROUNDS} barrier-round flags, a 2-entry split mailbox, then a
+ *              2-entry agreement mailbox (exchange number + 4 call words, double-buffered)
  * </pre>
  */
 final class Control {
@@ -24,12 +25,14 @@ final class Control {
     static final long HDR_RANK = 24;
     static final long HDR_HEAP_SIZE = 32;
     static final long HDR_WORLD_SIZE = 40;
+    /** 0, or 2 + the rank this PE gave up because of (-1: the rendezvous host); written once. */
+    static final long HDR_BLAME = 48;
+    /** Length and UTF-8 bytes of the reason that goes with the blame word. */
+    static final long HDR_REASON_LEN = 56;
+    static final long HDR_REASON = 64;
+    static final int REASON_BYTES = 1024;
 
     static final long LINE = 128;
-
-    /** Collective mailbox entry: seq, op, a, b (meaning depends on op). */
-    static final long MAILBOX = 4096;
-    static final long MB_SEQ = 0, MB_OP = 8, MB_A = 16, MB_B = 24;
 
     static final long TEAMS = 16 * 1024;
     static final int TEAM_SLOTS = 64;
@@ -43,17 +46,17 @@ final class Control {
 
     static {
         assert TEAMS + TEAM_SLOTS * SLOT_BYTES <= BYTES;
-        assert SLOT_MAILBOX + 2 * LINE <= SLOT_BYTES;
+        assert SLOT_MAILBOX + 4 * LINE <= SLOT_BYTES;
     }
-
-    /** Offset of this collective call's mailbox entry (double-buffered by sequence number). */
-    static long mailbox(long seq) { return MAILBOX + (seq & 1) * LINE; }
 
     /** Offset of barrier-round {@code round}'s flag in team slot {@code slot}. */
     static long roundFlag(int slot, int round) { return TEAMS + slot * SLOT_BYTES + round * LINE; }
 
     /** Offset of the split mailbox entry of team slot {@code slot} for split number {@code seq}. */
     static long splitMailbox(int slot, long seq) { return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (seq & 1) * LINE; }
+
+    /** Offset of the agreement mailbox entry of team slot {@code slot} for exchange number {@code seq}. */
+    static long agreeMailbox(int slot, long seq) { return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (2 + (seq & 1)) * LINE; }
 
     /** Offset of team slot {@code slot}. */
     static long slot(int slot) { return TEAMS + slot * SLOT_BYTES; }

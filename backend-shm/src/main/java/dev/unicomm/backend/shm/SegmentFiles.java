@@ -6,28 +6,67 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The shared files behind the symmetric heaps: {@code <dir>/unicomm-shm-<job>-r<rank>-p<pid>},
- * owner-only (0600). The pid in the name lets a later run find files of processes that died before
- * removing them.
+ * owner-only (0600).
+ *
+ * <p>Liveness is a lock, not a pid: the creating PE holds an exclusive {@code fcntl} lock on the
+ * file's first byte for as long as it lives, and the kernel drops it when the process dies. That
+ * holds across PID namespaces and containers that share the folder (a pid from another namespace
+ * means nothing here), so a file whose lock is held is never deleted and a peer whose lock is held
+ * is never reported dead. The pid in the name is only for people reading the folder.
+ *
+ * <p>Space is reserved when the file is created (its pages are written), so a full folder is a clear
+ * error at open, never a SIGBUS on first touch of a page.
  */
 final class SegmentFiles {
     private SegmentFiles() {}
 
     static final String PREFIX = "unicomm-shm-";
     private static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "([0-9a-f]+)-r(\\d+)-p(\\d+)");
+    /** Setting that sizes the files, for messages. */
+    static final String HEAP_SETTING = "unicomm.heap.size (UNICOMM_HEAP_SIZE)";
+    static final String DIR_SETTING = "unicomm.shm.dir (UNICOMM_SHM_DIR)";
+
+    /**
+     * Files this JVM created and still holds. POSIX record locks belong to the process, and closing
+     * any descriptor of a file drops them all, so this JVM must never open its own live files to probe them.
+     */
+    private static final Set<Path> HELD = ConcurrentHashMap.newKeySet();
+
+    /** A heap file this process has open: its mapping, and the channel that holds (own file) or probes (peer's) the lock. */
+    record Handle(Path path, MemorySegment segment, FileChannel channel, boolean own) implements AutoCloseable {
+        /** Whether the file's creator still lives (its lock is held; always true for our own file). */
+        boolean ownerAlive() { return own || lockHeld(channel); }
+
+        /** Closes the channel (for our own file this releases the lock). The mapping lives on in its arena. */
+        @Override public void close() {
+            try {
+                channel.close();
+            } catch (IOException e) {
+                // nothing left to release
+            } finally {
+                if (own) HELD.remove(path.toAbsolutePath());
+            }
+        }
+    }
 
     /** The file name of {@code rank}'s heap in job {@code jobId}, created by process {@code pid}. */
     static String name(String jobId, int rank, long pid) {
@@ -41,67 +80,179 @@ final class SegmentFiles {
     }
 
     /**
-     * Deletes files of ours in {@code dir} whose creating process no longer runs. Never fails the
-     * caller: files of other users or vanishing files are skipped.
+     * Deletes files of ours in {@code dir} whose creator is gone (nobody holds their lock). Never
+     * fails the caller: files of other users, live files and vanishing files are skipped.
      *
      * @return the files deleted
      */
     static List<Path> reclaimStale(Path dir) {
         List<Path> removed = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, PREFIX + "*")) {
+        sweep(dir, PREFIX + "*", f -> pidOf(f.getFileName().toString()) > 0, removed);
+        // Files a creator died with before renaming them; the age rule covers the instant between create and lock.
+        sweep(dir, "." + PREFIX + "*.new", f -> olderThan(f, FRESH_GRACE_MS), removed);
+        return removed;
+    }
+
+    /** How old an unrenamed new file must be before a sweep may take it (its creator locks it microseconds after creating it). */
+    static final long FRESH_GRACE_MS = 60_000;
+
+    private static boolean olderThan(Path f, long ms) {
+        try {
+            return System.currentTimeMillis() - Files.getLastModifiedTime(f).toMillis() > ms;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static void sweep(Path dir, String glob, java.util.function.Predicate<Path> candidate, List<Path> removed) {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, glob)) {
             for (Path f : files) {
-                long pid = pidOf(f.getFileName().toString());
-                if (pid <= 0 || ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) continue;
-                try {
-                    if (Files.deleteIfExists(f)) removed.add(f);
-                } catch (IOException e) {
-                    // Another user's file, or already gone: not ours to reclaim.
+                if (!candidate.test(f) || HELD.contains(f.toAbsolutePath())) continue;
+                try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                    FileLock lock = ch.tryLock(0, 1, false);
+                    if (lock == null) continue; // its creator lives (in whatever PID namespace)
+                    try {
+                        if (Files.deleteIfExists(f)) removed.add(f);
+                    } finally {
+                        lock.release();
+                    }
+                } catch (IOException | OverlappingFileLockException e) {
+                    // Another user's file, held by this JVM, or already gone: not ours to reclaim.
                 }
             }
         } catch (IOException e) {
             // An unreadable directory hides nothing we could reclaim; creating our own file will report it.
         }
-        return removed;
     }
 
-    /**
-     * Creates a new owner-only file of {@code bytes} (sparse: tmpfs allocates pages on first touch)
-     * and maps it into {@code arena}.
-     *
-     * @throws CommException if the file exists already, the directory is not writable or lacks space
-     */
-    static MemorySegment create(Path file, long bytes, Arena arena) {
+    /** Whether another process (or this JVM) holds the lock of the file behind {@code ch}. */
+    static boolean lockHeld(FileChannel ch) {
         try {
-            long usable = Files.getFileStore(file.getParent()).getUsableSpace();
-            if (usable < bytes)
-                throw new CommException("not enough space in " + file.getParent() + " for a " + bytes
-                        + "-byte symmetric heap file (" + usable + " bytes free): lower unicomm.heap.size or free space there");
-            try (FileChannel ch = FileChannel.open(file,
-                    EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
-                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
-                ch.write(ByteBuffer.wrap(new byte[1]), bytes - 1);
-                return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
-            }
+            FileLock probe = ch.tryLock(0, 1, false);
+            if (probe == null) return true;
+            probe.release();
+            return false;
+        } catch (OverlappingFileLockException e) {
+            return true; // held inside this JVM (PEs as threads)
         } catch (IOException e) {
-            throw new CommException("cannot create the shared heap file " + file + ": " + e, e);
+            return true; // cannot tell: never call a peer dead on a guess
         }
     }
 
     /**
-     * Maps an existing file of another PE into {@code arena}.
+     * Creates a new owner-only file of {@code bytes}, takes its lock, backs every page (tmpfs
+     * allocates a page when it is first written, so running out of space fails here, not later with
+     * SIGBUS) and maps it into {@code arena}.
+     *
+     * @throws CommException if the file exists already, the directory is not writable or lacks space
+     */
+    static Handle create(Path file, long bytes, Arena arena) {
+        Path dir = file.toAbsolutePath().getParent();
+        FileChannel ch = null;
+        Path fresh = null;
+        boolean ok = false, held = false;
+        try {
+            long usable = Files.getFileStore(dir).getUsableSpace();
+            if (usable < bytes) throw noSpace(dir, bytes, usable, null);
+            if (Files.exists(file)) throw new IOException("file exists");
+            // Made under a name sweeps ignore, locked, then renamed: no sweep can see it unlocked.
+            fresh = dir.resolve("." + file.getFileName() + ".new");
+            ch = FileChannel.open(fresh, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            if (ch.tryLock(0, 1, false) == null) throw new CommException("cannot lock the new shared heap file " + fresh);
+            reserve(ch, dir, bytes);
+            held = HELD.add(file.toAbsolutePath());
+            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE); // rename(2) would replace a file made meanwhile: checked above
+            fresh = null;
+            MemorySegment seg = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+            ok = true;
+            return new Handle(file, seg, ch, true);
+        } catch (IOException e) {
+            throw new CommException("cannot create the shared heap file " + file + ": " + e, e);
+        } finally {
+            if (!ok) {
+                if (held) HELD.remove(file.toAbsolutePath());
+                if (ch != null) {
+                    try {
+                        ch.close();
+                        Files.deleteIfExists(fresh != null ? fresh : file);
+                    } catch (IOException e) {
+                        // left for reclaimStale
+                    }
+                }
+            }
+        }
+    }
+
+    /** Writes every page of the file (zeros); {@code ENOSPC} becomes a message naming the folder, sizes and settings. */
+    static void reserve(FileChannel ch, Path dir, long bytes) throws IOException {
+        ByteBuffer zeros = ByteBuffer.allocateDirect((int) Math.min(bytes, 1 << 20));
+        long at = 0;
+        try {
+            while (at < bytes) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), bytes - at));
+                at += ch.write(zeros, at);
+            }
+        } catch (IOException e) {
+            if (String.valueOf(e.getMessage()).contains("No space left")) throw noSpace(dir, bytes, at, e);
+            throw e;
+        }
+    }
+
+    private static CommException noSpace(Path dir, long bytes, long free, IOException cause) {
+        return new CommException("not enough space in " + dir + " for a " + bytes + "-byte shared heap file ("
+                + (cause == null ? free + " bytes free" : "ran out after " + free + " bytes") + "): lower " + HEAP_SETTING
+                + ", free or enlarge " + dir + " (a tmpfs: mount -o remount,size=...), or point " + DIR_SETTING + " elsewhere", cause);
+    }
+
+    /**
+     * Whole-job check before any file is made: {@code ranks} files of {@code bytes} must fit in
+     * {@code dir}. All PEs of a shm job share the folder, so one PE's heap fitting says little.
+     *
+     * @throws CommException naming the folder, the sizes and the settings
+     */
+    static void requireJobFits(Path dir, int ranks, long bytes) {
+        long need = Math.multiplyExact(ranks, bytes);
+        long usable;
+        try {
+            usable = Files.getFileStore(dir).getUsableSpace();
+        } catch (IOException e) {
+            return; // creating the files will say what is wrong with the folder
+        }
+        if (usable < need)
+            throw new CommException("not enough space in " + dir.toAbsolutePath() + " for this job's shared heaps: " + ranks
+                    + " ranks x " + bytes + " bytes (heap + " + Control.BYTES + " control bytes each) = " + need + " bytes, "
+                    + usable + " bytes free: lower " + HEAP_SETTING + ", free or enlarge " + dir
+                    + " (a tmpfs: mount -o remount,size=...), or point " + DIR_SETTING + " elsewhere");
+    }
+
+    /**
+     * Opens and maps an existing file of another PE into {@code arena}; the channel stays open to probe its lock.
      *
      * @throws CommException if it is missing or its size is not {@code bytes}
      */
-    static MemorySegment map(Path file, long bytes, Arena arena) {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    static Handle map(Path file, long bytes, Arena arena) {
+        FileChannel ch = null;
+        try {
+            ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
             long size = ch.size();
             if (size != bytes)
                 throw new CommException("shared heap file " + file + " has " + size + " bytes, expected " + bytes);
-            return ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
+            Handle h = new Handle(file, ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena), ch, false);
+            ch = null;
+            return h;
         } catch (NoSuchFileException e) {
             throw new CommException("shared heap file " + file + " of a peer PE is missing (removed by someone else?)", e);
         } catch (IOException e) {
             throw new CommException("cannot map the shared heap file " + file + " of a peer PE: " + e, e);
+        } finally {
+            if (ch != null) {
+                try {
+                    ch.close();
+                } catch (IOException e) {
+                    // nothing to release
+                }
+            }
         }
     }
 

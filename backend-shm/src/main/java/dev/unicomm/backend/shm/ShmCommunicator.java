@@ -8,6 +8,7 @@ import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CallAgreement;
 import dev.unicomm.spi.Store;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -15,13 +16,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.HexFormat;
+import java.util.Optional;
 
 /**
  * One PE of a shared-memory job. Opening (collective):
  * <ol>
- *   <li>files of dead processes left in the directory are removed;</li>
- *   <li>rank 0 draws a job id and publishes it in the store;</li>
- *   <li>each PE creates its owner-only file (control area + heap), maps it and publishes its path;</li>
+ *   <li>files of dead processes left in the directory are removed (nobody holds their lock);</li>
+ *   <li>rank 0 checks that the whole job's files fit in the directory, draws a job id and publishes it in the store;</li>
+ *   <li>each PE creates its owner-only file (control area + heap), locks it (its liveness, for the
+ *       whole run), backs its pages, maps it and publishes its path;</li>
  *   <li>after a store barrier each PE maps every peer's file and checks its header (heap sizes must match);</li>
  *   <li>after a second store barrier each PE deletes its file name: the mappings stay valid and
  *       nothing is left in the directory, even if the job is killed later.</li>
@@ -34,6 +37,8 @@ final class ShmCommunicator implements BackendCommunicator {
     private final MemorySegment[] controls;
     private final MemorySegment[] heaps;
     private final Path ownFile;
+    /** Every PE's file channel: ours holds our lock, the peers' probe theirs. */
+    private final SegmentFiles.Handle[] handles;
     private final Waiter waiter;
     private final ShmHeap heap;
     private final ShmRma rma;
@@ -42,12 +47,15 @@ final class ShmCommunicator implements BackendCommunicator {
     private long usedSlots = 1;
     private boolean closed;
 
-    private ShmCommunicator(int rank, int size, Arena arena, MemorySegment[] files, Path ownFile, long heapSize,
+    private ShmCommunicator(int rank, int size, Arena arena, SegmentFiles.Handle[] handles, Path ownFile, long heapSize,
                             CommConfig config, Store store) {
         this.rank = rank;
         this.size = size;
         this.arena = arena;
         this.ownFile = ownFile;
+        this.handles = handles;
+        MemorySegment[] files = new MemorySegment[size];
+        for (int pe = 0; pe < size; pe++) files[pe] = handles[pe].segment();
         this.controls = new MemorySegment[size];
         this.heaps = new MemorySegment[size];
         long[] pids = new long[size];
@@ -57,7 +65,7 @@ final class ShmCommunicator implements BackendCommunicator {
             pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
         }
         // All PEs of a shm job share this host: more of them than processors means spinning steals the peers' cores.
-        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, store), size > Runtime.getRuntime().availableProcessors());
+        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, handles, store, controls), size > Runtime.getRuntime().availableProcessors());
         this.heap = new ShmHeap(this, heapSize);
         this.rma = new ShmRma(this);
         int[] all = new int[size];
@@ -76,16 +84,19 @@ final class ShmCommunicator implements BackendCommunicator {
         long generation = (store.add("unicomm.shm/opens", 1) - 1) / size;
         String key = "unicomm.shm/" + generation + "/";
         SegmentFiles.reclaimStale(dir);
-        if (rank == 0) store.set(key + "job", HexFormat.of().formatHex(randomBytes(8)).getBytes(StandardCharsets.UTF_8));
+        if (rank == 0) {
+            SegmentFiles.requireJobFits(dir, size, fileSize); // before anyone's file exists; others learn of a failure through the store's abort
+            store.set(key + "job", HexFormat.of().formatHex(randomBytes(8)).getBytes(StandardCharsets.UTF_8));
+        }
         String job = new String(store.get(key + "job"), StandardCharsets.UTF_8);
         long pid = ProcessHandle.current().pid();
         Path own = dir.resolve(SegmentFiles.name(job, rank, pid));
         Arena arena = Arena.ofShared();
+        SegmentFiles.Handle[] handles = new SegmentFiles.Handle[size];
         boolean ok = false;
         try {
-            MemorySegment[] files = new MemorySegment[size];
-            files[rank] = SegmentFiles.create(own, fileSize, arena);
-            writeHeader(files[rank], pid, rank, size, heapSize);
+            handles[rank] = SegmentFiles.create(own, fileSize, arena);
+            writeHeader(handles[rank].segment(), pid, rank, size, heapSize);
             store.set(key + "file/" + rank, (own + "\n" + heapSize + "\n" + HostIdentity.current()).getBytes(StandardCharsets.UTF_8));
             store.barrier(key + "created");
             long[] sizes = new long[size];
@@ -100,20 +111,25 @@ final class ShmCommunicator implements BackendCommunicator {
             for (int pe = 0; pe < size; pe++) {
                 if (pe == rank) continue;
                 String path = new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n")[0];
-                files[pe] = SegmentFiles.map(Path.of(path), fileSize, arena);
-                checkHeader(files[pe], pe, size, heapSize, path);
+                handles[pe] = SegmentFiles.map(Path.of(path), fileSize, arena);
+                checkHeader(handles[pe].segment(), pe, size, heapSize, path);
             }
             store.barrier(key + "mapped");
             SegmentFiles.delete(own);
-            ShmCommunicator c = new ShmCommunicator(rank, size, arena, files, own, heapSize, config, store);
+            ShmCommunicator c = new ShmCommunicator(rank, size, arena, handles, own, heapSize, config, store);
             ok = true;
             return c;
         } finally {
             if (!ok) {
                 arena.close();
                 SegmentFiles.delete(own);
+                closeAll(handles);
             }
         }
+    }
+
+    private static void closeAll(SegmentFiles.Handle[] handles) {
+        for (SegmentFiles.Handle h : handles) if (h != null) h.close();
     }
 
     private static byte[] randomBytes(int n) {
@@ -165,6 +181,11 @@ final class ShmCommunicator implements BackendCommunicator {
 
     @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
 
+    /** Call words ride on the dissemination barrier: the same cost as a plain barrier. */
+    @Override public Optional<CallAgreement> callAgreement() {
+        return Optional.of((team, words) -> ((ShmTeam) team).exchange(words));
+    }
+
     MemorySegment control(int pe) { return controls[pe]; }
 
     MemorySegment heapOf(int pe) { return heaps[pe]; }
@@ -182,17 +203,21 @@ final class ShmCommunicator implements BackendCommunicator {
     /**
      * Collective: a world barrier (no peer still reads or writes this PE's memory), then unmaps every
      * heap. Buffers still open become unusable ({@link IllegalStateException} on access). The mappings
-     * are released even if the barrier fails (a peer died), and that failure is then rethrown.
+     * are released even if the barrier fails (a peer died), and that failure is then rethrown. After
+     * the job failed (a collective wait of this PE failed, or the store reports an abort) there is no
+     * barrier: close releases this PE's side at once and quietly (peers keep their own mappings of
+     * our file, so unmapping ours cannot hurt them).
      */
     @Override public void close() {
         if (closed) return;
         closed = true;
         try {
-            world.barrier();
+            if (!waiter.failed()) world.barrier();
         } finally {
             heap.releaseAll();
             arena.close();
             SegmentFiles.delete(ownFile);
+            closeAll(handles); // our lock goes last: until here peers must see us alive
         }
     }
 }

@@ -4,7 +4,6 @@ import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.OutOfSymmetricMemoryException;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -12,10 +11,10 @@ import java.util.Set;
 
 /**
  * The symmetric heap: a deterministic allocator (same calls, same offsets on every PE) plus a
- * cross-PE agreement check. Every allocate/free publishes its request (sequence, operation, size,
- * alignment or offset) in this PE's control area, passes a world barrier, and compares every PE's
- * request: if they differ every PE throws the same {@link IllegalArgumentException} and no PE's heap
- * changes. New buffers read as zero on every PE (each PE clears its part before the barrier).
+ * cross-PE agreement check. Every allocate/free exchanges its request (sequence, operation, size,
+ * alignment or offset) with every PE through the world team's agreement barrier ({@link ShmTeam#exchange})
+ * and compares them: if they differ every PE throws the same {@link IllegalArgumentException} and no
+ * PE's heap changes. New buffers read as zero on every PE (each PE clears its part before the barrier).
  *
  * <p>Alignment: the heap offset is a multiple of the requested alignment (at least 8). Each heap
  * mapping starts on a page boundary, so buffer addresses honour alignments up to the page size
@@ -41,9 +40,7 @@ final class ShmHeap implements SymmetricHeap {
         long at = allocator.allocate(bytes, alignment);
         // Clear our part before the barrier, so no peer can write into it before we do.
         if (at >= 0) comm.heapOf(comm.rank()).asSlice(at, bytes).fill((byte) 0);
-        publish(s, OP_ALLOC, bytes, alignment);
-        comm.world().barrier();
-        String disagreement = compare(s, OP_ALLOC, bytes, alignment);
+        String disagreement = agree(s, OP_ALLOC, bytes, alignment);
         if (disagreement != null) {
             if (at >= 0) allocator.free(at);
             throw new IllegalArgumentException("collective allocate disagrees across PEs: " + disagreement
@@ -57,9 +54,7 @@ final class ShmHeap implements SymmetricHeap {
 
     synchronized void free(ShmBuffer b) {
         long s = ++seq;
-        publish(s, OP_FREE, b.offset(), b.byteSize());
-        comm.world().barrier();
-        String disagreement = compare(s, OP_FREE, b.offset(), b.byteSize());
+        String disagreement = agree(s, OP_FREE, b.offset(), b.byteSize());
         live.remove(b);
         b.release();
         if (disagreement != null)
@@ -69,35 +64,22 @@ final class ShmHeap implements SymmetricHeap {
         allocator.free(b.offset());
     }
 
-    private void publish(long s, long op, long a, long b) {
-        MemorySegment c = comm.control(comm.rank());
-        long box = Control.mailbox(s);
-        Words.setPlain(c, box + Control.MB_OP, op);
-        Words.setPlain(c, box + Control.MB_A, a);
-        Words.setPlain(c, box + Control.MB_B, b);
-        Words.setRelease(c, box + Control.MB_SEQ, s);
-    }
-
-    /** {@code null} if every PE published the same request as this one, else a description of all requests. */
-    private String compare(long s, long op, long a, long b) {
-        long box = Control.mailbox(s);
+    /** {@code null} if every PE made the same request as this one, else a description of all requests. */
+    private String agree(long s, long op, long a, long b) {
+        long[][] all = comm.world().exchange(new long[] {s, op, a, b});
         boolean same = true;
-        List<String> all = new ArrayList<>();
+        List<String> described = new ArrayList<>();
         for (int pe = 0; pe < comm.size(); pe++) {
-            MemorySegment c = comm.control(pe);
-            long theirSeq = Words.getAcquire(c, box + Control.MB_SEQ);
-            long theirOp = Words.getPlain(c, box + Control.MB_OP);
-            long theirA = Words.getPlain(c, box + Control.MB_A);
-            long theirB = Words.getPlain(c, box + Control.MB_B);
-            if (theirSeq != s) {
+            long[] w = all[pe];
+            if (w[0] != s || w[1] < 0) {
                 same = false;
-                all.add("rank " + pe + " made no matching heap call (it is at heap call #" + theirSeq + ", this is #" + s + ")");
+                described.add("rank " + pe + " made no matching heap call (it is at heap call #" + w[0] + ", this is #" + s + ")");
                 continue;
             }
-            if (theirOp != op || theirA != a || theirB != b) same = false;
-            all.add("rank " + pe + " " + describe(theirOp, theirA, theirB));
+            if (w[1] != op || w[2] != a || w[3] != b) same = false;
+            described.add("rank " + pe + " " + describe(w[1], w[2], w[3]));
         }
-        return same ? null : String.join(", ", all);
+        return same ? null : String.join(", ", described);
     }
 
     private static String describe(long op, long a, long b) {

@@ -26,6 +26,7 @@ final class ShmTeam implements Team {
     private final MemorySegment[] controls;
     private long epoch;
     private long splitSeq;
+    private long exchanges;
     private boolean open = true;
 
     ShmTeam(ShmCommunicator comm, int[] members, int me, int slot) {
@@ -46,10 +47,14 @@ final class ShmTeam implements Team {
     int slot() { return slot; }
 
     /** {@inheritDoc} Also completes this PE's RMA: a full fence precedes the first flag write. */
-    @Override public void barrier() {
+    @Override public void barrier() { barrier(0); }
+
+    /** The barrier; {@code call > 0}: it carries agreement exchange {@code call} (for timeout messages and blame). */
+    private void barrier(long call) {
         int n = members.length;
         VarHandle.fullFence();
         if (n == 1) return;
+        comm.waiter().checkBroken();
         long e = ++epoch;
         MemorySegment mine = controls[me];
         for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
@@ -61,11 +66,73 @@ final class ShmTeam implements Team {
                     Thread.onSpinWait();
                 } else {
                     int round = k, from = members[((me - dist) % n + n) % n];
-                    w = comm.waiter().idle(w, () -> "barrier of a team of " + n + " PEs (round " + round
-                            + ", waiting for world rank " + from + ")");
+                    w = comm.waiter().idle(w, () -> "barrier of a team of " + n + " PEs ("
+                            + (call > 0 ? "collective call #" + call + ": " + laggards(call) : "round " + round + ", waiting for world rank " + from)
+                            + "; furthest behind: world rank " + slowest() + ")", this::slowest);
                 }
             }
         }
+    }
+
+    /**
+     * A barrier that carries {@code words.length} (at most 4) words from every member: each member
+     * writes them into its own agreement mailbox, passes the barrier, then reads every member's.
+     * Double-buffered by exchange number; a member writes exchange k+2 only after the barrier of
+     * k+1, which nobody passes before every member has read exchange k. A member that passed this
+     * barrier inside another one (not an exchange) shows up as {@code {-1, -1, its exchange number,
+     * ours}}. On timeout the message names the members that never reached this exchange.
+     */
+    long[][] exchange(long[] words) {
+        requireMember("exchange");
+        long s = ++exchanges;
+        long box = Control.agreeMailbox(slot, s);
+        MemorySegment mine = controls[me];
+        for (int i = 0; i < words.length; i++) Words.setPlain(mine, box + 8 + 8L * i, words[i]);
+        Words.setRelease(mine, box, s);
+        barrier(s);
+        long[][] all = new long[members.length][];
+        for (int i = 0; i < members.length; i++) {
+            long theirs = Words.getAcquire(controls[i], box);
+            if (theirs != s) {
+                all[i] = new long[] {-1, -1, theirs, s};
+                continue;
+            }
+            all[i] = new long[words.length];
+            for (int w = 0; w < words.length; w++) all[i][w] = Words.getPlain(controls[i], box + 8 + 8L * w);
+        }
+        return all;
+    }
+
+    /** Who had not reached exchange {@code s} (the others wait on them), for the timeout message. */
+    private String laggards(long s) {
+        long box = Control.agreeMailbox(slot, s);
+        StringBuilder late = new StringBuilder();
+        for (int i = 0; i < members.length; i++) {
+            if (Words.getAcquire(controls[i], box) == s) continue;
+            long other = Math.max(Words.getAcquire(controls[i], box), Words.getAcquire(controls[i], Control.agreeMailbox(slot, s - 1)));
+            late.append(late.length() == 0 ? "" : ", ").append("world rank ").append(members[i])
+                    .append(" (last reached #").append(Math.max(other, 0)).append(')');
+        }
+        return late.length() == 0 ? "every member arrived" : "not reached by " + late;
+    }
+
+    /**
+     * World rank of the member that is furthest behind, to blame when a barrier times out: the one
+     * that has written the least barrier progress. Member j writes round k's flag (the barrier epoch)
+     * at member j + 2^k, so the sum of those flags orders members by (epoch, rounds done in it).
+     */
+    private int slowest() {
+        int n = members.length, best = me;
+        long bestSum = Long.MAX_VALUE;
+        for (int j = 0; j < n; j++) {
+            long sum = 0;
+            for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) sum += Words.getAcquire(controls[(j + dist) % n], Control.roundFlag(slot, k));
+            if (sum < bestSum) {
+                bestSum = sum;
+                best = j;
+            }
+        }
+        return members[best];
     }
 
     @Override public Team split(int start, int stride, int size) {

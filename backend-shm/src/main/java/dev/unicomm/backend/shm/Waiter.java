@@ -4,6 +4,7 @@ import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -37,6 +38,7 @@ final class Waiter {
     private final Duration timeout;
     private final long timeoutNs;
     private final Watchdog watchdog;
+    private volatile CommAbortedException broken;
 
     /**
      * @param oversubscribed whether this host runs more PEs than it has processors
@@ -48,6 +50,23 @@ final class Waiter {
         this.timeoutNs = timeout.toNanos();
         this.watchdog = watchdog;
     }
+
+    /** Whether a collective wait of this communicator failed (see the class comment). */
+    boolean broken() { return broken != null; }
+
+    /** Whether the job was aborted (through the store) or this communicator is broken. */
+    boolean failed() { return broken != null || watchdog.jobAborted(); }
+
+    /** Throws at once if the communicator is broken. */
+    void checkBroken() {
+        CommAbortedException b = broken;
+        if (b != null)
+            throw new CommAbortedException(b.failedRank(), "this communicator already failed (" + b.getMessage()
+                    + "); only close() is left");
+    }
+
+    /** The communicator timeout every wait is bounded by. */
+    Duration timeout() { return timeout; }
 
     /** State of one wait. */
     static final class Wait {
@@ -63,15 +82,41 @@ final class Waiter {
      * @throws CommTimeoutException if the wait has lasted longer than the timeout
      * @throws CommAbortedException if a peer died (seen on two polls with the condition re-checked between)
      */
-    Wait idle(Wait w, Supplier<String> what) {
-        if (w == null) w = new Wait();
+    Wait idle(Wait w, Supplier<String> what) { return idle(w, what, null); }
+
+    /**
+     * {@link #idle(Wait, Supplier)} for a collective wait: a timeout or a peer's failure breaks the
+     * communicator, and {@code culprit} (evaluated on timeout; {@code -1}: unknown) names the rank to blame.
+     */
+    Wait idle(Wait w, Supplier<String> what, IntSupplier culprit) {
+        if (w == null) {
+            if (culprit != null) checkBroken();
+            w = new Wait();
+        }
         int n = ++w.polls;
         // Spinning polls are cheap: look at the clock every 64th; later polls are slow anyway.
         if ((n & 63) == 0 || w.elapsed >= spinNs) {
             long now = System.nanoTime();
             w.elapsed = now - w.start;
-            if (w.elapsed > timeoutNs) throw new CommTimeoutException(what.get(), timeout);
-            if (w.pending != null) throw w.pending;
+            if (w.elapsed > timeoutNs) {
+                String text = what.get();
+                CommTimeoutException t = new CommTimeoutException(text, timeout);
+                if (culprit != null) {
+                    int c = culprit.getAsInt();
+                    String reason = "a wait of " + timeout.toMillis() + " ms for it timed out: " + text;
+                    broken = new CommAbortedException(c, reason);
+                    watchdog.giveUp(c, reason);
+                }
+                throw t;
+            }
+            if (w.pending != null) {
+                CommAbortedException a = w.pending;
+                if (culprit != null && broken == null) {
+                    broken = a;
+                    watchdog.giveUp(a.failedRank(), a.getMessage());
+                }
+                throw a;
+            }
             w.pending = watchdog.poll(now, what);
         }
         if (w.elapsed < spinNs) {

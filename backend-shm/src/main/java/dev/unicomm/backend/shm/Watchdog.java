@@ -2,26 +2,36 @@ package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.spi.Store;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
 import java.util.function.Supplier;
 
 /**
- * Notices dead peers while a PE waits: every {@value #PERIOD_MS} ms it checks that each peer's
- * process is alive (all PEs share this host, so a pid says it) and asks the rendezvous store
- * whether a rank aborted ({@link Store#checkHealthy()}, a local read, on every poll). A wait that
- * sees a failure re-checks its condition once more before failing, so a peer that finished its part and exited is not mistaken for a failure.
+ * Notices failed peers while a PE waits. On every poll it reads each peer's <em>blame word</em> (a PE
+ * that gives up writes there which rank it failed because of, and why) and asks the rendezvous store
+ * whether a rank aborted ({@link Store#checkHealthy()}, a local read); every {@value #PERIOD_MS} ms it
+ * also checks that each peer's process is alive: it still holds the lock on its heap file (the kernel
+ * drops it when the process dies; unlike a pid this works across PID namespaces and containers). A dead peer that had published a blame word is not
+ * blamed itself: the rank it named is, so a survivor that exits after a failure is never mistaken
+ * for its cause. A wait that sees a failure re-checks its condition once more before failing, so a
+ * peer that finished its part and exited is not mistaken for a failure.
  */
 final class Watchdog {
     static final long PERIOD_MS = 100;
 
     private final int self;
     private final long[] pids;
+    private final SegmentFiles.Handle[] files;
     private final Store store;
+    private final MemorySegment[] controls;
     private long nextCheck;
 
-    Watchdog(int self, long[] pids, Store store) {
+    Watchdog(int self, long[] pids, SegmentFiles.Handle[] files, Store store, MemorySegment[] controls) {
         this.self = self;
         this.pids = pids.clone();
+        this.files = files.clone();
         this.store = store;
+        this.controls = controls.clone();
         this.nextCheck = System.nanoTime() + PERIOD_MS * 1_000_000;
     }
 
@@ -32,11 +42,17 @@ final class Watchdog {
      * @param what the wait in progress, for the message
      */
     CommAbortedException poll(long now, Supplier<String> what) {
+        // Peers' blame words first: they name the cause, where the store names whoever aborted first.
+        CommAbortedException peerSays = blamedByPeers();
+        if (peerSays != null) return peerSays;
         CommAbortedException storeSays = storeHealth();
         if (storeSays != null || now - nextCheck < 0) return storeSays;
         nextCheck = now + PERIOD_MS * 1_000_000;
         return checkPeers(what.get());
     }
+
+    /** Whether the rendezvous store reports the job aborted. */
+    boolean jobAborted() { return storeHealth() != null; }
 
     private CommAbortedException storeHealth() {
         try {
@@ -47,14 +63,62 @@ final class Watchdog {
         }
     }
 
-    /** Whether every peer's process still runs. */
-    CommAbortedException checkPeers(String what) {
-        for (int r = 0; r < pids.length; r++) {
+    /**
+     * Publishes, once, that this PE gives up because of {@code culprit} ({@code -1}: the rendezvous
+     * host), then aborts the job through the store so that ranks blocked elsewhere (rank 0 closing its
+     * store) stop too. The store call runs on a helper thread bounded to 1 s: a hung host must not hold us.
+     */
+    void giveUp(int culprit, String reason) {
+        MemorySegment mine = controls[self];
+        if (Words.getAcquire(mine, Control.HDR_BLAME) != 0) return;
+        byte[] text = reason.getBytes(StandardCharsets.UTF_8);
+        int len = Math.min(text.length, Control.REASON_BYTES);
+        MemorySegment.copy(MemorySegment.ofArray(text), 0, mine, Control.HDR_REASON, len);
+        Words.setPlain(mine, Control.HDR_REASON_LEN, len);
+        Words.setRelease(mine, Control.HDR_BLAME, culprit + 2L);
+        if (jobAborted()) return;
+        Thread t = Thread.ofPlatform().daemon().name("unicomm-shm-abort").start(() -> {
+            try {
+                store.abort("rank " + (culprit >= 0 ? culprit : "?") + " failed or hung (reported by rank " + self + "): " + reason);
+            } catch (RuntimeException e) {
+                // the job is failing anyway; the blame word already tells the shm peers
+            }
+        });
+        try {
+            t.join(1000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private CommAbortedException blamedByPeers() {
+        for (int r = 0; r < controls.length; r++) {
             if (r == self) continue;
-            long pid = pids[r];
-            boolean alive = ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
-            if (!alive)
-                return new CommAbortedException(r, "its process (pid " + pid + ") exited while rank " + self + " waited on " + what);
+            CommAbortedException e = blameOf(r);
+            if (e != null) return e;
+        }
+        return null;
+    }
+
+    /** What peer {@code r} published when it gave up, or {@code null}. */
+    private CommAbortedException blameOf(int r) {
+        long word = Words.getAcquire(controls[r], Control.HDR_BLAME);
+        if (word == 0) return null;
+        int culprit = (int) (word - 2);
+        int len = (int) Math.min(Math.max(0, Words.getPlain(controls[r], Control.HDR_REASON_LEN)), Control.REASON_BYTES);
+        String reason = new String(controls[r].asSlice(Control.HDR_REASON, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                StandardCharsets.UTF_8);
+        return new CommAbortedException(culprit, reason + (culprit == r ? "" : " (reported by rank " + r + ")"));
+    }
+
+    /** Whether every peer's process still runs (holds its heap file's lock). */
+    CommAbortedException checkPeers(String what) {
+        for (int r = 0; r < files.length; r++) {
+            if (r == self || files[r].ownerAlive()) continue;
+            CommAbortedException blamed = blameOf(r);
+            if (blamed != null) return blamed;
+            return new CommAbortedException(r, "its process (pid " + pids[r] + " in its PID namespace) exited while rank "
+                    + self + " waited on " + what);
         }
         return null;
     }

@@ -12,7 +12,7 @@ import java.lang.foreign.ValueLayout;
 public final class ShmWorker {
     private ShmWorker() {}
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
         try (Communicator comm = Unicomm.connect()) {
             switch (args[0]) {
                 case "ring" -> ring(comm);
@@ -20,6 +20,7 @@ public final class ShmWorker {
                 case "teams" -> teams(comm);
                 case "mismatch" -> mismatch(comm);
                 case "crash" -> crash(comm);
+                case "slow-barriers" -> slowBarriers(comm);
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         }
@@ -70,6 +71,15 @@ public final class ShmWorker {
         } catch (IllegalArgumentException e) {
             System.out.println("RESULT rank " + comm.rank() + " " + e.getMessage());
         }
+    }
+
+    /** Barriers where the others wait ~150 ms each time, so their watchdogs look at the peers' liveness many times. */
+    private static void slowBarriers(Communicator comm) throws InterruptedException {
+        for (int i = 0; i < 16; i++) {
+            if (i % comm.size() == comm.rank()) Thread.sleep(150);
+            comm.barrier();
+        }
+        System.out.println("RESULT rank " + comm.rank() + " passed 16 slow barriers");
     }
 
     private static void crash(Communicator comm) {

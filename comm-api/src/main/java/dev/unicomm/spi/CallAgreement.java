@@ -1,0 +1,24 @@
+package dev.unicomm.spi;
+
+import dev.unicomm.api.Team;
+
+/**
+ * A barrier over a team that carries {@value #WORDS} words from every member: the primitive the API
+ * uses to check, on every member, that all members make the same collective call (sequence number,
+ * operation, key arguments). Backends that can do it as cheaply as a plain barrier (shared memory:
+ * the words sit next to the barrier flags) provide it; with it every barrier, internal ones included,
+ * carries a call word, so no barrier can be satisfied by a different user-level call.
+ */
+public interface CallAgreement {
+    /** Words each member contributes. */
+    int WORDS = 4;
+
+    /**
+     * Barrier over {@code team} (the backend's own team object) that also completes this PE's
+     * outstanding RMA, like {@link Team#barrier()}.
+     *
+     * @param words {@value #WORDS} words
+     * @return every member's words, by team rank (this member's included)
+     */
+    long[][] exchange(Team team, long[] words);
+}
