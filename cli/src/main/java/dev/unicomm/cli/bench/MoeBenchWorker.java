@@ -28,8 +28,8 @@ import java.util.Locale;
  * One rank of {@code unicomm bench moe} (started by the launcher). Runs DeepEP's test operations
  * on the portable or native MoE, verifies the first results against {@link MoeReference}, then
  * times each operation interleaved with its copy bound: the same bytes this rank receives, copied
- * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory, then
- * one barrier (a collective operation is complete only when every rank has its data).
+ * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory by
+ * every rank at once ({@link MoeCopyBound#time}: no synchronisation timed, so an upper limit).
  * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint} lines.
  *
  * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll)}.
@@ -143,15 +143,9 @@ public final class MoeBenchWorker {
                         t0 = System.nanoTime();
                         moe.dispatch(xq, xs, idx, w, layout, 1);
                         disp8[it] = System.nanoTime() - t0;
-                        comm.barrier();
-                        t0 = System.nanoTime();
-                        copy.run(fromRank8);
-                        bound8[it] = System.nanoTime() - t0;
+                        bound8[it] = copy.time(fromRank8);
                     }
-                    comm.barrier();
-                    t0 = System.nanoTime();
-                    copy.run(fromRank);
-                    bound[it] = System.nanoTime() - t0;
+                    bound[it] = copy.time(fromRank);
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
                 long b = median(bound);
@@ -294,14 +288,8 @@ public final class MoeBenchWorker {
                         moe.lowLatencyDispatch(x, idx, true).hook().await();
                         disp8[it] = System.nanoTime() - t0;
                     }
-                    comm.barrier();
-                    t0 = System.nanoTime();
-                    copy.run(fromRank);
-                    bound[it] = System.nanoTime() - t0;
-                    comm.barrier();
-                    t0 = System.nanoTime();
-                    copy.run(fromRank8);
-                    bound8[it] = System.nanoTime() - t0;
+                    bound[it] = copy.time(fromRank);
+                    bound8[it] = copy.time(fromRank8);
                 }
                 long b = median(bound);
                 long bf16Bytes = pairs * 2L * h;

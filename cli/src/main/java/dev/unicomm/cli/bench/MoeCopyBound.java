@@ -12,8 +12,11 @@ import java.lang.foreign.MemorySegment;
 /**
  * The copy bound of {@code unicomm bench moe}: the bytes a rank receives, copied from each peer's
  * symmetric memory into private memory as plain copies (host {@code MemorySegment} copies, or
- * device-to-device copies on a GPU backend), then one barrier: a collective operation is complete
- * only when every rank has its data. Collective: every rank creates it and calls {@link #run}.
+ * device-to-device copies on a GPU backend), every rank at once. {@link #time} starts all ranks
+ * together (a barrier) and times only this rank's copies: no synchronisation is charged to the
+ * bound, so it is an upper limit for any operation that moves the same bytes (an operation that
+ * beats it on a quiet machine would show that the bound is not the fastest copy). Collective:
+ * every rank creates it and calls {@link #time}.
  */
 final class MoeCopyBound implements AutoCloseable {
     private final Communicator comm;
@@ -39,8 +42,13 @@ final class MoeCopyBound implements AutoCloseable {
         comm.barrier();
     }
 
-    /** Copies {@code fromRank[s]} bytes from each peer s (wrapping around the source's size), then a barrier. */
-    void run(long[] fromRank) {
+    /**
+     * Nanoseconds this rank takes to copy {@code fromRank[s]} bytes from each peer s (wrapping around
+     * the source's size), all ranks starting together; a barrier after (untimed) keeps iterations apart.
+     */
+    long time(long[] fromRank) {
+        comm.barrier();
+        long t0 = System.nanoTime();
         long at = 0, size = src.byteSize();
         for (int s = 0; s < fromRank.length; s++) {
             Memory peer = src.peerMemory(s).orElse(null);
@@ -56,7 +64,9 @@ final class MoeCopyBound implements AutoCloseable {
                 left -= chunk;
             }
         }
+        long ns = System.nanoTime() - t0;
         comm.barrier();
+        return ns;
     }
 
     @Override public void close() {
