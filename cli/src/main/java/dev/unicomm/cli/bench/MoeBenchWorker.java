@@ -29,7 +29,7 @@ import java.util.Locale;
  * on the portable or native MoE, verifies the first results against {@link MoeReference}, then
  * times each operation interleaved with its copy bound: the same bytes this rank receives, copied
  * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory by
- * every rank at once ({@link MoeCopyBound#time}: no synchronisation timed, so an upper limit).
+ * every rank at once, until the last rank is done ({@link MoeCopyBound#time}: no synchronisation timed).
  * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint} lines.
  *
  * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll)}.
