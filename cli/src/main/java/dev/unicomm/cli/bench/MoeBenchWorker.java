@@ -28,8 +28,8 @@ import java.util.Locale;
  * One rank of {@code unicomm bench moe} (started by the launcher). Runs DeepEP's test operations
  * on the portable or native MoE, verifies the first results against {@link MoeReference}, then
  * times each operation interleaved with its copy bound: the same bytes this rank receives, copied
- * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory, then
- * one barrier (a collective operation is complete only when every rank has its data).
+ * as plain {@code MemorySegment} copies from the peers' symmetric memory into private memory by
+ * every rank at once, until the last rank is done ({@link MoeCopyBound#time}: no synchronisation timed).
  * Prints {@code MOE,op,rank,bytes,ns,boundNs,verified,footprint,remoteIn,remoteOut,local} lines: the last three are
  * the bytes this rank receives from other ranks, sends to other ranks and moves within its own memory (the
  * roofline's inputs). Normal mode also times the dispatch that reuses a handle's routing (DeepEP's {@code handle=}).
@@ -154,19 +154,13 @@ public final class MoeBenchWorker {
                         t0 = System.nanoTime();
                         moe.dispatch(xq, xs, d.handle());
                         cached8[it] = System.nanoTime() - t0;
-                        comm.barrier();
-                        t0 = System.nanoTime();
-                        copy.run(fromRank8);
-                        bound8[it] = System.nanoTime() - t0;
+                        bound8[it] = copy.time(fromRank8);
                     }
                     comm.barrier();
                     t0 = System.nanoTime();
                     moe.dispatch(x, null, d.handle());
                     cached[it] = System.nanoTime() - t0;
-                    comm.barrier();
-                    t0 = System.nanoTime();
-                    copy.run(fromRank);
-                    bound[it] = System.nanoTime() - t0;
+                    bound[it] = copy.time(fromRank);
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
                 long b = median(bound);
@@ -358,14 +352,8 @@ public final class MoeBenchWorker {
                         d8.hook().await();
                         disp8[it] = System.nanoTime() - t0;
                     }
-                    comm.barrier();
-                    t0 = System.nanoTime();
-                    copy.run(fromRank);
-                    bound[it] = System.nanoTime() - t0;
-                    comm.barrier();
-                    t0 = System.nanoTime();
-                    copy.run(fromRank8);
-                    bound8[it] = System.nanoTime() - t0;
+                    bound[it] = copy.time(fromRank);
+                    bound8[it] = copy.time(fromRank8);
                 }
                 long b = median(bound);
                 long bf16Bytes = pairs * 2L * h;

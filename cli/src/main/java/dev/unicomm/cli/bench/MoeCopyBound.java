@@ -12,8 +12,13 @@ import java.lang.foreign.MemorySegment;
 /**
  * The copy bound of {@code unicomm bench moe}: the bytes a rank receives, copied from each peer's
  * symmetric memory into private memory as plain copies (host {@code MemorySegment} copies, or
- * device-to-device copies on a GPU backend), then one barrier: a collective operation is complete
- * only when every rank has its data. Collective: every rank creates it and calls {@link #run}.
+ * device-to-device copies on a GPU backend), every rank at once. On the host, {@link #time} starts
+ * all ranks together (a barrier) and measures from this rank's start to the moment the last rank
+ * finished its copies (every rank's end stamp, {@code System.nanoTime}, a machine-wide clock on
+ * one host, is exchanged untimed): the copying of the whole job, with no synchronisation protocol
+ * charged, so an upper limit for any collective operation that moves the same bytes. On a device
+ * the copies are followed by one barrier inside the timing, as before. Collective: every rank
+ * creates it and calls {@link #time}.
  */
 final class MoeCopyBound implements AutoCloseable {
     private final Communicator comm;
@@ -21,11 +26,13 @@ final class MoeCopyBound implements AutoCloseable {
     private final DeviceRuntime device;
     private final DeviceBuffer deviceDst;
     private final MemorySegment hostDst;
+    private final SymmetricBuffer stamps; // host: every rank's end time of the latest run, at 8 * rank
 
     /** {@code x}: this rank's tokens (the source bytes); {@code maxBytes}: the most one run copies. */
     MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes) {
         this.comm = comm;
         this.src = comm.heap().allocate(x.byteSize(), 4096);
+        this.stamps = onDevice ? null : comm.heap().allocate(8L * comm.size());
         this.device = onDevice ? comm.device() : null;
         if (onDevice) {
             device.copy(src, 0, x.memory(), 0, x.byteSize());
@@ -39,8 +46,13 @@ final class MoeCopyBound implements AutoCloseable {
         comm.barrier();
     }
 
-    /** Copies {@code fromRank[s]} bytes from each peer s (wrapping around the source's size), then a barrier. */
-    void run(long[] fromRank) {
+    /**
+     * Nanoseconds from this rank's start to the end of the last rank's copies of {@code fromRank[s]}
+     * bytes from each peer s (wrapping around the source's size), all ranks starting together.
+     */
+    long time(long[] fromRank) {
+        comm.barrier();
+        long t0 = System.nanoTime();
         long at = 0, size = src.byteSize();
         for (int s = 0; s < fromRank.length; s++) {
             Memory peer = src.peerMemory(s).orElse(null);
@@ -56,11 +68,22 @@ final class MoeCopyBound implements AutoCloseable {
                 left -= chunk;
             }
         }
+        if (device != null) {
+            comm.barrier();
+            return System.nanoTime() - t0;
+        }
+        long end = System.nanoTime();
+        for (int pe = 0; pe < comm.size(); pe++) comm.rma().atomicSet(stamps, 8L * comm.rank(), end, pe);
+        comm.rma().quiet();
         comm.barrier();
+        long last = end;
+        for (int pe = 0; pe < comm.size(); pe++) last = Math.max(last, stamps.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * pe));
+        return last - t0;
     }
 
     @Override public void close() {
         if (deviceDst != null) deviceDst.close();
+        if (stamps != null) stamps.close();
         src.close();
     }
 }

@@ -8,6 +8,7 @@ import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.Tensor;
+import dev.unicomm.collectives.fp8.Fp8Quantiser;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -130,18 +131,9 @@ final class LowLatencyMoe extends PortableMoe {
         return new LowLatencyDispatched(recvX, scales, h.recvCount, h, () -> receive(h));
     }
 
+    /** Quantises the {@code t} tokens straight from {@code x} into the send area: codes at {@code dst}, scales after all slots' codes. */
     private void quantise(Tensor x, int t, long dst) {
-        short[] row = new short[hidden];
-        byte[] codes = new byte[hidden];
-        float[] scales = new float[hidden / 128];
-        MemorySegment src = x.segment();
-        long scaleBase = dst + (long) maxTokens * hidden;
-        for (int i = 0; i < t; i++) {
-            MemorySegment.copy(src, ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * hidden, row, 0, hidden);
-            Fp8Quantiser.quantise(row, hidden, codes, 0, scales, 0);
-            MemorySegment.copy(codes, 0, local, ValueLayout.JAVA_BYTE, dst + (long) i * hidden, hidden);
-            MemorySegment.copy(scales, 0, local, ValueLayout.JAVA_FLOAT_UNALIGNED, scaleBase + (long) i * hidden / 32, hidden / 128);
-        }
+        Fp8Quantiser.quantise(x.segment(), 0, t, hidden, local, dst, local, dst + (long) maxTokens * hidden);
     }
 
     /** Increments the counter at {@code offset} on every rank. */

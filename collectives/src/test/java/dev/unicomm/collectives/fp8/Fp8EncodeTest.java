@@ -1,11 +1,11 @@
-package dev.unicomm.collectives.moe;
+package dev.unicomm.collectives.fp8;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import org.junit.jupiter.api.Test;
 
 /** The fast e4m3 encoder against a plain nearest-value search over the code table. */
-class Fp8QuantiserTest {
+class Fp8EncodeTest {
     static float decode(int code) {
         int exp = (code >>> 3) & 0xF, man = code & 7;
         float v = exp == 0 ? man * 0x1p-9f : (1f + man / 8f) * (float) Math.scalb(1.0, exp - 7);
