@@ -1,12 +1,20 @@
 package dev.unicomm.conformance;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.Predicate;
+import java.util.jar.JarEntry;
+import java.util.jar.JarFile;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.platform.commons.support.ReflectionSupport;
 
@@ -99,12 +107,49 @@ public final class KitSuites {
         return n.endsWith("s") ? n.substring(0, n.length() - 1) : n;
     }
 
-    /** Classes of {@code pkg} and its sub-packages: from the class path, else from the kit's named module. */
+    /**
+     * Classes of {@code pkg} read from the kit's own jar or folder. JUnit's scanner opens jars through the
+     * zip file system (module jdk.zipfs), which a jlinked runtime may lack; it then finds nothing, silently.
+     */
+    static List<Class<?>> fromOwnCodeSource(String pkg, Predicate<Class<?>> keep) {
+        String prefix = pkg.replace('.', '/') + '/';
+        List<String> names = new ArrayList<>();
+        try {
+            Path where = Path.of(KitSuites.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            if (Files.isDirectory(where)) {
+                try (Stream<Path> files = Files.walk(where.resolve(prefix))) {
+                    files.map(f -> where.relativize(f).toString().replace('\\', '/')).forEach(names::add);
+                }
+            } else {
+                try (JarFile jar = new JarFile(where.toFile())) {
+                    jar.stream().map(JarEntry::getName).forEach(names::add);
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read the kit's classes to find its suites", e);
+        } catch (URISyntaxException | RuntimeException e) {
+            return List.of(); // no file-based code source: nothing more to try
+        }
+        List<Class<?>> out = new ArrayList<>();
+        for (String n : names) {
+            if (!n.startsWith(prefix) || !n.endsWith(".class") || n.contains("$")) continue;
+            try {
+                Class<?> c = Class.forName(n.substring(0, n.length() - 6).replace('/', '.'), false, KitSuites.class.getClassLoader());
+                if (keep.test(c)) out.add(c);
+            } catch (ClassNotFoundException | LinkageError e) {
+                // not loadable from here: skipped, as JUnit's scanner does
+            }
+        }
+        return out;
+    }
+
+    /** Classes of {@code pkg} and its sub-packages: from the class path, else from the kit's named module, else its own jar. */
     private static List<Class<?>> scan(String pkg, Predicate<Class<?>> keep) {
         List<Class<?>> found = new ArrayList<>(ReflectionSupport.findAllClassesInPackage(pkg, keep, n -> true));
         Module m = KitSuites.class.getModule();
         if (found.isEmpty() && m.isNamed())
             found.addAll(ReflectionSupport.findAllClassesInModule(m.getName(), c -> c.getPackageName().startsWith(pkg) && keep.test(c), n -> true));
+        if (found.isEmpty()) found.addAll(fromOwnCodeSource(pkg, keep));
         if (found.isEmpty())
             throw new IllegalStateException("no kit suites found in package " + pkg + " (class loader "
                     + KitSuites.class.getClassLoader() + "): is the conformance-tests jar on the class path?");
