@@ -332,7 +332,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
                 + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; no synchronisation timed; same run)%n", backend, ranks);
-        String fmt = "%-18s %7s %12s %11s %9s %11s %9s %7s %9s %11s%n";
+        String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)
             System.out.printf(Locale.ROOT, fmt, r.op(), r.tokens(), BenchReport.size((long) r.bytes()), String.format(Locale.ROOT, "%.1f", r.ns() / 1e3),
@@ -378,7 +378,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
             v[0] += r.ns();
             v[1] += r.gpuNs();
         }
-        llFp8.forEach((t, v) -> System.out.printf(Locale.ROOT, "low-latency FP8 dispatch + BF16 combine (%d tokens): host %.1f us, GPU %s us%n",
-                t, v[0] / 1e3, us(v[1])));
+        llFp8.forEach((t, v) -> System.out.printf(Locale.ROOT, "low-latency FP8 dispatch + BF16 combine (%d tokens): host %.1f us%s%n",
+                t, v[0] / 1e3, Double.isNaN(v[1]) ? "" : ", GPU " + us(v[1]) + " us"));
     }
 }
