@@ -4,7 +4,6 @@ import dev.unicomm.api.Cmp;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SignalOp;
-import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
@@ -111,11 +110,5 @@ final class ShmRma implements Rma {
         return Words.getAndSet(heaps[pe], buf.offset() + offset, value);
     }
 
-    /**
-     * A host backend has no device queue, so operations run in program order; for a device stream
-     * handed in from elsewhere, each operation first waits for the stream's earlier work.
-     */
-    @Override public Rma on(Stream stream) {
-        return new StreamOrderedRma(this, stream);
-    }
+    // on(Stream): the API's default for host backends (each operation first waits for the stream's earlier work).
 }
