@@ -11,7 +11,7 @@ VM=${RDMAVM_SCRIPT:-$MODULE/src/test/vm/run-in-vm.sh}
 # Exit status: 0 also when RDMA_VM_OPTIONAL=1 (set by the Maven build) and the VM's tools are missing: then
 # one line says what is missing and how to enable the suite.
 for tool in qemu-system-x86_64 mmdebstrap cpio; do
-  command -v "$tool" >/dev/null && continue
+  path=$(command -v "$tool") && [ -x "$path" ] && [ -f "$path" ] && continue   # bash's lookup can return a non-executable file
   if [ "${RDMA_VM_OPTIONAL:-0}" = 1 ]; then
     echo "[backend-rdma] soft-RoCE VM suite SKIPPED: $tool is not installed (to run it: apt-get install -y qemu-system-x86 mmdebstrap kmod cpio)"
     exit 0
