@@ -27,12 +27,16 @@ public final class Leaks {
         }
     }
 
+    private static final Set<String> JDK_SCHEDULER_THREADS =
+            Set.of("jdk.internal.misc.CarrierThread", "java.util.concurrent.DelayScheduler");
+
     /** Live threads, as "name#id". */
     public static Set<String> threads() {
         // Carrier threads belong to the JDK's virtual-thread scheduler, which grows its pool on demand
-        // (the store server runs on virtual threads) and retires idle carriers after a keep-alive.
+        // (the store server runs on virtual threads) and retires idle carriers after a keep-alive; since
+        // JDK 25 that pool also starts one DelayScheduler thread at the first timed park of a virtual thread.
         return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
-                .filter(t -> !t.getClass().getName().equals("jdk.internal.misc.CarrierThread"))
+                .filter(t -> !JDK_SCHEDULER_THREADS.contains(t.getClass().getName()))
                 .map(t -> t.getName() + "#" + t.threadId()).collect(Collectors.toCollection(TreeSet::new));
     }
 
