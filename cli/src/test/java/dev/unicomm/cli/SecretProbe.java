@@ -23,7 +23,7 @@ public final class SecretProbe {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 1 && args[1].equals("wrong-token")) {
-            wrongToken();
+            wrongToken(Path.of(args[0]));
             return;
         }
         try (Communicator c = Unicomm.connect()) {
@@ -36,17 +36,26 @@ public final class SecretProbe {
         }
     }
 
-    /** Rank 0 hosts and waits a little; rank 1 knocks with a near-miss of the token, then with none. */
-    private static void wrongToken() {
+    /**
+     * Rank 0 hosts; rank 1 knocks with a near-miss of the token, then with none. The first rejection
+     * aborts the job (issue 18), so the host keeps its store listening until rank 1 has knocked twice
+     * (a marker file in the job's folder) - otherwise the second knock races the store's close.
+     */
+    private static void wrongToken(Path dir) throws InterruptedException {
         CommConfig config = CommConfig.fromEnvironment().withTimeout(Duration.ofSeconds(4));
+        Path knocked = dir.resolve("rank-1-knocked-twice");
         if (config.rank() == 0) {
             try (Store store = Rendezvous.connect(config)) {
-                store.get("never", Duration.ofSeconds(4));
-            } catch (CommTimeoutException expected) {
-                System.out.println("host done");
-            } catch (dev.unicomm.api.CommAbortedException expected) {
-                // Issue 18: a rank of the job turned away fails the host at once rather than after its timeout.
-                System.out.println("host saw the rejection: " + expected.getMessage());
+                try {
+                    store.get("never", Duration.ofSeconds(4));
+                } catch (CommTimeoutException expected) {
+                    System.out.println("host done");
+                } catch (dev.unicomm.api.CommAbortedException expected) {
+                    // Issue 18: a rank of the job turned away fails the host at once rather than after its timeout.
+                    System.out.println("host saw the rejection: " + expected.getMessage());
+                }
+                long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+                while (!Files.exists(knocked) && System.nanoTime() < deadline) Thread.sleep(20);
             }
             return;
         }
@@ -59,6 +68,11 @@ public final class SecretProbe {
             } catch (CommException e) {
                 System.out.println("rejected: " + e.getMessage());
             }
+        }
+        try {
+            Files.writeString(knocked, "");
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }
