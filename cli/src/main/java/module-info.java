@@ -1,6 +1,7 @@
 /** The {@code unicomm} command. */
 module dev.unicomm.cli {
     requires dev.unicomm.api;
+    requires dev.unicomm.launch;
     requires info.picocli;
     requires jdk.jfr;
     requires java.desktop;

@@ -1,14 +1,15 @@
-/** unicomm's API and backend SPI. No native code, no backend. */
+/**
+ * unicomm's API ({@code dev.unicomm.api}, front door {@link dev.unicomm.api.Unicomm}) and backend SPI
+ * ({@code dev.unicomm.spi}). No native code, no backend. The {@code internal} packages are not API:
+ * the validating layer ({@code internal.checked}, also the JFR events) is exported to nobody, the
+ * rendezvous store ({@code internal.rendezvous}) only to the launcher (the per-job TLS key) and the
+ * conformance kit (its fault rules join a store without opening a backend).
+ */
 module dev.unicomm.api {
-    // JFR events of the validating layer (dev.unicomm.core): lifecycle, RMA batches, collectives, MoE.
     requires jdk.jfr;
     exports dev.unicomm.api;
     exports dev.unicomm.spi;
-    // The validating layer and rendezvous store are shared with other unicomm modules only.
-    exports dev.unicomm.core to dev.unicomm.collectives, dev.unicomm.conformance, dev.unicomm.cli,
-            dev.unicomm.backend.shm, dev.unicomm.backend.rdma, dev.unicomm.backend.nvshmem, dev.unicomm.backend.ascend;
-    exports dev.unicomm.core.store to dev.unicomm.collectives, dev.unicomm.conformance, dev.unicomm.cli,
-            dev.unicomm.backend.shm, dev.unicomm.backend.rdma, dev.unicomm.backend.nvshmem, dev.unicomm.backend.ascend;
+    exports dev.unicomm.internal.rendezvous to dev.unicomm.launch, dev.unicomm.conformance;
 
     uses dev.unicomm.spi.CommBackendProvider;
     uses dev.unicomm.spi.CollectivesProvider;

@@ -4,6 +4,7 @@
  */
 module dev.unicomm.conformance {
     requires transitive dev.unicomm.api;
+    requires dev.unicomm.launch;
     requires transitive org.junit.jupiter.api;
     requires org.junit.platform.launcher;
     requires org.junit.platform.reporting;

@@ -4,6 +4,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.lang.ArchRule;
 
@@ -13,9 +15,9 @@ final class ArchitectureRules {
 
     /** The API and SPI know no backend, and nothing built on top of them. */
     static final ArchRule API_KNOWS_NO_BACKEND = noClasses()
-            .that().resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.core..")
+            .that().resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.internal..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.backend..", "dev.unicomm.collectives..",
-                    "dev.unicomm.conformance..", "dev.unicomm.cli..")
+                    "dev.unicomm.conformance..", "dev.unicomm.cli..", "dev.unicomm.launch..")
             .because("comm-api must stay hardware-neutral: backends plug in through the SPI")
             .allowEmptyShould(true);
 
@@ -62,5 +64,36 @@ final class ArchitectureRules {
             .that().haveModifier(JavaModifier.NATIVE)
             .should().beDeclaredInClassesThat().resideInAPackage("..internal..")
             .because("native bindings are a backend's internal detail")
+            .allowEmptyShould(true);
+
+    /** The one front door: in the API, only {@code Unicomm} reaches the SPI's selection or the internals. */
+    static final ArchRule ONE_FRONT_DOOR = noClasses()
+            .that().resideInAPackage("dev.unicomm.api..").and().doNotHaveFullyQualifiedName("dev.unicomm.api.Unicomm")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.spi..", "dev.unicomm.internal..")
+            .because("users open everything through Unicomm (as SLF4J's LoggerFactory); a second door re-implements selection")
+            .allowEmptyShould(true);
+
+    /** The SPI is a contract for backends: it names API types, never the validating layer or the store behind it. */
+    static final ArchRule SPI_KNOWS_NO_INTERNALS = noClasses()
+            .that().resideInAPackage("dev.unicomm.spi..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.internal..")
+            .because("a backend implements the SPI; comm-api's internals may change under it")
+            .allowEmptyShould(true);
+
+    /** comm-api's internals are used by comm-api, the launcher (TLS key), the kit (fault rules) and the CLI only. */
+    static final ArchRule INTERNALS_STAY_INSIDE = noClasses()
+            .that().resideOutsideOfPackages("dev.unicomm.api..", "dev.unicomm.internal..", "dev.unicomm.launch..",
+                    "dev.unicomm.conformance..", "dev.unicomm.cli..")
+            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.internal..")
+            .because("backends, collectives and users see validated objects through the API and SPI only")
+            .allowEmptyShould(true);
+
+    /** Packages form no cycle; the front door's edges (Unicomm -> spi, internal) are the one designed exception. */
+    static final ArchRule NO_PACKAGE_CYCLES = slices()
+            .matching("dev.unicomm.(**)")
+            .should().beFreeOfCycles()
+            .ignoreDependency(DescribedPredicate.describe("Unicomm", (JavaClass c) -> c.getName().startsWith("dev.unicomm.api.Unicomm")),
+                    DescribedPredicate.alwaysTrue())
+            .because("a cycle between packages means neither can be understood, changed or tested alone")
             .allowEmptyShould(true);
 }

@@ -14,4 +14,8 @@ class ArchitectureTest {
     @ArchTest static final ArchRule natives_stay_internal = ArchitectureRules.NATIVES_STAY_INTERNAL;
     @ArchTest static final ArchRule native_methods_stay_internal = ArchitectureRules.NATIVE_METHODS_STAY_INTERNAL;
     @ArchTest static final ArchRule interop_sees_only_pointers = ArchitectureRules.INTEROP_SEES_ONLY_POINTERS;
+    @ArchTest static final ArchRule one_front_door = ArchitectureRules.ONE_FRONT_DOOR;
+    @ArchTest static final ArchRule spi_knows_no_internals = ArchitectureRules.SPI_KNOWS_NO_INTERNALS;
+    @ArchTest static final ArchRule internals_stay_inside = ArchitectureRules.INTERNALS_STAY_INSIDE;
+    @ArchTest static final ArchRule no_package_cycles = ArchitectureRules.NO_PACKAGE_CYCLES;
 }

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 /** Shows that each rule fails on a deliberately bad dependency (fixtures in the test sources). */
 class RulesCatchBadDependenciesTest {
     private static final JavaClasses FIXTURES = new ClassFileImporter().importPackages(
-            "dev.unicomm.backend.fixturea", "dev.unicomm.backend.fixtureb", "dev.unicomm.spi.fixture");
+            "dev.unicomm.backend.fixturea", "dev.unicomm.backend.fixtureb", "dev.unicomm.spi.fixture",
+            "dev.unicomm.api.fixture", "dev.unicomm.api.fixturecycle");
 
     private static void assertViolation(ArchRule rule, String offender) {
         AssertionError e = assertThrows(AssertionError.class, () -> rule.check(FIXTURES));
@@ -32,5 +33,17 @@ class RulesCatchBadDependenciesTest {
 
     @Test void nativeMethodOutsideInternalIsCaught() {
         assertViolation(ArchitectureRules.NATIVE_METHODS_STAY_INTERNAL, "dev.unicomm.backend.fixtureb.LeakyNativeBinding");
+    }
+
+    @Test void aSecondFrontDoorInTheApiIsCaught() {
+        assertViolation(ArchitectureRules.ONE_FRONT_DOOR, "dev.unicomm.api.fixture.SecondFrontDoor");
+    }
+
+    @Test void aBackendReachingIntoTheValidatingLayerIsCaught() {
+        assertViolation(ArchitectureRules.INTERNALS_STAY_INSIDE, "dev.unicomm.backend.fixturea.ReachesIntoTheValidatingLayer");
+    }
+
+    @Test void aPackageCycleIsCaught() {
+        assertViolation(ArchitectureRules.NO_PACKAGE_CYCLES, "dev.unicomm.api.fixturecycle.CycleHalfA");
     }
 }

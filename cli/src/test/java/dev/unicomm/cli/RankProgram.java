@@ -1,7 +1,7 @@
 package dev.unicomm.cli;
 
 import dev.unicomm.api.CommConfig;
-import dev.unicomm.core.Rendezvous;
+import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.Store;
 
 /** What {@link RunCommandTest} runs as every rank: meet in the store, report, exit with a chosen code. */

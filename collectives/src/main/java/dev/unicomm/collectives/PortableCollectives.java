@@ -19,7 +19,7 @@ import java.util.function.IntFunction;
  * agree and throws {@link IllegalArgumentException} otherwise, so a mismatch fails on every rank
  * instead of reducing garbage. Then, by size and by what the backend can do:
  * <ul>
- *   <li>{@code INLINE} (message &le; {@link Settings#inlineBytes()}): the data rode along in that
+ *   <li>{@code INLINE} (message &le; {@link CollectivesSettings#inlineBytes()}): the data rode along in that
  *       round; each member finishes locally. One round in total.</li>
  *   <li>{@code DIRECT} (peers' buffers are load/store reachable, {@link Capability#DIRECT_PEER_ACCESS}):
  *       members read peers' buffers in place. Allreduce is a reduce-scatter (each member reduces
@@ -36,12 +36,12 @@ import java.util.function.IntFunction;
  */
 final class PortableCollectives implements Collectives, AutoCloseable {
     private final Exchange ex;
-    private final Settings settings;
+    private final CollectivesSettings settings;
     private final boolean directCapable;
     private final Reducer reducer = new Reducer();
 
     /** Allocates the scratch memory: collective over the communicator. */
-    PortableCollectives(Communicator comm, Settings settings) {
+    PortableCollectives(Communicator comm, CollectivesSettings settings) {
         if (!comm.heap().kind().isHost())
             throw new IllegalStateException("portable collectives work on host-memory heaps; backend '" + comm.backend().name()
                     + "' has a " + comm.heap().kind() + " heap and must provide native collectives");

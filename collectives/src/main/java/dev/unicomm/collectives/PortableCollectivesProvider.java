@@ -1,6 +1,7 @@
 package dev.unicomm.collectives;
 
 import dev.unicomm.api.Collectives;
+import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.spi.CollectivesProvider;
 
@@ -13,7 +14,7 @@ import dev.unicomm.spi.CollectivesProvider;
  * freed when the communicator closes.
  */
 public final class PortableCollectivesProvider implements CollectivesProvider {
-    @Override public Collectives create(Communicator comm) {
-        return new PortableCollectives(comm, Settings.of(comm));
+    @Override public Collectives create(Communicator comm, CommConfig config) {
+        return new PortableCollectives(comm, CollectivesSettings.of(config));
     }
 }

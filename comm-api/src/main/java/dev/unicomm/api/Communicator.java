@@ -59,6 +59,14 @@ public interface Communicator extends AutoCloseable {
      */
     Endpoints endpoints();
 
+    /**
+     * Fails the whole job on purpose (as {@code ncclCommAbort}/{@code MPI_Abort} do): every rank's
+     * pending and later calls end with a {@link CommAbortedException} that names this rank and
+     * {@code reason}, instead of waiting for this rank until the timeout. Not collective; throws only for a
+     * null {@code reason} (a store that cannot be reached is what the others will see anyway). Close the communicator after it.
+     */
+    void abort(String reason);
+
     /** Closes the communicator (collective); open buffers are reported and released. */
     @Override void close();
 }

@@ -56,7 +56,7 @@ final class EnvironmentReader {
         Duration timeout = settings.containsKey("unicomm.timeout")
                 ? parseDuration(settings.get("unicomm.timeout")) : CommConfig.DEFAULT_TIMEOUT;
         long heap = settings.containsKey("unicomm.heap.size")
-                ? parseSize(settings.get("unicomm.heap.size")) : CommConfig.DEFAULT_HEAP_SIZE;
+                ? ByteSize.parse("UNICOMM_HEAP_SIZE (unicomm.heap.size)", settings.get("unicomm.heap.size")) : CommConfig.DEFAULT_HEAP_SIZE;
         boolean tls = Boolean.parseBoolean(settings.getOrDefault("unicomm.tls", "false"));
         String token = settings.get("unicomm.token");
         return new CommConfig(backend, rank, size, localRank, host, port, token, tls, timeout, heap, settings);
@@ -80,21 +80,6 @@ final class EnvironmentReader {
             return Duration.ofSeconds(Long.parseLong(s));
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("UNICOMM_TIMEOUT must look like 30s, 500ms, 2m or 30, got '" + v + "'");
-        }
-    }
-
-    /** Accepts bytes with an optional K/M/G suffix (powers of 1024). */
-    static long parseSize(String v) {
-        String s = v.trim().toUpperCase();
-        long mul = 1;
-        if (s.endsWith("K")) mul = 1L << 10;
-        else if (s.endsWith("M")) mul = 1L << 20;
-        else if (s.endsWith("G")) mul = 1L << 30;
-        if (mul != 1) s = s.substring(0, s.length() - 1);
-        try {
-            return Math.multiplyExact(Long.parseLong(s), mul);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("UNICOMM_HEAP_SIZE must be bytes with optional K/M/G, got '" + v + "'");
         }
     }
 }

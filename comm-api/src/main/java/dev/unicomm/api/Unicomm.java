@@ -1,8 +1,8 @@
 package dev.unicomm.api;
 
-import dev.unicomm.core.BackendAgreement;
-import dev.unicomm.core.CheckedCommunicator;
-import dev.unicomm.core.Rendezvous;
+import dev.unicomm.internal.checked.BackendAgreement;
+import dev.unicomm.internal.checked.CheckedCommunicator;
+import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
@@ -10,7 +10,10 @@ import dev.unicomm.spi.CommBackendProvider;
 import dev.unicomm.spi.Store;
 import java.util.List;
 
-/** The entry point: opens communicators and reports the backends on the class path. */
+/**
+ * The one front door: opens communicators, opens endpoints without a communicator, and reports the
+ * backends on the class path. It is the only API class that touches the SPI and the internals.
+ */
 public final class Unicomm {
     private Unicomm() {}
 
@@ -66,6 +69,31 @@ public final class Unicomm {
         } finally {
             store.close();
         }
+    }
+
+    /**
+     * Endpoints of backend {@code backend} (e.g. {@code "rdma"}) without a communicator, or of the
+     * highest-priority available backend that offers them when {@code backend} is {@code null}.
+     * Inside a job, {@link Communicator#endpoints()} gives the same object.
+     *
+     * @throws IllegalArgumentException    if no such backend is on the class path, or it offers no endpoints
+     * @throws BackendUnavailableException if it cannot run here (the message says why and how to fix it)
+     */
+    public static Endpoints endpoints(String backend) {
+        BackendRegistry registry = BackendRegistry.load();
+        CommBackendProvider p;
+        if (backend != null) {
+            p = registry.select(backend);
+        } else {
+            List<CommBackendProvider> withEndpoints = registry.providers().stream()
+                    .filter(x -> x.capabilities().contains(Capability.P2P_ENDPOINTS)).toList();
+            if (withEndpoints.isEmpty())
+                throw new IllegalArgumentException("no backend with P2P_ENDPOINTS on the class path (add dev.unicomm:backend-rdma)");
+            p = BackendRegistry.of(withEndpoints).select(null);
+        }
+        CommBackendProvider chosen = p;
+        return chosen.endpoints().orElseThrow(() -> new IllegalArgumentException(
+                "backend '" + chosen.name() + "' offers no endpoints without a communicator"));
     }
 
     /** One report per backend on the class or module path: availability, cause, fix, capabilities. */

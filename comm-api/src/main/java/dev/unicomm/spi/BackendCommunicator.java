@@ -42,11 +42,10 @@ public interface BackendCommunicator extends AutoCloseable {
     default Optional<Collectives> nativeCollectives() { return Optional.empty(); }
 
     /**
-     * Native MoE, for backends that declare {@code NATIVE_MOE}.
-     *
-     * @param api the validating communicator the buffer may use for its own collectives
+     * Native MoE, for backends that declare {@code NATIVE_MOE}. The backend allocates what the buffer
+     * needs from its own heap; the validating layer owns the returned buffer as a whole.
      */
-    default Optional<MoeBuffer> nativeMoe(Communicator api, MoeConfig config) { return Optional.empty(); }
+    default Optional<MoeBuffer> nativeMoe(MoeConfig config) { return Optional.empty(); }
 
     /** The device runtime of device backends. */
     default Optional<DeviceRuntime> device() { return Optional.empty(); }

@@ -14,7 +14,7 @@ package dev.unicomm.spi;
  * Ties (two device backends on one node) go to the name, alphabetically; name a backend with
  * {@code UNICOMM_BACKEND} to choose. Every rank must end up with the same backend: connect compares
  * each rank's choice with rank 0's through the rendezvous store and, on a mismatch, fails every rank
- * at once with a message naming both choices ({@code dev.unicomm.core.BackendAgreement}).
+ * at once with a message naming both choices (checked after the rendezvous by the validating layer).
  */
 public final class BackendPriority {
     private BackendPriority() {}

@@ -1,6 +1,7 @@
 package dev.unicomm.spi;
 
 import dev.unicomm.api.Collectives;
+import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 
 /**
@@ -8,6 +9,9 @@ import dev.unicomm.api.Communicator;
  * used for backends without native ones. Found with {@link java.util.ServiceLoader}.
  */
 public interface CollectivesProvider {
-    /** Collectives for {@code comm}; called once per communicator. */
-    Collectives create(Communicator comm);
+    /**
+     * Collectives for {@code comm}; called once per communicator. {@code config} is the job's
+     * configuration, for the provider's own settings (so it never needs the validating layer's type).
+     */
+    Collectives create(Communicator comm, CommConfig config);
 }

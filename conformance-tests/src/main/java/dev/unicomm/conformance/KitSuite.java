@@ -72,7 +72,7 @@ public abstract class KitSuite {
     }
 
     /** Symmetric heap bytes per PE. */
-    protected long heapSize() { return parseSize(KitSettings.get(KitSettings.HEAP, "64M")); }
+    protected long heapSize() { return dev.unicomm.api.ByteSize.parse(KitSettings.HEAP, KitSettings.get(KitSettings.HEAP, "64M")); }
 
     /** JVM options of the workers (defaults favour start-up time). */
     protected List<String> workerJvmArgs() {
@@ -287,20 +287,6 @@ public abstract class KitSuite {
         Path target = Path.of("target");
         return Files.isDirectory(target) ? target.resolve("unicomm-kit")
                 : Path.of(System.getProperty("java.io.tmpdir"), "unicomm-kit-" + ProcessHandle.current().pid());
-    }
-
-    static long parseSize(String v) {
-        String s = v.trim().toUpperCase(java.util.Locale.ROOT);
-        long mul = 1;
-        if (s.endsWith("K")) mul = 1L << 10;
-        else if (s.endsWith("M")) mul = 1L << 20;
-        else if (s.endsWith("G")) mul = 1L << 30;
-        if (mul != 1) s = s.substring(0, s.length() - 1);
-        try {
-            return Math.multiplyExact(Long.parseLong(s), mul);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException(KitSettings.HEAP + " must be bytes with optional K/M/G, got '" + v + "'");
-        }
     }
 
     @AfterAll

@@ -12,7 +12,7 @@ import dev.unicomm.api.CommException;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.spi.CommBackendProvider;
-import dev.unicomm.spi.LocalStore;
+import dev.unicomm.internal.rendezvous.LocalStore;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 

@@ -9,11 +9,12 @@ import dev.unicomm.backend.rdma.internal.VerbsEndpoint;
 import java.util.List;
 
 /**
- * RDMA endpoints without a communicator, DLSlime style:
+ * RDMA endpoints without a communicator, DLSlime style; users reach them through the one front door:
  * <pre>{@code
- * List<NicInfo> nics = RdmaEndpoints.get().devices();                 // available_nic()
- * try (Endpoint a = RdmaEndpoints.get().open(EndpointOptions.defaults().withDevice("rxe0"));
- *      Endpoint b = RdmaEndpoints.get().open(EndpointOptions.defaults().withDevice("rxe0"))) {
+ * Endpoints rdma = Unicomm.endpoints("rdma");
+ * List<NicInfo> nics = rdma.devices();                                 // available_nic()
+ * try (Endpoint a = rdma.open(EndpointOptions.defaults().withDevice("rxe0"));
+ *      Endpoint b = rdma.open(EndpointOptions.defaults().withDevice("rxe0"))) {
  *     a.registerRegion("buffer", Memory.of(segA));
  *     b.registerRegion("buffer", Memory.of(segB));
  *     b.connect(a.localInfo());                                        // out of band in real life
@@ -21,15 +22,16 @@ import java.util.List;
  *     a.read("buffer", new long[] {0}, new long[] {8}, 8);             // async: a.readBatch(...)
  * }
  * }</pre>
- * Also reachable as {@code Endpoints.load("rdma")} and, inside a job, {@code communicator.endpoints()}.
+ * Inside a job, {@code communicator.endpoints()} gives the same object. Package-private: the
+ * provider hands it out, so there is one door ({@code Unicomm}), not three.
  */
-public final class RdmaEndpoints implements Endpoints {
+final class RdmaEndpoints implements Endpoints {
     private static final RdmaEndpoints INSTANCE = new RdmaEndpoints();
 
     private RdmaEndpoints() {}
 
     /** The verbs endpoint factory (natives load on first use). */
-    public static RdmaEndpoints get() { return INSTANCE; }
+    static RdmaEndpoints get() { return INSTANCE; }
 
     /**
      * The RDMA devices here with ports and GIDs.

@@ -10,6 +10,7 @@ import dev.unicomm.api.BackendReport;
 import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.Endpoints;
+import dev.unicomm.api.Unicomm;
 import dev.unicomm.api.NicInfo;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendRegistry;
@@ -53,7 +54,7 @@ class RdmaAvailabilityTest {
             assertEquals("rdma", BackendRegistry.load().select("rdma").name());
             return;
         }
-        BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> Endpoints.load("rdma"));
+        BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> Unicomm.endpoints("rdma"));
         assertTrue(e.getMessage().contains("rdma"), e.getMessage());
         BackendReport r = BackendRegistry.report(new RdmaBackendProvider());
         assertFalse(r.available());

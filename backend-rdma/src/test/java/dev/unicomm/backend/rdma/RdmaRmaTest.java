@@ -13,7 +13,7 @@ import dev.unicomm.api.Memory;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
-import dev.unicomm.core.CheckedCommunicator;
+import dev.unicomm.internal.checked.CheckedCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import java.lang.foreign.Arena;

@@ -153,7 +153,7 @@ class MultiRankThreadsTest {
         long t0 = System.nanoTime();
         var outcomes = ThreadJob.run(3, Duration.ofSeconds(30), 64 << 10, comm -> {
             if (comm.rank() == 2) {
-                ((dev.unicomm.core.CheckedCommunicator) comm).store().abort("rank 2 hit a bug");
+                ((dev.unicomm.internal.checked.CheckedCommunicator) comm).store().abort("rank 2 hit a bug");
                 throw new IllegalStateException("rank 2 gives up");
             }
             comm.barrier();

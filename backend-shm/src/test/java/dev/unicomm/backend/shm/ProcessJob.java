@@ -1,8 +1,8 @@
 package dev.unicomm.backend.shm;
 
-import dev.unicomm.core.JobLauncher;
-import dev.unicomm.core.JobResult;
-import dev.unicomm.core.JobSpec;
+import dev.unicomm.launch.JobLauncher;
+import dev.unicomm.launch.JobResult;
+import dev.unicomm.launch.JobSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

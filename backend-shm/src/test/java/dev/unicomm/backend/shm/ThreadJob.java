@@ -4,7 +4,7 @@ import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Communicator;
-import dev.unicomm.core.CheckedCommunicator;
+import dev.unicomm.internal.checked.CheckedCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.spi.Store;

@@ -19,7 +19,7 @@ final class BenchRecording implements AutoCloseable {
 
     private BenchRecording(Recording recording) { this.recording = recording; }
 
-    /** unicomm's events: the validating layer's (dev.unicomm.core) and the bench commands' own. */
+    /** unicomm's events: the validating layer's (dev.unicomm.internal.checked) and the bench commands' own. */
     private static final List<String> EVENTS = List.of("dev.unicomm.CommunicatorOpen", "dev.unicomm.CommunicatorClose",
             "dev.unicomm.RmaBatch", "dev.unicomm.Barrier", "dev.unicomm.Collective", "dev.unicomm.Moe", P2pRowEvent.NAME);
 

@@ -45,24 +45,6 @@ public final class BenchReport {
         return bytes + " B";
     }
 
-    /** Parses "8", "4K", "64M", "1G" (powers of 1024). */
-    public static long parseSize(String s) {
-        String t = s.trim().toUpperCase(Locale.ROOT);
-        long mul = 1;
-        if (t.endsWith("B")) t = t.substring(0, t.length() - 1);
-        if (t.endsWith("K")) mul = 1L << 10;
-        else if (t.endsWith("M")) mul = 1L << 20;
-        else if (t.endsWith("G")) mul = 1L << 30;
-        if (mul != 1) t = t.substring(0, t.length() - 1);
-        try {
-            long v = Math.multiplyExact(Long.parseLong(t.trim()), mul);
-            if (v <= 0) throw new NumberFormatException();
-            return v;
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("size must be a positive number of bytes with optional K/M/G, got '" + s + "'");
-        }
-    }
-
     /** Sizes from {@code min} to {@code max} (inclusive), each {@code factor} times the previous. */
     public static List<Long> sizes(long min, long max, int factor) {
         if (min > max) throw new IllegalArgumentException("smallest size " + min + " is larger than the largest " + max);

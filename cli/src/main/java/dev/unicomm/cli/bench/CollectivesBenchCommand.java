@@ -1,8 +1,9 @@
 package dev.unicomm.cli.bench;
 
-import dev.unicomm.core.JobLauncher;
-import dev.unicomm.core.JobResult;
-import dev.unicomm.core.JobSpec;
+import dev.unicomm.api.ByteSize;
+import dev.unicomm.launch.JobLauncher;
+import dev.unicomm.launch.JobResult;
+import dev.unicomm.launch.JobSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -85,7 +86,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         for (String op : ops)
             if (!CollectivesBenchWorker.OPS.contains(op))
                 throw new IllegalArgumentException("unknown collective '" + op + "' in --ops; known: " + CollectivesBenchWorker.OPS);
-        List<Long> sizes = BenchReport.sizes(BenchReport.parseSize(minSize), BenchReport.parseSize(maxSize), factor);
+        List<Long> sizes = BenchReport.sizes(ByteSize.parsePositive("--min-size", minSize), ByteSize.parsePositive("--max-size", maxSize), factor);
         long max = sizes.getLast();
         String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
         List<CollRow> rows = new ArrayList<>();

@@ -1,8 +1,8 @@
 package dev.unicomm.cli.bench;
 
-import dev.unicomm.core.JobLauncher;
-import dev.unicomm.core.JobResult;
-import dev.unicomm.core.JobSpec;
+import dev.unicomm.launch.JobLauncher;
+import dev.unicomm.launch.JobResult;
+import dev.unicomm.launch.JobSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;

@@ -1,8 +1,10 @@
 package dev.unicomm.cli.bench;
 
+import dev.unicomm.api.ByteSize;
 import dev.unicomm.api.Endpoint;
 import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Endpoints;
+import dev.unicomm.api.Unicomm;
 import dev.unicomm.api.Memory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
@@ -94,13 +96,13 @@ public final class P2pBenchCommand implements Callable<Integer> {
         if (seconds <= 0) throw new IllegalArgumentException("--duration must be > 0, got " + seconds);
         for (String op : ops)
             if (!op.equals("read") && !op.equals("write")) throw new IllegalArgumentException("--ops takes read and/or write, got '" + op + "'");
-        List<Long> blocks = blockSizes.stream().map(BenchReport::parseSize).toList();
+        List<Long> blocks = blockSizes.stream().map(b -> ByteSize.parsePositive("--block-sizes", b)).toList();
         for (long b : blocks) if (b < 1) throw new IllegalArgumentException("--block-sizes entries must be >= 1 byte, got " + b);
         if (plot.wanted() && blocks.stream().distinct().count() < 2)
             throw new IllegalArgumentException("--plot draws throughput against block size: give two or more --block-sizes, got " + blockSizes);
-        long bufBytes = Math.max(BenchReport.parseSize(buffer), blocks.stream().mapToLong(Long::longValue).max().orElse(0));
+        long bufBytes = Math.max(ByteSize.parsePositive("--buffer", buffer), blocks.stream().mapToLong(Long::longValue).max().orElse(0));
 
-        Endpoints endpoints = Endpoints.load(backend);
+        Endpoints endpoints = Unicomm.endpoints(backend);
         EndpointOptions o = EndpointOptions.defaults().withPort(port).withGidIndex(gidIndex).withQueuePairs(qps)
                 .withBusyPoll(!event).withTimeout(Duration.ofSeconds(120));
         if (device != null) o = o.withDevice(device);

@@ -1,8 +1,9 @@
 package dev.unicomm.cli.bench;
 
-import dev.unicomm.core.JobLauncher;
-import dev.unicomm.core.JobResult;
-import dev.unicomm.core.JobSpec;
+import dev.unicomm.api.ByteSize;
+import dev.unicomm.launch.JobLauncher;
+import dev.unicomm.launch.JobResult;
+import dev.unicomm.launch.JobSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -73,7 +74,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
         for (int b : barrierRanks)
             if (b < 1) throw new IllegalArgumentException("--barrier-ranks entries must be >= 1, got " + b);
         if (barrierIters < 1) throw new IllegalArgumentException("--barrier-iters must be >= 1, got " + barrierIters);
-        List<Long> sizes = BenchReport.sizes(BenchReport.parseSize(minSize), BenchReport.parseSize(maxSize), factor);
+        List<Long> sizes = BenchReport.sizes(ByteSize.parsePositive("--min-size", minSize), ByteSize.parsePositive("--max-size", maxSize), factor);
         if (deviceHeap()) {
             // The heap is GPU memory: measure stream-ordered RMA of device buffers against the native reference.
             if (reference == null && System.getenv("UNICOMM_RMA_REFERENCE") != null) reference = Path.of(System.getenv("UNICOMM_RMA_REFERENCE"));

@@ -1,8 +1,9 @@
 package dev.unicomm.cli.bench;
 
-import dev.unicomm.core.JobLauncher;
-import dev.unicomm.core.JobResult;
-import dev.unicomm.core.JobSpec;
+import dev.unicomm.api.ByteSize;
+import dev.unicomm.launch.JobLauncher;
+import dev.unicomm.launch.JobResult;
+import dev.unicomm.launch.JobSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -60,7 +61,7 @@ public final class SoakCommand implements Callable<Integer> {
         if (maxOps < 0) throw new IllegalArgumentException("--ops must be >= 0, got " + maxOps);
         Duration d = duration != null ? parseDuration("--duration", duration) : maxOps > 0 ? null : Duration.ofSeconds(60);
         Duration t = parseDuration("--timeout", timeout);
-        long block = parseSize(maxBlock);
+        long block = ByteSize.parsePositive("--max-block", maxBlock);
         if (block < 8 || block > (64L << 20) || block % 8 != 0)
             throw new IllegalArgumentException("--max-block must be a multiple of 8 in [8, 64M], got " + maxBlock);
         long ops = maxOps == 0 ? Long.MAX_VALUE : maxOps;
@@ -133,16 +134,5 @@ public final class SoakCommand implements Callable<Integer> {
     private static Duration positive(String what, String v, Duration d) {
         if (d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, got '" + v + "'");
         return d;
-    }
-
-    static long parseSize(String v) {
-        String s = v.trim().toUpperCase(Locale.ROOT);
-        long mul = s.endsWith("K") ? 1L << 10 : s.endsWith("M") ? 1L << 20 : 1;
-        if (mul != 1) s = s.substring(0, s.length() - 1);
-        try {
-            return Math.multiplyExact(Long.parseLong(s), mul);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("--max-block must be bytes with optional K/M, got '" + v + "'");
-        }
     }
 }

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.unicomm.api.Endpoints;
+import dev.unicomm.api.Unicomm;
 import dev.unicomm.cli.Main;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
@@ -83,7 +83,7 @@ class P2pBenchCommandTest {
         boolean usable;
         String why;
         try {
-            usable = !Endpoints.load("rdma").devices().isEmpty();
+            usable = !Unicomm.endpoints("rdma").devices().isEmpty();
             why = "no RDMA device";
         } catch (RuntimeException e) {
             usable = false;

@@ -3,9 +3,9 @@ package dev.unicomm.conformance.shm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.core.JobLauncher;
-import dev.unicomm.core.JobResult;
-import dev.unicomm.core.JobSpec;
+import dev.unicomm.launch.JobLauncher;
+import dev.unicomm.launch.JobResult;
+import dev.unicomm.launch.JobSpec;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;

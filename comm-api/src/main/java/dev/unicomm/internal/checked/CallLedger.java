@@ -1,0 +1,221 @@
+package dev.unicomm.internal.checked;
+
+import dev.unicomm.api.CallMismatchException;
+import dev.unicomm.api.CommException;
+import dev.unicomm.api.Team;
+import dev.unicomm.spi.CallAgreement;
+import dev.unicomm.spi.Store;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * Makes every collective call agree across the team before it runs. Each call publishes a word set
+ * {@code [sequence, operation | failed, a, b]} through the backend's {@link CallAgreement} and
+ * compares all members' sets: a member that skipped the call, called another operation, passed other
+ * key arguments ({@code a}, {@code b}) or rejected its own arguments (it publishes "failed" before it
+ * throws) makes every member throw {@link CallMismatchException} naming the operation and that
+ * rank, before anything is exchanged. Barriers issued inside a call carry the enclosing call in their
+ * words, so they cannot be satisfied by another rank's separate call either.
+ *
+ * <p>Without a {@link CallAgreement} from the backend (today: every backend but shm) calls run
+ * unchecked, as before: a rank that rejected its own arguments throws alone, and a mismatch shows up
+ * only where the implementation checks it (the portable collectives' descriptors, the heap). Aborting
+ * the job there instead would make every argument error fatal, which the kit's bad-input rules forbid.
+ *
+ * <p>Nested calls (the portable MoE calling the API) are covered by the enclosing call's agreement.
+ */
+final class CallLedger {
+    /** Operations as named in messages. */
+    enum Op {
+        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"), ALLOCATE("heap allocate", "size", "alignment"),
+        FREE("heap free", "offset", "size"), MOE_OPEN("moe buffer open", "config", "config"), DISPATCH("moe dispatch", "input kind", "alignment"),
+        CACHED_DISPATCH("moe dispatch (cached handle)", "input kind", ""), COMBINE("moe combine", "weights", ""),
+        LL_DISPATCH("moe lowLatencyDispatch", "fp8", "on stream"), LL_COMBINE("moe lowLatencyCombine", "", "on stream"),
+        BROADCAST("broadcast", "bytes", "root"), ALLGATHER("allgather", "bytes per PE", ""), ALLREDUCE("allreduce", "count", "dtype/op"),
+        REDUCE_SCATTER("reduceScatter", "count per PE", "dtype/op"), ALLTOALL("alltoall", "bytes per PE", ""), ALLTOALLV("alltoallv"),
+        SPLIT("team split", "start/stride", "size"), SPLIT_2D("team split2d", "xRange", "");
+
+        final String label;
+        final String[] argNames;
+
+        Op(String label, String... argNames) {
+            this.label = label;
+            this.argNames = argNames;
+        }
+    }
+
+    private static final long FAILED = 1;
+    private static final Op[] OPS = Op.values();
+
+    private final CallAgreement agreement; // null: the backend has none
+    private final Store store;
+    private final int worldRank;
+    private final Duration noteWait;
+    /** Enclosing call on this thread (null outside calls). */
+    private final ThreadLocal<long[]> current = new ThreadLocal<>();
+    private long failures;
+
+    CallLedger(CallAgreement agreement, Store store, int worldRank, Duration timeout) {
+        this.agreement = agreement;
+        this.store = store;
+        this.worldRank = worldRank;
+        this.noteWait = timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5);
+    }
+
+    /** A call's checks: throws if this rank's own arguments are bad; returns the key arguments {a, b}. */
+    interface Check { long[] run(); }
+
+    /** Per-team call counter (the world's lives in the world team). */
+    static final class Counter { long calls; }
+
+    /**
+     * Runs one collective call: local checks, agreement over {@code team} (whose backend object is
+     * {@code rawTeam}), then {@code body}.
+     */
+    <T> T call(Counter counter, Team rawTeam, Op op, Check check, Supplier<T> body) {
+        if (current.get() != null) { // nested: the enclosing call's agreement covers it
+            check.run();
+            return body.get();
+        }
+        if (agreement == null) {
+            check.run();
+            return body.get();
+        }
+        long[] args;
+        try {
+            args = check.run();
+        } catch (RuntimeException e) {
+            publishFailure(counter, rawTeam, op, e);
+            throw e;
+        }
+        agree(counter, rawTeam, op, args[0], args[1], 0);
+        long[] mark = {op.ordinal(), counter.calls};
+        current.set(mark);
+        try {
+            return body.get();
+        } finally {
+            current.remove();
+        }
+    }
+
+    void call(Counter counter, Team rawTeam, Op op, Check check, Runnable body) {
+        call(counter, rawTeam, op, check, () -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /** A barrier: with an agreement it carries its call words (nested ones name the enclosing call); else {@code plain}. */
+    void barrier(Counter counter, Team rawTeam, Runnable plain) {
+        if (agreement == null) {
+            plain.run();
+            return;
+        }
+        long[] outer = current.get();
+        if (outer == null) agree(counter, rawTeam, Op.BARRIER, 0, 0, 0);
+        else agree(counter, rawTeam, Op.INTERNAL_BARRIER, outer[0], outer[1], 0);
+    }
+
+    private void publishFailure(Counter counter, Team rawTeam, Op op, RuntimeException cause) {
+        String note = "rank " + worldRank + " rejected its own arguments to " + op.label + ": " + cause.getMessage();
+        try {
+            long id = ++failures;
+            store.set(noteKey(worldRank, id), note.getBytes(StandardCharsets.UTF_8));
+            agree(counter, rawTeam, op, id, 0, FAILED);
+        } catch (CallMismatchException e) {
+            // expected: the others learnt of our failure; ours is the exception to throw
+        } catch (RuntimeException e) {
+            cause.addSuppressed(e);
+        }
+    }
+
+    private static String noteKey(int rank, long id) { return "unicomm.calls/failure/" + rank + "/" + id; }
+
+    /** One exchange; throws {@link CallMismatchException} on every member unless all words agree. */
+    private void agree(Counter counter, Team rawTeam, Op op, long a, long b, long flags) {
+        long seq = ++counter.calls;
+        long[][] all = agreement.exchange(rawTeam, new long[] {seq, (long) op.ordinal() << 8 | flags, a, b});
+        long[] mine = all[rawTeam.rank()];
+        boolean same = true;
+        for (long[] w : all) same &= w[0] == mine[0] && w[1] == mine[1] && w[2] == mine[2] && w[3] == mine[3];
+        if (same && flags == 0) return;
+        // A peer that passed our barrier while closing after a job abort is no call mismatch: report the abort.
+        store.checkHealthy();
+        throw mismatch(rawTeam, op, all);
+    }
+
+    private CallMismatchException mismatch(Team team, Op op, long[][] all) {
+        int n = all.length;
+        // The offender: a rank that published "failed", else one outside the largest group of equal calls.
+        int offender = -1;
+        for (int p = 0; p < n && offender < 0; p++) if (failed(all[p])) offender = p;
+        if (offender < 0) {
+            int best = 0, bestCount = 0;
+            for (int p = 0; p < n; p++) {
+                int c = 0;
+                for (long[] w : all) if (java.util.Arrays.equals(w, all[p])) c++;
+                if (c > bestCount) { best = p; bestCount = c; }
+            }
+            for (int p = 0; p < n && offender < 0; p++) if (!java.util.Arrays.equals(all[p], all[best])) offender = p;
+        }
+        int offenderWorld = team.worldRank(offender);
+        StringBuilder sb = new StringBuilder();
+        if (failed(all[offender])) {
+            sb.append(note(offenderWorld, all[offender][2], all[offender][1]));
+            sb.append("; so no rank ran it (call #").append(all[offender][0]).append(" of the team)");
+        } else {
+            sb.append("collective call mismatch: rank ").append(offenderWorld).append(" made a different call; every member must "
+                    + "make the same collective calls in the same order");
+        }
+        sb.append(". Calls by rank:");
+        for (int p = 0; p < n; p++) sb.append(p == 0 ? " " : "; ").append(team.worldRank(p)).append(": ").append(describe(all[p]));
+        String opName = op == Op.INTERNAL_BARRIER ? OPS[(int) all[team.rank()][2]].label : op.label;
+        return new CallMismatchException(opName, offenderWorld, opName + " on rank " + worldRank + " failed: " + sb);
+    }
+
+    private String note(int rank, long id, long code) {
+        String label = OPS[(int) (code >>> 8)].label;
+        if (rank == worldRank) return "this rank rejected its own arguments to " + label;
+        try {
+            return new String(store.get(noteKey(rank, id), noteWait), StandardCharsets.UTF_8);
+        } catch (CommException e) {
+            return "rank " + rank + " rejected its own arguments to " + label + " (its message did not arrive: " + e.getMessage() + ")";
+        }
+    }
+
+    private static boolean failed(long[] w) { return w[1] >= 0 && (w[1] & FAILED) != 0; }
+
+    private static String describe(long[] w) {
+        if (w[1] < 0) return "no agreed call (it passed a barrier the API did not issue)";
+        int op = (int) (w[1] >>> 8);
+        String name = op < OPS.length ? OPS[op].label : "unknown call " + op;
+        StringBuilder sb = new StringBuilder(name).append(" #").append(w[0]);
+        if (failed(w)) return sb.append(" (rejected its arguments)").toString();
+        if (op == Op.INTERNAL_BARRIER.ordinal()) return sb.append(" within ").append(OPS[(int) w[2]].label).append(" #").append(w[3]).toString();
+        String[] names = OPS[op].argNames;
+        String sep = " (";
+        for (int i = 0; i < names.length; i++) {
+            if (names[i].isEmpty()) continue;
+            sb.append(sep).append(names[i]).append(' ').append(w[2 + i]);
+            sep = ", ";
+        }
+        return sep.equals(", ") ? sb.append(')').toString() : sb.toString();
+    }
+
+    /** Key arguments of a call, packed into the two words every member must share. */
+    static long[] args(long a, long b) { return new long[] {a, b}; }
+
+    static long[] none() { return new long[2]; }
+
+    /** Packs small enum values and flags into one word (e.g. dtype and reduce op). */
+    static long pack(Object... parts) {
+        long v = 0;
+        for (Object o : parts) {
+            long x = o == null ? 0 : o instanceof Enum<?> e ? e.ordinal() + 1 : o instanceof Boolean bo ? (bo ? 1 : 0)
+                    : ((Number) o).longValue();
+            v = v * 257 + x;
+        }
+        return v;
+    }
+}

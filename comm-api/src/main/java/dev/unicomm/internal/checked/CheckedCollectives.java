@@ -1,0 +1,204 @@
+package dev.unicomm.internal.checked;
+
+import dev.unicomm.api.Collectives;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.ReduceOp;
+import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.api.Team;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Validates collective arguments (local checks: sizes, roots, types), then has the team agree on the
+ * call ({@link CallLedger}: same collective, count, dtype, op, root; a rank whose own arguments
+ * were bad fails every member). Pair-wise agreement (alltoallv counts) is the implementation's job. Native implementations get the backend's own buffers and teams; portable
+ * ones get the user-facing objects (they call the checked API themselves).
+ */
+final class CheckedCollectives implements Collectives {
+    /** Element types the reductions support. */
+    static final Set<DType> REDUCIBLE = EnumSet.of(DType.INT32, DType.INT64, DType.FP32, DType.FP16, DType.BF16);
+
+    private final CheckedCommunicator c;
+    private final Collectives impl;
+    private final boolean unwrap;
+
+    CheckedCollectives(CheckedCommunicator c, Collectives impl, boolean unwrap) {
+        this.c = c;
+        this.impl = impl;
+        this.unwrap = unwrap;
+    }
+
+    private Team team(Team t) {
+        Team raw = c.unwrap("team", t);
+        if (t.rank() < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call its collectives");
+        return unwrap ? raw : t;
+    }
+
+    private SymmetricBuffer buf(String what, SymmetricBuffer b, long needBytes) {
+        SymmetricBuffer raw = c.unwrap(what, b);
+        if (raw.byteSize() < needBytes)
+            throw new IllegalArgumentException(what + " holds " + raw.byteSize() + " bytes but the call needs " + needBytes);
+        return unwrap ? raw : b;
+    }
+
+    private static long bytes(long count, DType dt) {
+        Checks.nonNegative("count", count);
+        return Math.multiplyExact(count, dt.byteSize());
+    }
+
+    private static void reducible(DType dt, ReduceOp op) {
+        Checks.notNull("dtype", dt);
+        Checks.notNull("reduce op", op);
+        if (!REDUCIBLE.contains(dt))
+            throw new IllegalArgumentException("reductions support " + REDUCIBLE + ", not " + dt);
+    }
+
+    /** Closes the implementation if it owns resources (portable collectives own symmetric scratch memory). */
+    void release() {
+        if (impl instanceof AutoCloseable ac) {
+            try {
+                ac.close();
+            } catch (dev.unicomm.api.CommException e) {
+                // The job already failed (the caller got that exception); close() stays quiet.
+                System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "collectives scratch not freed: " + e.getMessage());
+            } catch (Exception e) {
+                System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "releasing collectives failed", e);
+            }
+        }
+    }
+
+    /** Starts a JFR event for one call (cheap when JFR is off: the object does not escape). */
+    private static CollectiveEvent begin() {
+        CollectiveEvent e = new CollectiveEvent();
+        e.begin();
+        return e;
+    }
+
+    private void commit(CollectiveEvent e, String op, Team team, long bytes, DType dtype, ReduceOp rop) {
+        e.end();
+        if (!e.shouldCommit()) return;
+        e.operation = op;
+        e.teamRank = team.rank();
+        e.teamSize = team.size();
+        e.bytes = bytes;
+        e.dtype = dtype == null ? null : dtype.name();
+        e.reduceOp = rop == null ? null : rop.name();
+        e.nativeImpl = unwrap;
+        e.commit();
+    }
+
+    /** One call: team checks (local), then argument checks and agreement over the team, then the call. */
+    private void call(Team team, CallLedger.Op op, CallLedger.Check check, Runnable body) {
+        team(team);
+        CheckedTeam ct = (CheckedTeam) team;
+        c.calls().call(ct.calls, ct.raw, op, check, body);
+    }
+
+    @Override public void barrier(Team team) {
+        call(team, CallLedger.Op.BARRIER, CallLedger::none, () -> {
+            CollectiveEvent e = begin();
+            impl.barrier(team(team));
+            commit(e, "barrier", team, 0, null, null);
+        });
+    }
+
+    @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
+        call(team, CallLedger.Op.BROADCAST, () -> {
+            Checks.nonNegative("bytes", bytes);
+            if (root < 0 || root >= team.size())
+                throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
+            buf("broadcast dst", dst, bytes);
+            buf("broadcast src", src, bytes);
+            return CallLedger.args(bytes, root);
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.broadcast(team(team), buf("broadcast dst", dst, bytes), buf("broadcast src", src, bytes), bytes, root);
+            commit(e, "broadcast", team, bytes, null, null);
+        });
+    }
+
+    @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+        call(team, CallLedger.Op.ALLGATHER, () -> {
+            Checks.nonNegative("bytesPerPe", bytesPerPe);
+            buf("allgather dst", dst, Math.multiplyExact(bytesPerPe, team.size()));
+            buf("allgather src", src, bytesPerPe);
+            return CallLedger.args(bytesPerPe, 0);
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.allgather(team(team), buf("allgather dst", dst, 0), buf("allgather src", src, 0), bytesPerPe);
+            commit(e, "allgather", team, bytesPerPe, null, null);
+        });
+    }
+
+    @Override public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        call(team, CallLedger.Op.ALLREDUCE, () -> {
+            reducible(dtype, op);
+            long n = bytes(count, dtype);
+            buf("allreduce dst", dst, n);
+            buf("allreduce src", src, n);
+            return CallLedger.args(count, CallLedger.pack(dtype, op));
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.allreduce(team(team), buf("allreduce dst", dst, 0), buf("allreduce src", src, 0), count, dtype, op);
+            commit(e, "allreduce", team, count * dtype.byteSize(), dtype, op);
+        });
+    }
+
+    @Override public void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
+        call(team, CallLedger.Op.REDUCE_SCATTER, () -> {
+            reducible(dtype, op);
+            long n = bytes(countPerPe, dtype);
+            buf("reduceScatter dst", dst, n);
+            buf("reduceScatter src", src, Math.multiplyExact(n, team.size()));
+            return CallLedger.args(countPerPe, CallLedger.pack(dtype, op));
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.reduceScatter(team(team), buf("reduceScatter dst", dst, 0), buf("reduceScatter src", src, 0), countPerPe, dtype, op);
+            commit(e, "reduceScatter", team, countPerPe * dtype.byteSize() * team.size(), dtype, op);
+        });
+    }
+
+    @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+        call(team, CallLedger.Op.ALLTOALL, () -> {
+            Checks.nonNegative("bytesPerPe", bytesPerPe);
+            long total = Math.multiplyExact(bytesPerPe, team.size());
+            if (dst == src) throw new IllegalArgumentException("alltoall cannot run in place: dst and src must differ");
+            buf("alltoall dst", dst, total);
+            buf("alltoall src", src, total);
+            return CallLedger.args(bytesPerPe, 0);
+        }, () -> {
+            CollectiveEvent e = begin();
+            impl.alltoall(team(team), buf("alltoall dst", dst, 0), buf("alltoall src", src, 0), bytesPerPe);
+            commit(e, "alltoall", team, bytesPerPe, null, null);
+        });
+    }
+
+    @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
+                                    SymmetricBuffer src, long[] sendCounts, long[] sendOffsets) {
+        call(team, CallLedger.Op.ALLTOALLV, () -> {
+            int n = team.size();
+            if (dst == src) throw new IllegalArgumentException("alltoallv cannot run in place: dst and src must differ");
+            buf("alltoallv dst", dst, 0);
+            buf("alltoallv src", src, 0);
+            checkV("recv", recvCounts, recvOffsets, n, c.unwrap("alltoallv dst", dst).byteSize());
+            checkV("send", sendCounts, sendOffsets, n, c.unwrap("alltoallv src", src).byteSize());
+            return CallLedger.none();
+        }, () -> {
+            long sent = 0;
+            for (long k : sendCounts) sent += k;
+            CollectiveEvent e = begin();
+            impl.alltoallv(team(team), buf("alltoallv dst", dst, 0), recvCounts.clone(), recvOffsets.clone(),
+                    buf("alltoallv src", src, 0), sendCounts.clone(), sendOffsets.clone());
+            commit(e, "alltoallv", team, sent, null, null);
+        });
+    }
+
+    private static void checkV(String side, long[] counts, long[] offsets, int n, long capacity) {
+        Checks.notNull(side + "Counts", counts);
+        Checks.notNull(side + "Offsets", offsets);
+        if (counts.length != n || offsets.length != n)
+            throw new IllegalArgumentException(side + "Counts and " + side + "Offsets must have one entry per team rank ("
+                    + n + "), got " + counts.length + " and " + offsets.length);
+        for (int i = 0; i < n; i++) Checks.range("alltoallv " + side + " block " + i, offsets[i], counts[i], capacity);
+    }
+}

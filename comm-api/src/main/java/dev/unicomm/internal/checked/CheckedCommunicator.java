@@ -1,0 +1,270 @@
+package dev.unicomm.internal.checked;
+
+import dev.unicomm.api.BackendReport;
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.Collectives;
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DeviceRuntime;
+import dev.unicomm.api.Endpoints;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.api.SymmetricHeap;
+import dev.unicomm.api.Team;
+import dev.unicomm.api.UnsupportedCapabilityException;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.CollectivesProvider;
+import dev.unicomm.spi.MoeProvider;
+import dev.unicomm.spi.Store;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The communicator users hold: validates every call, then delegates to the backend. Owns the
+ * backend communicator and the rendezvous store.
+ */
+public final class CheckedCommunicator implements Communicator {
+    private static final System.Logger LOG = System.getLogger("dev.unicomm");
+
+    private final BackendCommunicator raw;
+    private final BackendReport backend;
+    private final CommConfig config;
+    private final Store store;
+    private final Set<Capability> capabilities;
+    private final int rank;
+    private final int size;
+    private final CheckedHeap heap;
+    private final CheckedRma rma;
+    private final CheckedTeam world;
+    private final Set<CheckedBuffer> live = ConcurrentHashMap.newKeySet();
+    private final CallLedger calls;
+    private volatile Collectives collectives;
+    private volatile boolean open = true;
+
+    public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store) {
+        this.raw = raw;
+        this.backend = backend;
+        this.config = config;
+        this.store = store;
+        this.capabilities = backend.capabilities();
+        this.rank = raw.rank();
+        this.size = raw.size();
+        this.calls = new CallLedger(raw.callAgreement().orElse(null), store, rank, config.timeout());
+        this.heap = new CheckedHeap(this, raw.heap());
+        this.rma = new CheckedRma(this, raw.rma());
+        this.world = new CheckedTeam(this, raw.world(), true);
+    }
+
+    /** Starts timing an open for JFR; hand the result to {@link #opened(CommOpenEvent)}. */
+    public static CommOpenEvent opening() {
+        CommOpenEvent e = new CommOpenEvent();
+        e.begin();
+        return e;
+    }
+
+    /** Records the open that {@code e} timed (JFR event + a debug log line). */
+    public void opened(CommOpenEvent e) {
+        e.end();
+        if (e.shouldCommit()) {
+            e.backend = backend.name();
+            e.rank = rank;
+            e.size = size;
+            e.heapBytes = config.heapSize();
+            e.commit();
+        }
+        LOG.log(Level.DEBUG, "opened communicator: backend {0}, rank {1} of {2}, heap {3} bytes",
+                backend.name(), rank, size, config.heapSize());
+    }
+
+    void ensureOpen() {
+        if (!open) throw new IllegalStateException("communicator (backend " + backend.name() + ", rank " + rank + ") is closed");
+    }
+
+    boolean isOpen() { return open; }
+
+    void remember(CheckedBuffer b) { live.add(b); }
+
+    void forget(CheckedBuffer b) { live.remove(b); }
+
+    /** Our open buffer → the backend's buffer; anything else is an error naming the argument. */
+    SymmetricBuffer unwrap(String what, SymmetricBuffer buf) {
+        ensureOpen();
+        if (buf instanceof CheckedBuffer cb && cb.owner == this) {
+            cb.ensureOpen(what);
+            return cb.raw;
+        }
+        if (buf == null) throw new IllegalArgumentException(what + " must not be null");
+        throw new IllegalArgumentException(what + ": " + buf + " was not allocated from this communicator's symmetric heap");
+    }
+
+    /** Local memory the backend accepts; our symmetric buffers are unwrapped. */
+    Memory unwrapLocal(String what, Memory mem) {
+        if (mem instanceof SymmetricBuffer sb) return unwrap(what, sb);
+        ensureOpen();
+        if (mem == null) throw new IllegalArgumentException(what + " must not be null");
+        if (!raw.acceptsLocal(mem.kind()))
+            throw new IllegalArgumentException(what + ": backend '" + backend.name() + "' cannot use " + mem.kind()
+                    + " memory here (heap memory kind: " + raw.heap().kind() + ")");
+        return mem;
+    }
+
+    /** The backend's team behind one of our teams. */
+    Team unwrap(String what, Team team) {
+        ensureOpen();
+        if (team instanceof CheckedTeam ct && ct.owner == this) {
+            ct.ensureOpen();
+            return ct.raw;
+        }
+        if (team == null) throw new IllegalArgumentException(what + " must not be null");
+        throw new IllegalArgumentException(what + ": team does not belong to this communicator");
+    }
+
+    /** Sequence/kind agreement of collective calls. */
+    CallLedger calls() { return calls; }
+
+    /** The world team (its call counter is the one of world-wide calls). */
+    CheckedTeam worldTeam() { return world; }
+
+    @Override public int rank() { return rank; }
+    @Override public int size() { return size; }
+    @Override public BackendReport backend() { return backend; }
+    @Override public Set<Capability> capabilities() { return capabilities; }
+    @Override public Duration timeout() { return config.timeout(); }
+    @Override public SymmetricHeap heap() { ensureOpen(); return heap; }
+    @Override public Rma rma() { ensureOpen(); return rma; }
+    @Override public Team world() { ensureOpen(); return world; }
+
+    /** The configuration this communicator was opened with. */
+    public CommConfig config() { return config; }
+
+    /** The job's rendezvous store (for portable algorithms that need out-of-band agreement). */
+    public Store store() { return store; }
+
+    @Override public void barrier() {
+        ensureOpen();
+        BarrierEvent e = new BarrierEvent();
+        e.begin();
+        calls.barrier(world.calls, world.raw, raw::barrier);
+        e.end();
+        if (e.shouldCommit()) {
+            e.rank = rank;
+            e.teamSize = size;
+            e.commit();
+        }
+    }
+
+    @Override public Collectives collectives() {
+        ensureOpen();
+        Collectives c = collectives;
+        if (c == null) {
+            synchronized (this) {
+                if (collectives == null) collectives = makeCollectives();
+                c = collectives;
+            }
+        }
+        return c;
+    }
+
+    private Collectives makeCollectives() {
+        if (has(Capability.NATIVE_COLLECTIVES)) {
+            var nat = raw.nativeCollectives();
+            if (nat.isPresent()) return new CheckedCollectives(this, nat.get(), true);
+        }
+        for (CollectivesProvider p : ServiceLoader.load(CollectivesProvider.class)) {
+            return new CheckedCollectives(this, p.create(this, config), false);
+        }
+        throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_COLLECTIVES,
+                "collectives: the backend has none of its own and dev.unicomm:collectives is not on the class path");
+    }
+
+    @Override public MoeBuffer moe(MoeConfig config) {
+        ensureOpen();
+        Checks.notNull("MoE config", config);
+        return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
+            if (config.numExperts() % size != 0)
+                throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
+            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
+                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8()));
+        }, () -> openMoe(config));
+    }
+
+    private MoeBuffer openMoe(MoeConfig config) {
+        if (has(Capability.NATIVE_MOE)) {
+            var nat = raw.nativeMoe(config);
+            if (nat.isPresent()) return new CheckedMoe(nat.get(), size, this);
+        }
+        for (MoeProvider p : ServiceLoader.load(MoeProvider.class)) {
+            return new CheckedMoe(p.open(this, config), size, this);
+        }
+        throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_MOE,
+                "MoE: the backend has no native MoE and dev.unicomm:collectives is not on the class path");
+    }
+
+    @Override public DeviceRuntime device() {
+        ensureOpen();
+        return raw.device().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
+                Capability.DEVICE_MEMORY_CUDA, "device(): this backend drives no accelerator"));
+    }
+
+    @Override public Endpoints endpoints() {
+        ensureOpen();
+        if (!has(Capability.P2P_ENDPOINTS))
+            throw new UnsupportedCapabilityException(backend.name(), Capability.P2P_ENDPOINTS, "endpoints()");
+        return raw.endpoints().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
+                Capability.P2P_ENDPOINTS, "endpoints()"));
+    }
+
+    @Override public void abort(String reason) {
+        Checks.notNull("abort reason", reason);
+        try {
+            store.abort(reason);
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "abort on rank {0} could not reach the store: {1}", rank, e.toString());
+        }
+    }
+
+    /** Buffers still open (they are reported and released by {@link #close()}). */
+    public List<SymmetricBuffer> liveBuffers() { return new ArrayList<>(live); }
+
+    @Override public void close() {
+        if (!open) return;
+        CommCloseEvent event = new CommCloseEvent();
+        event.begin();
+        int leaked = live.size();
+        // Collectives may own symmetric scratch memory: free it (collectively) before the leak report.
+        if (collectives instanceof CheckedCollectives cc) cc.release();
+        if (!live.isEmpty()) {
+            LOG.log(Level.WARNING, "closing communicator (rank {0}) with {1} symmetric buffer(s) still open: {2}; releasing them",
+                    rank, live.size(), live);
+            for (CheckedBuffer b : live) b.invalidate();
+            live.clear();
+        }
+        open = false;
+        try {
+            raw.close();
+        } finally {
+            store.close();
+            event.end();
+            if (event.shouldCommit()) {
+                event.backend = backend.name();
+                event.rank = rank;
+                event.size = size;
+                event.leakedBuffers = leaked;
+                event.commit();
+            }
+            LOG.log(Level.DEBUG, "closed communicator: backend {0}, rank {1} of {2}", backend.name(), rank, size);
+        }
+    }
+
+    @Override public String toString() {
+        return "Communicator[backend=" + backend.name() + ", rank=" + rank + "/" + size + (open ? "" : ", closed") + "]";
+    }
+}

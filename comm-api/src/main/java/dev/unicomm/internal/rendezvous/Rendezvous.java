@@ -1,0 +1,72 @@
+package dev.unicomm.internal.rendezvous;
+
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.internal.rendezvous.StoreServer;
+import dev.unicomm.internal.rendezvous.StoreTls;
+import dev.unicomm.internal.rendezvous.TcpStore;
+import dev.unicomm.internal.rendezvous.LocalStore;
+import dev.unicomm.spi.Store;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import javax.net.ssl.SSLContext;
+
+/** Connects this process to the job's rendezvous store. */
+public final class Rendezvous {
+    private Rendezvous() {}
+
+    /** Longest time a new connection to the host may take to authenticate. */
+    private static final Duration HELLO_LIMIT = Duration.ofSeconds(10);
+    /**
+     * The explicit opt-in to a store without a token ({@code UNICOMM_ALLOW_NO_TOKEN=true} or
+     * {@code -Dunicomm.allow.no.token=true}): then anyone who can reach the port can join the job.
+     */
+    public static final String ALLOW_NO_TOKEN_PROPERTY = "allow.no.token";
+
+    /**
+     * A single-PE job gets an in-process store. In a larger job rank 0 starts the TCP store on
+     * {@code storeHost:storePort} and every rank (rank 0 included) connects to it, retrying until
+     * the configured timeout; the token and TLS settings of {@code config} apply.
+     *
+     * @throws IllegalArgumentException if a multi-rank job has no fixed store port, no token (unless
+     *         {@value #ALLOW_NO_TOKEN_PROPERTY} opts out), or TLS on without a keystore
+     * @throws dev.unicomm.api.CommTimeoutException if the store could not be reached in time
+     * @throws dev.unicomm.api.CommException if the store rejected this rank or rank 0 cannot serve on the port
+     */
+    public static Store connect(CommConfig config) {
+        if (config.worldSize() == 1) return new LocalStore(config.timeout());
+        if (config.storePort() == 0)
+            throw new IllegalArgumentException("a job of " + config.worldSize() + " ranks needs a fixed rendezvous port; got port 0 "
+                    + "(set UNICOMM_STORE=host:port or MASTER_PORT, or start the job with 'unicomm run')");
+        if (config.token() == null && !Boolean.parseBoolean(config.property(ALLOW_NO_TOKEN_PROPERTY, "false")))
+            throw new IllegalArgumentException("rank " + config.rank() + " of " + config.worldSize() + ": the rendezvous store at "
+                    + config.storeHost() + ":" + config.storePort() + " would accept anyone who can reach it, because no token is set: "
+                    + "give every rank the same secret in UNICOMM_TOKEN (e.g. export UNICOMM_TOKEN=$(openssl rand -hex 32) before "
+                    + "torchrun/mpirun), start the job with 'unicomm run' (it creates one), or opt out explicitly with "
+                    + "UNICOMM_ALLOW_NO_TOKEN=true");
+        SSLContext ssl = config.tls() ? StoreTls.fromConfig(config) : null;
+        StoreServer server = null;
+        if (config.rank() == 0) {
+            InetAddress bind;
+            try {
+                bind = InetAddress.getByName(config.storeHost());
+            } catch (UnknownHostException e) {
+                throw new IllegalArgumentException("rendezvous host '" + config.storeHost() + "' cannot be resolved", e);
+            }
+            Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
+            try {
+                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello);
+            } catch (UncheckedIOException e) {
+                throw new dev.unicomm.api.CommException(e.getMessage(), e.getCause());
+            }
+        }
+        try {
+            return TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(), ssl,
+                    config.timeout(), server);
+        } catch (RuntimeException e) {
+            if (server != null) server.close();
+            throw e;
+        }
+    }
+}

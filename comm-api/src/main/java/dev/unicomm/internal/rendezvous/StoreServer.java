@@ -1,0 +1,574 @@
+package dev.unicomm.internal.rendezvous;
+
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.Closeable;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ProtocolException;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLServerSocket;
+
+/**
+ * The rendezvous host: a small key-value server that rank 0 runs for the job. It admits exactly
+ * the job's ranks (each rank id once, with the job's token when one is set), serves
+ * set/get-with-wait/add/contains, and turns a rank's failure into a job-wide abort: if a rank calls
+ * abort, or its connection ends without a clean goodbye, every pending and later request of every
+ * rank is answered "aborted, rank r: reason". Malformed or oversized input from a connection is
+ * logged and that connection is dropped; the server keeps serving the others.
+ */
+public final class StoreServer implements Closeable {
+    private static final System.Logger LOG = System.getLogger("dev.unicomm.store");
+    /**
+     * Connections that have not said hello yet. Beyond this the oldest is dropped, never the newest:
+     * a rank says hello within milliseconds of connecting, so peers that hold connections open
+     * cannot keep it out (each also lives at most the hello limit, counted from the accept).
+     */
+    static final int MAX_AWAITING_HELLO = 1024;
+    /** Warnings about rejected or dropped peers: at most this many per {@link #LOG_WINDOW_SECONDS}. */
+    private static final int LOG_BURST = 5;
+    private static final int LOG_WINDOW_SECONDS = 10;
+
+    private final ServerSocket listener;
+    private final int worldSize;
+    private final byte[] token;
+    private final int helloTimeoutMillis;
+    private final ScheduledThreadPoolExecutor timers;
+    private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
+    /** Accepted, not yet past their hello, oldest first; a connection leaves it exactly once (see {@link Connection#claim}). */
+    private final ConcurrentLinkedDeque<Connection> awaitingHello = new ConcurrentLinkedDeque<>();
+    private final AtomicInteger awaitingCount = new AtomicInteger();
+    private final RateLimitedLog peerLog = new RateLimitedLog(LOG, LOG_BURST, LOG_WINDOW_SECONDS, TimeUnit.SECONDS);
+    private final Thread acceptor;
+    private final int maxAwaitingHello;
+
+    // Guarded by this.
+    private final Map<String, byte[]> values = new HashMap<>();
+    private final Map<String, List<Waiter>> waiters = new HashMap<>();
+    private final Connection[] ranks;
+    private final boolean[] left;
+    private int abortedRank = -2;
+    private String abortReason;
+    private volatile boolean closing;
+
+    private StoreServer(ServerSocket listener, int worldSize, String token, Duration helloTimeout) {
+        this.listener = listener;
+        this.worldSize = worldSize;
+        this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
+        this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(TcpStore.nanos(helloTimeout))));
+        this.ranks = new Connection[worldSize];
+        // A large job's ranks may all be mid-handshake at once: never make them push each other out.
+        this.maxAwaitingHello = Math.max(MAX_AWAITING_HELLO, 2 * worldSize);
+        this.left = new boolean[worldSize];
+        this.timers = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread t = new Thread(r, "unicomm-store-timers");
+            t.setDaemon(true);
+            return t;
+        });
+        timers.setRemoveOnCancelPolicy(true);
+        this.acceptor = Thread.ofPlatform().daemon().name("unicomm-store-accept").unstarted(this::acceptLoop);
+    }
+
+    /**
+     * Starts serving on {@code bind:port} ({@code port} 0 picks a free port, see {@link #port()}).
+     *
+     * @param worldSize    how many ranks the job has; only ranks {@code 0..worldSize-1} are admitted, each once
+     * @param token        the secret every rank must present, or {@code null} to admit ranks without one
+     * @param ssl          TLS for every connection (clients must present a certificate the context trusts), or {@code null}
+     * @param helloTimeout how long a new connection may take, from its accept, to authenticate before it is dropped
+     * @throws java.io.UncheckedIOException if the address cannot be bound (for example, the port is in use)
+     */
+    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout) {
+        if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
+        if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
+        ServerSocket listener;
+        try {
+            if (ssl != null) {
+                SSLServerSocket s = (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
+                s.setNeedClientAuth(true);
+                listener = s;
+            } else {
+                listener = new ServerSocket();
+            }
+            listener.setReuseAddress(true);
+            listener.bind(new InetSocketAddress(bind, port), 128);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port
+                    + " (" + e.getMessage() + "); is another job using this port? pick another with UNICOMM_STORE=host:port", e);
+        }
+        StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout);
+        server.acceptor.start();
+        return server;
+    }
+
+    /** The port the server listens on. */
+    public int port() { return listener.getLocalPort(); }
+
+    /**
+     * Waits until every rank has said goodbye, the job was aborted, or {@code limit} passed.
+     *
+     * @return whether every rank left cleanly
+     */
+    public synchronized boolean awaitAllLeft(Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + TcpStore.nanos(limit);
+        while (abortReason == null && !allLeft()) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0) return false;
+            TimeUnit.NANOSECONDS.timedWait(this, left);
+        }
+        return abortReason == null;
+    }
+
+    private boolean allLeft() {
+        for (boolean l : left) if (!l) return false;
+        return true;
+    }
+
+    /** Stops serving at once: every connection is closed (ranks still connected see the host vanish). */
+    @Override public void close() {
+        closing = true;
+        try {
+            listener.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (Connection c : connections) c.close();
+        timers.shutdownNow();
+    }
+
+    private void acceptLoop() {
+        while (!closing) {
+            Socket s;
+            try {
+                s = listener.accept();
+            } catch (IOException e) {
+                if (closing || listener.isClosed()) return;
+                // Typically out of file descriptors under a flood: shed the oldest unauthenticated peer and go on.
+                peerLog.warn("rendezvous store: accepting a connection failed (" + e.getMessage()
+                        + "); dropping the oldest connection that has not authenticated");
+                dropOldestAwaitingHello("the store ran out of room for new connections");
+                try {
+                    Thread.sleep(10);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                continue;
+            }
+            Connection c = new Connection(s);
+            connections.add(c);
+            awaitingHello.addLast(c);
+            if (awaitingCount.incrementAndGet() > maxAwaitingHello)
+                dropOldestAwaitingHello("more than " + maxAwaitingHello + " connections were waiting to authenticate");
+            try {
+                c.helloDeadline = timers.schedule(() -> c.expire("no hello within " + helloTimeoutMillis + " ms of connecting"),
+                        helloTimeoutMillis, TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                c.close(); // shutting down
+            }
+            if (closing) c.close();
+            Thread.ofVirtual().name("unicomm-store-conn").start(c::serve);
+        }
+    }
+
+    private void dropOldestAwaitingHello(String why) {
+        Connection oldest = awaitingHello.peekFirst();
+        if (oldest != null) oldest.expire(why);
+    }
+
+    private static void closeQuietly(Socket s) {
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
+    }
+
+    /** One client connection: a hello, then requests until goodbye or end of stream. */
+    private final class Connection {
+        private final Socket socket;
+        private OutputStream out; // guarded by this
+        private int rank = -1;
+        private boolean saidBye;
+        private volatile ScheduledFuture<?> helloDeadline;
+        private volatile String droppedBecause;
+
+        Connection(Socket socket) { this.socket = socket; }
+
+        /**
+         * Takes this connection off the awaiting-hello list; true for exactly one caller. The hello
+         * path claims it before it admits a rank, so an expiry never closes an admitted rank.
+         */
+        boolean claim() {
+            if (!awaitingHello.remove(this)) return false;
+            awaitingCount.decrementAndGet();
+            ScheduledFuture<?> d = helloDeadline;
+            if (d != null) d.cancel(false);
+            return true;
+        }
+
+        /** Drops the connection if it has not got past its hello yet (deadline, room for newer ones). */
+        void expire(String why) {
+            if (!claim()) return;
+            droppedBecause = why;
+            close();
+        }
+
+        void serve() {
+            boolean authenticated = false;
+            try {
+                // The hello deadline is absolute (a timer from the accept, see acceptLoop); this only bounds a single read.
+                socket.setSoTimeout(helloTimeoutMillis);
+                socket.setTcpNoDelay(true);
+                // Nothing is buffered for a peer before it authenticates: the hello is read straight off the socket.
+                DataInputStream hello = new DataInputStream(socket.getInputStream());
+                synchronized (this) {
+                    out = socket.getOutputStream();
+                }
+                authenticated = hello(hello);
+                if (!authenticated) return;
+                socket.setSoTimeout(0);
+                socket.setKeepAlive(true);
+                synchronized (this) {
+                    out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
+                }
+                requests(new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16)));
+            } catch (IOException e) {
+                if (!authenticated) {
+                    claim();
+                    String why = droppedBecause != null ? droppedBecause : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+                    if (!closing) peerLog.warn("dropped a connection from " + socket.getRemoteSocketAddress()
+                            + " before it authenticated: " + why);
+                }
+            } finally {
+                if (!authenticated) claim();
+                close();
+                connections.remove(this);
+            }
+        }
+
+        /** Reads and checks the hello; replies OK or ERROR. */
+        private boolean hello(DataInputStream in) throws IOException {
+            StoreWire.Reader msg;
+            int version, claimedRank, claimedSize;
+            byte[] presented;
+            try {
+                byte[] frame = StoreWire.readFrame(in, StoreWire.MAX_HELLO_FRAME);
+                if (!claim()) throw new java.net.SocketException(droppedBecause == null ? "dropped" : droppedBecause);
+                msg = new StoreWire.Reader(frame);
+                if (msg.type != StoreWire.HELLO) throw new ProtocolException("expected a hello, got message type " + msg.type);
+                if (msg.i32() != StoreWire.MAGIC) throw new ProtocolException("not a unicomm store client (bad magic)");
+                version = msg.i16();
+                claimedRank = msg.i32();
+                claimedSize = msg.i32();
+                presented = msg.optionalBytes(StoreWire.MAX_KEY_BYTES, "token");
+                msg.end();
+            } catch (ProtocolException e) {
+                reject(0, "malformed hello: " + e.getMessage());
+                return false;
+            }
+            if (version != StoreWire.VERSION) {
+                reject(msg.requestId, "protocol version " + version + " is not supported (this host speaks " + StoreWire.VERSION + ")");
+                return false;
+            }
+            if (claimedSize != worldSize) {
+                String why = "rank " + claimedRank + " claims a job of " + claimedSize + " ranks; this job has " + worldSize;
+                reject(msg.requestId, why);
+                if (claimedRank >= 0 && claimedRank < worldSize) failJobIfOwnRankWasRejected(claimedRank, why);
+                return false;
+            }
+            if (claimedRank < 0 || claimedRank >= worldSize) {
+                reject(msg.requestId, "rank " + claimedRank + " is outside [0, " + worldSize + ")");
+                return false;
+            }
+            if (token != null && (presented == null || !MessageDigest.isEqual(token, presented))) {
+                // Never log what was presented: it may be a near-miss of the secret.
+                String why = "rank " + claimedRank + " presented " + (presented == null ? "no token" : "a wrong token")
+                        + " (every rank must use the job's UNICOMM_TOKEN)";
+                reject(msg.requestId, why);
+                failJobIfOwnRankWasRejected(claimedRank, why);
+                return false;
+            }
+            String problem = admit(claimedRank);
+            if (problem != null) {
+                reject(msg.requestId, problem);
+                return false;
+            }
+            rank = claimedRank;
+            // An abort that happened before this rank joined must reach it too: then it is the answer to the hello,
+            // one frame, so that rank 0 stopping the host right after cannot leave this rank with a bare OK.
+            String reason;
+            int failed;
+            synchronized (StoreServer.this) {
+                reason = abortReason;
+                failed = abortedRank;
+            }
+            send(reason != null ? aborted(msg.requestId, failed, reason) : new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
+            return true;
+        }
+
+        private String admit(int r) {
+            synchronized (StoreServer.this) {
+                if (closing) return "the rendezvous store is shutting down";
+                if (ranks[r] != null) return "rank " + r + " has already joined this job (each rank joins once)";
+                ranks[r] = this;
+                return null;
+            }
+        }
+
+        private void reject(int requestId, String why) {
+            peerLog.warn("rejected a connection from " + socket.getRemoteSocketAddress() + ": " + why);
+            send(new StoreWire.Writer(StoreWire.ERROR, requestId).text(why).build());
+        }
+
+        /**
+         * A rank of the job that the store turns away (wrong token or job size) would leave the others
+         * waiting for it until their timeout, so the job fails at once, naming it. Only for a peer run
+         * by this job's own user and a rank that has not joined: a stranger's hello must never be able
+         * to abort a job (it could always guess a rank number).
+         */
+        private void failJobIfOwnRankWasRejected(int claimedRank, String why) {
+            synchronized (StoreServer.this) {
+                if (ranks[claimedRank] != null) return;
+            }
+            if (!PeerOwner.isSameUser(socket)) return;
+            rankFailed(claimedRank, "was rejected by the rendezvous store: " + why);
+        }
+
+        private void requests(DataInputStream in) throws IOException {
+            while (true) {
+                byte[] body;
+                try {
+                    body = StoreWire.readFrame(in, StoreWire.MAX_FRAME);
+                } catch (ProtocolException e) {
+                    // The stream cannot be resynchronised after a bad frame header: this rank is broken.
+                    rankFailed(rank, "sent a malformed message (" + e.getMessage() + ")");
+                    return;
+                } catch (IOException e) {
+                    if (!saidBye && !closing) rankFailed(rank, "its connection to the rendezvous store ended without a clean close ("
+                            + (e instanceof EOFException ? "process exited or was killed" : e.getMessage()) + ")");
+                    return;
+                }
+                int requestId = 0;
+                try {
+                    StoreWire.Reader msg = new StoreWire.Reader(body);
+                    requestId = msg.requestId;
+                    if (!handle(msg)) return;
+                } catch (ProtocolException e) {
+                    LOG.log(System.Logger.Level.WARNING, "rank " + rank + " sent a malformed request: " + e.getMessage());
+                    send(new StoreWire.Writer(StoreWire.ERROR, requestId).text("malformed request: " + e.getMessage()).build());
+                }
+            }
+        }
+
+        /** Serves one request; false after goodbye. */
+        private boolean handle(StoreWire.Reader msg) throws ProtocolException {
+            switch (msg.type) {
+                case StoreWire.SET -> {
+                    String key = msg.text(StoreWire.MAX_KEY_BYTES, "key");
+                    byte[] value = msg.bytes(StoreWire.MAX_VALUE_BYTES, "value");
+                    msg.end();
+                    set(this, msg.requestId, key, value);
+                }
+                case StoreWire.GET -> {
+                    String key = msg.text(StoreWire.MAX_KEY_BYTES, "key");
+                    long waitMillis = msg.i64();
+                    msg.end();
+                    get(this, msg.requestId, key, waitMillis);
+                }
+                case StoreWire.ADD -> {
+                    String key = msg.text(StoreWire.MAX_KEY_BYTES, "key");
+                    long delta = msg.i64();
+                    msg.end();
+                    add(this, msg.requestId, key, delta);
+                }
+                case StoreWire.CONTAINS -> {
+                    String key = msg.text(StoreWire.MAX_KEY_BYTES, "key");
+                    msg.end();
+                    boolean has;
+                    synchronized (StoreServer.this) {
+                        has = values.containsKey(key);
+                    }
+                    send(new StoreWire.Writer(StoreWire.BOOL, msg.requestId).u8(has ? 1 : 0).build());
+                }
+                case StoreWire.ABORT -> {
+                    String reason = msg.text(StoreWire.MAX_TEXT_BYTES, "reason");
+                    msg.end();
+                    rankFailed(rank, reason);
+                    send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
+                }
+                case StoreWire.BYE -> {
+                    msg.end();
+                    saidBye = true;
+                    // Reply first: once the last rank is marked as left, rank 0 may stop the host and close this socket.
+                    send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
+                    synchronized (StoreServer.this) {
+                        left[rank] = true;
+                        StoreServer.this.notifyAll();
+                    }
+                    return false;
+                }
+                default -> throw new ProtocolException("unknown request type " + msg.type);
+            }
+            return true;
+        }
+
+        /** Sends one frame; a failed write closes the socket, and the reader then sees the failure. */
+        void send(byte[] body) {
+            synchronized (this) {
+                try {
+                    StoreWire.writeFrame(out, body);
+                } catch (IOException e) {
+                    close();
+                }
+            }
+        }
+
+        void close() {
+            closeQuietly(socket);
+        }
+    }
+
+    private record Waiter(Connection conn, int requestId, String key, ScheduledFuture<?>[] expiry) {}
+
+    private void set(Connection from, int requestId, String key, byte[] value) {
+        List<Waiter> wake;
+        synchronized (this) {
+            if (replyIfAborted(from, requestId)) return;
+            values.put(key, value);
+            wake = takeWaiters(key);
+        }
+        byte[] reply = new StoreWire.Writer(StoreWire.VALUE, 0).bytes(value).build();
+        for (Waiter w : wake) w.conn.send(withRequestId(reply, w.requestId));
+        from.send(new StoreWire.Writer(StoreWire.OK, requestId).build());
+    }
+
+    private void get(Connection from, int requestId, String key, long waitMillis) {
+        byte[] value;
+        synchronized (this) {
+            if (replyIfAborted(from, requestId)) return;
+            value = values.get(key);
+            if (value == null && waitMillis > 0) {
+                Waiter w = new Waiter(from, requestId, key, new ScheduledFuture<?>[1]);
+                waiters.computeIfAbsent(key, k -> new ArrayList<>()).add(w);
+                try {
+                    w.expiry[0] = timers.schedule(() -> expire(w), waitMillis, TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    return; // shutting down: the connection is about to close
+                }
+                return;
+            }
+        }
+        if (value != null) from.send(new StoreWire.Writer(StoreWire.VALUE, requestId).bytes(value).build());
+        else from.send(new StoreWire.Writer(StoreWire.TIMEOUT, requestId).build());
+    }
+
+    private void expire(Waiter w) {
+        synchronized (this) {
+            List<Waiter> list = waiters.get(w.key);
+            if (list == null || !list.remove(w)) return;
+            if (list.isEmpty()) waiters.remove(w.key);
+        }
+        w.conn.send(new StoreWire.Writer(StoreWire.TIMEOUT, w.requestId).build());
+    }
+
+    private void add(Connection from, int requestId, String key, long delta) {
+        long now;
+        byte[] stored;
+        List<Waiter> wake;
+        synchronized (this) {
+            if (replyIfAborted(from, requestId)) return;
+            byte[] old = values.get(key);
+            try {
+                now = old == null ? delta : Math.addExact(Long.parseLong(new String(old, StandardCharsets.US_ASCII)), delta);
+            } catch (NumberFormatException e) {
+                from.send(new StoreWire.Writer(StoreWire.ERROR, requestId).text("key '" + key + "' holds a value that is not a counter").build());
+                return;
+            } catch (ArithmeticException e) {
+                from.send(new StoreWire.Writer(StoreWire.ERROR, requestId).text("counter '" + key + "' would overflow a 64-bit integer").build());
+                return;
+            }
+            stored = Long.toString(now).getBytes(StandardCharsets.US_ASCII);
+            values.put(key, stored);
+            wake = takeWaiters(key);
+        }
+        byte[] reply = new StoreWire.Writer(StoreWire.VALUE, 0).bytes(stored).build();
+        for (Waiter w : wake) w.conn.send(withRequestId(reply, w.requestId));
+        from.send(new StoreWire.Writer(StoreWire.LONG, requestId).i64(now).build());
+    }
+
+    private List<Waiter> takeWaiters(String key) {
+        List<Waiter> wake = waiters.remove(key);
+        if (wake == null) return List.of();
+        for (Waiter w : wake) if (w.expiry[0] != null) w.expiry[0].cancel(false);
+        return wake;
+    }
+
+    /** Under the lock: answers with ABORTED if the job is aborted. */
+    private boolean replyIfAborted(Connection from, int requestId) {
+        if (abortReason == null) return false;
+        from.send(aborted(requestId, abortedRank, abortReason));
+        return true;
+    }
+
+    /** The first failure wins: it is recorded, every waiter is woken and every rank is told. */
+    private void rankFailed(int rank, String reason) {
+        List<Waiter> wake = new ArrayList<>();
+        List<Connection> tell = new ArrayList<>();
+        synchronized (this) {
+            if (abortReason != null || closing) return;
+            abortedRank = rank;
+            abortReason = reason;
+            for (List<Waiter> list : waiters.values()) wake.addAll(list);
+            waiters.clear();
+            for (Waiter w : wake) if (w.expiry[0] != null) w.expiry[0].cancel(false);
+            for (Connection c : ranks) if (c != null) tell.add(c);
+            notifyAll();
+        }
+        LOG.log(System.Logger.Level.WARNING, "job aborted: rank " + rank + " failed: " + reason);
+        for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
+        for (Connection c : tell) c.send(aborted(0, rank, reason));
+    }
+
+    private static byte[] aborted(int requestId, int rank, String reason) {
+        return new StoreWire.Writer(StoreWire.ABORTED, requestId).i32(rank).text(truncate(reason)).build();
+    }
+
+    static String truncate(String reason) {
+        // Keep well under MAX_TEXT_BYTES even for 4-byte UTF-8 characters.
+        return reason.length() > StoreWire.MAX_TEXT_BYTES / 4 ? reason.substring(0, StoreWire.MAX_TEXT_BYTES / 4) + "..." : reason;
+    }
+
+    /** A copy of an encoded reply with another request id (bytes 1..4 of the body). */
+    private static byte[] withRequestId(byte[] body, int requestId) {
+        byte[] copy = body.clone();
+        copy[1] = (byte) (requestId >>> 24);
+        copy[2] = (byte) (requestId >>> 16);
+        copy[3] = (byte) (requestId >>> 8);
+        copy[4] = (byte) requestId;
+        return copy;
+    }
+
+    @Override public String toString() {
+        return "StoreServer[port=" + port() + ", worldSize=" + worldSize + ", token=" + (token == null ? "none" : "***") + "]";
+    }
+}

@@ -1,0 +1,107 @@
+package dev.unicomm.launch;
+
+import java.io.File;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@link JobLauncher} starts: {@code ranks} JVMs on this host, each running
+ * {@code java [jvmOptions] -cp classpath mainClass args}.
+ *
+ * @param ranks          number of processes (PEs), 1..{@value #MAX_RANKS}
+ * @param java           the {@code java} executable
+ * @param classpath      class path entries of every rank
+ * @param mainClass      the class whose {@code main} every rank runs
+ * @param args           its arguments
+ * @param jvmOptions     extra JVM options (after the launcher's own, so they can override them)
+ * @param env            extra environment variables (the launcher's {@code UNICOMM_*} job variables win)
+ * @param backend        backend name for {@code UNICOMM_BACKEND}, or {@code null} to let each rank choose
+ * @param tls            whether the rendezvous store runs over TLS (a per-job key pair is created)
+ * @param commTimeout    every wait's limit inside the ranks ({@code UNICOMM_TIMEOUT}), or {@code null} for their default
+ * @param jobTimeout     wall-clock limit of the whole job, after which every rank is killed; {@code null} for none
+ * @param killGrace      how long the other ranks may take to exit on their own after one failed, before they are killed
+ */
+public record JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
+                      List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
+                      Duration commTimeout, Duration jobTimeout, Duration killGrace) {
+
+    /** Most ranks one launcher starts. */
+    public static final int MAX_RANKS = 1024;
+    /** Default time the surviving ranks get to exit after a failure. */
+    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(3);
+
+    public JobSpec {
+        if (ranks < 1 || ranks > MAX_RANKS) throw new IllegalArgumentException("number of ranks must be in [1, " + MAX_RANKS + "], got " + ranks);
+        if (java == null || java.isBlank()) throw new IllegalArgumentException("java executable must be given");
+        if (mainClass == null || mainClass.isBlank()) throw new IllegalArgumentException("main class must be given");
+        if (classpath == null || classpath.isEmpty()) throw new IllegalArgumentException("class path must have at least one entry");
+        for (String e : classpath)
+            if (e == null || e.isBlank()) throw new IllegalArgumentException("class path entries must not be blank: " + classpath);
+        if (backend != null && backend.isBlank()) backend = null;
+        requirePositive("comm timeout", commTimeout, true);
+        requirePositive("job timeout", jobTimeout, true);
+        requirePositive("kill grace", killGrace, false);
+        classpath = List.copyOf(classpath);
+        args = List.copyOf(args);
+        jvmOptions = List.copyOf(jvmOptions);
+        env = Map.copyOf(env);
+    }
+
+    private static void requirePositive(String what, Duration d, boolean nullable) {
+        if (d == null && nullable) return;
+        if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, got " + d);
+    }
+
+    /** {@code ranks} copies of {@code mainClass} on this JVM's java and class path, with defaults for the rest. */
+    public static JobSpec of(int ranks, String mainClass, String... args) {
+        return new JobSpec(ranks, currentJava(), currentClasspath(), mainClass, Arrays.asList(args), List.of(), Map.of(),
+                null, false, null, null, DEFAULT_KILL_GRACE);
+    }
+
+    /** The {@code java} executable running this JVM. */
+    public static String currentJava() {
+        return ProcessHandle.current().info().command()
+                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    }
+
+    /** This JVM's class path entries ({@code java.class.path}). */
+    public static List<String> currentClasspath() {
+        String cp = System.getProperty("java.class.path", "");
+        return Arrays.stream(cp.split(File.pathSeparator)).filter(s -> !s.isBlank()).toList();
+    }
+
+    public JobSpec withClasspath(List<String> entries) {
+        return new JobSpec(ranks, java, entries, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace);
+    }
+
+    public JobSpec withJvmOptions(List<String> options) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, options, env, backend, tls, commTimeout, jobTimeout, killGrace);
+    }
+
+    public JobSpec withEnv(Map<String, String> variables) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, variables, backend, tls, commTimeout, jobTimeout, killGrace);
+    }
+
+    public JobSpec withBackend(String name) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, name, tls, commTimeout, jobTimeout, killGrace);
+    }
+
+    public JobSpec withTls(boolean on) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, on, commTimeout, jobTimeout, killGrace);
+    }
+
+    public JobSpec withCommTimeout(Duration t) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, t, jobTimeout, killGrace);
+    }
+
+    public JobSpec withJobTimeout(Duration t) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, t, killGrace);
+    }
+
+    public JobSpec withKillGrace(Duration t) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, t);
+    }
+}
