@@ -74,13 +74,8 @@ final class PortableCollectives implements Collectives, AutoCloseable {
 
     // ---------------------------------------------------------------- the collectives
 
-    @Override public synchronized void barrier(Team team) {
-        Ctx c = ctx(team);
-        ex.quiet(); // like shmem_barrier: this PE's outstanding RMA completes before anyone leaves
-        entry(c, Descriptor.of(Kind.BARRIER, Algorithm.INLINE, null, null, 0, -1, c.fingerprint), null, true, null);
-    }
-
-    @Override public synchronized void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
+    @Override public synchronized void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+        long bytes = count * dtype.byteSize(); // the validating layer checked it against both buffers
         Ctx c = ctx(team);
         boolean isRoot = c.r == root;
         Algorithm want = bytes <= settings.inlineBytes() ? Algorithm.INLINE : reachable(c, root, src) ? Algorithm.DIRECT : Algorithm.RMA;
@@ -108,9 +103,9 @@ final class PortableCollectives implements Collectives, AutoCloseable {
         }
     }
 
-    @Override public synchronized void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+    @Override public synchronized void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         Ctx c = ctx(team);
-        long b = bytesPerPe;
+        long b = countPerPe * dtype.byteSize();
         boolean inPlace = same(dst, src);
         long myOff = inPlace ? c.r * b : 0;
         Algorithm want = b <= settings.inlineBytes() ? Algorithm.INLINE : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
@@ -210,9 +205,9 @@ final class PortableCollectives implements Collectives, AutoCloseable {
         }
     }
 
-    @Override public synchronized void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+    @Override public synchronized void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         Ctx c = ctx(team);
-        long b = bytesPerPe;
+        long b = countPerPe * dtype.byteSize();
         Algorithm want = b <= settings.inlineBytes() ? Algorithm.INLINE : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment in = src.segment();
         Entry e = entry(c, Descriptor.of(Kind.ALLTOALL, want, null, null, b, -1, c.fingerprint),
@@ -241,8 +236,11 @@ final class PortableCollectives implements Collectives, AutoCloseable {
         }
     }
 
-    @Override public synchronized void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
-                                                 SymmetricBuffer src, long[] sendCounts, long[] sendOffsets) {
+    @Override public synchronized void alltoallv(Team team, SymmetricBuffer dst, long[] recvCountsIn, long[] recvOffsetsIn,
+                                                 SymmetricBuffer src, long[] sendCountsIn, long[] sendOffsetsIn, DType dtype) {
+        // The exchange works in bytes; counts and offsets arrive in elements of dtype.
+        long[] recvCounts = inBytes(recvCountsIn, dtype), recvOffsets = inBytes(recvOffsetsIn, dtype);
+        long[] sendCounts = inBytes(sendCountsIn, dtype), sendOffsets = inBytes(sendOffsetsIn, dtype);
         Ctx c = ctx(team);
         Algorithm want = reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         long[][] pair = new long[c.n][];
@@ -279,6 +277,12 @@ final class PortableCollectives implements Collectives, AutoCloseable {
                 for (int i = 1; i < c.n; i++) ex.await(c.w[(c.r - i + c.n) % c.n]);
             }
         }
+    }
+
+    private static long[] inBytes(long[] elements, DType dtype) {
+        long[] b = new long[elements.length];
+        for (int i = 0; i < b.length; i++) b[i] = elements[i] * dtype.byteSize();
+        return b;
     }
 
     /** Frees the scratch memory (collective over the communicator). */

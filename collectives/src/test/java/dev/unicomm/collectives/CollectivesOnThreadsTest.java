@@ -50,7 +50,7 @@ class CollectivesOnThreadsTest {
                     }
                     alltoall(coll, world, a, b, count * 2 + 1, seed++);
                     alltoallv(coll, world, a, b, count, seed++);
-                    coll.barrier(world);
+                    comm.barrier();
                 }
             }
         });
@@ -70,7 +70,7 @@ class CollectivesOnThreadsTest {
                         allreduce(coll, three, a, b, DType.BF16, ReduceOp.MAX, 77, 200 + i);
                         allgather(coll, three, a, b, 333, 300 + i);
                     }
-                    coll.barrier(comm.world());
+                    comm.barrier();
                 }
             }
         });
@@ -85,14 +85,14 @@ class CollectivesOnThreadsTest {
                 expectMismatch(() -> coll.allreduce(comm.world(), b, a, comm.rank() == 1 ? 9 : 10, DType.FP32, ReduceOp.SUM), "count");
                 expectMismatch(() -> coll.allreduce(comm.world(), b, a, 10, comm.rank() == 2 ? DType.INT32 : DType.FP32, ReduceOp.SUM), "dtype");
                 expectMismatch(() -> coll.allreduce(comm.world(), b, a, 500, DType.INT64, comm.rank() == 0 ? ReduceOp.MAX : ReduceOp.SUM), "op");
-                expectMismatch(() -> coll.broadcast(comm.world(), b, a, 100, comm.rank() == 0 ? 1 : 0), "root");
+                expectMismatch(() -> coll.broadcast(comm.world(), b, a, 100, DType.UINT8, comm.rank() == 0 ? 1 : 0), "root");
                 expectMismatch(() -> {
-                    if (comm.rank() == 0) coll.allgather(comm.world(), b, a, 8);
-                    else coll.alltoall(comm.world(), b, a, 8);
+                    if (comm.rank() == 0) coll.allgather(comm.world(), b, a, 8, DType.UINT8);
+                    else coll.alltoall(comm.world(), b, a, 8, DType.UINT8);
                 }, "collective");
                 long[] counts = {4, 4, 4}, offs = {0, 8, 16};
                 long[] recv = comm.rank() == 1 ? new long[] {4, 4, 3} : counts;
-                expectMismatch(() -> coll.alltoallv(comm.world(), b, recv, offs, a, counts, offs), "alltoallv");
+                expectMismatch(() -> coll.alltoallv(comm.world(), b, recv, offs, a, counts, offs, DType.UINT8), "alltoallv");
                 // After all that, the communicator still works.
                 allreduce(coll, comm.world(), a, b, DType.INT32, ReduceOp.SUM, 100, 7);
             }
@@ -138,21 +138,21 @@ class CollectivesOnThreadsTest {
         byte[] want = new byte[n * bytes];
         for (int p = 0; p < n; p++) System.arraycopy(Reference.bytes(seed, p, bytes), 0, want, p * bytes, bytes);
         write(src, Reference.bytes(seed, t.rank(), bytes), src == dst ? (long) t.rank() * bytes : 0);
-        coll.allgather(t, dst, src, bytes);
+        coll.allgather(t, dst, src, bytes, DType.UINT8);
         assertArrayEquals(want, read(dst, 0, want.length), () -> "allgather " + bytes + " B team " + n + (src == dst ? " in place" : ""));
     }
 
     private static void broadcast(Collectives coll, Team t, SymmetricBuffer src, SymmetricBuffer dst, int bytes, int root, long seed) {
         byte[] data = Reference.bytes(seed, root, bytes);
         write(src, t.rank() == root ? data : Reference.bytes(seed + 1, t.rank(), bytes), 0);
-        coll.broadcast(t, dst, src, bytes, root);
+        coll.broadcast(t, dst, src, bytes, DType.UINT8, root);
         assertArrayEquals(data, read(dst, 0, bytes), () -> "broadcast " + bytes + " B root " + root + (src == dst ? " in place" : ""));
     }
 
     private static void alltoall(Collectives coll, Team t, SymmetricBuffer src, SymmetricBuffer dst, int bytes, long seed) {
         int n = t.size(), me = t.rank();
         write(src, Reference.bytes(seed, me, n * bytes), 0);
-        coll.alltoall(t, dst, src, bytes);
+        coll.alltoall(t, dst, src, bytes, DType.UINT8);
         byte[] got = read(dst, 0, n * bytes);
         for (int p = 0; p < n; p++) {
             byte[] theirs = Reference.bytes(seed, p, n * bytes);
@@ -175,7 +175,7 @@ class CollectivesOnThreadsTest {
             r += rc[j] + 2;
         }
         write(src, Reference.bytes(seed, me, 1 << 12), 0);
-        coll.alltoallv(t, dst, rc, ro, src, sc, so);
+        coll.alltoallv(t, dst, rc, ro, src, sc, so, DType.UINT8);
         for (int j = 0; j < n; j++) {
             // Recompute sender j's layout to find what it sent us.
             long off = 3;

@@ -7,21 +7,21 @@ package dev.unicomm.api;
  * and destination may be the same buffer (in place) unless stated. Floating-point reductions of
  * BF16 and FP16 accumulate in FP32 and round once.
  *
+ * <p>Every count is a number of elements of the call's {@link DType} (as NCCL's count + datatype):
+ * data movement that is not a reduction may use any type, e.g. {@link DType#UINT8} to move bytes.
+ * A barrier is {@link Team#barrier()} (or {@link Communicator#barrier()} for the world team).
+ *
  * <p>In place ({@code dst == src}), as in NCCL and {@code MPI_IN_PLACE}: {@link #allgather} takes this
  * member's contribution from block {@code rank} of the buffer (where it also belongs in the result),
  * and {@link #reduceScatter} leaves this member's block of the result at block {@code rank} of the
  * buffer. Alltoall and alltoallv cannot run in place.
  */
 public interface Collectives {
+    /** Copies {@code count} elements of {@code dtype} from {@code src} on team rank {@code root} into {@code dst} on every member. */
+    void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root);
 
-    /** Barrier over the team. */
-    void barrier(Team team);
-
-    /** Copies {@code bytes} from {@code src} on team rank {@code root} into {@code dst} on every member. */
-    void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root);
-
-    /** Concatenates every member's {@code bytesPerPe} of {@code src} into {@code dst}, in team-rank order. */
-    void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe);
+    /** Concatenates every member's {@code countPerPe} elements of {@code src} into {@code dst}, in team-rank order. */
+    void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype);
 
     /** Element-wise reduction of {@code count} elements of {@code src} over all members into {@code dst}. */
     void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op);
@@ -32,14 +32,15 @@ public interface Collectives {
      */
     void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op);
 
-    /** Block {@code j} ({@code bytesPerPe}) of {@code src} on member {@code i} goes to block {@code i} of {@code dst} on member {@code j}. */
-    void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe);
+    /** Block {@code j} ({@code countPerPe} elements) of {@code src} on member {@code i} goes to block {@code i} of {@code dst} on member {@code j}. */
+    void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype);
 
     /**
-     * Variable all-to-all in bytes: this member sends {@code sendCounts[j]} bytes from
-     * {@code src[sendOffsets[j]..]} to member {@code j}, which receives them at
-     * {@code dst[recvOffsets[i]..]} where {@code recvCounts[i]} must equal the sender's count.
+     * Variable all-to-all, counted in elements of {@code dtype} like every collective here: this
+     * member sends {@code sendCounts[j]} elements from element {@code sendOffsets[j]} of {@code src} to
+     * member {@code j}, which receives them at element {@code recvOffsets[i]} of {@code dst}, where
+     * {@code recvCounts[i]} must equal the sender's count.
      */
     void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
-                   SymmetricBuffer src, long[] sendCounts, long[] sendOffsets);
+                   SymmetricBuffer src, long[] sendCounts, long[] sendOffsets, DType dtype);
 }

@@ -70,18 +70,6 @@ final class NvshmemCollectives implements Collectives {
         }
     }
 
-    @Override public void barrier(Team team) {
-        NvshmemTeam t = team(team);
-        c.lock.lock();
-        try {
-            c.ensureOpen();
-            c.teamBarrier(t.handle, c.ctrl);
-            c.await(c.ctrl, "barrier");
-        } finally {
-            c.lock.unlock();
-        }
-    }
-
     /** A one-PE team: every collective is a local copy. */
     private boolean self(NvshmemTeam t, long dst, long src, long bytes) {
         if (t.handle != NvshmemCommunicator.TEAM_SELF) return false;
@@ -96,7 +84,8 @@ final class NvshmemCollectives implements Collectives {
         return true;
     }
 
-    @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
+    @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+        long bytes = count * dtype.byteSize();
         NvshmemTeam t = team(team);
         long d = buf(dst, "broadcast dst").address(), s = buf(src, "broadcast src").address();
         if (self(t, d, s, bytes)) return;
@@ -112,9 +101,12 @@ final class NvshmemCollectives implements Collectives {
         });
     }
 
-    @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+    @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+        long bytesPerPe = countPerPe * dtype.byteSize();
         NvshmemTeam t = team(team);
-        long d = buf(dst, "allgather dst").address(), s = buf(src, "allgather src").address();
+        long d = buf(dst, "allgather dst").address(), buffer = buf(src, "allgather src").address();
+        // In place, this member's contribution is its own block of the buffer, not the buffer's start.
+        long s = d == buffer ? buffer + t.rank() * bytesPerPe : buffer;
         if (self(t, d, s, bytesPerPe)) return;
         long total = bytesPerPe * t.size();
         run("allgather", t, () -> {
@@ -165,7 +157,8 @@ final class NvshmemCollectives implements Collectives {
         });
     }
 
-    @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+    @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+        long bytesPerPe = countPerPe * dtype.byteSize();
         NvshmemTeam t = team(team);
         long d = buf(dst, "alltoall dst").address(), s = buf(src, "alltoall src").address();
         if (self(t, d, s, bytesPerPe)) return;
@@ -183,8 +176,11 @@ final class NvshmemCollectives implements Collectives {
      * NVSHMEM has no alltoallv: members first exchange where each wants its block (an alltoall of
      * the receive offsets), then put their blocks there, then a team barrier completes the puts.
      */
-    @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
-                                    SymmetricBuffer src, long[] sendCounts, long[] sendOffsets) {
+    @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCountsIn, long[] recvOffsetsIn,
+                                    SymmetricBuffer src, long[] sendCountsIn, long[] sendOffsetsIn, DType dtype) {
+        // NVSHMEM moves bytes; counts and offsets arrive in elements of dtype.
+        long[] recvCounts = inBytes(recvCountsIn, dtype), recvOffsets = inBytes(recvOffsetsIn, dtype);
+        long[] sendCounts = inBytes(sendCountsIn, dtype), sendOffsets = inBytes(sendOffsetsIn, dtype);
         NvshmemTeam t = team(team);
         long d = buf(dst, "alltoallv dst").address(), s = buf(src, "alltoallv src").address();
         if (self(t, d + recvOffsets[0], s + sendOffsets[0], sendCounts[0])) return;
@@ -232,5 +228,11 @@ final class NvshmemCollectives implements Collectives {
             case MAX -> NvOps.OP_MAX;
             case PROD -> NvOps.OP_PROD;
         };
+    }
+
+    private static long[] inBytes(long[] elements, DType dtype) {
+        long[] b = new long[elements.length];
+        for (int i = 0; i < b.length; i++) b[i] = elements[i] * dtype.byteSize();
+        return b;
     }
 }

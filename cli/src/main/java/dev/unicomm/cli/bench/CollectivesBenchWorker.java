@@ -65,7 +65,7 @@ public final class CollectivesBenchWorker {
                         for (long i = 0, warm = Math.max(2, Math.min(20, (64L << 20) / bytes)); i < warm; i++) call.run();
                         long one = slowest(coll, comm, time, maxTime, timeLoop(call, 1));
                         long iters = Math.max(3, Math.min(10_000, (long) (budget * 1e9 / Math.max(1, one))));
-                        coll.barrier(comm.world());
+                        comm.barrier();
                         long ns = slowest(coll, comm, time, maxTime, timeLoop(call, iters));
                         if (comm.rank() == 0) {
                             double us = ns / 1e3 / iters;
@@ -95,10 +95,10 @@ public final class CollectivesBenchWorker {
         int n = t.size();
         return switch (op) {
             case "allreduce" -> bytes % 4 != 0 ? null : () -> coll.allreduce(t, dst, src, bytes / 4, DType.FP32, ReduceOp.SUM);
-            case "allgather" -> bytes % n != 0 ? null : () -> coll.allgather(t, dst, src, bytes / n);
+            case "allgather" -> bytes % n != 0 ? null : () -> coll.allgather(t, dst, src, bytes / n, DType.UINT8);
             case "reducescatter" -> bytes % (4L * n) != 0 ? null : () -> coll.reduceScatter(t, dst, src, bytes / 4 / n, DType.FP32, ReduceOp.SUM);
-            case "alltoall" -> bytes % n != 0 ? null : () -> coll.alltoall(t, dst, src, bytes / n);
-            case "broadcast" -> () -> coll.broadcast(t, dst, src, bytes, 0);
+            case "alltoall" -> bytes % n != 0 ? null : () -> coll.alltoall(t, dst, src, bytes / n, DType.UINT8);
+            case "broadcast" -> () -> coll.broadcast(t, dst, src, bytes, DType.UINT8, 0);
             default -> throw new IllegalArgumentException("unknown collective '" + op
                     + "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
         };

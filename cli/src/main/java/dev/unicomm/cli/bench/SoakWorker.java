@@ -84,7 +84,7 @@ public final class SoakWorker {
                     boolean more = (System.nanoTime() - t0) / 1_000_000 < durationMs && ops < maxOps;
                     flag.segment().set(ValueLayout.JAVA_LONG, 0, more ? 1 : 0);
                 }
-                c.collectives().broadcast(c.world(), flag, flag, 8, 0);
+                c.collectives().broadcast(c.world(), flag, flag, 1, DType.INT64, 0);
                 if (flag.segment().get(ValueLayout.JAVA_LONG, 0) == 0) break;
                 int size = blockSize(round);
                 switch ((int) (round % KINDS)) {

@@ -32,8 +32,8 @@ final class CallLedger {
         FREE("heap free", "offset", "size"), MOE_OPEN("moe buffer open", "config", "config"), DISPATCH("moe dispatch", "input kind", "alignment"),
         CACHED_DISPATCH("moe dispatch (cached handle)", "input kind", ""), COMBINE("moe combine", "weights", ""),
         LL_DISPATCH("moe lowLatencyDispatch", "fp8", "on stream"), LL_COMBINE("moe lowLatencyCombine", "", "on stream"),
-        BROADCAST("broadcast", "bytes", "root"), ALLGATHER("allgather", "bytes per PE", ""), ALLREDUCE("allreduce", "count", "dtype/op"),
-        REDUCE_SCATTER("reduceScatter", "count per PE", "dtype/op"), ALLTOALL("alltoall", "bytes per PE", ""), ALLTOALLV("alltoallv"),
+        BROADCAST("broadcast", "count", "dtype/root"), ALLGATHER("allgather", "count per PE", "dtype"), ALLREDUCE("allreduce", "count", "dtype/op"),
+        REDUCE_SCATTER("reduceScatter", "count per PE", "dtype/op"), ALLTOALL("alltoall", "count per PE", "dtype"), ALLTOALLV("alltoallv", "", "dtype"),
         SPLIT("team split", "start/stride", "size"), SPLIT_2D("team split2d", "xRange", "");
 
         final String label;

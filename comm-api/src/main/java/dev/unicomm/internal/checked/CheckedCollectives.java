@@ -94,39 +94,31 @@ final class CheckedCollectives implements Collectives {
         c.calls().call(ct.calls, ct.raw, op, check, body);
     }
 
-    @Override public void barrier(Team team) {
-        call(team, CallLedger.Op.BARRIER, CallLedger::none, () -> {
-            CollectiveEvent e = begin();
-            impl.barrier(team(team));
-            commit(e, "barrier", team, 0, null, null);
-        });
-    }
-
-    @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
+    @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
         call(team, CallLedger.Op.BROADCAST, () -> {
-            Checks.nonNegative("bytes", bytes);
+            long n = bytes(count, typed(dtype));
             if (root < 0 || root >= team.size())
                 throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
-            buf("broadcast dst", dst, bytes);
-            buf("broadcast src", src, bytes);
-            return CallLedger.args(bytes, root);
+            buf("broadcast dst", dst, n);
+            buf("broadcast src", src, n);
+            return CallLedger.args(count, CallLedger.pack(dtype, root));
         }, () -> {
             CollectiveEvent e = begin();
-            impl.broadcast(team(team), buf("broadcast dst", dst, bytes), buf("broadcast src", src, bytes), bytes, root);
-            commit(e, "broadcast", team, bytes, null, null);
+            impl.broadcast(team(team), buf("broadcast dst", dst, 0), buf("broadcast src", src, 0), count, dtype, root);
+            commit(e, "broadcast", team, count * dtype.byteSize(), dtype, null);
         });
     }
 
-    @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+    @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         call(team, CallLedger.Op.ALLGATHER, () -> {
-            Checks.nonNegative("bytesPerPe", bytesPerPe);
-            buf("allgather dst", dst, Math.multiplyExact(bytesPerPe, team.size()));
-            buf("allgather src", src, bytesPerPe);
-            return CallLedger.args(bytesPerPe, 0);
+            long n = bytes(countPerPe, typed(dtype));
+            buf("allgather dst", dst, Math.multiplyExact(n, team.size()));
+            buf("allgather src", src, n);
+            return CallLedger.args(countPerPe, CallLedger.pack(dtype));
         }, () -> {
             CollectiveEvent e = begin();
-            impl.allgather(team(team), buf("allgather dst", dst, 0), buf("allgather src", src, 0), bytesPerPe);
-            commit(e, "allgather", team, bytesPerPe, null, null);
+            impl.allgather(team(team), buf("allgather dst", dst, 0), buf("allgather src", src, 0), countPerPe, dtype);
+            commit(e, "allgather", team, countPerPe * dtype.byteSize(), dtype, null);
         });
     }
 
@@ -158,40 +150,42 @@ final class CheckedCollectives implements Collectives {
         });
     }
 
-    @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+    @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         call(team, CallLedger.Op.ALLTOALL, () -> {
-            Checks.nonNegative("bytesPerPe", bytesPerPe);
-            long total = Math.multiplyExact(bytesPerPe, team.size());
+            long total = Math.multiplyExact(bytes(countPerPe, typed(dtype)), team.size());
             if (dst == src) throw new IllegalArgumentException("alltoall cannot run in place: dst and src must differ");
             buf("alltoall dst", dst, total);
             buf("alltoall src", src, total);
-            return CallLedger.args(bytesPerPe, 0);
+            return CallLedger.args(countPerPe, CallLedger.pack(dtype));
         }, () -> {
             CollectiveEvent e = begin();
-            impl.alltoall(team(team), buf("alltoall dst", dst, 0), buf("alltoall src", src, 0), bytesPerPe);
-            commit(e, "alltoall", team, bytesPerPe, null, null);
+            impl.alltoall(team(team), buf("alltoall dst", dst, 0), buf("alltoall src", src, 0), countPerPe, dtype);
+            commit(e, "alltoall", team, countPerPe * dtype.byteSize(), dtype, null);
         });
     }
 
     @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
-                                    SymmetricBuffer src, long[] sendCounts, long[] sendOffsets) {
+                                    SymmetricBuffer src, long[] sendCounts, long[] sendOffsets, DType dtype) {
         call(team, CallLedger.Op.ALLTOALLV, () -> {
             int n = team.size();
+            typed(dtype);
             if (dst == src) throw new IllegalArgumentException("alltoallv cannot run in place: dst and src must differ");
             buf("alltoallv dst", dst, 0);
             buf("alltoallv src", src, 0);
-            checkV("recv", recvCounts, recvOffsets, n, c.unwrap("alltoallv dst", dst).byteSize());
-            checkV("send", sendCounts, sendOffsets, n, c.unwrap("alltoallv src", src).byteSize());
-            return CallLedger.none();
+            checkV("recv", recvCounts, recvOffsets, n, c.unwrap("alltoallv dst", dst).byteSize() / dtype.byteSize());
+            checkV("send", sendCounts, sendOffsets, n, c.unwrap("alltoallv src", src).byteSize() / dtype.byteSize());
+            return CallLedger.args(0, CallLedger.pack(dtype));
         }, () -> {
             long sent = 0;
             for (long k : sendCounts) sent += k;
             CollectiveEvent e = begin();
             impl.alltoallv(team(team), buf("alltoallv dst", dst, 0), recvCounts.clone(), recvOffsets.clone(),
-                    buf("alltoallv src", src, 0), sendCounts.clone(), sendOffsets.clone());
-            commit(e, "alltoallv", team, sent, null, null);
+                    buf("alltoallv src", src, 0), sendCounts.clone(), sendOffsets.clone(), dtype);
+            commit(e, "alltoallv", team, sent * dtype.byteSize(), dtype, null);
         });
     }
+
+    private static DType typed(DType dtype) { return Checks.notNull("dtype", dtype); }
 
     private static void checkV(String side, long[] counts, long[] offsets, int n, long capacity) {
         Checks.notNull(side + "Counts", counts);
@@ -199,6 +193,7 @@ final class CheckedCollectives implements Collectives {
         if (counts.length != n || offsets.length != n)
             throw new IllegalArgumentException(side + "Counts and " + side + "Offsets must have one entry per team rank ("
                     + n + "), got " + counts.length + " and " + offsets.length);
-        for (int i = 0; i < n; i++) Checks.range("alltoallv " + side + " block " + i, offsets[i], counts[i], capacity);
+        // In elements: capacity is the buffer's size in whole elements of the call's dtype.
+        for (int i = 0; i < n; i++) Checks.range("alltoallv " + side + " block " + i + " (elements)", offsets[i], counts[i], capacity);
     }
 }

@@ -310,17 +310,17 @@ public final class GpuCheck {
         try (SymmetricBuffer src = comm.heap().allocate(block * n); SymmetricBuffer dst = comm.heap().allocate(block * n)) {
             int root = n > 1 ? 1 : 0;
             write(src, pattern(block, 60 + rank));
-            coll.broadcast(w, dst, src, block, root);
+            coll.broadcast(w, dst, src, block, DType.UINT8, root);
             same(pattern(block, 60 + root), read(dst, block), "broadcast from root " + root);
 
-            coll.allgather(w, dst, src, block);
+            coll.allgather(w, dst, src, block, DType.UINT8);
             MemorySegment all = read(dst, block * n);
             for (int r = 0; r < n; r++) same(pattern(block, 60 + r), all.asSlice(r * block, block), "allgather block " + r);
 
             MemorySegment blocks = arena.allocate(block * n);
             for (int j = 0; j < n; j++) MemorySegment.copy(pattern(block, 100 * rank + j), 0, blocks, j * block, block);
             write(src, blocks);
-            coll.alltoall(w, dst, src, block);
+            coll.alltoall(w, dst, src, block, DType.UINT8);
             all = read(dst, block * n);
             for (int i = 0; i < n; i++) same(pattern(block, 100 * i + rank), all.asSlice(i * block, block), "alltoall block from " + i);
 
@@ -333,7 +333,7 @@ public final class GpuCheck {
             MemorySegment sendBuf = arena.allocate(block * n);
             for (int j = 0; j < n; j++) MemorySegment.copy(pattern(sc[j], 7 * rank + j), 0, sendBuf, so[j], sc[j]);
             write(src, sendBuf);
-            coll.alltoallv(w, dst, rc, ro, src, sc, so);
+            coll.alltoallv(w, dst, rc, ro, src, sc, so, DType.UINT8);
             all = read(dst, block * n);
             for (int i = 0; i < n; i++) same(pattern(rc[i], 7 * i + rank), all.asSlice(ro[i], rc[i]), "alltoallv block from " + i);
         }
