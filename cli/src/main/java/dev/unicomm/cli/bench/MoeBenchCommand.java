@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code unicomm bench moe}: DeepEP's MoE test operations (normal dispatch/combine, low-latency
  * dispatch in BF16 and FP8, low-latency combine) on {@code -n} ranks, one JVM each. Reports time
- * and bandwidth per rank the way DeepEP's tests count bytes ({@code notes/moe-semantics.md}), next
+ * and bandwidth per rank the way DeepEP's tests count bytes ({@code docs/spec/moe.md}), next
  * to the same-run copy bound (the same bytes each rank receives, copied from the peers' memory as
  * plain copies by all ranks at once, until the last rank is done), and verifies the first results of every operation against
  * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
