@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs the OpenSHMEM reference (Open MPI's oshmem) with the same sizes and timing
 # method as `unicomm bench rma`; writes the BENCH lines to the CSV-like file given (default
-# bench/reference/openshmem-rma.txt). Needs: apt-get install openmpi-bin libopenmpi-dev
-# Usage: bench/reference/run_openshmem.sh [OUT] [MIN MAX FACTOR BARRIER_ITERS]
+# benchmarks/reference/openshmem-rma.txt). Needs: apt-get install openmpi-bin libopenmpi-dev
+# Usage: benchmarks/reference/run_openshmem.sh [OUT] [MIN MAX FACTOR BARRIER_ITERS]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:-$here/openshmem-rma.txt}"

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Summarizes several bench/run_collectives.sh result directories: for every (op, ranks, size),
+"""Summarizes several benchmarks/scripts/run_collectives.sh result directories: for every (op, ranks, size),
 the median over the runs of our time and Open MPI's time, the bus bandwidths computed from those
 medians (NCCL-tests' factors), and the ratios.
-Usage: bench/summarize_collectives.py DIR [DIR ...]   (prints a Markdown table)"""
+Usage: benchmarks/scripts/summarize_collectives.py DIR [DIR ...]   (prints a Markdown table)"""
 import statistics
 import sys
 

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs the Open MPI reference of `unicomm bench collectives` (coll_mpi.c) for 2 and 4
 # ranks with the same sizes and timing method; writes the CBENCH lines to OUT (default
-# bench/reference/mpi-collectives.txt), which `unicomm bench collectives --compare OUT` reads.
+# benchmarks/reference/mpi-collectives.txt), which `unicomm bench collectives --compare OUT` reads.
 # Needs: apt-get install openmpi-bin libopenmpi-dev
-# Usage: bench/reference/run_mpi_collectives.sh [OUT] [OPS MIN MAX FACTOR SECONDS REPEAT]
+# Usage: benchmarks/reference/run_mpi_collectives.sh [OUT] [OPS MIN MAX FACTOR SECONDS REPEAT]
 # REPEAT runs per job size are all written; --compare keeps each row's best time (as --repeat does for us).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

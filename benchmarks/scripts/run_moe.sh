@@ -2,10 +2,10 @@
 # Reproduces the "MoE, backend-shm" figures of BENCHMARKS.md: records the machine and its load,
 # then runs `unicomm bench moe -n 4` (DeepEP's shapes, verified against the reference) into
 # OUTDIR (machine.txt, moe.txt, moe.csv). Extra arguments go to `unicomm bench moe`.
-# Usage: bench/run_moe.sh OUTDIR [bench moe options...]
+# Usage: benchmarks/scripts/run_moe.sh OUTDIR [bench moe options...]
 set -euo pipefail
-root="$(cd "$(dirname "$0")/.." && pwd)"
-out="${1:?usage: bench/run_moe.sh OUTDIR [bench moe options]}"
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+out="${1:?usage: benchmarks/scripts/run_moe.sh OUTDIR [bench moe options]}"
 shift
 mkdir -p "$out"
 [ -f "$root/cli/target/unicomm-cli.jar" ] || "$root/scripts/build.sh"

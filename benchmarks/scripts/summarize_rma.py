@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Summarizes several bench/run_rma.sh result directories: for every row, the median over the runs
+"""Summarizes several benchmarks/scripts/run_rma.sh result directories: for every row, the median over the runs
 of our time, the same-run reference's time and Open MPI OpenSHMEM's time, and the ratios.
-Usage: bench/summarize_rma.py DIR [DIR ...]   (prints a Markdown table)"""
+Usage: benchmarks/scripts/summarize_rma.py DIR [DIR ...]   (prints a Markdown table)"""
 import statistics
 import sys
 
