@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs, on a machine with an NVIDIA GPU, from a folder made by scripts/gpu-stage.sh:
 #   check    - the backend's own multi-process GPU check (GpuCheck)
-#   bench    - `unicomm bench rma --backend nvshmem` (PE 0 -> PE 1) with the same-run C reference (bench/reference/rma_ref)
-#   roofline - bench/reference/nvlink_ref: device copy, every pair one direction at a time, all PEs at once (all-SM
+#   bench    - `unicomm bench rma --backend nvshmem` (PE 0 -> PE 1) with the same-run C reference (benchmarks/reference/rma_ref)
+#   roofline - benchmarks/reference/nvlink_ref: device copy, every pair one direction at a time, all PEs at once (all-SM
 #              copy kernel and copy engines): the ceilings `bench moe --roofline` puts the MoE rows against
 #   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS)
 #   layout   - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)

@@ -21,9 +21,9 @@ cp cli/target/unicomm-cli.jar "$out/lib/"; cp -n cli/target/lib/*.jar "$out/lib/
 # The ops library travels inside backend-nvshmem's linux-x86_64 jar; the C reference is built here against the same NVSHMEM.
 home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia.nvshmem.__path__)[0])')}"
 /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/rma_ref" \
-  bench/reference/rma_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
+  benchmarks/reference/rma_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
 /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/nvlink_ref" \
-  bench/reference/nvlink_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
+  benchmarks/reference/nvlink_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
 strip --strip-unneeded "$out/jre/lib/server/libjvm.so" "$out/bin/rma_ref" "$out/bin/nvlink_ref"
 rm -f "$out"/lib/jfreechart-*.jar   # --plot only (and the runtime has no java.desktop): keeps a run's carry under 64 MiB
 cp scripts/gpu-run.sh "$out/gpu-run.sh"

@@ -1,7 +1,7 @@
 package dev.unicomm.api;
 
 /**
- * Result of a normal dispatch on one rank (see {@code notes/moe-semantics.md} for orderings).
+ * Result of a normal dispatch on one rank (see {@code docs/spec/moe.md} for orderings).
  * The tensors are views into the buffer (see {@link MoeBuffer} for how long they stay valid).
  *
  * @param recvX                  {@code [N, H]} in x's dtype (BF16, or FP8_E4M3 with {@code recvScales})

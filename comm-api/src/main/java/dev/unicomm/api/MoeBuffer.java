@@ -1,7 +1,7 @@
 package dev.unicomm.api;
 
 /**
- * Expert-parallel dispatch/combine with DeepEP's semantics (see {@code notes/moe-semantics.md}):
+ * Expert-parallel dispatch/combine with DeepEP's semantics (see {@code docs/spec/moe.md}):
  * rank {@code r} hosts experts {@code [r*L, (r+1)*L)}, {@code L = numExperts / size}. Every
  * dispatch and combine is <em>collective</em> over the communicator: every rank calls the same
  * operations in the same order. A buffer serves the mode it was configured for

@@ -41,7 +41,7 @@ public interface SymmetricBuffer extends Memory, AutoCloseable {
     /**
      * Frees the buffer on every PE (collective). First completes this PE's outstanding RMA, as
      * {@link Rma#quiet()} does, so no put issued before close lands in memory handed out again
-     * (docs/semantics.md §3.3).
+     * (docs/spec/semantics.md §3.3).
      */
     @Override void close();
 }

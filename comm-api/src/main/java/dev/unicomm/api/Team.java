@@ -43,7 +43,7 @@ public interface Team extends AutoCloseable {
 
     /**
      * Completes this PE's outstanding RMA (as {@link Rma#quiet()}), then blocks until every member has
-     * called it (collective over the team; docs/semantics.md §2.6).
+     * called it (collective over the team; docs/spec/semantics.md §2.6).
      */
     void barrier();
 

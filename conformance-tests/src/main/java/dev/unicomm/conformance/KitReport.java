@@ -49,7 +49,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
      * @param result passed, failed, or skipped
      * @param reason why it failed or was skipped ("" if it passed)
      * @param time   wall time of the rule in the parent
-     * @param clause the clause of docs/semantics.md the rule verifies ("" if none)
+     * @param clause the clause of docs/spec/semantics.md the rule verifies ("" if none)
      */
     public record Entry(String suite, String rule, Result result, String reason, Duration time, String clause) {
         /** An entry without a clause (suite set-up failures). */

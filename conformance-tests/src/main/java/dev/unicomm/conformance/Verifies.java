@@ -7,7 +7,7 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * The clause of {@code docs/semantics.md} a rule verifies (for example {@code "2.3"}); the report
+ * The clause of {@code docs/spec/semantics.md} a rule verifies (for example {@code "2.3"}); the report
  * prints it next to the rule, and the kit's own tests fail while a rule has none.
  */
 @Documented

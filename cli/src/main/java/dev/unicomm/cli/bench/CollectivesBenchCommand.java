@@ -26,7 +26,7 @@ import picocli.CommandLine.Option;
  * definitions, see {@link CollRow}) of the collectives for several job sizes and message sizes.
  * Starts the ranks itself (one JVM each). Every row carries a same-run reference (one process's
  * {@code MemorySegment.copy} of the same bytes); {@code --compare} adds another implementation's
- * rows (bench/reference/coll_mpi.c prints them for Open MPI) and the ratio.
+ * rows (benchmarks/reference/coll_mpi.c prints them for Open MPI) and the ratio.
  */
 @Command(name = "collectives", mixinStandardHelpOptions = true,
         description = "Collectives benchmark: time, algbw, busbw for 2 and 4 ranks, 4 B .. --max-size; CSV; optional comparison.")
@@ -69,7 +69,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
     Path csv;
 
     @Option(names = "--compare", paramLabel = "FILE",
-            description = "CBENCH lines of another implementation (bench/reference/run_mpi_collectives.sh writes them): adds its busbw and time and our ratio.")
+            description = "CBENCH lines of another implementation (benchmarks/reference/run_mpi_collectives.sh writes them): adds its busbw and time and our ratio.")
     Path compare;
 
     @picocli.CommandLine.Mixin

@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * Our rows next to another implementation's (e.g. Open MPI's OpenSHMEM, measured by
- * {@code bench/reference/shmem_rma.c} with the same sizes and timing method).
+ * {@code benchmarks/reference/shmem_rma.c} with the same sizes and timing method).
  */
 final class Comparison {
     private Comparison() {}

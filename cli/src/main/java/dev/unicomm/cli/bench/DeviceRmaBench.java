@@ -20,7 +20,7 @@ import java.util.stream.Collectors;
 /**
  * {@code unicomm bench rma} for backends whose heap is device memory: the Java job
  * ({@link DeviceRmaBenchWorker}, 2 ranks) and, in the same run, the native reference program (2
- * ranks of {@code bench/reference/rma_ref}: the same stream-ordered puts/gets issued from C), then
+ * ranks of {@code benchmarks/reference/rma_ref}: the same stream-ordered puts/gets issued from C), then
  * one row per (operation, size) with the reference's time and the ratio. Both jobs get the same
  * NVSHMEM heap size and the same MPS share per process.
  */
@@ -73,7 +73,7 @@ final class DeviceRmaBench {
 
     /** Runs the C reference (2 processes, unique id through a temporary directory); op,bytes -> us per op. */
     static Map<String, Double> reference(Path exe, String sizeList, Map<String, String> env) {
-        if (!Files.isExecutable(exe)) throw new IllegalArgumentException("--reference " + exe + " is not an executable (build bench/reference/rma_ref.cu with nvcc)");
+        if (!Files.isExecutable(exe)) throw new IllegalArgumentException("--reference " + exe + " is not an executable (build benchmarks/reference/rma_ref.cu with nvcc)");
         Map<String, Double> out = new HashMap<>();
         try {
             Path dir = Files.createTempDirectory("unicomm-rma-ref");

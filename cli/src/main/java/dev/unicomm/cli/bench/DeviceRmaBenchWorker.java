@@ -13,7 +13,7 @@ import java.util.Locale;
 /**
  * One rank of {@code unicomm bench rma} on a device backend (the heap in GPU memory): rank 0
  * issues stream-ordered puts and gets of a device buffer to/from rank 1 through
- * {@code comm.rma().on(stream)}, exactly what the C reference {@code bench/reference/rma_ref.cu}
+ * {@code comm.rma().on(stream)}, exactly what the C reference {@code benchmarks/reference/rma_ref.cu}
  * does with {@code nvshmemx_putmem_on_stream}, timed the same way (best of 5 batches), and prints
  * {@code dev,<op>,<bytes>,<iters>,<us per op>} lines. Ops: {@code put}/{@code get} (a batch of
  * operations, then one stream synchronize: bandwidth), {@code put-issue} (host time to enqueue a

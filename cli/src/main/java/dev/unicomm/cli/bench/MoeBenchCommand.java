@@ -23,7 +23,7 @@ import picocli.CommandLine.Option;
 /**
  * {@code unicomm bench moe}: DeepEP's MoE test operations (normal dispatch/combine, low-latency
  * dispatch in BF16 and FP8, low-latency combine) on {@code -n} ranks, one JVM each. Reports time
- * and bandwidth per rank the way DeepEP's tests count bytes ({@code notes/moe-semantics.md}), next
+ * and bandwidth per rank the way DeepEP's tests count bytes ({@code docs/spec/moe.md}), next
  * to the same-run copy bound (the same bytes each rank receives, copied from the peers' memory as
  * plain copies by all ranks at once, until the last rank is done), and verifies the first results of every operation against
  * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
  *
  * <p>GPU backends: {@code --gpu-time} runs the job a second time with the backend's kernel timing on
  * ({@code unicomm.nvshmem.moe.profile}: CUDA events around each operation's kernels) and reports the
- * medians beside the host wall of the first run; {@code --roofline} runs {@code bench/reference/nvlink_ref}
+ * medians beside the host wall of the first run; {@code --roofline} runs {@code benchmarks/reference/nvlink_ref}
  * on the same GPUs first and reports each operation's floor ({@link MoeRoofline}) and the fraction of it
  * reached. The copy bound is no limit (a rank's local share needs no link): with a roofline the table
  * shows the floor instead (the CSV keeps both).
@@ -91,7 +91,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
     @Option(names = "--gpu-time", description = "GPU backends: run the job again with kernel timing (CUDA events) and report it beside the host wall.")
     boolean gpuTime;
 
-    @Option(names = "--roofline", description = "GPU backends: the bandwidth program (bench/reference/nvlink_ref built with nvcc) to run "
+    @Option(names = "--roofline", description = "GPU backends: the bandwidth program (benchmarks/reference/nvlink_ref built with nvcc) to run "
             + "on the same GPUs first; rows then show their floor and the fraction of it reached.")
     Path roofline;
 

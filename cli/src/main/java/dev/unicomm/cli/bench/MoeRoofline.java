@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The same-run roofline of {@code unicomm bench moe} on GPU backends: the bandwidths the native
- * program {@code bench/reference/nvlink_ref} measures on the job's GPUs just before the benchmark
+ * program {@code benchmarks/reference/nvlink_ref} measures on the job's GPUs just before the benchmark
  * (a copy kernel on every SM, and the copy engines), and each operation's floor from them. An
  * operation moves {@code remoteIn} bytes into this rank, {@code remoteOut} out of it and
  * {@code local} within its memory; the links carry each direction independently and the local
@@ -56,7 +56,7 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
     /** Runs {@code exe} as {@code ranks} processes (unique id through a temporary directory) and parses every PE's output. */
     static MoeRoofline measure(Path exe, int ranks, Map<String, String> env) {
         if (!Files.isExecutable(exe))
-            throw new IllegalArgumentException("--roofline " + exe + " is not an executable (build bench/reference/nvlink_ref.cu with nvcc; scripts/gpu-stage.sh does)");
+            throw new IllegalArgumentException("--roofline " + exe + " is not an executable (build benchmarks/reference/nvlink_ref.cu with nvcc; scripts/gpu-stage.sh does)");
         try {
             Path dir = Files.createTempDirectory("unicomm-roofline");
             List<Process> ps = new ArrayList<>();
@@ -93,6 +93,6 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
 
     String describe() {
         return String.format(Locale.ROOT, "roofline (same run, %s): links %.1f GB/s per direction per rank with every rank exchanging at once; "
-                + "device copy %.1f GB/s; floor = max(remote in, remote out) / link, local / copy", "bench/reference/nvlink_ref", linkGbps, hbmGbps);
+                + "device copy %.1f GB/s; floor = max(remote in, remote out) / link, local / copy", "benchmarks/reference/nvlink_ref", linkGbps, hbmGbps);
     }
 }

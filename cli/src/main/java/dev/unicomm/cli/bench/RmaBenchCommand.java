@@ -55,11 +55,11 @@ public final class RmaBenchCommand implements Callable<Integer> {
     Path csv;
 
     @Option(names = "--reference", description = "Device backends: the native reference program to run in the same job "
-            + "(bench/reference/rma_ref built with nvcc; default: $UNICOMM_RMA_REFERENCE). Without it the rows have no ratio.")
+            + "(benchmarks/reference/rma_ref built with nvcc; default: $UNICOMM_RMA_REFERENCE). Without it the rows have no ratio.")
     Path reference;
 
     @Option(names = "--compare", paramLabel = "FILE",
-            description = "BENCH lines of another implementation (bench/reference/run_openshmem.sh writes them): "
+            description = "BENCH lines of another implementation (benchmarks/reference/run_openshmem.sh writes them): "
                     + "adds a table of our time vs theirs for every matching row.")
     Path compare;
 

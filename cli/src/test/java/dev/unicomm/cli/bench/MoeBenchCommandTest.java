@@ -26,7 +26,7 @@ class MoeBenchCommandTest {
      */
     @Test void benchMoeRunsVerifiesAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("moe.csv"), roof = tmp.resolve("roof.sh");
-        // Stand-in for bench/reference/nvlink_ref: 10 GB/s links (the best of the all_* lines), 20 GB/s copies.
+        // Stand-in for benchmarks/reference/nvlink_ref: 10 GB/s links (the best of the all_* lines), 20 GB/s copies.
         Files.writeString(roof, "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
                 + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
         assertTrue(roof.toFile().setExecutable(true));

@@ -5,7 +5,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The plain-Java reference of unicomm's MoE semantics ({@code notes/moe-semantics.md}): layout,
+ * The plain-Java reference of unicomm's MoE semantics ({@code docs/spec/moe.md}): layout,
  * normal dispatch/combine (cached-handle dispatch and the backward passes are the same functions),
  * low-latency dispatch/combine, written for clarity, not speed. Every backend's results are
  * compared with these: data movement bit-exactly, sums within one bf16 ulp.
