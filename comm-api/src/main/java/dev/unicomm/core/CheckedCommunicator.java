@@ -198,7 +198,7 @@ public final class CheckedCommunicator implements Communicator {
 
     private MoeBuffer openMoe(MoeConfig config) {
         if (has(Capability.NATIVE_MOE)) {
-            var nat = raw.nativeMoe(this, config);
+            var nat = raw.nativeMoe(config);
             if (nat.isPresent()) return new CheckedMoe(nat.get(), size, this);
         }
         for (MoeProvider p : ServiceLoader.load(MoeProvider.class)) {

@@ -41,12 +41,8 @@ public interface BackendCommunicator extends AutoCloseable {
     /** Native collectives, for backends that declare {@code NATIVE_COLLECTIVES}. */
     default Optional<Collectives> nativeCollectives() { return Optional.empty(); }
 
-    /**
-     * Native MoE, for backends that declare {@code NATIVE_MOE}.
-     *
-     * @param api the validating communicator the buffer may use for its own collectives
-     */
-    default Optional<MoeBuffer> nativeMoe(Communicator api, MoeConfig config) { return Optional.empty(); }
+    /** Native MoE, for backends that declare {@code NATIVE_MOE}; the buffer allocates from the backend's own heap. */
+    default Optional<MoeBuffer> nativeMoe(MoeConfig config) { return Optional.empty(); }
 
     /** The device runtime of device backends. */
     default Optional<DeviceRuntime> device() { return Optional.empty(); }

@@ -434,9 +434,11 @@ final class NvshmemCommunicator implements BackendCommunicator {
     /**
      * The CUDA MoE kernels: with loads and stores where every PE's symmetric heap is mapped here (one
      * node), else with NVSHMEM's device puts, gets and signals (unicomm.nvshmem.moe.transport forces
-     * either). Empty for a one-PE communicator inside a larger job (the portable MoE serves it).
+     * either). Empty for a one-PE communicator inside a larger job (the portable MoE serves it). The
+     * symmetric region comes from this communicator's own heap (the validating layer above owns the
+     * MoE buffer as a whole and sees it through {@code footprintBytes()}).
      */
-    @Override public Optional<MoeBuffer> nativeMoe(dev.unicomm.api.Communicator api, MoeConfig config) {
+    @Override public Optional<MoeBuffer> nativeMoe(MoeConfig config) {
         ensureOpen();
         if (solo) return Optional.empty();
         long[] peerBases = new long[size];
@@ -457,7 +459,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
         int sms = config.mode() == MoeConfig.Mode.LOW_LATENCY ? MoeKernelLimits.lowLatencyBlocks(moeLlSms, gpuSharers, (int) device[0])
                 : MoeKernelLimits.blocks(moeSms, gpuSharers, (int) device[0]);
-        SymmetricBuffer sym = api.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
+        SymmetricBuffer sym = heap.allocate(MoeSymLayout.of(config, size).total(), 256);
         for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
         try {
             return Optional.of(new NvshmemMoe(this, config, sym, peerBases, sms, viaNvshmem));
