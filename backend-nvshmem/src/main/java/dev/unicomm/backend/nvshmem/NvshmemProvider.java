@@ -1,7 +1,6 @@
 package dev.unicomm.backend.nvshmem;
 
 import dev.unicomm.api.Capability;
-import dev.unicomm.api.CommException;
 import dev.unicomm.backend.nvshmem.internal.NvLibrary;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
@@ -41,14 +40,10 @@ public final class NvshmemProvider implements CommBackendProvider {
 
     @Override public Set<Capability> capabilities() { return Set.copyOf(CAPABILITIES); }
 
-    @Override public Availability availability() {
-        NvLibrary.Probe p = NvLibrary.probe();
-        return p.ok() ? Availability.yes() : Availability.no(p.cause(), p.fix());
-    }
+    @Override public Availability availability() { return NvLibrary.availability(); }
 
     @Override public BackendCommunicator open(BackendContext context) {
-        NvLibrary.Probe p = NvLibrary.probe();
-        if (!p.ok()) throw new CommException("backend nvshmem is not available: " + p.cause() + " (fix: " + p.fix() + ")");
-        return NvshmemCommunicator.open(context, p.devices());
+        availability().ensureAvailable(this);
+        return NvshmemCommunicator.open(context, NvLibrary.deviceCount());
     }
 }

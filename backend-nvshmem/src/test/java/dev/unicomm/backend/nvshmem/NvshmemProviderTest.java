@@ -2,13 +2,14 @@ package dev.unicomm.backend.nvshmem;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.CommConfig;
-import dev.unicomm.api.CommException;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.spi.CommBackendProvider;
@@ -46,13 +47,16 @@ class NvshmemProviderTest {
     }
 
     @Test
-    void openingWhereUnavailableFailsWithTheCause() {
+    void openingWhereUnavailableThrowsBackendUnavailableWithCauseAndFix() {
         var provider = new NvshmemProvider();
         var a = provider.availability();
         assumeFalse(a.available(), "a GPU with NVSHMEM is available here; the unavailable path cannot be seen");
         var ctx = new BackendContext(CommConfig.single("nvshmem"), new LocalStore(CommConfig.DEFAULT_TIMEOUT));
-        var e = assertThrows(CommException.class, () -> provider.open(ctx));
+        var e = assertThrows(BackendUnavailableException.class, () -> provider.open(ctx));
+        assertTrue(e.getMessage().contains("backend 'nvshmem'"), e.getMessage());
         assertTrue(e.getMessage().contains(a.cause()), e.getMessage());
+        assertTrue(e.getMessage().contains(a.fix()), e.getMessage());
+        assertSame(a.error(), e.getCause());
     }
 
     @Test
