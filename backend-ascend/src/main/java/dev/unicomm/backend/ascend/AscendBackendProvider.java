@@ -1,7 +1,5 @@
 package dev.unicomm.backend.ascend;
 
-import dev.unicomm.api.BackendReport;
-import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.Capability;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
@@ -9,7 +7,6 @@ import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -78,10 +75,7 @@ public final class AscendBackendProvider implements CommBackendProvider {
             String v = context.config().property(k, null);
             return v != null ? v : settings.apply(k);
         });
-        Availability a = AvailabilityProbe.probe(s);
-        if (!a.available())
-            throw new BackendUnavailableException("backend 'ascend' cannot open on rank " + context.rank(),
-                    List.of(new BackendReport(name(), version(), priority(), false, a.cause(), a.fix(), capabilities())));
+        AvailabilityProbe.probe(s).ensureAvailable(this);
         return AscendCommunicator.open(context, s);
     }
 }
