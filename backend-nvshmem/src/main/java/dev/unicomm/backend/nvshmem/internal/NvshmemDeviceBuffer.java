@@ -1,8 +1,7 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.DeviceBuffer;
 import dev.unicomm.api.MemoryKind;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.MemorySegment;
 
 /** Plain (non-symmetric) GPU memory from cudaMalloc; freed by {@link #close()}. */

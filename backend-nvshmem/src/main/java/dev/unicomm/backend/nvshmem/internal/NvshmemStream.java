@@ -1,7 +1,6 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.Stream;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 
 /**
  * A CUDA stream of this PE's device: owned (made by {@code createStream}, destroyed by

@@ -1,9 +1,9 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal.moe;
 
 import dev.unicomm.api.MoeConfig;
 
 /** What the CUDA MoE kernels support, and how many blocks they launch. */
-final class MoeKernelLimits {
+public final class MoeKernelLimits {
     private MoeKernelLimits() {}
 
     /** Ranks fit one 32-bit mask and top-k slots one warp. */
@@ -13,7 +13,7 @@ final class MoeKernelLimits {
      * Why the kernels cannot serve {@code cfg} on {@code ranks} PEs of a device allowing {@code smem}
      * bytes of shared memory per block, or null when they can.
      */
-    static String unsupported(MoeConfig cfg, int ranks, long smem) {
+    public static String unsupported(MoeConfig cfg, int ranks, long smem) {
         if (cfg.hidden() % 8 != 0) return "the native MoE kernels need hidden to be a multiple of 8 (16-byte rows), got " + cfg.hidden();
         if (cfg.numTopk() > MAX_TOPK) return "the native MoE kernels support top-k up to " + MAX_TOPK + ", got " + cfg.numTopk();
         if (ranks > MAX_RANKS) return "the native MoE kernels support up to " + MAX_RANKS + " PEs, got " + ranks;
@@ -31,7 +31,7 @@ final class MoeKernelLimits {
      * of the device's {@code sms} less two, so that every block of every PE sharing the GPU is resident at once
      * (kernels wait for each other's blocks).
      */
-    static int blocks(String configured, int sharers, int sms) {
+    public static int blocks(String configured, int sharers, int sms) {
         if (configured == null || configured.isBlank()) return Math.max(1, sms / Math.max(1, sharers) - 2);
         return parse("unicomm.nvshmem.moe.sms", configured, sms);
     }
@@ -41,7 +41,7 @@ final class MoeKernelLimits {
      * whole GPU when this PE has it to itself (as DeepEP's low-latency kernels), else this PE's share less two.
      * Its own setting: small normal-mode budgets (24 SMs, to leave room for compute) would slow these kernels.
      */
-    static int lowLatencyBlocks(String configured, int sharers, int sms) {
+    public static int lowLatencyBlocks(String configured, int sharers, int sms) {
         if (configured == null || configured.isBlank()) return sharers <= 1 ? sms : Math.max(1, sms / sharers - 2);
         return parse("unicomm.nvshmem.moe.ll.sms", configured, sms);
     }

@@ -1,18 +1,20 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.Collectives;
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Memory;
+import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
-import dev.unicomm.api.SymmetricBuffer;
-import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
+import dev.unicomm.backend.nvshmem.internal.moe.MoeKernelLimits;
+import dev.unicomm.backend.nvshmem.internal.moe.MoeSymLayout;
+import dev.unicomm.backend.nvshmem.internal.moe.NvshmemMoe;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import java.lang.System.Logger.Level;
@@ -41,7 +43,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * non-blocking CUDA stream, in issue order, and every wait for it is bounded by the
  * communicator's timeout.
  */
-final class NvshmemCommunicator implements BackendCommunicator {
+public final class NvshmemCommunicator implements BackendCommunicator {
     private static final System.Logger LOG = System.getLogger("dev.unicomm.backend.nvshmem");
     /** Bytes of the pinned area before the bounce buffer: result slot, agreement staging. */
     private static final long PINNED_HEADER_MIN = 4096;
@@ -179,7 +181,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
      * size) may be open at once and share the NVSHMEM runtime; a different shape cannot: NVSHMEM
      * runs one job per process.
      */
-    static NvshmemCommunicator open(BackendContext ctx, int deviceCount) {
+    public static NvshmemCommunicator open(BackendContext ctx, int deviceCount) {
         var config = ctx.config();
         int device = chooseDevice(config.property("nvshmem.device", null), config.localRank(), deviceCount);
         synchronized (PROCESS) {
@@ -314,7 +316,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
         return r;
     }
 
-    void ensureOpen() {
+    public void ensureOpen() {
         if (!open) throw new IllegalStateException("NVSHMEM communicator (rank " + rank + ") is closed");
     }
 
@@ -326,7 +328,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
      * Waits until {@code stream} has finished its work, at most the communicator's timeout. Spins
      * briefly (small operations finish within microseconds), then backs off.
      */
-    void await(long stream, String what) {
+    public void await(long stream, String what) {
         if (NvOps.streamDone(stream)) return;
         long start = System.nanoTime();
         long limit = timeout.toNanos();
@@ -358,7 +360,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
     int npe(int pe) { return solo ? initRank : pe; }
 
     /** Enqueues a barrier over team {@code handle}; on a one-PE team there is nobody to wait for: a quiet. */
-    void teamBarrier(int handle, long stream) {
+    public void teamBarrier(int handle, long stream) {
         if (handle == TEAM_SELF) NvOps.quiet(stream);
         else NvOps.barrier(handle, stream);
     }
@@ -370,7 +372,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
     }
 
     /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
-    void checkHealthy() {
+    public void checkHealthy() {
         try {
             store.checkHealthy();
         } catch (RuntimeException e) {
@@ -401,7 +403,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
      * The device address of local memory {@code m} at {@code offset} for an operation that needs
      * device memory of this PE's GPU; host memory or another device's memory is refused.
      */
-    long deviceAddress(String what, Memory m, long offset) {
+    public long deviceAddress(String what, Memory m, long offset) {
         MemoryKind k = m.kind();
         if (k.isHost())
             throw new IllegalArgumentException(what + ": needs device memory on " + kind + " but got host memory; "
@@ -413,6 +415,15 @@ final class NvshmemCommunicator implements BackendCommunicator {
 
     @Override public int rank() { return rank; }
     @Override public int size() { return size; }
+
+    /** The job's timeout, which bounds every wait. */
+    public Duration timeout() { return timeout; }
+
+    /** The memory kind of this communicator's heap (CUDA device memory of its GPU). */
+    public MemoryKind kind() { return kind; }
+
+    /** Whether unicomm.nvshmem.moe.profile asks the MoE kernels to time themselves. */
+    public boolean moeProfile() { return moeProfile; }
     @Override public SymmetricHeap heap() { return heap; }
     @Override public Rma rma() { return rma; }
     @Override public Team world() { return world; }
@@ -476,7 +487,7 @@ final class NvshmemCommunicator implements BackendCommunicator {
      * wait for their peers' blocks: kernels of two buffers running side by side could hold the SMs
      * the other needs. So MoE operations of all buffers run in issue order, as collectives do.
      */
-    synchronized long moeStream() {
+    public synchronized long moeStream() {
         if (moeStream == 0) moeStream = NvOps.streamCreate();
         return moeStream;
     }

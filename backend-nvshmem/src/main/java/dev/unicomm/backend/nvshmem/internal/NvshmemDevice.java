@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.DeviceBuffer;
@@ -6,7 +6,6 @@ import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Stream;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;

@@ -1,11 +1,10 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.Collectives;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.ValueLayout;
 
 /**

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import java.util.Map;
 import java.util.TreeMap;

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal.moe;
 
 import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.*;
 
@@ -11,8 +11,8 @@ import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.LowLatencyDispatchedOnStream;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeBuffer;
-import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeConfig.Mode;
+import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Stream;
@@ -20,6 +20,7 @@ import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
+import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * (defaults: this PE's share of the GPU's SMs less two; low-latency: the whole GPU when the PE has it alone), so
  * PEs sharing one GPU always have all their blocks resident while they wait for each other.
  */
-final class NvshmemMoe implements MoeBuffer {
+public final class NvshmemMoe implements MoeBuffer {
     private static final Cleaner CLEANER = Cleaner.create();
     private static final int NORMAL_THREADS = 512, LL_THREADS = 1024;
     /** Normal-mode handles whose routing memory one allocation provides (a handle's memory returns when it is collected). */
@@ -72,18 +73,18 @@ final class NvshmemMoe implements MoeBuffer {
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
 
-    NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
+    public NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
         this.cfg = cfg;
-        this.ranks = c.size;
-        this.me = c.rank;
+        this.ranks = c.size();
+        this.me = c.rank();
         this.local = cfg.numLocalExperts(ranks);
         this.maxT = cfg.maxTokensPerRank();
         this.hidden = cfg.hidden();
         this.topk = cfg.numTopk();
         this.experts = cfg.numExperts();
         this.blocks = blocks;
-        this.times = c.moeProfile ? new MoeKernelTimes() : null;
+        this.times = c.moeProfile() ? new MoeKernelTimes() : null;
         this.lay = MoeSymLayout.of(cfg, ranks);
         this.sym = sym;
         this.base = sym.address();
@@ -118,7 +119,7 @@ final class NvshmemMoe implements MoeBuffer {
                 .set(OFF_RECV, lay.recv()).set(OFF_RECV_SCALES, lay.recvScales()).set(OFF_RECV_IDX, lay.recvIdx())
                 .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region())
                 .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
-                .set(TIMEOUT_NS, c.timeout.toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
+                .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
         // Every PE has cleared its block before anyone writes into a peer's.
         c.teamBarrier(NvOps.TEAM_WORLD, stream);
@@ -137,7 +138,6 @@ final class NvshmemMoe implements MoeBuffer {
     @Override public MoeConfig config() { return cfg; }
 
     @Override public synchronized long footprintBytes() { return lay.total() + allocated; }
-
 
     /** Points the argument block at completion slot {@code s} for the next operation; returns its stamp. */
     private long useSlot(int s) {
@@ -484,7 +484,7 @@ final class NvshmemMoe implements MoeBuffer {
     private Tensor device(long address, DType dtype, long... shape) {
         long n = dtype.byteSize();
         for (long s : shape) n *= s;
-        return Tensor.of(Memory.device(address, n, c.kind), dtype, shape);
+        return Tensor.of(Memory.device(address, n, c.kind()), dtype, shape);
     }
 
     private void ensureOpen() {

@@ -1,10 +1,9 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.OutOfSymmetricMemoryException;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

@@ -1,7 +1,6 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 
 /**
  * An NVSHMEM team ({@code nvshmem_team_t}). Membership (world ranks) is computed in Java from the

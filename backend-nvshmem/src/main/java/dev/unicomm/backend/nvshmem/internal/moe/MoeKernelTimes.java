@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal.moe;
 
 import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.util.ArrayList;

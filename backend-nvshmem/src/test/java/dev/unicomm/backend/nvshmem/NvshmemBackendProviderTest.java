@@ -17,18 +17,18 @@ import dev.unicomm.spi.LocalStore;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
-class NvshmemProviderTest {
+class NvshmemBackendProviderTest {
 
     @Test
     void serviceLoaderFindsTheProvider() {
         boolean found = ServiceLoader.load(CommBackendProvider.class).stream()
-                .anyMatch(p -> p.type() == NvshmemProvider.class);
-        assertTrue(found, "META-INF/services must register NvshmemProvider");
+                .anyMatch(p -> p.type() == NvshmemBackendProvider.class);
+        assertTrue(found, "META-INF/services must register NvshmemBackendProvider");
     }
 
     @Test
     void declaresTheGpuCapabilities() {
-        var caps = new NvshmemProvider().capabilities();
+        var caps = new NvshmemBackendProvider().capabilities();
         for (Capability c : new Capability[] {Capability.RMA, Capability.SIGNALS, Capability.ATOMICS, Capability.TEAMS,
                 Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA, Capability.NATIVE_COLLECTIVES, Capability.MULTI_PROCESS})
             assertTrue(caps.contains(c), "missing " + c);
@@ -38,7 +38,7 @@ class NvshmemProviderTest {
 
     @Test
     void reportCarriesCauseAndFixWhenUnavailable() {
-        var report = BackendRegistry.report(new NvshmemProvider());
+        var report = BackendRegistry.report(new NvshmemBackendProvider());
         assertEquals("nvshmem", report.name());
         if (!report.available()) {
             assertFalse(report.cause().isBlank());
@@ -48,7 +48,7 @@ class NvshmemProviderTest {
 
     @Test
     void openingWhereUnavailableThrowsBackendUnavailableWithCauseAndFix() {
-        var provider = new NvshmemProvider();
+        var provider = new NvshmemBackendProvider();
         var a = provider.availability();
         assumeFalse(a.available(), "a GPU with NVSHMEM is available here; the unavailable path cannot be seen");
         var ctx = new BackendContext(CommConfig.single("nvshmem"), new LocalStore(CommConfig.DEFAULT_TIMEOUT));
@@ -57,24 +57,5 @@ class NvshmemProviderTest {
         assertTrue(e.getMessage().contains(a.cause()), e.getMessage());
         assertTrue(e.getMessage().contains(a.fix()), e.getMessage());
         assertSame(a.error(), e.getCause());
-    }
-
-    @Test
-    void deviceIsLocalRankModuloDevicesUnlessConfigured() {
-        assertEquals(0, NvshmemCommunicator.chooseDevice(null, 0, 1));
-        assertEquals(0, NvshmemCommunicator.chooseDevice(null, 3, 1));
-        assertEquals(1, NvshmemCommunicator.chooseDevice(null, 5, 2));
-        assertEquals(2, NvshmemCommunicator.chooseDevice("2", 0, 4));
-        var bad = assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("4", 0, 4));
-        assertTrue(bad.getMessage().contains("0..3"), bad.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("gpu0", 0, 4));
-    }
-
-    @Test
-    void symmetricSizeSuffixesParse() {
-        assertEquals(1L << 30, NvshmemCommunicator.parseSize("1G"));
-        assertEquals(512L << 20, NvshmemCommunicator.parseSize("512M"));
-        assertEquals(64L << 10, NvshmemCommunicator.parseSize("64kb"));
-        assertEquals(12345, NvshmemCommunicator.parseSize("12345"));
     }
 }

@@ -2,6 +2,7 @@ package dev.unicomm.backend.nvshmem;
 
 import dev.unicomm.api.Capability;
 import dev.unicomm.backend.nvshmem.internal.NvLibrary;
+import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
@@ -25,13 +26,13 @@ import java.util.Set;
  * {@code nvshmem.moe.ll.sms} (blocks per low-latency kernel; default the whole GPU when the PE has it alone),
  * {@code nvshmem.moe.transport} ({@code auto}, {@code loadstore}, {@code nvshmem}), {@code nvshmem.moe.profile}.
  */
-public final class NvshmemProvider implements CommBackendProvider {
+public final class NvshmemBackendProvider implements CommBackendProvider {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
             Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA,
             Capability.NATIVE_COLLECTIVES, Capability.NATIVE_MOE, Capability.MULTI_PROCESS);
 
     /** Cheap: natives load on {@link #availability()} or {@link #open}. */
-    public NvshmemProvider() {}
+    public NvshmemBackendProvider() {}
 
     @Override public String name() { return "nvshmem"; }
 

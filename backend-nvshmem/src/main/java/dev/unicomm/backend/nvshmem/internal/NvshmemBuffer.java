@@ -1,9 +1,8 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.SymmetricBuffer;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 

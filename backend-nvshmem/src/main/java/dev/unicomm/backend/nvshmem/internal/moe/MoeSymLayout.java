@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal.moe;
 
 import dev.unicomm.api.MoeConfig;
 
@@ -9,11 +9,11 @@ import dev.unicomm.api.MoeConfig;
  * [R*T][K] int64, weights [R*T][K] fp32. Low-latency mode: count matrix [2][R][E], counters
  * [2][R] each, two generations of [L][R*T] rows of 2H bytes (FP8: H-byte rows, then scales).
  */
-record MoeSymLayout(long cnt, long done, long ready, long recv, long recvScales, long recvIdx, long recvW, long region,
+public record MoeSymLayout(long cnt, long done, long ready, long recv, long recvScales, long recvIdx, long recvW, long region,
                     long total) {
     private static final long ALIGN = 256;
 
-    static MoeSymLayout of(MoeConfig cfg, int ranks) {
+    public static MoeSymLayout of(MoeConfig cfg, int ranks) {
         long r = ranks, t = cfg.maxTokensPerRank(), h = cfg.hidden(), k = cfg.numTopk(), l = cfg.numLocalExperts(ranks);
         if (cfg.mode() == MoeConfig.Mode.NORMAL) {
             long cnt = 0, done = align(cnt + 2 * r * (r + l) * 8), ready = align(done + r * 8), recv = align(ready + r * 8);

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.Cmp;
 import dev.unicomm.api.CommTimeoutException;
@@ -7,7 +7,6 @@ import dev.unicomm.api.Rma;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.locks.LockSupport;
 

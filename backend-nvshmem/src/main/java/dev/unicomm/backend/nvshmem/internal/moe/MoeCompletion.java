@@ -1,9 +1,10 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal.moe;
 
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.NativeCallException;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
+import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -69,7 +70,7 @@ final class MoeCompletion {
      * what the kernel recorded, if anything.
      */
     void await(int s, long stamp, String kernel) {
-        long at = s * slotBytes, start = System.nanoTime(), limit = c.timeout.toNanos() + 1_000_000_000L;
+        long at = s * slotBytes, start = System.nanoTime(), limit = c.timeout().toNanos() + 1_000_000_000L;
         long spins = 0;
         while ((long) STAMP.getVolatile(host, at) < stamp) {
             if ((++spins & 1023) == 0) {
@@ -82,7 +83,7 @@ final class MoeCompletion {
                 if (idle && (long) STAMP.getVolatile(host, at) < stamp)
                     throw new CommException(kernel + " ended without reporting completion (stamp " + stamp + ")");
                 long waited = System.nanoTime() - start;
-                if (waited > limit) throw new CommTimeoutException(kernel, c.timeout);
+                if (waited > limit) throw new CommTimeoutException(kernel, c.timeout());
                 if (waited > 5_000_000) {
                     c.checkHealthy();
                     LockSupport.parkNanos(20_000);
@@ -105,7 +106,7 @@ final class MoeCompletion {
         host.set(ValueLayout.JAVA_LONG, at + 8, 0);
         NvOps.fillAsync(err(s), 0, 32, stream);
         c.await(stream, "clearing a MoE error record");
-        throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout);
+        throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout());
     }
 
     void free() { NvOps.pinnedFree(pinned); }

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem;
+package dev.unicomm.backend.nvshmem.internal.moe;
 
 import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_DUPLICATE;
 import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_EXPERT;
