@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.unicomm.api.BackendReport;
 import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.CommConfig;
+import dev.unicomm.backend.ascend.internal.AscendSettings;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import java.io.IOException;

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.CommConfig;
 import java.io.IOException;
@@ -157,7 +157,7 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
     }
 
     /** System property, else the matching {@code UNICOMM_*} environment variable. */
-    static String systemSetting(String key) {
+    public static String systemSetting(String key) {
         String v = System.getProperty(key);
         if (v != null) return v;
         return System.getenv(key.toUpperCase().replace('.', '_'));

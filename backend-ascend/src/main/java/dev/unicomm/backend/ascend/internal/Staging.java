@@ -1,6 +1,5 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.backend.ascend.internal.AscendNatives.CopyKind;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

@@ -1,10 +1,9 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.OutOfSymmetricMemoryException;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.spi.Store;
 import java.nio.charset.StandardCharsets;
 

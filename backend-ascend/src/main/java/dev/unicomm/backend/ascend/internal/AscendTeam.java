@@ -1,9 +1,8 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 
 /**
  * An aclshmem team ({@code aclshmem_team_t}). Every team unicomm makes is strided in world PEs,

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.Cmp;
@@ -8,7 +8,6 @@ import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.UnsupportedCapabilityException;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.backend.ascend.internal.AscendNatives.CopyKind;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,9 +1,8 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.SymmetricBuffer;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;

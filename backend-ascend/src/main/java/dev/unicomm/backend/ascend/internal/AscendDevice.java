@@ -1,11 +1,10 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.DeviceBuffer;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Stream;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.backend.ascend.internal.AscendNatives.CopyKind;
 import java.lang.foreign.MemorySegment;
 

@@ -1,4 +1,4 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommException;
@@ -10,7 +10,6 @@ import dev.unicomm.api.Rma;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
@@ -35,7 +34,7 @@ import java.util.function.LongConsumer;
  * The settings every PE must share (heap size and side, staging size, TLS switch) travel with the
  * unique id and are compared before the collective init, so a mismatch fails fast on every PE.
  */
-final class AscendCommunicator implements BackendCommunicator {
+public final class AscendCommunicator implements BackendCommunicator {
     /** One Ascend SHMEM instance per process: whether it is taken. */
     private static final AtomicBoolean INSTANCE = new AtomicBoolean();
     /** Store key of rank 0's unique id and shared settings. */
@@ -89,7 +88,7 @@ final class AscendCommunicator implements BackendCommunicator {
     }
 
     /** Collective over the job; the libraries are already bound (the provider probed them). */
-    static AscendCommunicator open(BackendContext ctx, AscendSettings s) {
+    public static AscendCommunicator open(BackendContext ctx, AscendSettings s) {
         if (!INSTANCE.compareAndSet(false, true))
             throw new CommException("this process already has an open ascend communicator, and Ascend SHMEM runs one "
                     + "instance per process (aclshmemx_init_attr refuses a second init): close the other communicator first");

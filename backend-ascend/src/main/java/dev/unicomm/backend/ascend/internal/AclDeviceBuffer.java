@@ -1,8 +1,7 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.DeviceBuffer;
 import dev.unicomm.api.MemoryKind;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import java.lang.foreign.MemorySegment;
 
 /** NPU memory from {@code aclrtMalloc}; {@link #close()} is {@code aclrtFree}. */

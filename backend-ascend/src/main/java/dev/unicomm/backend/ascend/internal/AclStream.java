@@ -1,7 +1,6 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.Stream;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 
 /** An ACL stream ({@code aclrtStream}); owned ones are destroyed on close, wrapped ones only forgotten. */
 final class AclStream implements Stream {

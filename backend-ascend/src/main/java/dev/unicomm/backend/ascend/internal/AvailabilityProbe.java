@@ -1,7 +1,6 @@
-package dev.unicomm.backend.ascend;
+package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.NativeCallException;
-import dev.unicomm.backend.ascend.internal.AscendNatives;
 import dev.unicomm.backend.ascend.internal.AscendNatives.LoadResult;
 import dev.unicomm.spi.Availability;
 
@@ -10,13 +9,13 @@ import dev.unicomm.spi.Availability;
  * its Throwable where there is one). The JNI shim loads once per process ({@link AscendNatives#jniFailure()});
  * the rest is asked afresh, because the answer depends on the settings (library paths, device).
  */
-final class AvailabilityProbe {
+public final class AvailabilityProbe {
     private AvailabilityProbe() {}
 
     static final String CANN_ENV = "source /usr/local/Ascend/ascend-toolkit/set_env.sh";
 
     /** Library, then runtime, then at least one NPU. Never throws. */
-    static Availability probe(AscendSettings s) {
+    public static Availability probe(AscendSettings s) {
         LoadResult load = AscendNatives.load(s.aclLibrary(), s.shmemLibrary());
         Availability libs = explain(load, s);
         if (libs != null) return libs;
