@@ -7,6 +7,7 @@ module dev.unicomm.backend.ascend {
     requires org.bytedeco.javacpp;
 
     exports dev.unicomm.backend.ascend;
+    opens dev.unicomm.backend.ascend.internal to org.bytedeco.javacpp;
 
     provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.ascend.AscendBackendProvider;
 }

@@ -79,10 +79,10 @@ public final class AscendNatives {
         int rc = AscendShim.uca_load(aclLibrary, shmemLibrary);
         String msg = text((b, n) -> AscendShim.uca_message(b, n));
         LoadStatus s = switch (rc) {
-            case 0 -> LoadStatus.OK;
-            case 1 -> LoadStatus.ACL_MISSING;
-            case 2 -> LoadStatus.SHMEM_MISSING;
-            case 3 -> LoadStatus.SYMBOLS_MISSING;
+            case AscendShim.UCA_LOAD_OK -> LoadStatus.OK;
+            case AscendShim.UCA_LOAD_ACL_MISSING -> LoadStatus.ACL_MISSING;
+            case AscendShim.UCA_LOAD_SHMEM_MISSING -> LoadStatus.SHMEM_MISSING;
+            case AscendShim.UCA_LOAD_SYMBOLS_MISSING -> LoadStatus.SYMBOLS_MISSING;
             default -> LoadStatus.CONFLICT;
         };
         return new LoadResult(s, msg);

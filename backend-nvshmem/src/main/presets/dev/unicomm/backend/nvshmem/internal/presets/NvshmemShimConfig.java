@@ -1,4 +1,4 @@
-package dev.unicomm.backend.nvshmem.internal;
+package dev.unicomm.backend.nvshmem.internal.presets;
 
 import org.bytedeco.javacpp.annotation.Platform;
 import org.bytedeco.javacpp.annotation.Properties;
