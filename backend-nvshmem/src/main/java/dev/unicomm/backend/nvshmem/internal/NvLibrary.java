@@ -55,8 +55,8 @@ public final class NvLibrary {
                     "depend on backend-nvshmem-platform, or put backend-nvshmem-<version>-linux-x86_64.jar next to backend-nvshmem on the class path "
                             + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)" + see("nvshmem-no-library"));
         }
-        if (NvshmemShim.uc_probe_driver() != 0)
-            return Availability.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.uc_load_error()),
+        if (NvshmemShim.ucn_probe_driver() != 0)
+            return Availability.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.ucn_load_error()),
                     "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)" + see("nvshmem-no-gpu"));
         String ops = setting("unicomm.nvshmem.ops", "UNICOMM_NVSHMEM_OPS", env);
         if (ops == null) {
@@ -68,8 +68,8 @@ public final class NvLibrary {
             ops = f.getAbsolutePath();
         }
         String host = findHostLibrary(env);
-        if (NvshmemShim.uc_load(host == null ? "" : host, ops) != 0)
-            return Availability.no("cannot load NVSHMEM: " + NvOps.text(NvshmemShim.uc_load_error())
+        if (NvshmemShim.ucn_load(host == null ? "" : host, ops) != 0)
+            return Availability.no("cannot load NVSHMEM: " + NvOps.text(NvshmemShim.ucn_load_error())
                             + (host == null ? " (no NVSHMEM found in -Dunicomm.nvshmem.home, UNICOMM_NVSHMEM_HOME, NVSHMEM_HOME or a pip site-packages; tried the loader's search path)" : ""),
                     "pip install nvidia-nvshmem-cu13 (found under site-packages/nvidia/nvshmem/lib), or set -Dunicomm.nvshmem.home "
                             + "(or UNICOMM_NVSHMEM_HOME / NVSHMEM_HOME) to the NVSHMEM install whose lib/ holds " + HOST_LIB

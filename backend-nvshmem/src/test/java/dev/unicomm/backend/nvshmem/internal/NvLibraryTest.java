@@ -54,9 +54,9 @@ class NvLibraryTest {
         assumeTrue(ops != null, "this build has no CUDA ops library (nvcc or NVSHMEM missing at build time)");
         String host = NvLibrary.findHostLibrary(System.getenv());
         assumeTrue(host != null, "no pip-installed NVSHMEM here (pip install nvidia-nvshmem-cu13)");
-        assumeTrue(NvshmemShim.uc_probe_driver() != 0, "an NVIDIA driver is present: the driver-less error path cannot be seen");
+        assumeTrue(NvshmemShim.ucn_probe_driver() != 0, "an NVIDIA driver is present: the driver-less error path cannot be seen");
         String path = org.bytedeco.javacpp.Loader.cacheResource(NvshmemShim.class, "linux-x86_64/libunicomm_nvshmem_ops.so").getAbsolutePath();
-        assertEquals(0, NvshmemShim.uc_load(host, path), () -> NvOps.text(NvshmemShim.uc_load_error()));
+        assertEquals(0, NvshmemShim.ucn_load(host, path), () -> NvOps.text(NvshmemShim.ucn_load_error()));
         var e = assertThrows(NativeCallException.class, NvOps::cudaProbe);
         assertTrue(e.call().startsWith("cuda"), e.call());
         assertTrue(e.getMessage().contains("cudaError"), e.getMessage());

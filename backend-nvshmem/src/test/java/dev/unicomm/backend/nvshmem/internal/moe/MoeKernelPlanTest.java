@@ -24,14 +24,14 @@ import org.junit.jupiter.api.Test;
 /** The host-side plan of the MoE kernels, checked without a GPU: argument block, memory layout, limits, errors. */
 class MoeKernelPlanTest {
 
-    /** Java fills the kernels' argument block by index: the order must be uc_moe.h's field order. */
+    /** Java fills the kernels' argument block by index: the order must be ucn_moe.h's field order. */
     @Test void argumentIndicesFollowTheNativeStruct() throws IOException, IllegalAccessException {
-        String header = Files.readString(Path.of("src/main/native/uc_moe.h"));
-        String body = header.substring(header.indexOf("typedef struct {") + 16, header.indexOf("} uc_moe_args;"));
+        String header = Files.readString(Path.of("src/main/native/ucn_moe.h"));
+        String body = header.substring(header.indexOf("typedef struct {") + 16, header.indexOf("} ucn_moe_args;"));
         List<String> fields = new ArrayList<>();
         Matcher m = Pattern.compile("long long ([a-z0-9_, ]+);").matcher(body.replaceAll("/\\*.*?\\*/", ""));
         while (m.find()) for (String f : m.group(1).split(",")) fields.add(f.strip().toUpperCase(Locale.ROOT));
-        assertEquals(NvMoeArgs.WORDS, fields.size(), "field count of uc_moe_args");
+        assertEquals(NvMoeArgs.WORDS, fields.size(), "field count of ucn_moe_args");
         for (int i = 0; i < fields.size(); i++) {
             Field f;
             try {

@@ -7,8 +7,8 @@
  * 64-bit integers; every function that wraps a vendor call returning a status returns that
  * status unchanged (0 = success), so Java can name the call and the code.
  */
-#ifndef UNICOMM_ASCEND_SHIM_H
-#define UNICOMM_ASCEND_SHIM_H
+#ifndef UCA_SHIM_H
+#define UCA_SHIM_H
 
 #include <stdint.h>
 

@@ -1,9 +1,9 @@
 /*
- * Implementation of ascend_shim.h. The vendor declarations below are this project's own,
+ * Implementation of uca_shim.h. The vendor declarations below are this project's own,
  * written from the public Ascend SHMEM headers (include/host/...) and the ACL runtime
  * documentation; only the subset unicomm calls is declared.
  */
-#include "ascend_shim.h"
+#include "uca_shim.h"
 
 #include <dlfcn.h>
 #include <stddef.h>

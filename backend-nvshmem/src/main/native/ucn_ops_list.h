@@ -1,10 +1,10 @@
 /*
  * The operations the CUDA/NVSHMEM library (libunicomm_nvshmem_ops.so) exports, as one X-macro
  * list. The ops library defines them; the JNI shim looks each one up with dlsym and forwards
- * to it. Every operation returns 0 or an error code; details come from uc_ops_error_*.
+ * to it. Every operation returns 0 or an error code; details come from ucn_ops_error_*.
  * X(name, parameter list, argument list)
  */
-#define UC_OPS_LIST(X) \
+#define UCN_OPS_LIST(X) \
     X(cuda_probe, (int *device_count, int *driver_version), (device_count, driver_version)) \
     X(get_uniqueid, (signed char *out, int capacity), (out, capacity)) \
     X(init, (int rank, int nranks, const signed char *uid, int uid_len, int device), (rank, nranks, uid, uid_len, device)) \

@@ -1,5 +1,5 @@
 /*
- * The JNI side's implementation of uc_shim.h. Links only libc/libdl: the NVIDIA driver, NVSHMEM
+ * The JNI side's implementation of ucn_shim.h. Links only libc/libdl: the NVIDIA driver, NVSHMEM
  * and our CUDA ops library are opened with dlopen when asked, and a missing one comes back as a
  * message (dlerror) instead of an UnsatisfiedLinkError.
  */
@@ -7,22 +7,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "uc_shim.h"
-#include "uc_codes.h"
-#include "uc_ops_list.h"
+#include "ucn_shim.h"
+#include "ucn_codes.h"
+#include "ucn_ops_list.h"
 
 static char load_error[1024];
 static void *ops_handle;
 static int ops_ready;
 
 /* One function pointer per operation, named p_<name>. */
-#define UC_DECLARE_POINTER(name, params, args) static int (*p_##name) params;
-UC_OPS_LIST(UC_DECLARE_POINTER)
+#define UCN_DECLARE_POINTER(name, params, args) static int (*p_##name) params;
+UCN_OPS_LIST(UCN_DECLARE_POINTER)
 static const char *(*p_error_call)(void);
 static const char *(*p_error_name)(void);
 static long long (*p_error_code)(void);
 
-int uc_probe_driver(void) {
+int ucn_probe_driver(void) {
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
         const char *e = dlerror();
@@ -40,7 +40,7 @@ static void *must_sym(const char *name) {
     return s;
 }
 
-int uc_load(const char *nvshmem_host_path, const char *ops_path) {
+int ucn_load(const char *nvshmem_host_path, const char *ops_path) {
     if (ops_ready) return 0;
     load_error[0] = 0;
     if (nvshmem_host_path != NULL && nvshmem_host_path[0] != 0) {
@@ -55,29 +55,29 @@ int uc_load(const char *nvshmem_host_path, const char *ops_path) {
         snprintf(load_error, sizeof load_error, "%s", dlerror());
         return 1;
     }
-#define UC_RESOLVE(name, params, args) p_##name = (int (*) params) must_sym("uc_ops_" #name);
-    UC_OPS_LIST(UC_RESOLVE)
-    p_error_call = (const char *(*)(void)) must_sym("uc_ops_error_call");
-    p_error_name = (const char *(*)(void)) must_sym("uc_ops_error_name");
-    p_error_code = (long long (*)(void)) must_sym("uc_ops_error_code");
+#define UCN_RESOLVE(name, params, args) p_##name = (int (*) params) must_sym("ucn_ops_" #name);
+    UCN_OPS_LIST(UCN_RESOLVE)
+    p_error_call = (const char *(*)(void)) must_sym("ucn_ops_error_call");
+    p_error_name = (const char *(*)(void)) must_sym("ucn_ops_error_name");
+    p_error_code = (long long (*)(void)) must_sym("ucn_ops_error_code");
     if (load_error[0] != 0) return 1;
     ops_ready = 1;
     return 0;
 }
 
-int uc_loaded(void) { return ops_ready; }
+int ucn_loaded(void) { return ops_ready; }
 
-const char *uc_load_error(void) { return load_error; }
+const char *ucn_load_error(void) { return load_error; }
 
-int uc_setenv(const char *name, const char *value, int overwrite) { return setenv(name, value, overwrite); }
+int ucn_setenv(const char *name, const char *value, int overwrite) { return setenv(name, value, overwrite); }
 
-const char *uc_error_call(void) { return ops_ready ? p_error_call() : "uc_load"; }
+const char *ucn_error_call(void) { return ops_ready ? p_error_call() : "ucn_load"; }
 
-const char *uc_error_name(void) { return ops_ready ? p_error_name() : "ops library not loaded"; }
+const char *ucn_error_name(void) { return ops_ready ? p_error_name() : "ops library not loaded"; }
 
-long long uc_error_code(void) { return ops_ready ? p_error_code() : UC_ERR_NOT_LOADED; }
+long long ucn_error_code(void) { return ops_ready ? p_error_code() : UCN_ERR_NOT_LOADED; }
 
-/* uc_<name>(params) forwards to the ops library, or answers UC_ERR_NOT_LOADED before uc_load. */
-#define UC_FORWARD(name, params, args) \
-    int uc_##name params { return ops_ready ? p_##name args : UC_ERR_NOT_LOADED; }
-UC_OPS_LIST(UC_FORWARD)
+/* ucn_<name>(params) forwards to the ops library, or answers UCN_ERR_NOT_LOADED before ucn_load. */
+#define UCN_FORWARD(name, params, args) \
+    int ucn_##name params { return ops_ready ? p_##name args : UCN_ERR_NOT_LOADED; }
+UCN_OPS_LIST(UCN_FORWARD)

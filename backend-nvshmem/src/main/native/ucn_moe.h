@@ -1,9 +1,9 @@
 /*
- * Arguments and codes of the MoE kernels (uc_moe.cu). The Java side (internal/NvMoeArgs.java)
+ * Arguments and codes of the MoE kernels (ucn_moe.cu). The Java side (internal/NvMoeArgs.java)
  * fills a long[] in exactly this field order; every field is 64 bits.
  */
-#ifndef UC_MOE_H
-#define UC_MOE_H
+#ifndef UCN_MOE_H
+#define UCN_MOE_H
 
 typedef struct {
     long long rank, nranks, tokens, hidden, topk, experts, local_experts, max_tokens;
@@ -37,14 +37,14 @@ typedef struct {
                                        signals (PEs whose heaps are not mapped into each other: other nodes) */
     long long scratch;              /* transport 1: device bytes per warp (scratch_per_warp) for staged rows */
     long long scratch_per_warp;
-} uc_moe_args;
+} ucn_moe_args;
 
-#define UC_MOE_ARGS_WORDS ((int) (sizeof(uc_moe_args) / sizeof(long long)))
+#define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))
 
 /* err[0] codes; err[1..3] details. */
-#define UC_MOE_ERR_EXPERT 1     /* topk_idx[err1][err2] = err3 is outside [-1, experts) */
-#define UC_MOE_ERR_DUPLICATE 2  /* topk_idx[err1] names expert err3 twice (slot err2) */
-#define UC_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
-#define UC_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
+#define UCN_MOE_ERR_EXPERT 1     /* topk_idx[err1][err2] = err3 is outside [-1, experts) */
+#define UCN_MOE_ERR_DUPLICATE 2  /* topk_idx[err1] names expert err3 twice (slot err2) */
+#define UCN_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
+#define UCN_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * MoE dispatch/combine kernels (included by uc_ops.cu: one translation unit, one error slot).
+ * MoE dispatch/combine kernels (included by ucn_ops.cu: one translation unit, one error slot).
  *
  * Every PE of the job maps every other PE's symmetric block (nvshmem_ptr), so tokens move with
  * plain loads and stores between PEs' GPU memory: the sender writes rows straight into the
@@ -14,7 +14,7 @@
  * Orderings follow notes/moe-semantics.md: receivers get tokens by source rank, then source index.
  */
 #include <cuda_fp8.h>
-#include "uc_moe.h"
+#include "ucn_moe.h"
 
 #define MOE_FULL 0xffffffffu
 
@@ -37,7 +37,7 @@ __device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, u
                             long long *err, long long who, long long what) {
     while (*(const volatile unsigned long long *) p < v) {
         if (moe_now() > deadline) {
-            moe_record(err, UC_MOE_ERR_TIMEOUT, who, what, (long long) v);
+            moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, (long long) v);
             return false;
         }
     }
@@ -51,7 +51,7 @@ __device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsig
     unsigned long long v;
     while ((unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag) {
         if (moe_now() > deadline) {
-            moe_record(err, UC_MOE_ERR_TIMEOUT, who, 0, (long long) tag);
+            moe_record(err, UCN_MOE_ERR_TIMEOUT, who, 0, (long long) tag);
             return -1;
         }
     }
@@ -68,21 +68,21 @@ __device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsig
  * naming this PE's own symmetric address and the target PE.
  */
 template <bool NV>
-__device__ __forceinline__ char *moe_at(const uc_moe_args &a, int d, long long off) {
+__device__ __forceinline__ char *moe_at(const ucn_moe_args &a, int d, long long off) {
     const long long *peers = (const long long *) a.peers;
     return (char *) (NV ? peers[a.rank] : peers[d]) + off;
 }
 
 /* Writes one 64-bit word at symmetric offset off of PE d. */
 template <bool NV>
-__device__ __forceinline__ void moe_put_word(const uc_moe_args &a, int d, long long off, unsigned long long v) {
+__device__ __forceinline__ void moe_put_word(const ucn_moe_args &a, int d, long long off, unsigned long long v) {
     if (NV) nvshmem_uint64_p((uint64_t *) moe_at<NV>(a, d, off), v, d);
     else *(volatile unsigned long long *) moe_at<NV>(a, d, off) = v;
 }
 
 
 /* This warp's staging bytes (NVSHMEM transport). */
-__device__ __forceinline__ char *moe_scratch(const uc_moe_args &a) {
+__device__ __forceinline__ char *moe_scratch(const ucn_moe_args &a) {
     long long warp = (long long) blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     return (char *) a.scratch + warp * a.scratch_per_warp;
 }
@@ -93,7 +93,7 @@ __device__ __forceinline__ char *moe_scratch(const uc_moe_args &a) {
  * once every block of the grid has added, and PEs need not agree on grid sizes.
  */
 template <bool NV>
-__device__ void moe_signal_all(const uc_moe_args &a, long long off, long long index) {
+__device__ void moe_signal_all(const ucn_moe_args &a, long long off, long long index) {
     __syncthreads();
     if (threadIdx.x == 0) {
         unsigned long long v = blockIdx.x == 0 ? MOE_SIGNAL_PER_OP - gridDim.x + 1 : 1ULL;
@@ -112,7 +112,7 @@ __device__ void moe_signal_all(const uc_moe_args &a, long long off, long long in
  * pinned slot the host polls (info ints were written there before). Cheaper than a stream query
  * and a copy: the host sees the end within a few hundred nanoseconds.
  */
-__device__ void moe_publish(const uc_moe_args &a) {
+__device__ void moe_publish(const ucn_moe_args &a) {
     volatile long long *slot = (volatile long long *) a.host_slot;
     const volatile long long *err = (const volatile long long *) a.err;
     for (int i = 0; i < 4; i++) slot[1 + i] = err[i];
@@ -124,7 +124,7 @@ __device__ void moe_publish(const uc_moe_args &a) {
  * Every block calls this last: the last block to finish publishes (the grid's stores are then all
  * done). True in the thread that published.
  */
-__device__ bool moe_last_block_publishes(const uc_moe_args &a) {
+__device__ bool moe_last_block_publishes(const ucn_moe_args &a) {
     __syncthreads();
     if (threadIdx.x == 0) {
         __threadfence();
@@ -149,7 +149,7 @@ struct moe_seq {
     int p;
 };
 
-__device__ __forceinline__ moe_seq moe_sequence(const uc_moe_args &a, int which) {
+__device__ __forceinline__ moe_seq moe_sequence(const ucn_moe_args &a, int which) {
     moe_seq q;
     if (a.ctl == 0) {
         q.gen = (unsigned long long) a.gen;
@@ -186,7 +186,7 @@ __device__ __forceinline__ void moe_warp_copy(char *dst, const char *src, long l
 
 /* One warp writes n bytes to symmetric offset off of PE d. */
 template <bool NV>
-__device__ __forceinline__ void moe_put_rows(const uc_moe_args &a, int d, long long off, const char *src, long long n, int lane) {
+__device__ __forceinline__ void moe_put_rows(const ucn_moe_args &a, int d, long long off, const char *src, long long n, int lane) {
     if (NV) nvshmemx_putmem_nbi_warp(moe_at<NV>(a, d, off), src, (size_t) n, d);
     else moe_warp_copy(moe_at<NV>(a, d, off), src, n, lane);
 }
@@ -196,7 +196,7 @@ __device__ __forceinline__ void moe_put_rows(const uc_moe_args &a, int d, long l
  * itself (load/store), or this warp's staging slot `part` after a blocking get (NVSHMEM).
  */
 template <bool NV>
-__device__ __forceinline__ const int4 *moe_pull_512(const uc_moe_args &a, int d, long long off, long long n, int part) {
+__device__ __forceinline__ const int4 *moe_pull_512(const ucn_moe_args &a, int d, long long off, long long n, int part) {
     if (!NV) return (const int4 *) moe_at<NV>(a, d, off);
     char *slot = moe_scratch(a) + (long long) part * 512;
     if (n > 0) nvshmemx_getmem_warp(slot, moe_at<NV>(a, d, off), (size_t) n, d);
@@ -207,13 +207,13 @@ __device__ __forceinline__ const int4 *moe_pull_512(const uc_moe_args &a, int d,
 __device__ __forceinline__ int moe_expert(const long long *idx, int t, int k, int K, int E, long long *err, bool report) {
     long long e = idx[(long long) t * K + k];
     if (e < -1 || e >= E) {
-        if (report) moe_record(err, UC_MOE_ERR_EXPERT, t, k, e);
+        if (report) moe_record(err, UCN_MOE_ERR_EXPERT, t, k, e);
         return -1;
     }
     if (e < 0) return -1;
     for (int j = 0; j < k; j++) {
         if (idx[(long long) t * K + j] == e) {
-            if (report) moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
+            if (report) moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
             return -1;
         }
     }
@@ -241,7 +241,7 @@ __device__ __forceinline__ int4 bf16x8_pack(const float *acc) {
 // ------------------------------------------------------------------------------------- layout
 
 /* One block: tokensPerRank [R], tokensPerExpert [E] (int32), isTokenInRank [T][R] (bytes). */
-__global__ void __launch_bounds__(1024) moe_layout_kernel(uc_moe_args a) {
+__global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
     extern __shared__ int sh[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int *cnt_e = sh, *cnt_r = sh + E;
@@ -282,7 +282,7 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(uc_moe_args a) {
  * full matrix, then writes the send offsets (device) and N + per-expert counts (info).
  */
 template <bool NV>
-__global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
+__global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     extern __shared__ int sh[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
@@ -307,14 +307,14 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
                 long long e = r[k];
                 if (k >= K || e == -1) continue;
                 if (e < -1 || e >= E) {
-                    moe_record(err, UC_MOE_ERR_EXPERT, t, k, e);
+                    moe_record(err, UCN_MOE_ERR_EXPERT, t, k, e);
                     continue;
                 }
                 bool repeat = false;
 #pragma unroll
                 for (int j = 0; j < 16; j++) repeat |= j < k && r[j] == e;
                 if (repeat) {
-                    moe_record(err, UC_MOE_ERR_DUPLICATE, t, k, e);
+                    moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
                     continue;
                 }
                 atomicAdd(&cnt_e[e], 1);
@@ -399,7 +399,7 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(uc_moe_args a) {
  * waits until all PEs' blocks have signalled this PE (a.expected in total per source).
  */
 template <bool NV>
-__global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a) {
+__global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, E = (int) a.experts;
     int lane = threadIdx.x & 31;
     long long H = a.hidden, row_bytes = a.fp8 ? H : 2 * H, scale_bytes = (H / 128) * 4;
@@ -473,7 +473,7 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(uc_moe_args a)
  * every PE that received it and sums them in fp32 (bf16 once at the end), and sums the weights.
  */
 template <bool NV>
-__global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) {
+__global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, me = (int) a.rank;
     int lane = threadIdx.x & 31;
     long long H = a.hidden, row_bytes = 2 * H;
@@ -560,7 +560,7 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(uc_moe_args a) 
  * share a row), record the (expert, slot) pairs for the combine, and each block signals every PE.
  */
 template <bool NV>
-__global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
+__global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     extern __shared__ unsigned int bits[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     moe_seq q = moe_sequence(a, 1);
@@ -695,7 +695,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(uc_moe_args a) {
  * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
  */
 template <bool NV>
-__global__ void __launch_bounds__(1024) moe_ll_combine_kernel(uc_moe_args a) {
+__global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
     moe_seq q = moe_sequence(a, 2);
     int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
@@ -783,21 +783,21 @@ static void moe_mark(int i, long long stream) {
     if (moe_profiling) cudaEventRecord(moe_ev[i], STREAM(stream));
 }
 
-static int moe_args(const long long *raw, int n, uc_moe_args *a, const char *op) {
-    if (n != UC_MOE_ARGS_WORDS) return fail(UC_ERR_ARGUMENT, op, n, "argument block has the wrong size (Java and native out of step)");
+static int moe_args(const long long *raw, int n, ucn_moe_args *a, const char *op) {
+    if (n != UCN_MOE_ARGS_WORDS) return fail(UCN_ERR_ARGUMENT, op, n, "argument block has the wrong size (Java and native out of step)");
     memcpy(a, raw, sizeof *a);
-    return UC_OK;
+    return UCN_OK;
 }
 
 static int moe_smem(const void *kernel, long long bytes, const char *op) {
-    if (bytes <= 48 * 1024) return UC_OK;
+    if (bytes <= 48 * 1024) return UCN_OK;
     return cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), op);
 }
 
-typedef void (*moe_kernel)(uc_moe_args);
+typedef void (*moe_kernel)(ucn_moe_args);
 
 /* Launches one kernel on the operation's stream (opting in to its shared memory first). */
-static int moe_launch(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const uc_moe_args &a) {
+static int moe_launch(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const ucn_moe_args &a) {
     int rc = moe_smem((const void *) k, smem, name);
     if (rc) return rc;
     k<<<grid, block, smem, STREAM(a.stream)>>>(a);
@@ -805,7 +805,7 @@ static int moe_launch(moe_kernel k, const char *name, unsigned grid, unsigned bl
 }
 
 /* An operation of one kernel, between the timing marks. */
-static int moe_timed(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const uc_moe_args &a) {
+static int moe_timed(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const ucn_moe_args &a) {
     moe_ev_kernels = 1;
     moe_mark(0, a.stream);
     int rc = moe_launch(k, name, grid, block, smem, a);
@@ -816,14 +816,14 @@ static int moe_timed(moe_kernel k, const char *name, unsigned grid, unsigned blo
 /* Every entry starts here: this thread's device, and the argument block checked and copied. */
 #define MOE_PARSE(name)                         \
     ensure_device();                            \
-    uc_moe_args a;                              \
+    ucn_moe_args a;                              \
     int rc = moe_args(raw, n, &a, name);        \
     if (rc) return rc
 
 extern "C" {
 
 /* Turns kernel timing on (1) or off (0). */
-int uc_ops_moe_profile(int on) {
+int ucn_ops_moe_profile(int on) {
     ensure_device();
     if (on && !moe_profiling) {
         for (int i = 0; i < 3; i++) {
@@ -832,14 +832,14 @@ int uc_ops_moe_profile(int on) {
         }
     }
     moe_profiling = on;
-    return UC_OK;
+    return UCN_OK;
 }
 
 /* Milliseconds of the last operation's kernels: out[0] the first (count exchange or the only one), out[1] the data kernel (0 if none). */
-int uc_ops_moe_times(float *out) {
+int ucn_ops_moe_times(float *out) {
     ensure_device();
     out[0] = out[1] = 0.f;
-    if (!moe_profiling) return fail(UC_ERR_ARGUMENT, "uc_moe_times", 0, "kernel timing is off");
+    if (!moe_profiling) return fail(UCN_ERR_ARGUMENT, "ucn_moe_times", 0, "kernel timing is off");
     int rc = cuda_check(cudaEventSynchronize(moe_ev[2]), "cudaEventSynchronize");
     if (rc) return rc;
     if (moe_ev_kernels == 2) {
@@ -850,7 +850,7 @@ int uc_ops_moe_times(float *out) {
 }
 
 /* SMs of this PE's device and the most dynamic shared memory a block may opt in to. */
-int uc_ops_moe_device_info(int *sms, long long *smem) {
+int ucn_ops_moe_device_info(int *sms, long long *smem) {
     ensure_device();
     int dev = 0, v = 0;
     int rc = cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
@@ -862,13 +862,13 @@ int uc_ops_moe_device_info(int *sms, long long *smem) {
     return rc;
 }
 
-int uc_ops_moe_layout(const long long *raw, int n) {
+int ucn_ops_moe_layout(const long long *raw, int n) {
     MOE_PARSE("moe_layout_kernel");
     return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
 }
 
 /* Normal dispatch: the count exchange (with cached routing: a barrier instead) and the data kernel. */
-int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
+int ucn_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     MOE_PARSE("moe_normal_dispatch_kernel");
     moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
     moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true> : moe_normal_dispatch_kernel<false>;
@@ -885,18 +885,18 @@ int uc_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     return rc;
 }
 
-int uc_ops_moe_normal_combine(const long long *raw, int n) {
+int ucn_ops_moe_normal_combine(const long long *raw, int n) {
     MOE_PARSE("moe_normal_combine_kernel");
     return moe_timed(a.transport ? moe_normal_combine_kernel<true> : moe_normal_combine_kernel<false>, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
-int uc_ops_moe_ll_dispatch(const long long *raw, int n) {
+int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
     MOE_PARSE("moe_ll_dispatch_kernel");
     return moe_timed(a.transport ? moe_ll_dispatch_kernel<true> : moe_ll_dispatch_kernel<false>, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
                      a.experts * ((a.max_tokens + 31) / 32) * 4, a);
 }
 
-int uc_ops_moe_ll_combine(const long long *raw, int n) {
+int ucn_ops_moe_ll_combine(const long long *raw, int n) {
     MOE_PARSE("moe_ll_combine_kernel");
     return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_kernel<false>, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
