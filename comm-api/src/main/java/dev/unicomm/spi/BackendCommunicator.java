@@ -41,7 +41,9 @@ public interface BackendCommunicator extends AutoCloseable {
     /** Native collectives, for backends that declare {@code NATIVE_COLLECTIVES}. */
     default Optional<Collectives> nativeCollectives() { return Optional.empty(); }
 
-    /** Native MoE, for backends that declare {@code NATIVE_MOE}; the buffer allocates from the backend's own heap. */
+    /**
+     * Native MoE, for backends that declare {@code NATIVE_MOE}.
+     */
     default Optional<MoeBuffer> nativeMoe(MoeConfig config) { return Optional.empty(); }
 
     /** The device runtime of device backends. */
