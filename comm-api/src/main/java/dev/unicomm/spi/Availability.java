@@ -24,6 +24,9 @@ public record Availability(boolean available, String cause, String fix, Throwabl
         fix = fix == null ? "" : fix;
     }
 
+    /** Without a Throwable (a condition found, not an exception caught). */
+    public Availability(boolean available, String cause, String fix) { this(available, cause, fix, null); }
+
     /** Available. */
     public static Availability yes() { return new Availability(true, "", "", null); }
 
