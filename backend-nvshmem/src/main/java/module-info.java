@@ -5,5 +5,5 @@ module dev.unicomm.backend.nvshmem {
 
     opens dev.unicomm.backend.nvshmem.internal to org.bytedeco.javacpp;
 
-    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.nvshmem.NvshmemProvider;
+    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.nvshmem.NvshmemBackendProvider;
 }

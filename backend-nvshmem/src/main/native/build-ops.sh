@@ -42,7 +42,7 @@ host_lib="$(ls "$home"/lib/libnvshmem_host.so* 2>/dev/null | head -1)"
 [ -n "$host_lib" ] || skip "$home/lib/libnvshmem_host.so* not found"
 
 # Rebuild only when a source is newer than the library.
-if [ -f "$lib" ] && [ -z "$(find "$src_dir" -newer "$lib" -name 'uc_*' -print -quit)" ]; then
+if [ -f "$lib" ] && [ -z "$(find "$src_dir" -newer "$lib" -name 'ucn_*' -print -quit)" ]; then
   echo "[backend-nvshmem] ops library up to date"
   exit 0
 fi
@@ -51,7 +51,7 @@ gencode=()
 for a in $archs; do gencode+=("-gencode=arch=compute_$a,code=sm_$a"); done
 echo "[backend-nvshmem] nvcc ($("$nvcc" --version | tail -1)) against NVSHMEM at $home, archs: $archs"
 if ! "$nvcc" -O2 -std=c++17 -Xcompiler -fPIC -rdc=true -shared "${gencode[@]}" -Wno-deprecated-gpu-targets \
-      -I"$home/include" -I"$src_dir" -o "$lib" "$src_dir/uc_ops.cu" \
+      -I"$home/include" -I"$src_dir" -o "$lib" "$src_dir/ucn_ops.cu" \
       -L"$home/lib" -lnvshmem_device -l:"$(basename "$host_lib")"; then
   echo "[backend-nvshmem] nvcc FAILED" >&2
   exit 1

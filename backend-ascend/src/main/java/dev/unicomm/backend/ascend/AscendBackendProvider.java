@@ -1,15 +1,15 @@
 package dev.unicomm.backend.ascend;
 
-import dev.unicomm.api.BackendReport;
-import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.Capability;
+import dev.unicomm.backend.ascend.internal.AscendCommunicator;
+import dev.unicomm.backend.ascend.internal.AscendSettings;
+import dev.unicomm.backend.ascend.internal.AvailabilityProbe;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -17,14 +17,15 @@ import java.util.function.Function;
  * The {@code ascend} backend: Huawei Ascend NPUs through Ascend SHMEM and the ACL runtime.
  *
  * <p>Capabilities: RMA (blocking, non-blocking, stream-ordered), 32-bit signals (see
- * {@link AscendRma} for how the API's 64-bit signal words map onto them), teams, streams and
+ * the internal {@code AscendRma} for how the API's 64-bit signal words map onto them), teams, streams and
  * NPU device memory. Not declared: {@code ATOMICS} (Ascend SHMEM's host API has no remote atomics),
  * {@code DIRECT_PEER_ACCESS} (the default heap is NPU memory; with
  * {@code unicomm.ascend.heap.side=host} {@code peer()} works where {@code aclshmem_ptr} allows),
  * native collectives and MoE (the portable implementations serve them).
  *
  * <p>Natives load lazily: the constructor touches nothing, {@link #availability()} binds the
- * libraries named by {@link AscendSettings} and reports what is missing.
+ * libraries named by the {@code unicomm.ascend.*} settings (keys and defaults: the internal
+ * {@code AscendSettings}) and reports what is missing.
  */
 public final class AscendBackendProvider implements CommBackendProvider {
     /** Priority: above the host backends, below nothing else on a machine that has NPUs. */
@@ -78,10 +79,7 @@ public final class AscendBackendProvider implements CommBackendProvider {
             String v = context.config().property(k, null);
             return v != null ? v : settings.apply(k);
         });
-        Availability a = AvailabilityProbe.probe(s);
-        if (!a.available())
-            throw new BackendUnavailableException("backend 'ascend' cannot open on rank " + context.rank(),
-                    List.of(new BackendReport(name(), version(), priority(), false, a.cause(), a.fix(), capabilities())));
+        AvailabilityProbe.probe(s).ensureAvailable(this);
         return AscendCommunicator.open(context, s);
     }
 }

@@ -2,9 +2,14 @@ package dev.unicomm.backend.ascend;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.api.BackendReport;
+import dev.unicomm.api.BackendUnavailableException;
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.backend.ascend.internal.AscendSettings;
+import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -33,6 +38,16 @@ class AvailabilityReportTest {
         assertTrue(r.fix().contains("source /usr/local/Ascend/ascend-toolkit/set_env.sh"), r.fix());
         assertTrue(r.fix().contains("unicomm.ascend.acl.library"), r.fix());
         assertEquals("ascend", r.name());
+    }
+
+    @Test void openWithoutCannThrowsBackendUnavailableWithCauseFixAndPage() {
+        var provider = new AscendBackendProvider(Map.<String, String>of()::get);
+        // No store: open must fail on the availability check before it touches one.
+        var e = assertThrows(BackendUnavailableException.class, () -> provider.open(new BackendContext(CommConfig.single("ascend"), null)));
+        assertTrue(e.getMessage().contains("backend 'ascend'"), e.getMessage());
+        assertTrue(e.getMessage().contains("ACL runtime not found"), e.getMessage());
+        assertTrue(e.getMessage().contains("set_env.sh"), e.getMessage());
+        assertTrue(e.getMessage().contains("see docs/troubleshooting.md#ascend-no-cann"), e.getMessage());
     }
 
     @Test void withTheRuntimeButWithoutAscendShmemTheReportNamesTheShmemLibrary() {

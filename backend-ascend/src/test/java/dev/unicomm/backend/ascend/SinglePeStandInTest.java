@@ -21,6 +21,7 @@ import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
 import dev.unicomm.api.UnsupportedCapabilityException;
+import dev.unicomm.backend.ascend.internal.AscendSettings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

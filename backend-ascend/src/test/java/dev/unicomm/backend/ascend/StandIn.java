@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.backend.ascend.internal.AscendSettings;
 import dev.unicomm.spi.BackendRegistry;
 import java.io.IOException;
 import java.nio.file.Files;

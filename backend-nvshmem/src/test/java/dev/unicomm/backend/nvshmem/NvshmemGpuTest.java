@@ -21,7 +21,7 @@ class NvshmemGpuTest {
 
     @Test
     void twoPesPassEveryCheck(@TempDir Path store) throws Exception {
-        var a = new NvshmemProvider().availability();
+        var a = new NvshmemBackendProvider().availability();
         if (!a.available()) dev.unicomm.backend.nvshmem.kit.OnNvshmemGpu.skipNotice(a.cause());
         assumeTrue(a.available(), () -> "no NVSHMEM GPU here: " + a.cause());
         int n = 2;

@@ -36,14 +36,14 @@ public final class RdmaBackendProvider implements CommBackendProvider {
 
     @Override public Availability availability() {
         try {
-            Devices.Probe p = Devices.probe();
-            return p.usable() ? Availability.yes() : Availability.no(p.cause(), p.fix());
+            return Devices.availability();
         } catch (Throwable t) {
-            return Availability.no("probing RDMA devices failed: " + t, "report this as a bug in backend-rdma");
+            return Availability.no("probing RDMA devices failed: " + t, t, "report this as a bug in backend-rdma");
         }
     }
 
     @Override public BackendCommunicator open(BackendContext context) {
+        availability().ensureAvailable(this);
         return RdmaCommunicator.open(context, RdmaEndpoints.get());
     }
 

@@ -5,16 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.unicomm.api.BackendReport;
 import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.Capability;
+import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.Unicomm;
 import dev.unicomm.api.NicInfo;
 import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -59,5 +64,20 @@ class RdmaAvailabilityTest {
         BackendReport r = BackendRegistry.report(new RdmaBackendProvider());
         assertFalse(r.available());
         assertEquals(a.cause(), r.cause());
+    }
+
+    @Test void openWhereVerbsCannotRunThrowsBackendUnavailableWithCauseAndFix() {
+        Availability a = new RdmaBackendProvider().availability();
+        assumeFalse(a.available(), "rdma works here: open does not fail");
+        var config = new CommConfig("rdma", 0, 1, 0, null, 0, null, false, Duration.ofSeconds(5), 1 << 16, Map.of());
+        // No store: open must fail on the availability check before it touches one.
+        var e = assertThrows(BackendUnavailableException.class, () -> new RdmaBackendProvider().open(new BackendContext(config, null)));
+        assertTrue(e.getMessage().contains("backend 'rdma'"), e.getMessage());
+        assertTrue(e.getMessage().contains(a.cause()), e.getMessage());
+        assertTrue(e.getMessage().contains(a.fix()), e.getMessage());
+        assertTrue(a.fix().contains("see docs/troubleshooting.md#rdma-"), a.fix());
+        // The device part is probed afresh on each call: the same failure, not the same object.
+        if (a.error() == null) assertEquals(null, e.getCause());
+        else assertEquals(a.error().toString(), String.valueOf(e.getCause()));
     }
 }

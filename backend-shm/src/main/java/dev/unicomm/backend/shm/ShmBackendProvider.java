@@ -26,6 +26,8 @@ public final class ShmBackendProvider implements CommBackendProvider {
     /** Below every hardware backend: it is the fallback that always works. */
     public static final int PRIORITY = BackendPriority.HOST;
     static final String DEFAULT_DIR = "/dev/shm";
+    /** Appended to every fix: the troubleshooting page's section for this backend. */
+    private static final String SEE = "; see docs/troubleshooting.md#shm-no-dev-shm";
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
             Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS));
@@ -40,26 +42,31 @@ public final class ShmBackendProvider implements CommBackendProvider {
     @Override public Set<Capability> capabilities() { return CAPABILITIES; }
 
     @Override public Availability availability() {
-        String os = System.getProperty("os.name", "");
-        if (!os.toLowerCase().contains("linux"))
-            return Availability.no("the shm backend needs Linux (this is " + os + ")", "run on Linux, or use another backend");
-        Path dir = directory(System.getProperty("unicomm.shm.dir"), System.getenv("UNICOMM_SHM_DIR"));
-        if (!Files.isDirectory(dir))
-            return Availability.no(dir + " does not exist", "mount a tmpfs there (mount -t tmpfs tmpfs " + dir
-                    + ") or point unicomm.shm.dir / UNICOMM_SHM_DIR at a writable tmpfs directory");
-        try {
-            Path probe = Files.createTempFile(dir, SegmentFiles.PREFIX + "probe-", ".tmp");
-            Files.delete(probe);
-        } catch (IOException | SecurityException e) {
-            return Availability.no("cannot create files in " + dir + ": " + e.getMessage(),
-                    "make " + dir + " writable for this user, or point unicomm.shm.dir / UNICOMM_SHM_DIR elsewhere");
-        }
-        return Availability.yes();
+        return availability(directory(System.getProperty("unicomm.shm.dir"), System.getenv("UNICOMM_SHM_DIR")));
     }
 
     @Override public BackendCommunicator open(BackendContext context) {
         Path dir = directory(context.config().property("unicomm.shm.dir", null), null);
+        availability(dir).ensureAvailable(this);
         return ShmCommunicator.open(context, dir);
+    }
+
+    /** Linux, and {@code dir} a directory where this user can create files. Never throws. */
+    static Availability availability(Path dir) {
+        String os = System.getProperty("os.name", "");
+        if (!os.toLowerCase().contains("linux"))
+            return Availability.no("the shm backend needs Linux (this is " + os + ")", "run on Linux, or use another backend" + SEE);
+        if (!Files.isDirectory(dir))
+            return Availability.no(dir + " does not exist", "mount a tmpfs there (mount -t tmpfs tmpfs " + dir
+                    + ") or point unicomm.shm.dir / UNICOMM_SHM_DIR at a writable tmpfs directory" + SEE);
+        try {
+            Path probe = Files.createTempFile(dir, SegmentFiles.PREFIX + "probe-", ".tmp");
+            Files.delete(probe);
+        } catch (IOException | SecurityException e) {
+            return Availability.no("cannot create files in " + dir + ": " + e.getMessage(), e,
+                    "make " + dir + " writable for this user, or point unicomm.shm.dir / UNICOMM_SHM_DIR elsewhere" + SEE);
+        }
+        return Availability.yes();
     }
 
     /** The directory for the heap files: the setting if given, else {@value #DEFAULT_DIR}. */

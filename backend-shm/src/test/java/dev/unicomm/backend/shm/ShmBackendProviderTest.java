@@ -2,8 +2,10 @@ package dev.unicomm.backend.shm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Unicomm;
@@ -37,6 +39,17 @@ class ShmBackendProviderTest {
             if (old == null) System.clearProperty("unicomm.shm.dir");
             else System.setProperty("unicomm.shm.dir", old);
         }
+    }
+
+    @Test void openingWithAMissingDirectoryThrowsBackendUnavailableWithCauseAndFix() {
+        Path missing = dir.resolve("gone");
+        var e = assertThrows(BackendUnavailableException.class, () -> Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
+                Duration.ofSeconds(5), 1 << 16, Map.of("unicomm.shm.dir", missing.toString()))));
+        assertTrue(e.getMessage().contains("backend 'shm'"), e.getMessage());
+        assertTrue(e.getMessage().contains(missing + " does not exist"), e.getMessage());
+        assertTrue(e.getMessage().contains("docs/troubleshooting.md#shm-no-dev-shm"), e.getMessage());
+        assertEquals(1, e.reports().size());
+        assertFalse(e.reports().getFirst().available());
     }
 
     @Test void openingReclaimsFilesOfDeadProcesses() throws Exception {

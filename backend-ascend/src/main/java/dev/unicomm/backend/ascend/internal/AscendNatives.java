@@ -52,24 +52,22 @@ public final class AscendNatives {
         }
     }
 
-    private static volatile Throwable jniFailure;
-    private static volatile boolean jniLoaded;
+    /** Loads the JNI shim once per process, on first use; keeps why it could not load on this platform. */
+    private static final class Jni {
+        static final Throwable FAILURE = load();
 
-    /** Loads the JNI shim (once); false with {@link #jniFailure()} set when it cannot load on this platform. */
-    private static synchronized boolean jni() {
-        if (jniLoaded) return true;
-        if (jniFailure != null) return false;
-        try {
-            Class.forName(AscendShim.class.getName(), true, AscendShim.class.getClassLoader());
-            jniLoaded = true;
-        } catch (Throwable t) {
-            jniFailure = t instanceof ExceptionInInitializerError e && e.getCause() != null ? e.getCause() : t;
+        private static Throwable load() {
+            try {
+                Class.forName(AscendShim.class.getName(), true, AscendShim.class.getClassLoader());
+                return null;
+            } catch (Throwable t) {
+                return t instanceof ExceptionInInitializerError e && e.getCause() != null ? e.getCause() : t;
+            }
         }
-        return jniLoaded;
     }
 
     /** Why the JNI shim could not load, or {@code null}. */
-    public static Throwable jniFailure() { return jniFailure; }
+    public static Throwable jniFailure() { return Jni.FAILURE; }
 
     /**
      * dlopens the ACL runtime and the Ascend SHMEM library and resolves the functions unicomm
@@ -77,14 +75,14 @@ public final class AscendNatives {
      * as {@link LoadStatus#CONFLICT}, never rebound.
      */
     public static LoadResult load(String aclLibrary, String shmemLibrary) {
-        if (!jni()) return new LoadResult(LoadStatus.JNI_UNAVAILABLE, String.valueOf(jniFailure));
+        if (jniFailure() != null) return new LoadResult(LoadStatus.JNI_UNAVAILABLE, String.valueOf(jniFailure()));
         int rc = AscendShim.uca_load(aclLibrary, shmemLibrary);
         String msg = text((b, n) -> AscendShim.uca_message(b, n));
         LoadStatus s = switch (rc) {
-            case 0 -> LoadStatus.OK;
-            case 1 -> LoadStatus.ACL_MISSING;
-            case 2 -> LoadStatus.SHMEM_MISSING;
-            case 3 -> LoadStatus.SYMBOLS_MISSING;
+            case AscendShim.UCA_LOAD_OK -> LoadStatus.OK;
+            case AscendShim.UCA_LOAD_ACL_MISSING -> LoadStatus.ACL_MISSING;
+            case AscendShim.UCA_LOAD_SHMEM_MISSING -> LoadStatus.SHMEM_MISSING;
+            case AscendShim.UCA_LOAD_SYMBOLS_MISSING -> LoadStatus.SYMBOLS_MISSING;
             default -> LoadStatus.CONFLICT;
         };
         return new LoadResult(s, msg);

@@ -1,5 +1,6 @@
 package dev.unicomm.backend.nvshmem.internal;
 
+import dev.unicomm.spi.Availability;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,69 +22,73 @@ import org.bytedeco.javacpp.Loader;
  * directory, else the loader's search path), and at least one CUDA device. Runs once per process.
  */
 public final class NvLibrary {
-    /** What the probe found. {@code cause}/{@code fix} are empty when {@code ok}. */
-    public record Probe(boolean ok, String cause, String fix, int devices, int driverVersion, String nvshmemHostLib) {
-        static Probe no(String cause, String fix) { return new Probe(false, cause, fix, 0, 0, ""); }
-    }
-
     static final String HOST_LIB = "libnvshmem_host.so.3";
     private static final String OPS_RESOURCE = "linux-x86_64/libunicomm_nvshmem_ops.so";
     private static final String OPS_STATUS = "linux-x86_64/ops-build.txt";
-    private static Probe probe;
 
     private NvLibrary() {}
 
-    /** Probes (once) and returns the result; never throws. */
-    public static synchronized Probe probe() {
-        if (probe == null) {
-            try {
-                probe = load(System.getenv());
-            } catch (Throwable t) {
-                probe = Probe.no("probing the NVSHMEM backend failed: " + t, "report this as a bug in backend-nvshmem");
-            }
-        }
-        return probe;
+    /** Probed once per process, on first use (native libraries load once; the visible devices are fixed at start). */
+    private static final class Loaded {
+        static final Availability AVAILABILITY = probe(System.getenv());
     }
 
-    private static Probe load(Map<String, String> env) {
+    /** Whether every native piece loaded and a CUDA device is visible; else the cause (Throwable kept) and the fix. Never throws. */
+    public static Availability availability() { return Loaded.AVAILABILITY; }
+
+    /** The CUDA devices this process sees; call only when {@link #availability()} is available. */
+    public static int deviceCount() { return NvOps.cudaProbe()[0]; }
+
+    private static Availability probe(Map<String, String> env) {
+        try {
+            return load(env);
+        } catch (Throwable t) {
+            return Availability.no("probing the NVSHMEM backend failed: " + t, t, "report this as a bug in backend-nvshmem");
+        }
+    }
+
+    private static Availability load(Map<String, String> env) {
         try {
             Loader.load(NvshmemShim.class);
         } catch (Throwable t) {
-            return Probe.no("the backend's JNI library did not load: " + t,
+            return Availability.no("the backend's JNI library did not load: " + t, t,
                     "depend on backend-nvshmem-platform, or put backend-nvshmem-<version>-linux-x86_64.jar next to backend-nvshmem on the class path "
-                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)");
+                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)" + see("nvshmem-no-library"));
         }
-        if (NvshmemShim.uc_probe_driver() != 0)
-            return Probe.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.uc_load_error()),
-                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)");
+        if (NvshmemShim.ucn_probe_driver() != 0)
+            return Availability.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.ucn_load_error()),
+                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)" + see("nvshmem-no-gpu"));
         String ops = setting("unicomm.nvshmem.ops", "UNICOMM_NVSHMEM_OPS", env);
         if (ops == null) {
             File f = extract();
             if (f == null)
-                return Probe.no("this backend-nvshmem natives jar has no CUDA ops library (" + buildStatus() + ")",
+                return Availability.no("this backend-nvshmem natives jar has no CUDA ops library (" + buildStatus() + ")",
                         "rebuild backend-nvshmem where nvcc and NVSHMEM are present (pip install nvidia-nvshmem-cu13), "
-                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so");
+                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so" + see("nvshmem-no-ops-library"));
             ops = f.getAbsolutePath();
         }
         String host = findHostLibrary(env);
-        if (NvshmemShim.uc_load(host == null ? "" : host, ops) != 0)
-            return Probe.no("cannot load NVSHMEM: " + NvOps.text(NvshmemShim.uc_load_error())
+        if (NvshmemShim.ucn_load(host == null ? "" : host, ops) != 0)
+            return Availability.no("cannot load NVSHMEM: " + NvOps.text(NvshmemShim.ucn_load_error())
                             + (host == null ? " (no NVSHMEM found in -Dunicomm.nvshmem.home, UNICOMM_NVSHMEM_HOME, NVSHMEM_HOME or a pip site-packages; tried the loader's search path)" : ""),
                     "pip install nvidia-nvshmem-cu13 (found under site-packages/nvidia/nvshmem/lib), or set -Dunicomm.nvshmem.home "
                             + "(or UNICOMM_NVSHMEM_HOME / NVSHMEM_HOME) to the NVSHMEM install whose lib/ holds " + HOST_LIB
-                            + ", or add that lib/ to LD_LIBRARY_PATH");
+                            + ", or add that lib/ to LD_LIBRARY_PATH" + see("nvshmem-no-library"));
         int[] cuda;
         try {
             cuda = NvOps.cudaProbe();
         } catch (RuntimeException e) {
-            return Probe.no("CUDA does not work here: " + e.getMessage(),
-                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13");
+            return Availability.no("CUDA does not work here: " + e.getMessage(), e,
+                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13" + see("nvshmem-no-gpu"));
         }
         if (cuda[0] < 1)
-            return Probe.no("no CUDA device is visible (CUDA_VISIBLE_DEVICES=" + env.getOrDefault("CUDA_VISIBLE_DEVICES", "unset") + ")",
-                    "make a GPU visible to this process");
-        return new Probe(true, "", "", cuda[0], cuda[1], host == null ? HOST_LIB + " (loader search path)" : host);
+            return Availability.no("no CUDA device is visible (CUDA_VISIBLE_DEVICES=" + env.getOrDefault("CUDA_VISIBLE_DEVICES", "unset") + ")",
+                    "make a GPU visible to this process" + see("nvshmem-no-gpu"));
+        return Availability.yes();
     }
+
+    /** The pointer to the troubleshooting page's section, appended to every fix. */
+    private static String see(String anchor) { return "; see docs/troubleshooting.md#" + anchor; }
 
     private static String setting(String property, String variable, Map<String, String> env) {
         String v = System.getProperty(property);

@@ -3,8 +3,8 @@ package dev.unicomm.backend.nvshmem.internal;
 import java.util.Arrays;
 
 /**
- * The argument block of the MoE kernels: a {@code long[]} laid out exactly like {@code uc_moe_args}
- * in {@code uc_moe.h} (field order below; every field 64 bits). One instance per buffer, reused.
+ * The argument block of the MoE kernels: a {@code long[]} laid out exactly like {@code ucn_moe_args}
+ * in {@code ucn_moe.h} (field order below; every field 64 bits). One instance per buffer, reused.
  */
 public final class NvMoeArgs {
     public static final int RANK = 0, NRANKS = 1, TOKENS = 2, HIDDEN = 3, TOPK = 4, EXPERTS = 5, LOCAL_EXPERTS = 6,
@@ -14,10 +14,10 @@ public final class NvMoeArgs {
             Y_W = 30, GEN = 31, EXPECTED = 32, BLOCKS = 33, THREADS = 34, TIMEOUT_NS = 35, STREAM = 36, ROUTE = 37,
             RECV_COUNT = 38, LAYOUT_RANK = 39, LAYOUT_EXPERT = 40, LAYOUT_IN_RANK = 41, HOST_SLOT = 42, SEQ = 43,
             GRID_DONE = 44, CTL = 45, TRANSPORT = 46, SCRATCH = 47, SCRATCH_PER_WARP = 48;
-    /** Words in the block (UC_MOE_ARGS_WORDS). */
+    /** Words in the block (UCN_MOE_ARGS_WORDS). */
     public static final int WORDS = 49;
 
-    /** err[0] codes (UC_MOE_ERR_*). */
+    /** err[0] codes (UCN_MOE_ERR_*). */
     public static final int ERR_EXPERT = 1, ERR_DUPLICATE = 2, ERR_TIMEOUT = 3;
 
     /** What every sender adds to a receiver's arrival counter per operation, whatever its grid size. */

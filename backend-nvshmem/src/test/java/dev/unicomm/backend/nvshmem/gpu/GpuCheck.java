@@ -15,7 +15,7 @@ import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.nvshmem.NvshmemProvider;
+import dev.unicomm.backend.nvshmem.NvshmemBackendProvider;
 import dev.unicomm.internal.checked.CheckedCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
@@ -56,7 +56,7 @@ public final class GpuCheck {
         Path dir = Path.of(env.get("UNICOMM_FILE_STORE"));
         var config = new CommConfig("nvshmem", rank, size, rank, "file:" + dir, 0, null, false, timeout, heapBytes, Map.of());
         var store = new FileStore(dir, rank, size, timeout);
-        var provider = new NvshmemProvider();
+        var provider = new NvshmemBackendProvider();
         var raw = provider.open(new BackendContext(config, store));
         return new CheckedCommunicator(raw, BackendRegistry.report(provider), config, store);
     }

@@ -3,6 +3,7 @@ package dev.unicomm.backend.nvshmem.internal;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -53,9 +54,9 @@ class NvLibraryTest {
         assumeTrue(ops != null, "this build has no CUDA ops library (nvcc or NVSHMEM missing at build time)");
         String host = NvLibrary.findHostLibrary(System.getenv());
         assumeTrue(host != null, "no pip-installed NVSHMEM here (pip install nvidia-nvshmem-cu13)");
-        assumeTrue(NvshmemShim.uc_probe_driver() != 0, "an NVIDIA driver is present: the driver-less error path cannot be seen");
+        assumeTrue(NvshmemShim.ucn_probe_driver() != 0, "an NVIDIA driver is present: the driver-less error path cannot be seen");
         String path = org.bytedeco.javacpp.Loader.cacheResource(NvshmemShim.class, "linux-x86_64/libunicomm_nvshmem_ops.so").getAbsolutePath();
-        assertEquals(0, NvshmemShim.uc_load(host, path), () -> NvOps.text(NvshmemShim.uc_load_error()));
+        assertEquals(0, NvshmemShim.ucn_load(host, path), () -> NvOps.text(NvshmemShim.ucn_load_error()));
         var e = assertThrows(NativeCallException.class, NvOps::cudaProbe);
         assertTrue(e.call().startsWith("cuda"), e.call());
         assertTrue(e.getMessage().contains("cudaError"), e.getMessage());
@@ -64,12 +65,13 @@ class NvLibraryTest {
 
     @Test
     void probeNeverThrowsAndExplainsItself() {
-        NvLibrary.Probe p = NvLibrary.probe();
-        if (p.ok()) {
-            assertTrue(p.devices() > 0, "an available probe saw " + p.devices() + " devices");
+        var p = NvLibrary.availability();
+        assertSame(p, NvLibrary.availability(), "probed once per process");
+        if (p.available()) {
+            assertTrue(NvLibrary.deviceCount() > 0, "an available probe saw " + NvLibrary.deviceCount() + " devices");
         } else {
             assertFalse(p.cause().isBlank(), "an unavailable probe names the cause");
-            assertFalse(p.fix().isBlank(), "an unavailable probe names the fix");
+            assertTrue(p.fix().contains("see docs/troubleshooting.md#nvshmem-"), "an unavailable probe names the fix and its page: " + p.fix());
             // The JNI shim links only libc: it must load on any Linux x86-64 machine.
             assertFalse(p.cause().startsWith("the backend's JNI library did not load"), p.cause());
         }

@@ -1,6 +1,6 @@
 package dev.unicomm.backend.nvshmem.kit;
 
-import dev.unicomm.backend.nvshmem.NvshmemProvider;
+import dev.unicomm.backend.nvshmem.NvshmemBackendProvider;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Assumptions;
@@ -13,7 +13,7 @@ import org.junit.jupiter.api.BeforeEach;
 public interface OnNvshmemGpu {
     @BeforeEach
     default void requireNvshmemGpu() {
-        var a = new NvshmemProvider().availability();
+        var a = new NvshmemBackendProvider().availability();
         if (!a.available()) skipNotice(a.cause() + " (fix: " + a.fix() + ")");
         Assumptions.assumeTrue(a.available(), () -> "backend nvshmem is not available here: " + a.cause() + " (fix: " + a.fix() + ")");
     }

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.rdma.internal;
 
 import dev.unicomm.api.NicInfo;
+import dev.unicomm.spi.Availability;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,11 +11,6 @@ import java.util.List;
 /** Device discovery (DLSlime's {@code available_nic()}) and the availability probe. */
 public final class Devices {
     private Devices() {}
-
-    /** Outcome of the probe: the devices, or why there are none usable. */
-    public record Probe(List<NicInfo> devices, String cause, String fix) {
-        public boolean usable() { return cause.isEmpty(); }
-    }
 
     /** Names of the verbs devices (libibverbs must be loaded). */
     public static List<String> names() {
@@ -72,29 +68,32 @@ public final class Devices {
     }
 
     /**
-     * Probes that verbs really work here: libibverbs loads, lists devices, and one port is ACTIVE.
-     * Never throws.
+     * Probes that verbs really work here: libibverbs loads (once per process, {@link Verbs#availability()}),
+     * lists devices, and one port is ACTIVE. The device part runs on every call: a port's link can come
+     * up or go down while the process runs. Never throws.
      */
-    public static Probe probe() {
-        Verbs.LoadState s = Verbs.load();
-        if (!s.loaded()) return new Probe(List.of(), s.cause(), s.fix());
+    public static Availability availability() {
+        Availability loaded = Verbs.availability();
+        if (!loaded.available()) return loaded;
         List<NicInfo> devices;
         try {
             devices = list();
         } catch (RuntimeException e) {
-            return new Probe(List.of(), "libibverbs loaded but listing devices failed: " + e.getMessage(),
-                    "load the kernel's RDMA modules (ib_uverbs plus the NIC's driver, or rdma_rxe for soft-RoCE) and check /dev/infiniband");
+            return Availability.no("libibverbs loaded but listing devices failed: " + e.getMessage(), e,
+                    "load the kernel's RDMA modules (ib_uverbs plus the NIC's driver, or rdma_rxe for soft-RoCE) and check /dev/infiniband"
+                            + Verbs.see("rdma-no-device"));
         }
         if (devices.isEmpty()) {
-            return new Probe(List.of(), "libibverbs loaded but found no RDMA devices",
+            return Availability.no("libibverbs loaded but found no RDMA devices",
                     "attach an RDMA NIC (InfiniBand or RoCE) with its kernel driver and ibverbs-providers, or create a soft-RoCE device:"
-                            + " modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <interface>");
+                            + " modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <interface>" + Verbs.see("rdma-no-device"));
         }
         boolean active = devices.stream().flatMap(d -> d.ports().stream()).anyMatch(p -> p.state().equals("ACTIVE"));
         if (!active) {
-            return new Probe(devices, "no RDMA port is ACTIVE (devices: " + devices.stream().map(NicInfo::name).toList() + ")",
-                    "bring a port up: check the cable/link, the subnet manager (InfiniBand) or the netdev under the RoCE device");
+            return Availability.no("no RDMA port is ACTIVE (devices: " + devices.stream().map(NicInfo::name).toList() + ")",
+                    "bring a port up: check the cable/link, the subnet manager (InfiniBand) or the netdev under the RoCE device"
+                            + Verbs.see("rdma-no-active-port"));
         }
-        return new Probe(devices, "", "");
+        return Availability.yes();
     }
 }

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.rdma.internal;
 
 import dev.unicomm.api.NativeCallException;
+import dev.unicomm.spi.Availability;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -11,46 +12,43 @@ public final class Verbs {
     /** System property naming another libibverbs to load (default {@code libibverbs.so.1}). */
     public static final String LIBRARY_PROPERTY = "unicomm.rdma.libibverbs";
 
-    /** Result of loading: either usable, or the cause and the fix. */
-    public record LoadState(boolean loaded, String cause, String fix) {}
-
-    private static volatile LoadState state;
-
     private Verbs() {}
 
-    /** Loads the JNI shim and libibverbs once; never throws. */
-    public static LoadState load() {
-        LoadState s = state;
-        if (s != null) return s;
-        synchronized (Verbs.class) {
-            if (state == null) state = doLoad();
-            return state;
-        }
+    /** Loaded once per process, on first use (a JNI library cannot be unloaded or loaded again). */
+    private static final class Loaded {
+        static final Availability AVAILABILITY = load();
     }
 
-    private static LoadState doLoad() {
+    /** Whether the JNI shim and libibverbs loaded; the cause (with the loader's Throwable) and the fix if not. Never throws. */
+    public static Availability availability() { return Loaded.AVAILABILITY; }
+
+    private static Availability load() {
         try {
             org.bytedeco.javacpp.Loader.load(VerbsShim.class);
         } catch (Throwable t) {
-            return new LoadState(false, "the backend's JNI library (jniVerbsShim) did not load: " + t,
+            return Availability.no("the backend's JNI library (jniVerbsShim) did not load: " + t, t,
                     "use backend-rdma on linux-x86_64 with JDK 25 and --enable-native-access=ALL-UNNAMED, with its natives jar on the class path "
-                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)");
+                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)" + see("rdma-no-libibverbs"));
         }
         byte[] err = new byte[1024];
         String path = System.getProperty(LIBRARY_PROPERTY, "");
         int rc = VerbsShim.ucv_load(path, err, err.length);
         if (rc != 0) {
-            return new LoadState(false, text(err),
+            return Availability.no(text(err),
                     "install rdma-core's verbs library and providers (Debian/Ubuntu: apt-get install -y libibverbs1 ibverbs-providers rdma-core;"
-                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)");
+                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)" + see("rdma-no-libibverbs"));
         }
-        return new LoadState(true, "", "");
+        return Availability.yes();
     }
 
-    /** Throws if libibverbs is not usable, with the cause and the fix. */
+    /** The pointer to the troubleshooting page's section, appended to every fix. */
+    static String see(String anchor) { return "; see docs/troubleshooting.md#" + anchor; }
+
+    /** Throws if libibverbs is not usable, with the cause and the fix (the loader's Throwable chained). */
     public static void require() {
-        LoadState s = load();
-        if (!s.loaded()) throw new IllegalStateException("RDMA verbs are not available: " + s.cause() + " — fix: " + s.fix());
+        Availability a = availability();
+        if (!a.available())
+            throw new IllegalStateException("RDMA verbs are not available: " + a.cause() + " — fix: " + a.fix(), a.error());
     }
 
     /** The calling thread's last shim error. */

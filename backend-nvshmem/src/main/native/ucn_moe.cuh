@@ -1,0 +1,904 @@
+/*
+ * MoE dispatch/combine kernels (included by ucn_ops.cu: one translation unit, one error slot).
+ *
+ * Every PE of the job maps every other PE's symmetric block (nvshmem_ptr), so tokens move with
+ * plain loads and stores between PEs' GPU memory: the sender writes rows straight into the
+ * receiver's receive area, the combine pulls rows back and sums them. Coordination is through
+ * words in the symmetric block:
+ *   - counts, tagged with the operation's sequence number in the high 32 bits, so a reader
+ *     knows a value is this operation's (two parities: a fast PE can be one operation ahead);
+ *   - monotonic arrival counters (each block of each PE adds 1 when its writes are fenced),
+ *     compared with a target the host tracks; never reset, so no reset can race an add.
+ * Every spin has a deadline (the communicator's timeout): a dead peer ends as an error record
+ * (err[0..3]) that the host turns into an exception, never a hang.
+ * Orderings follow notes/moe-semantics.md: receivers get tokens by source rank, then source index.
+ */
+#include <cuda_fp8.h>
+#include "ucn_moe.h"
+
+#define MOE_FULL 0xffffffffu
+
+__device__ __forceinline__ unsigned long long moe_now(void) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ void moe_record(long long *err, long long code, long long a, long long b, long long c) {
+    if (atomicCAS((unsigned long long *) err, 0ULL, (unsigned long long) code) == 0ULL) {
+        err[1] = a;
+        err[2] = b;
+        err[3] = c;
+    }
+}
+
+/* Spins until *p >= v (unsigned); false (and an error record) at the deadline. */
+__device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
+                            long long *err, long long who, long long what) {
+    while (*(const volatile unsigned long long *) p < v) {
+        if (moe_now() > deadline) {
+            moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, (long long) v);
+            return false;
+        }
+    }
+    __threadfence();
+    return true;
+}
+
+/* Spins until the tag (high 32 bits) of *p is tag; returns the low 32 bits, or -1 at the deadline. */
+__device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsigned long long deadline,
+                            long long *err, long long who) {
+    unsigned long long v;
+    while ((unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag) {
+        if (moe_now() > deadline) {
+            moe_record(err, UCN_MOE_ERR_TIMEOUT, who, 0, (long long) tag);
+            return -1;
+        }
+    }
+    return (int) (unsigned int) v;
+}
+
+/* What one PE's grid adds to a receiver's counter per operation, whatever its size (NvMoeArgs.SIGNAL_PER_OP). */
+#define MOE_SIGNAL_PER_OP (1ULL << 20)
+
+/*
+ * The two transports. Load/store (a.transport 0): every PE's symmetric block is mapped here
+ * (peers[d]), rows move with plain stores and loads. NVSHMEM (1): PEs on other nodes; rows move
+ * with warp-wide puts and gets, words with nvshmem p, counters with signal operations, always
+ * naming this PE's own symmetric address and the target PE.
+ */
+template <bool NV>
+__device__ __forceinline__ char *moe_at(const ucn_moe_args &a, int d, long long off) {
+    const long long *peers = (const long long *) a.peers;
+    return (char *) (NV ? peers[a.rank] : peers[d]) + off;
+}
+
+/* Writes one 64-bit word at symmetric offset off of PE d. */
+template <bool NV>
+__device__ __forceinline__ void moe_put_word(const ucn_moe_args &a, int d, long long off, unsigned long long v) {
+    if (NV) nvshmem_uint64_p((uint64_t *) moe_at<NV>(a, d, off), v, d);
+    else *(volatile unsigned long long *) moe_at<NV>(a, d, off) = v;
+}
+
+
+/* This warp's staging bytes (NVSHMEM transport). */
+__device__ __forceinline__ char *moe_scratch(const ucn_moe_args &a) {
+    long long warp = (long long) blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    return (char *) a.scratch + warp * a.scratch_per_warp;
+}
+
+/*
+ * Makes this block's writes complete, then adds to word [index] of every PE's counter array at
+ * off: 1 per block, block 0 the rest of MOE_SIGNAL_PER_OP, so the sum reaches the target only
+ * once every block of the grid has added, and PEs need not agree on grid sizes.
+ */
+template <bool NV>
+__device__ void moe_signal_all(const ucn_moe_args &a, long long off, long long index) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned long long v = blockIdx.x == 0 ? MOE_SIGNAL_PER_OP - gridDim.x + 1 : 1ULL;
+        if (NV) {
+            nvshmem_quiet(); // this PE's puts are delivered before the counters move
+            for (int d = 0; d < a.nranks; d++) nvshmemx_signal_op((uint64_t *) moe_at<NV>(a, d, off + index * 8), v, NVSHMEM_SIGNAL_ADD, d);
+        } else {
+            __threadfence_system();
+            for (int d = 0; d < a.nranks; d++) atomicAdd_system((unsigned long long *) moe_at<NV>(a, d, off + index * 8), v);
+        }
+    }
+}
+
+/*
+ * Tells the host the operation is complete: the error record, then the sequence number, into the
+ * pinned slot the host polls (info ints were written there before). Cheaper than a stream query
+ * and a copy: the host sees the end within a few hundred nanoseconds.
+ */
+__device__ void moe_publish(const ucn_moe_args &a) {
+    volatile long long *slot = (volatile long long *) a.host_slot;
+    const volatile long long *err = (const volatile long long *) a.err;
+    for (int i = 0; i < 4; i++) slot[1 + i] = err[i];
+    __threadfence_system();
+    slot[0] = a.seq;
+}
+
+/*
+ * Every block calls this last: the last block to finish publishes (the grid's stores are then all
+ * done). True in the thread that published.
+ */
+__device__ bool moe_last_block_publishes(const ucn_moe_args &a) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        unsigned int old = atomicAdd((unsigned int *) a.grid_done, 1u);
+        if (old == gridDim.x - 1) {
+            *(volatile unsigned int *) a.grid_done = 0; // ready for the next operation on this slot
+            __threadfence();
+            moe_publish(a);
+            return true;
+        }
+    }
+    return false;
+}
+
+/*
+ * Sequencing of a low-latency operation: from the host's arguments, or (stream-ordered mode,
+ * a.ctl set) from the device counters, which the operation itself advances when it ends. The
+ * stream-ordered mode uses one receive generation: its operations alternate dispatch, combine.
+ */
+struct moe_seq {
+    unsigned long long gen, expected;
+    int p;
+};
+
+__device__ __forceinline__ moe_seq moe_sequence(const ucn_moe_args &a, int which) {
+    moe_seq q;
+    if (a.ctl == 0) {
+        q.gen = (unsigned long long) a.gen;
+        q.expected = (unsigned long long) a.expected;
+        q.p = (int) (a.gen & 1);
+        return q;
+    }
+    const volatile unsigned long long *ctl = (const volatile unsigned long long *) a.ctl;
+    q.gen = which == 1 ? ctl[0] + 1 : ctl[0]; // a combine belongs to the latest dispatch
+    q.expected = (ctl[which] + 1) * MOE_SIGNAL_PER_OP;
+    q.p = 0;
+    return q;
+}
+
+/* One warp copies n bytes; 16-byte vectors when both ends and n allow, else words or bytes. */
+__device__ __forceinline__ void moe_warp_copy(char *dst, const char *src, long long n, int lane) {
+    if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 15) == 0) {
+        const int4 *s = (const int4 *) src;
+        int4 *d = (int4 *) dst;
+        long long m = n >> 4, i = lane;
+        for (; i + 96 < m; i += 128) {
+            int4 v0 = __ldcg(s + i), v1 = __ldcg(s + i + 32), v2 = __ldcg(s + i + 64), v3 = __ldcg(s + i + 96);
+            d[i] = v0; d[i + 32] = v1; d[i + 64] = v2; d[i + 96] = v3;
+        }
+        for (; i < m; i += 32) d[i] = __ldcg(s + i);
+    } else if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 3) == 0) {
+        const int *s = (const int *) src;
+        int *d = (int *) dst;
+        for (long long i = lane; i < (n >> 2); i += 32) d[i] = __ldcg(s + i);
+    } else {
+        for (long long i = lane; i < n; i += 32) dst[i] = src[i];
+    }
+}
+
+/* One warp writes n bytes to symmetric offset off of PE d. */
+template <bool NV>
+__device__ __forceinline__ void moe_put_rows(const ucn_moe_args &a, int d, long long off, const char *src, long long n, int lane) {
+    if (NV) nvshmemx_putmem_nbi_warp(moe_at<NV>(a, d, off), src, (size_t) n, d);
+    else moe_warp_copy(moe_at<NV>(a, d, off), src, n, lane);
+}
+
+/*
+ * One warp makes 512 bytes of PE d's symmetric offset off readable and returns where: the mapping
+ * itself (load/store), or this warp's staging slot `part` after a blocking get (NVSHMEM).
+ */
+template <bool NV>
+__device__ __forceinline__ const int4 *moe_pull_512(const ucn_moe_args &a, int d, long long off, long long n, int part) {
+    if (!NV) return (const int4 *) moe_at<NV>(a, d, off);
+    char *slot = moe_scratch(a) + (long long) part * 512;
+    if (n > 0) nvshmemx_getmem_warp(slot, moe_at<NV>(a, d, off), (size_t) n, d);
+    return (const int4 *) slot;
+}
+
+/* Reads expert id (t, k), checking it: -1 for unused, bad (recorded) or repeated entries. */
+__device__ __forceinline__ int moe_expert(const long long *idx, int t, int k, int K, int E, long long *err, bool report) {
+    long long e = idx[(long long) t * K + k];
+    if (e < -1 || e >= E) {
+        if (report) moe_record(err, UCN_MOE_ERR_EXPERT, t, k, e);
+        return -1;
+    }
+    if (e < 0) return -1;
+    for (int j = 0; j < k; j++) {
+        if (idx[(long long) t * K + j] == e) {
+            if (report) moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
+            return -1;
+        }
+    }
+    return (int) e;
+}
+
+__device__ __forceinline__ void bf16x8_add(float *acc, int4 v, float w) {
+    const __nv_bfloat162 *h = (const __nv_bfloat162 *) &v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 f = __bfloat1622float2(h[i]);
+        acc[2 * i] += w * f.x;
+        acc[2 * i + 1] += w * f.y;
+    }
+}
+
+__device__ __forceinline__ int4 bf16x8_pack(const float *acc) {
+    int4 v;
+    __nv_bfloat162 *h = (__nv_bfloat162 *) &v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) h[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
+    return v;
+}
+
+// ------------------------------------------------------------------------------------- layout
+
+/* One block: tokensPerRank [R], tokensPerExpert [E] (int32), isTokenInRank [T][R] (bytes). */
+__global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
+    extern __shared__ int sh[];
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int *cnt_e = sh, *cnt_r = sh + E;
+    for (int i = threadIdx.x; i < E + R; i += blockDim.x) sh[i] = 0;
+    __syncthreads();
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    unsigned char *in_rank = (unsigned char *) a.layout_in_rank;
+    for (int t = threadIdx.x; t < T; t += blockDim.x) {
+        unsigned int mask = 0;
+        for (int k = 0; k < K; k++) {
+            int e = moe_expert(idx, t, k, K, E, err, true);
+            if (e < 0) continue;
+            atomicAdd(&cnt_e[e], 1);
+            mask |= 1u << (e / L);
+        }
+        for (int d = 0; d < R; d++) {
+            in_rank[(long long) t * R + d] = (mask >> d) & 1;
+            if ((mask >> d) & 1) atomicAdd(&cnt_r[d], 1);
+        }
+    }
+    __syncthreads();
+    for (int e = threadIdx.x; e < E; e += blockDim.x) ((int *) a.layout_expert)[e] = cnt_e[e];
+    for (int d = threadIdx.x; d < R; d += blockDim.x) ((int *) a.layout_rank)[d] = cnt_r[d];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        moe_publish(a);
+    }
+}
+
+// -------------------------------------------------------------------------------- normal mode
+
+/*
+ * One block: routing and the count exchange. Position of each token in each destination's
+ * receive area (ballot scan, in token order), per-expert counts, then every PE gets this PE's
+ * row of the count matrix [src][R tokens-per-rank | L tokens-per-local-expert]. Waits for the
+ * full matrix, then writes the send offsets (device) and N + per-expert counts (info).
+ */
+template <bool NV>
+__global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
+    extern __shared__ int sh[];
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    int *cnt_e = sh, *base = sh + E, *tot = base + R, *wsum = tot + R; // wsum: [32 warps][R]
+    unsigned int *mask_of = (unsigned int *) (wsum + 32 * R); // [T]: bit d = token goes to rank d
+    for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
+    for (int i = threadIdx.x; i < T; i += blockDim.x) mask_of[i] = 0;
+    if (threadIdx.x < R) base[threadIdx.x] = 0;
+    __syncthreads();
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    int *pos = (int *) a.pos;
+    // A thread per token; up to 16 ids in registers, loaded together (one block: latency bound).
+    for (int t = threadIdx.x; t < T; t += blockDim.x) {
+        unsigned int mask = 0;
+        if (K <= 16) {
+            long long r[16];
+#pragma unroll
+            for (int k = 0; k < 16; k++) r[k] = k < K ? idx[(long long) t * K + k] : -1;
+#pragma unroll
+            for (int k = 0; k < 16; k++) {
+                long long e = r[k];
+                if (k >= K || e == -1) continue;
+                if (e < -1 || e >= E) {
+                    moe_record(err, UCN_MOE_ERR_EXPERT, t, k, e);
+                    continue;
+                }
+                bool repeat = false;
+#pragma unroll
+                for (int j = 0; j < 16; j++) repeat |= j < k && r[j] == e;
+                if (repeat) {
+                    moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
+                    continue;
+                }
+                atomicAdd(&cnt_e[e], 1);
+                mask |= 1u << (e / L);
+            }
+        } else {
+            for (int k = 0; k < K; k++) {
+                int e = moe_expert(idx, t, k, K, E, err, true);
+                if (e < 0) continue;
+                atomicAdd(&cnt_e[e], 1);
+                mask |= 1u << (e / L);
+            }
+        }
+        mask_of[t] = mask;
+    }
+    __syncthreads();
+    // Positions: per chunk of blockDim tokens, a ballot per destination, one scan over the warps
+    // for all destinations at once (two barriers per chunk, whatever R).
+    for (int c0 = 0; c0 < T; c0 += blockDim.x) {
+        int t = c0 + threadIdx.x;
+        unsigned int mask = t < T ? mask_of[t] : 0;
+        for (int d = 0; d < R; d++) {
+            unsigned int b = __ballot_sync(MOE_FULL, (mask >> d) & 1);
+            if (lane == 0) wsum[warp * R + d] = __popc(b);
+        }
+        __syncthreads();
+        if (warp == 0) {
+            for (int d = 0; d < R; d++) {
+                int v = lane < nwarps ? wsum[lane * R + d] : 0, incl = v;
+                for (int o = 1; o < 32; o <<= 1) {
+                    int u = __shfl_up_sync(MOE_FULL, incl, o);
+                    if (lane >= o) incl += u;
+                }
+                if (lane < nwarps) wsum[lane * R + d] = incl - v;
+                if (lane == 31) tot[d] = incl;
+            }
+        }
+        __syncthreads();
+        for (int d = 0; d < R; d++) {
+            bool in = (mask >> d) & 1;
+            unsigned int b = __ballot_sync(MOE_FULL, in);
+            if (t < T) pos[(long long) t * R + d] = in ? base[d] + wsum[warp * R + d] + __popc(b & ((1u << lane) - 1)) : -1;
+        }
+        __syncthreads();
+        if (threadIdx.x < R) base[threadIdx.x] += tot[threadIdx.x];
+        __syncthreads();
+    }
+    const long long *peers = (const long long *) a.peers;
+    int row = R + L, p = (int) (a.gen & 1);
+    unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x) {
+        int d = i / row, j = i % row;
+        unsigned int v = j < R ? base[j] : cnt_e[d * L + j - R];
+        moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * row + j) * 8, tag | v);
+    }
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
+    __syncthreads();
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, err, i / row);
+    __syncthreads();
+    int *info = (int *) a.info;
+    if (threadIdx.x < R) {
+        int s_off = 0;
+        for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
+        ((int *) a.send_off)[threadIdx.x] = s_off;
+    }
+    if (threadIdx.x == 0) {
+        int n = 0;
+        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + me];
+        info[0] = n;
+    }
+    for (int le = threadIdx.x; le < L; le += blockDim.x) {
+        int n = 0;
+        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + R + le];
+        info[1 + le] = n;
+    }
+}
+
+/*
+ * Grid: a warp per token writes the token's row (and fp8 scales, local expert ids, weights) into
+ * each destination's receive area at its slot. Then every block signals every PE, and block 0
+ * waits until all PEs' blocks have signalled this PE (a.expected in total per source).
+ */
+template <bool NV>
+__global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, E = (int) a.experts;
+    int lane = threadIdx.x & 31;
+    long long H = a.hidden, row_bytes = a.fp8 ? H : 2 * H, scale_bytes = (H / 128) * 4;
+    const long long *peers = (const long long *) a.peers;
+    const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
+    const long long *idx = (const long long *) a.topk_idx;
+    const float *w = (const float *) a.topk_w;
+    int warps = gridDim.x * (blockDim.x >> 5);
+    for (int t = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); t < T; t += warps) {
+        int my_slot = -1;
+        if (lane < R) {
+            int p = pos[(long long) t * R + lane];
+            if (p >= 0) my_slot = send_off[lane] + p;
+        }
+        unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
+        const char *src = (const char *) a.x + t * row_bytes;
+        // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
+        long long dst = my_slot >= 0 && !NV ? peers[lane] + a.off_recv + my_slot * row_bytes : 0;
+        const int4 *s4 = (const int4 *) src;
+        long long m = NV ? 0 : row_bytes >> 4;
+        for (unsigned int dm = NV ? dests : 0; dm; dm &= dm - 1) {
+            int d = __ffs(dm) - 1;
+            moe_put_rows<NV>(a, d, a.off_recv + (long long) __shfl_sync(MOE_FULL, my_slot, d) * row_bytes, src, row_bytes, lane);
+        }
+        for (long long i0 = 0; i0 < m; i0 += 64) { // warp-uniform, so every shuffle has all lanes
+            long long i = i0 + lane;
+            int4 v0 = i < m ? __ldg(s4 + i) : make_int4(0, 0, 0, 0), v1 = i + 32 < m ? __ldg(s4 + i + 32) : make_int4(0, 0, 0, 0);
+            for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                int4 *to = (int4 *) __shfl_sync(MOE_FULL, dst, __ffs(dm) - 1);
+                if (i < m) to[i] = v0;
+                if (i + 32 < m) to[i + 32] = v1;
+            }
+        }
+        for (unsigned int dm = dests; dm; dm &= dm - 1) {
+            int d = __ffs(dm) - 1;
+            long long slot = __shfl_sync(MOE_FULL, my_slot, d);
+            if (a.fp8)
+                moe_put_rows<NV>(a, d, a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes, scale_bytes, lane);
+            if (idx != 0) {
+                for (int k = lane; k < K; k += 32) {
+                    int e = moe_expert(idx, t, k, K, E, (long long *) a.err, false);
+                    long long local = (e >= 0 && e / L == d) ? e - (long long) d * L : -1;
+                    float wk = w != 0 && local >= 0 ? w[(long long) t * K + k] : 0.f;
+                    long long *ip = (long long *) moe_at<NV>(a, d, a.off_recv_idx) + slot * K + k;
+                    float *wp = (float *) moe_at<NV>(a, d, a.off_recv_w) + slot * K + k;
+                    if (NV) {
+                        nvshmem_longlong_p(ip, local, d);
+                        if (w != 0) nvshmem_float_p(wp, wk, d);
+                    } else {
+                        *ip = local;
+                        if (w != 0) *wp = wk;
+                    }
+                }
+            }
+        }
+    }
+    moe_signal_all<NV>(a, a.off_done, a.rank);
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
+                    deadline, (long long *) a.err, threadIdx.x, 1);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) moe_publish(a); // every PE's rows for this PE have arrived
+}
+
+/*
+ * Grid: stages y (and weights) into this PE's receive area unless they are already there, signals
+ * every PE, waits for all PEs' staging, then a warp per own token pulls the token's rows back from
+ * every PE that received it and sums them in fp32 (bf16 once at the end), and sums the weights.
+ */
+template <bool NV>
+__global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, me = (int) a.rank;
+    int lane = threadIdx.x & 31;
+    long long H = a.hidden, row_bytes = 2 * H;
+    const long long *peers = (const long long *) a.peers;
+    char *own = (char *) peers[me];
+    int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (a.y != 0)
+        for (long long r = gw; r < a.recv_tokens; r += warps)
+            moe_warp_copy(own + a.off_recv + r * row_bytes, (const char *) a.y + r * row_bytes, row_bytes, lane);
+    if (a.y_w != 0)
+        for (long long r = gw; r < a.recv_tokens; r += warps)
+            moe_warp_copy(own + a.off_recv_w + r * K * 4, (const char *) a.y_w + r * K * 4, K * 4, lane);
+    moe_signal_all<NV>(a, a.off_ready, me);
+    if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
+                    deadline, (long long *) a.err, threadIdx.x, 2);
+    }
+    __syncthreads();
+    // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
+    const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
+    for (int t = gw; ok && t < T; t += warps) {
+        int my_slot = -1;
+        if (lane < R) {
+            int p = pos[(long long) t * R + lane];
+            if (p >= 0) my_slot = send_off[lane] + p;
+        }
+        unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
+        int4 *out = (int4 *) ((char *) a.out + t * row_bytes);
+        // Loops stay warp-uniform so that every shuffle has all lanes; four 16-byte loads per lane
+        // and source are in flight at once (the pull is latency bound otherwise).
+        for (long long c0 = 0; c0 < H / 8; c0 += 128) {
+            float acc[4][8];
+#pragma unroll
+            for (int u = 0; u < 4; u++)
+#pragma unroll
+                for (int i = 0; i < 8; i++) acc[u][i] = 0.f;
+            for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                int d = __ffs(dm) - 1;
+                long long slot = __shfl_sync(MOE_FULL, my_slot, d);
+                int4 v[4];
+#pragma unroll
+                for (int u = 0; u < 4; u++) {
+                    long long c = c0 + u * 32 + lane, first = (c0 + u * 32) * 16, n = min(512LL, row_bytes - first);
+                    const int4 *part = moe_pull_512<NV>(a, d, a.off_recv + slot * row_bytes + first, n, u);
+                    v[u] = c < H / 8 ? __ldcg(part + lane) : make_int4(0, 0, 0, 0);
+                }
+#pragma unroll
+                for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v[u], 1.f);
+            }
+#pragma unroll
+            for (int u = 0; u < 4; u++) {
+                long long c = c0 + u * 32 + lane;
+                if (c < H / 8) out[c] = bf16x8_pack(acc[u]);
+            }
+        }
+        if (a.out_w != 0) {
+            for (int k0 = 0; k0 < K; k0 += 32) {
+                int k = k0 + lane;
+                float s = 0.f;
+                for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                    long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
+                    int d = __ffs(dm) - 1;
+                    const float *wp = (const float *) moe_at<NV>(a, d, a.off_recv_w) + slot * K + k;
+                    if (k < K) s += NV ? nvshmem_float_g(wp, d) : __ldcg(wp);
+                }
+                if (k < K) ((float *) a.out_w)[(long long) t * K + k] = s;
+            }
+        }
+    }
+    moe_last_block_publishes(a);
+}
+
+// --------------------------------------------------------------------------- low-latency mode
+
+/*
+ * Grid: every block builds, in shared memory, a bitmap per expert of the tokens selecting it
+ * (the slot of (t, e) among this PE's tokens is the popcount of the bits before t); block 0 sends
+ * the per-expert counts to every PE (count matrix [src][E], tagged); every block waits for the
+ * whole matrix, so a slot's base (tokens of lower source ranks) is known everywhere without
+ * another exchange. Then warps write one copy per selected expert straight into the expert's PE
+ * (bf16 rows, or e4m3 + a scale per 128 channels quantised on the way; with few tokens several warps
+ * share a row), record the (expert, slot) pairs for the combine, and each block signals every PE.
+ */
+template <bool NV>
+__global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
+    extern __shared__ unsigned int bits[];
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    moe_seq q = moe_sequence(a, 1);
+    int me = (int) a.rank, maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
+    int W = (maxT + 31) / 32;
+    long long H = a.hidden;
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    const long long *peers = (const long long *) a.peers;
+    for (int i = threadIdx.x; i < E * W; i += blockDim.x) bits[i] = 0;
+    __syncthreads();
+    for (int i = threadIdx.x; i < T * K; i += blockDim.x) {
+        int t = i / K, e = moe_expert(idx, t, i % K, K, E, err, blockIdx.x == 0);
+        if (e >= 0) atomicOr(&bits[e * W + t / 32], 1u << (t % 32));
+    }
+    __syncthreads();
+    unsigned long long tag = (unsigned long long) (unsigned int) q.gen << 32;
+    const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * E;
+    if (blockIdx.x == 0) {
+        for (int i = threadIdx.x; i < E * R; i += blockDim.x) {
+            int e = i % E, d = i / E;
+            unsigned int c = 0;
+            for (int j = 0; j < W; j++) c += __popc(bits[e * W + j]);
+            moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * E + e) * 8, tag | c);
+        }
+    }
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, err, i / E);
+    __syncthreads();
+    if (blockIdx.x == 0) {
+        for (int le = threadIdx.x; le < L; le += blockDim.x) {
+            int n = 0;
+            for (int s = 0; s < R; s++) n += (int) (unsigned int) m[(long long) s * E + (long long) me * L + le];
+            ((int *) a.recv_count)[p * L + le] = n;
+            ((int *) a.info)[le] = n;
+        }
+    }
+    long long slots = (long long) R * maxT, data_stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
+    int2 *route = (int2 *) a.route + (long long) p * maxT * K;
+    int warps = gridDim.x * (blockDim.x >> 5);
+    // `split` warps per (token, expert slot), each a share of the row, so that a few tokens still keep every
+    // warp busy (one warp per row would quantise its 256-channel pieces one after another). The NVSHMEM
+    // transport stages whole rows per warp: one warp each there.
+    int split = 1;
+    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) ((H + 255) / 256)));
+    for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
+        int item = work / split, part = work % split;
+        int t = item / K, k = item % K;
+        int e = moe_expert(idx, t, k, K, E, err, false);
+        if (e < 0) {
+            if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
+            continue;
+        }
+        int d = e / L, le = e % L, slot = 0;
+        for (int s = 0; s < me; s++) slot += (int) (unsigned int) m[(long long) s * E + e];
+        int words = 0;
+        for (int j = lane; j < t / 32; j += 32) words += __popc(bits[e * W + j]);
+        for (int o = 16; o > 0; o >>= 1) words += __shfl_xor_sync(MOE_FULL, words, o);
+        slot += words + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
+        if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
+        long long row = (long long) le * slots + slot;
+        long long region = a.off_recv + p * a.region; // symmetric offset of this generation's receive area
+        const char *src = (const char *) a.x + t * 2 * H;
+        if (!a.fp8) {
+            // This warp's contiguous share of the row, whole 16-byte vectors (rows are 16-byte multiples).
+            long long share = ((2 * H + split - 1) / split + 15) & ~15LL, from = part * share;
+            if (from < 2 * H) moe_put_rows<NV>(a, d, region + row * data_stride + from, src + from, min(share, 2 * H - from), lane);
+            continue;
+        }
+        // FP8: each lane quantises 8 channels; a half-warp covers one 128-channel block. Straight into
+        // the mapped destination, or (NVSHMEM transport) into this warp's staging, then two puts.
+        long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
+        char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
+        float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
+        for (long long c0 = (long long) part * 256; c0 < H; c0 += (long long) split * 256) {
+            long long ch = c0 + lane * 8;
+            bool live = ch < H;
+            float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+            float amax = 0.f;
+            if (live) {
+                int4 raw = __ldg((const int4 *) (src + ch * 2));
+                const __nv_bfloat162 *h2 = (const __nv_bfloat162 *) &raw;
+#pragma unroll
+                for (int i = 0; i < 4; i++) {
+                    float2 f = __bfloat1622float2(h2[i]);
+                    v[2 * i] = f.x;
+                    v[2 * i + 1] = f.y;
+                }
+#pragma unroll
+                for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(v[i]));
+            }
+            for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(MOE_FULL, amax, o));
+            amax = fmaxf(amax, 1e-4f);
+            float mul = 448.f / amax, scale = amax / 448.f;
+            uint2 q;
+            unsigned char *qb = (unsigned char *) &q;
+#pragma unroll
+            for (int i = 0; i < 8; i++) qb[i] = (unsigned char) __nv_cvt_float_to_fp8(v[i] * mul, __NV_SATFINITE, __NV_E4M3);
+            if (live) {
+                *(uint2 *) (dst + ch) = q;
+                if ((lane & 15) == 0) sdst[ch / 128] = scale;
+            }
+        }
+        if (NV) {
+            __syncwarp();
+            moe_put_rows<NV>(a, d, data_off, dst, H, lane);
+            moe_put_rows<NV>(a, d, scale_off, (const char *) sdst, scale_cols * 4, lane);
+        }
+    }
+    moe_signal_all<NV>(a, a.off_done, (long long) p * R + me);
+    // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
+    if (blockIdx.x != 0) return;
+    if (threadIdx.x < R) {
+        const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
+        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, err, threadIdx.x, 3);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        moe_publish(a);
+        if (a.ctl != 0) { // every block has read the counters (their arrival signals came after)
+            volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
+            ctl[0] = q.gen;
+            ctl[1] = ctl[1] + 1;
+        }
+    }
+}
+
+/*
+ * Grid: stages y's valid rows into this PE's receive area of the dispatch's parity (unless y is
+ * already there), signals every PE, waits for all, then a warp per own token pulls the token's
+ * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
+ */
+template <bool NV>
+__global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
+    moe_seq q = moe_sequence(a, 2);
+    int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
+    long long H = a.hidden, slots = (long long) R * maxT, row_bytes = 2 * H;
+    const long long *peers = (const long long *) a.peers;
+    char *own = (char *) peers[me] + a.off_recv + p * a.region;
+    int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (a.y != 0) {
+        const int *count = (const int *) a.recv_count + p * L;
+        for (int le = 0; le < L; le++)
+            for (long long r = gw; r < count[le]; r += warps) {
+                long long row = le * slots + r;
+                moe_warp_copy(own + row * row_bytes, (const char *) a.y + row * row_bytes, row_bytes, lane);
+            }
+    }
+    moe_signal_all<NV>(a, a.off_ready, (long long) p * R + me);
+    if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
+                    q.expected, deadline, (long long *) a.err, threadIdx.x, 4);
+    }
+    __syncthreads();
+    // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
+    const int2 *route = (const int2 *) a.route + (long long) p * maxT * K;
+    const float *w = (const float *) a.topk_w;
+    // A warp per (token, 256 channels): few tokens still spread over the whole grid.
+    long long chunks = (H / 8 + 31) / 32;
+    for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
+        int t = (int) (item / chunks);
+        long long first = (item % chunks) * 512, c = (item % chunks) * 32 + lane, n = min(512LL, row_bytes - first);
+        long long src = -1; // lane k: symmetric offset of expert slot k's row on PE pe, -1 for none
+        int pe = 0;
+        float wk = 0.f;
+        if (lane < K) {
+            int2 r = route[(long long) t * K + lane];
+            if (r.x >= 0) {
+                pe = r.x / L;
+                src = a.off_recv + p * a.region + ((long long) (r.x % L) * slots + r.y) * row_bytes + first;
+                wk = w[(long long) t * K + lane];
+            }
+        }
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        // The first eight experts' rows are loaded together (one round trip), the rest one by one.
+        int4 v[8];
+        float wt[8];
+#pragma unroll
+        for (int k = 0; k < 8; k++) {
+            long long from = __shfl_sync(MOE_FULL, src, k);
+            int at = __shfl_sync(MOE_FULL, pe, k);
+            wt[k] = __shfl_sync(MOE_FULL, wk, k);
+            v[k] = make_int4(0, 0, 0, 0);
+            if (from >= 0 && k < K) {
+                const int4 *part = moe_pull_512<NV>(a, at, from, n, k);
+                if (c < H / 8) v[k] = __ldcg(part + lane);
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 8; k++) bf16x8_add(acc, v[k], wt[k]);
+        for (int k = 8; k < K; k++) {
+            long long from = __shfl_sync(MOE_FULL, src, k);
+            int at = __shfl_sync(MOE_FULL, pe, k);
+            float w8 = __shfl_sync(MOE_FULL, wk, k);
+            if (from >= 0) {
+                const int4 *part = moe_pull_512<NV>(a, at, from, n, k);
+                if (c < H / 8) bf16x8_add(acc, __ldcg(part + lane), w8);
+            }
+        }
+        if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
+    }
+    if (moe_last_block_publishes(a) && a.ctl != 0) {
+        volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
+        ctl[2] = ctl[2] + 1; // every block has passed its wait
+    }
+}
+
+// ------------------------------------------------------------------------------ host entries
+
+/* Kernel timing for benchmarks (off by default): events around the last operation's kernels. */
+static int moe_profiling;
+static cudaEvent_t moe_ev[3];
+static int moe_ev_kernels;
+
+static void moe_mark(int i, long long stream) {
+    if (moe_profiling) cudaEventRecord(moe_ev[i], STREAM(stream));
+}
+
+static int moe_args(const long long *raw, int n, ucn_moe_args *a, const char *op) {
+    if (n != UCN_MOE_ARGS_WORDS) return fail(UCN_ERR_ARGUMENT, op, n, "argument block has the wrong size (Java and native out of step)");
+    memcpy(a, raw, sizeof *a);
+    return UCN_OK;
+}
+
+static int moe_smem(const void *kernel, long long bytes, const char *op) {
+    if (bytes <= 48 * 1024) return UCN_OK;
+    return cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), op);
+}
+
+typedef void (*moe_kernel)(ucn_moe_args);
+
+/* Launches one kernel on the operation's stream (opting in to its shared memory first). */
+static int moe_launch(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const ucn_moe_args &a) {
+    int rc = moe_smem((const void *) k, smem, name);
+    if (rc) return rc;
+    k<<<grid, block, smem, STREAM(a.stream)>>>(a);
+    return launch_check(name);
+}
+
+/* An operation of one kernel, between the timing marks. */
+static int moe_timed(moe_kernel k, const char *name, unsigned grid, unsigned block, long long smem, const ucn_moe_args &a) {
+    moe_ev_kernels = 1;
+    moe_mark(0, a.stream);
+    int rc = moe_launch(k, name, grid, block, smem, a);
+    moe_mark(2, a.stream);
+    return rc;
+}
+
+/* Every entry starts here: this thread's device, and the argument block checked and copied. */
+#define MOE_PARSE(name)                         \
+    ensure_device();                            \
+    ucn_moe_args a;                              \
+    int rc = moe_args(raw, n, &a, name);        \
+    if (rc) return rc
+
+extern "C" {
+
+/* Turns kernel timing on (1) or off (0). */
+int ucn_ops_moe_profile(int on) {
+    ensure_device();
+    if (on && !moe_profiling) {
+        for (int i = 0; i < 3; i++) {
+            int rc = cuda_check(cudaEventCreate(&moe_ev[i]), "cudaEventCreate");
+            if (rc) return rc;
+        }
+    }
+    moe_profiling = on;
+    return UCN_OK;
+}
+
+/* Milliseconds of the last operation's kernels: out[0] the first (count exchange or the only one), out[1] the data kernel (0 if none). */
+int ucn_ops_moe_times(float *out) {
+    ensure_device();
+    out[0] = out[1] = 0.f;
+    if (!moe_profiling) return fail(UCN_ERR_ARGUMENT, "ucn_moe_times", 0, "kernel timing is off");
+    int rc = cuda_check(cudaEventSynchronize(moe_ev[2]), "cudaEventSynchronize");
+    if (rc) return rc;
+    if (moe_ev_kernels == 2) {
+        if ((rc = cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[1]), "cudaEventElapsedTime"))) return rc;
+        return cuda_check(cudaEventElapsedTime(&out[1], moe_ev[1], moe_ev[2]), "cudaEventElapsedTime");
+    }
+    return cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[2]), "cudaEventElapsedTime");
+}
+
+/* SMs of this PE's device and the most dynamic shared memory a block may opt in to. */
+int ucn_ops_moe_device_info(int *sms, long long *smem) {
+    ensure_device();
+    int dev = 0, v = 0;
+    int rc = cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+    if (rc) return rc;
+    rc = cuda_check(cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute(SMs)");
+    if (rc) return rc;
+    rc = cuda_check(cudaDeviceGetAttribute(&v, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev), "cudaDeviceGetAttribute(smem)");
+    *smem = v;
+    return rc;
+}
+
+int ucn_ops_moe_layout(const long long *raw, int n) {
+    MOE_PARSE("moe_layout_kernel");
+    return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
+}
+
+/* Normal dispatch: the count exchange (with cached routing: a barrier instead) and the data kernel. */
+int ucn_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
+    MOE_PARSE("moe_normal_dispatch_kernel");
+    moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
+    moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true> : moe_normal_dispatch_kernel<false>;
+    moe_ev_kernels = 2;
+    moe_mark(0, a.stream);
+    if (cached) {
+        /* No count exchange: a barrier, so no PE writes into a receive area its owner still reads. */
+        nvshmemx_barrier_all_on_stream(STREAM(a.stream));
+        if ((rc = launch_check("nvshmemx_barrier_all_on_stream"))) return rc;
+    } else if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    moe_mark(1, a.stream);
+    rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    moe_mark(2, a.stream);
+    return rc;
+}
+
+int ucn_ops_moe_normal_combine(const long long *raw, int n) {
+    MOE_PARSE("moe_normal_combine_kernel");
+    return moe_timed(a.transport ? moe_normal_combine_kernel<true> : moe_normal_combine_kernel<false>, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+}
+
+int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
+    MOE_PARSE("moe_ll_dispatch_kernel");
+    return moe_timed(a.transport ? moe_ll_dispatch_kernel<true> : moe_ll_dispatch_kernel<false>, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
+                     a.experts * ((a.max_tokens + 31) / 32) * 4, a);
+}
+
+int ucn_ops_moe_ll_combine(const long long *raw, int n) {
+    MOE_PARSE("moe_ll_combine_kernel");
+    return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_kernel<false>, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+}
+
+}

@@ -1,0 +1,50 @@
+/*
+ * Arguments and codes of the MoE kernels (ucn_moe.cu). The Java side (internal/NvMoeArgs.java)
+ * fills a long[] in exactly this field order; every field is 64 bits.
+ */
+#ifndef UCN_MOE_H
+#define UCN_MOE_H
+
+typedef struct {
+    long long rank, nranks, tokens, hidden, topk, experts, local_experts, max_tokens;
+    long long recv_tokens;          /* normal combine: rows of y (N) */
+    long long fp8;                  /* 1: data is e4m3 (hidden bytes per row) + fp32 scales per 128 channels */
+    long long x, x_scales;          /* dispatch input rows and (fp8) scales, device */
+    long long topk_idx, topk_w;     /* int64 [tokens][topk], fp32 [tokens][topk] (0: none), device */
+    long long peers;                /* device int64 [nranks]: the symmetric block's base as mapped in this process */
+    long long off_cnt, off_recv, off_recv_scales, off_recv_idx, off_recv_w, off_done, off_ready; /* in the block */
+    long long region;               /* bytes of one receive generation (low-latency) */
+    long long pos, send_off;        /* normal routing: int32 [tokens][nranks] (-1: not sent), int32 [nranks] */
+    long long info;                 /* pinned int32: normal N, then per-local-expert counts; low-latency counts */
+    long long err;                  /* pinned int64 [8]: first error (code, details) */
+    long long out, out_w;           /* combine outputs, device */
+    long long y, y_w;               /* combine inputs, device (0: already in the receive area) */
+    long long gen;                  /* operation sequence number: count tags; parity = gen & 1 */
+    long long expected;             /* what the arrival counters must reach */
+    long long blocks, threads;
+    long long timeout_ns;
+    long long stream;
+    long long route;                /* low-latency: device int32 [2][max_tokens][topk] (expert, slot) pairs per parity */
+    long long recv_count;           /* low-latency: device int32 [2][local_experts] */
+    long long layout_rank, layout_expert, layout_in_rank; /* layout outputs, device */
+    long long host_slot;            /* pinned: [0] seq, [1..4] error record, from byte 64 the info ints */
+    long long seq;                  /* written to host_slot[0] when the operation is complete */
+    long long grid_done;            /* device uint32: blocks finished (the last one publishes, then resets it) */
+    long long ctl;                  /* stream-ordered low-latency mode: device uint64 [3] = {generation, dispatches,
+                                       combines}; the kernels read and advance it, so a captured CUDA graph replays
+                                       with the same arguments (0: host-sequenced, gen/expected come from here) */
+    long long transport;            /* 0: loads/stores through nvshmem_ptr mappings; 1: NVSHMEM device puts, gets and
+                                       signals (PEs whose heaps are not mapped into each other: other nodes) */
+    long long scratch;              /* transport 1: device bytes per warp (scratch_per_warp) for staged rows */
+    long long scratch_per_warp;
+} ucn_moe_args;
+
+#define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))
+
+/* err[0] codes; err[1..3] details. */
+#define UCN_MOE_ERR_EXPERT 1     /* topk_idx[err1][err2] = err3 is outside [-1, experts) */
+#define UCN_MOE_ERR_DUPLICATE 2  /* topk_idx[err1] names expert err3 twice (slot err2) */
+#define UCN_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
+#define UCN_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
+
+#endif

@@ -1,0 +1,29 @@
+package dev.unicomm.backend.nvshmem.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
+
+class NvshmemCommunicatorTest {
+
+    @Test
+    void deviceIsLocalRankModuloDevicesUnlessConfigured() {
+        assertEquals(0, NvshmemCommunicator.chooseDevice(null, 0, 1));
+        assertEquals(0, NvshmemCommunicator.chooseDevice(null, 3, 1));
+        assertEquals(1, NvshmemCommunicator.chooseDevice(null, 5, 2));
+        assertEquals(2, NvshmemCommunicator.chooseDevice("2", 0, 4));
+        var bad = assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("4", 0, 4));
+        assertTrue(bad.getMessage().contains("0..3"), bad.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("gpu0", 0, 4));
+    }
+
+    @Test
+    void symmetricSizeSuffixesParse() {
+        assertEquals(1L << 30, NvshmemCommunicator.parseSize("1G"));
+        assertEquals(512L << 20, NvshmemCommunicator.parseSize("512M"));
+        assertEquals(64L << 10, NvshmemCommunicator.parseSize("64kb"));
+        assertEquals(12345, NvshmemCommunicator.parseSize("12345"));
+    }
+}
