@@ -12,9 +12,6 @@ import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.nvshmem.internal.moe.MoeKernelLimits;
-import dev.unicomm.backend.nvshmem.internal.moe.MoeSymLayout;
-import dev.unicomm.backend.nvshmem.internal.moe.NvshmemMoe;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import java.lang.System.Logger.Level;
@@ -95,6 +92,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     private final String moeLlSms;
     /** unicomm.nvshmem.moe.transport: auto (loads/stores where every heap is mapped, else NVSHMEM), loadstore, nvshmem. */
     private final String moeTransport;
+    private volatile MoeOpener moeOpener;
     /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
     final boolean moeProfile;
     /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
@@ -181,6 +179,13 @@ public final class NvshmemCommunicator implements BackendCommunicator {
      * size) may be open at once and share the NVSHMEM runtime; a different shape cannot: NVSHMEM
      * runs one job per process.
      */
+    /** As {@link #open(BackendContext, int)}, with the native MoE kernels behind {@link #nativeMoe}. */
+    public static NvshmemCommunicator open(BackendContext ctx, int deviceCount, MoeOpener moe) {
+        NvshmemCommunicator c = open(ctx, deviceCount);
+        c.moeOpener = moe;
+        return c;
+    }
+
     public static NvshmemCommunicator open(BackendContext ctx, int deviceCount) {
         var config = ctx.config();
         int device = chooseDevice(config.property("nvshmem.device", null), config.localRank(), deviceCount);
@@ -443,42 +448,32 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
 
     /**
-     * The CUDA MoE kernels: with loads and stores where every PE's symmetric heap is mapped here (one
-     * node), else with NVSHMEM's device puts, gets and signals (unicomm.nvshmem.moe.transport forces
-     * either). Empty for a one-PE communicator inside a larger job (the portable MoE serves it). The
-     * symmetric region comes from this communicator's own heap (the validating layer above owns the
-     * MoE buffer as a whole and sees it through {@code footprintBytes()}).
+     * The CUDA MoE kernels ({@link MoeOpener}, wired in by the provider so that this package does not
+     * depend on {@code internal.moe}, which depends on it). Empty for a one-PE communicator inside a
+     * larger job (the portable MoE serves it).
      */
     @Override public Optional<MoeBuffer> nativeMoe(MoeConfig config) {
         ensureOpen();
-        if (solo) return Optional.empty();
-        long[] peerBases = new long[size];
-        boolean mapped = true;
-        for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(scratch.base(), pe) != 0;
-        boolean viaNvshmem = switch (moeTransport) {
-            case "auto" -> !mapped;
-            case "nvshmem" -> true;
-            case "loadstore" -> {
-                if (!mapped) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE,
-                        "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
-                yield false;
-            }
-            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + moeTransport + "'");
-        };
-        long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
-        String why = MoeKernelLimits.unsupported(config, size, device[1]);
-        if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
-        int sms = config.mode() == MoeConfig.Mode.LOW_LATENCY ? MoeKernelLimits.lowLatencyBlocks(moeLlSms, gpuSharers, (int) device[0])
-                : MoeKernelLimits.blocks(moeSms, gpuSharers, (int) device[0]);
-        SymmetricBuffer sym = heap.allocate(MoeSymLayout.of(config, size).total(), 256);
-        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
-        try {
-            return Optional.of(new NvshmemMoe(this, config, sym, peerBases, sms, viaNvshmem));
-        } catch (RuntimeException e) {
-            sym.close();
-            throw e;
-        }
+        if (solo || moeOpener == null) return Optional.empty();
+        return Optional.of(moeOpener.open(this, config));
     }
+
+    /** Opens this communicator's native MoE buffers: {@code internal.moe}'s kernels. */
+    public interface MoeOpener {
+        MoeBuffer open(NvshmemCommunicator comm, MoeConfig config);
+    }
+
+    /** Base address of the collectives' symmetric scratch, whose peer mappings say whether load/store reaches every PE. */
+    public long scratchBase() { return scratch.base(); }
+
+    /** {@code unicomm.nvshmem.moe.transport}: auto, loadstore or nvshmem. */
+    public String moeTransport() { return moeTransport; }
+
+    /** {@code unicomm.nvshmem.moe.sms} / {@code .ll.sms} as given (null: the default). */
+    public String moeSms(boolean lowLatency) { return lowLatency ? moeLlSms : moeSms; }
+
+    /** PEs of this process's job that share this GPU (MPS): the MoE kernels split its SMs between them. */
+    public static int gpuSharers() { return gpuSharers; }
 
     NvshmemDevice deviceRuntime() { return device; }
 

@@ -73,6 +73,44 @@ public final class NvshmemMoe implements MoeBuffer {
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
 
+    /**
+     * Opens the CUDA MoE kernels on {@code c}: with loads and stores where every PE's symmetric heap is
+     * mapped here (one node), else with NVSHMEM's device puts, gets and signals
+     * (unicomm.nvshmem.moe.transport forces either). The symmetric region comes from the
+     * communicator's own heap (the validating layer above owns the MoE buffer as a whole and sees it
+     * through {@code footprintBytes()}).
+     */
+    public static MoeBuffer open(NvshmemCommunicator c, MoeConfig config) {
+        int size = c.size();
+        long[] peerBases = new long[size];
+        boolean mapped = true;
+        for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(c.scratchBase(), pe) != 0;
+        boolean viaNvshmem = switch (c.moeTransport()) {
+            case "auto" -> !mapped;
+            case "nvshmem" -> true;
+            case "loadstore" -> {
+                if (!mapped) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE,
+                        "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
+                yield false;
+            }
+            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + c.moeTransport() + "'");
+        };
+        long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
+        String why = MoeKernelLimits.unsupported(config, size, device[1]);
+        if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
+        boolean ll = config.mode() == MoeConfig.Mode.LOW_LATENCY;
+        int sms = ll ? MoeKernelLimits.lowLatencyBlocks(c.moeSms(true), NvshmemCommunicator.gpuSharers(), (int) device[0])
+                : MoeKernelLimits.blocks(c.moeSms(false), NvshmemCommunicator.gpuSharers(), (int) device[0]);
+        SymmetricBuffer sym = c.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
+        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
+        try {
+            return new NvshmemMoe(c, config, sym, peerBases, sms, viaNvshmem);
+        } catch (RuntimeException e) {
+            sym.close();
+            throw e;
+        }
+    }
+
     public NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
         this.cfg = cfg;
