@@ -45,7 +45,7 @@ public final class ByteSize {
         return v;
     }
 
-    /** 8 -> "8 B", 4096 -> "4 KiB", 3 << 20 -> "3 MiB": the largest binary unit that divides {@code bytes}. */
+    /** {@code 8 -> "8 B", 4096 -> "4 KiB", 3 << 20 -> "3 MiB"}: the largest binary unit that divides {@code bytes}. */
     public static String format(long bytes) {
         String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
         int u = 0;
