@@ -1,4 +1,4 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DeviceBuffer;

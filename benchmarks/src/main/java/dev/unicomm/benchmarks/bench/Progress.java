@@ -1,4 +1,4 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import java.io.OutputStream;
 import java.io.IOException;

@@ -1,9 +1,8 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -46,7 +45,7 @@ class CollectivesBenchCommandTest {
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Main.run("bench", "collectives", "-n", "2", "--ops", "allreduce,allgather,reducescatter,alltoall,broadcast",
+            code = Bench.run("bench", "collectives", "-n", "2", "--ops", "allreduce,allgather,reducescatter,alltoall,broadcast",
                     "--min-size", "16", "--max-size", "64", "--seconds", "0.01", "--warmup", "0.05", "--csv", csv.toString(), "--compare", ref.toString());
         } finally {
             System.setOut(old);
@@ -67,9 +66,9 @@ class CollectivesBenchCommandTest {
         PrintStream oldErr = System.err;
         System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
         try {
-            assertTrue(Main.run("bench", "collectives", "--ops", "allsum") != 0);
-            assertTrue(Main.run("bench", "collectives", "--max-size", "nope") != 0);
-            assertTrue(Main.run("bench", "collectives", "--repeat", "0") != 0);
+            assertTrue(Bench.run("bench", "collectives", "--ops", "allsum") != 0);
+            assertTrue(Bench.run("bench", "collectives", "--max-size", "nope") != 0);
+            assertTrue(Bench.run("bench", "collectives", "--repeat", "0") != 0);
         } finally {
             System.setErr(oldErr);
         }

@@ -1,9 +1,8 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.cli.Main;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -35,7 +34,7 @@ class MoeBenchCommandTest {
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Main.run("bench", "moe", "-n", "2", "--tokens", "64", "--hidden", "256", "--experts", "8", "--topk", "2",
+            code = Bench.run("bench", "moe", "-n", "2", "--tokens", "64", "--hidden", "256", "--experts", "8", "--topk", "2",
                     "--ll-tokens", "8", "--iters", "1", "--ll-iters", "1", "--csv", csv.toString(), "--roofline", roof.toString());
         } finally {
             System.setOut(old);
@@ -67,7 +66,7 @@ class MoeBenchCommandTest {
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Main.run("bench", "moe", "-n", "2", "--mode", "normal", "--tokens", "32,64", "--hidden", "256", "--experts", "8",
+            code = Bench.run("bench", "moe", "-n", "2", "--mode", "normal", "--tokens", "32,64", "--hidden", "256", "--experts", "8",
                     "--topk", "2", "--iters", "1", "--csv", csv.toString(), "--plot", png.toString(), "--plot-size", "640x480",
                     "--jfr", jfr.toString());
         } finally {
@@ -96,7 +95,7 @@ class MoeBenchCommandTest {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         System.setErr(new PrintStream(err, true));
         try {
-            assertTrue(Main.run("bench", "moe", "--plot", tmp.resolve("x.png").toString()) != 0);
+            assertTrue(Bench.run("bench", "moe", "--plot", tmp.resolve("x.png").toString()) != 0);
         } finally {
             System.setErr(oldErr);
         }
@@ -107,9 +106,9 @@ class MoeBenchCommandTest {
         PrintStream oldErr = System.err;
         System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
         try {
-            assertTrue(Main.run("bench", "moe", "-n", "3", "--experts", "8") != 0); // 8 experts over 3 ranks
-            assertTrue(Main.run("bench", "moe", "--mode", "fast") != 0);
-            assertTrue(Main.run("bench", "moe", "--iters", "0") != 0);
+            assertTrue(Bench.run("bench", "moe", "-n", "3", "--experts", "8") != 0); // 8 experts over 3 ranks
+            assertTrue(Bench.run("bench", "moe", "--mode", "fast") != 0);
+            assertTrue(Bench.run("bench", "moe", "--iters", "0") != 0);
         } finally {
             System.setErr(oldErr);
         }

@@ -1,4 +1,4 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;

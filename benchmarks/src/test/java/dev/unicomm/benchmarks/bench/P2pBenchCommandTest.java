@@ -1,4 +1,4 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unicomm.api.Unicomm;
-import dev.unicomm.cli.Main;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -70,7 +69,7 @@ class P2pBenchCommandTest {
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         int code;
         try {
-            code = Main.run("bench", "p2p", "--block-sizes", "64K", "--plot", dir.resolve("x.png").toString());
+            code = Bench.run("bench", "p2p", "--block-sizes", "64K", "--plot", dir.resolve("x.png").toString());
         } finally {
             System.setErr(old);
         }
@@ -91,7 +90,7 @@ class P2pBenchCommandTest {
         }
         assumeTrue(usable, "RDMA endpoints do not work here: " + why);
         Path png = dir.resolve("p2p.png"), jfr = dir.resolve("p2p.jfr");
-        int code = Main.run("bench", "p2p", "--ops", "write", "--block-sizes", "8K,64K", "--batch", "4", "--duration", "0.2",
+        int code = Bench.run("bench", "p2p", "--ops", "write", "--block-sizes", "8K,64K", "--batch", "4", "--duration", "0.2",
                 "--plot", png.toString(), "--plot-size", "600x400", "--jfr", jfr.toString());
         assertEquals(0, code);
         assertEquals(600, ImageIO.read(png.toFile()).getWidth());

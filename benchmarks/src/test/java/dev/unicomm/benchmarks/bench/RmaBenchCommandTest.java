@@ -1,10 +1,9 @@
-package dev.unicomm.cli.bench;
+package dev.unicomm.benchmarks.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.cli.Main;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -41,7 +40,7 @@ class RmaBenchCommandTest {
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Main.run("bench", "rma", "--min-size", "8", "--max-size", "64", "--factor", "8",
+            code = Bench.run("bench", "rma", "--min-size", "8", "--max-size", "64", "--factor", "8",
                     "--barrier-ranks", "2", "--barrier-iters", "200", "--csv", csv.toString());
         } finally {
             System.setOut(old);
@@ -63,8 +62,8 @@ class RmaBenchCommandTest {
         PrintStream oldErr = System.err;
         System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
         try {
-            assertTrue(Main.run("bench", "rma", "-n", "1") != 0);
-            assertTrue(Main.run("bench", "rma", "--max-size", "nope") != 0);
+            assertTrue(Bench.run("bench", "rma", "-n", "1") != 0);
+            assertTrue(Bench.run("bench", "rma", "--max-size", "nope") != 0);
         } finally {
             System.setErr(oldErr);
         }
