@@ -1,9 +1,6 @@
 package dev.unicomm.benchmarks.bench;
 
-import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -29,13 +26,12 @@ public final class BenchReport {
             out.println("ref = same-run reference in one process (" + String.join("; ", refs) + "); ratio = ref time / our time (>1: faster than the reference)");
     }
 
-    public static void csv(List<BenchRow> rows, Path file) throws IOException {
+    /** The rows as CSV lines, header first. */
+    static List<String> csvLines(List<BenchRow> rows) {
         List<String> lines = new ArrayList<>();
         lines.add(BenchRow.CSV_HEADER);
         for (BenchRow r : rows) lines.add(r.toCsv());
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null) Files.createDirectories(parent);
-        Files.write(file, lines);
+        return lines;
     }
 
     /** 8 -> "8 B", 4096 -> "4 KiB", 1048576 -> "1 MiB". */

@@ -65,8 +65,8 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
                     + "the best of several runs is the least disturbed one (default: ${DEFAULT-VALUE}).")
     int repeat;
 
-    @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
-    Path csv;
+    @picocli.CommandLine.Mixin
+    CsvOption csv = new CsvOption();
 
     @Option(names = "--compare", paramLabel = "FILE",
             description = "CBENCH lines of another implementation (bench/reference/run_mpi_collectives.sh writes them): adds its busbw and time and our ratio.")
@@ -100,7 +100,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         }
         Map<String, CollRow> other = compare == null ? Map.of() : read(compare);
         table(rows, other, System.out);
-        if (csv != null) {
+        if (csv.wanted()) {
             List<String> lines = new ArrayList<>();
             lines.add("op,ranks,bytes,time_us,algbw_gbs,busbw_gbs,copy_gbs,other_time_us,other_busbw_gbs");
             for (CollRow r : rows) {
@@ -109,8 +109,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
                         r.algBw(), r.busBw(), r.copyBw(), o == null ? "" : String.format(Locale.ROOT, "%.3f", o.timeUs()),
                         o == null ? "" : String.format(Locale.ROOT, "%.6g", o.busBw())));
             }
-            Files.write(csv, lines);
-            System.out.println("wrote " + csv);
+            csv.write(lines);
         }
         if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench collectives (" + backend + ")");
         return 0;

@@ -8,7 +8,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -47,11 +46,8 @@ import picocli.CommandLine.Option;
         description = "MoE dispatch/combine benchmark with DeepEP's shapes; bandwidth vs a same-run copy bound; verified against the reference.")
 public final class MoeBenchCommand implements Callable<Integer> {
 
-    @Option(names = "--backend", defaultValue = "shm", description = "Backend (default: ${DEFAULT-VALUE}).")
-    String backend;
-
-    @Option(names = "-n", defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
-    int ranks;
+    @picocli.CommandLine.Mixin
+    JobOptions options = new JobOptions();
 
     @Option(names = "--tokens", defaultValue = "4096", split = ",",
             description = "Tokens per rank, normal mode; several values (1024,2048,4096) run one job each (default: ${DEFAULT-VALUE}).")
@@ -85,8 +81,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
     @Option(names = "--seed", defaultValue = "1", description = "Data and routing seed (default: ${DEFAULT-VALUE}).")
     long seed;
 
-    @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
-    Path csv;
+    @picocli.CommandLine.Mixin
+    CsvOption csv = new CsvOption();
 
     @Option(names = "--gpu-time", description = "GPU backends: run the job again with kernel timing (CUDA events) and report it beside the host wall.")
     boolean gpuTime;
@@ -134,8 +130,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
     }
 
     @Override public Integer call() throws IOException {
-        if (ranks < 1) throw new IllegalArgumentException("-n must be >= 1, got " + ranks);
-        if (experts % ranks != 0) throw new IllegalArgumentException("--experts " + experts + " must be divisible by -n " + ranks);
+        if (options.ranks < 1) throw new IllegalArgumentException("-n must be >= 1, got " + options.ranks);
+        if (experts % options.ranks != 0) throw new IllegalArgumentException("--experts " + experts + " must be divisible by -n " + options.ranks);
         if (iters < 1 || llIters < 1) throw new IllegalArgumentException("--iters and --ll-iters must be >= 1");
         for (int t : tokens) if (t < 1) throw new IllegalArgumentException("--tokens entries must be >= 1, got " + t);
         for (int t : llTokens) if (t < 1) throw new IllegalArgumentException("--ll-tokens entries must be >= 1, got " + t);
@@ -147,7 +143,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--plot draws bandwidth against size: give several token counts, e.g. --tokens 1024,2048,4096"
                     + " and/or --ll-tokens 32,64,128");
         if (roofline != null) {
-            roof = MoeRoofline.measure(roofline, ranks, Map.of("NVSHMEM_DISABLE_NVLS", "1"));
+            roof = MoeRoofline.measure(roofline, options.ranks, Map.of("NVSHMEM_DISABLE_NVLS", "1"));
             roof.lines().forEach(System.err::println);
         }
         List<Row> rows = new ArrayList<>();
@@ -163,18 +159,17 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         print(rows);
         System.out.println("load average: before " + loadBefore + ", after " + LoadAverage.now());
-        if (csv != null) {
+        if (csv.wanted()) {
             List<String> lines = new ArrayList<>();
             lines.add("op,ranks,bytes_per_rank,us,gb_per_s,bound_us,bound_gb_per_s,ratio,verified,footprint_bytes,tokens_per_rank,"
                     + "gpu_us,floor_us,roofline_fraction,gpu_roofline_fraction");
             for (Row r : rows)
-                lines.add(String.format(Locale.ROOT, "%s,%d,%.0f,%.1f,%.3f,%.1f,%.3f,%.3f,%s,%d,%d,%.1f,%.1f,%.3f,%.3f", r.op(), ranks, r.bytes(), r.ns() / 1e3,
+                lines.add(String.format(Locale.ROOT, "%s,%d,%.0f,%.1f,%.3f,%.1f,%.3f,%.3f,%s,%d,%d,%.1f,%.1f,%.3f,%.3f", r.op(), options.ranks, r.bytes(), r.ns() / 1e3,
                         r.gbps(), r.boundNs() / 1e3, r.boundGbps(), r.ratio(), r.verified(), r.footprint(), r.tokens(),
                         r.gpuNs() / 1e3, r.floorNs() / 1e3, r.roofFraction(), r.gpuRoofFraction()).replace("NaN", ""));
-            Files.write(csv, lines);
-            System.out.println("wrote " + csv);
+            csv.write(lines);
         }
-        if (plot.wanted()) plot.write(plot(rows, backend, ranks), "unicomm bench moe (" + backend + ", " + ranks + " ranks, hidden " + hidden + ")");
+        if (plot.wanted()) plot.write(plot(rows, options.backend, options.ranks), "unicomm bench moe (" + options.backend + ", " + options.ranks + " ranks, hidden " + hidden + ")");
         return 0;
     }
 
@@ -208,19 +203,18 @@ public final class MoeBenchCommand implements Callable<Integer> {
     private List<Row> run(Job job, boolean profiled) {
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, job.tokens(), topk, false);
         MoeConfig l = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, job.llTokens(), topk, hidden % 128 == 0);
-        long normalBytes = job.normal() ? n.sizeHint(ranks) + (long) job.tokens() * 2 * hidden + (8L << 20) : 0;
-        long llBytes = job.ll() ? l.sizeHint(ranks) + (long) job.llTokens() * 2 * hidden : 0;
+        long normalBytes = job.normal() ? n.sizeHint(options.ranks) + (long) job.tokens() * 2 * hidden + (8L << 20) : 0;
+        long llBytes = job.ll() ? l.sizeHint(options.ranks) + (long) job.llTokens() * 2 * hidden : 0;
         long heap = Math.max(normalBytes, llBytes) + (16L << 20);
 
-        System.err.printf(Locale.ROOT, "bench moe: backend %s, %d ranks; hidden %d, top-%d of %d experts; %s%s%n", backend, ranks, hidden, topk, experts,
-                job.normal() ? String.format(Locale.ROOT, "normal: %d tokens/rank (symmetric buffer %s/rank)", job.tokens(), BenchReport.size(n.sizeHint(ranks))) : "",
+        System.err.printf(Locale.ROOT, "bench moe: backend %s, %d ranks; hidden %d, top-%d of %d experts; %s%s%n", options.backend, options.ranks, hidden, topk, experts,
+                job.normal() ? String.format(Locale.ROOT, "normal: %d tokens/rank (symmetric buffer %s/rank)", job.tokens(), BenchReport.size(n.sizeHint(options.ranks))) : "",
                 job.ll() ? String.format(Locale.ROOT, "%slow-latency: %d tokens/rank (symmetric buffer %s/rank)", job.normal() ? "; " : "",
-                        job.llTokens(), BenchReport.size(l.sizeHint(ranks))) : "");
+                        job.llTokens(), BenchReport.size(l.sizeHint(options.ranks))) : "");
         String modes = (job.normal() ? "normal" : "") + (job.normal() && job.ll() ? "," : "") + (job.ll() ? "ll" : "");
-        JobSpec spec = JobSpec.of(ranks, MoeBenchWorker.class.getName(), Integer.toString(experts), Integer.toString(hidden),
+        JobSpec spec = options.spec(MoeBenchWorker.class, Integer.toString(experts), Integer.toString(hidden),
                         Integer.toString(job.tokens()), Integer.toString(topk), Integer.toString(job.llTokens()), Integer.toString(iters),
                         Integer.toString(llIters), noVerify || profiled ? "0" : "1", Long.toString(seed), modes)
-                .withBackend(backend)
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
                 .withEnv(profiled ? Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap), "UNICOMM_NVSHMEM_MOE_PROFILE", "true")
@@ -229,8 +223,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
                 .withJobTimeout(Duration.ofMinutes(10));
         ByteArrayOutputStream captured = new ByteArrayOutputStream(), capturedErr = new ByteArrayOutputStream();
         JobResult result;
-        String what = "bench moe (" + ranks + " ranks, " + job.tag() + (profiled ? ", kernel timing" : "") + ")";
-        try (Progress progress = Progress.start(what, job.expectedLines(ranks, hidden));
+        String what = "bench moe (" + options.ranks + " ranks, " + job.tag() + (profiled ? ", kernel timing" : "") + ")";
+        try (Progress progress = Progress.start(what, job.expectedLines(options.ranks, hidden));
              PrintStream out = new PrintStream(progress.counting(captured, "MOE,"), true, StandardCharsets.UTF_8);
              PrintStream err = withoutIncubatorNotice(profiled ? new PrintStream(capturedErr, true, StandardCharsets.UTF_8) : System.err)) {
             result = JobLauncher.run(spec, out, err);
@@ -246,7 +240,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                     if (f.length >= 4 && f[2].startsWith("op: ")) gpuMedians.computeIfAbsent(f[2].substring(4), k -> new ArrayList<>()).add(Double.parseDouble(f[3]) * 1e3);
                 }
             }
-        } else jfr.report(jfrTag(job), ranks);
+        } else jfr.report(jfrTag(job), options.ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,");
@@ -299,7 +293,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /** The single default job keeps the recordings' old names (FILE-n4-rank0.jfr); sweeps add the job. */
     private String jfrTag(Job job) {
-        return tokens.size() == 1 && llTokens.size() == 1 ? "n" + ranks : "n" + ranks + "-" + job.tag();
+        return tokens.size() == 1 && llTokens.size() == 1 ? "n" + options.ranks : "n" + options.ranks + "-" + job.tag();
     }
 
     /** The JVM's one-line notice that an incubator module is in use, printed by every rank, is noise here. */
@@ -331,7 +325,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
             return;
         }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
-                + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; no synchronisation timed; same run)%n", backend, ranks);
+                + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; no synchronisation timed; same run)%n", options.backend, options.ranks);
         String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)
@@ -345,7 +339,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
     /** Host wall and (with --gpu-time) GPU time beside the same-run floor; fractions of the roofline (floor / time). */
     private void printWithRoofline(List<Row> rows) {
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; host = wall time of the Java call; "
-                + "GPU = CUDA events around the operation's kernels, second run; %s)%n", backend, ranks, roof.describe());
+                + "GPU = CUDA events around the operation's kernels, second run; %s)%n", options.backend, options.ranks, roof.describe());
         String fmt = "%-26s %6s %10s %10s %8s %9s %8s %10s %10s %9s %9s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "host (us)", "GB/s", "GPU (us)", "GB/s", "floor (us)",
                 "frac host", "frac GPU", "verified");

@@ -9,8 +9,6 @@ import dev.unicomm.api.Memory;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -72,8 +70,8 @@ public final class P2pBenchCommand implements Callable<Integer> {
     @Option(names = "--perftest-host", defaultValue = "127.0.0.1", description = "Address perftest's client uses to reach its server (default: ${DEFAULT-VALUE}).")
     String perftestHost;
 
-    @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
-    Path csv;
+    @picocli.CommandLine.Mixin
+    CsvOption csv = new CsvOption();
 
     @picocli.CommandLine.Mixin
     JfrOption jfr = new JfrOption();
@@ -136,16 +134,13 @@ public final class P2pBenchCommand implements Callable<Integer> {
         }
         jfr.reportHere();
         print(rows, deviceName);
-        if (csv != null) {
+        if (csv.wanted()) {
             List<String> lines = new ArrayList<>();
             lines.add("op,batch,block_bytes,trips,mib,seconds,latency_ms_per_trip,mib_per_s,perftest_mib_per_s,ratio");
             for (Row r : rows)
                 lines.add(String.format(Locale.ROOT, "%s,%d,%d,%d,%.3f,%.4f,%.6f,%.2f,%.2f,%.3f", r.op(), r.batch(), r.block(), r.trips(),
                         r.mib(), r.seconds(), r.latencyMs(), r.mibPerS(), r.perftestMiBs(), perftest ? r.ratio() : Double.NaN));
-            Path parent = csv.toAbsolutePath().getParent();
-            if (parent != null) Files.createDirectories(parent);
-            Files.write(csv, lines);
-            System.out.println("wrote " + csv);
+            csv.write(lines);
         }
         if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench p2p (" + backend + ", " + deviceName + ")");
         return 0;

@@ -51,8 +51,8 @@ public final class RmaBenchCommand implements Callable<Integer> {
     @Option(names = "--barrier-iters", defaultValue = "20000", description = "Barriers per timed batch (default: ${DEFAULT-VALUE}).")
     long barrierIters;
 
-    @Option(names = "--csv", description = "Also write the rows as CSV to this file.")
-    Path csv;
+    @picocli.CommandLine.Mixin
+    CsvOption csv = new CsvOption();
 
     @Option(names = "--reference", description = "Device backends: the native reference program to run in the same job "
             + "(bench/reference/rma_ref built with nvcc; default: $UNICOMM_RMA_REFERENCE). Without it the rows have no ratio.")
@@ -83,10 +83,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
                     + (reference == null ? ", no native reference (--reference)" : ", reference " + reference));
             List<BenchRow> rows = DeviceRmaBench.run(backend, sizes, reference);
             BenchReport.table(rows, System.out);
-            if (csv != null) {
-                BenchReport.csv(rows, csv);
-                System.out.println("wrote " + csv);
-            }
+            csv.write(BenchReport.csvLines(rows));
             if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench rma (" + backend + ", device memory)");
             return 0;
         }
@@ -103,10 +100,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
         }
         BenchReport.table(rows, System.out);
         if (compare != null) Comparison.print(rows, Comparison.read(compare), compare.getFileName().toString(), System.out);
-        if (csv != null) {
-            BenchReport.csv(rows, csv);
-            System.out.println("wrote " + csv);
-        }
+        csv.write(BenchReport.csvLines(rows));
         if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench rma (" + backend + ")");
         return 0;
     }

@@ -27,11 +27,8 @@ import picocli.CommandLine.Option;
         description = "Soak test: mixed RMA, atomics, collectives and MoE with checksums; reports ops, bytes, mismatches (must be 0).")
 public final class SoakCommand implements Callable<Integer> {
 
-    @Option(names = "--backend", defaultValue = "shm", description = "Backend (default: ${DEFAULT-VALUE}).")
-    String backend;
-
-    @Option(names = "-n", defaultValue = "4", description = "Ranks (default: ${DEFAULT-VALUE}).")
-    int ranks;
+    @picocli.CommandLine.Mixin
+    JobOptions options = new JobOptions();
 
     @Option(names = "--duration", description = "How long to run: 500ms, 30s, 10m, 1h (default: 60s, or no limit when --ops is given).")
     String duration;
@@ -56,7 +53,7 @@ public final class SoakCommand implements Callable<Integer> {
     record Totals(int rank, long ops, long bytes, long mismatches, long millis) {}
 
     @Override public Integer call() {
-        if (ranks < 1 || ranks > 64) throw new IllegalArgumentException("-n must be in [1, 64], got " + ranks);
+        if (options.ranks < 1 || options.ranks > 64) throw new IllegalArgumentException("-n must be in [1, 64], got " + options.ranks);
         if (corruptEvery < 0) throw new IllegalArgumentException("--corrupt-every must be >= 0, got " + corruptEvery);
         if (maxOps < 0) throw new IllegalArgumentException("--ops must be >= 0, got " + maxOps);
         Duration d = duration != null ? parseDuration("--duration", duration) : maxOps > 0 ? null : Duration.ofSeconds(60);
@@ -66,21 +63,20 @@ public final class SoakCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--max-block must be a multiple of 8 in [8, 64M], got " + maxBlock);
         long ops = maxOps == 0 ? Long.MAX_VALUE : maxOps;
         long durationMs = d == null ? Long.MAX_VALUE : d.toMillis();
-        long heap = block * (ranks + 3) + (64L << 20);
-        System.err.printf(Locale.ROOT, "bench soak: backend %s, %d ranks, %s, blocks up to %s%n", backend, ranks,
+        long heap = block * (options.ranks + 3) + (64L << 20);
+        System.err.printf(Locale.ROOT, "bench soak: backend %s, %d ranks, %s, blocks up to %s%n", options.backend, options.ranks,
                 (d == null ? "" : "for " + d.toMillis() + " ms") + (ops == Long.MAX_VALUE ? "" : " up to " + ops + " ops"),
                 BenchReport.size(block));
         Duration jobTimeout = d == null ? Duration.ofDays(365) : d.plus(t).plusMinutes(2);
-        JobSpec spec = JobSpec.of(ranks, SoakWorker.class.getName(), Long.toString(durationMs), Long.toString(ops),
+        JobSpec spec = options.spec(SoakWorker.class, Long.toString(durationMs), Long.toString(ops),
                         Long.toString(seed), Long.toString(block), Integer.toString(corruptEvery))
-                .withBackend(backend)
                 .withEnv(Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap)))
                 .withCommTimeout(t)
                 .withJobTimeout(jobTimeout);
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
         // Ranks report only at the end: the bar shows elapsed time (against --duration when there is one).
-        try (Progress progress = Progress.timed("bench soak (" + ranks + " ranks)", d == null ? 0 : d.toMillis());
+        try (Progress progress = Progress.timed("bench soak (" + options.ranks + " ranks)", d == null ? 0 : d.toMillis());
              PrintStream out = new PrintStream(captured, true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
@@ -96,9 +92,9 @@ public final class SoakCommand implements Callable<Integer> {
         }
         totals.sort((a, b) -> Integer.compare(a.rank(), b.rank()));
         print(totals);
-        if (result.exitCode() != 0 || totals.size() != ranks) {
+        if (result.exitCode() != 0 || totals.size() != options.ranks) {
             System.out.println("SOAK FAILED: the job " + (result.exitCode() != 0 ? "failed (exit code " + result.exitCode()
-                    + ", first failed rank " + result.failedRank() + ")" : "reported " + totals.size() + " of " + ranks + " ranks"));
+                    + ", first failed rank " + result.failedRank() + ")" : "reported " + totals.size() + " of " + options.ranks + " ranks"));
             return 1;
         }
         long bad = totals.stream().mapToLong(Totals::mismatches).sum();
@@ -109,7 +105,7 @@ public final class SoakCommand implements Callable<Integer> {
     private void print(List<Totals> totals) {
         String fmt = "%-6s %12s %14s %11s %10s%n";
         System.out.printf(Locale.ROOT, "%nsoak: backend %s, %d ranks; ops are rounds of put, get, atomics, allreduce (INT64) and MoE"
-                + " dispatch+combine in turn, each checked%n", backend, ranks);
+                + " dispatch+combine in turn, each checked%n", options.backend, options.ranks);
         System.out.printf(Locale.ROOT, fmt, "rank", "ops", "bytes checked", "mismatches", "ms");
         for (Totals x : totals)
             System.out.printf(Locale.ROOT, fmt, x.rank(), x.ops(), x.bytes(), x.mismatches(), x.millis());
