@@ -1,13 +1,9 @@
 package dev.unicomm.benchmarks.bench;
 
 import dev.unicomm.api.ByteSize;
-import dev.unicomm.launch.JobLauncher;
-import dev.unicomm.launch.JobResult;
 import dev.unicomm.launch.JobSpec;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -167,22 +163,7 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
                 .withEnv(jfr.env("n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
                 .withCommTimeout(Duration.ofMinutes(5))
                 .withJobTimeout(Duration.ofMinutes(30));
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        JobResult result;
-        try (Progress progress = Progress.start("bench collectives (" + n + " ranks)", expectedRows);
-             PrintStream out = new PrintStream(progress.counting(captured, "CBENCH,"), true, StandardCharsets.UTF_8)) {
-            result = JobLauncher.run(spec, out, System.err);
-        }
-        jfr.report("n" + n, n);
-        List<CollRow> rows = new ArrayList<>();
-        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("CBENCH,");
-            if (at >= 0) rows.add(CollRow.parse(line.substring(at)));
-            else if (!line.isBlank()) System.err.println(line);
-        }
-        if (result.exitCode() != 0)
-            throw new IllegalStateException("benchmark job of " + n + " ranks failed (exit code " + result.exitCode()
-                    + ", first failed rank " + result.failedRank() + "); its output is above");
-        return rows;
+        return BenchJob.rows(spec, "bench collectives (" + n + " ranks)", expectedRows, "CBENCH,", () -> jfr.report("n" + n, n))
+                .stream().map(CollRow::parse).toList();
     }
 }

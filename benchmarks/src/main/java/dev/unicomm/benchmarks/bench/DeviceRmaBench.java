@@ -1,12 +1,7 @@
 package dev.unicomm.benchmarks.bench;
 
-import dev.unicomm.launch.JobLauncher;
-import dev.unicomm.launch.JobResult;
 import dev.unicomm.launch.JobSpec;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +37,7 @@ final class DeviceRmaBench {
         List<BenchRow> rows = new ArrayList<>();
         // Rank 0 prints put and get per size, plus put-issue and put-blocking up to 64 KiB.
         int expected = sizes.stream().mapToInt(b -> b <= 64 << 10 ? 4 : 2).sum();
-        for (String line : capture(spec, expected)) {
+        for (String line : BenchJob.rows(spec, "bench rma (device, 2 ranks)", expected, "dev,", () -> {})) {
             String[] f = line.split(",");
             String key = f[1] + "," + f[2];
             Double r = ref.get(key);
@@ -51,24 +46,6 @@ final class DeviceRmaBench {
                     r == null ? 0 : r * 1e3));
         }
         return rows;
-    }
-
-    private static List<String> capture(JobSpec spec, int expectedRows) {
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        JobResult result;
-        try (Progress progress = Progress.start("bench rma (device, 2 ranks)", expectedRows);
-             PrintStream out = new PrintStream(progress.counting(captured, "dev,"), true, StandardCharsets.UTF_8)) {
-            result = JobLauncher.run(spec, out, System.err);
-        }
-        List<String> lines = new ArrayList<>();
-        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("dev,");
-            if (at >= 0) lines.add(line.substring(at).strip());
-            else if (!line.isBlank()) System.err.println(line);
-        }
-        if (result.exitCode() != 0)
-            throw new IllegalStateException("device benchmark job failed (exit code " + result.exitCode() + "); its output is above");
-        return lines;
     }
 
     /** Runs the C reference (2 processes, unique id through a temporary directory); op,bytes -> us per op. */

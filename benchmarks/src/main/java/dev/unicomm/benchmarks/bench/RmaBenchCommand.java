@@ -2,12 +2,8 @@ package dev.unicomm.benchmarks.bench;
 
 import dev.unicomm.api.ByteSize;
 import dev.unicomm.launch.JobLauncher;
-import dev.unicomm.launch.JobResult;
 import dev.unicomm.launch.JobSpec;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -132,22 +128,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
                 .withEnv(jfr.env(args[0] + "-n" + n, Map.of("UNICOMM_HEAP_SIZE", Long.toString(heapBytes))))
                 .withCommTimeout(Duration.ofMinutes(10))
                 .withJobTimeout(Duration.ofMinutes(30));
-        ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        JobResult result;
-        try (Progress progress = Progress.start("bench rma (" + n + " ranks)", expectedRows);
-             PrintStream out = new PrintStream(progress.counting(captured, "BENCH,"), true, StandardCharsets.UTF_8)) {
-            result = JobLauncher.run(spec, out, System.err);
-        }
-        jfr.report(args[0] + "-n" + n, n);
-        List<BenchRow> rows = new ArrayList<>();
-        for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("BENCH,");
-            if (at >= 0) rows.add(BenchRow.parse(line.substring(at).strip()));
-            else if (!line.isBlank()) System.err.println(line);
-        }
-        if (result.exitCode() != 0)
-            throw new IllegalStateException("benchmark job of " + n + " ranks failed (exit code " + result.exitCode()
-                    + ", first failed rank " + result.failedRank() + "); its output is above");
-        return rows;
+        return BenchJob.rows(spec, "bench rma (" + n + " ranks)", expectedRows, "BENCH,", () -> jfr.report(args[0] + "-n" + n, n))
+                .stream().map(BenchRow::parse).toList();
     }
 }
