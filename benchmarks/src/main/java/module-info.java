@@ -1,7 +1,18 @@
-/** JMH micro-benchmarks of unicomm's per-call overhead (run from the shaded jar, class path). */
+/**
+ * unicomm's benchmarks: the {@code unicomm bench} commands with their rank workers
+ * ({@code dev.unicomm.benchmarks.bench}, registered by the cli) and the JMH micro-benchmarks
+ * ({@code dev.unicomm.benchmarks}, run from the shaded jar on the class path). Open: JMH and picocli reflect.
+ */
 open module dev.unicomm.benchmarks {
     requires dev.unicomm.api;
     requires dev.unicomm.collectives;
+    requires dev.unicomm.launch;
+    requires dev.unicomm.conformance;
+    requires info.picocli;
+    requires jdk.jfr;
+    requires java.desktop;
+    requires org.jfree.jfreechart;
     requires jmh.core;
     exports dev.unicomm.benchmarks;
+    exports dev.unicomm.benchmarks.bench;
 }

@@ -17,7 +17,7 @@ final class ArchitectureRules {
     static final ArchRule API_KNOWS_NO_BACKEND = noClasses()
             .that().resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.internal..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.backend..", "dev.unicomm.collectives..",
-                    "dev.unicomm.conformance..", "dev.unicomm.cli..", "dev.unicomm.launch..")
+                    "dev.unicomm.conformance..", "dev.unicomm.cli..", "dev.unicomm.benchmarks..", "dev.unicomm.launch..")
             .because("comm-api must stay hardware-neutral: backends plug in through the SPI")
             .allowEmptyShould(true);
 

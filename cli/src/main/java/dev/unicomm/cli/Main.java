@@ -8,7 +8,7 @@ import picocli.CommandLine.ScopeType;
 /** {@code unicomm}: the command-line entry point. Subcommands are added by the features that own them. */
 @Command(name = "unicomm", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "One Java API for symmetric heaps, RMA, RDMA endpoints, collectives and MoE dispatch/combine.",
-        subcommands = {InfoCommand.class, RunCommand.class, ConformanceCommand.class, dev.unicomm.cli.bench.BenchCommand.class})
+        subcommands = {InfoCommand.class, RunCommand.class, ConformanceCommand.class, dev.unicomm.benchmarks.bench.BenchCommand.class})
 public final class Main implements Runnable {
 
     @CommandLine.Spec

@@ -49,7 +49,7 @@ class CliErrorsTest {
     }
 
     @Test void badBenchValuesAreOneLine() {
-        oneLine(run("bench", "collectives", "--max-size", "1T"), "unicomm bench collectives", "1T");
+        oneLine(run("bench", "collectives", "--max-size", "1P"), "unicomm bench collectives", "1P");
         oneLine(run("bench", "moe", "--tokens", "0"), "unicomm bench moe", "--tokens");
         oneLine(run("bench", "soak", "--duration", "-1s"), "unicomm bench soak", "--duration");
     }

@@ -1,0 +1,19 @@
+package dev.unicomm.benchmarks.bench;
+
+import java.util.Arrays;
+import picocli.CommandLine;
+
+/**
+ * Runs {@code unicomm bench ...} without the cli module (which depends on this one): the same
+ * subcommands under picocli's default error handling (message or stack trace on stderr, exit code != 0).
+ * The cli's own error printing is tested in the cli module.
+ */
+final class Bench {
+    private Bench() {}
+
+    /** {@code args} as a user types them after {@code unicomm}: the first must be {@code bench}. */
+    static int run(String... args) {
+        if (args.length == 0 || !args[0].equals("bench")) throw new IllegalArgumentException("args must start with 'bench'");
+        return new CommandLine(new BenchCommand()).execute(Arrays.copyOfRange(args, 1, args.length));
+    }
+}
