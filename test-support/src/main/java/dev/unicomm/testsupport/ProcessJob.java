@@ -32,7 +32,31 @@ public final class ProcessJob {
 
         /** stdout then stderr: what to show when an assertion on the job fails. */
         public String log() { return out + err; }
+
+        /** What rank {@code rank} printed to stdout (to both streams after {@link #runMerged}), without the {@code [rank] } prefix. */
+        public String rankOutput(int rank) {
+            if (rank < 0 || rank >= result.rankExitCodes().size())
+                throw new IllegalArgumentException("rank must be in [0, " + result.rankExitCodes().size() + "), got " + rank);
+            String prefix = "[" + rank + "] ";
+            StringBuilder b = new StringBuilder();
+            out.lines().filter(l -> l.startsWith(prefix)).forEach(l -> b.append(l, prefix.length(), l.length()).append('\n'));
+            return b.toString();
+        }
+
+        /** Each rank's exit code and output ({@link #rankOutput}), by rank. */
+        public List<RankOutput> ranks() {
+            return java.util.stream.IntStream.range(0, result.rankExitCodes().size())
+                    .mapToObj(r -> new RankOutput(result.rankExitCodes().get(r), rankOutput(r))).toList();
+        }
     }
+
+    /**
+     * One rank of a finished job.
+     *
+     * @param exitCode its exit code
+     * @param output   what it printed, without the rank prefix
+     */
+    public record RankOutput(int exitCode, String output) {}
 
     /** Launches {@code spec}, waits for it to end, and returns its result and its two streams. */
     public static Finished run(JobSpec spec) {

@@ -21,6 +21,7 @@ class ProcessJobTest {
         assertEquals(0, f.exitCode(), f.log());
         assertTrue(f.out().contains("[0] out of rank 0 of 2") && f.out().contains("[1] out of rank 1 of 2"), f.out());
         assertTrue(f.err().contains("[1] err of rank 1") && !f.out().contains("err of rank"), f.log());
+        assertEquals("out of rank 1 of 2\n", f.rankOutput(1), f.log());
     }
 
     @Test void aFailingRanksCodeIsTheJobsAndMergedOutputKeepsBothStreams() {
@@ -29,5 +30,8 @@ class ProcessJobTest {
         assertEquals(7, f.rankExitCodes().get(1), f.log());
         assertTrue(f.out().contains("[0] err of rank 0") && f.out().contains("[1] out of rank 1"), f.out());
         assertEquals("", f.err());
+        var rank1 = f.ranks().get(1);
+        assertEquals(7, rank1.exitCode());
+        assertTrue(rank1.output().contains("out of rank 1 of 2\n") && rank1.output().contains("err of rank 1\n"), rank1.output());
     }
 }
