@@ -186,10 +186,13 @@ public final class ThreadJob {
 
     private <T> Outcome<T> runRank(int rank, CommConfig cfg, Store store, Body<T> body) {
         Communicator comm;
+        BackendCommunicator raw = null;
         try {
-            comm = new CheckedCommunicator(opener.open(new BackendContext(cfg, store)), backend, cfg, store);
+            raw = opener.open(new BackendContext(cfg, store));
+            comm = new CheckedCommunicator(raw, backend, cfg, store);
         } catch (Throwable t) {
             store.abort("open failed on rank " + rank + ": " + t);
+            if (raw != null) closeQuietly(raw, t);
             return new Outcome<>(rank, null, t);
         }
         try (comm) {
@@ -226,6 +229,15 @@ public final class ThreadJob {
             work.run(comm);
             return Boolean.TRUE;
         });
+    }
+
+    /** A backend opened but not wrapped: release it, keeping a failure of the close with the open's. */
+    private static void closeQuietly(BackendCommunicator raw, Throwable cause) {
+        try {
+            raw.close();
+        } catch (Throwable t) {
+            cause.addSuppressed(t);
+        }
     }
 
     private static void requirePositive(String what, Duration d) {

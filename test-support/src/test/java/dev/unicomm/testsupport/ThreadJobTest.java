@@ -10,15 +10,19 @@ import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.testsupport.threads.ThreadWorld;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.reflect.Proxy;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 
 /** ThreadJob over the in-JVM thread double: real concurrency through the validating layer. */
@@ -83,6 +87,26 @@ class ThreadJobTest {
             assertTrue(e.getMessage().contains("no device on rank 1"), e.getMessage());
             assertNull(outcomes.get(0).value());
             assertTrue(System.nanoTime() - t0 < Duration.ofSeconds(30).toNanos(), "rank 0 did not wait for its 60 s timeout");
+        }
+    }
+
+    @Test void aBackendOpenedButNotWrappedIsClosedAgain() {
+        AtomicBoolean closed = new AtomicBoolean();
+        try (ThreadWorld w = ThreadWorld.create(1, true, 1 << 16)) {
+            var outcomes = ThreadJob.of(w.report(), ctx -> (BackendCommunicator) Proxy.newProxyInstance(
+                    BackendCommunicator.class.getClassLoader(), new Class<?>[] {BackendCommunicator.class}, (proxy, m, args) -> switch (m.getName()) {
+                        case "rank" -> 0;
+                        case "size" -> 1;
+                        case "callAgreement" -> Optional.empty();
+                        case "close" -> {
+                            closed.set(true);
+                            yield null;
+                        }
+                        default -> throw new IllegalStateException("the double has no " + m.getName());
+                    }), 1).run(comm -> "opened");
+            assertTrue(outcomes.get(0).failed());
+            assertTrue(outcomes.get(0).error().getMessage().startsWith("the double has no "), outcomes.get(0).error().getMessage());
+            assertTrue(closed.get(), "the raw backend must be closed when the validating layer cannot wrap it");
         }
     }
 
