@@ -80,10 +80,13 @@ final class ArchitectureRules {
             .because("a backend implements the SPI; comm-api's internals may change under it")
             .allowEmptyShould(true);
 
-    /** comm-api's internals are used by comm-api, the launcher (TLS key), the kit (fault rules) and the CLI only. */
+    /**
+     * comm-api's internals are used by comm-api, the launcher (TLS key), the kit (fault rules), the CLI, and
+     * test-support (its thread jobs wrap a backend in the validating layer, as Unicomm.connect does) only.
+     */
     static final ArchRule INTERNALS_STAY_INSIDE = noClasses()
             .that().resideOutsideOfPackages("dev.unicomm.api..", "dev.unicomm.internal..", "dev.unicomm.launch..",
-                    "dev.unicomm.conformance..", "dev.unicomm.cli..")
+                    "dev.unicomm.conformance..", "dev.unicomm.cli..", "dev.unicomm.testsupport..")
             .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.internal..")
             .because("backends, collectives and users see validated objects through the API and SPI only")
             .allowEmptyShould(true);

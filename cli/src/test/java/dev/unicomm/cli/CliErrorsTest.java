@@ -4,9 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.unicomm.testsupport.ConsoleCapture.Captured;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -25,19 +23,9 @@ class CliErrorsTest {
     }
 
     private static Ran run(String... args) {
-        PrintStream oldOut = System.out, oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         long start = System.nanoTime();
-        try {
-            int code = Main.run(args);
-            return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8),
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+        Captured c = CliRunner.run(args);
+        return new Ran(c.code(), c.out(), c.err(), TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
     }
 
     private static void oneLine(Ran r, String command, String mentions) {

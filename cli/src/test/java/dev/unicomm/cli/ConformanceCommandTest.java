@@ -3,8 +3,7 @@ package dev.unicomm.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import dev.unicomm.testsupport.ConsoleCapture.Captured;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,26 +13,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code unicomm conformance} runs real kit suites against backend-shm and writes its reports. */
 class ConformanceCommandTest {
-    record Run(int code, String out, String err) {}
-
-    static Run run(String... args) {
-        PrintStream oldOut = System.out, oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true));
-        System.setErr(new PrintStream(err, true));
-        try {
-            int code = Main.run(args);
-            return new Run(code, out.toString(), err.toString());
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
 
     @Test void runsSuitesAndWritesJsonAndJunitXml(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("report.json");
         Path xml = dir.resolve("xml");
-        Run r = run("conformance", "--backend", "shm", "-n", "2", "--suite", "Heap,Teams", "--json", json.toString(),
+        Captured r = CliRunner.run("conformance", "--backend", "shm", "-n", "2", "--suite", "Heap,Teams", "--json", json.toString(),
                 "--junit-xml", xml.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("required_heap_same_offsets_everywhere") && r.out().contains("PASSED"), r.out());
@@ -50,26 +34,26 @@ class ConformanceCommandTest {
     }
 
     @Test void runsSingleRules() {
-        Run r = run("conformance", "--backend", "shm", "-n", "2", "--quiet", "--rule", "required_rma_put_all_sizes,optional_atomics_swap_contention");
+        Captured r = CliRunner.run("conformance", "--backend", "shm", "-n", "2", "--quiet", "--rule", "required_rma_put_all_sizes,optional_atomics_swap_contention");
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("2 rules: 2 passed, 0 failed, 0 skipped"), r.out());
         assertTrue(r.out().contains("declared capabilities: ATOMICS,"), r.out());
     }
 
     @Test void unknownRuleIsAUsageError() {
-        Run r = run("conformance", "--backend", "shm", "--suite", "Heap", "--rule", "required_rma_put_all_sizes");
+        Captured r = CliRunner.run("conformance", "--backend", "shm", "--suite", "Heap", "--rule", "required_rma_put_all_sizes");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no rule 'required_rma_put_all_sizes' in the selected suites"), r.err());
     }
 
     @Test void unknownBackendIsAUsageError() {
-        Run r = run("conformance", "--backend", "no-such-backend");
+        Captured r = CliRunner.run("conformance", "--backend", "no-such-backend");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("unknown backend 'no-such-backend'") && r.err().contains("shm"), r.err());
     }
 
     @Test void unknownSuiteIsAUsageError() {
-        Run r = run("conformance", "--backend", "shm", "--suite", "Nope");
+        Captured r = CliRunner.run("conformance", "--backend", "shm", "--suite", "Nope");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("unknown suite 'Nope'") && r.err().contains("Rma"), r.err());
     }

@@ -3,21 +3,14 @@ package dev.unicomm.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import dev.unicomm.testsupport.ConsoleCapture.Captured;
 import org.junit.jupiter.api.Test;
 
 class InfoCommandTest {
     private static String run(String... args) {
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true));
-        try {
-            assertEquals(0, Main.run(args));
-        } finally {
-            System.setOut(old);
-        }
-        return buf.toString();
+        Captured r = CliRunner.run(args);
+        assertEquals(0, r.code(), r.log());
+        return r.out();
     }
 
     @Test void infoPrintsAReport() {

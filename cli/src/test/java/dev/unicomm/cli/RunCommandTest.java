@@ -3,11 +3,9 @@ package dev.unicomm.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
+import dev.unicomm.testsupport.ConsoleCapture.Captured;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.jar.Attributes;
@@ -21,28 +19,12 @@ import org.junit.jupiter.api.io.TempDir;
 class RunCommandTest {
     @TempDir Path dir;
 
-    record Ran(int code, String out, String err) {}
-
-    private static Ran run(String... args) {
-        PrintStream oldOut = System.out, oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            int code = Main.run(args);
-            return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
-
     @Test void runsATwoRankJobOfAMainClass() {
-        Ran r = run("run", "-n", "2", "--backend", "shm", "--timeout", "90s", "--", RankProgram.class.getName(), "--flag", "x");
-        assertEquals(0, r.code, r.out + r.err);
-        assertTrue(r.out.contains("[0] rank 0/2 joined as #"), r.out);
-        assertTrue(r.out.contains("[1] rank 1/2 joined as #"), r.out);
-        assertTrue(r.out.contains("backend=shm args=--flag,x"), r.out);
+        Captured r = CliRunner.run("run", "-n", "2", "--backend", "shm", "--timeout", "90s", "--", RankProgram.class.getName(), "--flag", "x");
+        assertEquals(0, r.code(), r.out() + r.err());
+        assertTrue(r.out().contains("[0] rank 0/2 joined as #"), r.out());
+        assertTrue(r.out().contains("[1] rank 1/2 joined as #"), r.out());
+        assertTrue(r.out().contains("backend=shm args=--flag,x"), r.out());
     }
 
     @Test void runsAJarByItsManifestAndPropagatesTheFailure() throws IOException {
@@ -53,24 +35,24 @@ class RunCommandTest {
         try (OutputStream o = Files.newOutputStream(jar); JarOutputStream j = new JarOutputStream(o, m)) {
             j.flush();
         }
-        Ran r = run("run", "-n", "2", "--kill-grace", "1s", "--", jar.toString(), "fail", "1", "9");
-        assertEquals(9, r.code, r.out + r.err);
-        assertTrue(r.err.contains("rank 1 exited with code 9"), r.err);
+        Captured r = CliRunner.run("run", "-n", "2", "--kill-grace", "1s", "--", jar.toString(), "fail", "1", "9");
+        assertEquals(9, r.code(), r.out() + r.err());
+        assertTrue(r.err().contains("rank 1 exited with code 9"), r.err());
     }
 
     @Test void badArgumentsAreUsageErrors() throws IOException {
-        Ran zero = run("run", "-n", "0", "--", RankProgram.class.getName());
-        assertEquals(2, zero.code);
-        assertTrue(zero.err.contains("number of ranks must be in [1, 1024]"), zero.err);
-        Ran badTime = run("run", "-n", "2", "--timeout", "soon", "--", RankProgram.class.getName());
-        assertEquals(2, badTime.code);
-        assertTrue(badTime.err.contains("--timeout must look like"), badTime.err);
+        Captured zero = CliRunner.run("run", "-n", "0", "--", RankProgram.class.getName());
+        assertEquals(2, zero.code());
+        assertTrue(zero.err().contains("number of ranks must be in [1, 1024]"), zero.err());
+        Captured badTime = CliRunner.run("run", "-n", "2", "--timeout", "soon", "--", RankProgram.class.getName());
+        assertEquals(2, badTime.code());
+        assertTrue(badTime.err().contains("--timeout must look like"), badTime.err());
         Path noMain = dir.resolve("nomain.jar");
         try (OutputStream o = Files.newOutputStream(noMain); JarOutputStream j = new JarOutputStream(o, new Manifest())) {
             j.flush();
         }
-        Ran jar = run("run", "-n", "2", "--", noMain.toString());
-        assertEquals(2, jar.code);
-        assertTrue(jar.err.contains("names no Main-Class"), jar.err);
+        Captured jar = CliRunner.run("run", "-n", "2", "--", noMain.toString());
+        assertEquals(2, jar.code());
+        assertTrue(jar.err().contains("names no Main-Class"), jar.err());
     }
 }

@@ -4,10 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
+import dev.unicomm.testsupport.ConsoleCapture.Captured;
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -25,25 +23,9 @@ import org.junit.jupiter.api.io.TempDir;
 class RunSecurityTest {
     @TempDir Path dir;
 
-    record Ran(int code, String out, String err) {}
-
-    private static Ran run(String... args) {
-        PrintStream oldOut = System.out, oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
-        try {
-            int code = Main.run(args);
-            return new Ran(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
-    }
-
     private List<String> job(String name) throws IOException {
         Path d = Files.createDirectories(dir.resolve(name));
-        Ran r = run("run", "-n", "2", "--tls", "--backend", "shm", "--timeout", "60s", "--", SecretProbe.class.getName(), d.toString());
+        Captured r = CliRunner.run("run", "-n", "2", "--tls", "--backend", "shm", "--timeout", "60s", "--", SecretProbe.class.getName(), d.toString());
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("[0] probe rank 0 store TcpStore[rank=0/2") && r.out().contains(", tls]"), r.out());
         assertTrue(r.out().contains("[1] probe rank 1 store TcpStore[rank=1/2"), r.out());
@@ -61,7 +43,7 @@ class RunSecurityTest {
 
     /** A rank with a near-miss of the token, then none, is rejected; the host logs it without any secret. */
     @Test void wrongAndMissingTokensAreRejectedAndLoggedWithoutTheSecret() throws IOException {
-        Ran r = run("run", "-n", "2", "--timeout", "30s", "--", SecretProbe.class.getName(), dir.toString(), "wrong-token");
+        Captured r = CliRunner.run("run", "-n", "2", "--timeout", "30s", "--", SecretProbe.class.getName(), dir.toString(), "wrong-token");
         String all = r.out() + r.err();
         assertEquals(0, r.code(), all);
         assertTrue(r.out().contains("[1] rejected: the rendezvous store at") && r.out().contains("presented a wrong token"), all);

@@ -8,11 +8,11 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
-import dev.unicomm.collectives.threads.ThreadWorld;
+import dev.unicomm.testsupport.ThreadJob;
+import dev.unicomm.testsupport.threads.ThreadWorld;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -31,7 +31,7 @@ class CollectivesOnThreadsTest {
     @ParameterizedTest(name = "{0} PEs, direct={1}")
     @CsvSource({"1,true", "2,true", "3,true", "4,false", "5,true", "3,false", "2,false"})
     void everyCollectiveMatchesTheReference(int pes, boolean direct) {
-        ThreadWorld.runOk(pes, direct, SMALL_SLOTS, comm -> {
+        onThreads(pes, direct, comm -> {
             Collectives coll = comm.collectives();
             Team world = comm.world();
             try (SymmetricBuffer a = comm.heap().allocate(64 << 10); SymmetricBuffer b = comm.heap().allocate(64 << 10)) {
@@ -59,7 +59,7 @@ class CollectivesOnThreadsTest {
     @ParameterizedTest(name = "direct={0}")
     @CsvSource({"true", "false"})
     void subTeamsOfOddSizeWork(boolean direct) {
-        ThreadWorld.runOk(5, direct, SMALL_SLOTS, comm -> {
+        onThreads(5, direct, comm -> {
             Collectives coll = comm.collectives();
             Team odd = comm.world().split(1, 2, 2);     // world ranks 1, 3
             Team three = comm.world().split(2, 1, 3);   // world ranks 2, 3, 4
@@ -79,7 +79,7 @@ class CollectivesOnThreadsTest {
     @ParameterizedTest(name = "direct={0}")
     @CsvSource({"true", "false"})
     void mismatchedCallsFailOnEveryRank(boolean direct) {
-        List<Throwable> errors = ThreadWorld.run(3, direct, SMALL_SLOTS, comm -> {
+        onThreads(3, direct, comm -> {
             Collectives coll = comm.collectives();
             try (SymmetricBuffer a = comm.heap().allocate(4096); SymmetricBuffer b = comm.heap().allocate(4096)) {
                 expectMismatch(() -> coll.allreduce(comm.world(), b, a, comm.rank() == 1 ? 9 : 10, DType.FP32, ReduceOp.SUM), "count");
@@ -97,7 +97,13 @@ class CollectivesOnThreadsTest {
                 allreduce(coll, comm.world(), a, b, DType.INT32, ReduceOp.SUM, 100, 7);
             }
         });
-        for (Throwable t : errors) if (t != null) throw new AssertionError(t);
+    }
+
+    /** Runs {@code body} on {@code pes} PEs of the thread double (16 MiB heap each); fails with the root failure. */
+    private static void onThreads(int pes, boolean direct, ThreadJob.Work body) {
+        try (ThreadWorld w = ThreadWorld.create(pes, direct, 16 << 20)) {
+            w.job().properties(SMALL_SLOTS).runOk(body);
+        }
     }
 
     private static void expectMismatch(Runnable call, String what) {

@@ -6,12 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Unicomm;
-import dev.unicomm.launch.JobLauncher;
 import dev.unicomm.launch.JobResult;
 import dev.unicomm.launch.JobSpec;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.unicomm.testsupport.ProcessJob;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -27,14 +24,11 @@ class RingTest {
 
     /** What {@code unicomm run -n 4 -- dev.unicomm.examples.Ring} does, through the same launcher. */
     @Test void fourProcessRing() {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        JobResult r;
-        try (PrintStream ps = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            r = JobLauncher.run(JobSpec.of(4, Ring.class.getName()).withBackend("shm")
-                    .withEnv(Map.of("UNICOMM_HEAP_SIZE", "1M")).withJvmOptions(List.of("-XX:TieredStopAtLevel=1"))
-                    .withCommTimeout(Duration.ofSeconds(30)).withJobTimeout(Duration.ofSeconds(90)), ps, ps);
-        }
-        String text = out.toString(StandardCharsets.UTF_8);
+        ProcessJob.Finished job = ProcessJob.runMerged(JobSpec.of(4, Ring.class.getName()).withBackend("shm")
+                .withEnv(Map.of("UNICOMM_HEAP_SIZE", "1M")).withJvmOptions(List.of("-XX:TieredStopAtLevel=1"))
+                .withCommTimeout(Duration.ofSeconds(30)).withJobTimeout(Duration.ofSeconds(90)));
+        JobResult r = job.result();
+        String text = job.out();
         assertEquals(0, r.exitCode(), text);
         assertTrue(text.contains("[0] PE 0 of 4: inbox from PE 3 says 'hello from PE 3'; token came back as 6 (expected 6)"), text);
         for (int pe = 1; pe < 4; pe++)

@@ -5,57 +5,29 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.api.BackendReport;
 import dev.unicomm.api.Cmp;
-import dev.unicomm.api.CommConfig;
-import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
-import dev.unicomm.internal.checked.CheckedCommunicator;
-import dev.unicomm.spi.BackendContext;
-import dev.unicomm.spi.BackendRegistry;
+import dev.unicomm.testsupport.ThreadJob;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /** The SPI's RMA over verbs: two PEs in one JVM (threads) on one device (needs the soft-RoCE VM). */
 class RdmaRmaTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    /** Opens a 2-PE job, runs {@code body} on both PEs concurrently, closes (collective). */
-    private static void job(Consumer<Communicator> body) throws Exception {
+    /** Opens a 2-PE job (threads, in-memory rendezvous), runs {@code body} on both PEs concurrently, closes (collective). */
+    private static void job(ThreadJob.Work body) {
         RdmaDevice.require();
-        MemoryJobStore store = new MemoryJobStore(2, TIMEOUT);
-        RdmaBackendProvider provider = new RdmaBackendProvider();
-        BackendReport report = BackendRegistry.report(provider);
-        List<CompletableFuture<Void>> pes = new ArrayList<>();
-        for (int rank = 0; rank < 2; rank++) {
-            int r = rank;
-            pes.add(CompletableFuture.runAsync(() -> {
-                CommConfig c = new CommConfig("rdma", r, 2, r, "localhost", 1, null, false, TIMEOUT, 8L << 20,
-                        Map.of("rdma.device", RdmaDevice.name()));
-                try (Communicator comm = new CheckedCommunicator(provider.open(new BackendContext(c, store.view(r))), report, c, store.view(r))) {
-                    body.accept(comm);
-                }
-            }, runnable -> Thread.ofPlatform().name("pe-" + r).start(runnable)));
-        }
-        try {
-            CompletableFuture.allOf(pes.toArray(CompletableFuture[]::new)).get(TIMEOUT.toSeconds() * 2, TimeUnit.SECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof Exception ex) throw ex;
-            throw (Error) e.getCause();
-        }
+        ThreadJob.of(new RdmaBackendProvider(), 2).timeout(TIMEOUT).heapSize(8L << 20)
+                .properties(Map.of("rdma.device", RdmaDevice.name())).jobTimeout(TIMEOUT.multipliedBy(2)).runOk(body);
     }
 
     @Test void putGetQuietAndBarrier() throws Exception {

@@ -3,9 +3,13 @@ package dev.unicomm.backend.shm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.launch.JobSpec;
+import dev.unicomm.testsupport.ProcessJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,16 +18,25 @@ import org.junit.jupiter.api.io.TempDir;
 class MultiProcessTest {
     @TempDir Path tmp;
 
-    private List<ProcessJob.Result> run(int n, String scenario, String timeout) throws Exception {
+    /** Runs {@link ShmWorker}'s {@code scenario} as {@code n} JVMs through the launcher; each rank's exit code and output. */
+    private List<ProcessJob.RankOutput> run(int n, String scenario, String timeout) throws Exception {
         Path shm = Files.createDirectory(tmp.resolve("shm"));
-        List<ProcessJob.Result> results = ProcessJob.run(n, shm, scenario, timeout);
+        JobSpec spec = JobSpec.of(n, ShmWorker.class.getName(), scenario)
+                .withBackend("shm")
+                .withJvmOptions(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1"))
+                .withEnv(Map.of("UNICOMM_HEAP_SIZE", "4M", "UNICOMM_SHM_DIR", shm.toString()))
+                .withCommTimeout(Duration.parse("PT" + timeout.toUpperCase()))
+                .withJobTimeout(Duration.ofSeconds(90))
+                .withKillGrace(Duration.ofSeconds(20));
+        ProcessJob.Finished job = ProcessJob.runMerged(spec);
+        if (job.result().timedOut()) throw new AssertionError("scenario " + scenario + " hit the job timeout:\n" + job.log());
         try (Stream<Path> left = Files.list(shm)) {
             assertEquals(List.of(), left.toList(), "no heap file may be left behind");
         }
-        return results;
+        return job.ranks();
     }
 
-    private static String result(ProcessJob.Result r) {
+    private static String result(ProcessJob.RankOutput r) {
         return r.output().lines().filter(l -> l.startsWith("RESULT ")).map(l -> l.substring(7)).findFirst()
                 .orElseThrow(() -> new AssertionError("no RESULT line (exit " + r.exitCode() + "):\n" + r.output()));
     }

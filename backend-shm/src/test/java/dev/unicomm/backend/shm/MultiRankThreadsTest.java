@@ -11,6 +11,7 @@ import dev.unicomm.api.Memory;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
+import dev.unicomm.testsupport.ThreadJob;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
@@ -19,9 +20,12 @@ import org.junit.jupiter.api.Test;
 
 /** Several PEs as threads of one JVM: each maps every PE's file, as separate processes do. */
 class MultiRankThreadsTest {
+    /** {@code ranks} PEs of backend-shm as threads (each maps the others' heap files; the rendezvous is in memory). */
+    private static ThreadJob shm(int ranks) { return ThreadJob.of(new ShmBackendProvider(), ranks); }
+
 
     @Test void ringPutThenBarrierDeliversToTheRightNeighbour() {
-        List<Long> got = ThreadJob.values(ThreadJob.run(4, comm -> {
+        List<Long> got = shm(4).values(comm -> {
             int n = comm.size(), me = comm.rank();
             try (SymmetricBuffer buf = comm.heap().allocate(8 * n)) {
                 MemorySegment word = MemorySegment.ofArray(new long[] {1000L + me});
@@ -29,13 +33,13 @@ class MultiRankThreadsTest {
                 comm.barrier();
                 return buf.segment().get(ValueLayout.JAVA_LONG, 8L * ((me + n - 1) % n));
             }
-        }));
+        });
         assertEquals(List.of(1003L, 1000L, 1001L, 1002L), got);
     }
 
     @Test void barriersSeparatePhasesManyTimes() {
         // Each round every PE writes round r to every peer, then a barrier: after it all must read r.
-        List<Boolean> ok = ThreadJob.values(ThreadJob.run(3, comm -> {
+        List<Boolean> ok = shm(3).values(comm -> {
             int n = comm.size();
             try (SymmetricBuffer buf = comm.heap().allocate(8 * n)) {
                 for (long r = 1; r <= 500; r++) {
@@ -48,13 +52,13 @@ class MultiRankThreadsTest {
                 }
                 return true;
             }
-        }));
+        });
         assertEquals(List.of(true, true, true), ok);
     }
 
     @Test void concurrentFetchAddsFromEveryPeAreAtomic() {
         int perPe = 20_000;
-        List<Long> sums = ThreadJob.values(ThreadJob.run(4, comm -> {
+        List<Long> sums = shm(4).values(comm -> {
             try (SymmetricBuffer buf = comm.heap().allocate(8)) {
                 for (int i = 0; i < perPe; i++) comm.rma().atomicFetchAdd(buf, 0, 1, 0);
                 comm.barrier();
@@ -62,13 +66,13 @@ class MultiRankThreadsTest {
                 comm.barrier();
                 return v;
             }
-        }));
+        });
         sums.forEach(s -> assertEquals(4L * perPe, s));
     }
 
     @Test void putWithSignalMakesTheDataVisibleBeforeTheSignal() {
         int rounds = 2000, len = 4096;
-        List<Boolean> ok = ThreadJob.values(ThreadJob.run(2, comm -> {
+        List<Boolean> ok = shm(2).values(comm -> {
             try (SymmetricBuffer data = comm.heap().allocate(len); SymmetricBuffer sig = comm.heap().allocate(8)) {
                 if (comm.rank() == 0) {
                     byte[] src = new byte[len];
@@ -89,12 +93,12 @@ class MultiRankThreadsTest {
                 comm.barrier();
                 return true;
             }
-        }));
+        });
         assertEquals(List.of(true, true), ok);
     }
 
     @Test void mismatchedAllocationSizesFailOnEveryPeNamingTheSizes() {
-        var outcomes = ThreadJob.run(3, comm -> {
+        var outcomes = shm(3).run(comm -> {
             try {
                 comm.heap().allocate(comm.rank() == 2 ? 2048 : 1024);
                 return "no error";
@@ -115,7 +119,7 @@ class MultiRankThreadsTest {
     }
 
     @Test void exhaustionFailsOnEveryPeAlike() {
-        var outcomes = ThreadJob.run(2, Duration.ofSeconds(20), 64 << 10, comm -> {
+        var outcomes = shm(2).timeout(Duration.ofSeconds(20)).heapSize(64 << 10).run(comm -> {
             try {
                 comm.heap().allocate(128 << 10);
                 return "no error";
@@ -127,8 +131,8 @@ class MultiRankThreadsTest {
     }
 
     @Test void mismatchedHeapSizesFailTheOpen() {
-        var outcomes = ThreadJob.run(2, r -> ThreadJob.config(r, 2, Duration.ofSeconds(10), r == 0 ? 1 << 16 : 1 << 17),
-                comm -> "opened");
+        var outcomes = shm(2).configs(r -> shm(2).timeout(Duration.ofSeconds(10)).heapSize(r == 0 ? 1 << 16 : 1 << 17).config(r))
+                .run(comm -> "opened");
         for (var o : outcomes) {
             assertNotNull(o.error(), "open must fail");
             assertInstanceOf(IllegalArgumentException.class, o.error());
@@ -137,7 +141,7 @@ class MultiRankThreadsTest {
     }
 
     @Test void waitingForAPeThatNeverComesTimesOut() {
-        var outcomes = ThreadJob.run(2, Duration.ofSeconds(1), 64 << 10, comm -> {
+        var outcomes = shm(2).timeout(Duration.ofSeconds(1)).heapSize(64 << 10).run(comm -> {
             if (comm.rank() == 1) {
                 Thread.sleep(2500); // rank 0's barrier gives up first
                 return "slept";
@@ -151,7 +155,7 @@ class MultiRankThreadsTest {
 
     @Test void anAbortingPeStopsTheOthersWaitsNamingIt() {
         long t0 = System.nanoTime();
-        var outcomes = ThreadJob.run(3, Duration.ofSeconds(30), 64 << 10, comm -> {
+        var outcomes = shm(3).timeout(Duration.ofSeconds(30)).heapSize(64 << 10).run(comm -> {
             if (comm.rank() == 2) {
                 ((dev.unicomm.internal.checked.CheckedCommunicator) comm).store().abort("rank 2 hit a bug");
                 throw new IllegalStateException("rank 2 gives up");
@@ -169,7 +173,7 @@ class MultiRankThreadsTest {
     }
 
     @Test void stridedSplitTeamsTranslateAndBarrier() {
-        List<String> got = ThreadJob.values(ThreadJob.run(4, comm -> {
+        List<String> got = shm(4).values(comm -> {
             Team world = comm.world();
             try (Team even = world.split(0, 2, 2); Team odd = world.split(1, 2, 2)) {
                 Team mine = comm.rank() % 2 == 0 ? even : odd;
@@ -187,13 +191,13 @@ class MultiRankThreadsTest {
                             + " translate=" + world.translate(comm.rank(), mine) + " from=" + from;
                 }
             }
-        }));
+        });
         assertEquals(List.of("0/2 world=0,2 translate=0 from=2", "0/2 world=1,3 translate=0 from=3",
                 "1/2 world=0,2 translate=1 from=0", "1/2 world=1,3 translate=1 from=1"), got);
     }
 
     @Test void split2dGivesRowsAndColumns() {
-        List<String> got = ThreadJob.values(ThreadJob.run(6, comm -> {
+        List<String> got = shm(6).values(comm -> {
             Team.Split2d grid = comm.world().split2d(3);
             try (Team x = grid.x(); Team y = grid.y()) {
                 x.barrier();
@@ -205,14 +209,14 @@ class MultiRankThreadsTest {
                 for (int i = 0; i < y.size(); i++) sb.append(y.worldRank(i));
                 return sb.append("]").toString();
             }
-        }));
+        });
         assertEquals(List.of("x0[012] y0[03]", "x1[012] y0[14]", "x2[012] y0[25]",
                 "x0[345] y1[03]", "x1[345] y1[14]", "x2[345] y1[25]"), got);
     }
 
     @Test void teamSlotsAreReusedAfterClose() {
         // More splits than there are slots: works only if closing a team frees its slot everywhere.
-        List<Integer> got = ThreadJob.values(ThreadJob.run(2, comm -> {
+        List<Integer> got = shm(2).values(comm -> {
             int passes = 0;
             for (int i = 0; i < Control.TEAM_SLOTS * 2; i++) {
                 try (Team t = comm.world().split(0, 1, 2)) {
@@ -222,12 +226,12 @@ class MultiRankThreadsTest {
                 }
             }
             return passes;
-        }));
+        });
         assertEquals(List.of(128, 128), got);
     }
 
     @Test void peerViewsAreDirectLoadStore() {
-        List<Long> got = ThreadJob.values(ThreadJob.run(2, comm -> {
+        List<Long> got = shm(2).values(comm -> {
             try (SymmetricBuffer buf = comm.heap().allocate(16)) {
                 int peer = 1 - comm.rank();
                 buf.peer(peer).orElseThrow().set(ValueLayout.JAVA_LONG, 8, 77L + comm.rank());
@@ -235,7 +239,7 @@ class MultiRankThreadsTest {
                 comm.barrier();
                 return buf.segment().get(ValueLayout.JAVA_LONG, 8);
             }
-        }));
+        });
         assertEquals(List.of(78L, 77L), got);
     }
 }

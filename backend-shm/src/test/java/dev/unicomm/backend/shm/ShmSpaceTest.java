@@ -9,6 +9,7 @@ import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.testsupport.ThreadJob;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,8 +43,8 @@ class ShmSpaceTest {
     }
 
     @Test void twoRanksWhoseHeapsTogetherOverflowTheFolderFailAtOpenNamingFolderSizesAndSetting() throws Exception {
-        var outcomes = ThreadJob.run(2, rank -> new CommConfig("shm", rank, 2, rank, "in-process", 1, null, false,
-                Duration.ofSeconds(20), HEAP, Map.of("unicomm.shm.dir", shm.toString())), comm -> {
+        var outcomes = ThreadJob.of(new ShmBackendProvider(), 2).configs(rank -> new CommConfig("shm", rank, 2, rank, "in-process", 1, null, false,
+                Duration.ofSeconds(20), HEAP, Map.of("unicomm.shm.dir", shm.toString()))).run(comm -> {
                     // Old behaviour: both opened, then touching the pages raised InternalError (SIGBUS).
                     try (SymmetricBuffer b = comm.heap().allocate(HEAP - (1 << 20))) {
                         b.segment().fill((byte) 1);

@@ -5,11 +5,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import dev.unicomm.spi.BackendRegistry;
+import dev.unicomm.testsupport.ThreadJob;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /** The portable MoE (module collectives) on real shm PEs as threads of this JVM, against the reference. */
 class PortableMoeThreadsTest {
     static final long HEAP = 64L << 20;
+
+    /** {@code ranks} shm PEs as threads (the backend chosen through the registry, as connect does), 30 s waits. */
+    static ThreadJob shmRanks(int ranks) {
+        return ThreadJob.of(BackendRegistry.load().select("shm"), ranks).heapSize(HEAP).timeout(Duration.ofSeconds(30));
+    }
 
     static MoeScenario scenario(MoeConfig cfg, int ranks, Routing routing, long seed) {
         return new MoeScenario(routing.name().toLowerCase(), cfg, ranks, seed, routing,
@@ -19,7 +27,7 @@ class PortableMoeThreadsTest {
     @Test void normalModeMatchesTheReferenceOnEveryRouting() throws Exception {
         MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 96, 24, 4, false);  // hidden not a multiple of 128
         MoeConfig fp8 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 256, 24, 4, true);
-        ThreadRanks.run(4, HEAP, comm -> {
+        shmRanks(4).runOk(comm -> {
             long seed = 1;
             for (Routing routing : Routing.values()) {
                 try (MoeBuffer moe = comm.moe(bf16)) {
@@ -36,7 +44,7 @@ class PortableMoeThreadsTest {
 
     @Test void lowLatencyModeMatchesTheReferenceAndKeepsTwoGenerations() throws Exception {
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 8, 256, 6, 3, true);
-        ThreadRanks.run(2, HEAP, comm -> {
+        shmRanks(2).runOk(comm -> {
             try (MoeBuffer moe = comm.moe(cfg)) {
                 assertEquals(cfg.sizeHint(2) + cfg.outputBytes(), moe.footprintBytes());
                 long seed = 11;

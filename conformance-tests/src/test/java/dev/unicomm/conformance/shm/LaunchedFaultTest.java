@@ -3,12 +3,9 @@ package dev.unicomm.conformance.shm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.launch.JobLauncher;
 import dev.unicomm.launch.JobResult;
 import dev.unicomm.launch.JobSpec;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
+import dev.unicomm.testsupport.ProcessJob;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,17 +27,14 @@ class LaunchedFaultTest {
     @TempDir Path dir;
 
     @Test void aKilledRankIsReportedByEverySurvivorAndNothingOutlivesTheJob() throws Exception {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        JobResult r;
-        try (PrintStream sink = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            JobSpec spec = JobSpec.of(4, LaunchedFaultRank.class.getName(), "2").withBackend("shm")
-                    .withEnv(Map.of("UNICOMM_SHM_DIR", dir.toString()))
-                    .withJvmOptions(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"))
-                    .withCommTimeout(Duration.ofSeconds(10)).withJobTimeout(Duration.ofSeconds(90))
-                    .withKillGrace(Duration.ofSeconds(20));
-            r = JobLauncher.run(spec, sink, sink);
-        }
-        String log = out.toString(StandardCharsets.UTF_8);
+        JobSpec spec = JobSpec.of(4, LaunchedFaultRank.class.getName(), "2").withBackend("shm")
+                .withEnv(Map.of("UNICOMM_SHM_DIR", dir.toString()))
+                .withJvmOptions(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"))
+                .withCommTimeout(Duration.ofSeconds(10)).withJobTimeout(Duration.ofSeconds(90))
+                .withKillGrace(Duration.ofSeconds(20));
+        ProcessJob.Finished job = ProcessJob.runMerged(spec);
+        JobResult r = job.result();
+        String log = job.out();
         assertEquals(137, r.exitCode(), log);
         assertEquals(2, r.failedRank(), log);
         assertEquals(List.of(3, 3, 137, 3), r.rankExitCodes(), "survivors exit 3 after noticing the abort themselves\n" + log);

@@ -1,4 +1,4 @@
-package dev.unicomm.collectives.threads;
+package dev.unicomm.testsupport.threads;
 
 import dev.unicomm.api.Team;
 
@@ -26,9 +26,9 @@ final class ThreadTeam implements Team {
         return new ThreadTeam(comm, m);
     }
 
-    @Override public Split2d split2d(int xRange) { throw new UnsupportedOperationException("not needed by these tests"); }
+    @Override public Split2d split2d(int xRange) { throw new UnsupportedOperationException("the thread double has no 2-D team split"); }
 
-    @Override public void barrier() { throw new UnsupportedOperationException("team barriers are not needed by these tests"); }
+    @Override public void barrier() { throw new UnsupportedOperationException("the thread double has no team barrier (the world barrier is comm.barrier())"); }
 
     @Override public void close() {}
 }

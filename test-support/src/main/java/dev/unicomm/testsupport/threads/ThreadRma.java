@@ -1,4 +1,4 @@
-package dev.unicomm.collectives.threads;
+package dev.unicomm.testsupport.threads;
 
 import dev.unicomm.api.Cmp;
 import dev.unicomm.api.CommTimeoutException;

@@ -1,0 +1,9 @@
+/**
+ * Harnesses for unicomm's own tests (a test-scope dependency; not published): {@link
+ * dev.unicomm.testsupport.MemoryStore} (an in-memory multi-rank rendezvous store), {@link
+ * dev.unicomm.testsupport.ThreadJob} (N ranks as threads over a backend of the caller's choice),
+ * {@link dev.unicomm.testsupport.ProcessJob} (N ranks as processes with their output kept), {@link
+ * dev.unicomm.testsupport.ConsoleCapture} (a command's stdout and stderr), and in {@code threads} an
+ * in-JVM backend double for code that runs over any backend (the portable collectives).
+ */
+package dev.unicomm.testsupport;
