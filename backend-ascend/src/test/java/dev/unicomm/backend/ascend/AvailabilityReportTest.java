@@ -47,7 +47,7 @@ class AvailabilityReportTest {
         assertTrue(e.getMessage().contains("backend 'ascend'"), e.getMessage());
         assertTrue(e.getMessage().contains("ACL runtime not found"), e.getMessage());
         assertTrue(e.getMessage().contains("set_env.sh"), e.getMessage());
-        assertTrue(e.getMessage().contains("see docs/troubleshooting.md#ascend-no-cann"), e.getMessage());
+        assertTrue(e.getMessage().contains("see docs/troubleshooting.md#ascend-acl-runtime-not-found"), e.getMessage());
     }
 
     @Test void withTheRuntimeButWithoutAscendShmemTheReportNamesTheShmemLibrary() {

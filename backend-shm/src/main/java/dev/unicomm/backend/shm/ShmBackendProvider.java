@@ -27,7 +27,7 @@ public final class ShmBackendProvider implements CommBackendProvider {
     public static final int PRIORITY = BackendPriority.HOST;
     static final String DEFAULT_DIR = "/dev/shm";
     /** Appended to every fix: the troubleshooting page's section for this backend. */
-    private static final String SEE = "; see docs/troubleshooting.md#shm-no-dev-shm";
+    private static final String SEE = "; see docs/troubleshooting.md#shm-devshm-missing-or-not-writable";
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
             Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS));

@@ -47,7 +47,7 @@ class ShmBackendProviderTest {
                 Duration.ofSeconds(5), 1 << 16, Map.of("unicomm.shm.dir", missing.toString()))));
         assertTrue(e.getMessage().contains("backend 'shm'"), e.getMessage());
         assertTrue(e.getMessage().contains(missing + " does not exist"), e.getMessage());
-        assertTrue(e.getMessage().contains("docs/troubleshooting.md#shm-no-dev-shm"), e.getMessage());
+        assertTrue(e.getMessage().contains("docs/troubleshooting.md#shm-devshm-missing-or-not-writable"), e.getMessage());
         assertEquals(1, e.reports().size());
         assertFalse(e.reports().getFirst().available());
     }

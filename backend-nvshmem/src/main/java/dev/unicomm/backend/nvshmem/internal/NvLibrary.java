@@ -53,18 +53,18 @@ public final class NvLibrary {
         } catch (Throwable t) {
             return Availability.no("the backend's JNI library did not load: " + t, t,
                     "depend on backend-nvshmem-platform, or put backend-nvshmem-<version>-linux-x86_64.jar next to backend-nvshmem on the class path "
-                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)" + see("nvshmem-no-library"));
+                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)" + see("nvshmem-nvshmem-not-found"));
         }
         if (NvshmemShim.ucn_probe_driver() != 0)
             return Availability.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.ucn_load_error()),
-                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)" + see("nvshmem-no-gpu"));
+                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)" + see("nvshmem-nvidia-driver-not-installed"));
         String ops = setting("unicomm.nvshmem.ops", "UNICOMM_NVSHMEM_OPS", env);
         if (ops == null) {
             File f = extract();
             if (f == null)
                 return Availability.no("this backend-nvshmem natives jar has no CUDA ops library (" + buildStatus() + ")",
                         "rebuild backend-nvshmem where nvcc and NVSHMEM are present (pip install nvidia-nvshmem-cu13), "
-                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so" + see("nvshmem-no-ops-library"));
+                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so" + see("nvshmem-no-cuda-ops-library"));
             ops = f.getAbsolutePath();
         }
         String host = findHostLibrary(env);
@@ -73,17 +73,17 @@ public final class NvLibrary {
                             + (host == null ? " (no NVSHMEM found in -Dunicomm.nvshmem.home, UNICOMM_NVSHMEM_HOME, NVSHMEM_HOME or a pip site-packages; tried the loader's search path)" : ""),
                     "pip install nvidia-nvshmem-cu13 (found under site-packages/nvidia/nvshmem/lib), or set -Dunicomm.nvshmem.home "
                             + "(or UNICOMM_NVSHMEM_HOME / NVSHMEM_HOME) to the NVSHMEM install whose lib/ holds " + HOST_LIB
-                            + ", or add that lib/ to LD_LIBRARY_PATH" + see("nvshmem-no-library"));
+                            + ", or add that lib/ to LD_LIBRARY_PATH" + see("nvshmem-nvshmem-not-found"));
         int[] cuda;
         try {
             cuda = NvOps.cudaProbe();
         } catch (RuntimeException e) {
             return Availability.no("CUDA does not work here: " + e.getMessage(), e,
-                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13" + see("nvshmem-no-gpu"));
+                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13" + see("nvshmem-no-cuda-device-visible"));
         }
         if (cuda[0] < 1)
             return Availability.no("no CUDA device is visible (CUDA_VISIBLE_DEVICES=" + env.getOrDefault("CUDA_VISIBLE_DEVICES", "unset") + ")",
-                    "make a GPU visible to this process" + see("nvshmem-no-gpu"));
+                    "make a GPU visible to this process" + see("nvshmem-no-cuda-device-visible"));
         return Availability.yes();
     }
 

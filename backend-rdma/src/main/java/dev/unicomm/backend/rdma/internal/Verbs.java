@@ -28,7 +28,7 @@ public final class Verbs {
         } catch (Throwable t) {
             return Availability.no("the backend's JNI library (jniVerbsShim) did not load: " + t, t,
                     "use backend-rdma on linux-x86_64 with JDK 25 and --enable-native-access=ALL-UNNAMED, with its natives jar on the class path "
-                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)" + see("rdma-no-libibverbs"));
+                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)" + see("rdma-verbs-library-not-found"));
         }
         byte[] err = new byte[1024];
         String path = System.getProperty(LIBRARY_PROPERTY, "");
@@ -36,7 +36,7 @@ public final class Verbs {
         if (rc != 0) {
             return Availability.no(text(err),
                     "install rdma-core's verbs library and providers (Debian/Ubuntu: apt-get install -y libibverbs1 ibverbs-providers rdma-core;"
-                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)" + see("rdma-no-libibverbs"));
+                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)" + see("rdma-verbs-library-not-found"));
         }
         return Availability.yes();
     }
