@@ -21,4 +21,12 @@ public interface CallAgreement {
      * @return every member's words, by team rank (this member's included)
      */
     long[][] exchange(Team team, long[] words);
+
+    /**
+     * Whether an exchange costs about what a plain barrier does, so that every barrier and every MoE
+     * call may carry words (shared memory). When false (an exchange costs a few barriers, as on a
+     * GPU), the API agrees only on calls whose own cost dwarfs it: collectives, heap allocation and
+     * freeing, team splits and MoE buffer opening; barriers and MoE dispatch/combine run unchecked.
+     */
+    default boolean coversEveryCall() { return true; }
 }

@@ -18,7 +18,9 @@ import java.util.function.Supplier;
  * rank, before anything is exchanged. Barriers issued inside a call carry the enclosing call in their
  * words, so they cannot be satisfied by another rank's separate call either.
  *
- * <p>Without a {@link CallAgreement} from the backend (today: every backend but shm) calls run
+ * <p>An agreement that is not as cheap as a barrier ({@link CallAgreement#coversEveryCall()} false:
+ * nvshmem) checks only the {@linkplain Op#costly() costly} calls. Without a {@link CallAgreement}
+ * from the backend (rdma, ascend) calls run
  * unchecked, as before: a rank that rejected its own arguments throws alone, and a mismatch shows up
  * only where the implementation checks it (the portable collectives' descriptors, the heap). Aborting
  * the job there instead would make every argument error fatal, which the kit's bad-input rules forbid.
@@ -42,6 +44,14 @@ final class CallLedger {
         Op(String label, String... argNames) {
             this.label = label;
             this.argNames = argNames;
+        }
+
+        /** Costly enough that an agreement that is not as cheap as a barrier still checks it (collectives, heap, teams, MoE open). */
+        boolean costly() {
+            return switch (this) {
+                case BARRIER, INTERNAL_BARRIER, DISPATCH, CACHED_DISPATCH, COMBINE, LL_DISPATCH, LL_COMBINE -> false;
+                default -> true;
+            };
         }
     }
 
@@ -78,7 +88,7 @@ final class CallLedger {
             check.run();
             return body.get();
         }
-        if (agreement == null) {
+        if (agreement == null || !(agreement.coversEveryCall() || op.costly())) {
             check.run();
             return body.get();
         }
@@ -108,7 +118,7 @@ final class CallLedger {
 
     /** A barrier: with an agreement it carries its call words (nested ones name the enclosing call); else {@code plain}. */
     void barrier(Counter counter, Team rawTeam, Runnable plain) {
-        if (agreement == null) {
+        if (agreement == null || !agreement.coversEveryCall()) {
             plain.run();
             return;
         }

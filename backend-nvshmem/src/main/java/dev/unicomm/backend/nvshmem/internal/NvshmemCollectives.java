@@ -151,8 +151,10 @@ final class NvshmemCollectives implements Collectives {
                 c.teamBarrier(t.handle, c.ctrl);
                 return;
             }
-            long from = source("reduceScatter", s, countPerPe * es * t.size(), d, countPerPe * es);
-            NvOps.reduce(t.handle, dt, o, true, d, from, countPerPe, c.ctrl);
+            // In place, this member's block of the result belongs at its own block of the buffer.
+            long to = d == s ? d + t.rank() * countPerPe * es : d;
+            long from = source("reduceScatter", s, countPerPe * es * t.size(), to, countPerPe * es);
+            NvOps.reduce(t.handle, dt, o, true, to, from, countPerPe, c.ctrl);
         });
     }
 

@@ -93,6 +93,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     /** unicomm.nvshmem.moe.transport: auto (loads/stores where every heap is mapped, else NVSHMEM), loadstore, nvshmem. */
     private final String moeTransport;
     private volatile MoeOpener moeOpener;
+    private final NvshmemCallAgreement agreement = new NvshmemCallAgreement(this);
     /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
     final boolean moeProfile;
     /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
@@ -112,7 +113,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     record Scratch(long base, long agreeSrc, long agreeDst, long offsetsSend, long offsetsRecv, long data, long dataBytes) {
         static Scratch layout(long base, int size, long dataBytes) {
             long agreeSrc = base, agreeDst = base + 64;
-            long offsetsSend = align(agreeDst + 16L * size), offsetsRecv = align(offsetsSend + 8L * size);
+            long offsetsSend = align(agreeDst + 32L * size), offsetsRecv = align(offsetsSend + 8L * size);
             long data = align(offsetsRecv + 8L * size);
             return new Scratch(base, agreeSrc, agreeDst, offsetsSend, offsetsRecv, data, dataBytes);
         }
@@ -141,7 +142,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
         long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
         this.ctrl = NvOps.streamCreate();
         this.poll = NvOps.streamCreate();
-        long header = Math.max(PINNED_HEADER_MIN, (256 + 16L * size + 4095) & ~4095L);
+        long header = Math.max(PINNED_HEADER_MIN, (256 + 32L * size + 4095) & ~4095L);
         this.pinned = NvOps.pinnedAlloc(header + bounceBytes);
         this.pinnedSeg = MemorySegment.ofAddress(pinned).reinterpret(header + bounceBytes);
         this.bounce = pinned + header;
@@ -446,6 +447,11 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     }
 
     @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
+
+    /** Collectives, heap and team calls agree across members (puts and barriers); none on a one-PE communicator. */
+    @Override public Optional<dev.unicomm.spi.CallAgreement> callAgreement() {
+        return solo || size == 1 ? Optional.empty() : Optional.of(agreement);
+    }
 
     /**
      * The CUDA MoE kernels ({@link MoeOpener}, wired in by the provider so that this package does not
