@@ -191,16 +191,21 @@ final class NvshmemCollectives implements Collectives {
         c.lock.lock();
         try {
             c.ensureOpen();
-            for (int j = 0; j < n; j++) pin.set(ValueLayout.JAVA_LONG, 128 + 8L * j, recvOffsets[j]);
+            // Each member tells each peer where, and how much, it expects from it: {offset, count} per peer.
+            for (int j = 0; j < n; j++) {
+                pin.set(ValueLayout.JAVA_LONG, 128 + 16L * j, recvOffsets[j]);
+                pin.set(ValueLayout.JAVA_LONG, 136 + 16L * j, recvCounts[j]);
+            }
             c.teamBarrier(t.handle, c.ctrl); // peers may still be reading the offsets area from a previous alltoallv
-            NvOps.copyAsync(sc.offsetsSend(), c.pinned + 128, 8L * n, c.ctrl);
+            NvOps.copyAsync(sc.offsetsSend(), c.pinned + 128, 16L * n, c.ctrl);
             c.teamBarrier(t.handle, c.ctrl);
-            NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 8, c.ctrl);
-            NvOps.copyAsync(c.pinned + 128, sc.offsetsRecv(), 8L * n, c.ctrl);
-            c.await(c.ctrl, "alltoallv: exchanging receive offsets");
+            NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 16, c.ctrl);
+            NvOps.copyAsync(c.pinned + 128, sc.offsetsRecv(), 16L * n, c.ctrl);
+            c.await(c.ctrl, "alltoallv: exchanging receive offsets and counts");
+            agreeOnPairs(t, sendCounts, recvCounts);
             for (int j = 0; j < n; j++) {
                 if (sendCounts[j] == 0) continue;
-                long remote = pin.get(ValueLayout.JAVA_LONG, 128 + 8L * j);
+                long remote = pin.get(ValueLayout.JAVA_LONG, 128 + 16L * j);
                 NvOps.put(d + remote, s + sendOffsets[j], sendCounts[j], t.worldRank(j), true, c.ctrl);
             }
             NvOps.quiet(c.ctrl);
@@ -208,6 +213,26 @@ final class NvshmemCollectives implements Collectives {
             c.await(c.ctrl, "alltoallv");
         } finally {
             c.lock.unlock();
+        }
+    }
+
+    /**
+     * Counts are pair-wise, so each member checks what it sends against what each peer expects (read
+     * back into the pinned area), then all share their verdicts through the call agreement: a pair that
+     * disagrees fails every member, before any data moves.
+     */
+    private void agreeOnPairs(NvshmemTeam t, long[] sendCounts, long[] recvCounts) {
+        int bad = -1;
+        long expected = 0;
+        for (int j = 0; j < t.size() && bad < 0; j++) {
+            expected = c.pinnedSeg.get(ValueLayout.JAVA_LONG, 136 + 16L * j);
+            if (expected != sendCounts[j]) bad = j;
+        }
+        long[][] all = c.agreement.exchange(t, new long[] {bad < 0 ? 0 : 1, bad, bad < 0 ? 0 : sendCounts[bad], expected});
+        for (int p = 0; p < all.length; p++) {
+            if (all[p][0] == 0) continue;
+            throw new IllegalArgumentException("alltoallv counts disagree: team rank " + p + " sends " + all[p][2] + " bytes to team rank "
+                    + all[p][1] + ", which expects " + all[p][3] + "; every member's recvCounts[i] must equal member i's sendCounts for it");
         }
     }
 

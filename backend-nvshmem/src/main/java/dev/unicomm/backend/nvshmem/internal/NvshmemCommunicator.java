@@ -93,7 +93,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     /** unicomm.nvshmem.moe.transport: auto (loads/stores where every heap is mapped, else NVSHMEM), loadstore, nvshmem. */
     private final String moeTransport;
     private volatile MoeOpener moeOpener;
-    private final NvshmemCallAgreement agreement = new NvshmemCallAgreement(this);
+    final NvshmemCallAgreement agreement = new NvshmemCallAgreement(this);
     /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
     final boolean moeProfile;
     /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
@@ -113,8 +113,8 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     record Scratch(long base, long agreeSrc, long agreeDst, long offsetsSend, long offsetsRecv, long data, long dataBytes) {
         static Scratch layout(long base, int size, long dataBytes) {
             long agreeSrc = base, agreeDst = base + 64;
-            long offsetsSend = align(agreeDst + 32L * size), offsetsRecv = align(offsetsSend + 8L * size);
-            long data = align(offsetsRecv + 8L * size);
+            long offsetsSend = align(agreeDst + 32L * size), offsetsRecv = align(offsetsSend + 16L * size);
+            long data = align(offsetsRecv + 16L * size);
             return new Scratch(base, agreeSrc, agreeDst, offsetsSend, offsetsRecv, data, dataBytes);
         }
 
