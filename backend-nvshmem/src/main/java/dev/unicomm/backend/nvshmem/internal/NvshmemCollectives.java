@@ -202,10 +202,16 @@ final class NvshmemCollectives implements Collectives {
             NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 16, c.ctrl);
             NvOps.copyAsync(c.pinned + 128, sc.offsetsRecv(), 16L * n, c.ctrl);
             c.await(c.ctrl, "alltoallv: exchanging receive offsets and counts");
-            agreeOnPairs(t, sendCounts, recvCounts);
+            // Read them out before the agreement below reuses the pinned area.
+            long[] remoteOffsets = new long[n], remoteCounts = new long[n];
+            for (int j = 0; j < n; j++) {
+                remoteOffsets[j] = pin.get(ValueLayout.JAVA_LONG, 128 + 16L * j);
+                remoteCounts[j] = pin.get(ValueLayout.JAVA_LONG, 136 + 16L * j);
+            }
+            agreeOnPairs(t, sendCounts, remoteCounts);
             for (int j = 0; j < n; j++) {
                 if (sendCounts[j] == 0) continue;
-                long remote = pin.get(ValueLayout.JAVA_LONG, 128 + 16L * j);
+                long remote = remoteOffsets[j];
                 NvOps.put(d + remote, s + sendOffsets[j], sendCounts[j], t.worldRank(j), true, c.ctrl);
             }
             NvOps.quiet(c.ctrl);
@@ -217,15 +223,15 @@ final class NvshmemCollectives implements Collectives {
     }
 
     /**
-     * Counts are pair-wise, so each member checks what it sends against what each peer expects (read
-     * back into the pinned area), then all share their verdicts through the call agreement: a pair that
-     * disagrees fails every member, before any data moves.
+     * Counts are pair-wise, so each member checks what it sends against what each peer expects, then
+     * all share their verdicts through the call agreement: a pair that disagrees fails every member,
+     * before any data moves.
      */
-    private void agreeOnPairs(NvshmemTeam t, long[] sendCounts, long[] recvCounts) {
+    private void agreeOnPairs(NvshmemTeam t, long[] sendCounts, long[] expectedByPeer) {
         int bad = -1;
         long expected = 0;
         for (int j = 0; j < t.size() && bad < 0; j++) {
-            expected = c.pinnedSeg.get(ValueLayout.JAVA_LONG, 136 + 16L * j);
+            expected = expectedByPeer[j];
             if (expected != sendCounts[j]) bad = j;
         }
         long[][] all = c.agreement.exchange(t, new long[] {bad < 0 ? 0 : 1, bad, bad < 0 ? 0 : sendCounts[bad], expected});
