@@ -10,9 +10,9 @@ out="${1:-.device}"
 rm -rf "$out"
 mkdir -p "$out/lib" "$out/bin"
 out="$(cd "$out" && pwd)"   # absolute: Maven's -DoutputDirectory below must not land inside the repository
-# jdk.jfr: comm-api's events and --jfr; jdk.incubator.vector: the portable MoE. No java.desktop (--plot): it would push
+# jdk.jfr: comm-api's events and --jfr; jdk.incubator.vector: the portable MoE; jdk.zipfs: JUnit's class-path scan of the kit jar. No java.desktop (--plot): it would push
 # the folder past the 64 MiB a lent-machine run carries; plot the CSV files here instead (the bench commands' --plot).
-"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr \
+"$JAVA_HOME/bin/jlink" --add-modules java.base,jdk.unsupported,java.management,java.logging,jdk.management,java.xml,java.naming,jdk.crypto.ec,jdk.incubator.vector,jdk.jfr,jdk.zipfs \
   --strip-debug --no-header-files --no-man-pages --compress=zip-9 --output "$out/jre"
 ./mvnw -B -q -pl backend-nvshmem,cli -am package dependency:copy-dependencies -DskipTests -DincludeScope=test -DexcludeArtifactIds=backend-nvshmem -DoutputDirectory="$out/lib"
 cp backend-nvshmem/target/backend-nvshmem-*.jar "$out/lib/"   # the classes jar and the linux-x86_64 natives jar
@@ -26,5 +26,6 @@ home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia
   benchmarks/reference/nvlink_ref.cu -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
 strip --strip-unneeded "$out/jre/lib/server/libjvm.so" "$out/bin/rma_ref" "$out/bin/nvlink_ref"
 rm -f "$out"/lib/jfreechart-*.jar   # --plot only (and the runtime has no java.desktop): keeps a run's carry under 64 MiB
+rm -f "$out"/lib/jmh-core-*.jar "$out"/lib/jopt-simple-*.jar "$out"/lib/commons-math3-*.jar   # JMH only (the benchmarks jar's JMH classes are not run there)
 cp scripts/gpu-run.sh "$out/gpu-run.sh"
 du -sh "$out" "$out"/*
