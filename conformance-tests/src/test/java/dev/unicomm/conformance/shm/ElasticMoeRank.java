@@ -58,7 +58,7 @@ public final class ElasticMoeRank {
                         + " it=" + next + " wall=" + seen);
                 Communicator shrunk = c.shrink();
                 c = shrunk;
-                System.out.println("SHRUNK size=" + c.size() + " jobRanks=" + Arrays.toString(c.jobRanks()));
+                System.out.println("SHRUNK size=" + c.size() + " jobRanks=" + Arrays.toString(c.jobRanks()) + " wall=" + System.currentTimeMillis());
                 next = firstIncomplete(c, next);
                 System.out.println("RESUME it=" + next);
                 moe = c.moe(config());

@@ -56,9 +56,12 @@ class ElasticShmTest {
                 assertTrue(log.contains(p + "CHECKED it=" + it + " "), "rank " + s + " never completed iteration " + it + ":\n" + log);
             long seen = wall(log, Pattern.quote(p) + "RANKFAILED ranks=\\[2\\] it=\\d+ wall=(\\d+)");
             assertTrue(seen - kill <= commTimeout.toMillis() + 2000, "rank " + s + " noticed only after " + (seen - kill) + " ms:\n" + log);
+            long shrunk = wall(log, Pattern.quote(p) + "SHRUNK size=3 jobRanks=\\[0, 1, 3\\] wall=(\\d+)");
             long first = wall(log, Pattern.quote(p) + "FIRST-AFTER-SHRINK wall=(\\d+)");
+            long resume = wall(log, Pattern.quote(p) + "RESUME it=(\\d+)");
             System.out.println("[reliability] elastic shm 4->3 ranks, rank " + s + ": failure seen " + (seen - kill)
-                    + " ms after the kill, first checked MoE iteration on the shrunken communicator " + (first - kill) + " ms after it");
+                    + " ms after the kill, shrink done at " + (shrunk - kill) + " ms, first checked MoE iteration (" + resume
+                    + ") on the shrunken communicator at " + (first - kill) + " ms");
         }
         for (Matcher m = Pattern.compile("\\] PID (\\d+)").matcher(log); m.find(); ) {
             long pid = Long.parseLong(m.group(1));
