@@ -30,5 +30,11 @@ public enum Capability {
     /** Point-to-point transfer endpoints ({@link Communicator#endpoints()}). */
     P2P_ENDPOINTS,
     /** PEs may live in different OS processes (every real backend; a test double may not). */
-    MULTI_PROCESS
+    MULTI_PROCESS,
+    /**
+     * Elastic mode ({@code unicomm.elastic=true} / {@code UNICOMM_ELASTIC=true} at connect): a rank whose
+     * process dies is reported to every survivor as a {@link RankFailedException}, and
+     * {@link Communicator#shrink()} opens a communicator over the survivors.
+     */
+    ELASTIC
 }

@@ -2,9 +2,11 @@ package dev.unicomm.api;
 
 /**
  * Another rank failed or aborted; the job cannot go on. {@link #failedRank()} names it (or is
- * {@code -1} when the rendezvous host itself disappeared and no rank can be named).
+ * {@code -1} when the rendezvous host itself disappeared and no rank can be named). In elastic mode
+ * a rank whose process died is reported with the subclass {@link RankFailedException}, after which
+ * the survivors may go on with {@link Communicator#shrink()}.
  */
-public final class CommAbortedException extends CommException {
+public class CommAbortedException extends CommException {
     private final int failedRank;
 
     public CommAbortedException(int failedRank, String reason) {

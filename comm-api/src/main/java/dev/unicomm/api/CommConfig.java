@@ -94,6 +94,14 @@ public record CommConfig(String backend, int rank, int worldSize, int localRank,
         return v == null ? def : v;
     }
 
+    /** Elastic mode ({@code unicomm.elastic=true} / {@code UNICOMM_ELASTIC=true}): see {@link Capability#ELASTIC}. */
+    public boolean elastic() { return Boolean.parseBoolean(property("elastic", "false")); }
+
+    /** A copy for rank {@code newRank} of a job of {@code newSize} ranks (a shrunken communicator). */
+    public CommConfig withRank(int newRank, int newSize) {
+        return new CommConfig(backend, newRank, newSize, localRank, storeHost, storePort, token, tls, timeout, heapSize, properties);
+    }
+
     @Override public String toString() {
         // Never print the token.
         return "CommConfig[backend=" + backend + ", rank=" + rank + "/" + worldSize + ", localRank=" + localRank

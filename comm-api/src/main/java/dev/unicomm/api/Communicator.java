@@ -67,6 +67,31 @@ public interface Communicator extends AutoCloseable {
      */
     void abort(String reason);
 
+    /**
+     * Elastic mode ({@link Capability#ELASTIC}, {@code unicomm.elastic=true}): after a
+     * {@link RankFailedException}, every survivor calls this (collective among the survivors) and gets a
+     * new communicator over the ranks still alive, renumbered densely in their old order
+     * ({@link #jobRanks()} maps the new ranks to the job's). This communicator is closed by it (its
+     * buffers, MoE buffers and teams released without waiting for the dead); reopen what you need on
+     * the new one. Like ULFM's {@code MPI_Comm_shrink} / {@code ncclCommShrink}; a restarted rank
+     * cannot rejoin (no grow yet). If another rank dies during the shrink, the shrink starts over
+     * with it excluded.
+     *
+     * @throws UnsupportedCapabilityException if the communicator was not opened in elastic mode on a backend with ELASTIC
+     * @throws IllegalStateException if no rank of this communicator is known to have failed
+     * @throws CommTimeoutException if the survivors do not agree within the timeout
+     */
+    default Communicator shrink() {
+        throw new UnsupportedCapabilityException(backend().name(), Capability.ELASTIC, "shrink()");
+    }
+
+    /** The job rank (the rank at connect) of each rank of this communicator: the identity until a {@link #shrink()}. */
+    default int[] jobRanks() {
+        int[] r = new int[size()];
+        for (int i = 0; i < r.length; i++) r[i] = i;
+        return r;
+    }
+
     /** Closes the communicator (collective); open buffers are reported and released. */
     @Override void close();
 }

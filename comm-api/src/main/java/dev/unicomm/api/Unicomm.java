@@ -54,7 +54,7 @@ public final class Unicomm {
         }
         try {
             BackendCommunicator raw = provider.open(new BackendContext(config, store));
-            CheckedCommunicator comm = new CheckedCommunicator(raw, report, config, store);
+            CheckedCommunicator comm = new CheckedCommunicator(raw, report, config, store, provider);
             comm.opened(opening);
             return comm;
         } catch (RuntimeException | Error e) {

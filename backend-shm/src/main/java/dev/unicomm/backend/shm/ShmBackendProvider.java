@@ -30,7 +30,8 @@ public final class ShmBackendProvider implements CommBackendProvider {
     private static final String SEE = "; see docs/troubleshooting.md#shm-devshm-missing-or-not-writable";
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS));
+            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS,
+            Capability.ELASTIC));
 
     /** Cheap: nothing is touched until {@link #availability()} or {@link #open}. */
     public ShmBackendProvider() {}

@@ -65,7 +65,7 @@ final class ShmCommunicator implements BackendCommunicator {
             pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
         }
         // All PEs of a shm job share this host: more of them than processors means spinning steals the peers' cores.
-        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, handles, store, controls), size > Runtime.getRuntime().availableProcessors());
+        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, handles, store, controls, config.elastic()), size > Runtime.getRuntime().availableProcessors());
         this.heap = new ShmHeap(this, heapSize);
         this.rma = new ShmRma(this);
         int[] all = new int[size];

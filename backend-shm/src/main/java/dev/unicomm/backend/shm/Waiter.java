@@ -1,6 +1,7 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommAbortedException;
+import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.CommTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
@@ -60,6 +61,8 @@ final class Waiter {
     /** Throws at once if the communicator is broken. */
     void checkBroken() {
         CommAbortedException b = broken;
+        if (b instanceof RankFailedException dead)
+            throw new RankFailedException(dead.failedRanks(), "this communicator already failed (" + b.getMessage() + ")");
         if (b != null)
             throw new CommAbortedException(b.failedRank(), "this communicator already failed (" + b.getMessage()
                     + "); only close() is left");
@@ -113,7 +116,7 @@ final class Waiter {
                 CommAbortedException a = w.pending;
                 if (culprit != null && broken == null) {
                     broken = a;
-                    watchdog.giveUp(a.failedRank(), a.getMessage());
+                    watchdog.giveUp(a.failedRank(), a.getMessage(), a instanceof RankFailedException);
                 }
                 throw a;
             }

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommAbortedException;
+import dev.unicomm.api.RankFailedException;
 import dev.unicomm.spi.Store;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,8 @@ import java.util.function.Supplier;
  */
 final class Watchdog {
     static final long PERIOD_MS = 100;
+    /** Set in a blame word (elastic mode) when the named rank's process died, rather than hung or aborted. */
+    private static final long DEAD = 1L << 40;
 
     private final int self;
     private final long[] pids;
@@ -25,8 +28,15 @@ final class Watchdog {
     private final Store store;
     private final MemorySegment[] controls;
     private long nextCheck;
+    /** Elastic mode: a dead peer is a {@link RankFailedException}, and it does not abort the job. */
+    private final boolean elastic;
 
     Watchdog(int self, long[] pids, SegmentFiles.Handle[] files, Store store, MemorySegment[] controls) {
+        this(self, pids, files, store, controls, false);
+    }
+
+    Watchdog(int self, long[] pids, SegmentFiles.Handle[] files, Store store, MemorySegment[] controls, boolean elastic) {
+        this.elastic = elastic;
         this.self = self;
         this.pids = pids.clone();
         this.files = files.clone();
@@ -68,15 +78,22 @@ final class Watchdog {
      * host), then aborts the job through the store so that ranks blocked elsewhere (rank 0 closing its
      * store) stop too. The store call runs on a helper thread bounded to 1 s: a hung host must not hold us.
      */
-    void giveUp(int culprit, String reason) {
+    void giveUp(int culprit, String reason) { giveUp(culprit, reason, false); }
+
+    /**
+     * As {@link #giveUp(int, String)}; in elastic mode a {@code dead} culprit (its process exited) is
+     * published as such and the job is not aborted: the survivors go on with a shrunken communicator.
+     */
+    void giveUp(int culprit, String reason, boolean dead) {
+        boolean survivable = elastic && dead && culprit >= 0;
         MemorySegment mine = controls[self];
         if (Words.getAcquire(mine, Control.HDR_BLAME) != 0) return;
         byte[] text = reason.getBytes(StandardCharsets.UTF_8);
         int len = Math.min(text.length, Control.REASON_BYTES);
         MemorySegment.copy(MemorySegment.ofArray(text), 0, mine, Control.HDR_REASON, len);
         Words.setPlain(mine, Control.HDR_REASON_LEN, len);
-        Words.setRelease(mine, Control.HDR_BLAME, culprit + 2L);
-        if (jobAborted()) return;
+        Words.setRelease(mine, Control.HDR_BLAME, culprit + 2L + (survivable ? DEAD : 0));
+        if (survivable || jobAborted()) return;
         Thread t = Thread.ofPlatform().daemon().name("unicomm-shm-abort").start(() -> {
             try {
                 store.abort("rank " + (culprit >= 0 ? culprit : "?") + " failed or hung (reported by rank " + self + "): " + reason);
@@ -104,11 +121,13 @@ final class Watchdog {
     private CommAbortedException blameOf(int r) {
         long word = Words.getAcquire(controls[r], Control.HDR_BLAME);
         if (word == 0) return null;
-        int culprit = (int) (word - 2);
+        boolean dead = (word & DEAD) != 0;
+        int culprit = (int) ((word & ~DEAD) - 2);
         int len = (int) Math.min(Math.max(0, Words.getPlain(controls[r], Control.HDR_REASON_LEN)), Control.REASON_BYTES);
         String reason = new String(controls[r].asSlice(Control.HDR_REASON, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                 StandardCharsets.UTF_8);
-        return new CommAbortedException(culprit, reason + (culprit == r ? "" : " (reported by rank " + r + ")"));
+        String why = reason + (culprit == r ? "" : " (reported by rank " + r + ")");
+        return dead ? new RankFailedException(new int[] {culprit}, why) : new CommAbortedException(culprit, why);
     }
 
     /** Whether every peer's process still runs (holds its heap file's lock). */
@@ -117,8 +136,8 @@ final class Watchdog {
             if (r == self || files[r].ownerAlive()) continue;
             CommAbortedException blamed = blameOf(r);
             if (blamed != null) return blamed;
-            return new CommAbortedException(r, "its process (pid " + pids[r] + " in its PID namespace) exited while rank "
-                    + self + " waited on " + what);
+            String why = "its process (pid " + pids[r] + " in its PID namespace) exited while rank " + self + " waited on " + what;
+            return elastic ? new RankFailedException(new int[] {r}, why) : new CommAbortedException(r, why);
         }
         return null;
     }

@@ -5,6 +5,7 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.api.Collectives;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
+import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.Memory;
@@ -16,6 +17,9 @@ import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
 import dev.unicomm.api.UnsupportedCapabilityException;
 import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CommBackendProvider;
+import dev.unicomm.internal.rendezvous.ElasticStore;
 import dev.unicomm.spi.CollectivesProvider;
 import dev.unicomm.spi.MoeProvider;
 import dev.unicomm.spi.Store;
@@ -48,8 +52,17 @@ public final class CheckedCommunicator implements Communicator {
     private final CallLedger calls;
     private volatile Collectives collectives;
     private volatile boolean open = true;
+    /** Reopens the backend among the survivors in {@link #shrink()}; {@code null}: cannot shrink. */
+    private final CommBackendProvider provider;
 
     public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store) {
+        this(raw, backend, config, store, null);
+    }
+
+    /** As the four-argument constructor; {@code provider} lets an elastic communicator {@link #shrink()}. */
+    public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store,
+                               CommBackendProvider provider) {
+        this.provider = provider;
         this.raw = raw;
         this.backend = backend;
         this.config = config;
@@ -229,6 +242,53 @@ public final class CheckedCommunicator implements Communicator {
         } catch (RuntimeException e) {
             LOG.log(Level.DEBUG, "abort on rank {0} could not reach the store: {1}", rank, e.toString());
         }
+    }
+
+    @Override public int[] jobRanks() {
+        return store instanceof ElasticStore es ? es.jobRanks() : Communicator.super.jobRanks();
+    }
+
+    /**
+     * The survivors agree through the store (see {@link ElasticStore#agreeOnSurvivors}), this communicator
+     * is released without waiting for anyone (the dead cannot answer), and the backend opens again over
+     * the survivors with the new generation's store view. A death during the backend's open starts over.
+     */
+    @Override public Communicator shrink() {
+        ensureOpen();
+        if (!(store instanceof ElasticStore view) || provider == null || !has(Capability.ELASTIC))
+            throw new UnsupportedCapabilityException(backend.name(), Capability.ELASTIC,
+                    "shrink() (connect with unicomm.elastic=true / UNICOMM_ELASTIC=true on a backend that declares ELASTIC)");
+        int self = rank;
+        while (true) {
+            ElasticStore next = view.agreeOnSurvivors(self);
+            if (view == store) release();
+            int jobRank = view.jobRanks()[self];
+            int[] members = next.jobRanks();
+            int newRank = java.util.Arrays.binarySearch(members, jobRank);
+            CommConfig cfg = config.withRank(newRank, members.length);
+            try {
+                CheckedCommunicator c = new CheckedCommunicator(provider.open(new BackendContext(cfg, next)), backend, cfg, next, provider);
+                LOG.log(Level.INFO, "shrank communicator: job rank {0} is rank {1} of {2} survivors {3}", jobRank, newRank,
+                        members.length, java.util.Arrays.toString(members));
+                return c;
+            } catch (RankFailedException another) {
+                view = next; // a survivor died while the backend opened: agree again without it
+                self = newRank;
+            }
+        }
+    }
+
+    /** Releases this PE's side at once, after a rank failure: no collective step, buffers invalidated. */
+    private void release() {
+        open = false;
+        for (CheckedBuffer b : live) b.invalidate();
+        live.clear();
+        try {
+            raw.close();
+        } catch (RuntimeException e) {
+            LOG.log(Level.DEBUG, "releasing the failed communicator on rank {0}: {1}", rank, e.toString());
+        }
+        store.close(); // a no-op for the handed-over connection
     }
 
     /** Buffers still open (they are reported and released by {@link #close()}). */

@@ -56,14 +56,15 @@ public final class Rendezvous {
             }
             Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
             try {
-                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello);
+                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello, config.elastic());
             } catch (UncheckedIOException e) {
                 throw new dev.unicomm.api.CommException(e.getMessage(), e.getCause());
             }
         }
         try {
-            return TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(), ssl,
+            TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(), ssl,
                     config.timeout(), server);
+            return config.elastic() ? ElasticStore.atConnect(store, config.timeout()) : store;
         } catch (RuntimeException e) {
             if (server != null) server.close();
             throw e;

@@ -70,9 +70,16 @@ public final class StoreServer implements Closeable {
     private int abortedRank = -2;
     private String abortReason;
     private volatile boolean closing;
+    /** Elastic mode: a rank whose connection drops is recorded as failed instead of aborting the job. */
+    private final boolean elastic;
+    // Guarded by this (elastic mode): how many rank deaths so far, and which job ranks died.
+    private int failEpoch;
+    private final java.util.BitSet failed = new java.util.BitSet();
+    private String lastFailure;
 
-    private StoreServer(ServerSocket listener, int worldSize, String token, Duration helloTimeout) {
+    private StoreServer(ServerSocket listener, int worldSize, String token, Duration helloTimeout, boolean elastic) {
         this.listener = listener;
+        this.elastic = elastic;
         this.worldSize = worldSize;
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
         this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(TcpStore.nanos(helloTimeout))));
@@ -99,6 +106,18 @@ public final class StoreServer implements Closeable {
      * @throws java.io.UncheckedIOException if the address cannot be bound (for example, the port is in use)
      */
     public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout) {
+        return start(bind, port, worldSize, token, ssl, helloTimeout, false);
+    }
+
+    /**
+     * As {@link #start(InetAddress, int, int, String, SSLContext, Duration)}; with {@code elastic} a rank whose
+     * connection ends without a goodbye does not abort the job: it is recorded as failed (key
+     * {@value #FAILED_KEY}: {@code epoch:r1,r2,...}), every rank is told, pending waits are answered
+     * "rank failed", and later requests on keys of an older generation ({@code e<N>/...} with N below the
+     * failure epoch) too. An explicit abort still fails the whole job.
+     */
+    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout,
+                                    boolean elastic) {
         if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
         ServerSocket listener;
@@ -116,7 +135,7 @@ public final class StoreServer implements Closeable {
             throw new java.io.UncheckedIOException("cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port
                     + " (" + e.getMessage() + "); is another job using this port? pick another with UNICOMM_STORE=host:port", e);
         }
-        StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout);
+        StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout, elastic);
         server.acceptor.start();
         return server;
     }
@@ -140,7 +159,7 @@ public final class StoreServer implements Closeable {
     }
 
     private boolean allLeft() {
-        for (boolean l : left) if (!l) return false;
+        for (int r = 0; r < left.length; r++) if (!left[r] && !failed.get(r)) return false;
         return true;
     }
 
@@ -364,8 +383,12 @@ public final class StoreServer implements Closeable {
                     rankFailed(rank, "sent a malformed message (" + e.getMessage() + ")");
                     return;
                 } catch (IOException e) {
-                    if (!saidBye && !closing) rankFailed(rank, "its connection to the rendezvous store ended without a clean close ("
-                            + (e instanceof EOFException ? "process exited or was killed" : e.getMessage()) + ")");
+                    if (!saidBye && !closing) {
+                        String why = "its connection to the rendezvous store ended without a clean close ("
+                                + (e instanceof EOFException ? "process exited or was killed" : e.getMessage()) + ")";
+                        if (elastic) rankDied(rank, why);
+                        else rankFailed(rank, why);
+                    }
                     return;
                 }
                 int requestId = 0;
@@ -453,7 +476,7 @@ public final class StoreServer implements Closeable {
     private void set(Connection from, int requestId, String key, byte[] value) {
         List<Waiter> wake;
         synchronized (this) {
-            if (replyIfAborted(from, requestId)) return;
+            if (replyIfAborted(from, requestId) || replyIfStale(from, requestId, key)) return;
             values.put(key, value);
             wake = takeWaiters(key);
         }
@@ -465,7 +488,7 @@ public final class StoreServer implements Closeable {
     private void get(Connection from, int requestId, String key, long waitMillis) {
         byte[] value;
         synchronized (this) {
-            if (replyIfAborted(from, requestId)) return;
+            if (replyIfAborted(from, requestId) || replyIfStale(from, requestId, key)) return;
             value = values.get(key);
             if (value == null && waitMillis > 0) {
                 Waiter w = new Waiter(from, requestId, key, new ScheduledFuture<?>[1]);
@@ -496,7 +519,7 @@ public final class StoreServer implements Closeable {
         byte[] stored;
         List<Waiter> wake;
         synchronized (this) {
-            if (replyIfAborted(from, requestId)) return;
+            if (replyIfAborted(from, requestId) || replyIfStale(from, requestId, key)) return;
             byte[] old = values.get(key);
             try {
                 now = old == null ? delta : Math.addExact(Long.parseLong(new String(old, StandardCharsets.US_ASCII)), delta);
@@ -528,6 +551,63 @@ public final class StoreServer implements Closeable {
         if (abortReason == null) return false;
         from.send(aborted(requestId, abortedRank, abortReason));
         return true;
+    }
+
+    /** Key (elastic mode) under which the host publishes {@code epoch:r1,r2,...}: the failures so far. */
+    public static final String FAILED_KEY = "unicomm.elastic/failed";
+
+    /** Under the lock, elastic mode: answers "rank failed" to a request on a key of a generation older than the last failure. */
+    private boolean replyIfStale(Connection from, int requestId, String key) {
+        if (!elastic || failEpoch == 0) return false;
+        int generation = generationOf(key);
+        if (generation < 0 || generation >= failEpoch) return false;
+        from.send(rankFailedMessage(requestId));
+        return true;
+    }
+
+    /** The generation {@code N} of a key {@code e<N>/...}, or -1 for keys outside any generation. */
+    static int generationOf(String key) {
+        if (key.length() < 3 || key.charAt(0) != 'e') return -1;
+        int slash = key.indexOf('/');
+        if (slash < 2 || slash > 10) return -1;
+        for (int i = 1; i < slash; i++) if (key.charAt(i) < '0' || key.charAt(i) > '9') return -1;
+        return Integer.parseInt(key, 1, slash, 10);
+    }
+
+    /** Under the lock. */
+    private byte[] rankFailedMessage(int requestId) {
+        StoreWire.Writer w = new StoreWire.Writer(StoreWire.RANK_FAILED, requestId).i32(failEpoch).i32(failed.cardinality());
+        for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1)) w.i32(r);
+        return w.text(truncate(lastFailure)).build();
+    }
+
+    /**
+     * Elastic mode: rank {@code rank}'s process is gone. Recorded (a new failure epoch and {@value #FAILED_KEY}),
+     * every waiter is answered "rank failed" (it may wait for the dead rank; it retries if not) and every
+     * other rank is told. The job goes on.
+     */
+    private void rankDied(int rank, String reason) {
+        List<Waiter> wake = new ArrayList<>();
+        List<Connection> tell = new ArrayList<>();
+        byte[] news;
+        synchronized (this) {
+            if (abortReason != null || closing || failed.get(rank)) return;
+            failed.set(rank);
+            failEpoch++;
+            lastFailure = "rank " + rank + " failed: " + reason;
+            StringBuilder v = new StringBuilder().append(failEpoch).append(':');
+            for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1)) v.append(r).append(r == failed.length() - 1 ? "" : ",");
+            values.put(FAILED_KEY, v.toString().getBytes(StandardCharsets.US_ASCII));
+            for (List<Waiter> list : waiters.values()) wake.addAll(list);
+            waiters.clear();
+            for (Waiter w : wake) if (w.expiry[0] != null) w.expiry[0].cancel(false);
+            for (int r = 0; r < ranks.length; r++) if (ranks[r] != null && !failed.get(r)) tell.add(ranks[r]);
+            news = rankFailedMessage(0);
+            notifyAll();
+        }
+        LOG.log(System.Logger.Level.WARNING, "elastic job goes on without rank " + rank + ": " + reason);
+        for (Waiter w : wake) w.conn.send(withRequestId(news, w.requestId));
+        for (Connection c : tell) c.send(news);
     }
 
     /** The first failure wins: it is recorded, every waiter is woken and every rank is told. */

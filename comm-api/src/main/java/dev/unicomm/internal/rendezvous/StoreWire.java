@@ -40,6 +40,11 @@ final class StoreWire {
     static final byte HELLO = 1, SET = 2, GET = 3, ADD = 4, CONTAINS = 5, ABORT = 6, BYE = 7;
     // Replies (host -> rank). ABORTED may also arrive unasked, with request id 0.
     static final byte OK = 20, VALUE = 21, LONG = 22, BOOL = 23, ERROR = 24, TIMEOUT = 25, ABORTED = 26;
+    /**
+     * Elastic mode only (host -> rank, unasked with request id 0, or the answer to a request of an older
+     * generation): i32 failure epoch, i32 count, that many i32 failed job ranks, text reason.
+     */
+    static final byte RANK_FAILED = 27;
 
     /** Reads one frame body; {@link EOFException} at a clean end of stream, {@link ProtocolException} if too large. */
     static byte[] readFrame(DataInputStream in, int maxBody) throws IOException {

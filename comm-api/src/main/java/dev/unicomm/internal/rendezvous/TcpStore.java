@@ -2,6 +2,7 @@ package dev.unicomm.internal.rendezvous;
 
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommException;
+import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.spi.Store;
 import java.io.BufferedInputStream;
@@ -60,6 +61,13 @@ public final class TcpStore implements Store {
     private final AtomicBoolean closeStarted = new AtomicBoolean();
 
     private record Failure(int rank, String reason) {}
+
+    /** Elastic mode: the host's latest report of dead ranks (job ranks, ascending). */
+    public record Deaths(int epoch, int[] jobRanks, String reason) {
+        static final Deaths NONE = new Deaths(0, new int[0], "");
+    }
+
+    private volatile Deaths deaths = Deaths.NONE;
 
     private TcpStore(Socket socket, String address, int rank, int size, Duration timeout, StoreServer hosted) throws IOException {
         this.socket = socket;
@@ -356,6 +364,10 @@ public final class TcpStore implements Store {
             if (r.type == StoreWire.ABORTED) {
                 checkHealthy(); // the reader thread has recorded it
             }
+            if (r.type == StoreWire.RANK_FAILED) {
+                Deaths d = recordDeaths(r);
+                throw new RankFailedException(d.jobRanks(), what + ": " + d.reason());
+            }
             if (r.type == StoreWire.ERROR) {
                 String msg;
                 try {
@@ -400,6 +412,10 @@ public final class TcpStore implements Store {
                     fail(msg.i32(), msg.text(StoreWire.MAX_TEXT_BYTES, "reason"));
                     continue;
                 }
+                if (msg.type == StoreWire.RANK_FAILED && msg.requestId == 0) {
+                    recordDeaths(msg);
+                    continue;
+                }
                 CompletableFuture<StoreWire.Reader> reply = pending.get(msg.requestId);
                 if (reply != null) reply.complete(msg); // a reply to a call that already timed out is dropped
             }
@@ -407,6 +423,43 @@ public final class TcpStore implements Store {
             if (!closing && !leaving) fail(-1, "lost the connection to the rendezvous host at " + address + " ("
                     + (e instanceof EOFException ? "it closed the connection" : e.getMessage()) + ")");
             else failPending(new CommException("the connection of rank " + rank + " to the rendezvous store is closed"));
+        }
+    }
+
+    /** Elastic mode: the dead ranks the host has reported so far (updated by the reader thread, a volatile read). */
+    public Deaths deaths() { return deaths; }
+
+    /**
+     * Elastic mode: asks the host for its record of dead ranks (authoritative: a report pushed to this
+     * rank may still be on its way).
+     */
+    public Deaths currentDeaths() {
+        if (!contains(StoreServer.FAILED_KEY)) return deaths;
+        String v = new String(get(StoreServer.FAILED_KEY), StandardCharsets.US_ASCII);
+        int colon = v.indexOf(':');
+        int epoch = Integer.parseInt(v.substring(0, colon));
+        String list = v.substring(colon + 1);
+        int[] ranks = list.isEmpty() ? new int[0] : java.util.Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
+        Deaths d = deaths;
+        return epoch > d.epoch() ? new Deaths(epoch, ranks, "rank(s) " + list + " failed") : d;
+    }
+
+    /** Reads a RANK_FAILED message and keeps the newest report. */
+    private Deaths recordDeaths(StoreWire.Reader msg) {
+        Deaths d;
+        try {
+            int epoch = msg.i32();
+            int n = msg.i32();
+            if (n < 0 || n > size) throw new java.net.ProtocolException("rank failure report names " + n + " ranks");
+            int[] ranks = new int[n];
+            for (int i = 0; i < n; i++) ranks[i] = msg.i32();
+            d = new Deaths(epoch, ranks, msg.text(StoreWire.MAX_TEXT_BYTES, "reason"));
+        } catch (java.net.ProtocolException e) {
+            throw new CommException("malformed rank failure report from the rendezvous store: " + e.getMessage(), e);
+        }
+        synchronized (this) {
+            if (d.epoch() > deaths.epoch()) deaths = d;
+            return deaths;
         }
     }
 

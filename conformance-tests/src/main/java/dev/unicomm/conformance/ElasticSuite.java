@@ -1,0 +1,132 @@
+package dev.unicomm.conformance;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.unicomm.api.Capability;
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.RankFailedException;
+import dev.unicomm.api.ReduceOp;
+import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.api.Unicomm;
+import dev.unicomm.conformance.moe.MoeConformance;
+import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.opentest4j.AssertionFailedError;
+
+/**
+ * Elastic mode (capability {@code ELASTIC}, semantics §7.6–7.7): the last rank is SIGKILLed inside a
+ * loop on a communicator opened with {@code unicomm.elastic=true} (on a fresh store); every survivor
+ * must get a {@link RankFailedException} naming it within the timeout, shrink to the others, and go
+ * on there with correct results. Backends without {@code ELASTIC} skip every rule, saying so.
+ */
+public abstract class ElasticSuite extends KitSuite {
+
+    /** A fresh job's configuration with elastic mode on. */
+    static CommConfig elastic(CommConfig c) {
+        Map<String, String> props = new HashMap<>(c.properties());
+        props.put("unicomm.elastic", "true");
+        return new CommConfig(c.backend(), c.rank(), c.worldSize(), c.localRank(), c.storeHost(), c.storePort(), c.token(), c.tls(),
+                c.timeout(), c.heapSize(), props);
+    }
+
+    /**
+     * Everyone opens an elastic communicator and runs {@code step} on it in a loop; the last rank
+     * SIGKILLs itself {@value FaultInjectionSuite#KILL_AFTER_MS} ms in. Survivors: the loop must end in a
+     * {@link RankFailedException} naming it within timeout + 5 s; returns the shrunken communicator.
+     */
+    private static Communicator killLastAndShrink(Pe pe, Step step) throws Exception {
+        Communicator c = Unicomm.connect(elastic(pe.freshConfig()));
+        int victim = c.size() - 1;
+        c.barrier();
+        if (c.rank() == victim) {
+            FaultInjectionSuite.killSelfAfter(pe, FaultInjectionSuite.KILL_AFTER_MS);
+            while (true) step.run(c);
+        }
+        long t0 = System.nanoTime();
+        long end = t0 + pe.timeout().multipliedBy(2).toNanos();
+        try {
+            while (System.nanoTime() < end) step.run(c);
+            throw new AssertionFailedError("the loop ran for twice the timeout without a RankFailedException for rank " + victim);
+        } catch (RankFailedException e) {
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertArrayEquals(new int[] {victim}, e.failedRanks(), "the exception must name the killed rank: " + e.getMessage());
+            assertTrue(ms <= pe.timeout().plusSeconds(5).toMillis(), "noticed after " + ms + " ms");
+        }
+        long s0 = System.nanoTime();
+        Communicator s = c.shrink();
+        pe.report(Long.toString((System.nanoTime() - s0) / 1_000_000));
+        assertEquals(c.size() - 1, s.size(), "survivors");
+        assertEquals(c.rank(), s.rank(), "survivors keep their order (the last rank died)");
+        assertArrayEquals(IntStream.range(0, victim).toArray(), s.jobRanks(), "job ranks of the shrunken communicator");
+        long c0 = System.nanoTime();
+        c.close(); // released by shrink: must neither hang nor throw
+        assertTrue(System.nanoTime() - c0 < Duration.ofSeconds(5).toNanos(), "closing the old communicator took too long");
+        return s;
+    }
+
+    @FunctionalInterface
+    private interface Step {
+        void run(Communicator c) throws Exception;
+    }
+
+    /**
+     * Verifies §7.6: in elastic mode a dead rank is named by RankFailedException on every survivor, and shrink() gives a working communicator over the others / if it fails, look at the store's elastic mode (rank failures by epoch) and the backend's dead-peer detection.
+     * <p>Killed in a barrier loop; after the shrink an allreduce of the job ranks must add up to the survivors'.
+     */
+    @Verifies("7.6")
+    @Test void optional_elastic_rank_failure_is_named_and_shrink_excludes_it() {
+        assumeCapability(Capability.ELASTIC);
+        assumeRanks(2);
+        spmdKilling(ranks() - 1, pe -> {
+            Communicator s = killLastAndShrink(pe, Communicator::barrier);
+            try (SymmetricBuffer src = s.heap().allocate(8); SymmetricBuffer dst = s.heap().allocate(8)) {
+                s.rma().put(src, 0, longBytes(s.jobRanks()[s.rank()]), s.rank());
+                s.collectives().allreduce(s.world(), dst, src, 1, DType.INT64, ReduceOp.SUM);
+                java.lang.foreign.MemorySegment out = java.lang.foreign.Arena.ofAuto().allocate(8);
+                s.rma().get(out, dst, 0, s.rank());
+                assertEquals((long) IntStream.of(s.jobRanks()).sum(), out.get(ValueLayout.JAVA_LONG, 0), "allreduce on the survivors");
+            }
+            s.close();
+        });
+    }
+
+    /**
+     * Verifies §7.7: after a rank dies inside MoE dispatch/combine and the survivors shrink, a MoE buffer on the shrunken communicator (experts spread over the survivors) matches the reference / if it fails, look at shrink() releasing the old MoE buffer and the backend's reopen.
+     */
+    @Verifies("7.7")
+    @Test void optional_elastic_moe_after_shrink_matches_the_reference() {
+        assumeCapability(Capability.ELASTIC);
+        assumeRanks(2);
+        spmdKilling(ranks() - 1, pe -> {
+            int n = pe.size();
+            // Experts divisible by the job's size and by the survivors'.
+            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 2 * n * (n - 1), 96, 24, Math.min(4, 2 * n * (n - 1)), false);
+            MoeBuffer[] moe = new MoeBuffer[1];
+            Communicator s = killLastAndShrink(pe, c -> {
+                if (moe[0] == null) moe[0] = MoeSuite.open(c, cfg);
+                new MoeConformance(c, MoeSuite.scenario(c, cfg, Routing.UNIFORM, 5, false)).checkNormal(moe[0], false);
+            });
+            try (MoeBuffer m = MoeSuite.open(s, cfg)) {
+                new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 7, false)).checkNormal(m, false);
+            }
+            s.close();
+        });
+    }
+
+    private static java.lang.foreign.MemorySegment longBytes(long v) {
+        java.lang.foreign.MemorySegment m = java.lang.foreign.Arena.ofAuto().allocate(8);
+        m.set(ValueLayout.JAVA_LONG, 0, v);
+        return m;
+    }
+}
