@@ -182,17 +182,5 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
         throw new IllegalArgumentException(key + " must be true or false, got '" + v + "'");
     }
 
-    private static long size(String key, String v) {
-        String s = v.trim().toUpperCase();
-        long mul = 1;
-        if (s.endsWith("K")) mul = 1L << 10;
-        else if (s.endsWith("M")) mul = 1L << 20;
-        else if (s.endsWith("G")) mul = 1L << 30;
-        if (mul != 1) s = s.substring(0, s.length() - 1);
-        try {
-            return Math.multiplyExact(Long.parseLong(s.trim()), mul);
-        } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException(key + " must be bytes with an optional K/M/G suffix, got '" + v + "'");
-        }
-    }
+    private static long size(String key, String v) { return dev.unicomm.api.ByteSize.parse(key, v); }
 }

@@ -237,14 +237,10 @@ public final class NvshmemCommunicator implements BackendCommunicator {
         // NVLink SHARP (multicast) can take GPUs out of service on shared hosts: off unless the user set it.
         NvOps.setenv("NVSHMEM_DISABLE_NVLS", "1", false);
         String userSize = System.getenv("NVSHMEM_SYMMETRIC_SIZE");
-        long pool = ctx.size() > 1 ? parseSize(ctx.config().property("nvshmem.soloPoolBytes", "64M")) + SOLO_SCRATCH : 0;
+        long pool = ctx.size() > 1 ? dev.unicomm.api.ByteSize.parse("unicomm.nvshmem.soloPoolBytes", ctx.config().property("nvshmem.soloPoolBytes", "64M")) + SOLO_SCRATCH : 0;
         long total = ctx.config().heapSize() + RUNTIME_MARGIN + pool;
         if (userSize != null) {
-            try {
-                total = parseSize(userSize);
-            } catch (RuntimeException e) {
-                throw new IllegalArgumentException("NVSHMEM_SYMMETRIC_SIZE='" + userSize + "' is not a size (bytes with optional K/M/G/T)");
-            }
+            total = dev.unicomm.api.ByteSize.parse("NVSHMEM_SYMMETRIC_SIZE", userSize);
         } else {
             NvOps.setenv("NVSHMEM_SYMMETRIC_SIZE", Long.toString(total), true);
         }
@@ -299,21 +295,6 @@ public final class NvshmemCommunicator implements BackendCommunicator {
         } catch (java.io.IOException e) {
             return System.getenv().getOrDefault("HOSTNAME", "localhost");
         }
-    }
-
-    static long parseSize(String s) {
-        String t = s.trim().toUpperCase();
-        long mult = 1;
-        char last = t.charAt(t.length() - 1);
-        if (last == 'B') { t = t.substring(0, t.length() - 1); last = t.charAt(t.length() - 1); }
-        switch (last) {
-            case 'K' -> mult = 1L << 10;
-            case 'M' -> mult = 1L << 20;
-            case 'G' -> mult = 1L << 30;
-            case 'T' -> mult = 1L << 40;
-            default -> { return Long.parseLong(t); }
-        }
-        return Long.parseLong(t.substring(0, t.length() - 1)) * mult;
     }
 
     private static int[] identity(int n) {

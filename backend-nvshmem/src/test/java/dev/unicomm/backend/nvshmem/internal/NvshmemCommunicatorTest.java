@@ -18,12 +18,4 @@ class NvshmemCommunicatorTest {
         assertTrue(bad.getMessage().contains("0..3"), bad.getMessage());
         assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("gpu0", 0, 4));
     }
-
-    @Test
-    void symmetricSizeSuffixesParse() {
-        assertEquals(1L << 30, NvshmemCommunicator.parseSize("1G"));
-        assertEquals(512L << 20, NvshmemCommunicator.parseSize("512M"));
-        assertEquals(64L << 10, NvshmemCommunicator.parseSize("64kb"));
-        assertEquals(12345, NvshmemCommunicator.parseSize("12345"));
-    }
 }
