@@ -4,7 +4,6 @@ import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.OutOfSymmetricMemoryException;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
-import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -58,26 +57,16 @@ final class NvshmemHeap implements SymmetricHeap {
     }
 
     /**
-     * All PEs compare their (bytes, alignment): each puts its request into slot [rank] of every PE's
-     * agreement area, then a barrier. Only RMA and barriers: NVSHMEM's collectives are unavailable
-     * when several PEs share a GPU without MPS ("limited MPG"), and there they end the process.
+     * All PEs compare their (bytes, alignment) through the communicator's call agreement (puts and
+     * barriers only: NVSHMEM's collectives are unavailable when several PEs share a GPU without MPS,
+     * and there they end the process). The validating layer agrees on user allocations already; this
+     * check keeps the backend's own allocations (the MoE region) honest too.
      */
     private void agree(long bytes, long alignment) {
-        var pin = c.pinnedSeg;
-        pin.set(ValueLayout.JAVA_LONG, 64, bytes);
-        pin.set(ValueLayout.JAVA_LONG, 72, alignment);
-        var s = c.scratch;
-        NvOps.copyAsync(s.agreeSrc(), c.pinned + 64, 16, c.ctrl);
-        for (int pe = 0; pe < c.size; pe++) NvOps.put(s.agreeDst() + 16L * c.rank, s.agreeSrc(), 16, pe, true, c.ctrl);
-        NvOps.quiet(c.ctrl);
-        c.teamBarrier(NvOps.TEAM_WORLD, c.ctrl);
-        NvOps.copyAsync(c.pinned + 128, s.agreeDst(), 16L * c.size, c.ctrl);
-        // Nobody may overwrite the area (next allocation) before everyone has read it.
-        c.teamBarrier(NvOps.TEAM_WORLD, c.ctrl);
-        c.await(c.ctrl, "symmetric allocate: agreeing on the size with every PE");
+        long[][] all = c.agreement.exchange(c.world(), new long[] {bytes, alignment, 0, 0});
         StringBuilder bad = new StringBuilder();
         for (int pe = 0; pe < c.size; pe++) {
-            long b = pin.get(ValueLayout.JAVA_LONG, 128 + 16L * pe), a = pin.get(ValueLayout.JAVA_LONG, 136 + 16L * pe);
+            long b = all[pe][0], a = all[pe][1];
             if (b != bytes || a != alignment) bad.append(" PE ").append(pe).append(": ").append(b).append(" bytes/alignment ").append(a).append(';');
         }
         if (!bad.isEmpty())
