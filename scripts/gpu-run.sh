@@ -88,13 +88,16 @@ if want graph; then
   done 2>&1 | tee "$out/graph.txt"
 fi
 
-if want bench; then
+# A reference program the staging left out (REFS, scripts/gpu-stage.sh): say so instead of failing later.
+staged() { [ -x "$here/bin/$1" ] || { echo "$2 skipped: bin/$1 was not staged (REFS=$1 scripts/gpu-stage.sh)"; return 1; }; }
+
+if want bench && staged rma_ref bench; then
   timeout ${BENCH_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench rma --backend nvshmem --reference "$here/bin/rma_ref" \
     --min-size ${RMA_MIN_SIZE:-16} --factor 4 --max-size ${RMA_MAX_SIZE:-256M} --csv "$out/bench-rma-nvshmem.csv" > "$out/bench-rma-nvshmem.txt" 2> "$out/bench-rma.log"
   echo "bench: exit $?"; cat "$out/bench-rma-nvshmem.txt"; tail -5 "$out/bench-rma.log"
 fi
 
-if want roofline; then
+if want roofline && staged nvlink_ref roofline; then
   for n in $ROOF_RANKS; do
     NVSHMEM_SYMMETRIC_SIZE=$((1 << 30)) job $n roofline-${n}pe "$here/bin/nvlink_ref"
     echo "roofline program, $n PEs: $? ranks failed"
@@ -103,7 +106,7 @@ if want roofline; then
 fi
 
 # Does the buffer's place in the NVSHMEM heap change the C figures? (The Java buffer sits after ~6 MiB of scratch.)
-if want layout; then
+if want layout && staged rma_ref layout; then
   for pad in 0 $((6 << 20)); do
     UNICOMM_REF_PAD=$pad NVSHMEM_SYMMETRIC_SIZE=$((768 << 20)) CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=50 \
       job 2 layout-$pad "$here/bin/rma_ref" $((1 << 20)),$((16 << 20)),$((64 << 20)),$((256 << 20))
