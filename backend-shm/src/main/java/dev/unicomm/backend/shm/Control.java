@@ -7,7 +7,7 @@ package dev.unicomm.backend.shm;
  *
  * <pre>
  *   0        header: magic, version, pid, rank, heap size, world size, blame word + reason (who this PE
- *              gave up because of, for its peers)
+ *              gave up because of, for its peers), left word (closed cleanly)
  *   16 KiB   team slots: {@value #TEAM_SLOTS} x {@value #SLOT_BYTES} B; slot 0 is the world team
  *              per slot: {@value #MAX_ROUNDS} barrier-round flags, a 2-entry split mailbox, then a
  *              2-entry agreement mailbox (exchange number + 4 call words, double-buffered)
@@ -31,6 +31,11 @@ final class Control {
     static final long HDR_REASON_LEN = 56;
     static final long HDR_REASON = 64;
     static final int REASON_BYTES = 1024;
+    /**
+     * 1 once this PE passed its closing barrier: its lock may go while slower peers still finish that
+     * barrier, and they must not take the missing lock for a death. Written once, after the reason.
+     */
+    static final long HDR_LEFT = 2048;
 
     static final long LINE = 128;
 

@@ -212,7 +212,10 @@ final class ShmCommunicator implements BackendCommunicator {
         if (closed) return;
         closed = true;
         try {
-            if (!waiter.failed()) world.barrier();
+            if (!waiter.failed()) {
+                world.barrier();
+                Words.setRelease(controls[rank], Control.HDR_LEFT, 1);
+            }
         } finally {
             heap.releaseAll();
             arena.close();

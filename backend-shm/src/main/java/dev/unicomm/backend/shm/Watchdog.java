@@ -14,7 +14,8 @@ import java.util.function.Supplier;
  * also checks that each peer's process is alive: it still holds the lock on its heap file (the kernel
  * drops it when the process dies; unlike a pid this works across PID namespaces and containers). A dead peer that had published a blame word is not
  * blamed itself: the rank it named is, so a survivor that exits after a failure is never mistaken
- * for its cause. A wait that sees a failure re-checks its condition once more before failing, so a
+ * for its cause. Nor is a peer that passed its closing barrier and let its lock go while we still finish
+ * that barrier. A wait that sees a failure re-checks its condition once more before failing, so a
  * peer that finished its part and exited is not mistaken for a failure.
  */
 final class Watchdog {
@@ -130,10 +131,13 @@ final class Watchdog {
         return dead ? new RankFailedException(new int[] {culprit}, why) : new CommAbortedException(culprit, why);
     }
 
-    /** Whether every peer's process still runs (holds its heap file's lock). */
+    /** Peer {@code r} passed its closing barrier: it owes us nothing more, so its exit is no failure. */
+    private boolean leftCleanly(int r) { return Words.getAcquire(controls[r], Control.HDR_LEFT) != 0; }
+
+    /** Whether every peer's process still runs (holds its heap file's lock) or left after closing. */
     CommAbortedException checkPeers(String what) {
         for (int r = 0; r < files.length; r++) {
-            if (r == self || files[r].ownerAlive()) continue;
+            if (r == self || files[r].ownerAlive() || leftCleanly(r)) continue;
             CommAbortedException blamed = blameOf(r);
             if (blamed != null) return blamed;
             String why = "its process (pid " + pids[r] + " in its PID namespace) exited while rank " + self + " waited on " + what;
