@@ -17,8 +17,9 @@ class Fp8PathsTest {
 
     /**
      * Random BF16 rows, block by block one of: any finite pattern (huge ranges: most codes subnormal
-     * or zero), values around 0.5..500 of both signs, tiny values and bf16 subnormals, or any
-     * pattern at all (infinities and NaNs included, the plain path's blocks).
+     * or zero), values around 0.5..500 of both signs, tiny values and bf16 subnormals, values within
+     * a factor 64 (no subnormal code: the vector path's fast blocks), or any pattern at all
+     * (infinities and NaNs included, the plain path's blocks).
      */
     static short[] rows(int rows, long seed) {
         SplittableRandom rnd = new SplittableRandom(seed);
@@ -31,13 +32,15 @@ class Fp8PathsTest {
                     case 0 -> (p & 0x7F80) == 0x7F80 ? p & ~0x4000 : p;   // finite, any exponent
                     case 1 -> p;                                            // anything, inf and NaN too
                     case 2 -> p & 0x80FF;                                   // bf16 subnormals and tiny normals
+                    case 3, 4 -> rnd.nextInt(0x3E00, 0x4100) | (p & 0x8000); // 0.125..8: no subnormal codes (the fast path)
                     default -> rnd.nextInt(0x3A00, 0x4400) | (p & 0x8000);  // about 0.0005..500
                 };
             }
         }
         // Whole blocks of one kind: zeros, negative zeros, max bf16, infinities, a lone NaN, a lone inf, tiny values.
         short[][] special = {{0}, {(short) 0x8000}, {0x7F7F}, {0x7F80, (short) 0xFF80}, {0x3F80, 0x7FC0}, {0x3F80, 0x7F80},
-                {0x0001, (short) 0x8001}, {0x4400, 0x43E0, 0x43F0}};
+                {0x0001, (short) 0x8001}, {0x4400, 0x43E0, 0x43F0},
+                {0x43E0, (short) 0xBC80}, {0x43E0, 0x3C7F}}; // scaled minimum exactly 2^-6 (normal), and just below it
         for (int b = 0; b < special.length && (b + 1) * 128 <= v.length; b++)
             for (int c = 0; c < 128; c++) v[b * 128 + c] = special[b][c % special[b].length];
         return v;
@@ -80,6 +83,8 @@ class Fp8PathsTest {
         assertTrue(Float.isNaN(scales[4]));                          // a NaN poisons its block
         assertEquals((byte) 0x7F, codes[512]);
         assertEquals(0, codes[640]);                                 // finite * (448/inf) = 0
+        assertEquals((byte) 0x88, codes[1025]);                      // -2^-6: smallest normal code, sign kept
+        assertEquals((byte) 0x08, codes[1153]);                      // just below 2^-6 rounds up to it
     }
 
     @Test void facadeRejectsBadArguments() {
