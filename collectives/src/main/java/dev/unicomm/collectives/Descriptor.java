@@ -55,6 +55,12 @@ record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long
         for (int i = 0; i < 4; i++) seg.set(ValueLayout.JAVA_LONG, 32 + 8L * i, p[i]);
     }
 
+    // values() clones its array on every call; a descriptor is read on every collective call.
+    private static final Kind[] KINDS = Kind.values();
+    private static final Algorithm[] ALGORITHMS = Algorithm.values();
+    private static final DType[] DTYPES = DType.values();
+    private static final ReduceOp[] OPS = ReduceOp.values();
+
     /** Reads a descriptor written by {@link #write}; a garbled one comes back as an error. */
     static Descriptor read(MemorySegment seg) {
         long w0 = seg.get(ValueLayout.JAVA_LONG, 0);
@@ -62,8 +68,8 @@ record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long
         int k = (int) (w0 >>> 24) & 0xff, a = (int) (w0 >>> 16) & 0xff, d = (int) (w0 >>> 8) & 0xff, o = (int) w0 & 0xff;
         long[] pair = new long[4];
         for (int i = 0; i < 4; i++) pair[i] = seg.get(ValueLayout.JAVA_LONG, 32 + 8L * i);
-        return new Descriptor(Kind.values()[k], Algorithm.values()[a], d == 0 ? null : DType.values()[d - 1],
-                o == 0 ? null : ReduceOp.values()[o - 1], seg.get(ValueLayout.JAVA_LONG, 8),
+        return new Descriptor(KINDS[k], ALGORITHMS[a], d == 0 ? null : DTYPES[d - 1],
+                o == 0 ? null : OPS[o - 1], seg.get(ValueLayout.JAVA_LONG, 8),
                 seg.get(ValueLayout.JAVA_LONG, 16), seg.get(ValueLayout.JAVA_LONG, 24), pair);
     }
 

@@ -7,6 +7,7 @@ import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
+import java.util.function.Supplier;
 
 /**
  * RMA over shared mappings: every PE's heap is mapped in this process, so a put is one
@@ -71,9 +72,14 @@ final class ShmRma implements Rma {
         long word = signal.offset() + signalOffset;
         long v;
         Waiter.Wait w = null;
+        Supplier<String> what = null; // made once per wait, not per poll: a long wait must not fill the heap
         for (int polls = 1; !cmp.test(v = Words.getAcquire(mine, word), value); polls++) {
-            if (polls <= comm.waiter().freeSpins) Thread.onSpinWait();
-            else w = comm.waiter().idle(w, () -> "signal wait until the word at heap offset " + word + " " + cmp + " " + value);
+            if (polls <= comm.waiter().freeSpins) {
+                Thread.onSpinWait();
+            } else {
+                if (what == null) what = () -> "signal wait until the word at heap offset " + word + " " + cmp + " " + value;
+                w = comm.waiter().idle(w, what);
+            }
         }
         return v;
     }

@@ -5,6 +5,8 @@ import dev.unicomm.api.Team;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
 import java.util.Arrays;
+import java.util.function.IntSupplier;
+import java.util.function.Supplier;
 
 /**
  * A team over shared memory. Its barrier is a dissemination barrier: in round {@code k} team rank
@@ -28,6 +30,8 @@ final class ShmTeam implements Team {
     private long splitSeq;
     private long exchanges;
     private boolean open = true;
+    /** {@link #slowest()} as the waiter's culprit, made once. */
+    private final IntSupplier slowest = this::slowest;
 
     ShmTeam(ShmCommunicator comm, int[] members, int me, int slot) {
         this.comm = comm;
@@ -61,14 +65,18 @@ final class ShmTeam implements Team {
             long flag = Control.roundFlag(slot, k);
             Words.setRelease(controls[(me + dist) % n], flag, e);
             Waiter.Wait w = null;
+            Supplier<String> what = null; // made once per wait, not per poll: a long wait must not fill the heap
             for (int polls = 1; Words.getAcquire(mine, flag) < e; polls++) {
                 if (polls <= comm.waiter().freeSpins) {
                     Thread.onSpinWait();
                 } else {
-                    int round = k, from = members[((me - dist) % n + n) % n];
-                    w = comm.waiter().idle(w, () -> "barrier of a team of " + n + " PEs ("
-                            + (call > 0 ? "collective call #" + call + ": " + laggards(call) : "round " + round + ", waiting for world rank " + from)
-                            + "; furthest behind: world rank " + slowest() + ")", this::slowest);
+                    if (what == null) {
+                        int round = k, from = members[((me - dist) % n + n) % n];
+                        what = () -> "barrier of a team of " + n + " PEs ("
+                                + (call > 0 ? "collective call #" + call + ": " + laggards(call) : "round " + round + ", waiting for world rank " + from)
+                                + "; furthest behind: world rank " + slowest() + ")";
+                    }
+                    w = comm.waiter().idle(w, what, slowest);
                 }
             }
         }

@@ -20,8 +20,12 @@ import java.util.function.Supplier;
  * built if the wait fails):
  * <pre>{@code
  * Waiter.Wait w = null;
- * for (int polls = 1; !condition(); polls++)
- *     if (polls <= waiter.freeSpins) Thread.onSpinWait(); else w = waiter.idle(w, () -> "what we wait for");
+ * Supplier<String> what = null;
+ * for (int polls = 1; !condition(); polls++) {
+ *     if (polls <= waiter.freeSpins) { Thread.onSpinWait(); continue; }
+ *     if (what == null) what = () -> "what we wait for"; // once per wait: a lambda per poll is garbage per poll
+ *     w = waiter.idle(w, what);
+ * }
  * }</pre>
  */
 final class Waiter {
