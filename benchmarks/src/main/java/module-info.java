@@ -11,6 +11,7 @@ open module dev.unicomm.benchmarks {
     requires info.picocli;
     requires jdk.jfr;
     requires java.desktop;
+    requires java.management;
     requires org.jfree.jfreechart;
     requires jmh.core;
     exports dev.unicomm.benchmarks;

@@ -10,6 +10,8 @@ import dev.unicomm.api.Unicomm;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.util.Arrays;
 import java.util.List;
 
@@ -28,7 +30,16 @@ public final class CollectivesBenchWorker {
     static final List<String> OPS = List.of("allreduce", "allgather", "reducescatter", "alltoall", "broadcast");
 
 
+    /**
+     * Warm-up goes on past {@code WARMUP_SECONDS} while any rank's JIT still compiled something in the
+     * last pass, up to this much longer. Ranks that compile while others wait stall the small sizes
+     * for milliseconds (seen: the first 40% of a 4-byte allreduce loop at 3-12 ms per slow call on 2
+     * loaded cores, none after).
+     */
+    private static final long MAX_EXTRA_WARMUP_NS = 20_000_000_000L;
+
     public static void main(String[] args) {
+        CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         List<String> ops = Arrays.asList(args[0].split(","));
         List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
         double budget = Double.parseDouble(args[2]);
@@ -47,23 +58,29 @@ public final class CollectivesBenchWorker {
                 MemorySegment a = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 1) : null;
                 MemorySegment b = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 0) : null;
                 for (String op : ops) {
-                    // Warm-up: untimed passes over every size (every algorithm) until the JIT compilers of
-                    // all ranks have settled (at least WARMUP_SECONDS). Fixed counts per pass and an agreed decision
-                    // to go on: every rank must make the same calls.
+                    // Warm-up: untimed passes over every size (every algorithm), through the timed loop's own
+                    // method, for at least WARMUP_SECONDS and then until no rank's JIT compiled anything in a
+                    // pass. Fixed counts per pass and an agreed decision to go on: every rank makes the same calls.
                     long warmStart = System.nanoTime();
+                    boolean again;
                     do {
+                        long compiledBefore = jit.getTotalCompilationTime();
                         for (long bytes : sizes) {
                             Runnable call = call(coll, comm.world(), op, src, dst, bytes);
-                            if (call == null) continue;
-                            long calls = Math.max(2, Math.min(2_000, (16L << 20) / bytes));
-                            for (long i = 0; i < calls; i++) call.run();
+                            if (call != null) timeLoop(call, Math.max(2, Math.min(2_000, (16L << 20) / bytes)));
                         }
-                    } while (slowest(coll, comm, time, maxTime, System.nanoTime() - warmStart < warmNs ? 1 : 0) == 1);
+                        long spent = System.nanoTime() - warmStart;
+                        boolean compiling = jit.getTotalCompilationTime() > compiledBefore;
+                        again = spent < warmNs || (compiling && spent < warmNs + MAX_EXTRA_WARMUP_NS);
+                    } while (slowest(coll, comm, time, maxTime, again ? 1 : 0) == 1);
                     for (long bytes : sizes) {
                         Runnable call = call(coll, comm.world(), op, src, dst, bytes);
                         if (call == null) continue; // size not divisible into the op's units
-                        for (long i = 0, warm = Math.max(2, Math.min(20, (64L << 20) / bytes)); i < warm; i++) call.run();
-                        long one = slowest(coll, comm, time, maxTime, timeLoop(call, 1));
+                        timeLoop(call, Math.max(2, Math.min(20, (64L << 20) / bytes)));
+                        // The loop length comes from a probe of several calls for small sizes: one call that met a
+                        // stall would shorten the loop to a few calls, all then weighed by that stall.
+                        long probe = bytes <= (64 << 10) ? 20 : 1;
+                        long one = slowest(coll, comm, time, maxTime, timeLoop(call, probe)) / probe;
                         long iters = Math.max(3, Math.min(10_000, (long) (budget * 1e9 / Math.max(1, one))));
                         comm.barrier();
                         long ns = slowest(coll, comm, time, maxTime, timeLoop(call, iters));
@@ -77,6 +94,7 @@ public final class CollectivesBenchWorker {
         }
     }
 
+    /** Times {@code iters} calls; the warm-up runs through here too, so this loop is compiled before it is timed. */
     private static long timeLoop(Runnable call, long iters) {
         long t0 = System.nanoTime();
         for (long i = 0; i < iters; i++) call.run();
