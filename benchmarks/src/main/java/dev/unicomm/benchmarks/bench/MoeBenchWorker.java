@@ -305,7 +305,10 @@ public final class MoeBenchWorker {
                 if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
                 verified = "ok";
             }
-            for (int i = 0; i < (mem.onDevice() ? 2000 : 5); i++) { // warm-up: until the JIT has compiled the host path
+            // Warm-up until the JIT has compiled the host path with its Vector API intrinsics (until then
+            // every vector operation runs as boxed Java code, 10-100x slower): 5 rounds left the first
+            // timed low-latency rounds of a loaded 2-core host in that state (JFR: IntVector.bOpTemplate hot).
+            for (int i = 0; i < (mem.onDevice() ? 2000 : 50); i++) {
                 LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
                 moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
                 if (fp8) moe.lowLatencyDispatch(x, idx, true, false);

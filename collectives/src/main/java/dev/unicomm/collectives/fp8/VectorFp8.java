@@ -73,7 +73,12 @@ final class VectorFp8 implements BlockQuantiser {
     /*
      * Both encoders work on blocks whose values are finite, so every scaled value is at most 448 plus
      * rounding: no NaN lanes and no saturation to handle. Each is one method with no vector
-     * arguments, so the JIT keeps every vector in registers.
+     * arguments or vector-taking helpers: a helper the JIT declines to inline (it does for callees
+     * already compiled into large code) would box every vector it is passed.
+     *
+     * Packing: the two codes of each pair go into one short (even channel in the low byte) with the
+     * input's signs (bit 15 -> bit 7 for the even channel, bit 31 -> bit 15 for the odd one; bits
+     * above 15 are dropped by the narrowing).
      */
 
     /** A block whose scaled values are all normal e4m3 numbers (at least 2^-6): rounding only. */
@@ -84,37 +89,33 @@ final class VectorFp8 implements BlockQuantiser {
             IntVector odd = pair.and(0x7FFF0000).reinterpretAsFloats().mul(mul).reinterpretAsInts();
             even = even.add(even.lanewise(VectorOperators.LSHR, 20).and(1)).add(ROUND).lanewise(VectorOperators.ASHR, 20);
             odd = odd.add(odd.lanewise(VectorOperators.LSHR, 20).and(1)).add(ROUND).lanewise(VectorOperators.ASHR, 20);
-            store(pair, even, odd, codes, out + c);
-        }
-    }
-
-    /** Any finite block: each lane takes the normal or the subnormal rounding, whichever applies. */
-    private static void encodeBlock(MemorySegment src, long in, MemorySegment codes, long out, float mul) {
-        for (int c = 0; c < Fp8Quantiser.BLOCK; c += 2 * LANES) {
-            IntVector pair = IntVector.fromMemorySegment(I, src, in + 2L * c, LE);
-            FloatVector even = pair.and(0x7FFF).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().mul(mul);
-            FloatVector odd = pair.and(0x7FFF0000).reinterpretAsFloats().mul(mul);
-            store(pair, code(even), code(odd), codes, out + c);
+            IntVector signs = pair.and(0x80008000);
+            IntVector both = even.or(odd.lanewise(VectorOperators.LSHL, 8))
+                    .or(signs.lanewise(VectorOperators.LSHR, 8)).or(signs.lanewise(VectorOperators.LSHR, 16));
+            ((ShortVector) both.convertShape(VectorOperators.I2S, PAIRS, 0)).intoMemorySegment(codes, out + c, LE);
         }
     }
 
     /**
-     * The code of each non-negative lane: the normal rounding gives at most 8 for values below 2^-6
-     * (negative for tiny ones) and the subnormal rounding at least 8 from 2^-6 on, with both 8 at
-     * 2^-6, so {@code max(normal, min(subnormal, 8))} picks the one that applies without a mask.
+     * Any finite block: each lane takes the normal or the subnormal rounding, whichever applies. The
+     * normal rounding gives at most 8 for values below 2^-6 (negative for tiny ones) and the
+     * subnormal rounding at least 8 from 2^-6 on, with both 8 at 2^-6, so
+     * {@code max(normal, min(subnormal, 8))} picks the one that applies without a mask.
      */
-    private static IntVector code(FloatVector a) {
-        IntVector bits = a.reinterpretAsInts();
-        IntVector normal = bits.add(bits.lanewise(VectorOperators.LSHR, 20).and(1)).add(ROUND).lanewise(VectorOperators.ASHR, 20);
-        IntVector sub = a.add(SUB_GRID).reinterpretAsInts().sub(SUB_GRID_BITS);
-        return normal.max(sub.min(8));
-    }
-
-    /** Packs the two codes of each pair into one short (even channel in the low byte) with the input's signs. */
-    private static void store(IntVector pair, IntVector even, IntVector odd, MemorySegment codes, long at) {
-        IntVector signs = pair.and(0x80008000); // bit 15 -> bit 7 (even), bit 31 -> bit 15 (odd); bits above 15 are dropped
-        IntVector both = even.or(odd.lanewise(VectorOperators.LSHL, 8))
-                .or(signs.lanewise(VectorOperators.LSHR, 8)).or(signs.lanewise(VectorOperators.LSHR, 16));
-        ((ShortVector) both.convertShape(VectorOperators.I2S, PAIRS, 0)).intoMemorySegment(codes, at, LE);
+    private static void encodeBlock(MemorySegment src, long in, MemorySegment codes, long out, float mul) {
+        for (int c = 0; c < Fp8Quantiser.BLOCK; c += 2 * LANES) {
+            IntVector pair = IntVector.fromMemorySegment(I, src, in + 2L * c, LE);
+            FloatVector evenF = pair.and(0x7FFF).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats().mul(mul);
+            FloatVector oddF = pair.and(0x7FFF0000).reinterpretAsFloats().mul(mul);
+            IntVector even = evenF.reinterpretAsInts(), odd = oddF.reinterpretAsInts();
+            IntVector evenNormal = even.add(even.lanewise(VectorOperators.LSHR, 20).and(1)).add(ROUND).lanewise(VectorOperators.ASHR, 20);
+            IntVector oddNormal = odd.add(odd.lanewise(VectorOperators.LSHR, 20).and(1)).add(ROUND).lanewise(VectorOperators.ASHR, 20);
+            IntVector evenSub = evenF.add(SUB_GRID).reinterpretAsInts().sub(SUB_GRID_BITS).min(8);
+            IntVector oddSub = oddF.add(SUB_GRID).reinterpretAsInts().sub(SUB_GRID_BITS).min(8);
+            IntVector signs = pair.and(0x80008000);
+            IntVector both = evenNormal.max(evenSub).or(oddNormal.max(oddSub).lanewise(VectorOperators.LSHL, 8))
+                    .or(signs.lanewise(VectorOperators.LSHR, 8)).or(signs.lanewise(VectorOperators.LSHR, 16));
+            ((ShortVector) both.convertShape(VectorOperators.I2S, PAIRS, 0)).intoMemorySegment(codes, out + c, LE);
+        }
     }
 }
