@@ -46,6 +46,23 @@ public interface Communicator extends AutoCloseable {
     MoeBuffer moe(MoeConfig config);
 
     /**
+     * Opens a MoE buffer that keeps the experts where the original job of {@code mask.jobSize()}
+     * ranks placed them and masks the inactive ranks' experts (collective; semantics §7.7). {@code config}
+     * is the original one ({@code numExperts} divisible by {@code mask.jobSize()}); ids everywhere are
+     * the original numbering. Active job rank {@code mask.activeJobRanks()[i]} is served by this
+     * communicator's rank {@code i}, so the mask names exactly {@link #size()} ranks. Top-k entries
+     * naming an inactive rank's expert are dropped and counted per token ({@code droppedPerToken} of
+     * the dispatch results); combine sums only live contributions. Every rank must pass the same mask.
+     *
+     * @throws IllegalArgumentException if the mask does not fit {@code config} or this communicator
+     * @throws UnsupportedOperationException where the communicator is not unicomm's validating layer
+     */
+    default MoeBuffer moe(MoeConfig config, ExpertMask mask) {
+        throw new UnsupportedOperationException("moe(config, mask) is implemented by the communicators Unicomm.connect returns, not by "
+                + getClass().getSimpleName());
+    }
+
+    /**
      * The accelerator this PE drives.
      *
      * @throws UnsupportedCapabilityException on host-only backends

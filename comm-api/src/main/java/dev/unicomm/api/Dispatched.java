@@ -10,6 +10,16 @@ package dev.unicomm.api;
  * @param recvTopkWeights        {@code [N, K]} FP32, 0 where {@code recvTopkIdx} is -1; {@code null} without weights
  * @param numRecvTokensPerExpert per local expert, the received tokens selecting it, rounded up to the expert alignment
  * @param handle                 for combine and cached dispatch
+ * @param droppedPerToken        per input token, how many of its top-k entries named an expert of an
+ *                               inactive rank and were dropped (a buffer opened with an {@link ExpertMask});
+ *                               a cached-handle dispatch reports its handle's; {@code null} without a mask
  */
 public record Dispatched(Tensor recvX, Tensor recvScales, Tensor recvTopkIdx, Tensor recvTopkWeights,
-                         int[] numRecvTokensPerExpert, MoeHandle handle) {}
+                         int[] numRecvTokensPerExpert, MoeHandle handle, int[] droppedPerToken) {
+
+    /** A result without a mask ({@code droppedPerToken} {@code null}): what implementations return. */
+    public Dispatched(Tensor recvX, Tensor recvScales, Tensor recvTopkIdx, Tensor recvTopkWeights,
+                      int[] numRecvTokensPerExpert, MoeHandle handle) {
+        this(recvX, recvScales, recvTopkIdx, recvTopkWeights, numRecvTokensPerExpert, handle, null);
+    }
+}

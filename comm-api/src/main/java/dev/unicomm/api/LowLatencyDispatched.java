@@ -11,6 +11,14 @@ package dev.unicomm.api;
  * @param recvCount  per local expert, the valid slots; filled when the hook has run
  * @param handle     for the low-latency combine
  * @param hook       receives: until it has run, recvX and recvCount are not valid
+ * @param droppedPerToken per input token, how many of its top-k entries named an expert of an inactive
+ *                   rank and were dropped (a buffer opened with an {@link ExpertMask}); {@code null} without a mask
  */
 public record LowLatencyDispatched(Tensor recvX, Tensor recvScales, int[] recvCount, MoeHandle handle,
-                                   ReceiveHook hook) {}
+                                   ReceiveHook hook, int[] droppedPerToken) {
+
+    /** A result without a mask ({@code droppedPerToken} {@code null}): what implementations return. */
+    public LowLatencyDispatched(Tensor recvX, Tensor recvScales, int[] recvCount, MoeHandle handle, ReceiveHook hook) {
+        this(recvX, recvScales, recvCount, handle, hook, null);
+    }
+}

@@ -9,6 +9,7 @@ import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.Memory;
+import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.Rma;
@@ -209,13 +210,38 @@ public final class CheckedCommunicator implements Communicator {
         }, () -> openMoe(config));
     }
 
-    private MoeBuffer openMoe(MoeConfig config) {
+    /**
+     * The implementation underneath is a plain buffer of the active ranks' experts ({@link MaskedExperts});
+     * every rank must pass the same mask (it is part of the call's agreement).
+     */
+    @Override public MoeBuffer moe(MoeConfig config, ExpertMask mask) {
+        ensureOpen();
+        Checks.notNull("MoE config", config);
+        Checks.notNull("expert mask", mask);
+        MoeConfig[] inner = new MoeConfig[1];
+        return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
+            if (config.numExperts() % mask.jobSize() != 0)
+                throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the mask's job size ("
+                        + mask.jobSize() + "): experts are placed over the original job");
+            if (mask.activeCount() != size)
+                throw new IllegalArgumentException(mask + " names " + mask.activeCount() + " active ranks but this communicator has "
+                        + size + ": active job rank activeJobRanks[i] is served by rank i");
+            inner[0] = MaskedExperts.compactConfig(config, mask);
+            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
+                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8(), mask.jobSize(), mask.hashCode()));
+        }, () -> openMoe(inner[0], config, mask));
+    }
+
+    private MoeBuffer openMoe(MoeConfig config) { return openMoe(config, null, null); }
+
+    /** Opens {@code config}; with a mask, {@code config} is the compact one and {@code original} the users' config. */
+    private MoeBuffer openMoe(MoeConfig config, MoeConfig original, ExpertMask mask) {
         if (has(Capability.NATIVE_MOE)) {
             var nat = raw.nativeMoe(config);
-            if (nat.isPresent()) return new CheckedMoe(nat.get(), size, this);
+            if (nat.isPresent()) return new CheckedMoe(nat.get(), size, this, original, mask);
         }
         for (MoeProvider p : ServiceLoader.load(MoeProvider.class)) {
-            return new CheckedMoe(p.open(this, config), size, this);
+            return new CheckedMoe(p.open(this, config), size, this, original, mask);
         }
         throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_MOE,
                 "MoE: the backend has no native MoE and dev.unicomm:collectives is not on the class path");

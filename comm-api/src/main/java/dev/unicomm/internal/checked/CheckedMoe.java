@@ -5,6 +5,7 @@ import static dev.unicomm.internal.checked.MoeChecks.tensor;
 import dev.unicomm.api.Combined;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
+import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.LowLatencyDispatchedOnStream;
@@ -21,13 +22,18 @@ import java.lang.foreign.ValueLayout;
 /**
  * The MoE buffer users hold, whatever implementation is behind it (native or portable): checks
  * shapes, dtypes, token counts and top-k values against the config, owns handle identity and the
- * low-latency double-buffer rule, then delegates.
+ * low-latency double-buffer rule, then delegates. With an {@link ExpertMask} (semantics §7.7) the
+ * implementation is a plain buffer over the active ranks' experts and this layer translates: users
+ * see the original numbering, ids of inactive ranks' experts become unused slots underneath and are
+ * reported per token.
  */
 public final class CheckedMoe implements MoeBuffer {
     private final MoeBuffer raw;
     private final MoeConfig config;
     private final int numRanks;
     private final int numLocalExperts;
+    private final int layoutRanks; // ranks a layout covers: the original job's with a mask
+    private final MaskedExperts masked; // null: no mask
     private final CheckedCommunicator comm; // null: no cross-rank agreement (unit tests of the checks)
     private long lowLatencyDispatches;
     private volatile boolean open = true;
@@ -37,11 +43,27 @@ public final class CheckedMoe implements MoeBuffer {
 
     /** Wraps {@code raw}; every operation first agrees with the other ranks of {@code comm} on the call. */
     CheckedMoe(MoeBuffer raw, int numRanks, CheckedCommunicator comm) {
+        this(raw, numRanks, comm, null, null);
+    }
+
+    /**
+     * Wraps {@code raw}, a plain buffer over the active ranks' experts ({@link MaskedExperts#compactConfig}),
+     * as a buffer of {@code config} (the original numbering) masked by {@code mask}; {@code mask}
+     * {@code null}: no mask, {@code config} is {@code raw}'s.
+     */
+    CheckedMoe(MoeBuffer raw, int numRanks, CheckedCommunicator comm, MoeConfig config, ExpertMask mask) {
         this.comm = comm;
         this.raw = Checks.notNull("MoE buffer", raw);
-        this.config = raw.config();
+        this.config = mask == null ? raw.config() : config;
         this.numRanks = numRanks;
-        this.numLocalExperts = config.numLocalExperts(numRanks);
+        this.layoutRanks = mask == null ? numRanks : mask.jobSize();
+        this.numLocalExperts = this.config.numLocalExperts(layoutRanks);
+        this.masked = mask == null ? null : new MaskedExperts(mask, numLocalExperts);
+    }
+
+    /** A buffer of {@code config} masked by {@code mask} over {@code raw} (unit tests of the translation). */
+    static CheckedMoe masked(MoeBuffer raw, int numRanks, MoeConfig config, ExpertMask mask) {
+        return new CheckedMoe(raw, numRanks, null, config, mask);
     }
 
     private static MoeEvent begin() {
@@ -82,31 +104,45 @@ public final class CheckedMoe implements MoeBuffer {
 
     @Override public long footprintBytes() { ensureOpen(); return raw.footprintBytes(); }
 
+    /** With a mask: the layout of what is sent, in the original numbering (inactive ranks and their experts 0). */
     @Override public MoeLayout layout(Tensor topkIdx) {
         ensureOpen();
         checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-        return raw.layout(topkIdx);
+        if (masked == null) return raw.layout(topkIdx);
+        masked.requireTranslatable("topkIdx", topkIdx);
+        return masked.expand(raw.layout(masked.translate(topkIdx)), config.numExperts());
     }
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout,
                                          int expertAlignment) {
+        Tensor[] inner = new Tensor[1]; // topkIdx as the implementation numbers it
         return call(CallLedger.Op.DISPATCH, () -> {
             ensureMode(Mode.NORMAL, "dispatch");
             int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
             checkX(x, scales, t);
             if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
             Checks.notNull("layout", layout);
-            tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, numRanks);
+            tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, layoutRanks);
             tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
-            tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, numRanks);
-            if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST)
-                MoeChecks.layoutMatches("layout", layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED),
-                        topkIdx, numRanks, numLocalExperts);
+            tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, layoutRanks);
+            if (masked != null) {
+                masked.requireTranslatable("topkIdx", topkIdx);
+                masked.requireTranslatable("x", x);
+            }
+            inner[0] = masked == null ? topkIdx : masked.translate(topkIdx);
+            if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST) {
+                int[] perRank = layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED);
+                if (masked != null) perRank = masked.activeTokensPerRank("layout", perRank);
+                MoeChecks.layoutMatches("layout", perRank, inner[0], numRanks, numLocalExperts);
+            }
             if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
             return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null), expertAlignment);
         }, () -> {
             MoeEvent e = begin();
-            Dispatched d = wrap(raw.dispatch(x, scales, topkIdx, topkWeights, layout, expertAlignment));
+            // A masked layout is in the original numbering: the implementation gets its own of the translated ids.
+            MoeLayout innerLayout = masked == null || masked.identity() ? layout : raw.layout(inner[0]);
+            Dispatched d = wrap(raw.dispatch(x, scales, inner[0], topkWeights, innerLayout, expertAlignment),
+                    masked == null ? null : masked.dropped(topkIdx));
             commit(e, "dispatch", x);
             return d;
         });
@@ -121,7 +157,7 @@ public final class CheckedMoe implements MoeBuffer {
             return CallLedger.args(CallLedger.pack(x.dtype()), 0);
         }, () -> {
             MoeEvent e = begin();
-            Dispatched d = wrap(raw.dispatch(x, scales, h[0].raw));
+            Dispatched d = wrap(raw.dispatch(x, scales, h[0].raw), h[0].dropped);
             commit(e, "dispatch (cached handle)", x);
             return d;
         });
@@ -151,19 +187,20 @@ public final class CheckedMoe implements MoeBuffer {
             return CallLedger.args(CallLedger.pack(useFp8), 0);
         }, () -> {
             MoeEvent e = begin();
-            LowLatencyDispatched r = raw.lowLatencyDispatch(x, topkIdx, useFp8);
+            LowLatencyDispatched r = raw.lowLatencyDispatch(x, masked == null ? topkIdx : masked.translate(topkIdx), useFp8);
             commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
             return r;
         });
+        int[] dropped = masked == null ? null : masked.dropped(topkIdx);
         Handle h;
         synchronized (this) {
-            h = new Handle(this, d.handle(), ++lowLatencyDispatches);
+            h = new Handle(this, d.handle(), ++lowLatencyDispatches, dropped);
         }
         ReceiveHook hook = () -> {
             ensureFresh("hook", h);
             d.hook().await();
         };
-        return new LowLatencyDispatched(d.recvX(), d.recvScales(), d.recvCount(), h, hook);
+        return new LowLatencyDispatched(d.recvX(), d.recvScales(), d.recvCount(), h, hook, dropped == null ? null : dropped.clone());
     }
 
     @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
@@ -175,7 +212,8 @@ public final class CheckedMoe implements MoeBuffer {
             return CallLedger.none();
         }, () -> {
             MoeEvent e = begin();
-            LowLatencyCombined c = raw.lowLatencyCombine(y, topkIdx, topkWeights, h[0].raw);
+            // The same translation as the dispatch's: dropped entries' weights are not used.
+            LowLatencyCombined c = raw.lowLatencyCombine(y, masked == null ? topkIdx : masked.translate(topkIdx), topkWeights, h[0].raw);
             commit(e, "lowLatencyCombine", y);
             return c;
         });
@@ -185,13 +223,14 @@ public final class CheckedMoe implements MoeBuffer {
         return call(CallLedger.Op.LL_DISPATCH, () -> {
             ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
             Checks.notNull("stream", stream);
+            requireNoDropsOnStream("lowLatencyDispatch(stream, ...)");
             checkLowLatencyDispatch(x, topkIdx, useFp8);
             return CallLedger.args(CallLedger.pack(useFp8), 1);
         }, () -> {
             MoeEvent e = begin();
             LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
             commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
-            return new LowLatencyDispatchedOnStream(d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0));
+            return new LowLatencyDispatchedOnStream(d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0, null));
         });
     }
 
@@ -200,6 +239,7 @@ public final class CheckedMoe implements MoeBuffer {
         return call(CallLedger.Op.LL_COMBINE, () -> {
             ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
             Checks.notNull("stream", stream);
+            requireNoDropsOnStream("lowLatencyCombine(stream, ...)");
             h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
             checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
             return CallLedger.args(0, 1);
@@ -219,7 +259,9 @@ public final class CheckedMoe implements MoeBuffer {
         raw.close();
     }
 
-    @Override public String toString() { return "MoeBuffer[" + config + ", ranks=" + numRanks + (open ? "" : ", closed") + "]"; }
+    @Override public String toString() {
+        return "MoeBuffer[" + config + ", ranks=" + numRanks + (masked == null ? "" : ", " + masked.mask()) + (open ? "" : ", closed") + "]";
+    }
 
     // ---------------------------------------------------------------- checks
 
@@ -244,6 +286,10 @@ public final class CheckedMoe implements MoeBuffer {
     private void checkLowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
         MoeChecks.rows("x", Checks.notNull("x", x), config.maxTokensPerRank(), "maxTokensPerRank");
+        if (masked != null) {
+            masked.requireTranslatable("topkIdx", topkIdx);
+            masked.requireTranslatable("x", x);
+        }
         tensor("x", x, DType.BF16, t, config.hidden());
         if (useFp8 && !config.useFp8())
             throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
@@ -254,7 +300,15 @@ public final class CheckedMoe implements MoeBuffer {
         int t = h.raw.numTokens();
         checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
         tensor("topkIdx", topkIdx, DType.INT64, t, config.numTopk());
+        if (masked != null) masked.requireTranslatable("topkIdx", topkIdx);
         tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+    }
+
+    /** Stream-ordered operations run on device tensors, which a mask that drops experts cannot translate yet. */
+    private void requireNoDropsOnStream(String op) {
+        if (masked != null && !masked.identity())
+            throw new UnsupportedOperationException(op + ": " + masked.mask() + " drops experts and stream-ordered operations "
+                    + "have no device-side id translation yet; use the host-sequenced lowLatencyDispatch/lowLatencyCombine with host tensors");
     }
 
     private void checkX(Tensor x, Tensor scales, int tokens) {
@@ -288,21 +342,27 @@ public final class CheckedMoe implements MoeBuffer {
                     + " and dispatch #" + lowLatencyDispatches + " has reused its receive buffer (only the two latest are alive)");
     }
 
-    private Dispatched wrap(Dispatched d) {
-        MoeHandle h = d.handle() instanceof Handle ch && ch.owner == this ? ch : new Handle(this, d.handle(), 0);
-        return new Dispatched(d.recvX(), d.recvScales(), d.recvTopkIdx(), d.recvTopkWeights(), d.numRecvTokensPerExpert(), h);
+    private Dispatched wrap(Dispatched d, int[] dropped) {
+        MoeHandle h = d.handle() instanceof Handle ch && ch.owner == this ? ch : new Handle(this, d.handle(), 0, dropped);
+        return new Dispatched(d.recvX(), d.recvScales(), d.recvTopkIdx(), d.recvTopkWeights(), d.numRecvTokensPerExpert(), h,
+                dropped == null ? null : dropped.clone());
     }
 
-    /** A handle stamped with its buffer and, for low-latency dispatches, its generation (1, 2, ...; 0 = normal). */
+    /**
+     * A handle stamped with its buffer, for low-latency dispatches its generation (1, 2, ...; 0 = normal),
+     * and with a mask the dispatch's drops per token (a cached-handle dispatch reports them again).
+     */
     private static final class Handle implements MoeHandle {
         final CheckedMoe owner;
         final MoeHandle raw;
         final long generation;
+        final int[] dropped;
 
-        Handle(CheckedMoe owner, MoeHandle raw, long generation) {
+        Handle(CheckedMoe owner, MoeHandle raw, long generation, int[] dropped) {
             this.owner = owner;
             this.raw = Checks.notNull("handle from the implementation", raw);
             this.generation = generation;
+            this.dropped = dropped;
         }
 
         @Override public Mode mode() { return raw.mode(); }
