@@ -4,6 +4,7 @@ import dev.unicomm.api.Combined;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
+import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.MoeBuffer;
@@ -26,11 +27,25 @@ public final class MoeConformance {
     private final MoeReference ref;
     private final int rank, hidden, topk;
     private final KitTensors mem;
+    private final MaskedRouting masked; // null: a plain buffer
 
     public MoeConformance(Communicator comm, MoeScenario scenario) {
+        this(comm, scenario, null);
+    }
+
+    /**
+     * Checks a buffer opened with {@code moe(scenario.config(), mask)} (semantics §7.7): the scenario's
+     * ids are in the original numbering (over {@code mask.jobSize()} ranks), the reference is a plain
+     * buffer over the active ranks' experts fed the ids with the inactive ranks' entries dropped, and
+     * every dispatch must report those drops per token. {@code mask} {@code null}: a plain buffer,
+     * whose results must report no drops ({@code null}).
+     */
+    public MoeConformance(Communicator comm, MoeScenario scenario, ExpertMask mask) {
         this.comm = comm;
         this.sc = scenario;
-        this.ref = scenario.reference();
+        this.masked = mask == null ? null : new MaskedRouting(mask, scenario.config().numExperts());
+        this.ref = mask == null ? scenario.reference() : new MoeReference(scenario.ranks(), masked.compactConfig(scenario.config()).numExperts(),
+                scenario.config().hidden(), scenario.config().numTopk());
         this.rank = comm.rank();
         this.hidden = scenario.config().hidden();
         this.topk = scenario.config().numTopk();
@@ -51,16 +66,33 @@ public final class MoeConformance {
         }
     }
 
+    /** The inputs as the reference sees them: with a mask, the inactive ranks' entries dropped. */
+    private List<TokenBatch> seenByReference(List<TokenBatch> in) {
+        return masked == null ? in : in.stream().map(masked::compact).toList();
+    }
+
+    /** The drops a dispatch of {@code ids} must report: {@code null} without a mask. */
+    private void checkDropped(String op, long[] ids, int[] reported) {
+        if (masked == null) {
+            if (reported != null) fail(op + ".droppedPerToken", "must be null for a buffer without a mask, got " + Arrays.toString(reported));
+            return;
+        }
+        if (reported == null) fail(op + ".droppedPerToken", "is null, but this buffer has " + masked.mask());
+        same(op + ".droppedPerToken", masked.dropped(ids, topk), reported);
+    }
+
     private void normal(MoeBuffer moe, boolean fp8) {
-        List<TokenBatch> in = fp8 ? sc.fp8Inputs(0) : sc.bf16Inputs(0);
-        TokenBatch mine = in.get(rank);
+        List<TokenBatch> given = fp8 ? sc.fp8Inputs(0) : sc.bf16Inputs(0);
+        List<TokenBatch> in = seenByReference(given);
+        TokenBatch mine = given.get(rank);
         Tensor idx = longs(mine.topkIdx(), mine.tokens(), topk);
         Tensor w = floats(mine.topkWeights(), mine.tokens(), topk);
         Tensor x = bytes(mine.x(), fp8 ? DType.FP8_E4M3 : DType.BF16, mine.tokens(), hidden);
         Tensor s = fp8 ? scales(mine.scales(), mine.tokens(), hidden / 128) : null;
 
         MoeLayout layout = moe.layout(idx);
-        MoeReference.Layout rl = ref.layout(mine.topkIdx());
+        MoeReference.Layout rl = ref.layout(in.get(rank).topkIdx());
+        if (masked != null) rl = masked.expand(rl, mine.tokens());
         same("layout.tokensPerRank", rl.tokensPerRank(), mem.host(layout.tokensPerRank()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
         same("layout.tokensPerExpert", rl.tokensPerExpert(), mem.host(layout.tokensPerExpert()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
         byte[] inRank = mem.host(layout.isTokenInRank()).toArray(ValueLayout.JAVA_BYTE);
@@ -70,6 +102,7 @@ public final class MoeConformance {
         Dispatched d = moe.dispatch(x, s, idx, w, layout, 4);
         MoeReference.Dispatch rd = ref.dispatch(rank, in, 4);
         checkDispatch(d, rd, fp8, true);
+        checkDropped("dispatch", mine.topkIdx(), d.droppedPerToken());
 
         // Combine y = recvX in place (BF16 only), with the received weights: sums the token over its ranks.
         List<long[]> allIdx = in.stream().map(TokenBatch::topkIdx).toList();
@@ -92,11 +125,13 @@ public final class MoeConformance {
         if (c2.topkWeights() != null) fail("combine(y).topkWeights", "must be null when no weights are passed");
 
         // Cached-handle dispatch (combine's backward) of new data: same routing.
-        List<TokenBatch> in2 = fp8 ? sc.fp8Inputs(1) : sc.bf16Inputs(1);
-        TokenBatch mine2 = in2.get(rank);
+        List<TokenBatch> given2 = fp8 ? sc.fp8Inputs(1) : sc.bf16Inputs(1);
+        List<TokenBatch> in2 = seenByReference(given2);
+        TokenBatch mine2 = given2.get(rank);
         Dispatched d2 = moe.dispatch(bytes(mine2.x(), fp8 ? DType.FP8_E4M3 : DType.BF16, mine2.tokens(), hidden),
                 fp8 ? scales(mine2.scales(), mine2.tokens(), hidden / 128) : null, d.handle());
         checkDispatch(d2, ref.dispatch(rank, in2, 4), fp8, false);
+        checkDropped("cached dispatch", mine.topkIdx(), d2.droppedPerToken());
     }
 
     private void checkDispatch(Dispatched d, MoeReference.Dispatch rd, boolean fp8, boolean ids) {
@@ -135,9 +170,10 @@ public final class MoeConformance {
 
     private void lowLatency(MoeBuffer moe, boolean fp8) {
         int maxT = sc.config().maxTokensPerRank(), slots = sc.ranks() * maxT, local = ref.numLocalExperts();
-        List<TokenBatch> in = sc.bf16Inputs(0);
+        List<TokenBatch> given = sc.bf16Inputs(0);
+        List<TokenBatch> in = seenByReference(given);
         List<long[]> allIdx = in.stream().map(TokenBatch::topkIdx).toList();
-        TokenBatch mine = in.get(rank);
+        TokenBatch mine = given.get(rank);
         Tensor x = bytes(mine.x(), DType.BF16, mine.tokens(), hidden);
         Tensor idx = longs(mine.topkIdx(), mine.tokens(), topk);
         Tensor w = floats(mine.topkWeights(), mine.tokens(), topk);
@@ -145,6 +181,7 @@ public final class MoeConformance {
         LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, fp8);
         d.hook().await();
         d.hook().await(); // a second call does nothing
+        checkDropped("lowLatencyDispatch", mine.topkIdx(), d.droppedPerToken());
         MoeReference.LowLatencyDispatch rd = ref.lowLatencyDispatch(rank, in, maxT, fp8);
         same("lowLatencyDispatch.recvCount", rd.recvCount(), d.recvCount());
         int rowBytes = fp8 ? hidden : 2 * hidden, cols = hidden / 128;
