@@ -8,12 +8,14 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
+import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.api.UnsupportedCapabilityException;
 import dev.unicomm.conformance.moe.MoeConformance;
 import dev.unicomm.conformance.moe.MoeScenario.Routing;
 import java.lang.foreign.ValueLayout;
@@ -122,6 +124,47 @@ public abstract class ElasticSuite extends KitSuite {
             }
             s.close();
         });
+    }
+
+    /**
+     * Verifies §7.7: after a rank dies and the survivors shrink, a MoE buffer opened with an expert mask keeps every expert where the original job placed it, drops and reports per token the entries of the dead rank's experts, and sums only live contributions, matching the reference / if it fails, look at the validating layer's mask translation (Communicator.moe(config, mask)) and the droppedPerToken reports.
+     * <p>Before the kill the loop runs checked MoE on an all-active mask (nothing dropped); after the
+     * shrink, normal (dispatch, combine, cached dispatch) and low-latency MoE run with the original
+     * expert count and the mask of the survivors.
+     */
+    @Verifies("7.7")
+    @Test void optional_elastic_moe_mask_keeps_experts_in_place() {
+        assumeCapability(Capability.ELASTIC);
+        assumeRanks(2);
+        spmdKilling(ranks() - 1, pe -> {
+            int n = pe.size();
+            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * n, 96, 24, 4, false);
+            MoeConfig ll = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 2 * n, 256, 6, Math.min(3, 2 * (n - 1)), false);
+            MoeBuffer[] moe = new MoeBuffer[1];
+            Communicator s = killLastAndShrink(pe, c -> {
+                ExpertMask all = ExpertMask.of(c, n);
+                if (moe[0] == null) moe[0] = openMasked(c, cfg, all);
+                new MoeConformance(c, MoeSuite.scenario(c, cfg, Routing.UNIFORM, 5, false), all).checkNormal(moe[0], false);
+            });
+            ExpertMask survivors = ExpertMask.of(s, n);
+            try (MoeBuffer m = openMasked(s, cfg, survivors)) {
+                assertEquals(cfg, m.config(), "the masked buffer keeps the original expert count");
+                new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 7, false), survivors).checkNormal(m, false);
+            }
+            try (MoeBuffer m = openMasked(s, ll, survivors)) {
+                new MoeConformance(s, MoeSuite.scenario(s, ll, Routing.UNIFORM, 9, false), survivors).checkLowLatency(m, false);
+            }
+            s.close();
+        });
+    }
+
+    /** A masked MoE buffer; a backend without any MoE fails the rule (as MoeSuite's required rules do). */
+    private static MoeBuffer openMasked(Communicator c, MoeConfig cfg, ExpertMask mask) {
+        try {
+            return c.moe(cfg, mask);
+        } catch (UnsupportedCapabilityException e) {
+            throw new AssertionFailedError("no MoE implementation for backend '" + c.backend().name() + "': " + e.getMessage(), e);
+        }
     }
 
     private static java.lang.foreign.MemorySegment longBytes(long v) {

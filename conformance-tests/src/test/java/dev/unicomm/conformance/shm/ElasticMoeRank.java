@@ -2,32 +2,40 @@ package dev.unicomm.conformance.shm;
 
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
+import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.conformance.moe.MaskedRouting;
 import dev.unicomm.conformance.moe.MoeConformance;
 import dev.unicomm.conformance.moe.MoeScenario;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import java.util.stream.IntStream;
 
 /**
  * A rank of {@link ElasticShmTest} (elastic mode): every iteration is a MoE dispatch/combine checked
- * against the kit's reference for the communicator's current size. The victim (job rank in the
- * first argument) SIGKILLs itself a few milliseconds into iteration {@value #KILL_AT}. A survivor
- * that gets a {@link RankFailedException} prints it, shrinks, agrees with the other survivors on the
- * first iteration not every one of them completed (one may finish an iteration the others lost), and
- * replays from there on 3 ranks with the experts spread over the survivors. Prints one line per
- * checked iteration, so the test can see that no iteration was lost unreported.
+ * against the kit's reference. The buffer is always opened with the expert mask of the communicator's
+ * job ranks over the original job of 4 (semantics §7.7): all active at first, then the survivors'. The
+ * victim (job rank in the first argument) SIGKILLs itself a few milliseconds into iteration
+ * {@value #KILL_AT}. A survivor that gets a {@link RankFailedException} prints it, shrinks, agrees
+ * with the other survivors on the first iteration not every one of them completed (one may finish an
+ * iteration the others lost), and replays from there on 3 ranks with every expert where it was: the
+ * dead rank's experts masked, their top-k entries dropped and counted per token (checked against the
+ * reference's count and printed). Prints one line per checked iteration, so the test can see that no
+ * iteration was lost unreported.
  */
 public final class ElasticMoeRank {
     static final int ITERATIONS = 8;
     static final int KILL_AT = 3;
-    /** Divisible by 4 and by 3 ranks. */
-    static final int EXPERTS = 12;
+    /** The original job's size: experts stay placed over it after the shrink. */
+    static final int JOB = 4;
+    /** 4 per job rank; 12 stay active after one rank dies. */
+    static final int EXPERTS = 16;
 
     private ElasticMoeRank() {}
 
@@ -39,12 +47,12 @@ public final class ElasticMoeRank {
         int next = 0;
         long firstAfterShrink = -1;
         int failures = 0;
-        MoeBuffer moe = c.moe(config());
+        MoeBuffer moe = c.moe(config(), ExpertMask.of(c, JOB));
         while (next < ITERATIONS) {
             try {
                 if (isVictim && next == KILL_AT) killSelfSoon();
-                check(c, moe, next);
-                System.out.println("CHECKED it=" + next + " size=" + c.size());
+                long dropped = check(c, moe, next);
+                System.out.println("CHECKED it=" + next + " size=" + c.size() + " dropped=" + dropped);
                 if (failures > 0 && firstAfterShrink < 0) {
                     firstAfterShrink = System.currentTimeMillis();
                     System.out.println("FIRST-AFTER-SHRINK wall=" + firstAfterShrink);
@@ -61,7 +69,7 @@ public final class ElasticMoeRank {
                 System.out.println("SHRUNK size=" + c.size() + " jobRanks=" + Arrays.toString(c.jobRanks()) + " wall=" + System.currentTimeMillis());
                 next = firstIncomplete(c, next);
                 System.out.println("RESUME it=" + next);
-                moe = c.moe(config());
+                moe = c.moe(config(), ExpertMask.of(c, JOB));
             }
         }
         moe.close();
@@ -72,11 +80,16 @@ public final class ElasticMoeRank {
 
     private static MoeConfig config() { return new MoeConfig(MoeConfig.Mode.NORMAL, EXPERTS, 96, 24, 4, false); }
 
-    /** One dispatch + combine + cached dispatch, checked against the reference for {@code c.size()} ranks. */
-    private static void check(Communicator c, MoeBuffer moe, int iteration) {
+    /**
+     * One dispatch + combine + cached dispatch with the buffer's mask, checked against the reference
+     * (drops per token included); returns the top-k entries this rank's tokens lost to masked experts.
+     */
+    private static long check(Communicator c, MoeBuffer moe, int iteration) {
         MoeScenario sc = new MoeScenario("elastic-" + iteration, config(), c.size(), 1000 + iteration, MoeScenario.Routing.UNIFORM,
                 MoeScenario.unevenTokens(c.size(), 24, false));
-        new MoeConformance(c, sc).checkNormal(moe, false);
+        ExpertMask mask = ExpertMask.of(c, JOB);
+        new MoeConformance(c, sc, mask).checkNormal(moe, false);
+        return IntStream.of(new MaskedRouting(mask, EXPERTS).dropped(sc.topk(c.rank()), config().numTopk())).sum();
     }
 
     /** The smallest {@code next} among the survivors (allreduce MIN): iterations from there are replayed. */

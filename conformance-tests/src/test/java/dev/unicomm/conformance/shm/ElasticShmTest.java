@@ -1,6 +1,7 @@
 package dev.unicomm.conformance.shm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.launch.JobLauncher;
@@ -25,8 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  * Elastic mode on backend-shm (issue 23): 4 ranks run a MoE dispatch/combine loop, rank 2 is
  * SIGKILLed inside an iteration; every survivor gets a {@code RankFailedException} naming rank 2
  * within the communicator timeout, shrinks to 3 ranks and finishes the loop, every iteration checked
- * against the kit's reference (4 ranks before, 3 after: the experts spread over the survivors).
- * Survivors exit 0, no heap file is left, no rank outlives the job.
+ * against the kit's reference. The experts stay where the job of 4 placed them: after the shrink the
+ * buffer masks rank 2's (semantics §7.7), and the iterations on 3 ranks report their dropped top-k
+ * entries (checked per token inside each iteration, and non-zero in total). Survivors exit 0, no heap
+ * file is left, no rank outlives the job.
  */
 @Timeout(300)
 class ElasticShmTest {
@@ -54,6 +57,13 @@ class ElasticShmTest {
             assertTrue(log.contains(p + "DONE failures=1"), log);
             for (int it = 0; it < ElasticMoeRank.ITERATIONS; it++)
                 assertTrue(log.contains(p + "CHECKED it=" + it + " "), "rank " + s + " never completed iteration " + it + ":\n" + log);
+            assertTrue(Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=4 dropped=0\\b").matcher(log).find(),
+                    "before the kill nothing is masked:\n" + log);
+            assertFalse(Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=4 dropped=[1-9]").matcher(log).find(), log);
+            long droppedAfter = 0;
+            for (Matcher m = Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=3 dropped=(\\d+)").matcher(log); m.find(); )
+                droppedAfter += Long.parseLong(m.group(1));
+            assertTrue(droppedAfter > 0, "after the shrink rank 2's experts are masked, so some entries must be dropped:\n" + log);
             long seen = wall(log, Pattern.quote(p) + "RANKFAILED ranks=\\[2\\] it=\\d+ wall=(\\d+)");
             assertTrue(seen - kill <= commTimeout.toMillis() + 2000, "rank " + s + " noticed only after " + (seen - kill) + " ms:\n" + log);
             long shrunk = wall(log, Pattern.quote(p) + "SHRUNK size=3 jobRanks=\\[0, 1, 3\\] wall=(\\d+)");
