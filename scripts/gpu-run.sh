@@ -11,10 +11,14 @@
 #              own default, the whole GPU per PE when PEs <= GPUs): host wall and CUDA-event GPU time beside the same-run floor;
 #              MOE_ARGS adds options (e.g. "--mode ll")
 #   graph    - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck)
+#   elastic  - what survives a killed PE (ElasticGpuCheck under `unicomm run`, ELASTIC_RANKS): the last rank SIGKILLs
+#              itself inside a low-latency MoE loop; the survivors report how their call ended and what still works;
+#              then a fresh job of the survivors' count (the restart) reports its time to the first MoE iteration
 #   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph]...
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
 # on one GPU 2 and 4 PEs (a development setting). PE r uses GPU r % GPUs. MPS is started (and stopped at the
-# end) only when PEs share a GPU (more PEs than GPUs); one PE per GPU runs without it. NVLink multicast stays off.
+# end) only when PEs share a GPU (more PEs than GPUs), unless NO_MPS=1 (PEs then time-slice the GPU: slow, but each
+# keeps its own CUDA context); one PE per GPU runs without it. NVLink multicast stays off.
 # Tables and logs go to $OUT (default ./gpu-out); everything is also packed into $OUT/gpu-run.tgz.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -27,9 +31,9 @@ gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 if [ -n "${PES:-}" ]; then counts="$PES"; elif ((gpus > 1)); then counts="$gpus"; else counts="2 4"; fi
 # Each list may be set empty to skip that part (e.g. MOE_KIT_RANKS= when the whole kit runs anyway).
 KIT_RANKS="${KIT_RANKS-$counts}" MOE_KIT_RANKS="${MOE_KIT_RANKS-$counts}" GRAPH_RANKS="${GRAPH_RANKS-$counts}" CHECK_RANKS="${CHECK_RANKS-$counts}"
-MOE_RANKS="${MOE_RANKS:-${counts%% *}}" ROOF_RANKS="${ROOF_RANKS:-${MOE_RANKS}}"
+MOE_RANKS="${MOE_RANKS:-${counts%% *}}" ROOF_RANKS="${ROOF_RANKS:-${MOE_RANKS}}" ELASTIC_RANKS="${ELASTIC_RANKS-$counts}"
 most=0
-for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS 2; do ((n > most)) && most=$n; done
+for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS $ELASTIC_RANKS 2; do ((n > most)) && most=$n; done
 want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
 
 nv="${NVSHMEM_LIB:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem/lib 2>/dev/null | head -1)}"
@@ -45,11 +49,13 @@ unicomm() { "$java" "${jopts[@]}" dev.unicomm.cli.Main "$@"; }
 cat "$out/machine.txt"
 
 # MPS only when PEs share a GPU (the bench rma job always runs 2 PEs).
-if ((most > gpus)); then
+if ((most > gpus)) && [ "${NO_MPS:-0}" != 1 ]; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   nvidia-cuda-mps-control -d && echo "MPS started (up to $most PEs on $gpus GPU(s))"
   trap 'echo quit | nvidia-cuda-mps-control; echo "MPS stopped"' EXIT
+elif ((most > gpus)); then
+  echo "no MPS (NO_MPS=1): up to $most PEs time-slice $gpus GPU(s)"
 else
   echo "no MPS: at most $most PEs on $gpus GPUs, one PE per GPU"
 fi
@@ -86,6 +92,28 @@ if want graph; then
     echo "MoE graph check, $n PEs: $? ranks failed"
     grep -h '^FAIL\|^RESULT\|^GRAPH' "$out"/graph-${n}pe-rank*.log | cut -c1-300 | head -20
   done 2>&1 | tee "$out/graph.txt"
+fi
+
+# What survives a killed PE (issue 23), under the real launcher; then the restart of the survivors as a new job.
+if want elastic; then
+  for n in $ELASTIC_RANKS; do
+    run_opts=(run --backend nvshmem --cp "$here/test-classes" --wait-timeout ${ELASTIC_TIMEOUT:-10s}
+              -J--enable-native-access=ALL-UNNAMED -J-Dorg.bytedeco.javacpp.cachedir=/tmp/unicomm-javacpp)
+    timeout ${ELASTIC_LIMIT_S:-200} "$java" "${jopts[@]}" dev.unicomm.cli.Main "${run_opts[@]}" -n $n --kill-grace 120s -- dev.unicomm.backend.nvshmem.gpu.ElasticGpuCheck kill \
+      > "$out/elastic-${n}pe.txt" 2>&1
+    echo "elastic, $n PEs, last rank killed: launcher exit $?"
+    grep -h 'ELASTIC' "$out/elastic-${n}pe.txt" | sed 's/^\[[0-9]*\] //' | cut -c1-400
+    kill_ms=$(grep -ho 'KILL [0-9]*' "$out/elastic-${n}pe.txt" | awk '{print $2}' | head -1)
+    for t in $(grep -ho 'FAILED_AT [0-9]*' "$out/elastic-${n}pe.txt" | awk '{print $2}'); do
+      [ -n "$kill_ms" ] && echo "kill -> survivor's call ended: $((t - kill_ms)) ms"
+    done
+    m=$((n - 1)); ((m >= 1)) || continue
+    s=$(date +%s%N)
+    timeout ${ELASTIC_LIMIT_S:-200} "$java" "${jopts[@]}" dev.unicomm.cli.Main "${run_opts[@]}" -n $m --kill-grace 5s -- dev.unicomm.backend.nvshmem.gpu.ElasticGpuCheck clean \
+      > "$out/elastic-restart-${m}pe.txt" 2>&1
+    echo "restart as a new job of $m PEs: launcher exit $? after $((($(date +%s%N) - s) / 1000000)) ms (launcher start to all ranks done)"
+    grep -h 'FIRST_MOE\|CONNECTED' "$out/elastic-restart-${m}pe.txt" | sed 's/^\[[0-9]*\] //'
+  done 2>&1 | tee "$out/elastic.txt"
 fi
 
 # A reference program the staging left out (REFS, scripts/gpu-stage.sh): say so instead of failing later.

@@ -32,29 +32,45 @@ __device__ void moe_record(long long *err, long long code, long long a, long lon
     }
 }
 
-/* Spins until *p >= v (unsigned); false (and an error record) at the deadline. */
-__device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
-                            long long *err, long long who, long long what) {
-    while (*(const volatile unsigned long long *) p < v) {
-        if (moe_now() > deadline) {
-            moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, (long long) v);
-            return false;
-        }
+/*
+ * Where a spin stops early: the abort word in the operation's pinned host slot, which the host sets
+ * when the job is aborted (a peer died), so that no kernel keeps the GPU busy until its deadline.
+ * It lives in host memory, so it is read only every MOE_ABORT_POLL spins (a PCIe round trip).
+ */
+#define MOE_ABORT_POLL 4096
+__device__ __forceinline__ const volatile long long *moe_abort_word(const ucn_moe_args &a) {
+    return a.host_slot == 0 ? nullptr : (const volatile long long *) a.host_slot + 5;
+}
+
+/* True (and an error record) when a spin must end: past the deadline, or the host aborted the job. */
+__device__ bool moe_spin_ends(unsigned int spins, unsigned long long deadline, const volatile long long *abort,
+                              long long *err, long long who, long long what, long long v) {
+    if (moe_now() > deadline) {
+        moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
+        return true;
     }
+    if (spins % MOE_ABORT_POLL == 0 && abort != nullptr && *abort != 0) {
+        moe_record(err, UCN_MOE_ERR_ABORTED, who, what, v);
+        return true;
+    }
+    return false;
+}
+
+/* Spins until *p >= v (unsigned); false (and an error record) at the deadline or on abort. */
+__device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
+                            const volatile long long *abort, long long *err, long long who, long long what) {
+    for (unsigned int spins = 1; *(const volatile unsigned long long *) p < v; spins++)
+        if (moe_spin_ends(spins, deadline, abort, err, who, what, (long long) v)) return false;
     __threadfence();
     return true;
 }
 
-/* Spins until the tag (high 32 bits) of *p is tag; returns the low 32 bits, or -1 at the deadline. */
+/* Spins until the tag (high 32 bits) of *p is tag; returns the low 32 bits, or -1 at the deadline or on abort. */
 __device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsigned long long deadline,
-                            long long *err, long long who) {
+                            const volatile long long *abort, long long *err, long long who) {
     unsigned long long v;
-    while ((unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag) {
-        if (moe_now() > deadline) {
-            moe_record(err, UCN_MOE_ERR_TIMEOUT, who, 0, (long long) tag);
-            return -1;
-        }
-    }
+    for (unsigned int spins = 1; (unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag; spins++)
+        if (moe_spin_ends(spins, deadline, abort, err, who, 0, (long long) tag)) return -1;
     return (int) (unsigned int) v;
 }
 
@@ -373,7 +389,7 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
     __syncthreads();
-    for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, err, i / row);
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
     __syncthreads();
     int *info = (int *) a.info;
     if (threadIdx.x < R) {
@@ -461,7 +477,7 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
-                    deadline, (long long *) a.err, threadIdx.x, 1);
+                    deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);
     }
     __syncthreads();
     if (threadIdx.x == 0) moe_publish(a); // every PE's rows for this PE have arrived
@@ -490,7 +506,7 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
-                    deadline, (long long *) a.err, threadIdx.x, 2);
+                    deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 2);
     }
     __syncthreads();
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
@@ -588,7 +604,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         }
     }
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, err, i / E);
+    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
     __syncthreads();
     if (blockIdx.x == 0) {
         for (int le = threadIdx.x; le < L; le += blockDim.x) {
@@ -676,7 +692,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     if (threadIdx.x < R) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, err, threadIdx.x, 3);
+        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
     }
     __syncthreads();
     if (threadIdx.x == 0) {
@@ -715,7 +731,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
-                    q.expected, deadline, (long long *) a.err, threadIdx.x, 4);
+                    q.expected, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 4);
     }
     __syncthreads();
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.

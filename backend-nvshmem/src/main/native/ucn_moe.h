@@ -27,7 +27,8 @@ typedef struct {
     long long route;                /* low-latency: device int32 [2][max_tokens][topk] (expert, slot) pairs per parity */
     long long recv_count;           /* low-latency: device int32 [2][local_experts] */
     long long layout_rank, layout_expert, layout_in_rank; /* layout outputs, device */
-    long long host_slot;            /* pinned: [0] seq, [1..4] error record, from byte 64 the info ints */
+    long long host_slot;            /* pinned: [0] seq, [1..4] error record, [5] abort word (the host sets it when the
+                                       job is aborted: every spin ends), from byte 64 the info ints */
     long long seq;                  /* written to host_slot[0] when the operation is complete */
     long long grid_done;            /* device uint32: blocks finished (the last one publishes, then resets it) */
     long long ctl;                  /* stream-ordered low-latency mode: device uint64 [3] = {generation, dispatches,
@@ -46,5 +47,6 @@ typedef struct {
 #define UCN_MOE_ERR_DUPLICATE 2  /* topk_idx[err1] names expert err3 twice (slot err2) */
 #define UCN_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
 #define UCN_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
+#define UCN_MOE_ERR_ABORTED 5    /* the host set the abort word while waiting for rank err1 (what: err2) */
 
 #endif

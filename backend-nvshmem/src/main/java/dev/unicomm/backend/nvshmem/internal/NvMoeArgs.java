@@ -18,7 +18,7 @@ public final class NvMoeArgs {
     public static final int WORDS = 49;
 
     /** err[0] codes (UCN_MOE_ERR_*). */
-    public static final int ERR_EXPERT = 1, ERR_DUPLICATE = 2, ERR_TIMEOUT = 3;
+    public static final int ERR_EXPERT = 1, ERR_DUPLICATE = 2, ERR_TIMEOUT = 3, ERR_ABORTED = 5;
 
     /** What every sender adds to a receiver's arrival counter per operation, whatever its grid size. */
     public static final long SIGNAL_PER_OP = 1L << 20;

@@ -352,10 +352,26 @@ public final class NvshmemCommunicator implements BackendCommunicator {
         else NvOps.barrier(handle, stream);
     }
 
-    /** Gives scratch or buffer memory back: to the one-PE pool, or to NVSHMEM (collective). */
+    /**
+     * Gives scratch or buffer memory back: to the one-PE pool, or to NVSHMEM (collective). After an
+     * abort nvshmem_free would wait forever for the dead PE in its barrier: the memory is left to
+     * process exit instead (semantics 7.2: survivors can still close).
+     */
     void symFree(long addr) {
         if (solo) soloPool.free(addr);
-        else NvOps.symFree(addr);
+        else if (!aborted()) NvOps.symFree(addr);
+    }
+
+    /** Whether the job was aborted or a wait timed out (marks this communicator broken); never throws. */
+    public boolean aborted() {
+        if (broken) return true;
+        try {
+            store.checkHealthy();
+            return false;
+        } catch (RuntimeException e) {
+            broken = true;
+            return true;
+        }
     }
 
     /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */

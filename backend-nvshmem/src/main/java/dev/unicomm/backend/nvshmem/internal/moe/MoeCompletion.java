@@ -20,11 +20,13 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Slots: 0 layout and normal operations, 1-2 low-latency dispatch (per generation parity),
  * 3-4 low-latency combine. Each slot also has 64 bytes of device memory: the kernels' error
  * record (written with atomics, which host memory does not take) and the grid's done counter.
+ * Word 5 of each pinned slot is the abort word: set once the job is aborted, it ends every kernel
+ * spin within microseconds instead of at the kernel's deadline (the communicator's timeout).
  */
 final class MoeCompletion {
     static final int SYNC = 0, LL_DISPATCH = 1, LL_COMBINE = 3, SLOTS = 5;
     private static final VarHandle STAMP = ValueLayout.JAVA_LONG.varHandle();
-    private static final long DEVICE_SLOT = 64, INFO = 64;
+    private static final long DEVICE_SLOT = 64, INFO = 64, ABORT = 40;
 
     private final NvshmemCommunicator c;
     private final long stream, slotBytes;
@@ -85,7 +87,12 @@ final class MoeCompletion {
                 long waited = System.nanoTime() - start;
                 if (waited > limit) throw new CommTimeoutException(kernel, c.timeout());
                 if (waited > 5_000_000) {
-                    c.checkHealthy();
+                    try {
+                        c.checkHealthy();
+                    } catch (RuntimeException e) {
+                        abortKernels(); // a dead peer: our kernels stop waiting for it now, not at their deadline
+                        throw e;
+                    }
                     LockSupport.parkNanos(20_000);
                 }
             }
@@ -107,6 +114,11 @@ final class MoeCompletion {
         NvOps.fillAsync(err(s), 0, 32, stream);
         c.await(stream, "clearing a MoE error record");
         throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout());
+    }
+
+    /** Sets every slot's abort word: every running or queued MoE kernel of this buffer ends its spins. */
+    void abortKernels() {
+        for (int s = 0; s < SLOTS; s++) STAMP.setVolatile(host, s * slotBytes + ABORT, 1L);
     }
 
     void free() { NvOps.pinnedFree(pinned); }

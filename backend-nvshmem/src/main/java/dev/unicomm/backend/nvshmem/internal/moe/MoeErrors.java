@@ -1,5 +1,6 @@
 package dev.unicomm.backend.nvshmem.internal.moe;
 
+import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_ABORTED;
 import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_DUPLICATE;
 import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_EXPERT;
 import static dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_TIMEOUT;
@@ -21,6 +22,8 @@ final class MoeErrors {
                     + "); each row must select distinct experts (found by " + kernel + " on the GPU; the repeat was skipped)");
         if (code == ERR_TIMEOUT)
             return new CommTimeoutException(kernel + " waiting for rank " + a + " (step " + b + ")", timeout);
+        if (code == ERR_ABORTED)
+            return new CommException(kernel + " stopped waiting for rank " + a + " (step " + b + "): the job was aborted");
         return new CommException(kernel + " reported error code " + code);
     }
 }

@@ -25,6 +25,7 @@ import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
@@ -534,6 +535,10 @@ public final class NvshmemMoe implements MoeBuffer {
         if (!open) return;
         open = false;
         if (times != null) for (String line : times.summary(me)) System.err.println(line);
+        if (c.aborted()) {
+            closeAfterAbort();
+            return;
+        }
         List<String> problems = new ArrayList<>();
         try {
             c.await(stream, "closing the MoE buffer");
@@ -558,6 +563,26 @@ public final class NvshmemMoe implements MoeBuffer {
             problems.add("stream/pinned: " + e.getMessage());
         }
         if (!problems.isEmpty()) throw new CommException("closing the NVSHMEM MoE buffer had errors: " + problems);
+    }
+
+    /**
+     * Close after a peer died: nothing collective (the dead PE would never join); our kernels are told
+     * to stop waiting, and only if the stream then drains within the timeout is the local memory freed
+     * (freeing memory a kernel still uses would fault). The symmetric block is left to process exit.
+     */
+    private void closeAfterAbort() {
+        done.abortKernels();
+        long until = System.nanoTime() + c.timeout().toNanos();
+        boolean drained;
+        while (!(drained = NvOps.streamDone(stream)) && System.nanoTime() < until) LockSupport.parkNanos(100_000);
+        try {
+            sym.close(); // local bookkeeping only: the heap skips nvshmem_free after an abort
+        } catch (RuntimeException e) {
+            // the communicator may be closed already; its memory goes with the process either way
+        }
+        if (!drained) return;
+        for (long a : deviceAllocs) NvOps.devFree(a);
+        done.free();
     }
 
     @Override public String toString() {

@@ -112,5 +112,13 @@ class MoeKernelPlanTest {
         RuntimeException twice = MoeErrors.of(NvMoeArgs.ERR_DUPLICATE, 5, 2, 7, "k", 256, Duration.ofSeconds(1));
         assertTrue(twice.getMessage().contains("topkIdx[5] names expert 7 twice"), twice.getMessage());
         assertInstanceOf(CommTimeoutException.class, MoeErrors.of(NvMoeArgs.ERR_TIMEOUT, 1, 0, 0, "k", 256, Duration.ofSeconds(1)));
+        RuntimeException aborted = MoeErrors.of(NvMoeArgs.ERR_ABORTED, 2, 3, 0, "moe_ll_combine_kernel", 256, Duration.ofSeconds(1));
+        assertEquals("moe_ll_combine_kernel stopped waiting for rank 2 (step 3): the job was aborted", aborted.getMessage());
+    }
+
+    /** The host's abort code is the kernels' (ucn_moe.h): a mismatch would turn an abort into an unknown error code. */
+    @Test void abortCodeMatchesTheKernels() throws Exception {
+        String header = Files.readString(Path.of("src/main/native/ucn_moe.h"));
+        assertTrue(header.matches("(?s).*#define UCN_MOE_ERR_ABORTED " + NvMoeArgs.ERR_ABORTED + "\\b.*"), "UCN_MOE_ERR_ABORTED in ucn_moe.h");
     }
 }
