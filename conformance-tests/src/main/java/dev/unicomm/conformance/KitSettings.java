@@ -19,6 +19,8 @@ public final class KitSettings {
     public static final String TIMEOUT = "unicomm.kit.timeout";
     /** Limit for one rule on all ranks before the parent gives up and restarts the workers; default 2 x timeout + 10s. */
     public static final String RULE_TIMEOUT = "unicomm.kit.rule.timeout";
+    /** Limit for a suite's job to start (every worker JVM connected and opened); default timeout + 60s. */
+    public static final String START_TIMEOUT = "unicomm.kit.start.timeout";
     /** Symmetric heap per PE in the workers; default 64M. */
     public static final String HEAP = "unicomm.kit.heap";
     /** Extra JVM options for the workers, space separated. */

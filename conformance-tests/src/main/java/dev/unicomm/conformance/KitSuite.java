@@ -71,6 +71,12 @@ public abstract class KitSuite {
         return KitSettings.getDuration(KitSettings.RULE_TIMEOUT, timeout().multipliedBy(2).plusSeconds(10));
     }
 
+    /**
+     * How long a suite's job may take to start: its own limit, apart from the rules', so that a slow
+     * start on a loaded or emulated machine (the soft-RoCE VM under TCG) can be given room.
+     */
+    protected Duration startTimeout() { return KitSettings.getDuration(KitSettings.START_TIMEOUT, timeout().plusSeconds(60)); }
+
     /** Symmetric heap bytes per PE. */
     protected long heapSize() { return dev.unicomm.api.ByteSize.parse(KitSettings.HEAP, KitSettings.get(KitSettings.HEAP, "64M")); }
 
@@ -231,12 +237,12 @@ public abstract class KitSuite {
         return group;
     }
 
-    /** Starts a fresh job; its start-up has its own deadline ({@link #timeout()} + 60 s), apart from the rules' limit. */
+    /** Starts a fresh job; its start-up has its own deadline ({@link #startTimeout()}), apart from the rules' limit. */
     private WorkerGroup startJob() {
         generation++;
         return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
                 ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
-                workerEnvironment(), logDir(), timeout().plusSeconds(60)));
+                workerEnvironment(), logDir(), startTimeout()));
     }
 
     private BackendReport report() {
