@@ -26,6 +26,8 @@ final class ShmTeam implements Team {
     private final int slot;
     /** Control areas of the members, by team rank. */
     private final MemorySegment[] controls;
+    /** Every member's agreement payload entry, by exchange parity then team rank (made once: exchanges allocate nothing). */
+    private final MemorySegment[][] payloadViews;
     private long epoch;
     private long splitSeq;
     private long exchanges;
@@ -40,6 +42,10 @@ final class ShmTeam implements Team {
         this.slot = slot;
         this.controls = new MemorySegment[members.length];
         for (int i = 0; i < members.length; i++) controls[i] = comm.control(members[i]);
+        this.payloadViews = new MemorySegment[2][members.length];
+        for (int parity = 0; parity < 2; parity++)
+            for (int i = 0; i < members.length; i++)
+                payloadViews[parity][i] = controls[i].asSlice(Control.agreePayload(slot, parity), Control.PAYLOAD_BYTES).asReadOnly();
     }
 
     @Override public int rank() { return me; }
@@ -91,24 +97,43 @@ final class ShmTeam implements Team {
      * ours}}. On timeout the message names the members that never reached this exchange.
      */
     long[][] exchange(long[] words) {
+        long[][] all = new long[members.length][words.length];
+        exchange(words, all, null, 0, null);
+        return all;
+    }
+
+    /**
+     * {@link #exchange(long[])} into {@code all} (by team rank), also carrying {@code payload[0, bytes)}
+     * in this member's payload entry for the exchange (double-buffered and safe to read for the same
+     * reason as the words); {@code inputs[i]} then views member {@code i}'s entry.
+     */
+    void exchange(long[] words, long[][] all, MemorySegment payload, long bytes, MemorySegment[] inputs) {
         requireMember("exchange");
+        if (bytes < 0 || bytes > Control.PAYLOAD_BYTES)
+            throw new IllegalArgumentException("an agreement exchange carries 0.." + Control.PAYLOAD_BYTES + " bytes, not " + bytes);
         long s = ++exchanges;
         long box = Control.agreeMailbox(slot, s);
         MemorySegment mine = controls[me];
+        if (payload != null) MemorySegment.copy(payload, 0, mine, Control.agreePayload(slot, s), bytes);
         for (int i = 0; i < words.length; i++) Words.setPlain(mine, box + 8 + 8L * i, words[i]);
         Words.setRelease(mine, box, s);
         barrier(s);
-        long[][] all = new long[members.length][];
         for (int i = 0; i < members.length; i++) {
+            long[] w = all[i];
             long theirs = Words.getAcquire(controls[i], box);
             if (theirs != s) {
-                all[i] = new long[] {-1, -1, theirs, s};
+                w[0] = -1;
+                w[1] = -1;
+                w[2] = theirs;
+                w[3] = s;
                 continue;
             }
-            all[i] = new long[words.length];
-            for (int w = 0; w < words.length; w++) all[i][w] = Words.getPlain(controls[i], box + 8 + 8L * w);
+            for (int k = 0; k < words.length; k++) w[k] = Words.getPlain(controls[i], box + 8 + 8L * k);
         }
-        return all;
+        if (inputs != null) {
+            MemorySegment[] views = payloadViews[(int) (s & 1)];
+            System.arraycopy(views, 0, inputs, 0, members.length);
+        }
     }
 
     /** Who had not reached exchange {@code s} (the others wait on them), for the timeout message. */

@@ -5,13 +5,16 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
+import dev.unicomm.spi.LocalReduction;
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
 
 /**
  * Validates collective arguments (local checks: sizes, roots, types), then has the team agree on the
  * call ({@link CallLedger}: same collective, count, dtype, op, root; a rank whose own arguments
- * were bad fails every member). Pair-wise agreement (alltoallv counts) is the implementation's job. Native implementations get the backend's own buffers and teams; portable
+ * were bad fails every member). A small allreduce whose implementation offers {@link LocalReduction}
+ * carries its data in that agreement when the backend's agreement can (one round, not two). Pair-wise agreement (alltoallv counts) is the implementation's job. Native implementations get the backend's own buffers and teams; portable
  * ones get the user-facing objects (they call the checked API themselves).
  */
 final class CheckedCollectives implements Collectives {
@@ -21,11 +24,14 @@ final class CheckedCollectives implements Collectives {
     private final CheckedCommunicator c;
     private final Collectives impl;
     private final boolean unwrap;
+    /** The implementation's local arithmetic, if it offers it: small reductions then ride in the call agreement. */
+    private final LocalReduction local;
 
     CheckedCollectives(CheckedCommunicator c, Collectives impl, boolean unwrap) {
         this.c = c;
         this.impl = impl;
         this.unwrap = unwrap;
+        this.local = impl instanceof LocalReduction lr ? lr : null;
     }
 
     private Team team(Team t) {
@@ -123,17 +129,51 @@ final class CheckedCollectives implements Collectives {
     }
 
     @Override public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        if (local != null && carries(team, count, dtype)) {
+            allreduceCarried((CheckedTeam) team, dst, src, count, dtype, op);
+            return;
+        }
         call(team, CallLedger.Op.ALLREDUCE, () -> {
-            reducible(dtype, op);
-            long n = bytes(count, dtype);
-            buf("allreduce dst", dst, n);
-            buf("allreduce src", src, n);
+            checkAllreduce(dst, src, count, dtype, op);
             return CallLedger.args(count, CallLedger.pack(dtype, op));
         }, () -> {
             CollectiveEvent e = begin();
             impl.allreduce(team(team), buf("allreduce dst", dst, 0), buf("allreduce src", src, 0), count, dtype, op);
             commit(e, "allreduce", team, count * dtype.byteSize(), dtype, op);
         });
+    }
+
+    private void checkAllreduce(SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        reducible(dtype, op);
+        long n = bytes(count, dtype);
+        buf("allreduce dst", dst, n);
+        buf("allreduce src", src, n);
+    }
+
+    /** Whether this call's data may ride in the call agreement (team checks are local and run here). */
+    private boolean carries(Team team, long count, DType dtype) {
+        team(team);
+        return dtype != null && count >= 0 && count <= Long.MAX_VALUE / 8 && c.calls().canCarry(count * dtype.byteSize());
+    }
+
+    /**
+     * A small allreduce in one round: the agreement exchange carries every member's input, then each
+     * member reduces them with the implementation's arithmetic. No lambdas, no per-call arrays.
+     */
+    private void allreduceCarried(CheckedTeam team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        CallLedger calls = c.calls();
+        try {
+            checkAllreduce(dst, src, count, dtype, op);
+        } catch (RuntimeException e) {
+            calls.rejected(team.calls, team.raw, CallLedger.Op.ALLREDUCE, e);
+            throw e;
+        }
+        long bytes = count * dtype.byteSize();
+        CollectiveEvent e = begin();
+        MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.ALLREDUCE, count, CallLedger.pack(dtype, op),
+                src.segment(), bytes);
+        local.reduceLocally(dtype, op, inputs, dst.segment(), count);
+        commit(e, "allreduce", team, bytes, dtype, op);
     }
 
     @Override public void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
