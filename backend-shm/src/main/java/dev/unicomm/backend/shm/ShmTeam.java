@@ -32,6 +32,11 @@ final class ShmTeam implements Team {
     private long splitSeq;
     private long exchanges;
     private boolean open = true;
+    /** The barrier's current wait, reused (one thread per team): exchange number, round, and whom it waits for. */
+    private final Waiter.Wait waitState = new Waiter.Wait();
+    private long waitCall;
+    private int waitRound, waitFrom;
+    private final Supplier<String> waitWhat = this::describeWait;
     /** {@link #slowest()} as the waiter's culprit, made once. */
     private final IntSupplier slowest = this::slowest;
 
@@ -71,21 +76,29 @@ final class ShmTeam implements Team {
             long flag = Control.roundFlag(slot, k);
             Words.setRelease(controls[(me + dist) % n], flag, e);
             Waiter.Wait w = null;
-            Supplier<String> what = null; // made once per wait, not per poll: a long wait must not fill the heap
             for (int polls = 1; Words.getAcquire(mine, flag) < e; polls++) {
                 if (polls <= comm.waiter().freeSpins) {
                     Thread.onSpinWait();
                 } else {
-                    if (what == null) {
-                        int round = k, from = members[((me - dist) % n + n) % n];
-                        what = () -> "barrier of a team of " + n + " PEs ("
-                                + (call > 0 ? "collective call #" + call + ": " + laggards(call) : "round " + round + ", waiting for world rank " + from)
-                                + "; furthest behind: world rank " + slowest() + ")";
+                    if (w == null) { // the wait's state and description are reused: a barrier allocates nothing
+                        waitCall = call;
+                        waitRound = k;
+                        waitFrom = members[((me - dist) % n + n) % n];
+                        comm.waiter().checkBroken();
+                        w = waitState.restart();
                     }
-                    w = comm.waiter().idle(w, what, slowest);
+                    w = comm.waiter().idle(w, waitWhat, slowest);
                 }
             }
         }
+    }
+
+    /** What the barrier now waits for, for timeout messages (from {@link #waitCall}, {@link #waitRound}, {@link #waitFrom}). */
+    private String describeWait() {
+        return "barrier of a team of " + members.length + " PEs ("
+                + (waitCall > 0 ? "collective call #" + waitCall + ": " + laggards(waitCall)
+                        : "round " + waitRound + ", waiting for world rank " + waitFrom)
+                + "; furthest behind: world rank " + slowest() + ")";
     }
 
     /**
