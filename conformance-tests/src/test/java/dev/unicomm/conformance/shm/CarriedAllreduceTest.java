@@ -101,7 +101,7 @@ class CarriedAllreduceTest {
             assertEquals(ranksSum * 1000 + RANKS * i, dst.segment().getAtIndex(ValueLayout.JAVA_INT, i), "element " + i);
     }
 
-    @Test void small_allreduce_is_one_agreement_exchange_and_no_collectives_message() {
+    @Test void small_calls_are_one_agreement_exchange_and_no_collectives_message() {
         countedShm().runOk(c -> {
             try (SymmetricBuffer src = c.heap().allocate(4L * LARGE); SymmetricBuffer dst = c.heap().allocate(4L * LARGE)) {
                 c.collectives();
@@ -114,6 +114,22 @@ class CarriedAllreduceTest {
                 sumAndCheck(c, dst, src, LARGE);
                 assertEquals(11, exchanges.get(c.rank()) - ex0);
                 assertTrue(puts.get(c.rank()) - put0 >= RANKS - 1, "the large allreduce's descriptor round puts to every peer");
+                // Small broadcast and allgather (out of place and in place) are carried too: no collectives message.
+                long put1 = puts.get(c.rank()), ex1 = exchanges.get(c.rank());
+                fill(src, c.rank(), SMALL);
+                c.collectives().broadcast(c.world(), dst, src, SMALL, DType.INT32, 2);
+                for (int i = 0; i < SMALL; i++) assertEquals(2000 + i, dst.segment().getAtIndex(ValueLayout.JAVA_INT, i), "broadcast " + i);
+                c.collectives().allgather(c.world(), dst, src, SMALL, DType.INT32);
+                for (int p = 0; p < RANKS; p++)
+                    for (int i = 0; i < SMALL; i++)
+                        assertEquals(p * 1000 + i, dst.segment().getAtIndex(ValueLayout.JAVA_INT, (long) p * SMALL + i), "allgather " + p + "/" + i);
+                for (int i = 0; i < SMALL; i++) dst.segment().setAtIndex(ValueLayout.JAVA_INT, (long) c.rank() * SMALL + i, -(c.rank() * 1000 + i));
+                c.collectives().allgather(c.world(), dst, dst, SMALL, DType.INT32);
+                for (int p = 0; p < RANKS; p++)
+                    for (int i = 0; i < SMALL; i++)
+                        assertEquals(-(p * 1000 + i), dst.segment().getAtIndex(ValueLayout.JAVA_INT, (long) p * SMALL + i), "in place " + p + "/" + i);
+                assertEquals(3, exchanges.get(c.rank()) - ex1);
+                assertEquals(0, puts.get(c.rank()) - put1, "carried broadcast and allgather send no collectives message");
                 // In place, BF16 of a single element: the implementation's arithmetic on the carried inputs.
                 src.segment().set(ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) (Float.floatToRawIntBits(1.5f + c.rank()) >>> 16));
                 c.collectives().allreduce(c.world(), src, src, 1, DType.BF16, ReduceOp.MAX);
