@@ -9,6 +9,7 @@ import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
 import dev.unicomm.collectives.Descriptor.Algorithm;
 import dev.unicomm.collectives.Descriptor.Kind;
+import dev.unicomm.spi.LocalReduction;
 import java.lang.foreign.MemorySegment;
 import java.util.function.IntFunction;
 
@@ -33,8 +34,12 @@ import java.util.function.IntFunction;
  * <p>In place ({@code dst == src}): allgather takes this member's contribution from block
  * {@code rank} of the buffer, and reduce-scatter leaves the result in block {@code rank} (as NCCL
  * and {@code MPI_IN_PLACE} do). Calls on one instance are serialised.
+ *
+ * <p>Where the backend's call agreement carries data (shm), the validating layer sends a small
+ * allreduce's inputs in that agreement's round and only asks this class to reduce them
+ * ({@link #reduceLocally}): one round instead of the agreement plus this class's first round.
  */
-final class PortableCollectives implements Collectives, AutoCloseable {
+final class PortableCollectives implements Collectives, LocalReduction, AutoCloseable {
     private final Exchange ex;
     private final CollectivesSettings settings;
     private final boolean directCapable;
@@ -283,6 +288,11 @@ final class PortableCollectives implements Collectives, AutoCloseable {
         long[] b = new long[elements.length];
         for (int i = 0; i < b.length; i++) b[i] = elements[i] * dtype.byteSize();
         return b;
+    }
+
+    /** The inline allreduce's arithmetic, for inputs that arrived in the call agreement. */
+    @Override public synchronized void reduceLocally(DType dtype, ReduceOp op, MemorySegment[] inputs, MemorySegment out, long count) {
+        reducer.reduce(dtype, op, inputs, out, count);
     }
 
     /** Frees the scratch memory (collective over the communicator). */

@@ -11,6 +11,8 @@ package dev.unicomm.backend.shm;
  *   16 KiB   team slots: {@value #TEAM_SLOTS} x {@value #SLOT_BYTES} B; slot 0 is the world team
  *              per slot: {@value #MAX_ROUNDS} barrier-round flags, a 2-entry split mailbox, then a
  *              2-entry agreement mailbox (exchange number + 4 call words, double-buffered)
+ *   512 KiB  agreement payloads: per team slot, 2 x {@value #PAYLOAD_BYTES} B (double-buffered like the
+ *              mailbox): the data a small collective carries in its agreement exchange
  * </pre>
  */
 final class Control {
@@ -46,11 +48,16 @@ final class Control {
     static final long SLOT_BYTES = 4096;
     static final long SLOT_MAILBOX = MAX_ROUNDS * LINE;
 
+    static final long PAYLOADS = 512 * 1024;
+    /** Data one member may carry in one agreement exchange. */
+    static final long PAYLOAD_BYTES = 4096;
+
     /** Bytes of control area before the heap; page-aligned so the heap starts page-aligned. */
     static final long BYTES = 1L << 20;
 
     static {
-        assert TEAMS + TEAM_SLOTS * SLOT_BYTES <= BYTES;
+        assert TEAMS + TEAM_SLOTS * SLOT_BYTES <= PAYLOADS;
+        assert PAYLOADS + TEAM_SLOTS * 2 * PAYLOAD_BYTES <= BYTES;
         assert SLOT_MAILBOX + 4 * LINE <= SLOT_BYTES;
     }
 
@@ -62,6 +69,9 @@ final class Control {
 
     /** Offset of the agreement mailbox entry of team slot {@code slot} for exchange number {@code seq}. */
     static long agreeMailbox(int slot, long seq) { return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (2 + (seq & 1)) * LINE; }
+
+    /** Offset of the agreement payload of team slot {@code slot} for exchange number {@code seq}. */
+    static long agreePayload(int slot, long seq) { return PAYLOADS + (2L * slot + (seq & 1)) * PAYLOAD_BYTES; }
 
     /** Offset of team slot {@code slot}. */
     static long slot(int slot) { return TEAMS + slot * SLOT_BYTES; }

@@ -9,6 +9,7 @@ import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.CallAgreement;
+import dev.unicomm.spi.PayloadAgreement;
 import dev.unicomm.spi.Store;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -181,9 +182,17 @@ final class ShmCommunicator implements BackendCommunicator {
 
     @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
 
-    /** Call words ride on the dissemination barrier: the same cost as a plain barrier. */
+    /** Call words, and a small collective's data, ride on the dissemination barrier: the same cost as a plain barrier. */
     @Override public Optional<CallAgreement> callAgreement() {
-        return Optional.of((team, words) -> ((ShmTeam) team).exchange(words));
+        return Optional.of(new PayloadAgreement() {
+            @Override public long[][] exchange(Team team, long[] words) { return ((ShmTeam) team).exchange(words); }
+
+            @Override public long payloadCapacity() { return Control.PAYLOAD_BYTES; }
+
+            @Override public void exchange(Team team, long[] words, long[][] all, MemorySegment payload, long bytes, MemorySegment[] inputs) {
+                ((ShmTeam) team).exchange(words, all, payload, bytes, inputs);
+            }
+        });
     }
 
     MemorySegment control(int pe) { return controls[pe]; }

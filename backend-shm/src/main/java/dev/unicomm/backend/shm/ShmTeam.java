@@ -26,10 +26,17 @@ final class ShmTeam implements Team {
     private final int slot;
     /** Control areas of the members, by team rank. */
     private final MemorySegment[] controls;
+    /** Every member's agreement payload entry, by exchange parity then team rank (made once: exchanges allocate nothing). */
+    private final MemorySegment[][] payloadViews;
     private long epoch;
     private long splitSeq;
     private long exchanges;
     private boolean open = true;
+    /** The barrier's current wait, reused (one thread per team): exchange number, round, and whom it waits for. */
+    private final Waiter.Wait waitState = new Waiter.Wait();
+    private long waitCall;
+    private int waitRound, waitFrom;
+    private final Supplier<String> waitWhat = this::describeWait;
     /** {@link #slowest()} as the waiter's culprit, made once. */
     private final IntSupplier slowest = this::slowest;
 
@@ -40,6 +47,10 @@ final class ShmTeam implements Team {
         this.slot = slot;
         this.controls = new MemorySegment[members.length];
         for (int i = 0; i < members.length; i++) controls[i] = comm.control(members[i]);
+        this.payloadViews = new MemorySegment[2][members.length];
+        for (int parity = 0; parity < 2; parity++)
+            for (int i = 0; i < members.length; i++)
+                payloadViews[parity][i] = controls[i].asSlice(Control.agreePayload(slot, parity), Control.PAYLOAD_BYTES).asReadOnly();
     }
 
     @Override public int rank() { return me; }
@@ -65,21 +76,29 @@ final class ShmTeam implements Team {
             long flag = Control.roundFlag(slot, k);
             Words.setRelease(controls[(me + dist) % n], flag, e);
             Waiter.Wait w = null;
-            Supplier<String> what = null; // made once per wait, not per poll: a long wait must not fill the heap
             for (int polls = 1; Words.getAcquire(mine, flag) < e; polls++) {
                 if (polls <= comm.waiter().freeSpins) {
                     Thread.onSpinWait();
                 } else {
-                    if (what == null) {
-                        int round = k, from = members[((me - dist) % n + n) % n];
-                        what = () -> "barrier of a team of " + n + " PEs ("
-                                + (call > 0 ? "collective call #" + call + ": " + laggards(call) : "round " + round + ", waiting for world rank " + from)
-                                + "; furthest behind: world rank " + slowest() + ")";
+                    if (w == null) { // the wait's state and description are reused: a barrier allocates nothing
+                        waitCall = call;
+                        waitRound = k;
+                        waitFrom = members[((me - dist) % n + n) % n];
+                        comm.waiter().checkBroken();
+                        w = waitState.restart();
                     }
-                    w = comm.waiter().idle(w, what, slowest);
+                    w = comm.waiter().idle(w, waitWhat, slowest);
                 }
             }
         }
+    }
+
+    /** What the barrier now waits for, for timeout messages (from {@link #waitCall}, {@link #waitRound}, {@link #waitFrom}). */
+    private String describeWait() {
+        return "barrier of a team of " + members.length + " PEs ("
+                + (waitCall > 0 ? "collective call #" + waitCall + ": " + laggards(waitCall)
+                        : "round " + waitRound + ", waiting for world rank " + waitFrom)
+                + "; furthest behind: world rank " + slowest() + ")";
     }
 
     /**
@@ -91,24 +110,43 @@ final class ShmTeam implements Team {
      * ours}}. On timeout the message names the members that never reached this exchange.
      */
     long[][] exchange(long[] words) {
+        long[][] all = new long[members.length][words.length];
+        exchange(words, all, null, 0, null);
+        return all;
+    }
+
+    /**
+     * {@link #exchange(long[])} into {@code all} (by team rank), also carrying {@code payload[0, bytes)}
+     * in this member's payload entry for the exchange (double-buffered and safe to read for the same
+     * reason as the words); {@code inputs[i]} then views member {@code i}'s entry.
+     */
+    void exchange(long[] words, long[][] all, MemorySegment payload, long bytes, MemorySegment[] inputs) {
         requireMember("exchange");
+        if (bytes < 0 || bytes > Control.PAYLOAD_BYTES)
+            throw new IllegalArgumentException("an agreement exchange carries 0.." + Control.PAYLOAD_BYTES + " bytes, not " + bytes);
         long s = ++exchanges;
         long box = Control.agreeMailbox(slot, s);
         MemorySegment mine = controls[me];
+        if (payload != null) MemorySegment.copy(payload, 0, mine, Control.agreePayload(slot, s), bytes);
         for (int i = 0; i < words.length; i++) Words.setPlain(mine, box + 8 + 8L * i, words[i]);
         Words.setRelease(mine, box, s);
         barrier(s);
-        long[][] all = new long[members.length][];
         for (int i = 0; i < members.length; i++) {
+            long[] w = all[i];
             long theirs = Words.getAcquire(controls[i], box);
             if (theirs != s) {
-                all[i] = new long[] {-1, -1, theirs, s};
+                w[0] = -1;
+                w[1] = -1;
+                w[2] = theirs;
+                w[3] = s;
                 continue;
             }
-            all[i] = new long[words.length];
-            for (int w = 0; w < words.length; w++) all[i][w] = Words.getPlain(controls[i], box + 8 + 8L * w);
+            for (int k = 0; k < words.length; k++) w[k] = Words.getPlain(controls[i], box + 8 + 8L * k);
         }
-        return all;
+        if (inputs != null) {
+            MemorySegment[] views = payloadViews[(int) (s & 1)];
+            System.arraycopy(views, 0, inputs, 0, members.length);
+        }
     }
 
     /** Who had not reached exchange {@code s} (the others wait on them), for the timeout message. */

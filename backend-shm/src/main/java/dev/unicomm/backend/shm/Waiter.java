@@ -77,10 +77,19 @@ final class Waiter {
 
     /** State of one wait. */
     static final class Wait {
-        final long start = System.nanoTime();
+        long start = System.nanoTime();
         int polls;
         long elapsed;
         CommAbortedException pending;
+
+        /** Makes this object a new wait's state (a caller that waits often reuses one instead of allocating). */
+        Wait restart() {
+            start = System.nanoTime();
+            polls = 0;
+            elapsed = 0;
+            pending = null;
+            return this;
+        }
     }
 
     /**

@@ -4,7 +4,9 @@ import dev.unicomm.api.CallMismatchException;
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.Team;
 import dev.unicomm.spi.CallAgreement;
+import dev.unicomm.spi.PayloadAgreement;
 import dev.unicomm.spi.Store;
+import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.Supplier;
@@ -26,6 +28,11 @@ import java.util.function.Supplier;
  * the job there instead would make every argument error fatal, which the kit's bad-input rules forbid.
  *
  * <p>Nested calls (the portable MoE calling the API) are covered by the enclosing call's agreement.
+ *
+ * <p>With a {@link PayloadAgreement} (shm) a small call can carry its data in the agreement's round
+ * ({@link #agreeCarrying}): one all-member round for both. Its words are flagged "carried", so a
+ * member that would run the same call the two-round way disagrees instead of waiting for a message
+ * that never comes. Every other call uses the same exchange, so mismatches are caught as before.
  */
 final class CallLedger {
     /** Operations as named in messages. */
@@ -56,9 +63,12 @@ final class CallLedger {
     }
 
     private static final long FAILED = 1;
+    /** The call's data rode in the agreement exchange (the implementation's own first round is skipped). */
+    private static final long CARRIED = 2;
     private static final Op[] OPS = Op.values();
 
     private final CallAgreement agreement; // null: the backend has none
+    private final PayloadAgreement carrier; // null: the agreement carries no data
     private final Store store;
     private final int worldRank;
     private final Duration noteWait;
@@ -68,6 +78,7 @@ final class CallLedger {
 
     CallLedger(CallAgreement agreement, Store store, int worldRank, Duration timeout) {
         this.agreement = agreement;
+        this.carrier = agreement instanceof PayloadAgreement pa && agreement.coversEveryCall() ? pa : null;
         this.store = store;
         this.worldRank = worldRank;
         this.noteWait = timeout.compareTo(Duration.ofSeconds(5)) < 0 ? timeout : Duration.ofSeconds(5);
@@ -76,8 +87,20 @@ final class CallLedger {
     /** A call's checks: throws if this rank's own arguments are bad; returns the key arguments {a, b}. */
     interface Check { long[] run(); }
 
-    /** Per-team call counter (the world's lives in the world team). */
-    static final class Counter { long calls; }
+    /** Per-team call counter (the world's lives in the world team), with the team's reused exchange arrays. */
+    static final class Counter {
+        long calls;
+        private long[] mine;
+        private long[][] all;
+        private MemorySegment[] inputs;
+
+        private void size(int n) {
+            if (all != null) return;
+            mine = new long[CallAgreement.WORDS];
+            all = new long[n][CallAgreement.WORDS];
+            inputs = new MemorySegment[n];
+        }
+    }
 
     /**
      * Runs one collective call: local checks, agreement over {@code team} (whose backend object is
@@ -145,11 +168,50 @@ final class CallLedger {
     /** One exchange; throws {@link CallMismatchException} on every member unless all words agree. */
     private void agree(Counter counter, Team rawTeam, Op op, long a, long b, long flags) {
         long seq = ++counter.calls;
-        long[][] all = agreement.exchange(rawTeam, new long[] {seq, (long) op.ordinal() << 8 | flags, a, b});
+        long[] words = {seq, (long) op.ordinal() << 8 | flags, a, b};
+        if (carrier == null) {
+            check(rawTeam, op, agreement.exchange(rawTeam, words), flags);
+            return;
+        }
+        counter.size(rawTeam.size());
+        carrier.exchange(rawTeam, words, counter.all, null, 0, null);
+        check(rawTeam, op, counter.all, flags);
+    }
+
+    /**
+     * Whether a call moving {@code bytes} of data per member can carry it in the agreement exchange:
+     * the backend's agreement carries data, it fits, and the call is not nested in another (whose
+     * agreement already covers it and whose own round must not be mixed with ours).
+     */
+    boolean canCarry(long bytes) {
+        return carrier != null && bytes >= 0 && bytes <= carrier.payloadCapacity() && current.get() == null;
+    }
+
+    /**
+     * The agreement of a call whose data rides along (after {@link #canCarry}): publishes
+     * {@code payload[0, bytes)}, checks every member's words like any call, and returns every member's
+     * payload by team rank (valid until the next call over this team; reused, do not keep).
+     */
+    MemorySegment[] agreeCarrying(Counter counter, Team rawTeam, Op op, long a, long b, MemorySegment payload, long bytes) {
+        counter.size(rawTeam.size());
+        long[] words = counter.mine;
+        words[0] = ++counter.calls;
+        words[1] = (long) op.ordinal() << 8 | CARRIED;
+        words[2] = a;
+        words[3] = b;
+        carrier.exchange(rawTeam, words, counter.all, payload, bytes, counter.inputs);
+        check(rawTeam, op, counter.all, CARRIED);
+        return counter.inputs;
+    }
+
+    /** This rank rejected its own arguments to {@code op}: tells the others (they fail at once), then the caller throws {@code cause}. */
+    void rejected(Counter counter, Team rawTeam, Op op, RuntimeException cause) { publishFailure(counter, rawTeam, op, cause); }
+
+    private void check(Team rawTeam, Op op, long[][] all, long flags) {
         long[] mine = all[rawTeam.rank()];
         boolean same = true;
         for (long[] w : all) same &= w[0] == mine[0] && w[1] == mine[1] && w[2] == mine[2] && w[3] == mine[3];
-        if (same && flags == 0) return;
+        if (same && (flags & FAILED) == 0) return;
         // A peer that passed our barrier while closing after a job abort is no call mismatch: report the abort.
         store.checkHealthy();
         throw mismatch(rawTeam, op, all);
@@ -202,6 +264,7 @@ final class CallLedger {
         String name = op < OPS.length ? OPS[op].label : "unknown call " + op;
         StringBuilder sb = new StringBuilder(name).append(" #").append(w[0]);
         if (failed(w)) return sb.append(" (rejected its arguments)").toString();
+        if ((w[1] & CARRIED) != 0) sb.append(" carrying its data");
         if (op == Op.INTERNAL_BARRIER.ordinal()) return sb.append(" within ").append(OPS[(int) w[2]].label).append(" #").append(w[3]).toString();
         String[] names = OPS[op].argNames;
         String sep = " (";
@@ -217,6 +280,11 @@ final class CallLedger {
     static long[] args(long a, long b) { return new long[] {a, b}; }
 
     static long[] none() { return new long[2]; }
+
+    /** {@link #pack(Object...)} of two enum values (or nulls), without the varargs array. */
+    static long pack(Enum<?> a, Enum<?> b) {
+        return (a == null ? 0 : a.ordinal() + 1) * 257L + (b == null ? 0 : b.ordinal() + 1);
+    }
 
     /** Packs small enum values and flags into one word (e.g. dtype and reduce op). */
     static long pack(Object... parts) {

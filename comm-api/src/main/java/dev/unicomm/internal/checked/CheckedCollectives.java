@@ -5,13 +5,17 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
+import dev.unicomm.spi.LocalReduction;
+import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
 import java.util.Set;
 
 /**
  * Validates collective arguments (local checks: sizes, roots, types), then has the team agree on the
  * call ({@link CallLedger}: same collective, count, dtype, op, root; a rank whose own arguments
- * were bad fails every member). Pair-wise agreement (alltoallv counts) is the implementation's job. Native implementations get the backend's own buffers and teams; portable
+ * were bad fails every member). A small allreduce whose implementation offers {@link LocalReduction}
+ * (and a small broadcast or allgather, which need only copies) carries its data in that agreement
+ * when the backend's agreement can (one round, not two). Pair-wise agreement (alltoallv counts) is the implementation's job. Native implementations get the backend's own buffers and teams; portable
  * ones get the user-facing objects (they call the checked API themselves).
  */
 final class CheckedCollectives implements Collectives {
@@ -21,11 +25,14 @@ final class CheckedCollectives implements Collectives {
     private final CheckedCommunicator c;
     private final Collectives impl;
     private final boolean unwrap;
+    /** The implementation's local arithmetic, if it offers it: small reductions then ride in the call agreement. */
+    private final LocalReduction local;
 
     CheckedCollectives(CheckedCommunicator c, Collectives impl, boolean unwrap) {
         this.c = c;
         this.impl = impl;
         this.unwrap = unwrap;
+        this.local = impl instanceof LocalReduction lr ? lr : null;
     }
 
     private Team team(Team t) {
@@ -95,12 +102,12 @@ final class CheckedCollectives implements Collectives {
     }
 
     @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+        if (local != null && carries(team, count, dtype)) {
+            broadcastCarried((CheckedTeam) team, dst, src, count, dtype, root);
+            return;
+        }
         call(team, CallLedger.Op.BROADCAST, () -> {
-            long n = bytes(count, typed(dtype));
-            if (root < 0 || root >= team.size())
-                throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
-            buf("broadcast dst", dst, n);
-            buf("broadcast src", src, n);
+            checkBroadcast(team, dst, src, count, dtype, root);
             return CallLedger.args(count, CallLedger.pack(dtype, root));
         }, () -> {
             CollectiveEvent e = begin();
@@ -109,11 +116,40 @@ final class CheckedCollectives implements Collectives {
         });
     }
 
+    private void checkBroadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+        long n = bytes(count, typed(dtype));
+        if (root < 0 || root >= team.size())
+            throw new IndexOutOfBoundsException("root " + root + " is out of range: the team has ranks 0.." + (team.size() - 1));
+        buf("broadcast dst", dst, n);
+        buf("broadcast src", src, n);
+    }
+
+    /** A small broadcast in one round: the root's data rides in the call agreement. */
+    private void broadcastCarried(CheckedTeam team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+        CallLedger calls = c.calls();
+        try {
+            checkBroadcast(team, dst, src, count, dtype, root);
+        } catch (RuntimeException e) {
+            calls.rejected(team.calls, team.raw, CallLedger.Op.BROADCAST, e);
+            throw e;
+        }
+        long bytes = count * dtype.byteSize();
+        boolean isRoot = team.rank() == root;
+        CollectiveEvent e = begin();
+        MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.BROADCAST, count, CallLedger.pack(dtype, root),
+                isRoot ? src.segment() : null, isRoot ? bytes : 0);
+        if (!isRoot) MemorySegment.copy(inputs[root], 0, dst.segment(), 0, bytes);
+        else if (!same(dst, src)) MemorySegment.copy(src.segment(), 0, dst.segment(), 0, bytes);
+        commit(e, "broadcast", team, bytes, dtype, null);
+    }
+
     @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+        if (local != null && carries(team, countPerPe, dtype)) {
+            allgatherCarried((CheckedTeam) team, dst, src, countPerPe, dtype);
+            return;
+        }
         call(team, CallLedger.Op.ALLGATHER, () -> {
-            long n = bytes(countPerPe, typed(dtype));
-            buf("allgather dst", dst, Math.multiplyExact(n, team.size()));
-            buf("allgather src", src, n);
+            checkAllgather(team, dst, src, countPerPe, dtype);
             return CallLedger.args(countPerPe, CallLedger.pack(dtype));
         }, () -> {
             CollectiveEvent e = begin();
@@ -122,18 +158,88 @@ final class CheckedCollectives implements Collectives {
         });
     }
 
+    private void checkAllgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+        long n = bytes(countPerPe, typed(dtype));
+        buf("allgather dst", dst, Math.multiplyExact(n, team.size()));
+        buf("allgather src", src, n);
+    }
+
+    /**
+     * A small allgather in one round: every member's block rides in the call agreement. In place
+     * ({@code dst == src}) a member's block is block {@code rank} of the buffer, as on the other paths.
+     */
+    private void allgatherCarried(CheckedTeam team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+        CallLedger calls = c.calls();
+        try {
+            checkAllgather(team, dst, src, countPerPe, dtype);
+        } catch (RuntimeException e) {
+            calls.rejected(team.calls, team.raw, CallLedger.Op.ALLGATHER, e);
+            throw e;
+        }
+        long b = countPerPe * dtype.byteSize();
+        int r = team.rank();
+        boolean inPlace = same(dst, src);
+        MemorySegment mine = inPlace ? src.segment().asSlice(r * b, b) : src.segment();
+        CollectiveEvent e = begin();
+        MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.ALLGATHER, countPerPe, CallLedger.pack(null, dtype),
+                mine, b);
+        MemorySegment out = dst.segment();
+        for (int p = 0; p < inputs.length; p++) {
+            if (p != r) MemorySegment.copy(inputs[p], 0, out, p * b, b);
+            else if (!inPlace) MemorySegment.copy(mine, 0, out, r * b, b);
+        }
+        commit(e, "allgather", team, b, dtype, null);
+    }
+
+    /** The same buffer, as the implementations judge in-place calls. */
+    private static boolean same(SymmetricBuffer a, SymmetricBuffer b) { return a == b || a.offset() == b.offset(); }
+
     @Override public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        if (local != null && carries(team, count, dtype)) {
+            allreduceCarried((CheckedTeam) team, dst, src, count, dtype, op);
+            return;
+        }
         call(team, CallLedger.Op.ALLREDUCE, () -> {
-            reducible(dtype, op);
-            long n = bytes(count, dtype);
-            buf("allreduce dst", dst, n);
-            buf("allreduce src", src, n);
+            checkAllreduce(dst, src, count, dtype, op);
             return CallLedger.args(count, CallLedger.pack(dtype, op));
         }, () -> {
             CollectiveEvent e = begin();
             impl.allreduce(team(team), buf("allreduce dst", dst, 0), buf("allreduce src", src, 0), count, dtype, op);
             commit(e, "allreduce", team, count * dtype.byteSize(), dtype, op);
         });
+    }
+
+    private void checkAllreduce(SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        reducible(dtype, op);
+        long n = bytes(count, dtype);
+        buf("allreduce dst", dst, n);
+        buf("allreduce src", src, n);
+    }
+
+    /** Whether this call's data may ride in the call agreement (team checks are local and run here). */
+    private boolean carries(Team team, long count, DType dtype) {
+        team(team);
+        return dtype != null && count >= 0 && count <= Long.MAX_VALUE / 8 && c.calls().canCarry(count * dtype.byteSize());
+    }
+
+    /**
+     * A small allreduce in one round: the agreement exchange carries every member's input, then each
+     * member reduces them with the implementation's arithmetic. No lambdas, no per-call arrays.
+     */
+    private void allreduceCarried(CheckedTeam team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+        CallLedger calls = c.calls();
+        try {
+            checkAllreduce(dst, src, count, dtype, op);
+        } catch (RuntimeException e) {
+            calls.rejected(team.calls, team.raw, CallLedger.Op.ALLREDUCE, e);
+            throw e;
+        }
+        long bytes = count * dtype.byteSize();
+        CollectiveEvent e = begin();
+        MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.ALLREDUCE, count, CallLedger.pack(dtype, op),
+                src.segment(), bytes);
+        local.reduceLocally(dtype, op, inputs, dst.segment(), count);
+        commit(e, "allreduce", team, bytes, dtype, op);
     }
 
     @Override public void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
