@@ -322,12 +322,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
         long park = 2_000;
         while (!NvOps.streamDone(stream)) {
             long waited = System.nanoTime() - start;
-            try {
-                store.checkHealthy(); // a dead peer: fail now, naming it, instead of at the timeout
-            } catch (RuntimeException e) {
-                broken = true;
-                throw e;
-            }
+            checkHealthy(); // a dead peer: fail now, naming it, instead of at the timeout
             if (waited > limit) {
                 broken = true;
                 throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
@@ -366,10 +361,9 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     public boolean aborted() {
         if (broken) return true;
         try {
-            store.checkHealthy();
+            checkHealthy();
             return false;
         } catch (RuntimeException e) {
-            broken = true;
             return true;
         }
     }
