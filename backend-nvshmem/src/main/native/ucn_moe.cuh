@@ -567,6 +567,47 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
 // --------------------------------------------------------------------------- low-latency mode
 
 /*
+ * Eight channels (one lane's int4 of bf16) to e4m3, with the half-warp's 128-channel block sharing
+ * one scale: amax = max(|x|, 1e-4), q = x * 448 / amax, scale = amax / 448 (the kit's quantiser).
+ * Every lane of the warp must call it (the amax is reduced by shuffles); dead lanes pass live false.
+ */
+__device__ __forceinline__ uint2 moe_fp8_quantise(int4 raw, bool live, float *scale) {
+    float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    float amax = 0.f;
+    if (live) {
+        const __nv_bfloat162 *h2 = (const __nv_bfloat162 *) &raw;
+#pragma unroll
+        for (int i = 0; i < 4; i++) {
+            float2 f = __bfloat1622float2(h2[i]);
+            v[2 * i] = f.x;
+            v[2 * i + 1] = f.y;
+        }
+#pragma unroll
+        for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(v[i]));
+    }
+    for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(MOE_FULL, amax, o));
+    amax = fmaxf(amax, 1e-4f);
+    float mul = 448.f / amax;
+    *scale = amax / 448.f;
+    uint2 q;
+    unsigned char *qb = (unsigned char *) &q;
+#pragma unroll
+    for (int i = 0; i < 8; i++) qb[i] = (unsigned char) __nv_cvt_float_to_fp8(v[i] * mul, __NV_SATFINITE, __NV_E4M3);
+    return q;
+}
+
+/*
+ * The row map of the push combine (load/store transport): word [parity][src][t][k] on the PE that
+ * holds expert slot k of source src's token t is tag | (row + 1); on every other PE tag | 0. The
+ * tag (the dispatch's generation) tells this dispatch's entries from older ones.
+ */
+__device__ __forceinline__ void moe_map_put(const ucn_moe_args &a, int d, int p, int t, int k, unsigned long long v) {
+    long long at = (((long long) p * a.nranks + a.rank) * a.max_tokens + t) * a.topk + k;
+    char *map = (char *) ((const long long *) a.peers)[d] + a.off_recv_idx;
+    ((volatile unsigned long long *) map)[at] = v;
+}
+
+/*
  * Grid: every block builds, in shared memory, a bitmap per expert of the tokens selecting it
  * (the slot of (t, e) among this PE's tokens is the popcount of the bits before t); block 0 sends
  * the per-expert counts to every PE (count matrix [src][E], tagged); every block waits for the
@@ -628,6 +669,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         int e = moe_expert(idx, t, k, K, E, err, false);
         if (e < 0) {
             if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
+            if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
             continue;
         }
         int d = e / L, le = e % L, slot = 0;
@@ -638,6 +680,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         slot += words + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
         if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
         long long row = (long long) le * slots + slot;
+        if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
         long long region = a.off_recv + p * a.region; // symmetric offset of this generation's receive area
         const char *src = (const char *) a.x + t * 2 * H;
         if (!a.fp8) {
@@ -651,33 +694,26 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
         char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
         float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
-        for (long long c0 = (long long) part * 256; c0 < H; c0 += (long long) split * 256) {
-            long long ch = c0 + lane * 8;
-            bool live = ch < H;
-            float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-            float amax = 0.f;
-            if (live) {
-                int4 raw = __ldg((const int4 *) (src + ch * 2));
-                const __nv_bfloat162 *h2 = (const __nv_bfloat162 *) &raw;
+        // Four 256-channel pieces are loaded before any is converted: one memory round trip per four
+        // pieces instead of one per piece (the loop is latency bound otherwise; eight would spill).
+        for (long long g0 = (long long) part * 256; g0 < H; g0 += 4LL * split * 256) {
+            int4 raw[4];
 #pragma unroll
-                for (int i = 0; i < 4; i++) {
-                    float2 f = __bfloat1622float2(h2[i]);
-                    v[2 * i] = f.x;
-                    v[2 * i + 1] = f.y;
-                }
-#pragma unroll
-                for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(v[i]));
+            for (int u = 0; u < 4; u++) {
+                long long ch = g0 + (long long) u * split * 256 + lane * 8;
+                raw[u] = ch < H ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
             }
-            for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(MOE_FULL, amax, o));
-            amax = fmaxf(amax, 1e-4f);
-            float mul = 448.f / amax, scale = amax / 448.f;
-            uint2 q;
-            unsigned char *qb = (unsigned char *) &q;
 #pragma unroll
-            for (int i = 0; i < 8; i++) qb[i] = (unsigned char) __nv_cvt_float_to_fp8(v[i] * mul, __NV_SATFINITE, __NV_E4M3);
-            if (live) {
-                *(uint2 *) (dst + ch) = q;
-                if ((lane & 15) == 0) sdst[ch / 128] = scale;
+            for (int u = 0; u < 4; u++) {
+                long long c0 = g0 + (long long) u * split * 256;
+                if (c0 >= H) break; // warp-uniform
+                long long ch = c0 + lane * 8;
+                float scale;
+                uint2 q = moe_fp8_quantise(raw[u], ch < H, &scale);
+                if (ch < H) {
+                    *(uint2 *) (dst + ch) = q;
+                    if ((lane & 15) == 0) sdst[ch / 128] = scale;
+                }
             }
         }
         if (NV) {
@@ -785,6 +821,133 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
     if (moe_last_block_publishes(a) && a.ctl != 0) {
         volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
         ctl[2] = ctl[2] + 1; // every block has passed its wait
+    }
+}
+
+/*
+ * Low-latency combine, load/store transport: the experts' PEs push, instead of the owners pulling.
+ * Each PE holding experts of a token sums them there and stores one row per (token, PE) into the
+ * owner's combine area, so a token crosses NVLink once per remote PE rather than once per expert:
+ *   A. owners store their weights w[t][k] beside the expert slot's row map (written by the dispatch)
+ *      on the expert's PE, and signal every PE (ready += SIGNAL_PER_OP);
+ *   B. once every owner's weights are there, a warp per (source, token, 256 channels) reads the
+ *      token's rows on this PE: one row is passed on as it is (bf16, the owner weighs it), several
+ *      are summed weighted in fp32 and passed on in fp32 (no second bf16 rounding: the kit wants one
+ *      bf16 ulp); then signal every PE again;
+ *   C. once every PE's rows are there, a warp per (own token, 256 channels) sums them: all loads local.
+ * The combine area has one generation: a PE's phase B for the next combine waits for the owner's
+ * phase A, which comes after the owner's phase C of this one (stream order).
+ */
+__global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args a) {
+    int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
+    moe_seq q = moe_sequence(a, 2);
+    int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
+    long long H = a.hidden, row_bytes = 2 * H, slot_bytes = 4 * H, chunks = (H / 8 + 31) / 32;
+    const long long *peers = (const long long *) a.peers;
+    char *own = (char *) peers[me];
+    long long *err = (long long *) a.err;
+    int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    const int2 *route = (const int2 *) a.route + (long long) p * maxT * K;
+    const float *w = (const float *) a.topk_w;
+    // A: weights next to the row maps, [src][t][k] on the expert slot's PE.
+    for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < (long long) T * K; i += (long long) gridDim.x * blockDim.x) {
+        int2 r = route[i];
+        if (r.x >= 0) ((float *) ((char *) peers[r.x / L] + a.off_recv_w))[(long long) me * maxT * K + i] = w[i];
+    }
+    unsigned long long per_op = 2 * q.expected; // two signals per combine
+    moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
+    const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, per_op - MOE_SIGNAL_PER_OP, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    __syncthreads();
+    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
+    // B: this PE's share of every source's tokens.
+    const char *y = a.y != 0 ? (const char *) a.y : own + a.off_recv + p * a.region;
+    const unsigned long long *map = (const unsigned long long *) (own + a.off_recv_idx) + (long long) p * R * maxT * K;
+    const float *wt = (const float *) (own + a.off_recv_w);
+    unsigned int tag = (unsigned int) q.gen;
+    for (long long item = gw; ok && item < (long long) R * maxT * chunks; item += warps) {
+        long long st = item / chunks, c = (item % chunks) * 32 + lane;
+        int s = (int) (st / maxT);
+        unsigned long long ent = lane < K ? map[st * K + lane] : 0;
+        long long row = (unsigned int) (ent >> 32) == tag ? (long long) (unsigned int) ent - 1 : -1;
+        unsigned int rows = __ballot_sync(MOE_FULL, row >= 0);
+        if (rows == 0) continue;
+        char *to = (char *) peers[s] + a.off_comb + ((long long) me * maxT + st % maxT) * slot_bytes;
+        if (__popc(rows) == 1) {
+            long long r = __shfl_sync(MOE_FULL, row, __ffs(rows) - 1);
+            if (c < H / 8) ((int4 *) to)[c] = __ldcg((const int4 *) (y + r * row_bytes) + c);
+            continue;
+        }
+        float wk = row >= 0 ? wt[st * K + lane] : 0.f, acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        // Eight rows' loads in flight at once, then the rest.
+        int4 v[8];
+        float wv[8];
+        unsigned int left = rows; // warp-uniform
+#pragma unroll
+        for (int j = 0; j < 8; j++) {
+            v[j] = make_int4(0, 0, 0, 0);
+            wv[j] = 0.f;
+            if (left != 0) {
+                int k = __ffs(left) - 1;
+                left &= left - 1;
+                long long r = __shfl_sync(MOE_FULL, row, k);
+                wv[j] = __shfl_sync(MOE_FULL, wk, k);
+                if (c < H / 8) v[j] = __ldcg((const int4 *) (y + r * row_bytes) + c);
+            }
+        }
+#pragma unroll
+        for (int j = 0; j < 8; j++) bf16x8_add(acc, v[j], wv[j]);
+        for (; left != 0; left &= left - 1) {
+            int k = __ffs(left) - 1;
+            long long r = __shfl_sync(MOE_FULL, row, k);
+            float wj = __shfl_sync(MOE_FULL, wk, k);
+            if (c < H / 8) bf16x8_add(acc, __ldcg((const int4 *) (y + r * row_bytes) + c), wj);
+        }
+        if (c < H / 8) {
+            float4 *f = (float4 *) to + 2 * c;
+            f[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
+            f[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
+        }
+    }
+    moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
+    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, per_op, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    __syncthreads();
+    ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
+    // C: every PE's share of each own token, summed.
+    for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
+        int t = (int) (item / chunks);
+        long long c = (item % chunks) * 32 + lane;
+        int pe = -1;
+        float wk = 0.f;
+        if (lane < K) {
+            int2 r = route[(long long) t * K + lane];
+            if (r.x >= 0) {
+                pe = r.x / L;
+                wk = w[(long long) t * K + lane];
+            }
+        }
+        unsigned int pes = __reduce_or_sync(MOE_FULL, pe >= 0 ? 1u << pe : 0u);
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        for (unsigned int dm = pes; dm; dm &= dm - 1) {
+            int d = __ffs(dm) - 1;
+            unsigned int ks = __ballot_sync(MOE_FULL, pe == d);
+            float wd = __shfl_sync(MOE_FULL, wk, __ffs(ks) - 1); // used when PE d holds one of the token's experts
+            const char *from = own + a.off_comb + ((long long) d * maxT + t) * slot_bytes;
+            if (c >= H / 8) continue;
+            if (__popc(ks) == 1) {
+                bf16x8_add(acc, __ldcg((const int4 *) from + c), wd);
+            } else {
+                float4 f0 = __ldcg((const float4 *) from + 2 * c), f1 = __ldcg((const float4 *) from + 2 * c + 1);
+                acc[0] += f0.x; acc[1] += f0.y; acc[2] += f0.z; acc[3] += f0.w;
+                acc[4] += f1.x; acc[5] += f1.y; acc[6] += f1.z; acc[7] += f1.w;
+            }
+        }
+        if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
+    }
+    if (moe_last_block_publishes(a) && a.ctl != 0) {
+        volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
+        ctl[2] = ctl[2] + 1; // every block has passed its waits
     }
 }
 
@@ -914,7 +1077,8 @@ int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
 
 int ucn_ops_moe_ll_combine(const long long *raw, int n) {
     MOE_PARSE("moe_ll_combine_kernel");
-    return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_kernel<false>, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    // Loads/stores: the experts' PEs push summed rows; NVSHMEM transport: the owners pull every row.
+    return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_push_kernel, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 }

@@ -7,10 +7,12 @@ import dev.unicomm.api.MoeConfig;
  * Normal mode: count matrix [2][R][R+L] (tagged int64), arrival and staging counters [R], the
  * receive area [R*T rows of 2H bytes] (FP8 rows use H bytes, their scales start at R*T*H), ids
  * [R*T][K] int64, weights [R*T][K] fp32. Low-latency mode: count matrix [2][R][E], counters
- * [2][R] each, two generations of [L][R*T] rows of 2H bytes (FP8: H-byte rows, then scales).
+ * [2][R] each, two generations of [L][R*T] rows of 2H bytes (FP8: H-byte rows, then scales), and
+ * the push combine's row map [2][R][T][K] (int64, in recvIdx), weights [R][T][K] (fp32, in recvW)
+ * and per-(source PE, token) sums [R][T] of 4H bytes (comb).
  */
 public record MoeSymLayout(long cnt, long done, long ready, long recv, long recvScales, long recvIdx, long recvW, long region,
-                    long total) {
+                    long comb, long total) {
     private static final long ALIGN = 256;
 
     public static MoeSymLayout of(MoeConfig cfg, int ranks) {
@@ -18,12 +20,13 @@ public record MoeSymLayout(long cnt, long done, long ready, long recv, long recv
         if (cfg.mode() == MoeConfig.Mode.NORMAL) {
             long cnt = 0, done = align(cnt + 2 * r * (r + l) * 8), ready = align(done + r * 8), recv = align(ready + r * 8);
             long idx = align(recv + r * t * 2 * h), w = align(idx + r * t * k * 8);
-            return new MoeSymLayout(cnt, done, ready, recv, recv + r * t * h, idx, w, 0, align(w + r * t * k * 4));
+            return new MoeSymLayout(cnt, done, ready, recv, recv + r * t * h, idx, w, 0, 0, align(w + r * t * k * 4));
         }
         long e = cfg.numExperts();
         long cnt = 0, done = align(cnt + 2 * r * e * 8), ready = align(done + 2 * r * 8), recv = align(ready + 2 * r * 8);
         long region = align(l * r * t * 2 * h);
-        return new MoeSymLayout(cnt, done, ready, recv, 0, 0, 0, region, recv + 2 * region);
+        long map = recv + 2 * region, w = align(map + 2 * r * t * k * 8), comb = align(w + r * t * k * 4);
+        return new MoeSymLayout(cnt, done, ready, recv, 0, map, w, region, comb, comb + r * t * 4 * h);
     }
 
     static long align(long v) { return (v + ALIGN - 1) & -ALIGN; }
