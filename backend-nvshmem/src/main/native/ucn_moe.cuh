@@ -292,27 +292,54 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
 // -------------------------------------------------------------------------------- normal mode
 
 /*
- * One block: routing and the count exchange. Position of each token in each destination's
- * receive area (ballot scan, in token order), per-expert counts, then every PE gets this PE's
- * row of the count matrix [src][R tokens-per-rank | L tokens-per-local-expert]. Waits for the
- * full matrix, then writes the send offsets (device) and N + per-expert counts (info).
+ * Waits until every block of the grid has called it (all blocks are resident: the grid is within
+ * this PE's share of the SMs). The counter is the slot's grid_done word (0 between operations); the
+ * last block to arrive resets it and releases the others through the word after it, with the
+ * operation's sequence number, so nothing needs clearing between operations.
+ */
+__device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        unsigned int *count = (unsigned int *) a.grid_done;
+        volatile unsigned long long *release = (volatile unsigned long long *) ((char *) a.grid_done + 8);
+        __threadfence();
+        if (atomicAdd(count, 1u) == gridDim.x - 1) {
+            *count = 0;
+            __threadfence();
+            *release = (unsigned long long) a.seq;
+        } else {
+            for (unsigned int spins = 1; *release != (unsigned long long) a.seq; spins++)
+                if (moe_spin_ends(spins, deadline, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
+/*
+ * Routing and the count exchange, a block per slice of the tokens. Each block finds its tokens'
+ * destinations and per-expert counts and publishes its totals (part_counts[block][E | R]); after
+ * a grid barrier each block numbers its tokens per destination after the earlier blocks' (ballot
+ * scan, in token order: pos), and block 0 sends every PE this PE's row of the count matrix
+ * [src][R tokens-per-rank | L tokens-per-local-expert], waits for the full matrix, then writes the
+ * send offsets (device) and N + per-expert counts (info).
  */
 template <bool NV>
 __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     extern __shared__ int sh[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    int per = (T + gridDim.x - 1) / gridDim.x, t0 = min(T, (int) blockIdx.x * per), t1 = min(T, t0 + per);
     int *cnt_e = sh, *base = sh + E, *tot = base + R, *wsum = tot + R; // wsum: [32 warps][R]
-    unsigned int *mask_of = (unsigned int *) (wsum + 32 * R); // [T]: bit d = token goes to rank d
+    unsigned int *mask_of = (unsigned int *) (wsum + 32 * R); // [t1 - t0]: bit d = token goes to rank d
     for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
-    for (int i = threadIdx.x; i < T; i += blockDim.x) mask_of[i] = 0;
-    if (threadIdx.x < R) base[threadIdx.x] = 0;
+    if (threadIdx.x < R) base[threadIdx.x] = tot[threadIdx.x] = 0;
     __syncthreads();
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
-    int *pos = (int *) a.pos;
-    // A thread per token; up to 16 ids in registers, loaded together (one block: latency bound).
-    for (int t = threadIdx.x; t < T; t += blockDim.x) {
+    int *pos = (int *) a.pos, *part = (int *) a.part_counts;
+    // A thread per token; up to 16 ids in registers, loaded together.
+    for (int t = t0 + threadIdx.x; t < t1; t += blockDim.x) {
         unsigned int mask = 0;
         if (K <= 16) {
             long long r[16];
@@ -344,14 +371,27 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
                 mask |= 1u << (e / L);
             }
         }
-        mask_of[t] = mask;
+        mask_of[t - t0] = mask;
+        for (int d = 0; d < R; d++)
+            if ((mask >> d) & 1) atomicAdd(&tot[d], 1);
+    }
+    __syncthreads();
+    int *mine = part + (long long) blockIdx.x * (E + R);
+    for (int i = threadIdx.x; i < E + R; i += blockDim.x) mine[i] = i < E ? cnt_e[i] : tot[i - E];
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    moe_grid_sync(a, deadline);
+    // This block's first position per destination: the earlier blocks' tokens come first.
+    if (threadIdx.x < R) {
+        int b = 0;
+        for (int j = 0; j < (int) blockIdx.x; j++) b += ((volatile int *) part)[(long long) j * (E + R) + E + threadIdx.x];
+        base[threadIdx.x] = b;
     }
     __syncthreads();
     // Positions: per chunk of blockDim tokens, a ballot per destination, one scan over the warps
     // for all destinations at once (two barriers per chunk, whatever R).
-    for (int c0 = 0; c0 < T; c0 += blockDim.x) {
+    for (int c0 = t0; c0 < t1; c0 += blockDim.x) {
         int t = c0 + threadIdx.x;
-        unsigned int mask = t < T ? mask_of[t] : 0;
+        unsigned int mask = t < t1 ? mask_of[t - t0] : 0;
         for (int d = 0; d < R; d++) {
             unsigned int b = __ballot_sync(MOE_FULL, (mask >> d) & 1);
             if (lane == 0) wsum[warp * R + d] = __popc(b);
@@ -372,12 +412,21 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
         for (int d = 0; d < R; d++) {
             bool in = (mask >> d) & 1;
             unsigned int b = __ballot_sync(MOE_FULL, in);
-            if (t < T) pos[(long long) t * R + d] = in ? base[d] + wsum[warp * R + d] + __popc(b & ((1u << lane) - 1)) : -1;
+            if (t < t1) pos[(long long) t * R + d] = in ? base[d] + wsum[warp * R + d] + __popc(b & ((1u << lane) - 1)) : -1;
         }
         __syncthreads();
         if (threadIdx.x < R) base[threadIdx.x] += tot[threadIdx.x];
         __syncthreads();
     }
+    if (blockIdx.x != 0) return;
+    // Block 0: this PE's totals (all blocks' parts), sent to every PE as its row of the count matrix.
+    for (int i = threadIdx.x; i < E + R; i += blockDim.x) {
+        int n = 0;
+        for (int j = 0; j < (int) gridDim.x; j++) n += ((volatile int *) part)[(long long) j * (E + R) + i];
+        if (i < E) cnt_e[i] = n;
+        else base[i - E] = n;
+    }
+    __syncthreads();
     const long long *peers = (const long long *) a.peers;
     int row = R + L, p = (int) (a.gen & 1);
     unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
@@ -386,7 +435,6 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
         unsigned int v = j < R ? base[j] : cnt_e[d * L + j - R];
         moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * row + j) * 8, tag | v);
     }
-    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
     __syncthreads();
     for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
@@ -1057,7 +1105,13 @@ int ucn_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
         /* No count exchange: a barrier, so no PE writes into a receive area its owner still reads. */
         nvshmemx_barrier_all_on_stream(STREAM(a.stream));
         if ((rc = launch_check("nvshmemx_barrier_all_on_stream"))) return rc;
-    } else if ((rc = moe_launch(prep, "moe_normal_prep_kernel", 1, 1024, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    } else {
+        /* A block per 256 tokens (at most this PE's blocks: they wait for each other, so all must be resident). */
+        long long grid = (a.tokens + 255) / 256;
+        if (grid > a.blocks) grid = a.blocks;
+        if (grid < 1) grid = 1;
+        if ((rc = moe_launch(prep, "moe_normal_prep_kernel", (unsigned) grid, 512, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    }
     moe_mark(1, a.stream);
     rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);

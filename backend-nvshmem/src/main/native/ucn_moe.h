@@ -42,6 +42,7 @@ typedef struct {
                                        bytes (one PE's sum of a token's experts: bf16 for one expert, else fp32); that
                                        mode's off_recv_idx is the row map [2][R][max_tokens][topk] (tagged int64) and
                                        off_recv_w the weights [R][max_tokens][topk] (fp32) */
+    long long part_counts;          /* normal dispatch: device int32 [blocks][experts + nranks], each routing block's counts */
 } ucn_moe_args;
 
 #define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))

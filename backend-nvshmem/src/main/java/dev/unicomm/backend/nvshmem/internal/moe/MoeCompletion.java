@@ -19,7 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Slots: 0 layout and normal operations, 1-2 low-latency dispatch (per generation parity),
  * 3-4 low-latency combine. Each slot also has 64 bytes of device memory: the kernels' error
- * record (written with atomics, which host memory does not take) and the grid's done counter.
+ * record (written with atomics, which host memory does not take), the grid's done counter (byte
+ * 48) and the release word of a grid barrier (byte 56, the normal dispatch's routing kernel).
  * Word 5 of each pinned slot is the abort word: set once the job is aborted, it ends every kernel
  * spin within microseconds instead of at the kernel's deadline (the communicator's timeout).
  */

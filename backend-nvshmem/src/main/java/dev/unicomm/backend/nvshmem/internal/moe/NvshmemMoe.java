@@ -142,6 +142,7 @@ public final class NvshmemMoe implements MoeBuffer {
         this.layoutExpert = alloc(4L * experts);
         this.layoutInRank = alloc((long) maxT * ranks);
         this.ctl = normal ? 0 : alloc(32);
+        long partCounts = normal ? alloc(4L * blocks * (experts + ranks)) : 0; // the routing kernel's per-block counts
         // NVSHMEM transport: rows are staged per warp (quantised FP8 rows, 512-byte pieces pulled by combines).
         long perWarp = viaNvshmem ? MoeSymLayout.align(Math.max(Math.max(4L * 512, (long) topk * 512), hidden + hidden / 32L + 16)) : 0;
         long scratch = viaNvshmem ? alloc((long) blocks * (LL_THREADS / 32) * perWarp) : 0;
@@ -156,7 +157,7 @@ public final class NvshmemMoe implements MoeBuffer {
         args.set(RANK, me).set(NRANKS, ranks).set(HIDDEN, hidden).set(TOPK, topk).set(EXPERTS, experts)
                 .set(LOCAL_EXPERTS, local).set(MAX_TOKENS, maxT).set(PEERS, peers).set(OFF_CNT, lay.cnt())
                 .set(OFF_RECV, lay.recv()).set(OFF_RECV_SCALES, lay.recvScales()).set(OFF_RECV_IDX, lay.recvIdx())
-                .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region()).set(OFF_COMB, lay.comb())
+                .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region()).set(OFF_COMB, lay.comb()).set(PART_COUNTS, partCounts)
                 .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
                 .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
