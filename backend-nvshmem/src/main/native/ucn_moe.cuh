@@ -14,6 +14,7 @@
  * Orderings follow notes/moe-semantics.md: receivers get tokens by source rank, then source index.
  */
 #include <cuda_fp8.h>
+#include <stdlib.h>
 #include "ucn_moe.h"
 
 #define MOE_FULL 0xffffffffu
@@ -73,6 +74,36 @@ __device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsig
         if (moe_spin_ends(spins, deadline, abort, err, who, 0, (long long) tag)) return -1;
     return (int) (unsigned int) v;
 }
+
+/*
+ * Phase tracing for kernel work (UCN_MOE_TRACE=<file prefix> in the environment, read at the first
+ * MoE call): thread 0 of the first and of the last block notes when each phase ended, in ns after
+ * the kernel started on that block, into moe_trace_buf; the next MoE call copies the notes to
+ * <prefix>.<pid> (the host has seen the kernel end by then). Off by default: a uniform branch per phase.
+ */
+#define MOE_TRACE_PHASES 10
+__device__ int moe_trace_on;
+__device__ unsigned long long moe_trace_buf[2][MOE_TRACE_PHASES + 2]; // [first, last block][kernel id, phases, ends]
+struct moe_trace {
+    unsigned long long t[MOE_TRACE_PHASES];
+    int n;
+};
+__device__ __forceinline__ bool moe_tracing(void) {
+    return moe_trace_on && threadIdx.x == 0 && (blockIdx.x == 0 || blockIdx.x == gridDim.x - 1);
+}
+__device__ __forceinline__ void moe_mark_phase(moe_trace &tr) {
+    if (moe_tracing() && tr.n < MOE_TRACE_PHASES) tr.t[tr.n++] = moe_now();
+}
+/* kernel: 1 ll dispatch, 2 ll combine, 3 normal prep, 4 normal dispatch, 5 normal combine. */
+__device__ void moe_trace_end(const moe_trace &tr, int kernel) {
+    if (!moe_tracing()) return;
+    unsigned long long *b = moe_trace_buf[blockIdx.x == 0 ? 0 : 1];
+    b[0] = (unsigned long long) kernel;
+    b[1] = (unsigned long long) tr.n;
+    for (int i = 1; i < tr.n; i++) b[1 + i] = tr.t[i] - tr.t[0];
+}
+#define MOE_TRACE_BEGIN moe_trace tr; tr.n = 0; moe_mark_phase(tr)
+#define MOE_PHASE moe_mark_phase(tr)
 
 /* What one PE's grid adds to a receiver's counter per operation, whatever its size (NvMoeArgs.SIGNAL_PER_OP). */
 #define MOE_SIGNAL_PER_OP (1ULL << 20)
@@ -327,6 +358,7 @@ __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline
 template <bool NV>
 __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     extern __shared__ int sh[];
+    MOE_TRACE_BEGIN;
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     int per = (T + gridDim.x - 1) / gridDim.x, t0 = min(T, (int) blockIdx.x * per), t1 = min(T, t0 + per);
@@ -379,7 +411,9 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     int *mine = part + (long long) blockIdx.x * (E + R);
     for (int i = threadIdx.x; i < E + R; i += blockDim.x) mine[i] = i < E ? cnt_e[i] : tot[i - E];
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    MOE_PHASE; // 1: own slice routed
     moe_grid_sync(a, deadline);
+    MOE_PHASE; // 2: grid barrier
     // This block's first position per destination: the earlier blocks' tokens come first.
     if (threadIdx.x < R) {
         int b = 0;
@@ -418,7 +452,11 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
         if (threadIdx.x < R) base[threadIdx.x] += tot[threadIdx.x];
         __syncthreads();
     }
-    if (blockIdx.x != 0) return;
+    MOE_PHASE; // 3: positions written
+    if (blockIdx.x != 0) {
+        moe_trace_end(tr, 3);
+        return;
+    }
     // Block 0: this PE's totals (all blocks' parts), sent to every PE as its row of the count matrix.
     for (int i = threadIdx.x; i < E + R; i += blockDim.x) {
         int n = 0;
@@ -436,9 +474,12 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
         moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * row + j) * 8, tag | v);
     }
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
+    MOE_PHASE; // 4: counts sent
     __syncthreads();
     for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
     __syncthreads();
+    MOE_PHASE; // 5: count matrix complete
+    moe_trace_end(tr, 3);
     int *info = (int *) a.info;
     if (threadIdx.x < R) {
         int s_off = 0;
@@ -461,13 +502,28 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
  * Grid: a warp per token writes the token's row (and fp8 scales, local expert ids, weights) into
  * each destination's receive area at its slot. Then every block signals every PE, and block 0
  * waits until all PEs' blocks have signalled this PE (a.expected in total per source).
+ * CACHED (routing from an earlier dispatch, no count exchange): first every PE must have entered
+ * this operation, so that no PE writes into a receive area its owner still reads: block 0 stamps
+ * word 0 of this PE's row of the count matrix on every PE with the generation, every block waits
+ * for all PEs' stamps (in the kernel: no barrier kernel and launch before it).
  */
-template <bool NV>
+template <bool NV, bool CACHED>
 __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a) {
+    MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, E = (int) a.experts;
     int lane = threadIdx.x & 31;
     long long H = a.hidden, row_bytes = a.fp8 ? H : 2 * H, scale_bytes = (H / 128) * 4;
     const long long *peers = (const long long *) a.peers;
+    if (CACHED) {
+        long long row = R + L, p = a.gen & 1;
+        unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
+        if (blockIdx.x == 0 && threadIdx.x < R) moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        const unsigned long long *m = (const unsigned long long *) (peers[a.rank] + a.off_cnt) + p * R * row;
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        if (threadIdx.x < R) moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+        __syncthreads();
+        MOE_PHASE; // 1: every PE entered
+    }
     const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
     const long long *idx = (const long long *) a.topk_idx;
     const float *w = (const float *) a.topk_w;
@@ -520,14 +576,21 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
             }
         }
     }
+    MOE_PHASE; // 1: rows written
     moe_signal_all<NV>(a, a.off_done, a.rank);
-    if (blockIdx.x != 0) return;
+    MOE_PHASE; // 2: signalled
+    if (blockIdx.x != 0) {
+        moe_trace_end(tr, 4);
+        return;
+    }
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);
     }
     __syncthreads();
+    MOE_PHASE; // 3: every PE's rows arrived
+    moe_trace_end(tr, 4);
     if (threadIdx.x == 0) moe_publish(a); // every PE's rows for this PE have arrived
 }
 
@@ -538,6 +601,7 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
  */
 template <bool NV>
 __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a) {
+    MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, me = (int) a.rank;
     int lane = threadIdx.x & 31;
     long long H = a.hidden, row_bytes = 2 * H;
@@ -550,13 +614,16 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     if (a.y_w != 0)
         for (long long r = gw; r < a.recv_tokens; r += warps)
             moe_warp_copy(own + a.off_recv_w + r * K * 4, (const char *) a.y_w + r * K * 4, K * 4, lane);
+    MOE_PHASE; // 1: staged
     moe_signal_all<NV>(a, a.off_ready, me);
+    MOE_PHASE; // 2: signalled
     if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 2);
     }
     __syncthreads();
+    MOE_PHASE; // 3: every PE staged
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
     bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
     const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
@@ -609,6 +676,8 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
             }
         }
     }
+    MOE_PHASE; // 4: own tokens summed
+    moe_trace_end(tr, 5);
     moe_last_block_publishes(a);
 }
 
@@ -667,6 +736,7 @@ __device__ __forceinline__ void moe_map_put(const ucn_moe_args &a, int d, int p,
 template <bool NV>
 __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     extern __shared__ unsigned int bits[];
+    MOE_TRACE_BEGIN;
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     moe_seq q = moe_sequence(a, 1);
     int me = (int) a.rank, maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
@@ -682,6 +752,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         if (e >= 0) atomicOr(&bits[e * W + t / 32], 1u << (t % 32));
     }
     __syncthreads();
+    MOE_PHASE; // 1: bitmaps built
     unsigned long long tag = (unsigned long long) (unsigned int) q.gen << 32;
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * E;
     if (blockIdx.x == 0) {
@@ -695,6 +766,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
     __syncthreads();
+    MOE_PHASE; // 2: count matrix complete
     if (blockIdx.x == 0) {
         for (int le = threadIdx.x; le < L; le += blockDim.x) {
             int n = 0;
@@ -742,27 +814,29 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
         char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
         float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
-        // Four 256-channel pieces are loaded before any is converted: one memory round trip per four
-        // pieces instead of one per piece (the loop is latency bound otherwise; eight would spill).
-        for (long long g0 = (long long) part * 256; g0 < H; g0 += 4LL * split * 256) {
+        // This warp's run of 256-channel pieces, four at a time: their loads in flight together, then
+        // converted, and their eight scales stored at once (one small store per four pieces, not two per piece).
+        long long pieces = (H + 255) / 256, per = (pieces + split - 1) / split, first = part * per, last = min(pieces, first + per);
+        for (long long g = first; g < last; g += 4) {
             int4 raw[4];
 #pragma unroll
             for (int u = 0; u < 4; u++) {
-                long long ch = g0 + (long long) u * split * 256 + lane * 8;
-                raw[u] = ch < H ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
+                long long ch = (g + u) * 256 + lane * 8;
+                raw[u] = g + u < last && ch < H ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
             }
+            float mine = 0.f; // lane j: the scale of 128-channel block 2g + j
 #pragma unroll
             for (int u = 0; u < 4; u++) {
-                long long c0 = g0 + (long long) u * split * 256;
-                if (c0 >= H) break; // warp-uniform
-                long long ch = c0 + lane * 8;
+                if (g + u >= last) break; // warp-uniform
+                long long ch = (g + u) * 256 + lane * 8;
                 float scale;
                 uint2 q = moe_fp8_quantise(raw[u], ch < H, &scale);
-                if (ch < H) {
-                    *(uint2 *) (dst + ch) = q;
-                    if ((lane & 15) == 0) sdst[ch / 128] = scale;
-                }
+                if (ch < H) *(uint2 *) (dst + ch) = q;
+                float s0 = __shfl_sync(MOE_FULL, scale, 0), s1 = __shfl_sync(MOE_FULL, scale, 16);
+                if (lane == 2 * u) mine = s0;
+                if (lane == 2 * u + 1) mine = s1;
             }
+            if (lane < 8 && 2 * g + lane < 2 * last && 2 * g + lane < scale_cols) sdst[2 * g + lane] = mine;
         }
         if (NV) {
             __syncwarp();
@@ -770,7 +844,10 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
             moe_put_rows<NV>(a, d, scale_off, (const char *) sdst, scale_cols * 4, lane);
         }
     }
+    MOE_PHASE; // 3: rows written
     moe_signal_all<NV>(a, a.off_done, (long long) p * R + me);
+    MOE_PHASE; // 4: signalled
+    if (blockIdx.x != 0) moe_trace_end(tr, 1);
     // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
     if (blockIdx.x != 0) return;
     if (threadIdx.x < R) {
@@ -779,6 +856,8 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
     }
     __syncthreads();
+    MOE_PHASE; // 5: every PE's rows arrived
+    moe_trace_end(tr, 1);
     if (threadIdx.x == 0) {
         moe_publish(a);
         if (a.ctl != 0) { // every block has read the counters (their arrival signals came after)
@@ -876,17 +955,18 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
  * Low-latency combine, load/store transport: the experts' PEs push, instead of the owners pulling.
  * Each PE holding experts of a token sums them there and stores one row per (token, PE) into the
  * owner's combine area, so a token crosses NVLink once per remote PE rather than once per expert:
- *   A. owners store their weights w[t][k] beside the expert slot's row map (written by the dispatch)
- *      on the expert's PE, and signal every PE (ready += SIGNAL_PER_OP);
- *   B. once every owner's weights are there, a warp per (source, token, 256 channels) reads the
- *      token's rows on this PE: one row is passed on as it is (bf16, the owner weighs it), several
- *      are summed weighted in fp32 and passed on in fp32 (no second bf16 rounding: the kit wants one
- *      bf16 ulp); then signal every PE again;
+ *   A. owners store their weights w[t][k], tagged with the generation, beside the expert slot's row
+ *      map (written by the dispatch) on the expert's PE; no barrier: a reader waits for the tag;
+ *   B. a warp per (source, token, 256 channels) reads the token's rows on this PE: one row is passed
+ *      on as it is (bf16, the owner weighs it), several are summed weighted in fp32 (waiting for
+ *      their weights) and passed on in fp32 (no second bf16 rounding: the kit wants one bf16 ulp);
+ *      then every PE is signalled;
  *   C. once every PE's rows are there, a warp per (own token, 256 channels) sums them: all loads local.
- * The combine area has one generation: a PE's phase B for the next combine waits for the owner's
- * phase A, which comes after the owner's phase C of this one (stream order).
+ * Row maps, weights and the combine area have two generations, like the receive area: a PE pushing
+ * for combine g+2 has passed dispatch g+2, which the owner starts only after its combine g.
  */
 __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args a) {
+    MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
     moe_seq q = moe_sequence(a, 2);
     int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
@@ -897,23 +977,23 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
     const int2 *route = (const int2 *) a.route + (long long) p * maxT * K;
     const float *w = (const float *) a.topk_w;
-    // A: weights next to the row maps, [src][t][k] on the expert slot's PE.
+    long long gen_words = (long long) R * maxT * K; // row map and weight words per generation
+    unsigned int tag = (unsigned int) q.gen;
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    // A: weights next to the row maps, [gen][src][t][k] on the expert slot's PE.
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < (long long) T * K; i += (long long) gridDim.x * blockDim.x) {
         int2 r = route[i];
-        if (r.x >= 0) ((float *) ((char *) peers[r.x / L] + a.off_recv_w))[(long long) me * maxT * K + i] = w[i];
+        if (r.x < 0) continue;
+        unsigned long long *to = (unsigned long long *) ((char *) peers[r.x / L] + a.off_recv_w);
+        ((volatile unsigned long long *) to)[p * gen_words + (long long) me * maxT * K + i] =
+            (unsigned long long) tag << 32 | (unsigned int) __float_as_uint(w[i]);
     }
-    unsigned long long per_op = 2 * q.expected; // two signals per combine
-    moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
-    const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, per_op - MOE_SIGNAL_PER_OP, deadline, moe_abort_word(a), err, threadIdx.x, 4);
-    __syncthreads();
-    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
+    MOE_PHASE; // 1: weights written
     // B: this PE's share of every source's tokens.
     const char *y = a.y != 0 ? (const char *) a.y : own + a.off_recv + p * a.region;
-    const unsigned long long *map = (const unsigned long long *) (own + a.off_recv_idx) + (long long) p * R * maxT * K;
-    const float *wt = (const float *) (own + a.off_recv_w);
-    unsigned int tag = (unsigned int) q.gen;
+    const unsigned long long *map = (const unsigned long long *) (own + a.off_recv_idx) + p * gen_words;
+    const unsigned long long *wt = (const unsigned long long *) (own + a.off_recv_w) + p * gen_words;
+    bool ok = true;
     for (long long item = gw; ok && item < (long long) R * maxT * chunks; item += warps) {
         long long st = item / chunks, c = (item % chunks) * 32 + lane;
         int s = (int) (st / maxT);
@@ -921,13 +1001,19 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
         long long row = (unsigned int) (ent >> 32) == tag ? (long long) (unsigned int) ent - 1 : -1;
         unsigned int rows = __ballot_sync(MOE_FULL, row >= 0);
         if (rows == 0) continue;
-        char *to = (char *) peers[s] + a.off_comb + ((long long) me * maxT + st % maxT) * slot_bytes;
+        char *to = (char *) peers[s] + a.off_comb + (((long long) p * R + me) * maxT + st % maxT) * slot_bytes;
         if (__popc(rows) == 1) {
             long long r = __shfl_sync(MOE_FULL, row, __ffs(rows) - 1);
             if (c < H / 8) ((int4 *) to)[c] = __ldcg((const int4 *) (y + r * row_bytes) + c);
             continue;
         }
-        float wk = row >= 0 ? wt[st * K + lane] : 0.f, acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+        float wk = 0.f;
+        if (row >= 0) {
+            int v = moe_wait_tag(wt + st * K + lane, tag, deadline, moe_abort_word(a), err, s);
+            wk = __uint_as_float((unsigned int) v);
+        }
+        ok = __all_sync(MOE_FULL, *(volatile long long *) err == 0);
+        float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         // Eight rows' loads in flight at once, then the rest.
         int4 v[8];
         float wv[8];
@@ -958,11 +1044,16 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
             f[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
         }
     }
+    MOE_PHASE; // 2: sums pushed
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
-    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, per_op, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    MOE_PHASE; // 3: signalled
+    const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
+    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
     __syncthreads();
+    MOE_PHASE; // 4: every PE's sums arrived
     ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
     // C: every PE's share of each own token, summed.
+    const char *comb = own + a.off_comb + (long long) p * R * maxT * slot_bytes;
     for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
         int t = (int) (item / chunks);
         long long c = (item % chunks) * 32 + lane;
@@ -981,7 +1072,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
             int d = __ffs(dm) - 1;
             unsigned int ks = __ballot_sync(MOE_FULL, pe == d);
             float wd = __shfl_sync(MOE_FULL, wk, __ffs(ks) - 1); // used when PE d holds one of the token's experts
-            const char *from = own + a.off_comb + ((long long) d * maxT + t) * slot_bytes;
+            const char *from = comb + ((long long) d * maxT + t) * slot_bytes;
             if (c >= H / 8) continue;
             if (__popc(ks) == 1) {
                 bf16x8_add(acc, __ldcg((const int4 *) from + c), wd);
@@ -993,9 +1084,11 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
         }
         if (c < H / 8) ((int4 *) ((char *) a.out + ((long long) p * maxT + t) * row_bytes))[c] = bf16x8_pack(acc);
     }
+    MOE_PHASE; // 5: own tokens summed
+    moe_trace_end(tr, 2);
     if (moe_last_block_publishes(a) && a.ctl != 0) {
         volatile unsigned long long *ctl = (volatile unsigned long long *) a.ctl;
-        ctl[2] = ctl[2] + 1; // every block has passed its waits
+        ctl[2] = ctl[2] + 1; // every block has passed its wait
     }
 }
 
@@ -1040,9 +1133,41 @@ static int moe_timed(moe_kernel k, const char *name, unsigned grid, unsigned blo
     return rc;
 }
 
+/* UCN_MOE_TRACE=<prefix>: the kernels note their phase times (moe_trace_buf); each MoE call first
+   appends the previous kernel's notes to <prefix>.<pid>, one line per block: kernel id, block, ends (ns). */
+static FILE *moe_trace_file;
+
+static void moe_trace_flush(void) {
+    static int started;
+    if (!started) {
+        started = 1;
+        const char *prefix = getenv("UCN_MOE_TRACE");
+        if (prefix == NULL || *prefix == 0) return;
+        char path[4096];
+        snprintf(path, sizeof path, "%s.%d", prefix, (int) getpid());
+        moe_trace_file = fopen(path, "w");
+        int on = moe_trace_file != NULL;
+        if (on) cudaMemcpyToSymbol(moe_trace_on, &on, sizeof on);
+        return;
+    }
+    if (moe_trace_file == NULL) return;
+    unsigned long long b[2][MOE_TRACE_PHASES + 2];
+    if (cudaMemcpyFromSymbol(b, moe_trace_buf, sizeof b) != cudaSuccess) return;
+    for (int k = 0; k < 2; k++) {
+        if (b[k][0] == 0) continue;
+        fprintf(moe_trace_file, "MOETRACE %llu %s", b[k][0], k == 0 ? "first" : "last");
+        for (unsigned long long i = 1; i < b[k][1] && i < MOE_TRACE_PHASES; i++) fprintf(moe_trace_file, " %llu", b[k][1 + i]);
+        fprintf(moe_trace_file, "\n");
+    }
+    fflush(moe_trace_file);
+    memset(b, 0, sizeof b);
+    cudaMemcpyToSymbol(moe_trace_buf, b, sizeof b); // a call whose kernel notes nothing prints nothing
+}
+
 /* Every entry starts here: this thread's device, and the argument block checked and copied. */
 #define MOE_PARSE(name)                         \
     ensure_device();                            \
+    moe_trace_flush();                          \
     ucn_moe_args a;                              \
     int rc = moe_args(raw, n, &a, name);        \
     if (rc) return rc
@@ -1097,21 +1222,18 @@ int ucn_ops_moe_layout(const long long *raw, int n) {
 /* Normal dispatch: the count exchange (with cached routing: a barrier instead) and the data kernel. */
 int ucn_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     MOE_PARSE("moe_normal_dispatch_kernel");
+    if (cached) /* no count exchange; the kernel itself waits until every PE has entered the operation */
+        return moe_timed(a.transport ? moe_normal_dispatch_kernel<true, true> : moe_normal_dispatch_kernel<false, true>,
+                         "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
-    moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true> : moe_normal_dispatch_kernel<false>;
+    moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true, false> : moe_normal_dispatch_kernel<false, false>;
     moe_ev_kernels = 2;
     moe_mark(0, a.stream);
-    if (cached) {
-        /* No count exchange: a barrier, so no PE writes into a receive area its owner still reads. */
-        nvshmemx_barrier_all_on_stream(STREAM(a.stream));
-        if ((rc = launch_check("nvshmemx_barrier_all_on_stream"))) return rc;
-    } else {
-        /* A block per 256 tokens (at most this PE's blocks: they wait for each other, so all must be resident). */
-        long long grid = (a.tokens + 255) / 256;
-        if (grid > a.blocks) grid = a.blocks;
-        if (grid < 1) grid = 1;
-        if ((rc = moe_launch(prep, "moe_normal_prep_kernel", (unsigned) grid, 512, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
-    }
+    /* A block per 256 tokens (at most this PE's blocks: they wait for each other, so all must be resident). */
+    long long grid = (a.tokens + 255) / 256;
+    if (grid > a.blocks) grid = a.blocks;
+    if (grid < 1) grid = 1;
+    if ((rc = moe_launch(prep, "moe_normal_prep_kernel", (unsigned) grid, 512, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
     moe_mark(1, a.stream);
     rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);

@@ -38,10 +38,10 @@ typedef struct {
                                        signals (PEs whose heaps are not mapped into each other: other nodes) */
     long long scratch;              /* transport 1: device bytes per warp (scratch_per_warp) for staged rows */
     long long scratch_per_warp;
-    long long off_comb;             /* low-latency, load/store: the push combine's area [R][max_tokens] slots of 4*hidden
+    long long off_comb;             /* low-latency, load/store: the push combine's area [2][R][max_tokens] slots of 4*hidden
                                        bytes (one PE's sum of a token's experts: bf16 for one expert, else fp32); that
-                                       mode's off_recv_idx is the row map [2][R][max_tokens][topk] (tagged int64) and
-                                       off_recv_w the weights [R][max_tokens][topk] (fp32) */
+                                       mode's off_recv_idx is the row map and off_recv_w the weights, both
+                                       [2][R][max_tokens][topk] int64 tagged with the generation in the high half */
     long long part_counts;          /* normal dispatch: device int32 [blocks][experts + nranks], each routing block's counts */
 } ucn_moe_args;
 

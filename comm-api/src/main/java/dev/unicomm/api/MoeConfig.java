@@ -14,14 +14,14 @@ package dev.unicomm.api;
  *       weights (the count exchange), and the receive area for up to {@code R*T} tokens (data,
  *       ids, weights); FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit in the
  *       {@code 2H} bytes of a BF16 row. Outputs: {@code T*(2H + 4K)}.</li>
- *   <li>low-latency: {@code 64 + 32*R + 2*(T*(2H + 8K) + L*R*T*2H) + R*T*(4H + 20K)}: a header
+ *   <li>low-latency: {@code 64 + 32*R + 2*(T*(2H + 8K) + L*R*T*2H + R*T*(4H + 16K))}: a header
  *       (acknowledgement counters), four signal words per source rank (data ready, per
  *       generation, for dispatch and combine), two generations (DeepEP's double buffer) of the
  *       staged input (data and ids) and of the per-expert receive buffers {@code [L, R*T, H]}
- *       (which also stage the combine's input), and a combine area where the ranks holding a
- *       token's experts push their share of its sum (one fp32 row per source rank and token,
- *       with row maps and weights); the portable implementation pulls instead and leaves that
- *       area unused. Outputs: {@code 2*T*2H} (one per generation).</li>
+ *       (which also stage the combine's input), and two generations of a combine area where the
+ *       ranks holding a token's experts push their share of its sum (one fp32 row per source
+ *       rank and token, with row maps and weights); the portable implementation pulls instead
+ *       and leaves that area unused. Outputs: {@code 2*T*2H} (one per generation).</li>
  * </ul>
  *
  * @param mode             normal (throughput) or low-latency (decode)
@@ -94,7 +94,7 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
         long l = numExperts / numRanks;
         long send = Math.multiplyExact(t, Math.addExact(2 * h, 8 * k));
         long recv = Math.multiplyExact(Math.multiplyExact(Math.multiplyExact(l, r), t), 2 * h);
-        long combine = Math.multiplyExact(Math.multiplyExact(r, t), Math.addExact(4 * h, 20 * k));
+        long combine = Math.multiplyExact(Math.multiplyExact(r, t), Math.addExact(8 * h, 32 * k));
         return Math.addExact(Math.addExact(fixed, Math.multiplyExact(2, Math.addExact(send, recv))), combine);
     }
 

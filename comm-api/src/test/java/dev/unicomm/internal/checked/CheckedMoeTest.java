@@ -189,7 +189,7 @@ class CheckedMoeTest {
         assertEquals(64 + 12 * 4096 * 8 + 4096L * (2 * 7168 + 96) * 4, n.sizeHint(4));
         assertEquals(4096L * (2 * 7168 + 32), n.outputBytes());
         MoeConfig ll = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 256, 7168, 128, 8, true);
-        assertEquals(64 + 32 * 4 + 2 * (128L * (2 * 7168 + 64) + 64L * 4 * 128 * 2 * 7168) + 4L * 128 * (4 * 7168 + 160), ll.sizeHint(4));
+        assertEquals(64 + 32 * 4 + 2 * (128L * (2 * 7168 + 64) + 64L * 4 * 128 * 2 * 7168) + 4L * 128 * (8 * 7168 + 256), ll.sizeHint(4));
         expect("must be divisible", IllegalArgumentException.class, () -> n.sizeHint(3));
         assertEquals(n.sizeHint(4), MoeBuffer.sizeHint(n, 4));
     }

@@ -8,8 +8,8 @@ import dev.unicomm.api.MoeConfig;
  * receive area [R*T rows of 2H bytes] (FP8 rows use H bytes, their scales start at R*T*H), ids
  * [R*T][K] int64, weights [R*T][K] fp32. Low-latency mode: count matrix [2][R][E], counters
  * [2][R] each, two generations of [L][R*T] rows of 2H bytes (FP8: H-byte rows, then scales), and
- * the push combine's row map [2][R][T][K] (int64, in recvIdx), weights [R][T][K] (fp32, in recvW)
- * and per-(source PE, token) sums [R][T] of 4H bytes (comb).
+ * the push combine's row maps [2][R][T][K] (tagged int64, in recvIdx), weights [2][R][T][K]
+ * (tagged fp32 in int64, in recvW) and per-(source PE, token) sums [2][R][T] of 4H bytes (comb).
  */
 public record MoeSymLayout(long cnt, long done, long ready, long recv, long recvScales, long recvIdx, long recvW, long region,
                     long comb, long total) {
@@ -25,8 +25,8 @@ public record MoeSymLayout(long cnt, long done, long ready, long recv, long recv
         long e = cfg.numExperts();
         long cnt = 0, done = align(cnt + 2 * r * e * 8), ready = align(done + 2 * r * 8), recv = align(ready + 2 * r * 8);
         long region = align(l * r * t * 2 * h);
-        long map = recv + 2 * region, w = align(map + 2 * r * t * k * 8), comb = align(w + r * t * k * 4);
-        return new MoeSymLayout(cnt, done, ready, recv, 0, map, w, region, comb, comb + r * t * 4 * h);
+        long map = recv + 2 * region, w = align(map + 2 * r * t * k * 8), comb = align(w + 2 * r * t * k * 8);
+        return new MoeSymLayout(cnt, done, ready, recv, 0, map, w, region, comb, comb + 2 * r * t * 4 * h);
     }
 
     static long align(long v) { return (v + ALIGN - 1) & -ALIGN; }

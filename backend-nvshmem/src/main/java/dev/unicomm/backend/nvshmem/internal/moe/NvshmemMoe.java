@@ -243,18 +243,19 @@ public final class NvshmemMoe implements MoeBuffer {
         NormalHandle h = normalHandle(handle);
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
         long xa = aligned("x", x), sa = fp8 ? aligned("scales", scales) : 0;
-        // No count exchange; the native call first waits (stream-ordered barrier) until every PE is done with
-        // its receive area (results, combines).
+        // No count exchange; the kernel first waits until every PE has entered this dispatch (so is done with
+        // its receive area: results, combines), through generation stamps in the count matrix.
+        normalGen++;
         dispatches++;
         args.clearOperation().set(TOKENS, h.tokens).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa)
-                .set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(EXPECTED, dispatches * SIGNAL_PER_OP)
-                .set(THREADS, NORMAL_THREADS);
+                .set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
+                .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS);
         long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeNormalDispatch(args.words(), true);
         lastWasCombine = false;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel (cached routing)");
         if (times != null)
-            times.record(fp8 ? "normal dispatch fp8 cached" : "normal dispatch cached", "cached dispatch: barrier", "cached dispatch data kernel");
+            times.record(fp8 ? "normal dispatch fp8 cached" : "normal dispatch cached", "cached dispatch kernel (waits for every PE, then sends)", null);
         return received(fp8, h.numRecv, h.perExpert, false, false, h);
     }
 

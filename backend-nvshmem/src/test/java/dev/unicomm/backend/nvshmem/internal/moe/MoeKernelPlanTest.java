@@ -69,8 +69,8 @@ class MoeKernelPlanTest {
         assertEquals(region, l.region());
         assertTrue(l.recvIdx() >= l.recv() + 2 * region, "row maps after both generations");
         assertTrue(l.recvW() >= l.recvIdx() + 2L * 2 * 128 * 8 * 8, "weights after the row maps");
-        assertTrue(l.comb() >= l.recvW() + 2L * 128 * 8 * 4, "combine area after the weights");
-        assertEquals(l.comb() + 2L * 128 * 4 * 7168, l.total());
+        assertTrue(l.comb() >= l.recvW() + 2L * 2 * 128 * 8 * 8, "combine area after the weights");
+        assertEquals(l.comb() + 2L * 2 * 128 * 4 * 7168, l.total());
         for (long off : new long[] {l.recvIdx(), l.recvW(), l.comb()}) assertEquals(0, off % 256);
         assertTrue(l.total() <= cfg.sizeHint(2), l.total() + " <= " + cfg.sizeHint(2));
     }
