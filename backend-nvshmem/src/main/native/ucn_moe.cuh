@@ -83,7 +83,8 @@ __device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsig
  */
 #define MOE_TRACE_PHASES 10
 __device__ int moe_trace_on;
-__device__ unsigned long long moe_trace_buf[2][MOE_TRACE_PHASES + 2]; // [first, last block][kernel id, phases, ends]
+#define MOE_TRACE_KERNELS 6
+__device__ unsigned long long moe_trace_buf[MOE_TRACE_KERNELS][2][MOE_TRACE_PHASES + 2]; // [kernel][first, last block][id, phases, ends]
 struct moe_trace {
     unsigned long long t[MOE_TRACE_PHASES];
     int n;
@@ -97,7 +98,7 @@ __device__ __forceinline__ void moe_mark_phase(moe_trace &tr) {
 /* kernel: 1 ll dispatch, 2 ll combine, 3 normal prep, 4 normal dispatch, 5 normal combine. */
 __device__ void moe_trace_end(const moe_trace &tr, int kernel) {
     if (!moe_tracing()) return;
-    unsigned long long *b = moe_trace_buf[blockIdx.x == 0 ? 0 : 1];
+    unsigned long long *b = moe_trace_buf[kernel][blockIdx.x == 0 ? 0 : 1];
     b[0] = (unsigned long long) kernel;
     b[1] = (unsigned long long) tr.n;
     for (int i = 1; i < tr.n; i++) b[1 + i] = tr.t[i] - tr.t[0];
@@ -1151,14 +1152,15 @@ static void moe_trace_flush(void) {
         return;
     }
     if (moe_trace_file == NULL) return;
-    unsigned long long b[2][MOE_TRACE_PHASES + 2];
+    static unsigned long long b[MOE_TRACE_KERNELS][2][MOE_TRACE_PHASES + 2];
     if (cudaMemcpyFromSymbol(b, moe_trace_buf, sizeof b) != cudaSuccess) return;
-    for (int k = 0; k < 2; k++) {
-        if (b[k][0] == 0) continue;
-        fprintf(moe_trace_file, "MOETRACE %llu %s", b[k][0], k == 0 ? "first" : "last");
-        for (unsigned long long i = 1; i < b[k][1] && i < MOE_TRACE_PHASES; i++) fprintf(moe_trace_file, " %llu", b[k][1 + i]);
-        fprintf(moe_trace_file, "\n");
-    }
+    for (int k = 0; k < MOE_TRACE_KERNELS; k++)
+        for (int f = 0; f < 2; f++) {
+            if (b[k][f][0] == 0) continue;
+            fprintf(moe_trace_file, "MOETRACE %llu %s", b[k][f][0], f == 0 ? "first" : "last");
+            for (unsigned long long i = 1; i < b[k][f][1] && i < MOE_TRACE_PHASES; i++) fprintf(moe_trace_file, " %llu", b[k][f][1 + i]);
+            fprintf(moe_trace_file, "\n");
+        }
     fflush(moe_trace_file);
     memset(b, 0, sizeof b);
     cudaMemcpyToSymbol(moe_trace_buf, b, sizeof b); // a call whose kernel notes nothing prints nothing
