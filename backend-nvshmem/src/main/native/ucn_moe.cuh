@@ -685,32 +685,33 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
 // --------------------------------------------------------------------------- low-latency mode
 
 /*
- * Eight channels (one lane's int4 of bf16) to e4m3, with the half-warp's 128-channel block sharing
- * one scale: amax = max(|x|, 1e-4), q = x * 448 / amax, scale = amax / 448 (the kit's quantiser).
- * Every lane of the warp must call it (the amax is reduced by shuffles); dead lanes pass live false.
+ * Sixteen channels (one lane's two int4 of bf16) to e4m3, the eight lanes of a 128-channel block
+ * sharing one scale: amax = max(|x|, 1e-4), q = x * 448 / amax, scale = amax / 448 (the kit's
+ * quantiser). Every lane of the warp must call it (the amax is reduced by shuffles); dead lanes
+ * (a whole block of them) pass live false.
  */
-__device__ __forceinline__ uint2 moe_fp8_quantise(int4 raw, bool live, float *scale) {
-    float v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+__device__ __forceinline__ int4 moe_fp8_quantise16(int4 lo, int4 hi, bool live, float *scale) {
+    float v[16];
     float amax = 0.f;
-    if (live) {
-        const __nv_bfloat162 *h2 = (const __nv_bfloat162 *) &raw;
+    const __nv_bfloat162 *l2 = (const __nv_bfloat162 *) &lo, *h2 = (const __nv_bfloat162 *) &hi;
 #pragma unroll
-        for (int i = 0; i < 4; i++) {
-            float2 f = __bfloat1622float2(h2[i]);
-            v[2 * i] = f.x;
-            v[2 * i + 1] = f.y;
-        }
-#pragma unroll
-        for (int i = 0; i < 8; i++) amax = fmaxf(amax, fabsf(v[i]));
+    for (int i = 0; i < 4; i++) {
+        float2 f = __bfloat1622float2(l2[i]), g = __bfloat1622float2(h2[i]);
+        v[2 * i] = live ? f.x : 0.f;
+        v[2 * i + 1] = live ? f.y : 0.f;
+        v[8 + 2 * i] = live ? g.x : 0.f;
+        v[8 + 2 * i + 1] = live ? g.y : 0.f;
     }
-    for (int o = 8; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(MOE_FULL, amax, o));
+#pragma unroll
+    for (int i = 0; i < 16; i++) amax = fmaxf(amax, fabsf(v[i]));
+    for (int o = 4; o > 0; o >>= 1) amax = fmaxf(amax, __shfl_xor_sync(MOE_FULL, amax, o));
     amax = fmaxf(amax, 1e-4f);
     float mul = 448.f / amax;
     *scale = amax / 448.f;
-    uint2 q;
+    int4 q;
     unsigned char *qb = (unsigned char *) &q;
 #pragma unroll
-    for (int i = 0; i < 8; i++) qb[i] = (unsigned char) __nv_cvt_float_to_fp8(v[i] * mul, __NV_SATFINITE, __NV_E4M3);
+    for (int i = 0; i < 16; i++) qb[i] = (unsigned char) __nv_cvt_float_to_fp8(v[i] * mul, __NV_SATFINITE, __NV_E4M3);
     return q;
 }
 
@@ -783,7 +784,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     // warp busy (one warp per row would quantise its 256-channel pieces one after another). The NVSHMEM
     // transport stages whole rows per warp: one warp each there.
     int split = 1;
-    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) ((H + 255) / 256)));
+    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) ((H + (a.fp8 ? 511 : 255)) / (a.fp8 ? 512 : 256))));
     for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
         int item = work / split, part = work % split;
         int t = item / K, k = item % K;
@@ -815,29 +816,34 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
         char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
         float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
-        // This warp's run of 256-channel pieces, four at a time: their loads in flight together, then
-        // converted, and their eight scales stored at once (one small store per four pieces, not two per piece).
-        long long pieces = (H + 255) / 256, per = (pieces + split - 1) / split, first = part * per, last = min(pieces, first + per);
-        for (long long g = first; g < last; g += 4) {
-            int4 raw[4];
+        // This warp's run of 512-channel pieces (a lane: 16 channels, two 16-byte loads, one 16-byte
+        // store), two at a time: their loads in flight together, then converted, and their eight
+        // scales stored at once (one small store per two pieces).
+        long long pieces = (H + 511) / 512, per = (pieces + split - 1) / split, first = part * per, last = min(pieces, first + per);
+        for (long long g = first; g < last; g += 2) {
+            int4 raw[2][2];
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
-                long long ch = (g + u) * 256 + lane * 8;
-                raw[u] = g + u < last && ch < H ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
+            for (int u = 0; u < 2; u++) {
+                long long ch = (g + u) * 512 + lane * 16;
+                bool live = g + u < last && ch < H;
+                raw[u][0] = live ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
+                raw[u][1] = live ? __ldg((const int4 *) (src + ch * 2) + 1) : make_int4(0, 0, 0, 0);
             }
-            float mine = 0.f; // lane j: the scale of 128-channel block 2g + j
+            float mine = 0.f; // lane j: the scale of 128-channel block 4g + j
 #pragma unroll
-            for (int u = 0; u < 4; u++) {
+            for (int u = 0; u < 2; u++) {
                 if (g + u >= last) break; // warp-uniform
-                long long ch = (g + u) * 256 + lane * 8;
+                long long ch = (g + u) * 512 + lane * 16;
                 float scale;
-                uint2 q = moe_fp8_quantise(raw[u], ch < H, &scale);
-                if (ch < H) *(uint2 *) (dst + ch) = q;
-                float s0 = __shfl_sync(MOE_FULL, scale, 0), s1 = __shfl_sync(MOE_FULL, scale, 16);
-                if (lane == 2 * u) mine = s0;
-                if (lane == 2 * u + 1) mine = s1;
+                int4 q = moe_fp8_quantise16(raw[u][0], raw[u][1], ch < H, &scale);
+                if (ch < H) *(int4 *) (dst + ch) = q;
+#pragma unroll
+                for (int blk = 0; blk < 4; blk++) {
+                    float sb = __shfl_sync(MOE_FULL, scale, 8 * blk);
+                    if (lane == 4 * u + blk) mine = sb;
+                }
             }
-            if (lane < 8 && 2 * g + lane < 2 * last && 2 * g + lane < scale_cols) sdst[2 * g + lane] = mine;
+            if (lane < 8 && 4 * g + lane < 4 * last && 4 * g + lane < scale_cols) sdst[4 * g + lane] = mine;
         }
         if (NV) {
             __syncwarp();
