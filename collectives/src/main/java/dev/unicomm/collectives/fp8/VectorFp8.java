@@ -23,7 +23,10 @@ import jdk.incubator.vector.VectorSpecies;
  *       activations), in which case the subnormal steps are skipped.</li>
  *   <li>Encode: one flat loop over the whole row, the block's multiplier read from a small array.
  *       Per-block encode calls cost about a third more (measured): a call, a short loop and its
- *       bounds checks per 128 channels.</li>
+ *       bounds checks per 128 channels. The loop also reads one byte of the next row per step:
+ *       otherwise the row's memory reads (pass 1) and the arithmetic (pass 2) take turns instead
+ *       of overlapping, and rows beyond the caches run at about the sum of the two times
+ *       (measured: 1.9 GB/s, against 3.7 GB/s in cache and 3.9 GB/s for a plain copy).</li>
  * </ol>
  * Blocks holding an infinity or NaN are encoded with garbage by pass 2 and then rewritten by the
  * plain path. Values are read in pairs, one int per two BF16 channels, and each half is encoded in
@@ -57,15 +60,20 @@ final class VectorFp8 implements BlockQuantiser {
                                    MemorySegment scales, long scalesOffset, int rows, int blocksPerRow) {
         float[] muls = new float[blocksPerRow]; // one per call, reused for every row
         int hidden = blocksPerRow * Fp8Quantiser.BLOCK;
+        int touched = 0;
         for (int r = 0; r < rows; r++) {
             long in = srcOffset + 2L * r * hidden, out = codesOffset + (long) r * hidden, at = scalesOffset + 4L * r * blocksPerRow;
             boolean special = scan(src, in, scales, at, muls, blocksPerRow);
-            encode(src, in, codes, out, muls, hidden);
+            touched |= encode(src, in, codes, out, muls, hidden, r + 1 < rows ? in + 2L * hidden : in);
             if (special)
                 for (int b = 0; b < blocksPerRow; b++)
                     if (Float.isNaN(muls[b])) ScalarFp8.quantiseBlocks(src, in + 256L * b, codes, out + 128L * b, scales, at + 4L * b, 1);
         }
+        sink = touched;
     }
+
+    /** Keeps the JIT from dropping pass 2's reads of the next row (their values are never needed). */
+    @SuppressWarnings("unused") private static int sink;
 
     /**
      * Pass 1 over one row: each block's scale into {@code scales}, its multiplier into {@code muls}
@@ -112,9 +120,11 @@ final class VectorFp8 implements BlockQuantiser {
      * input's signs (bit 15 -> bit 7 for the even channel, bit 31 -> bit 15 for the odd one; bits
      * above 15 are dropped by the narrowing).
      */
-    private static void encode(MemorySegment src, long in, MemorySegment codes, long out, float[] muls, int hidden) {
+    private static int encode(MemorySegment src, long in, MemorySegment codes, long out, float[] muls, int hidden, long next) {
+        int touched = 0;
         for (int c = 0; c < hidden; c += STEP) {
             float mul = muls[c >>> 7];
+            touched |= src.get(ValueLayout.JAVA_BYTE, next + 2L * c); // the next row's line: memory reads overlap the arithmetic
             IntVector pair = IntVector.fromMemorySegment(I, src, in + 2L * c, LE);
             IntVector evenCode, oddCode;
             if (mul > 0) {
@@ -137,5 +147,6 @@ final class VectorFp8 implements BlockQuantiser {
                     .or(signs.lanewise(VectorOperators.LSHR, 8)).or(signs.lanewise(VectorOperators.LSHR, 16));
             ((ShortVector) both.convertShape(VectorOperators.I2S, PAIRS, 0)).intoMemorySegment(codes, out + c, LE);
         }
+        return touched;
     }
 }
