@@ -59,10 +59,7 @@ public final class Fp8Quantiser {
         Objects.checkFromIndexSize(codesOffset, values, codes.byteSize());
         Objects.checkFromIndexSize(scalesOffset, 4 * (values / BLOCK), scales.byteSize());
         if (codes.isReadOnly() || scales.isReadOnly()) throw new IllegalArgumentException("codes and scales must be writable");
-        int blocksPerRow = hidden / BLOCK;
-        for (int r = 0; r < rows; r++) // row by row: a row's block count fits an int however many rows there are
-            BEST.quantise(src, srcOffset + 2L * r * hidden, codes, codesOffset + (long) r * hidden,
-                    scales, scalesOffset + 4L * r * blocksPerRow, blocksPerRow);
+        BEST.quantise(src, srcOffset, codes, codesOffset, scales, scalesOffset, rows, hidden / BLOCK);
     }
 
     /** The e4m3 code of one fp32 value: nearest, ties to even; beyond 448 saturates; NaN gives {@code 0x7F}. */

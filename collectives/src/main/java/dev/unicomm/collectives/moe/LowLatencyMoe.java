@@ -150,15 +150,17 @@ final class LowLatencyMoe extends PortableMoe {
         comm.rma().signalWaitUntil(buffer, combineAck(slot), Cmp.GE, ranks * combinesStaged[slot]);
         long base = slotBase(slot);
         long[][] ids = new long[ranks][];
-        for (int s = 0; s < ranks; s++) {
-            long v = comm.rma().signalWaitUntil(buffer, readyDispatch(s, slot), Cmp.GE, (h.gen + 1) << 32);
-            ids[s] = peers.readLongs(s, base + sendIdxOff, (int) (v & 0xFFFFFFFFL) * topk);
-        }
         long rowBytes = h.fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
         long area = (long) numLocal * slotsPerExpert;
         long srcScales = base + sendXOff + (long) maxTokens * hidden, dstScales = base + recvOff + area * hidden;
         int[] count = h.recvCount;
+        Arrays.fill(count, 0); // a hook retried after a failed wait starts over
+        // Source by source, each copied as soon as it is ready: a rank that finished its own send half
+        // copies from the ranks before it while later ones still quantise, instead of waiting for all.
+        // Slots still fill in source-rank order (a source's slots follow those of every lower rank).
         for (int s = 0; s < ranks; s++) {
+            long v = comm.rma().signalWaitUntil(buffer, readyDispatch(s, slot), Cmp.GE, (h.gen + 1) << 32);
+            ids[s] = peers.readLongs(s, base + sendIdxOff, (int) (v & 0xFFFFFFFFL) * topk);
             long[] idx = ids[s];
             for (int t = 0; t < idx.length / topk; t++) {
                 for (int k = 0; k < topk; k++) {

@@ -50,7 +50,7 @@ class Fp8PathsTest {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(2L * in.length + 3), c = arena.allocate(codes.length + 1), s = arena.allocate(4L * scales.length + 1);
             MemorySegment.copy(in, 0, src, ValueLayout.JAVA_SHORT_UNALIGNED, 3, in.length); // odd offsets: unaligned access works
-            q.quantise(src, 3, c, 1, s, 1, in.length / 128);
+            q.quantise(src, 3, c, 1, s, 1, in.length / H, H / 128); // several rows: the vector path's per-row state is reused
             MemorySegment.copy(c, ValueLayout.JAVA_BYTE, 1, codes, 0, codes.length);
             MemorySegment.copy(s, ValueLayout.JAVA_FLOAT_UNALIGNED, 1, scales, 0, scales.length);
         }
