@@ -95,15 +95,29 @@ __device__ __forceinline__ bool moe_tracing(void) {
 __device__ __forceinline__ void moe_mark_phase(moe_trace &tr) {
     if (moe_tracing() && tr.n < MOE_TRACE_PHASES) tr.t[tr.n++] = moe_now();
 }
+/*
+ * Kernel span for benchmarks (with kernel timing on): the first block's start and the last block's end
+ * by the device timer, across the operation's kernels, like a profiler's kernel duration (CUDA events
+ * also count launch and tear-down). Every block's thread 0 updates both words.
+ */
+__device__ int moe_span_on;
+__device__ unsigned long long moe_span[2]; // [earliest block start, latest block end]
+__device__ __forceinline__ void moe_span_mark(int which) {
+    if (moe_span_on && threadIdx.x == 0) {
+        if (which == 0) atomicMin(&moe_span[0], moe_now());
+        else atomicMax(&moe_span[1], moe_now());
+    }
+}
 /* kernel: 1 ll dispatch, 2 ll combine, 3 normal prep, 4 normal dispatch, 5 normal combine. */
 __device__ void moe_trace_end(const moe_trace &tr, int kernel) {
+    moe_span_mark(1);
     if (!moe_tracing()) return;
     unsigned long long *b = moe_trace_buf[kernel][blockIdx.x == 0 ? 0 : 1];
     b[0] = (unsigned long long) kernel;
     b[1] = (unsigned long long) tr.n;
     for (int i = 1; i < tr.n; i++) b[1 + i] = tr.t[i] - tr.t[0];
 }
-#define MOE_TRACE_BEGIN moe_trace tr; tr.n = 0; moe_mark_phase(tr)
+#define MOE_TRACE_BEGIN moe_span_mark(0); moe_trace tr; tr.n = 0; moe_mark_phase(tr)
 #define MOE_PHASE moe_mark_phase(tr)
 
 /* What one PE's grid adds to a receiver's counter per operation, whatever its size (NvMoeArgs.SIGNAL_PER_OP). */
@@ -1107,7 +1121,12 @@ static cudaEvent_t moe_ev[3];
 static int moe_ev_kernels;
 
 static void moe_mark(int i, long long stream) {
-    if (moe_profiling) cudaEventRecord(moe_ev[i], STREAM(stream));
+    if (!moe_profiling) return;
+    if (i == 0) { // a fresh span for this operation, queued before its first event
+        static const unsigned long long fresh[2] = {~0ULL, 0ULL};
+        cudaMemcpyToSymbolAsync(moe_span, fresh, sizeof fresh, 0, cudaMemcpyHostToDevice, STREAM(stream));
+    }
+    cudaEventRecord(moe_ev[i], STREAM(stream));
 }
 
 static int moe_args(const long long *raw, int n, ucn_moe_args *a, const char *op) {
@@ -1192,16 +1211,23 @@ int ucn_ops_moe_profile(int on) {
         }
     }
     moe_profiling = on;
-    return UCN_OK;
+    return cuda_check(cudaMemcpyToSymbol(moe_span_on, &on, sizeof on), "cudaMemcpyToSymbol(moe_span_on)");
 }
 
-/* Milliseconds of the last operation's kernels: out[0] the first (count exchange or the only one), out[1] the data kernel (0 if none). */
+/*
+ * Milliseconds of the last operation's kernels: out[0] the first (count exchange or the only one), out[1] the
+ * data kernel (0 if none), by CUDA events; out[2] the kernel span by the device timer (first block start to
+ * last block end; 0 where the kernels do not mark it: the layout kernel, the NVSHMEM transport's pull combine).
+ */
 int ucn_ops_moe_times(float *out) {
     ensure_device();
-    out[0] = out[1] = 0.f;
+    out[0] = out[1] = out[2] = 0.f;
     if (!moe_profiling) return fail(UCN_ERR_ARGUMENT, "ucn_moe_times", 0, "kernel timing is off");
     int rc = cuda_check(cudaEventSynchronize(moe_ev[2]), "cudaEventSynchronize");
     if (rc) return rc;
+    unsigned long long span[2];
+    if ((rc = cuda_check(cudaMemcpyFromSymbol(span, moe_span, sizeof span), "cudaMemcpyFromSymbol(moe_span)"))) return rc;
+    if (span[0] != ~0ULL && span[1] > span[0]) out[2] = (float) ((span[1] - span[0]) / 1e6);
     if (moe_ev_kernels == 2) {
         if ((rc = cuda_check(cudaEventElapsedTime(&out[0], moe_ev[0], moe_ev[1]), "cudaEventElapsedTime"))) return rc;
         return cuda_check(cudaEventElapsedTime(&out[1], moe_ev[1], moe_ev[2]), "cudaEventElapsedTime");

@@ -228,9 +228,12 @@ public final class NvOps {
     /** Turns timing of the MoE kernels (CUDA events) on or off, process-wide. */
     public static void moeProfile(boolean on) { check(NvshmemShim.ucn_moe_profile(on ? 1 : 0)); }
 
-    /** Milliseconds of the last MoE operation's kernels: {first (count exchange or only kernel), data kernel or 0}. */
+    /**
+     * Milliseconds of the last MoE operation's kernels: {first (count exchange or only kernel), data kernel or 0}
+     * by CUDA events, then the kernel span by the device timer (first block start to last block end; 0: not marked).
+     */
     public static float[] moeTimes() {
-        float[] out = new float[2];
+        float[] out = new float[3];
         check(NvshmemShim.ucn_moe_times(out));
         return out;
     }

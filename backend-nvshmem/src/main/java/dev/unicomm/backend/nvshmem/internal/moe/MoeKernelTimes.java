@@ -20,11 +20,14 @@ final class MoeKernelTimes {
 
     /**
      * Records the last operation's kernels under {@code first} and (when it had two) {@code second}, and their
-     * sum (first event to last) as {@code "op: " + op} (what {@code unicomm bench moe --gpu-time} reads).
+     * sum (first event to last) as {@code "op: " + op} (what {@code unicomm bench moe --gpu-time} reads), and the
+     * device-timer span of its kernels as {@code "span: " + op}.
      */
     void record(String op, String first, String second) {
         float[] ms = NvOps.moeTimes();
         micros.computeIfAbsent("op: " + op, k -> new ArrayList<>()).add((ms[0] + ms[1]) * 1000f);
+        // Like a profiler's kernel duration: no launch or tear-down (which the events above include).
+        if (ms[2] > 0) micros.computeIfAbsent("span: " + op, k -> new ArrayList<>()).add(ms[2] * 1000f);
         micros.computeIfAbsent(first, k -> new ArrayList<>()).add(ms[0] * 1000f);
         if (second != null) micros.computeIfAbsent(second, k -> new ArrayList<>()).add(ms[1] * 1000f);
     }
