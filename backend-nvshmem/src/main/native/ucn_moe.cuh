@@ -794,11 +794,13 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     long long slots = (long long) R * maxT, data_stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
     int2 *route = (int2 *) a.route + (long long) p * maxT * K;
     int warps = gridDim.x * (blockDim.x >> 5);
-    // `split` warps per (token, expert slot), each a share of the row, so that a few tokens still keep every
-    // warp busy (one warp per row would quantise its 256-channel pieces one after another). The NVSHMEM
-    // transport stages whole rows per warp: one warp each there.
+    // `split` warps per (token, expert slot), each a share of the row's pieces (FP8: 512 channels, a lane
+    // quantising 16; BF16: 256 channels), so that a few tokens still keep every warp busy (one warp per row
+    // would quantise its pieces one after another). The NVSHMEM transport stages whole rows per warp: one
+    // warp each there.
+    long long piece = a.fp8 ? 512 : 256, pieces = (H + piece - 1) / piece;
     int split = 1;
-    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) ((H + (a.fp8 ? 511 : 255)) / (a.fp8 ? 512 : 256))));
+    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) pieces));
     for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
         int item = work / split, part = work % split;
         int t = item / K, k = item % K;
@@ -833,7 +835,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         // This warp's run of 512-channel pieces (a lane: 16 channels, two 16-byte loads, one 16-byte
         // store), two at a time: their loads in flight together, then converted, and their eight
         // scales stored at once (one small store per two pieces).
-        long long pieces = (H + 511) / 512, per = (pieces + split - 1) / split, first = part * per, last = min(pieces, first + per);
+        long long per = (pieces + split - 1) / split, first = part * per, last = min(pieces, first + per);
         for (long long g = first; g < last; g += 2) {
             int4 raw[2][2];
 #pragma unroll
@@ -890,6 +892,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
 }
 
 /*
+ * The NVSHMEM transport's low-latency combine (loads/stores use moe_ll_combine_push_kernel).
  * Grid: stages y's valid rows into this PE's receive area of the dispatch's parity (unless y is
  * already there), signals every PE, waits for all, then a warp per own token pulls the token's
  * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
