@@ -69,6 +69,16 @@ public final class StoreServer implements Closeable {
     private final boolean[] left;
     private int abortedRank = -2;
     private String abortReason;
+    /** Abort notices being written right now (outside the lock); {@link #close} must not cut them off. */
+    private int abortSends;
+    private long abortedAtNanos;
+    private final long startedNanos = System.nanoTime();
+    /**
+     * How long after an abort rank 0 keeps the host up for ranks that have not joined yet: a survivor that
+     * started a little later than the others still learns who failed, while a rank that will never come
+     * (it is not part of this open) delays rank 0's close by no more than this.
+     */
+    static final Duration LATE_JOIN_GRACE = Duration.ofSeconds(5);
     private volatile boolean closing;
     /** Elastic mode: a rank whose connection drops is recorded as failed instead of aborting the job. */
     private final boolean elastic;
@@ -156,6 +166,37 @@ public final class StoreServer implements Closeable {
             TimeUnit.NANOSECONDS.timedWait(this, left);
         }
         return abortReason == null;
+    }
+
+    /**
+     * After an abort, before the host stops: waits until the abort notices being written have gone out,
+     * and until every rank has joined (a rank joining now is told in the answer to its hello), the join
+     * window counted from the host's start has passed, or {@link #LATE_JOIN_GRACE} has passed since the
+     * abort. Without this a survivor that is slower than rank 0 sees the host vanish instead of an abort
+     * naming the failed rank. Returns at once if the job was not aborted.
+     */
+    public synchronized void awaitAbortHeard(Duration joinWindow) throws InterruptedException {
+        long window = TcpStore.nanos(joinWindow);
+        long sendDeadline = System.nanoTime() + window;
+        long joinDeadline = Math.min(startedNanos + window, abortedAtNanos + TcpStore.nanos(LATE_JOIN_GRACE));
+        while (abortReason != null) {
+            long now = System.nanoTime();
+            long wait;
+            if (abortSends > 0 && now < sendDeadline) wait = sendDeadline - now;
+            else if (!allJoined() && now < joinDeadline) wait = joinDeadline - now;
+            else return;
+            TimeUnit.NANOSECONDS.timedWait(this, wait);
+        }
+    }
+
+    private boolean allJoined() {
+        for (Connection c : ranks) if (c == null) return false;
+        return true;
+    }
+
+    private synchronized void abortSent() {
+        abortSends--;
+        notifyAll();
     }
 
     private boolean allLeft() {
@@ -340,8 +381,17 @@ public final class StoreServer implements Closeable {
             synchronized (StoreServer.this) {
                 reason = abortReason;
                 failed = abortedRank;
+                if (reason != null) abortSends++;
             }
-            send(reason != null ? aborted(msg.requestId, failed, reason) : new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
+            if (reason == null) {
+                send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
+                return true;
+            }
+            try {
+                send(aborted(msg.requestId, failed, reason));
+            } finally {
+                abortSent();
+            }
             return true;
         }
 
@@ -350,6 +400,7 @@ public final class StoreServer implements Closeable {
                 if (closing) return "the rendezvous store is shutting down";
                 if (ranks[r] != null) return "rank " + r + " has already joined this job (each rank joins once)";
                 ranks[r] = this;
+                StoreServer.this.notifyAll(); // awaitAbortHeard counts joins
                 return null;
             }
         }
@@ -618,15 +669,21 @@ public final class StoreServer implements Closeable {
             if (abortReason != null || closing) return;
             abortedRank = rank;
             abortReason = reason;
+            abortedAtNanos = System.nanoTime();
             for (List<Waiter> list : waiters.values()) wake.addAll(list);
             waiters.clear();
             for (Waiter w : wake) if (w.expiry[0] != null) w.expiry[0].cancel(false);
             for (Connection c : ranks) if (c != null) tell.add(c);
+            abortSends++;
             notifyAll();
         }
-        LOG.log(System.Logger.Level.WARNING, "job aborted: rank " + rank + " failed: " + reason);
-        for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
-        for (Connection c : tell) c.send(aborted(0, rank, reason));
+        try {
+            LOG.log(System.Logger.Level.WARNING, "job aborted: rank " + rank + " failed: " + reason);
+            for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
+            for (Connection c : tell) c.send(aborted(0, rank, reason));
+        } finally {
+            abortSent();
+        }
     }
 
     private static byte[] aborted(int requestId, int rank, String reason) {

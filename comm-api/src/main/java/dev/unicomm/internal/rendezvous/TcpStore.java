@@ -308,7 +308,9 @@ public final class TcpStore implements Store {
 
     /**
      * Says goodbye (a clean close: the others are not aborted) and disconnects. On rank 0 this also
-     * waits, at most the timeout, until every rank has said goodbye, then stops the host.
+     * waits, at most the timeout, until every rank has said goodbye, then stops the host. After an abort
+     * it first waits until every rank has heard of it (at most until the timeout, counted from the host's
+     * start, for ranks that have not joined), so that no survivor sees the host vanish instead.
      */
     @Override public void close() {
         if (!closeStarted.compareAndSet(false, true)) return;
@@ -327,6 +329,8 @@ public final class TcpStore implements Store {
                     if (failure == null && !hosted.awaitAllLeft(timeout))
                         LOG.log(System.Logger.Level.WARNING, "rendezvous store: not every rank closed its store within "
                                 + timeout.toMillis() + " ms; stopping the host anyway");
+                    hosted.awaitAbortHeard(timeout); // after an abort: the slower survivors must learn who failed
+
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } finally {

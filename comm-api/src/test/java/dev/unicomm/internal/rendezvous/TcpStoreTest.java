@@ -161,6 +161,32 @@ class TcpStoreTest {
         assertThrows(CommAbortedException.class, b::checkHealthy);
     }
 
+    /** Regression (CI, loaded machine): rank 0 stopped the host right after an abort, so a slower survivor saw the host vanish. */
+    @Test void aSurvivorJoiningAfterTheAbortStillLearnsWhoFailed() throws Exception {
+        StoreServer s = server(3, null);
+        TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, TIMEOUT, s);
+        TcpStore one = client(s, 1, 3, null);
+        one.abort("device lost");
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            try {
+                host.checkHealthy();
+            } catch (CommAbortedException seen) {
+                break;
+            }
+            assertTrue(System.nanoTime() < deadline, "rank 0 never learned of the abort");
+            Thread.sleep(5);
+        }
+        Thread closer = Thread.startVirtualThread(host::close);
+        Thread.sleep(300);
+        assertTrue(closer.isAlive(), "rank 0 stopped the host before rank 2 had joined");
+        CommAbortedException e = assertThrows(CommAbortedException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 2, 3, null, null, TIMEOUT, null));
+        assertEquals(1, e.failedRank(), e.getMessage());
+        assertTrue(e.getMessage().contains("device lost"), e.getMessage());
+        assertTrue(closer.join(Duration.ofSeconds(5)), "rank 0's close did not end once every rank had heard of the abort");
+    }
+
     @Test void hostDeathIsReportedAsRankMinusOne() throws Exception {
         StoreServer s = server(2, null);
         TcpStore b = client(s, 1, 2, null);
