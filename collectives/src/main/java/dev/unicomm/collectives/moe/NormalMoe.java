@@ -39,6 +39,7 @@ final class NormalMoe extends PortableMoe {
     private static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2;
 
     private final long sendIdx, recvIdx, sendW, recvW, recvX;
+    private final int[] rankOf; // expert -> rank hosting it
     private final Tensor out, outW;
     private NormalHandle latest;
     private long ops;
@@ -53,6 +54,8 @@ final class NormalMoe extends PortableMoe {
         recvW = sendW + t * k * 4;
         recvX = recvW + r * t * k * 4;
         if (recvX + r * t * 2 * hidden != buffer.byteSize()) throw new IllegalStateException("normal MoE layout does not match sizeHint");
+        rankOf = new int[ranks * numLocal];
+        for (int e = 0; e < rankOf.length; e++) rankOf[e] = e / numLocal;
         out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
         outW = Tensor.allocate(arena, DType.FP32, maxTokens, topk);
     }
@@ -111,14 +114,16 @@ final class NormalMoe extends PortableMoe {
         long[] idxOut = new long[n * topk];
         float[] wOut = weights == null ? null : new float[n * topk];
         float[][] srcW = new float[ranks][];
+        long lo = (long) me * numLocal, hi = lo + numLocal;
         for (int i = 0; i < n; i++) {
-            int s = h.srcRank[i], tok = h.srcToken[i];
-            if (wOut != null && srcW[s] == null) srcW[s] = peers.readFloats(s, sendW, ids[s].length);
-            for (int k = 0; k < topk; k++) {
-                long e = ids[s][tok * topk + k];
-                boolean mine = e >= 0 && e / numLocal == me;
-                idxOut[i * topk + k] = mine ? e - (long) me * numLocal : -1;
-                if (wOut != null) wOut[i * topk + k] = mine ? srcW[s][tok * topk + k] : 0f;
+            int s = h.srcRank[i], from = h.srcToken[i] * topk;
+            long[] src = ids[s];
+            if (wOut != null && srcW[s] == null) srcW[s] = peers.readFloats(s, sendW, src.length);
+            for (int k = 0, at = i * topk; k < topk; k++, at++) {
+                long e = src[from + k];
+                boolean mine = e >= lo && e < hi;
+                idxOut[at] = mine ? e - lo : -1;
+                if (wOut != null) wOut[at] = mine ? srcW[s][from + k] : 0f;
             }
         }
         MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
@@ -246,6 +251,9 @@ final class NormalMoe extends PortableMoe {
 
     /** The count exchange's result: who gets which token, in (source rank, token) order on every rank. */
     private NormalHandle route(int t, long[][] ids, int align) {
+        // One pass over every rank's ids (R*T*K of them): a table lookup per id instead of a 64-bit division,
+        // and a per-token stamp instead of clearing a per-rank flag array for every token.
+        int lo = me * numLocal;
         int[][] count = new int[ranks][ranks];
         int[] mine = new int[ranks * maxTokens];
         int[] mineTok = new int[ranks * maxTokens];
@@ -253,24 +261,27 @@ final class NormalMoe extends PortableMoe {
         int[] perExpert = new int[numLocal];
         int[] rowAt = new int[t * ranks];
         Arrays.fill(rowAt, -1);
-        boolean[] hit = new boolean[ranks];
+        int[] seen = new int[ranks];
+        int stamp = 0;
         for (int s = 0; s < ranks; s++) {
             long[] idx = ids[s];
+            int[] toRank = count[s];
             int ts = idx.length / topk;
             for (int i = 0; i < ts; i++) {
-                Arrays.fill(hit, false);
-                for (int k = 0; k < topk; k++) {
-                    long e = idx[i * topk + k];
+                stamp++;
+                boolean toMe = false;
+                for (int k = 0, at = i * topk; k < topk; k++, at++) {
+                    long e = idx[at];
                     if (e < 0) continue;
-                    hit[(int) (e / numLocal)] = true;
-                    if (e / numLocal == me) perExpert[(int) (e - (long) me * numLocal)]++;
+                    int r = rankOf[(int) e];
+                    if (r == me) perExpert[(int) e - lo]++;
+                    if (seen[r] == stamp) continue;
+                    seen[r] = stamp;
+                    if (s == me) rowAt[i * ranks + r] = toRank[r]; // index among my tokens to r; offset below
+                    toRank[r]++;
+                    toMe |= r == me;
                 }
-                for (int r = 0; r < ranks; r++) {
-                    if (!hit[r]) continue;
-                    if (s == me) rowAt[i * ranks + r] = count[s][r]; // index among my tokens to r; offset below
-                    count[s][r]++;
-                }
-                if (hit[me]) {
+                if (toMe) {
                     mine[n] = s;
                     mineTok[n++] = i;
                 }
