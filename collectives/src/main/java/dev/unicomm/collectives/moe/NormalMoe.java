@@ -8,7 +8,6 @@ import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Tensor;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -41,6 +40,7 @@ final class NormalMoe extends PortableMoe {
     private final long sendIdx, recvIdx, sendW, recvW, recvX;
     private final int[] rankOf; // expert -> rank hosting it
     private final Tensor out, outW;
+    private MemorySegment staged; // combine: rows of peers not mapped into this process, one per source
     private NormalHandle latest;
     private long ops;
     private boolean lastWasCombine; // peers may still read our receive area right after a combine
@@ -175,46 +175,47 @@ final class NormalMoe extends PortableMoe {
 
         MemorySegment o = out.segment();
         MemorySegment ow = outW.segment();
-        float[] acc = new float[hidden], accW = new float[topk];
-        MemorySegment tmp = null;
+        float[] scratch = new float[hidden], accW = new float[topk];
+        MemorySegment[] rowSeg = new MemorySegment[ranks];
+        long[] rowOff = new long[ranks];
+        int[] fromRank = new int[ranks], fromRow = new int[ranks];
         for (int t = 0; t < h.tokens; t++) {
             int count = 0;
             for (int r = 0; r < ranks; r++) {
                 int at = h.rowAt[t * ranks + r];
                 if (at < 0) continue;
-                long off = recvX + at * rowBytes;
-                if (count == 0 && !multi(h, t, r)) {
-                    peers.read(r, off, o, t * rowBytes, rowBytes); // one source: the sum is the row itself
-                } else {
-                    MemorySegment src = peers.direct(r);
-                    if (src == null) {
-                        if (tmp == null) tmp = Arena.ofAuto().allocate(rowBytes);
-                        peers.read(r, off, tmp, 0, rowBytes);
-                        src = tmp;
-                        off = 0;
-                    }
-                    if (count == 0) MATH.set(acc, src, off, hidden); else MATH.add(acc, src, off, hidden);
-                }
                 if (weights != null) {
                     float[] w = peers.readFloats(r, recvW + (long) at * topk * 4, topk);
                     for (int k = 0; k < topk; k++) accW[k] = count == 0 ? w[k] : accW[k] + w[k];
                 }
-                count++;
+                fromRank[count] = r;
+                fromRow[count++] = at;
             }
-            if (count > 1) MATH.round(acc, o, t * rowBytes, hidden);
+            long dst = t * rowBytes;
             if (count == 0) {
-                o.asSlice(t * rowBytes, rowBytes).fill((byte) 0); // sent nowhere: zeros
+                o.asSlice(dst, rowBytes).fill((byte) 0); // sent nowhere: zeros
                 Arrays.fill(accW, 0f);
+            } else if (count == 1) {
+                peers.read(fromRank[0], recvX + fromRow[0] * rowBytes, o, dst, rowBytes); // one source: the sum is the row itself
+            } else {
+                for (int j = 0; j < count; j++) {
+                    long off = recvX + fromRow[j] * rowBytes;
+                    MemorySegment src = peers.direct(fromRank[j]);
+                    if (src == null) { // not mapped here: fetch the row first
+                        if (staged == null) staged = arena.allocate((long) ranks * rowBytes, 64);
+                        peers.read(fromRank[j], off, staged, j * rowBytes, rowBytes);
+                        src = staged;
+                        off = j * rowBytes;
+                    }
+                    rowSeg[j] = src;
+                    rowOff[j] = off;
+                }
+                MATH.sum(rowSeg, rowOff, count, scratch, o, dst, hidden);
             }
             if (weights != null) MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
         }
         return new Combined(Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
                 weights == null ? null : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
-    }
-
-    private boolean multi(NormalHandle h, int t, int from) {
-        for (int r = from + 1; r < ranks; r++) if (h.rowAt[t * ranks + r] >= 0) return true;
-        return false;
     }
 
     private NormalHandle own(MoeHandle handle) {

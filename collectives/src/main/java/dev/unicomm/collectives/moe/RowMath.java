@@ -22,6 +22,17 @@ interface RowMath {
     /** {@code seg[off + 2i] = bf16(acc[i])}. */
     void round(float[] acc, MemorySegment seg, long off, int n);
 
+    /**
+     * {@code out[outOff + 2i] = bf16(rows[0][i] + rows[1][i] + ...)}: the first {@code count} rows
+     * ({@code segs[j]} at {@code offs[j]}) summed in fp32 in that order, then rounded once; equal to
+     * {@link #set}, {@link #add}s and {@link #round}. {@code scratch} holds at least {@code n} floats.
+     */
+    default void sum(MemorySegment[] segs, long[] offs, int count, float[] scratch, MemorySegment out, long outOff, int n) {
+        set(scratch, segs[0], offs[0], n);
+        for (int j = 1; j < count; j++) add(scratch, segs[j], offs[j], n);
+        round(scratch, out, outOff, n);
+    }
+
     /** The fastest implementation this JVM can run. */
     RowMath BEST = Selection.best();
 

@@ -64,4 +64,33 @@ class RowMathTest {
             assertEquals(-1L, os.mismatch(ov), "rounded rows differ for n=" + n);
         }
     }
+
+    @Test void fusedSumEqualsSetAddRound() {
+        RowMath vector = RowMath.BEST, scalar = new ScalarRowMath();
+        SplittableRandom rnd = new SplittableRandom(5);
+        for (int n : new int[] {1, 7, 8, 133, 7168}) {
+            for (int count = 2; count <= 4; count++) {
+                MemorySegment[] rows = new MemorySegment[count];
+                long[] offs = new long[count];
+                for (int j = 0; j < count; j++) {
+                    rows[j] = Arena.ofAuto().allocate(2L * n + 2 * j);
+                    offs[j] = 2L * j; // each row at its own offset
+                    for (int i = 0; i < n; i++) {
+                        short v = j == 1 ? (short) rnd.nextInt() : ScalarRowMath.fromFloat((float) rnd.nextGaussian() * 100); // any pattern in one row
+                        rows[j].set(ValueLayout.JAVA_SHORT_UNALIGNED, offs[j] + 2L * i, v);
+                    }
+                }
+                float[] acc = new float[n];
+                scalar.set(acc, rows[0], offs[0], n);
+                for (int j = 1; j < count; j++) scalar.add(acc, rows[j], offs[j], n);
+                MemorySegment want = Arena.ofAuto().allocate(2L * n + 2);
+                scalar.round(acc, want, 2, n);
+                for (RowMath math : new RowMath[] {scalar, vector}) {
+                    MemorySegment got = Arena.ofAuto().allocate(2L * n + 2);
+                    math.sum(rows, offs, count, new float[n], got, 2, n);
+                    assertEquals(-1L, want.mismatch(got), math.getClass().getSimpleName() + ": n=" + n + ", " + count + " rows");
+                }
+            }
+        }
+    }
 }
