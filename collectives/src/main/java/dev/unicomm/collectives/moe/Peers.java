@@ -19,7 +19,19 @@ final class Peers {
         this.comm = comm;
         this.buffer = buffer;
         this.direct = new MemorySegment[comm.size()];
-        for (int pe = 0; pe < comm.size(); pe++) direct[pe] = buffer.peer(pe).orElse(null);
+        if (directAllowed()) for (int pe = 0; pe < comm.size(); pe++) direct[pe] = buffer.peer(pe).orElse(null);
+    }
+
+    /**
+     * {@code -Dunicomm.moe.direct} / {@code UNICOMM_MOE_DIRECT} (default true): false moves every MoE
+     * byte by RMA even where the backend maps peers, so the path of backends without direct access
+     * (RDMA) can be run and tested on shared memory. Every rank must use the same value.
+     */
+    static boolean directAllowed() {
+        String v = System.getProperty("unicomm.moe.direct", System.getenv().getOrDefault("UNICOMM_MOE_DIRECT", "true")).trim();
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false"))
+            throw new IllegalArgumentException("unicomm.moe.direct (UNICOMM_MOE_DIRECT) must be true or false, got '" + v + "'");
+        return Boolean.parseBoolean(v);
     }
 
     /** This rank's copy. */
