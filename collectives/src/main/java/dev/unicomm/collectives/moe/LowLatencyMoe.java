@@ -9,7 +9,6 @@ import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.collectives.fp8.Fp8Quantiser;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -45,6 +44,7 @@ final class LowLatencyMoe extends PortableMoe {
     private final long[] combinesStaged = new long[2];
     private long dispatches;
     private final Tensor[] outs = new Tensor[2]; // combine outputs, one per slot
+    private MemorySegment staged; // combine: rows of peers not mapped into this process
 
     LowLatencyMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
@@ -234,25 +234,29 @@ final class LowLatencyMoe extends PortableMoe {
         long rowBytes = 2L * hidden, recv = slotBase(slot) + recvOff;
         long[] ids = new long[h.tokens * topk];
         MemorySegment.copy(local, ValueLayout.JAVA_LONG_UNALIGNED, slotBase(slot) + sendIdxOff, ids, 0, ids.length);
-        float[] acc = new float[hidden];
-        MemorySegment tmp = null, out = op.out().segment();
+        float[] scratch = new float[hidden], w = new float[topk];
+        MemorySegment[] rowSeg = new MemorySegment[topk];
+        long[] rowOff = new long[topk];
+        MemorySegment out = op.out().segment();
         for (int t = 0; t < h.tokens; t++) {
-            Arrays.fill(acc, 0f);
+            int count = 0;
             for (int k = 0; k < topk; k++) {
                 long e = ids[t * topk + k];
                 if (e < 0) continue;
                 int host = (int) (e / numLocal), localE = (int) (e % numLocal);
                 long off = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
                 MemorySegment src = peers.direct(host);
-                if (src == null) {
-                    if (tmp == null) tmp = Arena.ofAuto().allocate(rowBytes);
-                    peers.read(host, off, tmp, 0, rowBytes);
-                    src = tmp;
-                    off = 0;
+                if (src == null) { // not mapped here: fetch the row first, one staging row per top-k slot
+                    if (staged == null) staged = arena.allocate((long) topk * rowBytes, 64);
+                    peers.read(host, off, staged, count * rowBytes, rowBytes);
+                    src = staged;
+                    off = count * rowBytes;
                 }
-                MATH.addScaled(acc, src, off, op.weights()[t * topk + k], hidden);
+                rowSeg[count] = src;
+                rowOff[count] = off;
+                w[count++] = op.weights()[t * topk + k];
             }
-            MATH.round(acc, out, t * rowBytes, hidden);
+            MATH.weightedSum(rowSeg, rowOff, w, count, scratch, out, t * rowBytes, hidden);
         }
         acknowledge(combineAck(slot));
         op.done()[0] = true;

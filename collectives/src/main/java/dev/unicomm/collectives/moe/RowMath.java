@@ -33,6 +33,19 @@ interface RowMath {
         round(scratch, out, outOff, n);
     }
 
+    /**
+     * {@code out[outOff + 2i] = bf16(0 + w[0] * rows[0][i] + w[1] * rows[1][i] + ...)}: the first
+     * {@code count} rows weighted and summed in fp32 in that order (each product rounded, then each
+     * sum), rounded once; equal to zeroing, {@link #addScaled}s and {@link #round}.
+     * {@code scratch} holds at least {@code n} floats.
+     */
+    default void weightedSum(MemorySegment[] segs, long[] offs, float[] w, int count, float[] scratch, MemorySegment out,
+                             long outOff, int n) {
+        java.util.Arrays.fill(scratch, 0, n, 0f);
+        for (int j = 0; j < count; j++) addScaled(scratch, segs[j], offs[j], w[j], n);
+        round(scratch, out, outOff, n);
+    }
+
     /** The fastest implementation this JVM can run. */
     RowMath BEST = Selection.best();
 

@@ -93,4 +93,36 @@ class RowMathTest {
             }
         }
     }
+
+    @Test void weightedSumEqualsZeroAddScaledRound() {
+        RowMath vector = RowMath.BEST, scalar = new ScalarRowMath();
+        SplittableRandom rnd = new SplittableRandom(7);
+        for (int n : new int[] {7, 8, 136, 7168}) {
+            for (int count = 0; count <= 9; count++) {
+                MemorySegment[] rows = new MemorySegment[count];
+                long[] offs = new long[count];
+                float[] w = new float[count];
+                for (int j = 0; j < count; j++) {
+                    rows[j] = Arena.ofAuto().allocate(2L * n + 2 * j);
+                    offs[j] = 2L * j;
+                    w[j] = j == 2 ? -0f : (float) rnd.nextDouble(); // a -0 weight: 0 + -0 must stay +0
+                    for (int i = 0; i < n; i++) {
+                        short v = j == 1 ? (short) rnd.nextInt() : ScalarRowMath.fromFloat((float) rnd.nextGaussian() * 100);
+                        rows[j].set(ValueLayout.JAVA_SHORT_UNALIGNED, offs[j] + 2L * i, v);
+                    }
+                }
+                float[] acc = new float[n];
+                for (int j = 0; j < count; j++) scalar.addScaled(acc, rows[j], offs[j], w[j], n);
+                MemorySegment want = Arena.ofAuto().allocate(2L * n + 2);
+                scalar.round(acc, want, 2, n);
+                for (RowMath math : new RowMath[] {scalar, vector}) {
+                    MemorySegment got = Arena.ofAuto().allocate(2L * n + 2);
+                    float[] scratch = new float[n];
+                    java.util.Arrays.fill(scratch, 5f); // leftovers of an earlier token must not leak in
+                    math.weightedSum(rows, offs, w, count, scratch, got, 2, n);
+                    assertEquals(-1L, want.mismatch(got), math.getClass().getSimpleName() + ": n=" + n + ", " + count + " rows");
+                }
+            }
+        }
+    }
 }
