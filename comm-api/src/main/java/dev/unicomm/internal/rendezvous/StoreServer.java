@@ -269,6 +269,9 @@ public final class StoreServer implements Closeable {
         private OutputStream out; // guarded by this
         private int rank = -1;
         private boolean saidBye;
+        /** Set by admit when the job was already aborted: the answer to this rank's hello. */
+        private int joinAbortRank;
+        private String joinAbortReason;
         private volatile ScheduledFuture<?> helloDeadline;
         private volatile String droppedBecause;
 
@@ -376,19 +379,12 @@ public final class StoreServer implements Closeable {
             rank = claimedRank;
             // An abort that happened before this rank joined must reach it too: then it is the answer to the hello,
             // one frame, so that rank 0 stopping the host right after cannot leave this rank with a bare OK.
-            String reason;
-            int failed;
-            synchronized (StoreServer.this) {
-                reason = abortReason;
-                failed = abortedRank;
-                if (reason != null) abortSends++;
-            }
-            if (reason == null) {
+            if (joinAbortReason == null) {
                 send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
                 return true;
             }
             try {
-                send(aborted(msg.requestId, failed, reason));
+                send(aborted(msg.requestId, joinAbortRank, joinAbortReason));
             } finally {
                 abortSent();
             }
@@ -400,6 +396,13 @@ public final class StoreServer implements Closeable {
                 if (closing) return "the rendezvous store is shutting down";
                 if (ranks[r] != null) return "rank " + r + " has already joined this job (each rank joins once)";
                 ranks[r] = this;
+                // Joined and, after an abort, its answer counted as a notice in flight, in one step:
+                // awaitAbortHeard must never see this rank joined while that answer is unwritten.
+                if (abortReason != null) {
+                    abortSends++;
+                    joinAbortRank = abortedRank;
+                    joinAbortReason = abortReason;
+                }
                 StoreServer.this.notifyAll(); // awaitAbortHeard counts joins
                 return null;
             }
