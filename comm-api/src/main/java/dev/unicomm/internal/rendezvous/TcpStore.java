@@ -330,7 +330,6 @@ public final class TcpStore implements Store {
                         LOG.log(System.Logger.Level.WARNING, "rendezvous store: not every rank closed its store within "
                                 + timeout.toMillis() + " ms; stopping the host anyway");
                     hosted.awaitAbortHeard(timeout); // after an abort: the slower survivors must learn who failed
-
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 } finally {

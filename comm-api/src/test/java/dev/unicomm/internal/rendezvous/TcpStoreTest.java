@@ -45,6 +45,20 @@ class TcpStoreTest {
         return c;
     }
 
+    /** Polls {@code store}'s health (no round trip: the reader thread sets the flag) until it reports an abort, at most 5 s. */
+    static CommAbortedException abortSeenBy(TcpStore store, String never) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (true) {
+            try {
+                store.checkHealthy();
+            } catch (CommAbortedException seen) {
+                return seen;
+            }
+            assertTrue(System.nanoTime() < deadline, never);
+            Thread.sleep(1);
+        }
+    }
+
     static <T> T join(CompletableFuture<T> f) throws Exception {
         try {
             return f.get(20, TimeUnit.SECONDS);
@@ -133,17 +147,7 @@ class TcpStoreTest {
         assertEquals(2, e.failedRank());
         assertTrue(e.getMessage().contains("rank 2"), e.getMessage());
         // The flag is set without a round trip; later calls fail the same way.
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            try {
-                b.checkHealthy();
-            } catch (CommAbortedException aborted) {
-                assertEquals(2, aborted.failedRank());
-                break;
-            }
-            assertTrue(System.nanoTime() < deadline, "rank 1 never learned that rank 2 died");
-            Thread.onSpinWait();
-        }
+        assertEquals(2, abortSeenBy(b, "rank 1 never learned that rank 2 died").failedRank());
         assertEquals(2, assertThrows(CommAbortedException.class, () -> b.set("x", new byte[1])).failedRank());
     }
 
@@ -168,16 +172,7 @@ class TcpStoreTest {
         TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, Duration.ofSeconds(60), s);
         TcpStore one = client(s, 1, 3, null);
         one.abort("device lost");
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true) {
-            try {
-                host.checkHealthy();
-            } catch (CommAbortedException seen) {
-                break;
-            }
-            assertTrue(System.nanoTime() < deadline, "rank 0 never learned of the abort");
-            Thread.sleep(5);
-        }
+        abortSeenBy(host, "rank 0 never learned of the abort");
         Thread closer = Thread.startVirtualThread(host::close);
         Thread.sleep(300);
         assertTrue(closer.isAlive(), "rank 0 stopped the host before rank 2 had joined");
@@ -199,16 +194,7 @@ class TcpStoreTest {
                 TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, Duration.ofSeconds(60), s);
                 TcpStore one = TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, TIMEOUT, null);
                 one.abort("device lost");
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (true) {
-                    try {
-                        host.checkHealthy();
-                    } catch (CommAbortedException seen) {
-                        break;
-                    }
-                    assertTrue(System.nanoTime() < deadline, "round " + round + ": rank 0 never learned of the abort");
-                    Thread.sleep(1);
-                }
+                abortSeenBy(host, "round " + round + ": rank 0 never learned of the abort");
                 Thread closer = Thread.startVirtualThread(host::close);
                 Thread.sleep(round % 4); // rank 2 arrives at different moments of rank 0's close
                 CommAbortedException e = assertThrows(CommAbortedException.class,
