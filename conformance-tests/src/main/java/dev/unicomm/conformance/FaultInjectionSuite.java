@@ -16,6 +16,7 @@ import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.conformance.moe.KitTensors;
 import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.Store;
 import java.io.IOException;
@@ -287,7 +288,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
         assumeRanks(2);
         kill(ranks() - 1, pe -> killInsideLoop(pe, last(pe), "allocate/free", () -> {
             try (SymmetricBuffer b = pe.comm().heap().allocate(64 << 10)) {
-                b.segment().set(ValueLayout.JAVA_LONG, 0, 1);
+                Mem.write(pe.comm(), b, 0, Mem.longs(1)); // through RMA where the heap is device memory
             }
         }));
     }
@@ -340,10 +341,10 @@ public abstract class FaultInjectionSuite extends KitSuite {
             Communicator c = pe.comm();
             int tokens = 32, hidden = 128, k = 2, experts = 2 * c.size();
             MoeBuffer moe = MoeSuite.open(c, new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, tokens, k, false));
-            Arena a = Arena.ofAuto();
-            Tensor x = Tensor.allocate(a, DType.BF16, tokens, hidden);
-            Tensor idx = Tensor.allocate(a, DType.INT64, tokens, k);
-            Tensor w = Tensor.allocate(a, DType.FP32, tokens, k);
+            KitTensors kt = new KitTensors(c); // x in device memory where the backend's MoE runs on a device, as in the Moe suite
+            Tensor x = kt.place(kt.hostTensor(DType.BF16, tokens, hidden));
+            Tensor idx = kt.hostTensor(DType.INT64, tokens, k);
+            Tensor w = kt.hostTensor(DType.FP32, tokens, k);
             SplittableRandom rnd = new SplittableRandom(c.rank());
             for (int t = 0; t < tokens; t++) {
                 int e0 = rnd.nextInt(experts), e1 = (e0 + 1 + rnd.nextInt(experts - 1)) % experts;
