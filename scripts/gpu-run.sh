@@ -4,7 +4,7 @@
 #   bench    - `unicomm bench rma --backend nvshmem` (PE 0 -> PE 1) with the same-run C reference (benchmarks/reference/rma_ref)
 #   roofline - benchmarks/reference/nvlink_ref: device copy, every pair one direction at a time, all PEs at once (all-SM
 #              copy kernel and copy engines): the ceilings `bench moe --roofline` puts the MoE rows against
-#   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS)
+#   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS; KIT_SUITES / KIT_RULES pick suites / rules, comma lists)
 #   layout   - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
 #   moe      - the kit's MoE rules (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n MOE_RANKS --gpu-time
 #              --roofline` with DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS; the low-latency kernels keep their
@@ -145,7 +145,7 @@ fi
 if want kit; then
   for n in $KIT_RANKS; do
     timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --timeout ${KIT_TIMEOUT:-15s} \
-      --json "$out/kit-nvshmem-${n}pe.json" --junit-xml "$out/kit-junit-${n}pe" ${KIT_SUITES:+--suite=$KIT_SUITES} > "$out/kit-nvshmem-${n}pe.txt" 2>&1
+      --json "$out/kit-nvshmem-${n}pe.json" --junit-xml "$out/kit-junit-${n}pe" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES} > "$out/kit-nvshmem-${n}pe.txt" 2>&1
     echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-nvshmem-${n}pe.txt" | cut -c1-250
   done
 fi

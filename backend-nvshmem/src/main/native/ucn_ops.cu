@@ -145,6 +145,26 @@ int ucn_ops_peer_ptr(long long addr, int pe, long long *out) {
     return UCN_OK;
 }
 
+/*
+ * Start of this PE's symmetric heap. NVSHMEM has no host call for it; its device state holds it
+ * (the base every device put computes offsets from), so one thread reads it out.
+ */
+__global__ void heap_base_kernel(unsigned long long *out) { *out = (unsigned long long) (uintptr_t) nvshmemi_device_state_d.heap_base; }
+
+int ucn_ops_heap_base(long long *out) {
+    ensure_device();
+    unsigned long long *word = NULL;
+    int rc = cuda_check(cudaMallocHost((void **) &word, sizeof *word), "cudaMallocHost");
+    if (rc) return rc;
+    *word = 0;
+    heap_base_kernel<<<1, 1>>>(word);
+    rc = launch_check("heap_base_kernel launch");
+    if (!rc) rc = cuda_check(cudaStreamSynchronize(0), "heap_base_kernel");
+    *out = (long long) *word;
+    cudaFreeHost(word);
+    return rc;
+}
+
 int ucn_ops_register_host(long long addr, long long bytes) {
     ensure_device();
     return nv_check(nvshmemx_buffer_register(PTR(addr), (size_t) bytes), "nvshmemx_buffer_register");

@@ -13,6 +13,7 @@
     X(sym_alloc, (long long bytes, long long alignment, long long *out), (bytes, alignment, out)) \
     X(sym_free, (long long ptr), (ptr)) \
     X(peer_ptr, (long long addr, int pe, long long *out), (addr, pe, out)) \
+    X(heap_base, (long long *out), (out)) \
     X(register_host, (long long addr, long long bytes), (addr, bytes)) \
     X(unregister_host, (long long addr), (addr)) \
     X(dev_alloc, (long long bytes, long long *out), (bytes, out)) \

@@ -35,6 +35,7 @@ int ucn_init_status(int *status);
 int ucn_sym_alloc(long long bytes, long long alignment, long long *out);
 int ucn_sym_free(long long ptr);
 int ucn_peer_ptr(long long addr, int pe, long long *out);
+int ucn_heap_base(long long *out);
 int ucn_register_host(long long addr, long long bytes);
 int ucn_unregister_host(long long addr);
 int ucn_dev_alloc(long long bytes, long long *out);

@@ -95,6 +95,13 @@ public final class NvOps {
         return out[0];
     }
 
+    /** Start of this PE's symmetric heap (NVSHMEM's device state), from which buffer offsets count. */
+    public static long heapBase() {
+        long[] out = new long[1];
+        check(NvshmemShim.ucn_heap_base(out));
+        return out[0];
+    }
+
     public static void registerHost(long addr, long bytes) { check(NvshmemShim.ucn_register_host(addr, bytes)); }
 
     public static void unregisterHost(long addr) { check(NvshmemShim.ucn_unregister_host(addr)); }

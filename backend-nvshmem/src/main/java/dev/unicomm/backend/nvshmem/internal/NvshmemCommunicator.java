@@ -55,7 +55,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     private static boolean finalized;
     /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
     private static long runtimeHeap;
-    /** Where offsets count from: the first symmetric allocation of this process (set once). */
+    /** Where offsets count from: the start of NVSHMEM's symmetric heap (set once). */
     private static long heapBase;
     private static final long HEAP_BASE_ALIGNMENT = 2L << 20;
     /** Room in the one-PE pool for a one-PE communicator's own scratch. */
@@ -164,9 +164,16 @@ public final class NvshmemCommunicator implements BackendCommunicator {
         }
         this.scratch = Scratch.layout(base, size, scratchBytes);
         synchronized (PROCESS) {
-            // The process's first symmetric allocation sits at the start of NVSHMEM's heap: offsets of
-            // every communicator count from there, so they are never negative and equal on every PE.
-            if (heapBase == 0 && !solo) heapBase = base;
+            // Offsets of every communicator count from the start of NVSHMEM's heap, so they are never
+            // negative and equal on every PE. (Not the first allocation: NVSHMEM may later place a
+            // buffer below it, in room its own start-up used and gave back.)
+            if (heapBase == 0 && !solo) {
+                long start = NvOps.heapBase();
+                heapBase = start != 0 && start <= base ? start : base;
+                if (heapBase != start)
+                    LOG.log(Level.WARNING, "NVSHMEM reports its heap at 0x{0}, not below the first buffer at 0x{1}: offsets count from that buffer",
+                            Long.toHexString(start), Long.toHexString(base));
+            }
         }
         this.heap = new NvshmemHeap(this, solo ? base : heapBase);
         this.world = new NvshmemTeam(this, solo ? TEAM_SELF : NvOps.TEAM_WORLD, identity(size), false);
@@ -354,7 +361,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
      */
     void symFree(long addr) {
         if (solo) soloPool.free(addr);
-        else if (!aborted()) NvOps.symFree(addr);
+        else if (!aborted()) WatchedCall.run(this, "nvshmem_free", () -> { NvOps.symFree(addr); return null; });
     }
 
     /** Whether the job was aborted or a wait timed out (marks this communicator broken); never throws. */
@@ -367,6 +374,9 @@ public final class NvshmemCommunicator implements BackendCommunicator {
             return true;
         }
     }
+
+    /** Marks this communicator broken: a wait failed, so close skips collective steps. */
+    void markBroken() { broken = true; }
 
     /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
     public void checkHealthy() {

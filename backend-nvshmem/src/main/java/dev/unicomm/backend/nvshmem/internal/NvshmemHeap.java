@@ -43,7 +43,7 @@ final class NvshmemHeap implements SymmetricHeap {
             long addr;
             try {
                 addr = c.solo ? soloAllocate(Math.max(bytes, 1), Math.max(alignment, 8))
-                        : NvOps.symAlloc(Math.max(bytes, 1), Math.max(alignment, 8));
+                        : WatchedCall.run(c, "nvshmem_align", () -> NvOps.symAlloc(Math.max(bytes, 1), Math.max(alignment, 8)));
             } catch (dev.unicomm.api.NativeCallException e) {
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
             }

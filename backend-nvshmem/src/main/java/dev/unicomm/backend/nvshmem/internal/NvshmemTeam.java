@@ -50,7 +50,7 @@ final class NvshmemTeam implements Team {
         if (handle == NvshmemCommunicator.TEAM_SELF) return new NvshmemTeam(c, NvshmemCommunicator.TEAM_SELF, members, false);
         c.lock.lock();
         try {
-            int h = NvOps.teamSplitStrided(handle, start, stride, size);
+            int h = WatchedCall.run(c, "nvshmem_team_split_strided", () -> NvOps.teamSplitStrided(handle, start, stride, size));
             return new NvshmemTeam(c, h, members, true);
         } finally {
             c.lock.unlock();
@@ -72,7 +72,7 @@ final class NvshmemTeam implements Team {
             return new Split2d(new NvshmemTeam(c, handle, x, false), new NvshmemTeam(c, handle, y, false));
         c.lock.lock();
         try {
-            int[] h = NvOps.teamSplit2d(handle, xRange);
+            int[] h = WatchedCall.run(c, "nvshmem_team_split_2d", () -> NvOps.teamSplit2d(handle, xRange));
             return new Split2d(new NvshmemTeam(c, h[0], x, true), new NvshmemTeam(c, h[1], y, true));
         } finally {
             c.lock.unlock();
