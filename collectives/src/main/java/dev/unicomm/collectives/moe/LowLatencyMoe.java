@@ -44,7 +44,7 @@ final class LowLatencyMoe extends PortableMoe {
     private final long[] combinesStaged = new long[2];
     private long dispatches;
     private final Tensor[] outs = new Tensor[2]; // combine outputs, one per slot
-    private MemorySegment staged; // combine: rows of peers not mapped into this process
+    private final RowGather rows; // combine: a token's rows, one per top-k slot
 
     LowLatencyMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
@@ -57,6 +57,7 @@ final class LowLatencyMoe extends PortableMoe {
         // sizeHint also counts the push combine area of native backends (unused here).
         if (slotBase(2) > buffer.byteSize()) throw new IllegalStateException("low-latency MoE layout exceeds sizeHint");
         for (int s = 0; s < 2; s++) outs[s] = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
+        rows = new RowGather(peers, arena, topk, 2L * hidden);
     }
 
     @Override public long footprintBytes() { return buffer.byteSize() + outs[0].byteSize() + outs[1].byteSize(); }
@@ -235,8 +236,6 @@ final class LowLatencyMoe extends PortableMoe {
         long[] ids = new long[h.tokens * topk];
         MemorySegment.copy(local, ValueLayout.JAVA_LONG_UNALIGNED, slotBase(slot) + sendIdxOff, ids, 0, ids.length);
         float[] scratch = new float[hidden], w = new float[topk];
-        MemorySegment[] rowSeg = new MemorySegment[topk];
-        long[] rowOff = new long[topk];
         MemorySegment out = op.out().segment();
         for (int t = 0; t < h.tokens; t++) {
             int count = 0;
@@ -244,19 +243,10 @@ final class LowLatencyMoe extends PortableMoe {
                 long e = ids[t * topk + k];
                 if (e < 0) continue;
                 int host = (int) (e / numLocal), localE = (int) (e % numLocal);
-                long off = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
-                MemorySegment src = peers.direct(host);
-                if (src == null) { // not mapped here: fetch the row first, one staging row per top-k slot
-                    if (staged == null) staged = arena.allocate((long) topk * rowBytes, 64);
-                    peers.read(host, off, staged, count * rowBytes, rowBytes);
-                    src = staged;
-                    off = count * rowBytes;
-                }
-                rowSeg[count] = src;
-                rowOff[count] = off;
+                rows.set(count, host, recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes);
                 w[count++] = op.weights()[t * topk + k];
             }
-            MATH.weightedSum(rowSeg, rowOff, w, count, scratch, out, t * rowBytes, hidden);
+            MATH.weightedSum(rows.segs, rows.offsets, w, count, scratch, out, t * rowBytes, hidden);
         }
         acknowledge(combineAck(slot));
         op.done()[0] = true;

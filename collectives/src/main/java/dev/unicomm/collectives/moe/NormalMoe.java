@@ -40,7 +40,7 @@ final class NormalMoe extends PortableMoe {
     private final long sendIdx, recvIdx, sendW, recvW, recvX;
     private final int[] rankOf; // expert -> rank hosting it
     private final Tensor out, outW;
-    private MemorySegment staged; // combine: rows of peers not mapped into this process, one per source
+    private final RowGather rows; // combine: a token's rows, one per source rank
     private NormalHandle latest;
     private long ops;
     private boolean lastWasCombine; // peers may still read our receive area right after a combine
@@ -58,6 +58,7 @@ final class NormalMoe extends PortableMoe {
         for (int e = 0; e < rankOf.length; e++) rankOf[e] = e / numLocal;
         out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
         outW = Tensor.allocate(arena, DType.FP32, maxTokens, topk);
+        rows = new RowGather(peers, arena, ranks, 2L * hidden);
     }
 
     private long hdr() { return 16 * (ops & 1); }
@@ -176,8 +177,6 @@ final class NormalMoe extends PortableMoe {
         MemorySegment o = out.segment();
         MemorySegment ow = outW.segment();
         float[] scratch = new float[hidden], accW = new float[topk];
-        MemorySegment[] rowSeg = new MemorySegment[ranks];
-        long[] rowOff = new long[ranks];
         int[] fromRank = new int[ranks], fromRow = new int[ranks];
         for (int t = 0; t < h.tokens; t++) {
             int count = 0;
@@ -198,19 +197,8 @@ final class NormalMoe extends PortableMoe {
             } else if (count == 1) {
                 peers.read(fromRank[0], recvX + fromRow[0] * rowBytes, o, dst, rowBytes); // one source: the sum is the row itself
             } else {
-                for (int j = 0; j < count; j++) {
-                    long off = recvX + fromRow[j] * rowBytes;
-                    MemorySegment src = peers.direct(fromRank[j]);
-                    if (src == null) { // not mapped here: fetch the row first
-                        if (staged == null) staged = arena.allocate((long) ranks * rowBytes, 64);
-                        peers.read(fromRank[j], off, staged, j * rowBytes, rowBytes);
-                        src = staged;
-                        off = j * rowBytes;
-                    }
-                    rowSeg[j] = src;
-                    rowOff[j] = off;
-                }
-                MATH.sum(rowSeg, rowOff, count, scratch, o, dst, hidden);
+                for (int j = 0; j < count; j++) rows.set(j, fromRank[j], recvX + fromRow[j] * rowBytes);
+                MATH.sum(rows.segs, rows.offsets, count, scratch, o, dst, hidden);
             }
             if (weights != null) MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
         }
