@@ -40,7 +40,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * non-blocking CUDA stream, in issue order, and every wait for it is bounded by the
  * communicator's timeout.
  */
-public final class NvshmemCommunicator implements BackendCommunicator {
+public final class NvshmemCommunicator implements BackendCommunicator, WatchedCall.Job {
     private static final System.Logger LOG = System.getLogger("dev.unicomm.backend.nvshmem");
     /** Bytes of the pinned area before the bounce buffer: result slot, agreement staging. */
     private static final long PINNED_HEADER_MIN = 4096;
@@ -376,7 +376,7 @@ public final class NvshmemCommunicator implements BackendCommunicator {
     }
 
     /** Marks this communicator broken: a wait failed, so close skips collective steps. */
-    void markBroken() { broken = true; }
+    @Override public void markBroken() { broken = true; }
 
     /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
     public void checkHealthy() {

@@ -2,6 +2,7 @@ package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
+import java.time.Duration;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +20,18 @@ import java.util.function.Supplier;
 final class WatchedCall {
     private WatchedCall() {}
 
-    static <T> T run(NvshmemCommunicator c, String what, Supplier<T> call) {
+    /** What the caller watches while the call runs. */
+    interface Job {
+        /** Throws (CommAbortedException naming the lost PE) once the job was aborted. */
+        void checkHealthy();
+
+        Duration timeout();
+
+        /** A wait failed: later steps must not assume the PEs still match. */
+        void markBroken();
+    }
+
+    static <T> T run(Job c, String what, Supplier<T> call) {
         FutureTask<T> task = new FutureTask<>(call::get);
         Thread.ofPlatform().daemon().name("nvshmem " + what).start(task);
         long start = System.nanoTime();
@@ -28,9 +40,9 @@ final class WatchedCall {
                 return task.get(1, TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 c.checkHealthy(); // a dead peer: CommAbortedException naming it
-                if (System.nanoTime() - start > c.timeout.toNanos()) {
+                if (System.nanoTime() - start > c.timeout().toNanos()) {
                     c.markBroken();
-                    throw new CommTimeoutException(what + " (still inside NVSHMEM, waiting for the other PEs)", c.timeout);
+                    throw new CommTimeoutException(what + " (still inside NVSHMEM, waiting for the other PEs)", c.timeout());
                 }
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof RuntimeException r) throw r;
