@@ -56,6 +56,7 @@ final class VectorFp8 implements BlockQuantiser {
      * the way (each at most 2^-24 relatively).
      */
     private static final float THRESHOLD = Math.nextUp((float) (0x1p-6 / 448 * (1 + 0x1p-20)));
+    private static final int MIN_AMAX_BITS = Float.floatToRawIntBits(Fp8Quantiser.MIN_AMAX);
     /** Rounds fp32 bits to 3 mantissa bits (the carry moves into the exponent) with the exponent bias change folded in. */
     private static final int ROUND = 0x7FFFF - (960 << 20);
     /** 2^14: adding it rounds a value below 2^-6 to a multiple of 2^-9, the e4m3 subnormal step (its ulp). */
@@ -100,13 +101,14 @@ final class VectorFp8 implements BlockQuantiser {
                 max = max.max(a);
                 min = min.min(a);
             }
-            int maxBits = max.reduceLanes(VectorOperators.MAX);
+            IntVector halves = max.reinterpretAsInts(); // pairs of non-negative shorts: one step in int lanes, then the int reduction
+            int maxBits = halves.lanewise(VectorOperators.LSHR, 16).max(halves.and(0xFFFF)).reduceLanes(VectorOperators.MAX);
             if (maxBits >= 0x7F80) { // rare: left to the plain definition after pass 2
                 muls[b] = Float.NaN;
                 special = true;
                 continue;
             }
-            float amax = Math.max(Float.intBitsToFloat(maxBits << 16), Fp8Quantiser.MIN_AMAX);
+            float amax = Float.intBitsToFloat(Math.max(maxBits << 16, MIN_AMAX_BITS)); // finite, non-negative: bits order as values
             float mul = Fp8Quantiser.MAX / amax;
             // Smallest BF16 pattern at or above amax * THRESHOLD: lanes at or above it scale to normal codes.
             int normalFrom = (Float.floatToRawIntBits(amax * THRESHOLD) + 0xFFFF) >>> 16;
