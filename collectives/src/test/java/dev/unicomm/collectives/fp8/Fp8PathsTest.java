@@ -69,6 +69,64 @@ class Fp8PathsTest {
         }
     }
 
+    /**
+     * The vector path's blocks without subnormal codes (signs kept in the fp32 values): every finite
+     * nonzero BF16 pattern, in blocks of one sign and exponent (all 128 mantissas, within a factor 2
+     * of each other), alone and with a larger first value so that the multiplier varies (up to
+     * scaled minima of 2^-5, still normal).
+     */
+    @Test void normalBlocksOfEveryPatternMatchThePlainPath() {
+        float[] factors = {0, 1.5f, 3f, 7.25f, 100f, 3000f, 7000f};
+        for (float f : factors) {
+            short[] in = new short[H * 9]; // 512 blocks of 128 patterns fill 9 rows of 57 blocks, minus 1
+            int blocks = 0;
+            for (int hi = 0; hi < 512; hi++) {
+                int exponent = hi & 0xFF;
+                if (exponent == 0 || exponent == 0xFF) continue; // zero and bf16 subnormals / inf and NaN: other paths
+                for (int c = 0; c < 128; c++) in[blocks * 128 + c] = (short) (hi * 128 + c);
+                if (f > 0) {
+                    float first = Float.intBitsToFloat(in[blocks * 128] << 16) * 2 * f;
+                    if (Float.isInfinite(first)) continue; // block left as is, overwritten next
+                    in[blocks * 128] = (short) (Float.floatToRawIntBits(first) >>> 16);
+                }
+                blocks++;
+            }
+            byte[] a = new byte[in.length], b = new byte[in.length];
+            float[] sa = new float[in.length / 128], sb = new float[in.length / 128];
+            quantise(new ScalarFp8(), in, a, sa);
+            quantise(new VectorFp8(), in, b, sb);
+            assertArrayEquals(a, b, "codes, factor " + f);
+            assertArrayEquals(sa, sb, "scales, factor " + f);
+        }
+    }
+
+    /**
+     * Blocks whose smallest value lies within a few BF16 steps of where scaled values become normal
+     * e4m3 numbers (2^-6), for many block maxima: the vector path's choice between its normal and
+     * subnormal steps must never change the codes (a threshold 6 steps too low fails).
+     */
+    @Test void blocksAroundTheSubnormalThresholdMatchThePlainPath() {
+        SplittableRandom rnd = new SplittableRandom(22);
+        short[] in = new short[H * 8];
+        for (int b = 0; b < in.length / 128; b++) {
+            float amax = Float.intBitsToFloat(rnd.nextInt(0x0080, 0x7F80) << 16);
+            float mul = Fp8Quantiser.MAX / Math.max(amax, Fp8Quantiser.MIN_AMAX);
+            int edge = Float.floatToRawIntBits(0x1p-6f / mul) >>> 16; // near the smallest value that scales to 2^-6
+            int sign = rnd.nextBoolean() ? 0x8000 : 0, depth = rnd.nextInt(17); // the two roundings differ from about 8 steps below
+            for (int c = 0; c < 128; c++) {
+                int p = Math.clamp(edge + rnd.nextInt(-depth, 4), 0, 0x7F7F);
+                in[b * 128 + c] = (short) (p | (c % 3 == 0 ? sign : 0));
+            }
+            in[b * 128 + rnd.nextInt(128)] = (short) (Float.floatToRawIntBits(amax) >>> 16);
+        }
+        byte[] a = new byte[in.length], v = new byte[in.length];
+        float[] sa = new float[in.length / 128], sv = new float[in.length / 128];
+        quantise(new ScalarFp8(), in, a, sa);
+        quantise(new VectorFp8(), in, v, sv);
+        assertArrayEquals(a, v, "codes");
+        assertArrayEquals(sa, sv, "scales");
+    }
+
     @Test void specialBlocksFollowTheDefinition() {
         short[] in = rows(1, 9);
         byte[] codes = new byte[in.length];
