@@ -125,8 +125,15 @@ public abstract class FaultInjectionSuite extends KitSuite {
     }
 
     /** Survivors: closing the communicator after an abort must not hang (it may report the abort again). */
-    static void closeQuietly(Pe pe, Communicator c) {
+    static void closeQuietly(Pe pe, Communicator c, AutoCloseable... held) throws Exception {
         long t0 = System.nanoTime();
+        for (AutoCloseable r : held) { // what the loop used (MoE buffer, tensors): closed first, like a user's try block
+            try {
+                r.close();
+            } catch (CommException e) {
+                // reported, not hung
+            }
+        }
         try {
             c.close();
         } catch (CommException e) {
@@ -134,7 +141,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         long limit = pe.timeout().plusSeconds(5).toMillis();
-        assertTrue(ms <= limit, "close() after the abort took " + ms + " ms; limit " + limit + " ms");
+        assertTrue(ms <= limit, "close() after the abort took " + ms + " ms" + (held.length > 0 ? " (with " + held.length
+                + " resources the loop used)" : "") + "; limit " + limit + " ms");
     }
 
     /** Runs {@code step} until it throws, or fails after twice the timeout (a survivor never loops forever). */
@@ -148,7 +156,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
      * Everyone runs {@code step} in a loop; the victim SIGKILLs itself {@value #KILL_AFTER_MS} ms in,
      * so the kill lands inside one of the steps. The survivors must abort naming it.
      */
-    static void killInsideLoop(Pe pe, int victim, String what, Wait step) throws Exception {
+    static void killInsideLoop(Pe pe, int victim, String what, Wait step, AutoCloseable... held) throws Exception {
         Communicator c = pe.comm();
         c.barrier(); // everyone is here and the loops start together
         if (pe.rank() == victim) {
@@ -156,7 +164,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
             loop(pe, step);
         } else {
             expectAbort(pe, Set.of(victim), what, () -> loop(pe, step));
-            closeQuietly(pe, c);
+            closeQuietly(pe, c, held);
         }
     }
 
@@ -329,7 +337,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
             Communicator c = pe.comm();
             SymmetricBuffer src = c.heap().allocate(64 << 10), dst = c.heap().allocate(64 << 10);
             killInsideLoop(pe, last(pe), "allreduce",
-                    () -> c.collectives().allreduce(c.world(), dst, src, 16 << 10, DType.FP32, ReduceOp.SUM));
+                    () -> c.collectives().allreduce(c.world(), dst, src, 16 << 10, DType.FP32, ReduceOp.SUM), dst, src);
         });
     }
 
@@ -357,7 +365,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
             killInsideLoop(pe, last(pe), "MoE dispatch/combine", () -> {
                 Dispatched d = moe.dispatch(x, idx, w, layout);
                 moe.combine(d.recvX(), d.handle());
-            });
+            }, kt, moe); // a survivor closes both after the abort, before its communicator, within the close limit
         });
     }
 
