@@ -12,6 +12,8 @@ open module dev.unicomm.benchmarks {
     requires jdk.jfr;
     requires java.desktop;
     requires java.management;
+    // Optional: the MoE bench's combine bound reads with the Vector API where the JVM has it (its workers do).
+    requires static jdk.incubator.vector;
     requires org.jfree.jfreechart;
     requires jmh.core;
     exports dev.unicomm.benchmarks;

@@ -24,7 +24,8 @@ import picocli.CommandLine.Option;
  * dispatch in BF16 and FP8, low-latency combine) on {@code -n} ranks, one JVM each. Reports time
  * and bandwidth per rank the way DeepEP's tests count bytes ({@code docs/spec/moe.md}), next
  * to the same-run copy bound (the same bytes each rank receives, copied from the peers' memory as
- * plain copies by all ranks at once, until the last rank is done), and verifies the first results of every operation against
+ * plain copies by all ranks at once, until the last rank is done; for a combine on the host, which
+ * writes one row per token, the same bytes read from the peers and the output written once), and verifies the first results of every operation against
  * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
  * {@code --ll-iters} (low-latency) times interleaved with its bound; the median is reported. The
  * defaults (5 and 10) keep the default run, DeepEP's full shapes on 4 ranks, near a minute on
@@ -325,7 +326,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
             return;
         }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
-                + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; no synchronisation timed; same run)%n", options.backend, options.ranks);
+                + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; "
+                + "combine on the host: the same bytes read from peer memory plus the output written once; no synchronisation timed; same run)%n", options.backend, options.ranks);
         String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)

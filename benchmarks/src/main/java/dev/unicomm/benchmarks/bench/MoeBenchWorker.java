@@ -130,11 +130,13 @@ public final class MoeBenchWorker {
                 fromRank[r] = (long) tokensFrom * 2 * h;
                 fromRank8[r] = (long) tokensFrom * (h + h / 32);
             }
+            long[] toRank = new long[ranks]; // a combine reads back the rows of this rank's tokens
+            for (int r = 0; r < ranks; r++) toRank[r] = (long) tokensOut[r] * 2 * h;
             Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h), fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
             try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes))) {
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
                 long[] cached = new long[p.iters()], cached8 = new long[p.iters()];
-                long[] bound = new long[p.iters()], bound8 = new long[p.iters()];
+                long[] bound = new long[p.iters()], bound8 = new long[p.iters()], gather = new long[p.iters()];
                 for (int it = 0; it < p.iters(); it++) {
                     comm.barrier();
                     long t0 = System.nanoTime();
@@ -161,6 +163,7 @@ public final class MoeBenchWorker {
                     moe.dispatch(x, null, d.handle());
                     cached[it] = System.nanoTime() - t0;
                     bound[it] = copy.time(fromRank);
+                    gather[it] = copy.timeGather(toRank, x.byteSize());
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
                 long b = median(bound);
@@ -169,7 +172,7 @@ public final class MoeBenchWorker {
                 emit("normal dispatch cached", me, bytes, median(cached), b, verified, fp, bf16);
                 if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
                 if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), median(bound8), verified, fp, fp8Traffic);
-                emit("normal combine", me, bytes, median(comb), b, verified, fp, bf16.reversed());
+                emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
             }
         }
     }
@@ -331,10 +334,12 @@ public final class MoeBenchWorker {
                 }
             }
             for (long e : ids) if (e >= 0) pairsOut[(int) (e / local)]++;
+            long[] toRank = new long[ranks]; // a combine reads back one row per (own token, expert)
+            for (int r = 0; r < ranks; r++) toRank[r] = pairsOut[r] * 2L * h;
             Traffic bf16 = Traffic.of(me, pairsIn, pairsOut, 2L * h), fp8Traffic = Traffic.of(me, pairsIn, pairsOut, fp8Row);
             try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h))) {
                 int n = p.llIters();
-                long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n];
+                long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n], gather = new long[n];
                 long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
                 for (int it = 0; it < n; it++) {
                     comm.barrier();
@@ -357,6 +362,7 @@ public final class MoeBenchWorker {
                     }
                     bound[it] = copy.time(fromRank);
                     bound8[it] = copy.time(fromRank8);
+                    gather[it] = copy.timeGather(toRank, x.byteSize());
                 }
                 long b = median(bound);
                 long bf16Bytes = pairs * 2L * h;
@@ -364,7 +370,7 @@ public final class MoeBenchWorker {
                 emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
                 if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
                 if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
-                emit("ll combine", me, bf16Bytes, median(comb), b, verified, fp, bf16.reversed());
+                emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
             }
         }
     }

@@ -8,6 +8,7 @@ import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The copy bound of {@code unicomm bench moe}: the bytes a rank receives, copied from each peer's
@@ -40,7 +41,7 @@ final class MoeCopyBound implements AutoCloseable {
             hostDst = null;
         } else {
             src.segment().copyFrom(x.segment());
-            hostDst = arena.allocate(Math.max(1, maxBytes), 4096).fill((byte) 0);
+            hostDst = arena.allocate(Math.max(Math.max(1, maxBytes), x.byteSize()), 4096).fill((byte) 0); // also a combine's output (x's size)
             deviceDst = null;
         }
         comm.barrier();
@@ -53,6 +54,63 @@ final class MoeCopyBound implements AutoCloseable {
     long time(long[] fromRank) {
         comm.barrier();
         long t0 = System.nanoTime();
+        copyFromPeers(fromRank);
+        if (device != null) {
+            comm.barrier();
+            return System.nanoTime() - t0;
+        }
+        return untilLastRank(t0);
+    }
+
+    /**
+     * The bound of a combine on the host: nanoseconds, as {@link #time}, for every rank at once to read
+     * {@code fromRank[s]} bytes of each peer s (one pass of 8-byte loads, folded so that none is
+     * skipped) and then write {@code outBytes} of private memory (a fill). A combine reads every
+     * received row but writes one row per token, so a copy of the received bytes, which writes them
+     * all, is not an upper limit for it. {@code outBytes} is at most {@code x}'s size (a combine's
+     * output has {@code x}'s shape). On a device this is {@link #time} (the GPU has its roofline).
+     */
+    long timeGather(long[] fromRank, long outBytes) {
+        if (device != null) return time(fromRank);
+        comm.barrier();
+        long t0 = System.nanoTime();
+        long size = src.byteSize(), fold = 0;
+        for (int s = 0; s < fromRank.length; s++) {
+            Memory peer = src.peerMemory(s).orElse(null);
+            for (long left = fromRank[s]; left > 0; ) {
+                long chunk = Math.min(left, size);
+                if (peer != null) fold ^= readAll(peer.segment(), chunk);
+                else comm.rma().get(Memory.of(hostDst), 0, src, 0, chunk, s); // no mapping: the transfer is the read
+                left -= chunk;
+            }
+        }
+        hostDst.asSlice(0, outBytes).fill((byte) fold);
+        return untilLastRank(t0);
+    }
+
+    /** Whether the Vector API is there (the bench's workers start with it). */
+    private static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+
+    /** Every byte of {@code seg[0, n)} read once, folded into one word (so the JIT cannot skip a load). */
+    private static long readAll(MemorySegment seg, long n) {
+        return VECTOR ? VectorRead.readAll(seg, n) : readScalar(seg, 0, n);
+    }
+
+    /** {@link #readAll} of {@code seg[from, n)} with 8-byte loads (four independent folds) and byte loads for the tail. */
+    static long readScalar(MemorySegment seg, long from, long n) {
+        long a = 0, b = 0, c = 0, d = 0, i = from;
+        for (; i + 32 <= n; i += 32) {
+            a ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i);
+            b ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i + 8);
+            c ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i + 16);
+            d ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i + 24);
+        }
+        for (; i < n; i++) a ^= seg.get(ValueLayout.JAVA_BYTE, i);
+        return a ^ b ^ c ^ d;
+    }
+
+    /** Copies {@code fromRank[s]} bytes from each peer s into private memory (device or host). */
+    private void copyFromPeers(long[] fromRank) {
         long at = 0, size = src.byteSize();
         for (int s = 0; s < fromRank.length; s++) {
             Memory peer = src.peerMemory(s).orElse(null);
@@ -68,16 +126,16 @@ final class MoeCopyBound implements AutoCloseable {
                 left -= chunk;
             }
         }
-        if (device != null) {
-            comm.barrier();
-            return System.nanoTime() - t0;
-        }
+    }
+
+    /** Exchanges every rank's end stamp (untimed) and returns the time from {@code t0} to the latest. */
+    private long untilLastRank(long t0) {
         long end = System.nanoTime();
         for (int pe = 0; pe < comm.size(); pe++) comm.rma().atomicSet(stamps, 8L * comm.rank(), end, pe);
         comm.rma().quiet();
         comm.barrier();
         long last = end;
-        for (int pe = 0; pe < comm.size(); pe++) last = Math.max(last, stamps.segment().get(java.lang.foreign.ValueLayout.JAVA_LONG, 8L * pe));
+        for (int pe = 0; pe < comm.size(); pe++) last = Math.max(last, stamps.segment().get(ValueLayout.JAVA_LONG, 8L * pe));
         return last - t0;
     }
 
