@@ -115,12 +115,14 @@ public final class MoeBenchWorker {
             } else {
                 moe.combine(d.recvX(), d.handle());
             }
-            // More warm-up: the first calls run before the JIT has compiled them. GPU operations take
-            // microseconds, so there the host path is warmed until the JIT has compiled it.
-            for (int i = 0; i < (mem.onDevice() ? 300 : 2); i++) {
+            // More warm-up: the first calls run before the JIT has compiled them (the combine's Vector API
+            // sums: see Warmup). GPU operations take microseconds, so there a count warms the host path.
+            Runnable round = () -> {
                 Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
                 moe.combine(di.recvX(), di.handle());
-            }
+            };
+            if (mem.onDevice()) for (int i = 0; i < 300; i++) round.run();
+            else Warmup.untilSteady(comm, 2, 1, 3, 15_000_000_000L, round);
             int n = d.handle().numRecvTokens();
             long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
             long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
@@ -308,14 +310,14 @@ public final class MoeBenchWorker {
                 if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
                 verified = "ok";
             }
-            // Warm-up until the JIT has compiled the host path with its Vector API intrinsics (until then
-            // every vector operation runs as boxed Java code, 10-100x slower): 5 rounds left the first
-            // timed low-latency rounds of a loaded 2-core host in that state (JFR: IntVector.bOpTemplate hot).
-            for (int i = 0; i < (mem.onDevice() ? 2000 : 50); i++) {
+            // Warm-up until the JIT has compiled the host path with its Vector API intrinsics (see Warmup).
+            Runnable round = () -> {
                 LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
                 moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
                 if (fp8) moe.lowLatencyDispatch(x, idx, true, false);
-            }
+            };
+            if (mem.onDevice()) for (int i = 0; i < 2000; i++) round.run(); // microseconds each: a count suffices
+            else Warmup.untilSteady(comm, 50, 8, 24, 20_000_000_000L, round);
             long pairs = Arrays.stream(ids).filter(e -> e >= 0).count();
             long recvPairs = 0;
             long fp8Row = (long) h + h / 32 + 16; // DeepEP's count per pair: codes, scales, 16 bytes of metadata

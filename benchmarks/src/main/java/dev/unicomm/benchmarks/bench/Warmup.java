@@ -1,0 +1,57 @@
+package dev.unicomm.benchmarks.bench;
+
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.DType;
+import dev.unicomm.api.ReduceOp;
+import dev.unicomm.api.SymmetricBuffer;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * Warm-up that lasts until the JIT has caught up, not a fixed number of rounds. Until C2 has
+ * compiled the host path, Vector API code runs as boxed Java (10-100x slower); on a loaded 2-core
+ * host with four JVMs compiling at once, 50 low-latency rounds still left one rank's quantiser in that
+ * state in the timed rounds (JFR: {@code IntVector.bOpTemplate} under {@code VectorFp8.encode}).
+ */
+final class Warmup {
+    private Warmup() {}
+
+    /**
+     * Runs {@code round} (a collective step) until every rank's round time is steady: at least
+     * {@code minRounds}, then until the median of the last {@code window} rounds has not improved
+     * by more than 5 % for {@code patience} rounds on any rank, or {@code maxNanos} have passed.
+     * Collective: the ranks agree after each round (one small allreduce) so they stop together.
+     *
+     * @return rounds run
+     */
+    static int untilSteady(Communicator comm, int minRounds, int window, int patience, long maxNanos, Runnable round) {
+        try (SymmetricBuffer mine = comm.heap().allocate(8); SymmetricBuffer any = comm.heap().allocate(8)) {
+            long start = System.nanoTime();
+            long[] times = new long[Math.max(minRounds, window) + patience + 1];
+            double best = Double.MAX_VALUE;
+            int rounds = 0, sinceBest = 0;
+            while (true) {
+                long t0 = System.nanoTime();
+                round.run();
+                if (rounds == times.length) times = Arrays.copyOf(times, 2 * rounds);
+                times[rounds++] = System.nanoTime() - t0;
+                if (rounds >= window) {
+                    long[] last = Arrays.copyOfRange(times, rounds - window, rounds);
+                    Arrays.sort(last);
+                    double median = last[window / 2];
+                    if (median < 0.95 * best) {
+                        best = median;
+                        sinceBest = 0;
+                    } else {
+                        sinceBest++;
+                    }
+                }
+                boolean steady = rounds >= minRounds && sinceBest >= patience;
+                boolean more = !steady && System.nanoTime() - start < maxNanos;
+                mine.segment().set(ValueLayout.JAVA_LONG, 0, more ? 1 : 0);
+                comm.collectives().allreduce(comm.world(), any, mine, 1, DType.INT64, ReduceOp.MAX);
+                if (any.segment().get(ValueLayout.JAVA_LONG, 0) == 0) return rounds;
+            }
+        }
+    }
+}
