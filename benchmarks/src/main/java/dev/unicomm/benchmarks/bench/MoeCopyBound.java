@@ -64,11 +64,12 @@ final class MoeCopyBound implements AutoCloseable {
     }
 
     /**
-     * The bound of a combine on the host: nanoseconds, as {@link #time}, for every rank at once to read
-     * {@code fromRank[s]} bytes of each peer s (one pass of 8-byte loads, folded so that none is
+     * The bound of a combine on the host: nanoseconds for this rank, all ranks starting together, to
+     * read {@code fromRank[s]} bytes of each peer s (one pass of vector loads, folded so that none is
      * skipped) and then write {@code outBytes} of private memory (a fill). A combine reads every
      * received row but writes one row per token, so a copy of the received bytes, which writes them
-     * all, is not an upper limit for it. {@code outBytes} is at most {@code x}'s size (a combine's
+     * all, is not an upper limit for it. Timed to this rank's own end, not the last rank's: a combine
+     * has no closing barrier, so each rank's combine time also ends at its own last read. {@code outBytes} is at most {@code x}'s size (a combine's
      * output has {@code x}'s shape). On a device this is {@link #time} (the GPU has its roofline).
      */
     long timeGather(long[] fromRank, long outBytes) {
@@ -86,7 +87,9 @@ final class MoeCopyBound implements AutoCloseable {
             }
         }
         hostDst.asSlice(0, outBytes).fill((byte) fold);
-        return untilLastRank(t0);
+        long took = System.nanoTime() - t0;
+        comm.barrier(); // untimed: the next measurement starts together
+        return took;
     }
 
     /**
