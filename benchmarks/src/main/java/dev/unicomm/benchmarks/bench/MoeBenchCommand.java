@@ -327,7 +327,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
                 + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; "
-                + "combine on the host: the same bytes read from peer memory plus the output written once, each rank to its own end; no synchronisation timed; same run)%n", options.backend, options.ranks);
+                + "combine on the host: the same bytes read from peer memory plus the output written once, and the combine itself timed until the last rank returned; no synchronisation timed; same run)%n", options.backend, options.ranks);
         String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)

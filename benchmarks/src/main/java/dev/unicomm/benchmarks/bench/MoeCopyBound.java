@@ -64,12 +64,13 @@ final class MoeCopyBound implements AutoCloseable {
     }
 
     /**
-     * The bound of a combine on the host: nanoseconds for this rank, all ranks starting together, to
-     * read {@code fromRank[s]} bytes of each peer s (one pass of vector loads, folded so that none is
+     * The bound of a combine on the host: nanoseconds, as {@link #time}, for every rank at once to read
+     * {@code fromRank[s]} bytes of each peer s (one pass of vector loads, folded so that none is
      * skipped) and then write {@code outBytes} of private memory (a fill). A combine reads every
      * received row but writes one row per token, so a copy of the received bytes, which writes them
-     * all, is not an upper limit for it. Timed to this rank's own end, not the last rank's: a combine
-     * has no closing barrier, so each rank's combine time also ends at its own last read. {@code outBytes} is at most {@code x}'s size (a combine's
+     * all, is not an upper limit for it. A combine has no closing barrier, so the bench times it the
+     * same way ({@link #untilLastRank}): with its own end instead, the ranks that ran first on a host
+     * with fewer cores than ranks finished before the others had started. {@code outBytes} is at most {@code x}'s size (a combine's
      * output has {@code x}'s shape). On a device this is {@link #time} (the GPU has its roofline).
      */
     long timeGather(long[] fromRank, long outBytes) {
@@ -87,9 +88,7 @@ final class MoeCopyBound implements AutoCloseable {
             }
         }
         hostDst.asSlice(0, outBytes).fill((byte) fold);
-        long took = System.nanoTime() - t0;
-        comm.barrier(); // untimed: the next measurement starts together
-        return took;
+        return untilLastRank(t0);
     }
 
     /**
@@ -155,9 +154,14 @@ final class MoeCopyBound implements AutoCloseable {
         }
     }
 
-    /** Exchanges every rank's end stamp (untimed) and returns the time from {@code t0} to the latest. */
-    private long untilLastRank(long t0) {
+    /**
+     * Host only, collective: exchanges every rank's end stamp, taken now ({@code System.nanoTime}, one
+     * clock on one host), untimed, and returns the time from this rank's {@code t0} to the latest. On a
+     * device (no stamps) this rank's own time.
+     */
+    long untilLastRank(long t0) {
         long end = System.nanoTime();
+        if (stamps == null) return end - t0;
         for (int pe = 0; pe < comm.size(); pe++) comm.rma().atomicSet(stamps, 8L * comm.rank(), end, pe);
         comm.rma().quiet();
         comm.barrier();

@@ -19,7 +19,9 @@ final class Warmup {
     /**
      * Runs {@code round} (a collective step) until every rank's round time is steady: at least
      * {@code minRounds}, then until the median of the last {@code window} rounds has not improved
-     * by more than 5 % for {@code patience} rounds on any rank, or {@code maxNanos} have passed.
+     * by more than 5 % for {@code patience} rounds on any rank, or {@code maxNanos} have passed (which
+     * ends it even before {@code minRounds}). A slow phase that stays level for {@code patience} rounds
+     * passes for steady: {@code minRounds} and {@code patience} are what guard against that.
      * Collective: the ranks agree after each round (one small allreduce) so they stop together.
      *
      * @return rounds run
