@@ -135,7 +135,8 @@ public final class MoeBenchWorker {
             long[] toRank = new long[ranks]; // a combine reads back the rows of this rank's tokens
             for (int r = 0; r < ranks; r++) toRank[r] = (long) tokensOut[r] * 2 * h;
             Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h), fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes))) {
+            // A normal combine reads at most T rows from one peer: x's size, so the bound's source is x.
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0)) {
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
                 long[] cached = new long[p.iters()], cached8 = new long[p.iters()];
                 long[] bound = new long[p.iters()], bound8 = new long[p.iters()], gather = new long[p.iters()];
@@ -168,13 +169,13 @@ public final class MoeBenchWorker {
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
-                long b = median(bound);
+                long b = fastest(bound); // the bound is the best the machine did in this window: an upper limit, not a typical run
                 long bytes8 = (long) n * (h + h / 32), fp = moe.footprintBytes();
                 emit("normal dispatch", me, bytes, median(disp), b, verified, fp, bf16);
                 emit("normal dispatch cached", me, bytes, median(cached), b, verified, fp, bf16);
-                if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
-                if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), median(bound8), verified, fp, fp8Traffic);
-                emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
+                if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), fastest(bound8), verified, fp, fp8Traffic);
+                if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), fastest(bound8), verified, fp, fp8Traffic);
+                emit("normal combine", me, bytes, median(comb), fastest(gather), verified, fp, bf16.reversed());
             }
         }
     }
@@ -339,7 +340,13 @@ public final class MoeBenchWorker {
             long[] toRank = new long[ranks]; // a combine reads back one row per (own token, expert)
             for (int r = 0; r < ranks; r++) toRank[r] = pairsOut[r] * 2L * h;
             Traffic bf16 = Traffic.of(me, pairsIn, pairsOut, 2L * h), fp8Traffic = Traffic.of(me, pairsIn, pairsOut, fp8Row);
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h))) {
+            long gatherBytes = 0; // the most rows any rank's combine reads from one peer (every rank computes the same)
+            for (int r = 0; r < ranks; r++) {
+                long[] perPeer = new long[ranks];
+                for (long e : all.get(r)) if (e >= 0) perPeer[(int) (e / local)] += 2L * h;
+                for (long b : perPeer) gatherBytes = Math.max(gatherBytes, b);
+            }
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes)) {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n], gather = new long[n];
                 long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
@@ -366,13 +373,13 @@ public final class MoeBenchWorker {
                     bound8[it] = copy.time(fromRank8);
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                 }
-                long b = median(bound);
+                long b = fastest(bound); // the bound is the best the machine did in this window: an upper limit, not a typical run
                 long bf16Bytes = pairs * 2L * h;
                 long fp = moe.footprintBytes();
                 emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
-                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), fastest(bound8), verified, fp, fp8Traffic);
                 if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
-                emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
+                emit("ll combine", me, bf16Bytes, median(comb), fastest(gather), verified, fp, bf16.reversed());
             }
         }
     }
@@ -435,6 +442,8 @@ public final class MoeBenchWorker {
     private static void check(boolean ok, String message) {
         if (!ok) throw new IllegalStateException("verification against the reference failed: " + message);
     }
+
+    private static long fastest(long[] v) { return Arrays.stream(v).min().orElse(0); }
 
     private static long median(long[] v) {
         long[] s = v.clone();

@@ -28,9 +28,15 @@ final class MoeCopyBound implements AutoCloseable {
     private final DeviceBuffer deviceDst;
     private final MemorySegment hostDst;
     private final SymmetricBuffer stamps; // host: every rank's end time of the latest run, at 8 * rank
+    private final SymmetricBuffer gatherSrc; // host: what a combine bound reads (src, or a larger buffer)
 
-    /** {@code x}: this rank's tokens (the source bytes); {@code maxBytes}: the most one run copies. */
-    MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes) {
+    /**
+     * {@code x}: this rank's tokens (the source bytes); {@code maxBytes}: the most one run copies;
+     * {@code gatherBytes}: the most any rank's combine reads from one peer, the same on every rank
+     * (the combine bound reads that many distinct bytes, as a combine does from a peer's receive area,
+     * not {@code x}'s bytes again from cache).
+     */
+    MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes) {
         this.comm = comm;
         this.src = comm.heap().allocate(x.byteSize(), 4096);
         this.stamps = onDevice ? null : comm.heap().allocate(8L * comm.size());
@@ -39,8 +45,11 @@ final class MoeCopyBound implements AutoCloseable {
             device.copy(src, 0, x.memory(), 0, x.byteSize());
             deviceDst = device.allocate(Math.max(16, maxBytes));
             hostDst = null;
+            gatherSrc = null;
         } else {
             src.segment().copyFrom(x.segment());
+            gatherSrc = gatherBytes > x.byteSize() ? comm.heap().allocate(gatherBytes, 4096) : src;
+            if (gatherSrc != src) gatherSrc.segment().fill((byte) 0x3c);
             warmReads(src.segment());
             hostDst = arena.allocate(Math.max(Math.max(1, maxBytes), x.byteSize()), 4096).fill((byte) 0); // also a combine's output (x's size)
             deviceDst = null;
@@ -77,13 +86,13 @@ final class MoeCopyBound implements AutoCloseable {
         if (device != null) return time(fromRank);
         comm.barrier();
         long t0 = System.nanoTime();
-        long size = src.byteSize(), fold = 0;
+        long size = gatherSrc.byteSize(), fold = 0;
         for (int s = 0; s < fromRank.length; s++) {
-            Memory peer = src.peerMemory(s).orElse(null);
+            Memory peer = gatherSrc.peerMemory(s).orElse(null);
             for (long left = fromRank[s]; left > 0; ) {
-                long chunk = Math.min(left, size);
+                long chunk = Math.min(Math.min(left, size), hostDst.byteSize());
                 if (peer != null) fold ^= readAll(peer.segment(), chunk);
-                else comm.rma().get(Memory.of(hostDst), 0, src, 0, chunk, s); // no mapping: the transfer is the read
+                else comm.rma().get(Memory.of(hostDst), 0, gatherSrc, 0, chunk, s); // no mapping: the transfer is the read
                 left -= chunk;
             }
         }
@@ -173,6 +182,7 @@ final class MoeCopyBound implements AutoCloseable {
     @Override public void close() {
         if (deviceDst != null) deviceDst.close();
         if (stamps != null) stamps.close();
+        if (gatherSrc != null && gatherSrc != src) gatherSrc.close();
         src.close();
     }
 }
