@@ -27,8 +27,7 @@ import picocli.CommandLine.Option;
  * plain copies by all ranks at once, until the last rank is done; for a combine on the host, which
  * writes one row per token, the same bytes read from the peers and the output written once), and verifies the first results of every operation against
  * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
- * {@code --ll-iters} (low-latency) times interleaved with its bound; the median is reported, and the
- * fastest of the bound's runs (so that a busy machine does not make the bound slower than the operation). The
+ * {@code --ll-iters} (low-latency) times interleaved with its bound; the medians are reported. The
  * defaults (5 and 10) keep the default run, DeepEP's full shapes on 4 ranks, near a minute on
  * a 2-core machine; raise them for steadier figures.
  *
@@ -328,7 +327,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
                 + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; "
-                + "combine on the host: the same bytes read from peer memory plus the output written once, and the combine itself timed until the last rank returned; no synchronisation timed; operations: median of their rounds, bounds: fastest of theirs; same run)%n", options.backend, options.ranks);
+                + "combine on the host: the same bytes read from peer memory plus the output written once, and the combine itself timed until the last rank returned; no synchronisation timed; same run)%n", options.backend, options.ranks);
         String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)

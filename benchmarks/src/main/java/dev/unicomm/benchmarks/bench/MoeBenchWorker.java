@@ -169,13 +169,13 @@ public final class MoeBenchWorker {
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
-                long b = fastest(bound); // the bound is the best the machine did in this window: an upper limit, not a typical run
+                long b = median(bound);
                 long bytes8 = (long) n * (h + h / 32), fp = moe.footprintBytes();
                 emit("normal dispatch", me, bytes, median(disp), b, verified, fp, bf16);
                 emit("normal dispatch cached", me, bytes, median(cached), b, verified, fp, bf16);
-                if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), fastest(bound8), verified, fp, fp8Traffic);
-                if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), fastest(bound8), verified, fp, fp8Traffic);
-                emit("normal combine", me, bytes, median(comb), fastest(gather), verified, fp, bf16.reversed());
+                if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), median(bound8), verified, fp, fp8Traffic);
+                emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
             }
         }
     }
@@ -373,13 +373,13 @@ public final class MoeBenchWorker {
                     bound8[it] = copy.time(fromRank8);
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                 }
-                long b = fastest(bound); // the bound is the best the machine did in this window: an upper limit, not a typical run
+                long b = median(bound);
                 long bf16Bytes = pairs * 2L * h;
                 long fp = moe.footprintBytes();
                 emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
-                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), fastest(bound8), verified, fp, fp8Traffic);
+                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
                 if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
-                emit("ll combine", me, bf16Bytes, median(comb), fastest(gather), verified, fp, bf16.reversed());
+                emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
             }
         }
     }
@@ -442,8 +442,6 @@ public final class MoeBenchWorker {
     private static void check(boolean ok, String message) {
         if (!ok) throw new IllegalStateException("verification against the reference failed: " + message);
     }
-
-    private static long fastest(long[] v) { return Arrays.stream(v).min().orElse(0); }
 
     private static long median(long[] v) {
         long[] s = v.clone();
