@@ -26,10 +26,11 @@ import picocli.CommandLine.Option;
  * to the same-run copy bound (the same bytes each rank receives, copied from the peers' memory as
  * plain copies by all ranks at once, until the last rank is done; for a combine on the host, which
  * writes one row per token, the same bytes read from the peers and the output written once), and verifies the first results of every operation against
- * the kit's reference. Each operation is warmed up, then timed {@code --iters} (normal) or
- * {@code --ll-iters} (low-latency) times interleaved with its bound; the medians are reported. The
- * defaults (5 and 10) keep the default run, DeepEP's full shapes on 4 ranks, near a minute on
- * a 2-core machine; raise them for steadier figures.
+ * the kit's reference. Each operation is warmed up (on the host until its timings are steady, see
+ * {@code Warmup}), then timed {@code --iters} (normal) or {@code --ll-iters} (low-latency) times
+ * interleaved with its bound; the medians are reported. The defaults (5 and 10) keep the default
+ * run, DeepEP's full shapes on 4 ranks, near two and a half minutes on a 2-core machine; raise them
+ * for steadier figures.
  *
  * <p>Several {@code --tokens} / {@code --ll-tokens} values sweep the size: one job per value (normal
  * mode for each {@code --tokens}, low-latency mode for each {@code --ll-tokens}), which is what

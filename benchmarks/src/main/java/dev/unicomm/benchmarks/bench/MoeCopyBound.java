@@ -144,13 +144,18 @@ final class MoeCopyBound implements AutoCloseable {
         return a ^ b ^ c ^ d;
     }
 
-    /** Copies {@code fromRank[s]} bytes from each peer s into private memory (device or host). */
+    /**
+     * Copies {@code fromRank[s]} bytes from each peer s into private memory (device or host), wrapping
+     * around the destination when the total exceeds it (a combine's reads can exceed the dispatch's
+     * received bytes that size it; what lands there is never read).
+     */
     private void copyFromPeers(long[] fromRank) {
-        long at = 0, size = src.byteSize();
+        long at = 0, size = src.byteSize(), room = device != null ? deviceDst.byteSize() : hostDst.byteSize();
         for (int s = 0; s < fromRank.length; s++) {
             Memory peer = src.peerMemory(s).orElse(null);
             for (long left = fromRank[s]; left > 0; ) {
-                long chunk = Math.min(left, size);
+                long chunk = Math.min(Math.min(left, size), room);
+                if (at + chunk > room) at = 0;
                 if (device != null) {
                     if (peer == null) throw new IllegalStateException("rank " + s + "'s symmetric memory is not mapped into this process");
                     device.copy(deviceDst, at, peer, 0, chunk);
