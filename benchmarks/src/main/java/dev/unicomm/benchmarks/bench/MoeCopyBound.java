@@ -27,7 +27,7 @@ final class MoeCopyBound implements AutoCloseable {
     private final DeviceRuntime device;
     private final DeviceBuffer deviceDst;
     private final MemorySegment hostDst;
-    private final SymmetricBuffer stamps; // host: every rank's end time of the latest run, at 8 * rank
+    private final RankWords stamps; // host: every rank's end time of the latest run
     private final SymmetricBuffer gatherSrc; // host: what a combine bound reads (src, or a larger buffer)
 
     /**
@@ -39,7 +39,7 @@ final class MoeCopyBound implements AutoCloseable {
     MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes) {
         this.comm = comm;
         this.src = comm.heap().allocate(x.byteSize(), 4096);
-        this.stamps = onDevice ? null : comm.heap().allocate(8L * comm.size());
+        this.stamps = onDevice ? null : new RankWords(comm);
         this.device = onDevice ? comm.device() : null;
         if (onDevice) {
             device.copy(src, 0, x.memory(), 0, x.byteSize());
@@ -176,11 +176,8 @@ final class MoeCopyBound implements AutoCloseable {
     long untilLastRank(long t0) {
         long end = System.nanoTime();
         if (stamps == null) return end - t0;
-        for (int pe = 0; pe < comm.size(); pe++) comm.rma().atomicSet(stamps, 8L * comm.rank(), end, pe);
-        comm.rma().quiet();
-        comm.barrier();
         long last = end;
-        for (int pe = 0; pe < comm.size(); pe++) last = Math.max(last, stamps.segment().get(ValueLayout.JAVA_LONG, 8L * pe));
+        for (long e : stamps.exchange(end)) last = Math.max(last, e);
         return last - t0;
     }
 

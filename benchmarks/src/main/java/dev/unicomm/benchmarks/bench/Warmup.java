@@ -1,8 +1,6 @@
 package dev.unicomm.benchmarks.bench;
 
 import dev.unicomm.api.Communicator;
-import dev.unicomm.api.SymmetricBuffer;
-import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
 
 /**
@@ -20,14 +18,14 @@ final class Warmup {
      * by more than 5 % for {@code patience} rounds on any rank, or {@code maxNanos} have passed (which
      * ends it even before {@code minRounds}). A slow phase that stays level for {@code patience} rounds
      * passes for steady: {@code minRounds} and {@code patience} are what guard against that.
-     * Collective: the ranks agree after each round (a flag per rank and two barriers) so they stop together.
+     * Collective: the ranks agree after each round ({@link RankWords}) so they stop together.
      *
      * @return rounds run
      */
     static int untilSteady(Communicator comm, int minRounds, int window, int patience, long maxNanos, Runnable round) {
-        // Flags by RMA on one small buffer, not an allreduce: the portable allreduce keeps its scratch on
-        // the heap, which split the free space so that the next MoE buffer no longer fitted.
-        try (SymmetricBuffer flags = comm.heap().allocate(8L * comm.size())) {
+        // Flags by RMA (RankWords), not an allreduce: the portable allreduce keeps its scratch on the heap,
+        // which split the free space so that the next MoE buffer no longer fitted.
+        try (RankWords flags = new RankWords(comm)) {
             long start = System.nanoTime();
             long[] times = new long[Math.max(minRounds, window) + patience + 1];
             double best = Double.MAX_VALUE;
@@ -50,12 +48,8 @@ final class Warmup {
                 }
                 boolean steady = rounds >= minRounds && sinceBest >= patience;
                 boolean more = !steady && System.nanoTime() - start < maxNanos;
-                for (int pe = 0; pe < comm.size(); pe++) comm.rma().atomicSet(flags, 8L * comm.rank(), more ? 1 : 0, pe);
-                comm.rma().quiet();
-                comm.barrier();
                 boolean anyMore = false;
-                for (int pe = 0; pe < comm.size(); pe++) anyMore |= flags.segment().get(ValueLayout.JAVA_LONG, 8L * pe) != 0;
-                comm.barrier(); // everyone has read this round's flags before anyone writes the next
+                for (long f : flags.exchange(more ? 1 : 0)) anyMore |= f != 0;
                 if (!anyMore) return rounds;
             }
         }
