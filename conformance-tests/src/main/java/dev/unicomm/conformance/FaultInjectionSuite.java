@@ -27,6 +27,7 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
@@ -127,17 +128,14 @@ public abstract class FaultInjectionSuite extends KitSuite {
     /** Survivors: closing the communicator after an abort must not hang (it may report the abort again). */
     static void closeQuietly(Pe pe, Communicator c, AutoCloseable... held) throws Exception {
         long t0 = System.nanoTime();
-        for (AutoCloseable r : held) { // what the loop used (MoE buffer, tensors): closed first, like a user's try block
+        List<AutoCloseable> all = new ArrayList<>(List.of(held)); // what the loop used (MoE buffer, tensors) first,
+        all.add(c);                                                // then the communicator, like a user's try block
+        for (AutoCloseable r : all) {
             try {
                 r.close();
             } catch (CommException e) {
                 // reported, not hung
             }
-        }
-        try {
-            c.close();
-        } catch (CommException e) {
-            // reported, not hung
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         long limit = pe.timeout().plusSeconds(5).toMillis();
