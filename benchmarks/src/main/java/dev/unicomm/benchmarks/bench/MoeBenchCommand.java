@@ -205,7 +205,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
     private List<Row> run(Job job, boolean profiled) {
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, job.tokens(), topk, false);
         MoeConfig l = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, job.llTokens(), topk, hidden % 128 == 0);
-        long normalBytes = job.normal() ? n.sizeHint(options.ranks) + (long) job.tokens() * 2 * hidden + (8L << 20) : 0;
+        // normal: the MoE buffer, the bounds' copy of x and (host) the push bound's destination, every row received
+        long normalBytes = job.normal() ? n.sizeHint(options.ranks) + (1L + options.ranks) * job.tokens() * 2 * hidden + (8L << 20) : 0;
         long llBytes = job.ll() ? l.sizeHint(options.ranks) + (long) job.llTokens() * 2 * hidden : 0;
         long heap = Math.max(normalBytes, llBytes) + (16L << 20);
 
@@ -327,8 +328,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
             return;
         }
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; "
-                + "bound = the same bytes as plain copies from peer memory by all ranks at once, until the last rank is done; "
-                + "combine on the host: the same bytes read from peer memory plus the output written once, and the combine itself timed until the last rank returned; no synchronisation timed; same run)%n", options.backend, options.ranks);
+                + "bound = the same bytes as plain copies by all ranks at once, until the last rank is done: pulled from peer memory, "
+                + "except a normal dispatch on the host: each token's row read once and pushed to every rank that gets it; "
+                + "combine on the host: the same bytes read from all peers at once plus the output written once, and the combine itself timed until the last rank returned; no synchronisation timed; same run)%n", options.backend, options.ranks);
         String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
         for (Row r : rows)

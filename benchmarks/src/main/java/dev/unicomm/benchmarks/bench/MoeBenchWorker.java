@@ -126,9 +126,10 @@ public final class MoeBenchWorker {
             int n = d.handle().numRecvTokens();
             long bytes = (long) n * h * 2; // DeepEP: received tokens in BF16
             long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
-            int[] tokensIn = new int[ranks], tokensOut = tokensTo(comm, data, t);
+            NormalRoutes routes = NormalRoutes.of(data, me, ranks, t);
+            int[] tokensIn = new int[ranks], tokensOut = routes.rows()[me];
             for (int r = 0; r < ranks; r++) {
-                int tokensFrom = tokensIn[r] = tokensFrom(comm, data, r, t);
+                int tokensFrom = tokensIn[r] = routes.rows()[r][me];
                 fromRank[r] = (long) tokensFrom * 2 * h;
                 fromRank8[r] = (long) tokensFrom * (h + h / 32);
             }
@@ -136,7 +137,12 @@ public final class MoeBenchWorker {
             for (int r = 0; r < ranks; r++) toRank[r] = (long) tokensOut[r] * 2 * h;
             Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h), fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
             // A normal combine reads at most T rows from one peer: x's size, so the bound's source is x.
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0)) {
+            // On the host the dispatch bound pushes (see timePush); a device keeps its copies (it has its roofline).
+            long pushBytes = mem.onDevice() ? 0 : routes.maxReceived() * 2 * h;
+            long[] firstRow = routes.firstRow(me);
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0, pushBytes)) {
+                // The push bound's loop is compiled before it is timed, as the dispatch's was in the warm-up above.
+                if (!mem.onDevice()) Warmup.untilSteady(comm, 3, 1, 3, 10_000_000_000L, () -> copy.timePush(routes.mine(), firstRow, 2L * h));
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
                 long[] cached = new long[p.iters()], cached8 = new long[p.iters()];
                 long[] bound = new long[p.iters()], bound8 = new long[p.iters()], gather = new long[p.iters()];
@@ -159,13 +165,13 @@ public final class MoeBenchWorker {
                         t0 = System.nanoTime();
                         moe.dispatch(xq, xs, d.handle());
                         cached8[it] = System.nanoTime() - t0;
-                        bound8[it] = copy.time(fromRank8);
+                        bound8[it] = mem.onDevice() ? copy.time(fromRank8) : copy.timePush(routes.mine(), firstRow, h + h / 32);
                     }
                     comm.barrier();
                     t0 = System.nanoTime();
                     moe.dispatch(x, null, d.handle());
                     cached[it] = System.nanoTime() - t0;
-                    bound[it] = copy.time(fromRank);
+                    bound[it] = mem.onDevice() ? copy.time(fromRank) : copy.timePush(routes.mine(), firstRow, 2L * h);
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }
@@ -198,39 +204,45 @@ public final class MoeBenchWorker {
         Traffic reversed() { return new Traffic(remoteOut, remoteIn, local); }
     }
 
-    /** Tokens this rank sends to each rank (those with at least one expert there). */
-    private static int[] tokensTo(Communicator comm, MoeBenchData data, int tokens) {
-        long[] ids = data.topk(comm.rank(), tokens);
-        int k = data.topk, local = data.experts / comm.size();
-        int[] n = new int[comm.size()];
-        boolean[] hit = new boolean[comm.size()];
-        for (int t = 0; t < tokens; t++) {
-            java.util.Arrays.fill(hit, false);
-            for (int j = 0; j < k; j++) {
-                long e = ids[t * k + j];
-                if (e >= 0 && !hit[(int) (e / local)]) {
-                    hit[(int) (e / local)] = true;
-                    n[(int) (e / local)]++;
+    /**
+     * Rows rank s sends to rank r in a normal dispatch, {@code [s][r]}, and per token of this rank the
+     * ranks it goes to (bit r: at least one of its experts is there), from the generated routing (every
+     * rank can regenerate any rank's).
+     */
+    record NormalRoutes(int[][] rows, int[] mine) {
+        static NormalRoutes of(MoeBenchData data, int me, int ranks, int tokens) {
+            int k = data.topk, local = data.experts / ranks;
+            int[][] rows = new int[ranks][ranks];
+            int[] mine = null;
+            for (int s = 0; s < ranks; s++) {
+                long[] ids = data.topk(s, tokens);
+                int[] masks = new int[tokens];
+                for (int t = 0; t < tokens; t++) {
+                    for (int j = 0; j < k; j++) if (ids[t * k + j] >= 0) masks[t] |= 1 << (int) (ids[t * k + j] / local);
+                    for (int r = 0; r < ranks; r++) if ((masks[t] >>> r & 1) != 0) rows[s][r]++;
                 }
+                if (s == me) mine = masks;
             }
+            return new NormalRoutes(rows, mine);
         }
-        return n;
-    }
 
-    /** Tokens rank {@code src} sends to this rank, from the generated routing (every rank can regenerate any rank's). */
-    private static int tokensFrom(Communicator comm, MoeBenchData data, int src, int tokens) {
-        long[] ids = data.topk(src, tokens);
-        int k = data.topk, local = data.experts / comm.size(), n = 0;
-        for (int t = 0; t < tokens; t++) {
-            for (int j = 0; j < k; j++) {
-                long e = ids[t * k + j];
-                if (e >= 0 && e / local == comm.rank()) {
-                    n++;
-                    break;
-                }
-            }
+        /** Where rank {@code me}'s rows start in rank r's receive area: after the rows of the lower ranks. */
+        long[] firstRow(int me) {
+            long[] first = new long[rows.length];
+            for (int r = 0; r < rows.length; r++) for (int s = 0; s < me; s++) first[r] += rows[s][r];
+            return first;
         }
-        return n;
+
+        /** The most rows any rank receives (the same on every rank). */
+        long maxReceived() {
+            long most = 0;
+            for (int r = 0; r < rows.length; r++) {
+                long n = 0;
+                for (int[] from : rows) n += from[r];
+                most = Math.max(most, n);
+            }
+            return most;
+        }
     }
 
     private static void verifyNormalDispatch(Communicator comm, Params p, MoeBenchData data, Dispatched d, KitTensors mem, boolean fp8) {
@@ -346,7 +358,7 @@ public final class MoeBenchWorker {
                 for (long e : all.get(r)) if (e >= 0) perPeer[(int) (e / local)] += 2L * h;
                 for (long b : perPeer) gatherBytes = Math.max(gatherBytes, b);
             }
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes)) {
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes, 0)) {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n], gather = new long[n];
                 long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook

@@ -18,8 +18,9 @@ import java.lang.foreign.ValueLayout;
  * finished its copies (every rank's end stamp, {@code System.nanoTime}, a machine-wide clock on
  * one host, is exchanged untimed): the copying of the whole job, with no synchronisation protocol
  * charged, so an upper limit for any collective operation that moves the same bytes. On a device
- * the copies are followed by one barrier inside the timing, as before. Collective: every rank
- * creates it and calls {@link #time}.
+ * the copies are followed by one barrier inside the timing, as before. On the host a normal
+ * dispatch has its own bound ({@link #timePush}) and a combine its own ({@link #timeGather}).
+ * Collective: every rank creates it and calls its timings together.
  */
 final class MoeCopyBound implements AutoCloseable {
     private final Communicator comm;
@@ -29,15 +30,20 @@ final class MoeCopyBound implements AutoCloseable {
     private final MemorySegment hostDst;
     private final RankWords stamps; // host: every rank's end time of the latest run
     private final SymmetricBuffer gatherSrc; // host: what a combine bound reads (src, or a larger buffer)
+    private final SymmetricBuffer pushDst; // host, normal mode: where the dispatch bound's pushed rows land
+    private final MemorySegment hostX; // host: x itself, what a dispatch reads
+    private final long xRowBytes;
 
     /**
      * {@code x}: this rank's tokens (the source bytes); {@code maxBytes}: the most one run copies;
      * {@code gatherBytes}: the most any rank's combine reads from one peer, the same on every rank
      * (the combine bound reads that many distinct bytes, as a combine does from a peer's receive area,
-     * not {@code x}'s bytes again from cache).
+     * not {@code x}'s bytes again from cache); {@code pushBytes}: the most bytes any rank receives in
+     * {@link #timePush}, the same on every rank (0: no push bound).
      */
-    MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes) {
+    MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes, long pushBytes) {
         this.comm = comm;
+        this.xRowBytes = x.byteSize() / Math.max(1, x.dim(0));
         this.src = comm.heap().allocate(x.byteSize(), 4096);
         this.stamps = onDevice ? null : new RankWords(comm);
         this.device = onDevice ? comm.device() : null;
@@ -46,10 +52,15 @@ final class MoeCopyBound implements AutoCloseable {
             deviceDst = device.allocate(Math.max(16, maxBytes));
             hostDst = null;
             gatherSrc = null;
+            pushDst = null;
+            hostX = null;
         } else {
+            hostX = x.segment();
             src.segment().copyFrom(x.segment());
             gatherSrc = gatherBytes > x.byteSize() ? comm.heap().allocate(gatherBytes, 4096) : src;
             if (gatherSrc != src) gatherSrc.segment().fill((byte) 0x3c);
+            pushDst = pushBytes > 0 ? comm.heap().allocate(pushBytes, 4096) : null;
+            if (pushDst != null) pushDst.segment().fill((byte) 0); // mapped before any timing
             warmReads(src.segment());
             hostDst = arena.allocate(Math.max(Math.max(1, maxBytes), x.byteSize()), 4096).fill((byte) 0); // also a combine's output (x's size)
             deviceDst = null;
@@ -73,6 +84,41 @@ final class MoeCopyBound implements AutoCloseable {
     }
 
     /**
+     * The bound of a normal dispatch on the host: nanoseconds, as {@link #time}, for every rank at once to
+     * push each of its tokens to every rank that gets it ({@code dests[t]}, bit r), as plain copies of
+     * {@code rowBytes} from the start of row t of {@code x} (x itself, as a dispatch reads it), the row read once and stored to each of its
+     * ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
+     * (what {@link #time} copies) reads each row once per destination, and a dispatch that pushes beat
+     * it by 1.2x, so it is no upper limit for one. Host only.
+     */
+    long timePush(int[] dests, long[] firstRow, long rowBytes) {
+        if (pushDst == null) throw new IllegalStateException("no push bound: made on a device or with pushBytes 0");
+        int ranks = comm.size(), me = comm.rank();
+        MemorySegment xs = hostX;
+        MemorySegment[] dst = new MemorySegment[ranks];
+        for (int r = 0; r < ranks; r++) dst[r] = pushDst.peerMemory(r).map(Memory::segment).orElse(null);
+        long[] next = firstRow.clone();
+        boolean rma = false;
+        comm.barrier();
+        long t0 = System.nanoTime();
+        for (int t = 0; t < dests.length; t++) {
+            for (int step = 1; step <= ranks; step++) {
+                int r = (me + step) % ranks;
+                if ((dests[t] >>> r & 1) == 0) continue;
+                long at = next[r]++ * rowBytes;
+                if (dst[r] != null) {
+                    MemorySegment.copy(xs, t * xRowBytes, dst[r], at, rowBytes);
+                } else {
+                    comm.rma().putNbi(pushDst, at, Memory.of(xs), t * xRowBytes, rowBytes, r);
+                    rma = true;
+                }
+            }
+        }
+        if (rma) comm.rma().quiet();
+        return untilLastRank(t0);
+    }
+
+    /**
      * The bound of a combine on the host: nanoseconds, as {@link #time}, for every rank at once to read
      * {@code fromRank[s]} bytes of each peer s (one pass of vector loads, folded so that none is
      * skipped) and then write {@code outBytes} of private memory (a fill). A combine reads every
@@ -86,19 +132,56 @@ final class MoeCopyBound implements AutoCloseable {
         if (device != null) return time(fromRank);
         comm.barrier();
         long t0 = System.nanoTime();
-        long size = gatherSrc.byteSize(), fold = 0;
-        for (int s = 0; s < fromRank.length; s++) {
-            Memory peer = gatherSrc.peerMemory(s).orElse(null);
-            for (long left = fromRank[s]; left > 0; ) {
-                long chunk = Math.min(Math.min(left, size), hostDst.byteSize());
-                if (peer != null) fold ^= readAll(peer.segment(), chunk);
-                else comm.rma().get(Memory.of(hostDst), 0, gatherSrc, 0, chunk, s); // no mapping: the transfer is the read
-                left -= chunk;
-            }
-        }
+        long fold = readPeers(fromRank);
         hostDst.asSlice(0, outBytes).fill((byte) fold);
         return untilLastRank(t0);
     }
+
+    /**
+     * Reads {@code fromRank[s]} bytes of every mapped peer's {@link #gatherSrc} (wrapping around its size),
+     * all peers at once (see {@link VectorRead#readStreams}), the way a combine reads a token's rows from
+     * several ranks together: a bound that read peer after peer was slower than the combine it bounds.
+     * A peer that is not mapped is fetched with RMA gets.
+     */
+    private long readPeers(long[] fromRank) {
+        long size = gatherSrc.byteSize(), fold = 0;
+        int ranks = fromRank.length, n = 0;
+        MemorySegment[] segs = new MemorySegment[ranks];
+        long[] left = new long[ranks], at = new long[ranks];
+        for (int s = 0; s < ranks; s++) {
+            Memory peer = gatherSrc.peerMemory(s).orElse(null);
+            if (peer == null) {
+                for (long rest = fromRank[s], chunk; rest > 0; rest -= chunk) {
+                    chunk = Math.min(Math.min(rest, size), hostDst.byteSize());
+                    comm.rma().get(Memory.of(hostDst), 0, gatherSrc, 0, chunk, s); // no mapping: the transfer is the read
+                }
+            } else if (fromRank[s] > 0) {
+                segs[n] = peer.segment();
+                left[n++] = fromRank[s];
+            }
+        }
+        while (n > 0) {
+            long len = Long.MAX_VALUE; // a piece every stream has left before it ends or wraps
+            for (int k = 0; k < n; k++) len = Math.min(len, Math.min(left[k], size - at[k]));
+            fold ^= readStreams(segs, at, n, Math.min(len, PIECE));
+            for (int k = 0; k < n; ) {
+                long done = Math.min(len, PIECE);
+                at[k] = at[k] + done == size ? 0 : at[k] + done;
+                left[k] -= done;
+                if (left[k] > 0) {
+                    k++;
+                    continue;
+                }
+                n--; // this stream is done: the last one takes its place
+                segs[k] = segs[n];
+                left[k] = left[n];
+                at[k] = at[n];
+            }
+        }
+        return fold;
+    }
+
+    private static final long PIECE = 1 << 20;
 
     /**
      * Runs the read pass over {@code seg} until it is as fast as it gets (no pass 3 % faster than the
@@ -110,7 +193,7 @@ final class MoeCopyBound implements AutoCloseable {
         long start = System.nanoTime(), best = Long.MAX_VALUE, fold = 0;
         for (int sinceBest = 0; ; ) {
             long t0 = System.nanoTime();
-            fold ^= readAll(seg, seg.byteSize());
+            fold ^= readStreams(new MemorySegment[] {seg}, new long[1], 1, seg.byteSize());
             long now = System.nanoTime(), took = now - t0;
             if (took < best * 0.97) {
                 best = took;
@@ -120,27 +203,38 @@ final class MoeCopyBound implements AutoCloseable {
             }
             if (now - start > 10_000_000_000L || (sinceBest >= 20 && now - start > 300_000_000L)) break;
         }
-        if (fold == 42) System.out.print(""); // keeps the reads observable
+        sink = fold; // keeps the reads observable
     }
+
+    private static volatile long sink;
 
     /** Whether the Vector API is there (the bench's workers start with it). */
     private static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
 
-    /** Every byte of {@code seg[0, n)} read once, folded into one word (so the JIT cannot skip a load). */
-    private static long readAll(MemorySegment seg, long n) {
-        return VECTOR ? VectorRead.readAll(seg, n) : readScalar(seg, 0, n);
+    /** {@code len} bytes of each of {@code segs[0, n)} from {@code from[k]}, read at once and folded into one word (so the JIT cannot skip a load). */
+    private static long readStreams(MemorySegment[] segs, long[] from, int n, long len) {
+        return VECTOR ? VectorRead.readStreams(segs, from, n, len) : readStreamsScalar(segs, from, n, len);
     }
 
-    /** {@link #readAll} of {@code seg[from, n)} with 8-byte loads (four independent folds) and byte loads for the tail. */
-    static long readScalar(MemorySegment seg, long from, long n) {
+    /** {@link #readStreams} with 8-byte loads, 256 bytes of one stream, then of the next. */
+    static long readStreamsScalar(MemorySegment[] segs, long[] from, int n, long len) {
+        long fold = 0;
+        for (long i = 0; i < len; i += 256)
+            for (int k = 0; k < n; k++) fold ^= readScalar(segs[k], from[k] + i, from[k] + Math.min(len, i + 256));
+        return fold;
+    }
+
+    /** {@code seg[from, end)} read once and folded, with 8-byte loads (four independent folds) and byte loads for the last 0-7 bytes. */
+    static long readScalar(MemorySegment seg, long from, long end) {
         long a = 0, b = 0, c = 0, d = 0, i = from;
-        for (; i + 32 <= n; i += 32) {
+        for (; i + 32 <= end; i += 32) {
             a ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i);
             b ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i + 8);
             c ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i + 16);
             d ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i + 24);
         }
-        for (; i < n; i++) a ^= seg.get(ValueLayout.JAVA_BYTE, i);
+        for (; i + 8 <= end; i += 8) a ^= seg.get(ValueLayout.JAVA_LONG_UNALIGNED, i);
+        for (; i < end; i++) a ^= seg.get(ValueLayout.JAVA_BYTE, i);
         return a ^ b ^ c ^ d;
     }
 
@@ -185,6 +279,10 @@ final class MoeCopyBound implements AutoCloseable {
         if (deviceDst != null) deviceDst.close();
         if (stamps != null) stamps.close();
         if (gatherSrc != null && gatherSrc != src) gatherSrc.close();
+        if (pushDst != null) pushDst.close();
         src.close();
     }
+
+    /** What {@link #timePush} wrote to this rank (for tests). */
+    MemorySegment pushed() { return pushDst.segment(); }
 }

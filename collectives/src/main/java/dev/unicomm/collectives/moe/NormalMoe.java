@@ -285,14 +285,39 @@ final class NormalMoe extends PortableMoe {
         return new NormalHandle(this, t, Arrays.copyOf(mine, n), Arrays.copyOf(mineTok, n), rowAt, perExpert);
     }
 
-    /** Writes each of my tokens into the receive area of every rank that gets it, coalescing runs of consecutive rows. */
+    /**
+     * Writes each of my tokens into the receive area of every rank that gets it. Mapped peers: token by
+     * token, the row read once (it stays in cache) and stored to each of its ranks: a token goes to about
+     * three of four ranks, and reading {@code x} once per rank instead made the push 25 % slower (one
+     * core copied 5.2 GB/s one-to-four against 4.1 one-to-one on the 2-core VM). Peers reached by RMA:
+     * rank by rank, coalescing runs of consecutive rows into one put.
+     */
     private void pushRows(NormalHandle h, Tensor x, Tensor scales, boolean fp8) {
         long rowBytes = fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
         long dstScales = recvX + (long) ranks * maxTokens * hidden;
         MemorySegment xs = x.segment(), ss = fp8 ? scales.segment() : null;
+        MemorySegment[] mapped = new MemorySegment[ranks];
+        int[] order = new int[ranks]; // start with the next rank so ranks do not all write to one peer at once
+        boolean anyMapped = false, anyRma = false;
         for (int step = 1; step <= ranks; step++) {
-            int r = (me + step) % ranks; // start with the next rank so ranks do not all write to one peer at once
-            MemorySegment peer = peers.direct(r);
+            int r = order[step - 1] = (me + step) % ranks;
+            mapped[r] = peers.direct(r);
+            anyMapped |= mapped[r] != null;
+            anyRma |= mapped[r] == null;
+        }
+        if (anyMapped) {
+            for (int t = 0; t < h.tokens; t++) {
+                for (int r : order) {
+                    int at = h.rowAt[t * ranks + r];
+                    if (at < 0 || mapped[r] == null) continue;
+                    MemorySegment.copy(xs, t * rowBytes, mapped[r], recvX + at * rowBytes, rowBytes);
+                    if (fp8) MemorySegment.copy(ss, t * scaleBytes, mapped[r], dstScales + at * scaleBytes, scaleBytes);
+                }
+            }
+        }
+        if (!anyRma) return;
+        for (int r : order) {
+            if (mapped[r] != null) continue;
             for (int t = 0; t < h.tokens; ) {
                 int at = h.rowAt[t * ranks + r];
                 if (at < 0) {
@@ -301,16 +326,15 @@ final class NormalMoe extends PortableMoe {
                 }
                 int len = 1;
                 while (t + len < h.tokens && h.rowAt[(t + len) * ranks + r] == at + len) len++;
-                write(peer, r, recvX + at * rowBytes, xs, t * rowBytes, len * rowBytes);
-                if (fp8) write(peer, r, dstScales + at * scaleBytes, ss, t * scaleBytes, len * scaleBytes);
+                put(r, recvX + at * rowBytes, xs, t * rowBytes, len * rowBytes);
+                if (fp8) put(r, dstScales + at * scaleBytes, ss, t * scaleBytes, len * scaleBytes);
                 t += len;
             }
         }
     }
 
-    private void write(MemorySegment peer, int r, long offset, MemorySegment src, long srcOffset, long bytes) {
-        if (peer != null) MemorySegment.copy(src, srcOffset, peer, offset, bytes);
-        else comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
+    private void put(int r, long offset, MemorySegment src, long srcOffset, long bytes) {
+        comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
     }
 
     private Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {
