@@ -83,7 +83,8 @@ public final class MoeBenchWorker {
         boolean fp8 = h % 128 == 0;
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, p.experts(), h, t, k, fp8);
         MoeBenchData data = new MoeBenchData(p.seed(), p.experts(), h, k);
-        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg)) {
+        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg);
+             AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, normal mode")) {
             Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
             Tensor qh = fp8 ? Tensor.allocate(arena, DType.FP8_E4M3, t, h) : null, sh = fp8 ? Tensor.allocate(arena, DType.FP32, t, h / 128) : null;
             short[] row = new short[h];
@@ -140,7 +141,8 @@ public final class MoeBenchWorker {
             // On the host the dispatch bound pushes (see timePush); a device keeps its copies (it has its roofline).
             long pushBytes = mem.onDevice() ? 0 : routes.maxReceived() * 2 * h;
             long[] firstRow = routes.firstRow(me);
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0, pushBytes)) {
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0, pushBytes);
+                 AbortOnFailure failFastTimed = new AbortOnFailure(comm, "bench moe, normal mode, timed rounds")) {
                 // The push bound's loop is compiled before it is timed, as the dispatch's was in the warm-up above.
                 if (!mem.onDevice()) Warmup.untilSteady(comm, 3, 1, 3, 10_000_000_000L, () -> copy.timePush(routes.mine(), firstRow, 2L * h));
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
@@ -182,7 +184,9 @@ public final class MoeBenchWorker {
                 if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
                 if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), median(bound8), verified, fp, fp8Traffic);
                 emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
+                failFastTimed.done();
             }
+            failFast.done();
         }
     }
 
@@ -301,7 +305,8 @@ public final class MoeBenchWorker {
         boolean fp8 = h % 128 == 0;
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, p.experts(), h, t, k, fp8);
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, k);
-        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg)) {
+        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg);
+             AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, low-latency mode")) {
             Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
             short[] row = new short[h];
             for (int i = 0; i < t; i++) {
@@ -358,7 +363,8 @@ public final class MoeBenchWorker {
                 for (long e : all.get(r)) if (e >= 0) perPeer[(int) (e / local)] += 2L * h;
                 for (long b : perPeer) gatherBytes = Math.max(gatherBytes, b);
             }
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes, 0)) {
+            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes, 0);
+                 AbortOnFailure failFastTimed = new AbortOnFailure(comm, "bench moe, low-latency mode, timed rounds")) {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n], gather = new long[n];
                 long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
@@ -392,7 +398,9 @@ public final class MoeBenchWorker {
                 if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
                 if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
                 emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
+                failFastTimed.done();
             }
+            failFast.done();
         }
     }
 
