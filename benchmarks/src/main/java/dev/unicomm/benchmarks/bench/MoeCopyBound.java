@@ -61,7 +61,7 @@ final class MoeCopyBound implements AutoCloseable {
             if (gatherSrc != src) gatherSrc.segment().fill((byte) 0x3c);
             pushDst = pushBytes > 0 ? comm.heap().allocate(pushBytes, 4096) : null;
             if (pushDst != null) pushDst.segment().fill((byte) 0); // mapped before any timing
-            warmReads(src.segment());
+            warmReads(src.segment(), comm.size());
             hostDst = arena.allocate(Math.max(Math.max(1, maxBytes), x.byteSize()), 4096).fill((byte) 0); // also a combine's output (x's size)
             deviceDst = null;
         }
@@ -86,8 +86,8 @@ final class MoeCopyBound implements AutoCloseable {
     /**
      * The bound of a normal dispatch on the host: nanoseconds, as {@link #time}, for every rank at once to
      * push each of its tokens to every rank that gets it ({@code dests[t]}, bit r), as plain copies of
-     * {@code rowBytes} from the start of row t of {@code x} (x itself, as a dispatch reads it), the row read once and stored to each of its
-     * ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
+     * {@code rowBytes} from the start of row t of {@code x} (x itself, as a dispatch reads it), the row
+     * read once and stored to each of its ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
      * (what {@link #time} copies) reads each row once per destination, and a dispatch that pushes beat
      * it by 1.2x, so it is no upper limit for one. Host only.
      */
@@ -184,16 +184,24 @@ final class MoeCopyBound implements AutoCloseable {
     private static final long PIECE = 1 << 20;
 
     /**
-     * Runs the read pass over {@code seg} until it is as fast as it gets (no pass 3 % faster than the
-     * best for 20 passes, at least 0.3 s, at most 10 s): until C2 has compiled it, its vector loads
+     * Runs the read pass over {@code seg}, cut into {@code streams} parts read at once, until it is as
+     * fast as it gets (no pass 3 % faster than the best for 20 passes, at least 0.3 s, at most 10 s):
+     * until C2 has compiled it, its vector loads
      * run as boxed Java code, and a bound measured then would be slower than the combine it bounds
      * (seen with JFR on a loaded 2-core host).
      */
-    private static void warmReads(MemorySegment seg) {
+    private static void warmReads(MemorySegment seg, int streams) {
+        long part = seg.byteSize() / streams;
+        MemorySegment[] segs = new MemorySegment[streams];
+        long[] from = new long[streams];
+        for (int k = 0; k < streams; k++) {
+            segs[k] = seg;
+            from[k] = k * part;
+        }
         long start = System.nanoTime(), best = Long.MAX_VALUE, fold = 0;
         for (int sinceBest = 0; ; ) {
             long t0 = System.nanoTime();
-            fold ^= readStreams(new MemorySegment[] {seg}, new long[1], 1, seg.byteSize());
+            fold ^= readStreams(segs, from, streams, part); // as many streams as the timed reads (one per rank)
             long now = System.nanoTime(), took = now - t0;
             if (took < best * 0.97) {
                 best = took;
