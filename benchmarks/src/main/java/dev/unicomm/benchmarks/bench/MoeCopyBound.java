@@ -32,7 +32,6 @@ final class MoeCopyBound implements AutoCloseable {
     private final SymmetricBuffer gatherSrc; // host: what a combine bound reads (src, or a larger buffer)
     private final SymmetricBuffer pushDst; // host, normal mode: where the dispatch bound's pushed rows land
     private final MemorySegment hostX; // host: x itself, what a dispatch reads
-    private final long xRowBytes;
 
     /**
      * {@code x}: this rank's tokens (the source bytes); {@code maxBytes}: the most one run copies;
@@ -43,7 +42,6 @@ final class MoeCopyBound implements AutoCloseable {
      */
     MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes, long pushBytes) {
         this.comm = comm;
-        this.xRowBytes = x.byteSize() / Math.max(1, x.dim(0));
         this.src = comm.heap().allocate(x.byteSize(), 4096);
         this.stamps = onDevice ? null : new RankWords(comm);
         this.device = onDevice ? comm.device() : null;
@@ -86,13 +84,15 @@ final class MoeCopyBound implements AutoCloseable {
     /**
      * The bound of a normal dispatch on the host: nanoseconds, as {@link #time}, for every rank at once to
      * push each of its tokens to every rank that gets it ({@code dests[t]}, bit r), as plain copies of
-     * {@code rowBytes} from the start of row t of {@code x} (x itself, as a dispatch reads it), the row
-     * read once and stored to each of its ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
+     * row t of {@code x} read as rows of {@code rowBytes} (x itself, as a dispatch reads it; densely, so
+     * FP8-sized rows read no less contiguously than a dispatch's codes), the row read once and stored
+     * to each of its ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
      * (what {@link #time} copies) reads each row once per destination, and a dispatch that pushes beat
      * it by 1.2x, so it is no upper limit for one. Host only.
      */
     long timePush(int[] dests, long[] firstRow, long rowBytes) {
         if (pushDst == null) throw new IllegalStateException("no push bound: made on a device or with pushBytes 0");
+        if (dests.length * rowBytes > hostX.byteSize()) throw new IllegalArgumentException("rows of " + rowBytes + " bytes exceed x");
         int ranks = comm.size(), me = comm.rank();
         MemorySegment xs = hostX;
         MemorySegment[] dst = new MemorySegment[ranks];
@@ -107,9 +107,9 @@ final class MoeCopyBound implements AutoCloseable {
                 if ((dests[t] >>> r & 1) == 0) continue;
                 long at = next[r]++ * rowBytes;
                 if (dst[r] != null) {
-                    MemorySegment.copy(xs, t * xRowBytes, dst[r], at, rowBytes);
+                    MemorySegment.copy(xs, t * rowBytes, dst[r], at, rowBytes);
                 } else {
-                    comm.rma().putNbi(pushDst, at, Memory.of(xs), t * xRowBytes, rowBytes, r);
+                    comm.rma().putNbi(pushDst, at, Memory.of(xs), t * rowBytes, rowBytes, r);
                     rma = true;
                 }
             }

@@ -53,8 +53,11 @@ class MoeCopyBoundTest {
                         for (int s = 0; s < RANKS; s++) {
                             for (int t = 0; t < TOKENS; t++) {
                                 if ((mask(s, t) >>> me & 1) == 0) continue;
-                                for (int i = 0; i < rowBytes; i++)
-                                    assertEquals(cell(s, t, i), got.get(ValueLayout.JAVA_BYTE, at * rowBytes + i), "rank " + me + ": row " + at + " (rank " + s + "'s token " + t + "), byte " + i);
+                                for (int i = 0; i < rowBytes; i++) { // x read as rows of rowBytes
+                                    long o = t * rowBytes + i;
+                                    assertEquals(cell(s, (int) (o / (2 * HIDDEN)), (int) (o % (2 * HIDDEN))), got.get(ValueLayout.JAVA_BYTE, at * rowBytes + i),
+                                            "rank " + me + ": row " + at + " (rank " + s + "'s token " + t + "), byte " + i);
+                                }
                                 at++;
                             }
                         }
