@@ -138,13 +138,13 @@ public final class MoeBenchWorker {
             for (int r = 0; r < ranks; r++) toRank[r] = (long) tokensOut[r] * 2 * h;
             Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h), fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
             // A normal combine reads at most T rows from one peer: x's size, so the bound's source is x.
-            // On the host the dispatch bound pushes (see timePush); a device keeps its copies (it has its roofline).
-            long pushBytes = mem.onDevice() ? 0 : routes.maxReceived() * 2 * h;
+            // On the host the dispatch bound pushes (see timeDispatch); a device keeps its copies and allocates no push area.
+            long pushBytes = routes.maxReceived() * 2 * h;
             long[] firstRow = routes.firstRow(me);
             try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0, pushBytes);
                  AbortOnFailure failFastTimed = new AbortOnFailure(comm, "bench moe, normal mode, timed rounds")) {
                 // The push bound's loop is compiled before it is timed, as the dispatch's was in the warm-up above.
-                if (!mem.onDevice()) Warmup.untilSteady(comm, 3, 1, 3, 10_000_000_000L, () -> copy.timePush(routes.mine(), firstRow, 2L * h));
+                if (!mem.onDevice()) Warmup.untilSteady(comm, 3, 1, 3, 10_000_000_000L, () -> copy.timeDispatch(fromRank, routes.mine(), firstRow, 2L * h));
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
                 long[] cached = new long[p.iters()], cached8 = new long[p.iters()];
                 long[] bound = new long[p.iters()], bound8 = new long[p.iters()], gather = new long[p.iters()];
@@ -167,13 +167,13 @@ public final class MoeBenchWorker {
                         t0 = System.nanoTime();
                         moe.dispatch(xq, xs, d.handle());
                         cached8[it] = System.nanoTime() - t0;
-                        bound8[it] = mem.onDevice() ? copy.time(fromRank8) : copy.timePush(routes.mine(), firstRow, h + h / 32);
+                        bound8[it] = copy.timeDispatch(fromRank8, routes.mine(), firstRow, h + h / 32);
                     }
                     comm.barrier();
                     t0 = System.nanoTime();
                     moe.dispatch(x, null, d.handle());
                     cached[it] = System.nanoTime() - t0;
-                    bound[it] = mem.onDevice() ? copy.time(fromRank) : copy.timePush(routes.mine(), firstRow, 2L * h);
+                    bound[it] = copy.timeDispatch(fromRank, routes.mine(), firstRow, 2L * h);
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                     if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
                 }

@@ -19,7 +19,7 @@ import java.lang.foreign.ValueLayout;
  * one host, is exchanged untimed): the copying of the whole job, with no synchronisation protocol
  * charged, so an upper limit for any collective operation that moves the same bytes. On a device
  * the copies are followed by one barrier inside the timing, as before. On the host a normal
- * dispatch has its own bound ({@link #timePush}) and a combine its own ({@link #timeGather}).
+ * dispatch has its own bound ({@link #timeDispatch}) and a combine its own ({@link #timeGather}).
  * Collective: every rank creates it and calls its timings together.
  */
 final class MoeCopyBound implements AutoCloseable {
@@ -38,7 +38,7 @@ final class MoeCopyBound implements AutoCloseable {
      * {@code gatherBytes}: the most any rank's combine reads from one peer, the same on every rank
      * (the combine bound reads that many distinct bytes, as a combine does from a peer's receive area,
      * not {@code x}'s bytes again from cache); {@code pushBytes}: the most bytes any rank receives in
-     * {@link #timePush}, the same on every rank (0: no push bound).
+     * {@link #timeDispatch}, the same on every rank (host only; 0: no push bound).
      */
     MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes, long pushBytes) {
         this.comm = comm;
@@ -88,10 +88,12 @@ final class MoeCopyBound implements AutoCloseable {
      * FP8-sized rows read no less contiguously than a dispatch's codes), the row read once and stored
      * to each of its ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
      * (what {@link #time} copies) reads each row once per destination, and a dispatch that pushes beat
-     * it by 1.2x, so it is no upper limit for one. Host only.
+     * it by 1.2x, so it is no upper limit for one. On a device this is {@link #time} of {@code fromRank}
+     * (the GPU has its roofline).
      */
-    long timePush(int[] dests, long[] firstRow, long rowBytes) {
-        if (pushDst == null) throw new IllegalStateException("no push bound: made on a device or with pushBytes 0");
+    long timeDispatch(long[] fromRank, int[] dests, long[] firstRow, long rowBytes) {
+        if (device != null) return time(fromRank);
+        if (pushDst == null) throw new IllegalStateException("no push bound: made with pushBytes 0");
         if (dests.length * rowBytes > hostX.byteSize()) throw new IllegalArgumentException("rows of " + rowBytes + " bytes exceed x");
         int ranks = comm.size(), me = comm.rank();
         MemorySegment xs = hostX;
@@ -125,8 +127,9 @@ final class MoeCopyBound implements AutoCloseable {
      * received row but writes one row per token, so a copy of the received bytes, which writes them
      * all, is not an upper limit for it. A combine has no closing barrier, so the bench times it the
      * same way ({@link #untilLastRank}): with its own end instead, the ranks that ran first on a host
-     * with fewer cores than ranks finished before the others had started. {@code outBytes} is at most {@code x}'s size (a combine's
-     * output has {@code x}'s shape). On a device this is {@link #time} (the GPU has its roofline).
+     * with fewer cores than ranks finished before the others had started. {@code outBytes} is at most
+     * {@code x}'s size (a combine's output has {@code x}'s shape). On a device this is {@link #time}
+     * (the GPU has its roofline).
      */
     long timeGather(long[] fromRank, long outBytes) {
         if (device != null) return time(fromRank);
@@ -161,13 +164,12 @@ final class MoeCopyBound implements AutoCloseable {
             }
         }
         while (n > 0) {
-            long len = Long.MAX_VALUE; // a piece every stream has left before it ends or wraps
+            long len = PIECE; // a piece every stream has left before it ends or wraps
             for (int k = 0; k < n; k++) len = Math.min(len, Math.min(left[k], size - at[k]));
-            fold ^= readStreams(segs, at, n, Math.min(len, PIECE));
+            fold ^= readStreams(segs, at, n, len);
             for (int k = 0; k < n; ) {
-                long done = Math.min(len, PIECE);
-                at[k] = at[k] + done == size ? 0 : at[k] + done;
-                left[k] -= done;
+                at[k] = at[k] + len == size ? 0 : at[k] + len;
+                left[k] -= len;
                 if (left[k] > 0) {
                     k++;
                     continue;
@@ -291,6 +293,6 @@ final class MoeCopyBound implements AutoCloseable {
         src.close();
     }
 
-    /** What {@link #timePush} wrote to this rank (for tests). */
+    /** What {@link #timeDispatch} wrote to this rank (for tests). */
     MemorySegment pushed() { return pushDst.segment(); }
 }

@@ -46,7 +46,7 @@ class MoeCopyBoundTest {
                         for (int i = 0; i < 2 * HIDDEN; i++) x.segment().set(ValueLayout.JAVA_BYTE, t * 2L * HIDDEN + i, cell(me, t, i));
                     }
                     try (MoeCopyBound bound = new MoeCopyBound(comm, arena, x, false, 1, 0, most * 2 * HIDDEN)) {
-                        assertTrue(bound.timePush(dests, first, rowBytes) > 0);
+                        assertTrue(bound.timeDispatch(new long[RANKS], dests, first, rowBytes) > 0);
                         comm.barrier();
                         MemorySegment got = bound.pushed();
                         long at = 0; // on every rank: the rows of rank 0's tokens, then rank 1's, ..., each in token order
