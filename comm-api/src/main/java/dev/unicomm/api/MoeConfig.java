@@ -10,9 +10,9 @@ package dev.unicomm.api;
  * exactly these) and report what they allocated as {@link MoeBuffer#footprintBytes()}. Formulas (bytes; {@code T = maxTokensPerRank},
  * {@code H = hidden}, {@code K = numTopk}, {@code R} ranks, {@code L = numExperts / R}):
  * <ul>
- *   <li>normal: {@code 64 + 12*T*K + R*T*(2H + 12K)}: a header, this rank's top-k ids and
- *       weights (the count exchange), and the receive area for up to {@code R*T} tokens (data,
- *       ids, weights); FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit in the
+ *   <li>normal: {@code 64 + max(12*T*K, 8R) + R*T*(2H + 12K)}: a header, the count exchange
+ *       (the portable path's {@code R} row counts; room for the native backends' counters), and
+ *       the receive area for up to {@code R*T} tokens (data, ids, weights); FP8 rows ({@code H} bytes + {@code H/128} fp32 scales) fit in the
  *       {@code 2H} bytes of a BF16 row. Outputs: {@code T*(2H + 4K)}.</li>
  *   <li>low-latency: {@code 64 + 32*R + 2*(T*(2H + 8K) + L*R*T*2H + R*T*(4H + 16K))}: a header
  *       (acknowledgement counters), four signal words per source rank (data ready, per
@@ -88,7 +88,7 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
         long r = numRanks, t = maxTokensPerRank, h = hidden, k = numTopk;
         if (mode == Mode.NORMAL) {
             long row = Math.addExact(2 * h, 12 * k);
-            return Math.addExact(HEADER_BYTES + 12 * t * k, Math.multiplyExact(Math.multiplyExact(t, row), r));
+            return Math.addExact(HEADER_BYTES + Math.max(12 * t * k, 8 * r), Math.multiplyExact(Math.multiplyExact(t, row), r));
         }
         long fixed = HEADER_BYTES + SIGNAL_BYTES_PER_RANK * r;
         long l = numExperts / numRanks;

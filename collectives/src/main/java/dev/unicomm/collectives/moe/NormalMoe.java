@@ -8,6 +8,7 @@ import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Tensor;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
@@ -15,11 +16,13 @@ import java.util.Arrays;
 /**
  * Normal-mode dispatch/combine.
  *
- * <p>Dispatch (push, each token once per destination rank): every rank publishes its top-k ids
- * and weights; a barrier; every rank reads every rank's ids (the count exchange: all agree on the
- * routing and on where each row lands: by source rank, then token index), writes each of its
- * tokens straight into the receive area of every rank that hosts one of its experts, and builds
- * its own {@code recvTopkIdx}/{@code recvTopkWeights}; a second barrier completes the data.
+ * <p>Dispatch (push, each token once per destination rank), as DeepEP's notify-then-dispatch: every
+ * rank counts its rows per destination and publishes the {@code R} counts; a barrier; every rank
+ * reads the counts (the count exchange: rows land by source rank, then token index, so a rank's rows
+ * on rank r start after those of the lower ranks), then writes each of its tokens straight into the
+ * receive area of every rank that hosts one of its experts, with the row's top-k ids (in that rank's
+ * numbering) and weights beside it; a second barrier completes the data. No rank reads another's
+ * ids: that cost R times the routing work per rank.
  *
  * <p>Combine (pull): each rank stages {@code y} in its receive area (nothing to copy when {@code y}
  * is the latest {@code recvX}, the usual in-place expert update); a barrier; each source rank
@@ -27,22 +30,22 @@ import java.util.Arrays;
  *
  * <p>Symmetric layout ({@code T = maxTokensPerRank}, rows of {@code 2H} bytes; FP8 rows keep their
  * {@code H} codes first and all scales after the codes of the area):
- * {@code header(64) | sendIdx T*K*8 | recvIdx R*T*K*8 | sendW T*K*4 | recvW R*T*K*4 | recvX R*T*2H}.
+ * {@code header(64) | counts max(12*T*K, 8R) | recvIdx R*T*K*8 | recvW R*T*K*4 | recvX R*T*2H}.
  * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
 final class NormalMoe extends PortableMoe {
     private static final RowMath MATH = RowMath.BEST;
     // Header words, double-buffered by operation parity: a rank writes the next operation's words
     // only after a barrier every peer passes after reading the previous ones.
-    private static final long HDR_TOKENS = 0, HDR_FLAGS = 8;
+    private static final long HDR_FLAGS = 8;
     private static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2;
 
-    private final long sendIdx, recvIdx, sendW, recvW, recvX;
+    private final long counts, recvIdx, recvW, recvX;
     private final int[] rankOf; // expert -> rank hosting it
     private final Tensor out, outW;
     private final RowGather rows; // combine: a token's rows, one per source rank
-    private final long[] recvIdxRows; // dispatch: recvTopkIdx as the route builds it, before one bulk copy
-    private final float[] recvWRows;  // dispatch: recvTopkWeights, likewise
+    private final long[] metaIds; // dispatch: my rows' recvTopkIdx for one destination, before one bulk copy
+    private final float[] metaW;  // dispatch: their weights, likewise
     private NormalHandle latest;
     private long ops;
     private boolean lastWasCombine; // peers may still read our receive area right after a combine
@@ -50,10 +53,9 @@ final class NormalMoe extends PortableMoe {
     NormalMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
         long t = maxTokens, k = topk, r = ranks;
-        sendIdx = MoeConfig.HEADER_BYTES;
-        recvIdx = sendIdx + t * k * 8;
-        sendW = recvIdx + r * t * k * 8;
-        recvW = sendW + t * k * 4;
+        counts = MoeConfig.HEADER_BYTES;
+        recvIdx = counts + Math.max(12 * t * k, 8 * r);
+        recvW = recvIdx + r * t * k * 8;
         recvX = recvW + r * t * k * 4;
         if (recvX + r * t * 2 * hidden != buffer.byteSize()) throw new IllegalStateException("normal MoE layout does not match sizeHint");
         rankOf = new int[ranks * numLocal];
@@ -61,8 +63,8 @@ final class NormalMoe extends PortableMoe {
         out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
         outW = Tensor.allocate(arena, DType.FP32, maxTokens, topk);
         rows = new RowGather(peers, arena, ranks, 2L * hidden);
-        recvIdxRows = new long[ranks * maxTokens * topk];
-        recvWRows = new float[ranks * maxTokens * topk];
+        metaIds = new long[maxTokens * topk];
+        metaW = new float[maxTokens * topk];
     }
 
     private long hdr() { return 16 * (ops & 1); }
@@ -73,16 +75,13 @@ final class NormalMoe extends PortableMoe {
     static final class NormalHandle implements MoeHandle {
         final NormalMoe owner;
         final int tokens, recv;
-        final int[] srcRank, srcToken; // per received row
         final int[] rowAt;             // [T, R]: row of my token t on rank r, or -1
         final int[] perExpert;         // numRecvTokensPerExpert as returned
 
-        NormalHandle(NormalMoe owner, int tokens, int[] srcRank, int[] srcToken, int[] rowAt, int[] perExpert) {
+        NormalHandle(NormalMoe owner, int tokens, int recv, int[] rowAt, int[] perExpert) {
             this.owner = owner;
             this.tokens = tokens;
-            this.recv = srcRank.length;
-            this.srcRank = srcRank;
-            this.srcToken = srcToken;
+            this.recv = recv;
             this.rowAt = rowAt;
             this.perExpert = perExpert;
         }
@@ -98,40 +97,35 @@ final class NormalMoe extends PortableMoe {
         int t = (int) host("topkIdx", topkIdx).dim(0);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
-        host("topkWeights", weights);
-        local.asSlice(sendIdx, (long) t * topk * 8).copyFrom(topkIdx.segment());
-        if (weights != null) local.asSlice(sendW, (long) t * topk * 4).copyFrom(weights.segment());
-        publish(t, fp8, weights != null);
+        long[] idx = longs(topkIdx);
+        float[] w = weights == null ? null : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+        int[] rowAt = new int[t * ranks];
+        int[] toRank = destinations(idx, t, rowAt);
+        MemorySegment.copy(Arrays.stream(toRank).asLongStream().toArray(), 0, local, ValueLayout.JAVA_LONG_UNALIGNED, counts, ranks);
+        publish(fp8, weights != null);
         comm.barrier();
 
         long[] flags = new long[ranks];
-        long[][] ids = new long[ranks][];
+        int[] firstRow = new int[ranks]; // where my rows start on each rank
+        int n = 0;
         for (int s = 0; s < ranks; s++) {
-            long[] hdr = peers.readLongs(s, hdr(), 2);
-            flags[s] = hdr[1];
-            ids[s] = peers.readLongs(s, sendIdx, (int) hdr[0] * topk);
+            flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+            long[] c = peers.readLongs(s, counts, ranks);
+            n = Math.addExact(n, Math.toIntExact(c[me]));
+            if (s < me) for (int r = 0; r < ranks; r++) firstRow[r] += (int) c[r];
         }
         agree(flags, "dispatch");
-        float[][] srcW = null;
-        if (weights != null) {
-            srcW = new float[ranks][];
-            for (int s = 0; s < ranks; s++) srcW[s] = peers.readFloats(s, sendW, ids[s].length);
-        }
-        NormalHandle h = route(t, ids, srcW, align);
-        pushRows(h, x, scales, fp8);
-
-        int n = h.recv;
-        long[] idxOut = recvIdxRows;
-        float[] wOut = weights == null ? null : recvWRows;
-        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
-        MemorySegment.copy(idxOut, 0, idxSeg, ValueLayout.JAVA_LONG_UNALIGNED, 0, n * topk);
-        MemorySegment wSeg = wOut == null ? null : local.asSlice(recvW, (long) n * topk * 4);
-        if (wSeg != null) MemorySegment.copy(wOut, 0, wSeg, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, n * topk);
+        for (int i = 0; i < rowAt.length; i++) if (rowAt[i] >= 0) rowAt[i] += firstRow[i % ranks];
+        pushRows(t, rowAt, x, scales, fp8);
+        pushRouting(t, rowAt, toRank, firstRow, idx, w);
         comm.rma().quiet();
-        comm.barrier(); // every row has landed; every peer is done reading our ids and weights
+        comm.barrier(); // every row and its ids have landed; every peer is done reading our counts
+        NormalHandle h = new NormalHandle(this, t, n, rowAt, perExpert(n, align));
         ops++;
         lastWasCombine = false;
         latest = h;
+        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
+        MemorySegment wSeg = weights == null ? null : local.asSlice(recvW, (long) n * topk * 4);
         return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
     }
 
@@ -140,12 +134,12 @@ final class NormalMoe extends PortableMoe {
         NormalHandle h = own(handle);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
-        publish(h.tokens, fp8, false);
+        publish(fp8, false);
         comm.barrier();
         long[] flags = new long[ranks];
         for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
         agree(flags, "cached dispatch");
-        pushRows(h, x, scales, fp8);
+        pushRows(h.tokens, h.rowAt, x, scales, fp8);
         comm.rma().quiet();
         comm.barrier();
         ops++;
@@ -207,9 +201,8 @@ final class NormalMoe extends PortableMoe {
         throw new IllegalArgumentException("handle was not made by this normal MoE buffer: " + handle);
     }
 
-    /** Publishes the token count and input kind in this operation's header words. */
-    private void publish(int t, boolean fp8, boolean weights) {
-        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_TOKENS, t);
+    /** Publishes the input kind in this operation's header word. */
+    private void publish(boolean fp8, boolean weights) {
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0));
     }
 
@@ -235,63 +228,75 @@ final class NormalMoe extends PortableMoe {
     }
 
     /**
-     * The count exchange's result: who gets which token, in (source rank, token) order on every rank. The
-     * same pass writes {@code recvTopkIdx} (and, with {@code srcW}, the weights) of each row this rank
-     * receives into {@link #recvIdxRows} / {@link #recvWRows}: a second pass over the received rows cost
-     * 1.5-2 ms per call on the 2-core VM.
+     * Which ranks get each of my {@code t} tokens (a rank hosting any of its experts): fills
+     * {@code rowAt[i * R + r]} with the token's index among my rows to rank r, or -1, and returns the
+     * row count per rank. One pass over my own ids, a table lookup per id and a per-token stamp.
      */
-    private NormalHandle route(int t, long[][] ids, float[][] srcW, int align) {
-        // One pass over every rank's ids (R*T*K of them): a table lookup per id instead of a 64-bit division,
-        // and a per-token stamp instead of clearing a per-rank flag array for every token.
-        int lo = me * numLocal;
-        int[][] count = new int[ranks][ranks];
-        int[] mine = new int[ranks * maxTokens];
-        int[] mineTok = new int[ranks * maxTokens];
-        int n = 0;
-        int[] perExpert = new int[numLocal];
-        int[] rowAt = new int[t * ranks];
+    private int[] destinations(long[] idx, int t, int[] rowAt) {
         Arrays.fill(rowAt, -1);
+        int[] toRank = new int[ranks];
         int[] seen = new int[ranks];
-        int stamp = 0;
-        long[] idxOut = recvIdxRows;
-        float[] wOut = recvWRows;
-        for (int s = 0; s < ranks; s++) {
-            long[] idx = ids[s];
-            float[] w = srcW == null ? null : srcW[s];
-            int[] toRank = count[s];
-            int ts = idx.length / topk;
-            for (int i = 0; i < ts; i++) {
-                stamp++;
-                boolean toMe = false;
-                for (int k = 0, at = i * topk; k < topk; k++, at++) {
-                    long e = idx[at];
-                    if (e < 0) continue;
-                    int r = rankOf[(int) e];
-                    if (r == me) perExpert[(int) e - lo]++;
-                    if (seen[r] == stamp) continue;
-                    seen[r] = stamp;
-                    if (s == me) rowAt[i * ranks + r] = toRank[r]; // index among my tokens to r; offset below
-                    toRank[r]++;
-                    toMe |= r == me;
-                }
-                if (!toMe) continue;
-                for (int k = 0, at = i * topk, o = n * topk; k < topk; k++, at++, o++) { // this row's recvTopkIdx
-                    long e = idx[at];
-                    boolean local = e >= lo && e < lo + numLocal;
-                    idxOut[o] = local ? e - lo : -1;
-                    if (w != null) wOut[o] = local ? w[at] : 0f;
-                }
-                mine[n] = s;
-                mineTok[n++] = i;
+        for (int i = 0; i < t; i++) {
+            int stamp = i + 1;
+            for (int k = 0, at = i * topk; k < topk; k++, at++) {
+                long e = idx[at];
+                if (e < 0) continue;
+                int r = rankOf[(int) e];
+                if (seen[r] == stamp) continue;
+                seen[r] = stamp;
+                rowAt[i * ranks + r] = toRank[r]++;
             }
         }
+        return toRank;
+    }
+
+    /**
+     * Writes beside each row I pushed its {@code recvTopkIdx} (ids of the receiving rank's experts in its
+     * local numbering, -1 for the others) and, with {@code w}, its weights (0 for the others): my rows on
+     * rank r are the contiguous block from {@code firstRow[r]}, built in {@link #metaIds}/{@link #metaW}
+     * and copied in one piece (element-wise stores into a peer's mapping ran 4-8x slower), or put
+     * through private memory for a peer reached by RMA.
+     */
+    private void pushRouting(int t, int[] rowAt, int[] toRank, int[] firstRow, long[] idx, float[] w) {
         for (int r = 0; r < ranks; r++) {
-            int prefix = 0;
-            for (int s = 0; s < me; s++) prefix += count[s][r];
-            for (int i = 0; i < t; i++) if (rowAt[i * ranks + r] >= 0) rowAt[i * ranks + r] += prefix;
+            if (toRank[r] == 0) continue;
+            int lo = r * numLocal, j = 0;
+            for (int i = 0; i < t; i++) {
+                if (rowAt[i * ranks + r] < 0) continue;
+                // Branch-free: about one id in R is rank r's, so a branch on it mispredicts (2.5x slower, measured).
+                for (int k = 0, at = i * topk; k < topk; k++, at++, j++) {
+                    long d = idx[at] - lo;
+                    long mine = ~((d | (numLocal - 1 - d)) >> 63); // all ones where 0 <= d < numLocal
+                    metaIds[j] = d | ~mine;
+                    if (w != null) metaW[j] = Float.intBitsToFloat(Float.floatToRawIntBits(w[at]) & (int) mine);
+                }
+            }
+            long idxAt = recvIdx + (long) firstRow[r] * topk * 8, wAt = recvW + (long) firstRow[r] * topk * 4;
+            MemorySegment dst = peers.direct(r);
+            if (dst != null) {
+                MemorySegment.copy(metaIds, 0, dst, ValueLayout.JAVA_LONG_UNALIGNED, idxAt, j);
+                if (w != null) MemorySegment.copy(metaW, 0, dst, ValueLayout.JAVA_FLOAT_UNALIGNED, wAt, j);
+                continue;
+            }
+            try (Arena staging = Arena.ofConfined()) {
+                MemorySegment block = staging.allocate(12L * j, 8);
+                MemorySegment.copy(metaIds, 0, block, ValueLayout.JAVA_LONG_UNALIGNED, 0, j);
+                put(r, idxAt, block, 0, 8L * j, false);
+                if (w != null) {
+                    MemorySegment.copy(metaW, 0, block, ValueLayout.JAVA_FLOAT_UNALIGNED, 8L * j, j);
+                    put(r, wAt, block, 8L * j, 4L * j, false);
+                }
+            }
         }
-        for (int e = 0; e < numLocal; e++) perExpert[e] = (perExpert[e] + align - 1) / align * align;
-        return new NormalHandle(this, t, Arrays.copyOf(mine, n), Arrays.copyOf(mineTok, n), rowAt, perExpert);
+    }
+
+    /** numRecvTokensPerExpert: the received ids per local expert, each rounded up to {@code align}. */
+    private int[] perExpert(int n, int align) {
+        int[] seen = new int[numLocal + 1]; // [0]: unused slots (-1); no branch on the ids, which pushRouting wrote
+        for (long j = 0, end = (long) n * topk; j < end; j++) seen[(int) local.get(ValueLayout.JAVA_LONG_UNALIGNED, recvIdx + 8 * j) + 1]++;
+        int[] perExpert = new int[numLocal];
+        for (int e = 0; e < numLocal; e++) perExpert[e] = (seen[e + 1] + align - 1) / align * align;
+        return perExpert;
     }
 
     /**
@@ -301,7 +306,7 @@ final class NormalMoe extends PortableMoe {
      * core copied 5.2 GB/s one-to-four against 4.1 one-to-one on the 2-core VM). Peers reached by RMA:
      * rank by rank, coalescing runs of consecutive rows into one put.
      */
-    private void pushRows(NormalHandle h, Tensor x, Tensor scales, boolean fp8) {
+    private void pushRows(int tokens, int[] rowAt, Tensor x, Tensor scales, boolean fp8) {
         long rowBytes = fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
         long dstScales = recvX + (long) ranks * maxTokens * hidden;
         MemorySegment xs = x.segment(), ss = fp8 ? scales.segment() : null;
@@ -315,9 +320,9 @@ final class NormalMoe extends PortableMoe {
             anyRma |= mapped[r] == null;
         }
         if (anyMapped) {
-            for (int t = 0; t < h.tokens; t++) {
+            for (int t = 0; t < tokens; t++) {
                 for (int r : order) {
-                    int at = h.rowAt[t * ranks + r];
+                    int at = rowAt[t * ranks + r];
                     if (at < 0 || mapped[r] == null) continue;
                     MemorySegment.copy(xs, t * rowBytes, mapped[r], recvX + at * rowBytes, rowBytes);
                     if (fp8) MemorySegment.copy(ss, t * scaleBytes, mapped[r], dstScales + at * scaleBytes, scaleBytes);
@@ -327,23 +332,25 @@ final class NormalMoe extends PortableMoe {
         if (!anyRma) return;
         for (int r : order) {
             if (mapped[r] != null) continue;
-            for (int t = 0; t < h.tokens; ) {
-                int at = h.rowAt[t * ranks + r];
+            for (int t = 0; t < tokens; ) {
+                int at = rowAt[t * ranks + r];
                 if (at < 0) {
                     t++;
                     continue;
                 }
                 int len = 1;
-                while (t + len < h.tokens && h.rowAt[(t + len) * ranks + r] == at + len) len++;
-                put(r, recvX + at * rowBytes, xs, t * rowBytes, len * rowBytes);
-                if (fp8) put(r, dstScales + at * scaleBytes, ss, t * scaleBytes, len * scaleBytes);
+                while (t + len < tokens && rowAt[(t + len) * ranks + r] == at + len) len++;
+                put(r, recvX + at * rowBytes, xs, t * rowBytes, len * rowBytes, true);
+                if (fp8) put(r, dstScales + at * scaleBytes, ss, t * scaleBytes, len * scaleBytes, true);
                 t += len;
             }
         }
     }
 
-    private void put(int r, long offset, MemorySegment src, long srcOffset, long bytes) {
-        comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
+    /** A put to rank r; non-blocking ones need {@code src} to stay valid until the next quiet. */
+    private void put(int r, long offset, MemorySegment src, long srcOffset, long bytes, boolean nonBlocking) {
+        if (nonBlocking) comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
+        else comm.rma().put(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
     }
 
     private Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {

@@ -187,6 +187,8 @@ class CheckedMoeTest {
     @Test void sizeHintFollowsTheDocumentedFormula() {
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, 256, 7168, 4096, 8, true);
         assertEquals(64 + 12 * 4096 * 8 + 4096L * (2 * 7168 + 96) * 4, n.sizeHint(4));
+        MoeConfig tiny = new MoeConfig(MoeConfig.Mode.NORMAL, 8, 16, 1, 1, false); // 12TK < 8R: the R count words
+        assertEquals(64 + 8 * 8 + 8L * (2 * 16 + 12), tiny.sizeHint(8));
         assertEquals(4096L * (2 * 7168 + 32), n.outputBytes());
         MoeConfig ll = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 256, 7168, 128, 8, true);
         assertEquals(64 + 32 * 4 + 2 * (128L * (2 * 7168 + 64) + 64L * 4 * 128 * 2 * 7168) + 4L * 128 * (8 * 7168 + 256), ll.sizeHint(4));

@@ -42,6 +42,19 @@ class PortableMoeThreadsTest {
         });
     }
 
+    @Test void normalModeWithMoreRanksThanRoutedRowsPerRankHoldsItsCounts() throws Exception {
+        // One token of top-1 per rank: the R published row counts (8R bytes) outgrow 12*T*K.
+        MoeConfig tiny = new MoeConfig(MoeConfig.Mode.NORMAL, 8, 16, 1, 1, false);
+        shmRanks(4).runOk(comm -> {
+            try (MoeBuffer moe = comm.moe(tiny)) {
+                assertEquals(tiny.sizeHint(4) + tiny.outputBytes(), moe.footprintBytes());
+                long seed = 31;
+                for (Routing routing : Routing.values())
+                    new MoeConformance(comm, scenario(tiny, 4, routing, seed++)).checkNormal(moe, false);
+            }
+        });
+    }
+
     @Test void lowLatencyModeMatchesTheReferenceAndKeepsTwoGenerations() throws Exception {
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 8, 256, 6, 3, true);
         shmRanks(2).runOk(comm -> {
