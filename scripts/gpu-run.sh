@@ -53,6 +53,7 @@ if ((most > gpus)) && [ "${NO_MPS:-0}" != 1 ]; then
   export CUDA_MPS_PIPE_DIRECTORY=/tmp/mps CUDA_MPS_LOG_DIRECTORY=/tmp/mpslog
   mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
   nvidia-cuda-mps-control -d && echo "MPS started (up to $most PEs on $gpus GPU(s))"
+  mps=1
   trap 'echo quit | nvidia-cuda-mps-control; echo "MPS stopped"' EXIT
 elif ((most > gpus)); then
   echo "no MPS (NO_MPS=1): up to $most PEs time-slice $gpus GPU(s)"
@@ -142,11 +143,25 @@ if want layout && staged rma_ref layout; then
   done 2>&1 | tee "$out/layout.txt"
 fi
 
+# One kit run of n PEs into kit-nvshmem-<n>pe<tag>.*; the remaining arguments select suites or rules.
+kit_run() {
+  local n=$1 tag=$2; shift 2
+  timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --timeout ${KIT_TIMEOUT:-15s} \
+    --json "$out/kit-nvshmem-${n}pe$tag.json" --junit-xml "$out/kit-junit-${n}pe$tag" "$@" > "$out/kit-nvshmem-${n}pe$tag.txt" 2>&1
+  echo "kit$tag, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe$tag.txt"; grep -E ' FAILED ' "$out/kit-nvshmem-${n}pe$tag.txt" | cut -c1-250
+}
+
 if want kit; then
   for n in $KIT_RANKS; do
-    timeout ${KIT_LIMIT_S:-420} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --timeout ${KIT_TIMEOUT:-15s} \
-      --json "$out/kit-nvshmem-${n}pe.json" --junit-xml "$out/kit-junit-${n}pe" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES} > "$out/kit-nvshmem-${n}pe.txt" 2>&1
-    echo "kit, $n PEs: exit $?"; tail -1 "$out/kit-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-nvshmem-${n}pe.txt" | cut -c1-250
+    if [ -n "${mps:-}" ] && [ -z "${KIT_SUITES:-}${KIT_RULES:-}" ]; then
+      # Under MPS a killed PE leaves the MPS server refusing new processes (cudaSetDevice:
+      # cudaErrorDevicesUnavailable, seen 2026-12-02): the fault rules run alone, last, and MPS restarts after them.
+      kit_run $n "" --skip-suite=Faults
+      kit_run $n "-faults" --suite=Faults
+      echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the fault rules"
+    else
+      kit_run $n "" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES}
+    fi
   done
 fi
 

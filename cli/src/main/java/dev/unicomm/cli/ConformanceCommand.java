@@ -55,6 +55,11 @@ public final class ConformanceCommand implements Callable<Integer> {
             completionCandidates = SuiteNames.class)
     List<String> suites = new ArrayList<>();
 
+    @Option(names = "--skip-suite", paramLabel = "NAME", split = ",",
+            description = "leave these suites out of the run (repeatable or comma separated), e.g. Faults, to run it alone afterwards:"
+                    + " under NVIDIA MPS a killed rank leaves the MPS server refusing new processes")
+    List<String> skipSuites = new ArrayList<>();
+
     @Option(names = "--rule", paramLabel = "RULE", split = ",",
             description = "run only these rules of the selected suites (repeatable or comma separated), e.g. required_rma_put_all_sizes")
     List<String> rules = new ArrayList<>();
@@ -80,7 +85,7 @@ public final class ConformanceCommand implements Callable<Integer> {
         List<Class<?>> selected;
         List<DiscoverySelector> selectors;
         try {
-            selected = select(suites);
+            selected = select(suites, skipSuites);
             selectors = selectors(selected, rules);
         } catch (IllegalArgumentException e) {
             return usage(e.getMessage());
@@ -128,6 +133,14 @@ public final class ConformanceCommand implements Callable<Integer> {
             Class<?> match = KitSuites.byName(n);
             if (!out.contains(match)) out.add(match);
         }
+        return out;
+    }
+
+    /** {@link #select(List)} without the suites named in {@code skip}. */
+    static List<Class<?>> select(List<String> names, List<String> skip) {
+        List<Class<?>> out = new ArrayList<>(select(names));
+        for (String n : skip) out.remove(KitSuites.byName(n));
+        if (out.isEmpty()) throw new IllegalArgumentException("--skip-suite " + String.join(",", skip) + " leaves no suite to run");
         return out;
     }
 

@@ -25,4 +25,15 @@ class ConformanceSelectTest {
         assertEquals(List.of(dev.unicomm.conformance.configured.MoeRules.class), ConformanceCommand.select(List.of("moe")));
         assertEquals(List.of(dev.unicomm.conformance.configured.SignalRules.class), ConformanceCommand.select(List.of("Signals")));
     }
+
+    @Test void skippedSuitesLeaveTheRun() {
+        List<Class<?>> all = ConformanceCommand.select(List.of());
+        List<Class<?>> rest = ConformanceCommand.select(List.of(), List.of("Faults"));
+        assertFalse(rest.contains(dev.unicomm.conformance.configured.FaultRules.class));
+        assertEquals(all.size() - 1, rest.size());
+        assertTrue(all.containsAll(rest));
+        var e = assertThrows(IllegalArgumentException.class, () -> ConformanceCommand.select(List.of("Moe"), List.of("Moe")));
+        assertTrue(e.getMessage().contains("leaves no suite"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ConformanceCommand.select(List.of(), List.of("nope")));
+    }
 }

@@ -115,7 +115,7 @@ final class NormalMoe extends PortableMoe {
             if (s < me) for (int r = 0; r < ranks; r++) firstRow[r] += (int) c[r];
         }
         agree(flags, "dispatch");
-        for (int i = 0; i < rowAt.length; i++) if (rowAt[i] >= 0) rowAt[i] += firstRow[i % ranks];
+        for (int i = 0, at = 0; i < t; i++) for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
         pushRows(t, rowAt, x, scales, fp8);
         pushRouting(t, rowAt, toRank, firstRow, idx, w);
         comm.rma().quiet();
