@@ -155,13 +155,14 @@ if want kit; then
   for n in $KIT_RANKS; do
     if [ -n "${mps:-}" ] && [ -z "${KIT_SUITES:-}${KIT_RULES:-}" ]; then
       # Under MPS a killed PE leaves the MPS server refusing new processes (cudaSetDevice:
-      # cudaErrorDevicesUnavailable, seen 2026-12-02): the fault rules run alone, last, and MPS restarts after them.
+      # cudaErrorDevicesUnavailable, seen 2026-12-02): the fault rules run alone, last.
       kit_run $n "" --skip-suite=Faults
       kit_run $n "-faults" --suite=Faults
-      echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the fault rules"
     else
       kit_run $n "" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES}
     fi
+    # Any kit run may have killed PEs (the fault rules, or FaultInjection when named): the steps after it get a fresh MPS server.
+    if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the kit"; fi
   done
 fi
 
