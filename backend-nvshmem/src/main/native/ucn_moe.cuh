@@ -741,13 +741,134 @@ __device__ __forceinline__ void moe_map_put(const ucn_moe_args &a, int d, int p,
 }
 
 /*
+ * Slot of expert e for my token t on e's PE: the tokens of lower source ranks (count matrix m),
+ * then my tokens before t that chose e (bitmap).
+ */
+__device__ __forceinline__ int moe_ll_slot(const unsigned int *bits, const unsigned long long *m, int W, int E, int me, int e, int t) {
+    int slot = 0;
+    for (int s = 0; s < me; s++) slot += (int) (unsigned int) m[(long long) s * E + e];
+    for (int j = 0; j < t / 32; j++) slot += __popc(bits[e * W + j]);
+    return slot + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
+}
+
+/*
+ * Low-latency FP8 dispatch rows, load/store transport. A warp per (token, 512 channels), the pieces
+ * dealt round-robin over the blocks so every SM issues stores: the warp reads its piece once (a
+ * lane: 16 channels, two 16-byte loads), quantises it once (eight lanes per 128-channel block share
+ * a scale), then stores it into each of the token's expert slots (lane k knows slot k's PE and row):
+ * K stores per lane and no further loads, where a warp per (token, expert) read and quantised every
+ * token K times (a third less kernel time on one H200). BF16 rows, which need no conversion, keep a
+ * warp per (token, expert): measured faster there. Piece 0's warp also writes the route and the push
+ * combine's row map.
+ */
+__device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int p,
+                                    unsigned long long tag, int2 *route) {
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int me = (int) a.rank, lane = threadIdx.x & 31;
+    long long H = a.hidden, slots = (long long) R * a.max_tokens;
+    long long region = a.off_recv + p * a.region, scales = region + (long long) L * slots * H, pieces = (H + 511) / 512;
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    long long warps = (long long) gridDim.x * (blockDim.x >> 5);
+    for (long long work = (long long) (threadIdx.x >> 5) * gridDim.x + blockIdx.x; work < (long long) T * pieces; work += warps) {
+        int t = (int) (work / pieces);
+        long long g = work % pieces;
+        int e = -1, d = 0;
+        long long row = -1; // lane k < K: expert slot k's row on PE d, -1 for none
+        if (lane < K) {
+            e = moe_expert(idx, t, lane, K, E, err, false);
+            if (e >= 0) {
+                d = e / L;
+                row = (long long) (e % L) * slots + moe_ll_slot(bits, m, W, E, me, e, t);
+            }
+        }
+        if (g == 0) {
+            if (lane < K) route[(long long) t * K + lane] = e >= 0 ? make_int2(e, (int) (row - (long long) (e % L) * slots)) : make_int2(-1, -1);
+            for (int k = 0; k < K; k++) {
+                int dk = __shfl_sync(MOE_FULL, d, k);
+                long long rk = __shfl_sync(MOE_FULL, row, k);
+                if (lane < R) moe_map_put(a, lane, p, t, k, tag | (rk >= 0 && lane == dk ? (unsigned long long) rk + 1 : 0ULL));
+            }
+        }
+        long long ch = g * 512 + lane * 16;
+        bool live = ch < H; // hidden is a multiple of 128: a lane's 16 channels are all in or all out
+        const int4 *src = (const int4 *) ((const char *) a.x + (long long) t * 2 * H) + ch / 8;
+        int4 lo = live ? __ldg(src) : make_int4(0, 0, 0, 0), hi = live ? __ldg(src + 1) : make_int4(0, 0, 0, 0);
+        float scale;
+        int4 q = moe_fp8_quantise16(lo, hi, live, &scale);
+        for (int k = 0; k < K; k++) {
+            int dk = __shfl_sync(MOE_FULL, d, k);
+            long long rk = __shfl_sync(MOE_FULL, row, k);
+            if (rk < 0 || !live) continue;
+            *(int4 *) (moe_at<false>(a, dk, region + rk * H) + ch) = q;
+            if (lane % 8 == 0) ((float *) moe_at<false>(a, dk, scales + rk * (H / 128) * 4))[ch / 128] = scale;
+        }
+    }
+}
+
+/*
+ * Low-latency dispatch rows, a warp per (token, expert slot): BF16 rows as they are (load/store: with
+ * few tokens `split` warps share a row, so every warp has work), and FP8 on the NVSHMEM transport,
+ * staged (quantised with its scales) in the warp's scratch and put. Load/store FP8 goes through
+ * moe_ll_store_pieces instead. Writes the route and (load/store) the push combine's row map.
+ */
+template <bool NV>
+__device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int p,
+                                     unsigned long long tag, int2 *route) {
+    int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
+    int me = (int) a.rank, lane = threadIdx.x & 31;
+    long long H = a.hidden, slots = (long long) R * a.max_tokens, stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
+    long long region = a.off_recv + p * a.region;
+    const long long *idx = (const long long *) a.topk_idx;
+    long long *err = (long long *) a.err;
+    int warps = gridDim.x * (blockDim.x >> 5), split = 1;
+    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) ((H + 255) / 256)));
+    for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
+        int item = work / split, part = work % split;
+        int t = item / K, k = item % K;
+        int e = moe_expert(idx, t, k, K, E, err, false);
+        if (e < 0) {
+            if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
+            if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
+            continue;
+        }
+        int d = e / L, slot = moe_ll_slot(bits, m, W, E, me, e, t);
+        if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
+        long long row = (long long) (e % L) * slots + slot;
+        if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
+        const char *src = (const char *) a.x + (long long) t * 2 * H;
+        long long data_off = region + row * stride;
+        if (!a.fp8) {
+            // This warp's contiguous share of the row, whole 16-byte vectors (rows are 16-byte multiples).
+            long long share = ((2 * H + split - 1) / split + 15) & ~15LL, from = part * share;
+            if (from < 2 * H) moe_put_rows<NV>(a, d, data_off + from, src + from, min(share, 2 * H - from), lane);
+            continue;
+        }
+        char *dst = moe_scratch(a);
+        float *sdst = (float *) (dst + H);
+        for (long long ch = lane * 16; ch - lane * 16 < H; ch += 512) { // the whole warp per 512 channels (shuffles)
+            bool live = ch < H;
+            int4 lo = live ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
+            int4 hi = live ? __ldg((const int4 *) (src + ch * 2) + 1) : make_int4(0, 0, 0, 0);
+            float scale;
+            int4 q = moe_fp8_quantise16(lo, hi, live, &scale);
+            if (live) *(int4 *) (dst + ch) = q;
+            if (live && lane % 8 == 0) sdst[ch / 128] = scale;
+        }
+        __syncwarp();
+        moe_put_rows<NV>(a, d, data_off, dst, H, lane);
+        moe_put_rows<NV>(a, d, region + (long long) a.local_experts * slots * H + row * scale_cols * 4, (const char *) sdst, scale_cols * 4, lane);
+    }
+}
+
+/*
  * Grid: every block builds, in shared memory, a bitmap per expert of the tokens selecting it
  * (the slot of (t, e) among this PE's tokens is the popcount of the bits before t); block 0 sends
  * the per-expert counts to every PE (count matrix [src][E], tagged); every block waits for the
  * whole matrix, so a slot's base (tokens of lower source ranks) is known everywhere without
- * another exchange. Then warps write one copy per selected expert straight into the expert's PE
- * (bf16 rows, or e4m3 + a scale per 128 channels quantised on the way; with few tokens several warps
- * share a row), record the (expert, slot) pairs for the combine, and each block signals every PE.
+ * another exchange. Then the rows go straight into the experts' PEs (bf16, or e4m3 + a scale per 128
+ * channels quantised on the way; load/store FP8: moe_ll_store_pieces, else moe_ll_rows_per_slot), the
+ * (expert, slot) pairs are recorded for the combine, and each block signals every PE.
  */
 template <bool NV>
 __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
@@ -755,9 +876,8 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     MOE_TRACE_BEGIN;
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     moe_seq q = moe_sequence(a, 1);
-    int me = (int) a.rank, maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
+    int me = (int) a.rank, maxT = (int) a.max_tokens, p = q.p;
     int W = (maxT + 31) / 32;
-    long long H = a.hidden;
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     const long long *peers = (const long long *) a.peers;
@@ -791,82 +911,9 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
             ((int *) a.info)[le] = n;
         }
     }
-    long long slots = (long long) R * maxT, data_stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
     int2 *route = (int2 *) a.route + (long long) p * maxT * K;
-    int warps = gridDim.x * (blockDim.x >> 5);
-    // `split` warps per (token, expert slot), each a share of the row's pieces (FP8: 512 channels, a lane
-    // quantising 16; BF16: 256 channels), so that a few tokens still keep every warp busy (one warp per row
-    // would quantise its pieces one after another). The NVSHMEM transport stages whole rows per warp: one
-    // warp each there.
-    long long piece = a.fp8 ? 512 : 256, pieces = (H + piece - 1) / piece;
-    int split = 1;
-    if (!NV && T * K > 0) split = max(1, min(warps / (T * K), (int) pieces));
-    for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
-        int item = work / split, part = work % split;
-        int t = item / K, k = item % K;
-        int e = moe_expert(idx, t, k, K, E, err, false);
-        if (e < 0) {
-            if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
-            if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
-            continue;
-        }
-        int d = e / L, le = e % L, slot = 0;
-        for (int s = 0; s < me; s++) slot += (int) (unsigned int) m[(long long) s * E + e];
-        int words = 0;
-        for (int j = lane; j < t / 32; j += 32) words += __popc(bits[e * W + j]);
-        for (int o = 16; o > 0; o >>= 1) words += __shfl_xor_sync(MOE_FULL, words, o);
-        slot += words + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
-        if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
-        long long row = (long long) le * slots + slot;
-        if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
-        long long region = a.off_recv + p * a.region; // symmetric offset of this generation's receive area
-        const char *src = (const char *) a.x + t * 2 * H;
-        if (!a.fp8) {
-            // This warp's contiguous share of the row, whole 16-byte vectors (rows are 16-byte multiples).
-            long long share = ((2 * H + split - 1) / split + 15) & ~15LL, from = part * share;
-            if (from < 2 * H) moe_put_rows<NV>(a, d, region + row * data_stride + from, src + from, min(share, 2 * H - from), lane);
-            continue;
-        }
-        // FP8: each lane quantises 8 channels; a half-warp covers one 128-channel block. Straight into
-        // the mapped destination, or (NVSHMEM transport) into this warp's staging, then two puts.
-        long long data_off = region + row * data_stride, scale_off = region + (long long) L * slots * H + row * scale_cols * 4;
-        char *dst = NV ? moe_scratch(a) : moe_at<NV>(a, d, data_off);
-        float *sdst = (float *) (NV ? moe_scratch(a) + H : moe_at<NV>(a, d, scale_off));
-        // This warp's run of 512-channel pieces (a lane: 16 channels, two 16-byte loads, one 16-byte
-        // store), two at a time: their loads in flight together, then converted, and their eight
-        // scales stored at once (one small store per two pieces).
-        long long per = (pieces + split - 1) / split, first = part * per, last = min(pieces, first + per);
-        for (long long g = first; g < last; g += 2) {
-            int4 raw[2][2];
-#pragma unroll
-            for (int u = 0; u < 2; u++) {
-                long long ch = (g + u) * 512 + lane * 16;
-                bool live = g + u < last && ch < H;
-                raw[u][0] = live ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
-                raw[u][1] = live ? __ldg((const int4 *) (src + ch * 2) + 1) : make_int4(0, 0, 0, 0);
-            }
-            float mine = 0.f; // lane j: the scale of 128-channel block 4g + j
-#pragma unroll
-            for (int u = 0; u < 2; u++) {
-                if (g + u >= last) break; // warp-uniform
-                long long ch = (g + u) * 512 + lane * 16;
-                float scale;
-                int4 q = moe_fp8_quantise16(raw[u][0], raw[u][1], ch < H, &scale);
-                if (ch < H) *(int4 *) (dst + ch) = q;
-#pragma unroll
-                for (int blk = 0; blk < 4; blk++) {
-                    float sb = __shfl_sync(MOE_FULL, scale, 8 * blk);
-                    if (lane == 4 * u + blk) mine = sb;
-                }
-            }
-            if (lane < 8 && 4 * g + lane < 4 * last && 4 * g + lane < scale_cols) sdst[4 * g + lane] = mine;
-        }
-        if (NV) {
-            __syncwarp();
-            moe_put_rows<NV>(a, d, data_off, dst, H, lane);
-            moe_put_rows<NV>(a, d, scale_off, (const char *) sdst, scale_cols * 4, lane);
-        }
-    }
+    if (!NV && a.fp8) moe_ll_store_pieces(a, bits, m, W, p, tag, route);
+    else moe_ll_rows_per_slot<NV>(a, bits, m, W, p, tag, route);
     MOE_PHASE; // 3: rows written
     moe_signal_all<NV>(a, a.off_done, (long long) p * R + me);
     MOE_PHASE; // 4: signalled
