@@ -141,6 +141,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         if (!normal && !ll) throw new IllegalArgumentException("--mode must name normal and/or ll, got " + mode);
         List<Job> jobs = jobs(normal, ll);
         String loadBefore = LoadAverage.now();
+        CpuSteal.Ticks stealBefore = CpuSteal.now();
         if (plot.wanted() && jobs.size() < 2)
             throw new IllegalArgumentException("--plot draws bandwidth against size: give several token counts, e.g. --tokens 1024,2048,4096"
                     + " and/or --ll-tokens 32,64,128");
@@ -161,6 +162,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         print(rows);
         System.out.println("load average: before " + loadBefore + ", after " + LoadAverage.now());
+        System.out.println("cpu steal (time the hypervisor gave other guests) during the run: " + CpuSteal.between(stealBefore, CpuSteal.now()));
         if (csv.wanted()) {
             List<String> lines = new ArrayList<>();
             lines.add("op,ranks,bytes_per_rank,us,gb_per_s,bound_us,bound_gb_per_s,ratio,verified,footprint_bytes,tokens_per_rank,"
