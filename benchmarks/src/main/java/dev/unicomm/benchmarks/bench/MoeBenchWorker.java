@@ -175,7 +175,12 @@ public final class MoeBenchWorker {
                     cached[it] = System.nanoTime() - t0;
                     bound[it] = copy.timeDispatch(fromRank, routes.mine(), firstRow, 2L * h);
                     gather[it] = copy.timeGather(toRank, x.byteSize());
-                    if (it % 2 == 1) System.gc(); // layouts and handles are GC-managed memory
+                    if (it % 2 == 1) {
+                        System.gc(); // layouts and handles are GC-managed memory
+                        // Untimed: the first call after a full collection found its heap shrunk and its caches cold (on
+                        // a GPU the routed dispatch that came next took 400-560 us of host wall instead of 250-265).
+                        round.run();
+                    }
                 }
                 long b = median(bound);
                 long bytes8 = (long) n * (h + h / 32), fp = moe.footprintBytes();
