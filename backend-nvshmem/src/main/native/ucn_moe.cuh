@@ -1068,7 +1068,13 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     for (long long item = gw; ok && item < (long long) R * maxT * chunks; item += warps) {
         long long st = item / chunks, c = (item % chunks) * 32 + lane;
         int s = (int) (st / maxT);
-        unsigned long long ent = lane < K ? map[st * K + lane] : 0;
+        // The row map entry and the weight word are loaded together (one round trip, not two); a weight
+        // not yet tagged with this generation is waited for below.
+        unsigned long long ent = 0, wword = 0;
+        if (lane < K) {
+            ent = map[st * K + lane];
+            wword = ((const volatile unsigned long long *) wt)[st * K + lane];
+        }
         long long row = (unsigned int) (ent >> 32) == tag ? (long long) (unsigned int) ent - 1 : -1;
         unsigned int rows = __ballot_sync(MOE_FULL, row >= 0);
         if (rows == 0) continue;
@@ -1080,10 +1086,10 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
         }
         float wk = 0.f;
         if (row >= 0) {
-            int v = moe_wait_tag(wt + st * K + lane, tag, deadline, moe_abort_word(a), err, s);
+            int v = (unsigned int) (wword >> 32) == tag ? (int) (unsigned int) wword
+                                                          : moe_wait_tag(wt + st * K + lane, tag, deadline, moe_abort_word(a), err, s);
             wk = __uint_as_float((unsigned int) v);
         }
-        ok = __all_sync(MOE_FULL, *(volatile long long *) err == 0);
         float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
         // Eight rows' loads in flight at once, then the rest.
         int4 v[8];
@@ -1114,6 +1120,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
             f[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
             f[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
         }
+        ok = __all_sync(MOE_FULL, *(volatile long long *) err == 0); // after the stores: off the loads' path
     }
     MOE_PHASE; // 2: sums pushed
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
