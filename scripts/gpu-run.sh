@@ -173,9 +173,11 @@ if want moe; then
     echo "kit Moe, $n PEs: exit $?"; tail -1 "$out/kit-moe-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-moe-nvshmem-${n}pe.txt" | cut -c1-400
   done
   # --gpu-time: a second job with CUDA events around each operation's kernels (MOEPROF lines in the log: every kernel).
+  # The roofline needs bin/nvlink_ref (staged by default; not with REFS= or REFS=rma_ref): without it, no floor column.
+  roof=(); staged nvlink_ref "the moe step's roofline" && roof=(--roofline "$here/bin/nvlink_ref")
   for sms in ${MOE_SMS:-64 24}; do
     UNICOMM_NVSHMEM_MOE_SMS=$sms timeout ${MOE_BENCH_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n $MOE_RANKS \
-      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} ${MOE_ARGS:-} --gpu-time --roofline "$here/bin/nvlink_ref" --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
+      --iters ${MOE_ITERS:-20} --ll-iters ${MOE_LL_ITERS:-50} ${MOE_ARGS:-} --gpu-time "${roof[@]}" --csv "$out/bench-moe-nvshmem-${sms}sms.csv" \
       > "$out/bench-moe-nvshmem-${sms}sms.txt" 2> "$out/bench-moe-${sms}sms.log"
     echo "bench moe, $MOE_RANKS PEs, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[\|^roof\|MOEPROF' "$out/bench-moe-${sms}sms.log" | tail -8
     grep -h 'MOEPROF' "$out/bench-moe-${sms}sms.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 > "$out/moe-kernel-times-${sms}sms.csv"

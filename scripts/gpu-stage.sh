@@ -2,7 +2,7 @@
 # Assembles what scripts/gpu-run.sh needs on a GPU machine without Java or Maven into one folder
 # (default .device/, git-ignored): a jlinked Java 25 runtime, every runtime/test jar, the test
 # classes of backend-nvshmem (GPU check, kit runner, Java RMA bench), the C reference benchmark and the
-# bandwidth program of `bench moe --roofline` built with nvcc, and gpu-run.sh itself. Run after: ./mvnw -pl backend-nvshmem,cli -am verify -DskipTests
+# bandwidth program of `bench moe --roofline` built with nvcc, gpu-run.sh and gpu-ab.sh. Run after: ./mvnw -pl backend-nvshmem,cli -am verify -DskipTests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/jdk25.sh
@@ -23,7 +23,7 @@ home="${NVSHMEM_HOME:-$(python3 -c 'import nvidia.nvshmem, os; print(list(nvidia
 # Each reference program is ~3.7 MiB (NVSHMEM's device library is linked in): both do not fit in the
 # 64 MiB a lent-machine run carries beside the runtime. REFS picks them: nvlink_ref (bench moe
 # --roofline, the default) and/or rma_ref (the bench and layout steps), e.g. REFS=rma_ref.
-for ref in ${REFS:-nvlink_ref}; do
+for ref in ${REFS-nvlink_ref}; do   # REFS= (empty): none
   /usr/local/cuda/bin/nvcc -O2 -rdc=true -gencode=arch=compute_90,code=sm_90 -I"$home/include" -o "$out/bin/$ref" \
     "benchmarks/reference/$ref.cu" -L"$home/lib" -lnvshmem_device -l:libnvshmem_host.so.3
   strip --strip-unneeded "$out/bin/$ref"
@@ -31,5 +31,17 @@ done
 strip --strip-unneeded "$out/jre/lib/server/libjvm.so"
 rm -f "$out"/lib/jfreechart-*.jar   # --plot only (and the runtime has no java.desktop): keeps a run's carry under 64 MiB
 rm -f "$out"/lib/jmh-core-*.jar "$out"/lib/jopt-simple-*.jar "$out"/lib/commons-math3-*.jar   # JMH only (the benchmarks jar's JMH classes are not run there)
-cp scripts/gpu-run.sh "$out/gpu-run.sh"
+cp scripts/gpu-run.sh scripts/gpu-ab.sh "$out/"
+# For scripts/gpu-ab.sh: AB_OLD=<git revision> adds that revision's CUDA ops library (sm_90, xz-packed, ~3.5 MiB);
+# AB_OLD_JAR="<jar>..." adds jars to swap for lib/'s jars of the same name. With either, stage REFS= (no reference
+# programs) to stay under the 64 MiB a lent-machine run carries.
+if [ -n "${AB_OLD:-}" ]; then
+  tmp="$(mktemp -d)"
+  git archive "$AB_OLD" backend-nvshmem/src/main/native | tar x -C "$tmp"
+  UNICOMM_CUDA_ARCHS=90 bash "$tmp/backend-nvshmem/src/main/native/build-ops.sh" "$tmp/so" >&2
+  [ -f "$tmp/so/libunicomm_nvshmem_ops.so" ] || { echo "the ops library of $AB_OLD was not built: $(cat "$tmp/so/ops-build.txt")" >&2; exit 1; }
+  mkdir -p "$out/ab"; xz -9 -c "$tmp/so/libunicomm_nvshmem_ops.so" > "$out/ab/ops-old.so.xz"
+  rm -rf "$tmp"
+fi
+for jar in ${AB_OLD_JAR:-}; do mkdir -p "$out/ab"; cp "$jar" "$out/ab/"; done
 du -sh "$out" "$out"/*
