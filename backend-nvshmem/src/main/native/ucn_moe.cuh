@@ -730,6 +730,17 @@ __device__ __forceinline__ int4 moe_fp8_quantise16(int4 lo, int4 hi, bool live, 
 }
 
 /*
+ * One lane's 16 channels from channel ch of a bf16 row (two 16-byte loads; none past hidden H, a
+ * multiple of 128, so a lane's channels are all in or all out), quantised: see moe_fp8_quantise16.
+ */
+__device__ __forceinline__ int4 moe_fp8_piece(const char *row, long long ch, long long H, float *scale) {
+    bool live = ch < H;
+    const int4 *src = (const int4 *) row + ch / 8;
+    int4 lo = live ? __ldg(src) : make_int4(0, 0, 0, 0), hi = live ? __ldg(src + 1) : make_int4(0, 0, 0, 0);
+    return moe_fp8_quantise16(lo, hi, live, scale);
+}
+
+/*
  * The row map of the push combine (load/store transport): word [parity][src][t][k] on the PE that
  * holds expert slot k of source src's token t is tag | (row + 1); on every other PE tag | 0. The
  * tag (the dispatch's generation) tells this dispatch's entries from older ones.
@@ -791,15 +802,12 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
             }
         }
         long long ch = g * 512 + lane * 16;
-        bool live = ch < H; // hidden is a multiple of 128: a lane's 16 channels are all in or all out
-        const int4 *src = (const int4 *) ((const char *) a.x + (long long) t * 2 * H) + ch / 8;
-        int4 lo = live ? __ldg(src) : make_int4(0, 0, 0, 0), hi = live ? __ldg(src + 1) : make_int4(0, 0, 0, 0);
         float scale;
-        int4 q = moe_fp8_quantise16(lo, hi, live, &scale);
+        int4 q = moe_fp8_piece((const char *) a.x + (long long) t * 2 * H, ch, H, &scale);
         for (int k = 0; k < K; k++) {
             int dk = __shfl_sync(MOE_FULL, d, k);
             long long rk = __shfl_sync(MOE_FULL, row, k);
-            if (rk < 0 || !live) continue;
+            if (rk < 0 || ch >= H) continue;
             *(int4 *) (moe_at<false>(a, dk, region + rk * H) + ch) = q;
             if (lane % 8 == 0) ((float *) moe_at<false>(a, dk, scales + rk * (H / 128) * 4))[ch / 128] = scale;
         }
@@ -818,7 +826,7 @@ __device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31;
     long long H = a.hidden, slots = (long long) R * a.max_tokens, stride = a.fp8 ? H : 2 * H, scale_cols = H / 128;
-    long long region = a.off_recv + p * a.region;
+    long long region = a.off_recv + p * a.region, scales = region + (long long) L * slots * H; // FP8: all scales after all codes
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     int warps = gridDim.x * (blockDim.x >> 5), split = 1;
@@ -847,17 +855,14 @@ __device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *
         char *dst = moe_scratch(a);
         float *sdst = (float *) (dst + H);
         for (long long ch = lane * 16; ch - lane * 16 < H; ch += 512) { // the whole warp per 512 channels (shuffles)
-            bool live = ch < H;
-            int4 lo = live ? __ldg((const int4 *) (src + ch * 2)) : make_int4(0, 0, 0, 0);
-            int4 hi = live ? __ldg((const int4 *) (src + ch * 2) + 1) : make_int4(0, 0, 0, 0);
             float scale;
-            int4 q = moe_fp8_quantise16(lo, hi, live, &scale);
-            if (live) *(int4 *) (dst + ch) = q;
-            if (live && lane % 8 == 0) sdst[ch / 128] = scale;
+            int4 q = moe_fp8_piece(src, ch, H, &scale);
+            if (ch < H) *(int4 *) (dst + ch) = q;
+            if (ch < H && lane % 8 == 0) sdst[ch / 128] = scale;
         }
         __syncwarp();
         moe_put_rows<NV>(a, d, data_off, dst, H, lane);
-        moe_put_rows<NV>(a, d, region + (long long) a.local_experts * slots * H + row * scale_cols * 4, (const char *) sdst, scale_cols * 4, lane);
+        moe_put_rows<NV>(a, d, scales + row * scale_cols * 4, (const char *) sdst, scale_cols * 4, lane);
     }
 }
 
