@@ -658,18 +658,44 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
             for (int u = 0; u < 4; u++)
 #pragma unroll
                 for (int i = 0; i < 8; i++) acc[u][i] = 0.f;
-            for (unsigned int dm = dests; dm; dm &= dm - 1) {
-                int d = __ffs(dm) - 1;
-                long long slot = __shfl_sync(MOE_FULL, my_slot, d);
-                int4 v[4];
+            if (NV) {
+                for (unsigned int dm = dests; dm; dm &= dm - 1) {
+                    int d = __ffs(dm) - 1;
+                    long long slot = __shfl_sync(MOE_FULL, my_slot, d);
+                    int4 v[4];
 #pragma unroll
-                for (int u = 0; u < 4; u++) {
-                    long long c = c0 + u * 32 + lane, first = (c0 + u * 32) * 16, n = min(512LL, row_bytes - first);
-                    const int4 *part = moe_pull_512<NV>(a, d, a.off_recv + slot * row_bytes + first, n, u);
-                    v[u] = c < H / 8 ? __ldcg(part + lane) : make_int4(0, 0, 0, 0);
+                    for (int u = 0; u < 4; u++) {
+                        long long c = c0 + u * 32 + lane, first = (c0 + u * 32) * 16, n = min(512LL, row_bytes - first);
+                        const int4 *part = moe_pull_512<NV>(a, d, a.off_recv + slot * row_bytes + first, n, u);
+                        v[u] = c < H / 8 ? __ldcg(part + lane) : make_int4(0, 0, 0, 0);
+                    }
+#pragma unroll
+                    for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v[u], 1.f);
                 }
+            } else {
+                // Loads and stores: two sources' loads in flight before either is added (a token of a
+                // 2-PE job comes back from both PEs), the sum still in ascending PE order.
+                for (unsigned int dm = dests; dm;) {
+                    int d0 = __ffs(dm) - 1;
+                    dm &= dm - 1;
+                    int d1 = dm ? __ffs(dm) - 1 : d0;
+                    bool two = dm != 0;
+                    if (two) dm &= dm - 1;
+                    const int4 *p0 = (const int4 *) (peers[d0] + a.off_recv + __shfl_sync(MOE_FULL, my_slot, d0) * row_bytes);
+                    const int4 *p1 = (const int4 *) (peers[d1] + a.off_recv + __shfl_sync(MOE_FULL, my_slot, d1) * row_bytes);
+                    int4 v0[4], v1[4];
 #pragma unroll
-                for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v[u], 1.f);
+                    for (int u = 0; u < 4; u++) {
+                        long long c = c0 + u * 32 + lane;
+                        v0[u] = c < H / 8 ? __ldcg(p0 + c) : make_int4(0, 0, 0, 0);
+                        v1[u] = two && c < H / 8 ? __ldcg(p1 + c) : make_int4(0, 0, 0, 0);
+                    }
+#pragma unroll
+                    for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v0[u], 1.f);
+                    if (two)
+#pragma unroll
+                        for (int u = 0; u < 4; u++) bf16x8_add(acc[u], v1[u], 1.f);
+                }
             }
 #pragma unroll
             for (int u = 0; u < 4; u++) {
