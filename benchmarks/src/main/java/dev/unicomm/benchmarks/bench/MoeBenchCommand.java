@@ -248,8 +248,12 @@ public final class MoeBenchCommand implements Callable<Integer> {
         } else jfr.report(jfrTag(job), options.ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,");
-            if (split >= 0) {
+            int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,"), quant = line.indexOf("MOEQUANT,");
+            if (quant >= 0) {
+                String[] f = line.substring(quant).strip().split(",");
+                quantised.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
+                        .add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+            } else if (split >= 0) {
                 if (profiled) continue; // the host split of the kernel-timed run is slowed by its event reads
                 String[] f = line.substring(split).strip().split(",");
                 splits.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
@@ -281,6 +285,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /** Host-timed send / receive-hook split of low-latency dispatches (median ns per rank) from the host-timed jobs. */
     private final Map<String, List<double[]>> splits = new LinkedHashMap<>();
+
+    /** Host: the CPU quantiser alone on a low-latency FP8 dispatch's tokens, and that dispatch's bound (median ns per rank). */
+    private final Map<String, List<double[]>> quantised = new LinkedHashMap<>();
 
     /** Kernel-timing medians per operation (one per rank) of the latest profiled job, in ns. */
     private final Map<String, List<Double>> gpuMedians = new LinkedHashMap<>();
@@ -368,6 +375,11 @@ public final class MoeBenchCommand implements Callable<Integer> {
     private void printLowLatencyTotals(List<Row> rows) {
         splits.forEach((op, v) -> System.out.printf(Locale.ROOT, "%s, host wall split: call returns (sends issued) after %.1f us, receive hook %.1f us (medians, averaged over ranks)%n",
                 op, v.stream().mapToDouble(a -> a[0]).average().orElse(0) / 1e3, v.stream().mapToDouble(a -> a[1]).average().orElse(0) / 1e3));
+        quantised.forEach((op, v) -> {
+            double q = v.stream().mapToDouble(a -> a[0]).average().orElse(0), b = v.stream().mapToDouble(a -> a[1]).average().orElse(0);
+            System.out.printf(Locale.ROOT, "%s: quantising its tokens alone (the CPU quantiser, every rank at once, until the last) %.1f us = %.2f of its bound,"
+                    + " which moves only the FP8 bytes (medians, averaged over ranks)%n", op, q / 1e3, b > 0 ? q / b : Double.NaN);
+        });
         Map<Integer, Double> llBf16 = new java.util.TreeMap<>();
         for (Row r : rows)
             if (r.op().equals("ll dispatch bf16") || r.op().equals("ll combine")) llBf16.merge(r.tokens(), r.ns(), Double::sum);

@@ -11,6 +11,7 @@ import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.collectives.fp8.Fp8Quantiser;
 import dev.unicomm.conformance.moe.Bf16;
 import dev.unicomm.conformance.moe.Fp8E4m3;
 import dev.unicomm.conformance.moe.KitTensors;
@@ -373,6 +374,11 @@ public final class MoeBenchWorker {
                 int n = p.llIters();
                 long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n], gather = new long[n];
                 long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
+                // Host only: this project's CPU quantiser on the same tokens, alone, every rank at once (what an FP8 dispatch
+                // from BF16 input does besides moving bytes; the FP8 bound leaves it out).
+                boolean quantHost = fp8 && !mem.onDevice();
+                long[] quant = new long[n];
+                MemorySegment qCodes = quantHost ? arena.allocate((long) t * h, 64) : null, qScales = quantHost ? arena.allocate((long) t * h / 32, 64) : null;
                 for (int it = 0; it < n; it++) {
                     comm.barrier();
                     long t0 = System.nanoTime();
@@ -394,6 +400,12 @@ public final class MoeBenchWorker {
                     }
                     bound[it] = copy.time(fromRank);
                     bound8[it] = copy.time(fromRank8);
+                    if (quantHost) {
+                        comm.barrier();
+                        long q0 = System.nanoTime();
+                        Fp8Quantiser.quantise(xh.segment(), 0, t, h, qCodes, 0, qScales, 0);
+                        quant[it] = copy.untilLastRank(q0);
+                    }
                     gather[it] = copy.timeGather(toRank, x.byteSize());
                 }
                 long b = median(bound);
@@ -402,6 +414,7 @@ public final class MoeBenchWorker {
                 emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
                 if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
                 if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
+                if (quantHost) System.out.println(String.format(Locale.ROOT, "MOEQUANT,ll dispatch fp8,%d,%d,%d", me, median(quant), median(bound8)));
                 emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
                 failFastTimed.done();
             }
