@@ -250,14 +250,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,"), quant = line.indexOf("MOEQUANT,");
             if (quant >= 0) {
-                String[] f = line.substring(quant).strip().split(",");
-                quantised.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
-                        .add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+                addPair(quantised, line.substring(quant), job);
             } else if (split >= 0) {
                 if (profiled) continue; // the host split of the kernel-timed run is slowed by its event reads
-                String[] f = line.substring(split).strip().split(",");
-                splits.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
-                        .add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+                addPair(splits, line.substring(split), job);
             } else if (at >= 0) {
                 String[] f = line.substring(at).strip().split(",");
                 byOp.computeIfAbsent(f[1], k -> new ArrayList<>()).add(f);
@@ -282,6 +278,16 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         return rows;
     }
+
+    /** A worker's {@code TAG,op,rank,first,second} line: the two figures under "op (T tokens)". */
+    private static void addPair(Map<String, List<double[]>> into, String line, Job job) {
+        String[] f = line.strip().split(",");
+        into.computeIfAbsent(f[1] + " (" + job.llTokens() + " tokens)", k -> new ArrayList<>())
+                .add(new double[] {Double.parseDouble(f[3]), Double.parseDouble(f[4])});
+    }
+
+    /** Column {@code i} of the ranks' pairs, averaged. */
+    private static double mean(List<double[]> pairs, int i) { return pairs.stream().mapToDouble(a -> a[i]).average().orElse(0); }
 
     /** Host-timed send / receive-hook split of low-latency dispatches (median ns per rank) from the host-timed jobs. */
     private final Map<String, List<double[]>> splits = new LinkedHashMap<>();
@@ -374,9 +380,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     private void printLowLatencyTotals(List<Row> rows) {
         splits.forEach((op, v) -> System.out.printf(Locale.ROOT, "%s, host wall split: call returns (sends issued) after %.1f us, receive hook %.1f us (medians, averaged over ranks)%n",
-                op, v.stream().mapToDouble(a -> a[0]).average().orElse(0) / 1e3, v.stream().mapToDouble(a -> a[1]).average().orElse(0) / 1e3));
+                op, mean(v, 0) / 1e3, mean(v, 1) / 1e3));
         quantised.forEach((op, v) -> {
-            double q = v.stream().mapToDouble(a -> a[0]).average().orElse(0), b = v.stream().mapToDouble(a -> a[1]).average().orElse(0);
+            double q = mean(v, 0), b = mean(v, 1);
             System.out.printf(Locale.ROOT, "%s: quantising its tokens alone (the CPU quantiser, every rank at once, until the last) %.1f us = %.2f of its bound,"
                     + " which moves only the FP8 bytes (medians, averaged over ranks)%n", op, q / 1e3, b > 0 ? q / b : Double.NaN);
         });
