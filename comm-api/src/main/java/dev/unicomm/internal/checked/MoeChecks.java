@@ -45,19 +45,26 @@ final class MoeChecks {
         if (topkIdx.memory().kind() != MemoryKind.HOST) return;
         long[] s = ids(topkIdx);
         int rows = (int) topkIdx.dim(0), k = (int) topkIdx.dim(1);
+        long[] seen = new long[(numExperts + 63) >>> 6]; // this row's experts as bits: one test per id, not one per earlier slot
         for (int t = 0; t < rows; t++) {
+            int row = t * k;
             for (int j = 0; j < k; j++) {
-                long e = s[t * k + j];
+                long e = s[row + j];
                 if (e < -1 || e >= numExperts)
                     throw new IllegalArgumentException(what + "[" + t + ", " + j + "] = " + e
                             + " is not an expert: allowed are -1 (unused slot) and 0.." + (numExperts - 1));
                 if (e < 0) continue;
-                for (int i = 0; i < j; i++) {
-                    if (s[t * k + i] == e)
-                        throw new IllegalArgumentException(what + "[" + t + "] names expert " + e + " twice (slots " + i
-                                + " and " + j + "); each row must select distinct experts");
+                int word = (int) (e >>> 6);
+                long bit = 1L << e; // the shift takes e's low 6 bits
+                if ((seen[word] & bit) != 0) {
+                    int i = 0;
+                    while (s[row + i] != e) i++;
+                    throw new IllegalArgumentException(what + "[" + t + "] names expert " + e + " twice (slots " + i
+                            + " and " + j + "); each row must select distinct experts");
                 }
+                seen[word] |= bit;
             }
+            for (int j = 0; j < k; j++) if (s[row + j] >= 0) seen[(int) (s[row + j] >>> 6)] = 0;
         }
     }
 
@@ -71,15 +78,24 @@ final class MoeChecks {
         if (topkIdx.memory().kind() != MemoryKind.HOST) return;
         long[] s = ids(topkIdx);
         int rows = (int) topkIdx.dim(0), k = (int) topkIdx.dim(1);
+        int experts = numRanks * numLocalExperts;
+        int[] rankOf = new int[experts]; // a table: a 64-bit division per id cost most of this check
+        for (int e = 0; e < experts; e++) rankOf[e] = e / numLocalExperts;
         int[] expected = new int[numRanks];
-        boolean[] hit = new boolean[numRanks];
+        int[] lastRow = new int[numRanks]; // row + 1 that last counted each rank
         for (int t = 0; t < rows; t++) {
-            Arrays.fill(hit, false);
             for (int j = 0; j < k; j++) {
                 long e = s[t * k + j];
-                if (e >= 0) hit[(int) (e / numLocalExperts)] = true;
+                if (e < 0) continue;
+                if (e >= experts)
+                    throw new IllegalArgumentException(what + ": topkIdx[" + t + ", " + j + "] = " + e + " is beyond the "
+                            + experts + " experts of the job");
+                int r = rankOf[(int) e];
+                if (lastRow[r] != t + 1) {
+                    lastRow[r] = t + 1;
+                    expected[r]++;
+                }
             }
-            for (int r = 0; r < numRanks; r++) if (hit[r]) expected[r]++;
         }
         if (!Arrays.equals(expected, tokensPerRank))
             throw new IllegalArgumentException(what + " was not computed from this topkIdx: tokensPerRank "
