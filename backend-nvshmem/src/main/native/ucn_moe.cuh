@@ -1203,13 +1203,32 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
 
 // ------------------------------------------------------------------------------ host entries
 
-/* Kernel timing for benchmarks (off by default): events around the last operation's kernels. */
+/*
+ * Kernel timing for benchmarks (off by default): events around the last operation's kernels. Mode 2
+ * (aligned) first queues a device wait and a barrier of all PEs, as DeepEP's bench does with a large
+ * matmul and an all-reduce: the host has queued the events and kernels while the GPU still waits, so
+ * neither the launch gap nor the PEs' host skew is inside the events.
+ */
 static int moe_profiling;
 static cudaEvent_t moe_ev[3];
 static int moe_ev_kernels;
 
+/* Holds the stream for ns nanoseconds of device time. */
+__global__ void moe_hold_kernel(unsigned long long ns) {
+    unsigned long long until = moe_now() + ns;
+    while (moe_now() < until) __nanosleep(1000);
+}
+
+static void moe_align(long long stream) {
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(STREAM(stream), &capturing) != cudaSuccess || capturing != cudaStreamCaptureStatusNone) return;
+    moe_hold_kernel<<<1, 32, 0, STREAM(stream)>>>(50000ULL); // far longer than queueing the rest of the operation
+    nvshmemx_barrier_all_on_stream(STREAM(stream));
+}
+
 static void moe_mark(int i, long long stream) {
     if (!moe_profiling) return;
+    if (i == 0 && moe_profiling == 2) moe_align(stream);
     if (i == 0) { // a fresh span for this operation, queued before its first event
         static const unsigned long long fresh[2] = {~0ULL, 0ULL};
         cudaMemcpyToSymbolAsync(moe_span, fresh, sizeof fresh, 0, cudaMemcpyHostToDevice, STREAM(stream));
@@ -1289,9 +1308,10 @@ static void moe_trace_flush(void) {
 
 extern "C" {
 
-/* Turns kernel timing on (1) or off (0). */
+/* Sets kernel timing: 0 off, 1 events as launched, 2 aligned (moe_align first). */
 int ucn_ops_moe_profile(int on) {
     ensure_device();
+    if (on < 0 || on > 2) return fail(UCN_ERR_ARGUMENT, "ucn_moe_profile", on, "mode must be 0 (off), 1 (as launched) or 2 (aligned)");
     if (on && !moe_profiling) {
         for (int i = 0; i < 3; i++) {
             int rc = cuda_check(cudaEventCreate(&moe_ev[i]), "cudaEventCreate");
@@ -1299,7 +1319,8 @@ int ucn_ops_moe_profile(int on) {
         }
     }
     moe_profiling = on;
-    return cuda_check(cudaMemcpyToSymbol(moe_span_on, &on, sizeof on), "cudaMemcpyToSymbol(moe_span_on)");
+    int span = on != 0;
+    return cuda_check(cudaMemcpyToSymbol(moe_span_on, &span, sizeof span), "cudaMemcpyToSymbol(moe_span_on)");
 }
 
 /*

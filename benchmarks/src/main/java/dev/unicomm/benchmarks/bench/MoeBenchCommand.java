@@ -38,7 +38,7 @@ import picocli.CommandLine.Option;
  * bound dashed).
  *
  * <p>GPU backends: {@code --gpu-time} runs the job a second time with the backend's kernel timing on
- * ({@code unicomm.nvshmem.moe.profile}: CUDA events around each operation's kernels) and reports the
+ * ({@code unicomm.nvshmem.moe.profile}: CUDA events around each operation's kernels; {@code --gpu-start}) and reports the
  * medians beside the host wall of the first run; {@code --roofline} runs {@code benchmarks/reference/nvlink_ref}
  * on the same GPUs first and reports each operation's floor ({@link MoeRoofline}) and the fraction of it
  * reached. The copy bound is no limit (a rank's local share needs no link): with a roofline the table
@@ -88,6 +88,15 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     @Option(names = "--gpu-time", description = "GPU backends: run the job again with kernel timing (CUDA events) and report it beside the host wall.")
     boolean gpuTime;
+
+    /** Where each timed operation's CUDA events start (unicomm.nvshmem.moe.profile). */
+    enum GpuStart { aligned, launch }
+
+    @Option(names = "--gpu-start", defaultValue = "aligned",
+            description = "With --gpu-time: 'aligned' (default) queues each timed operation behind a short device wait and a barrier "
+                    + "of all ranks, as DeepEP's bench does, so the events hold neither the launch gap nor the ranks' host skew; "
+                    + "'launch' starts the events as the host launches.")
+    GpuStart gpuStart;
 
     @Option(names = "--roofline", description = "GPU backends: the bandwidth program (benchmarks/reference/nvlink_ref built with nvcc) to run "
             + "on the same GPUs first; rows then show their floor and the fraction of it reached.")
@@ -222,7 +231,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         Integer.toString(llIters), noVerify || profiled ? "0" : "1", Long.toString(seed), modes)
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
-                .withEnv(profiled ? Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap), "UNICOMM_NVSHMEM_MOE_PROFILE", "true")
+                .withEnv(profiled ? Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap), "UNICOMM_NVSHMEM_MOE_PROFILE", gpuStart.name())
                         : jfr.env(jfrTag(job), Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap))))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));
@@ -359,7 +368,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
     /** Host wall and (with --gpu-time) GPU time beside the same-run floor; fractions of the roofline (floor / time). */
     private void printWithRoofline(List<Row> rows) {
         System.out.printf(Locale.ROOT, "%nMoE dispatch/combine: backend %s, %d ranks (figures per rank, averaged over ranks; host = wall time of the Java call; "
-                + "GPU = CUDA events around the operation's kernels, second run; %s)%n", options.backend, options.ranks, roof.describe());
+                + "GPU = CUDA events around the operation's kernels, second run, %s; %s)%n", options.backend, options.ranks, gpuStartNote(), roof.describe());
         String fmt = "%-26s %6s %10s %10s %8s %9s %8s %10s %10s %9s %9s%n";
         System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "host (us)", "GB/s", "GPU (us)", "GB/s", "floor (us)",
                 "frac host", "frac GPU", "verified");
@@ -372,6 +381,11 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         if (above) System.out.println("WARNING: an operation beat its floor: the roofline's bandwidths were measured too low (see " + roofline + ")");
         printLowLatencyTotals(rows);
+    }
+
+    private String gpuStartNote() {
+        return gpuStart == GpuStart.aligned ? "each started behind a device barrier of all ranks (--gpu-start aligned)"
+                : "started as the host launched (--gpu-start launch)";
     }
 
     private static String us(double ns) { return Double.isNaN(ns) ? "-" : String.format(Locale.ROOT, "%.1f", ns / 1e3); }

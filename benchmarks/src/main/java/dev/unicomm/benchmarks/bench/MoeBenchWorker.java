@@ -41,7 +41,8 @@ public final class MoeBenchWorker {
     private MoeBenchWorker() {}
 
     /** Print every timed normal dispatch (with unicomm.nvshmem.moe.profile, for the kernel breakdown). */
-    private static final boolean PROFILE = "true".equals(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
+    private static final boolean PROFILE = System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE") != null
+            && !"false".equals(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
 
     record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
                   long seed, boolean normal, boolean lowLatency) {

@@ -232,8 +232,14 @@ public final class NvOps {
         return new long[] {sms[0], smem[0]};
     }
 
-    /** Turns timing of the MoE kernels (CUDA events) on or off, process-wide. */
-    public static void moeProfile(boolean on) { check(NvshmemShim.ucn_moe_profile(on ? 1 : 0)); }
+    /**
+     * Timing of the MoE kernels (CUDA events), process-wide: 0 off, 1 events as the host launches, 2 each timed
+     * operation behind a short device wait and a barrier of all PEs (aligned starts).
+     */
+    public static void moeProfile(int mode) {
+        if (mode < 0 || mode > 2) throw new IllegalArgumentException("MoE profile mode must be 0, 1 or 2, got " + mode);
+        check(NvshmemShim.ucn_moe_profile(mode));
+    }
 
     /**
      * Milliseconds of the last MoE operation's kernels: {first (count exchange or only kernel), data kernel or 0}

@@ -94,8 +94,13 @@ public final class NvshmemCommunicator implements BackendCommunicator, WatchedCa
     private final String moeTransport;
     private volatile MoeOpener moeOpener;
     final NvshmemCallAgreement agreement = new NvshmemCallAgreement(this);
-    /** unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. */
-    final boolean moeProfile;
+    /**
+     * unicomm.nvshmem.moe.profile: time the MoE kernels (CUDA events) and print them when a buffer closes. 0 off
+     * ({@code false}), 1 events as the host launches ({@code true} or {@code launch}), 2 each timed operation queued
+     * behind a short device wait and a barrier of all PEs ({@code aligned}, DeepEP's bench method: no launch gap and
+     * no host skew between the PEs inside the events).
+     */
+    final int moeProfile;
     /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
     private long moeStream;
     private final long heapCapacity;
@@ -136,7 +141,7 @@ public final class NvshmemCommunicator implements BackendCommunicator, WatchedCa
         this.finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         this.moeSms = config.property("nvshmem.moe.sms", null);
         this.moeLlSms = config.property("nvshmem.moe.ll.sms", null);
-        this.moeProfile = Boolean.parseBoolean(config.property("nvshmem.moe.profile", "false"));
+        this.moeProfile = moeProfileMode(config.property("nvshmem.moe.profile", "false"));
         this.moeTransport = config.property("nvshmem.moe.transport", "auto").trim().toLowerCase(java.util.Locale.ROOT);
         this.bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
         long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
@@ -430,7 +435,20 @@ public final class NvshmemCommunicator implements BackendCommunicator, WatchedCa
     public MemoryKind kind() { return kind; }
 
     /** Whether unicomm.nvshmem.moe.profile asks the MoE kernels to time themselves. */
-    public boolean moeProfile() { return moeProfile; }
+    public boolean moeProfile() { return moeProfile != 0; }
+
+    /** The timing mode of unicomm.nvshmem.moe.profile: 0 off, 1 as launched, 2 aligned (see the field). */
+    public int moeProfileMode() { return moeProfile; }
+
+    static int moeProfileMode(String value) {
+        return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "false", "off" -> 0;
+            case "true", "launch" -> 1;
+            case "aligned" -> 2;
+            default -> throw new IllegalArgumentException(
+                    "unicomm.nvshmem.moe.profile must be false, true (= launch) or aligned, got '" + value + "'");
+        };
+    }
     @Override public SymmetricHeap heap() { return heap; }
     @Override public Rma rma() { return rma; }
     @Override public Team world() { return world; }

@@ -18,4 +18,14 @@ class NvshmemCommunicatorTest {
         assertTrue(bad.getMessage().contains("0..3"), bad.getMessage());
         assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.chooseDevice("gpu0", 0, 4));
     }
+
+    @Test
+    void moeProfileTakesOffLaunchOrAligned() {
+        assertEquals(0, NvshmemCommunicator.moeProfileMode("false"));
+        assertEquals(1, NvshmemCommunicator.moeProfileMode("true"));
+        assertEquals(1, NvshmemCommunicator.moeProfileMode("launch"));
+        assertEquals(2, NvshmemCommunicator.moeProfileMode(" Aligned "));
+        var bad = assertThrows(IllegalArgumentException.class, () -> NvshmemCommunicator.moeProfileMode("yes"));
+        assertTrue(bad.getMessage().contains("aligned") && bad.getMessage().contains("'yes'"), bad.getMessage());
+    }
 }

@@ -16,7 +16,7 @@ import java.util.Map;
 final class MoeKernelTimes {
     private final Map<String, List<Float>> micros = new LinkedHashMap<>();
 
-    MoeKernelTimes() { NvOps.moeProfile(true); }
+    MoeKernelTimes(int mode) { NvOps.moeProfile(mode); }
 
     /**
      * Records the last operation's kernels under {@code first} and (when it had two) {@code second}, and their
