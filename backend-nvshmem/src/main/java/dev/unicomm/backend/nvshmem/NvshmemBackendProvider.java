@@ -25,7 +25,8 @@ import java.util.Set;
  * reserved for one-PE communicators opened inside a process of a larger job), {@code nvshmem.moe.sms} (blocks
  * per normal-mode MoE kernel: DeepEP's {@code set_num_sms}; default this PE's share of the GPU's SMs less two),
  * {@code nvshmem.moe.ll.sms} (blocks per low-latency kernel; default the whole GPU when the PE has it alone),
- * {@code nvshmem.moe.transport} ({@code auto}, {@code loadstore}, {@code nvshmem}), {@code nvshmem.moe.profile}.
+ * {@code nvshmem.moe.transport} ({@code auto}, {@code loadstore}, {@code nvshmem}), {@code nvshmem.moe.profile}
+ * ({@code false}, {@code true}, {@code aligned}).
  */
 public final class NvshmemBackendProvider implements CommBackendProvider {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
