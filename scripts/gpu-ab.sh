@@ -7,7 +7,8 @@
 # Each side runs gpu-run.sh's moe step (bench moe --gpu-time; MOE_SMS default 64, MOE_ITERS, MOE_LL_ITERS):
 # the kit's MoE rules on the first new run (AB_KIT=0 skips), then AB_PAIRS (3) pairs new/old of the bench
 # with AB_BENCH as its extra options (default "--mode ll"), then the graph check on the new build
-# (AB_GRAPH=0 skips). PEs: -n (default 2). Output in $OUT (default ./gpu-out): one folder per run and
+# (AB_GRAPH=0 skips). GPU time: --gpu-start aligned on both sides, or launch when the old ops library predates
+# aligned starts (AB_GPU_START overrides). PEs: -n (default 2). Output in $OUT (default ./gpu-out): one folder per run and
 # summary.txt (rows, kernel spans), packed into ab.tgz (a lent-machine run returns few files).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -35,12 +36,28 @@ use() { # new | old: put that build's pieces in place; a fresh JavaCPP cache, so
   rm -rf /tmp/unicomm-javacpp
 }
 sms="${MOE_SMS:-64}"
+side_start() { if [ "$1" = old ] && [ -z "$old_start" ]; then echo; else echo "--gpu-start $start"; fi; }
+# GPU time the same way on both sides: behind a device barrier ("aligned") only when the old ops library has it
+# (an older one would time as launched, and the sides would differ by the method, not the kernels).
+has() { python3 - "$@" <<'PY'
+import lzma, sys, zipfile
+path, needle = sys.argv[1], sys.argv[2].encode()
+if path.endswith('.xz'): sys.exit(0 if needle in lzma.open(path).read() else 1)
+with zipfile.ZipFile(path) as z: sys.exit(0 if any(needle in z.read(n) for n in z.namelist() if n.endswith('.class')) else 1)
+PY
+}
+start="${AB_GPU_START:-aligned}" old_start="--gpu-start"
+if [ -z "${AB_GPU_START:-}" ] && [ -e "$here/ab/ops-old.so.xz" ] && ! has "$here/ab/ops-old.so.xz" moe_hold_kernel; then start=launch; fi
+for f in "${old[@]}"; do # an old bench without the option times as launched
+  case "$(basename "$f")" in benchmarks-*.jar) has "$f" gpu-start || { start=launch; old_start=; } ;; esac
+done
 {
+  echo "GPU time on both sides: --gpu-start $start"
   kit="$pes"; [ "${AB_KIT:-1}" = 0 ] && kit=
   for ((i = 1; i <= ${AB_PAIRS:-3}; i++)); do
     for b in new old; do
       use $b
-      OUT="$out/$b$i" MOE_KIT_RANKS="$kit" MOE_RANKS="$pes" MOE_SMS="$sms" MOE_ARGS="${AB_BENCH:---mode ll}" \
+      OUT="$out/$b$i" MOE_KIT_RANKS="$kit" MOE_RANKS="$pes" MOE_SMS="$sms" MOE_ARGS="${AB_BENCH:---mode ll} $(side_start $b)" \
         bash "$here/gpu-run.sh" -n "$pes" moe > "$out/$b$i.log" 2>&1
       echo "--- $b $i ($(date -u +%T)): exit codes: $(grep -oE 'exit [0-9]+' "$out/$b$i.log" | tr '\n' ' ')"
       grep -hE 'rules:' "$out/$b$i"/kit-moe-*.txt 2>/dev/null
