@@ -1059,10 +1059,9 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
  * owner's combine area, so a token crosses NVLink once per remote PE rather than once per expert:
  *   A. owners store their weights w[t][k], tagged with the generation, beside the expert slot's row
  *      map (written by the dispatch) on the expert's PE; no barrier: a reader waits for the tag;
- *   B. a warp per (source, token, 256 channels), other PEs' tokens first, reads the token's rows on
- *      this PE: one row is passed on as it is (bf16, the owner weighs it), several are summed weighted
- *      in fp32 (waiting for their weights) and passed on in fp32 (no second bf16 rounding: the kit
- *      wants one bf16 ulp);
+ *   B. a warp per (source, token, 256 channels) reads the token's rows on this PE: one row is passed
+ *      on as it is (bf16, the owner weighs it), several are summed weighted in fp32 (waiting for
+ *      their weights) and passed on in fp32 (no second bf16 rounding: the kit wants one bf16 ulp);
  *      then every PE is signalled;
  *   C. once every PE's rows are there, a warp per (own token, 256 channels) sums them: all loads local.
  * Row maps, weights and the combine area have two generations, like the receive area: a PE pushing
@@ -1098,12 +1097,8 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     const unsigned long long *wt = (const unsigned long long *) (own + a.off_recv_w) + p * gen_words;
     bool ok = true;
     for (long long item = gw; ok && item < (long long) R * maxT * chunks; item += warps) {
-        // Sources in the order me+1, me+2, ..., me: the pushes over the links (the long pole) go first and
-        // this PE's own, local share last, so its work overlaps the remote stores' drain before the
-        // signal's fence. In rank order only the PEs whose own share came last got that overlap.
-        long long sq = item / chunks, c = (item % chunks) * 32 + lane;
-        int s = (int) ((me + 1 + sq / maxT) % R);
-        long long st = (long long) s * maxT + sq % maxT;
+        long long st = item / chunks, c = (item % chunks) * 32 + lane;
+        int s = (int) (st / maxT);
         // The row map entry and the weight word are loaded together (one round trip, not two); a weight
         // not yet tagged with this generation is waited for below.
         unsigned long long ent = 0, wword = 0;
