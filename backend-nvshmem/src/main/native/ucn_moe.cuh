@@ -798,8 +798,21 @@ __device__ __forceinline__ int moe_ll_slot(const unsigned int *bits, const unsig
  * warp per (token, expert): measured faster there. Piece 0's warp also writes the route and the push
  * combine's row map.
  */
+/*
+ * The first piece of this warp's work in moe_ll_store_pieces, read and quantised before the count
+ * matrix is complete: only the stores need the slots, so the exchange's round trip overlaps this.
+ */
+__device__ __forceinline__ int4 moe_ll_first_piece(const ucn_moe_args &a, float *scale) {
+    long long H = a.hidden, pieces = (H + 511) / 512;
+    long long work = (long long) (threadIdx.x >> 5) * gridDim.x + blockIdx.x; // warp-uniform
+    *scale = 0.f;
+    if (work >= (long long) a.tokens * pieces) return make_int4(0, 0, 0, 0);
+    long long ch = (work % pieces) * 512 + (threadIdx.x & 31) * 16;
+    return moe_fp8_piece((const char *) a.x + (work / pieces) * 2 * H, ch, H, scale);
+}
+
 __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int p,
-                                    unsigned long long tag, int2 *route) {
+                                    unsigned long long tag, int2 *route, int4 first_q, float first_scale) {
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31;
     long long H = a.hidden, slots = (long long) R * a.max_tokens;
@@ -807,6 +820,7 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     long long warps = (long long) gridDim.x * (blockDim.x >> 5);
+    bool first = true; // warp-uniform: the first piece was quantised before the count matrix arrived
     for (long long work = (long long) (threadIdx.x >> 5) * gridDim.x + blockIdx.x; work < (long long) T * pieces; work += warps) {
         int t = (int) (work / pieces);
         long long g = work % pieces;
@@ -828,8 +842,9 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
             }
         }
         long long ch = g * 512 + lane * 16;
-        float scale;
-        int4 q = moe_fp8_piece((const char *) a.x + (long long) t * 2 * H, ch, H, &scale);
+        float scale = first_scale;
+        int4 q = first ? first_q : moe_fp8_piece((const char *) a.x + (long long) t * 2 * H, ch, H, &scale);
+        first = false;
         for (int k = 0; k < K; k++) {
             int dk = __shfl_sync(MOE_FULL, d, k);
             long long rk = __shfl_sync(MOE_FULL, row, k);
@@ -930,6 +945,8 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
             moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * E + e) * 8, tag | c);
         }
     }
+    float first_scale = 0.f;
+    int4 first_q = !NV && a.fp8 ? moe_ll_first_piece(a, &first_scale) : make_int4(0, 0, 0, 0);
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
     __syncthreads();
@@ -943,7 +960,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         }
     }
     int2 *route = (int2 *) a.route + (long long) p * maxT * K;
-    if (!NV && a.fp8) moe_ll_store_pieces(a, bits, m, W, p, tag, route);
+    if (!NV && a.fp8) moe_ll_store_pieces(a, bits, m, W, p, tag, route, first_q, first_scale);
     else moe_ll_rows_per_slot<NV>(a, bits, m, W, p, tag, route);
     MOE_PHASE; // 3: rows written
     moe_signal_all<NV>(a, a.off_done, (long long) p * R + me);
