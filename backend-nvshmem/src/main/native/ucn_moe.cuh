@@ -789,6 +789,26 @@ __device__ __forceinline__ int moe_ll_slot(const unsigned int *bits, const unsig
 }
 
 /*
+ * Piece `work` (token work / pieces, 512 channels from (work % pieces) * 512) of the low-latency FP8
+ * dispatch, this lane's 16 channels quantised (moe_fp8_piece; the whole warp calls it).
+ */
+__device__ __forceinline__ int4 moe_ll_piece(const ucn_moe_args &a, long long work, long long pieces, float *scale) {
+    long long H = a.hidden, ch = (work % pieces) * 512 + (threadIdx.x & 31) * 16;
+    return moe_fp8_piece((const char *) a.x + (work / pieces) * 2 * H, ch, H, scale);
+}
+
+/*
+ * This warp's first piece in moe_ll_store_pieces, read and quantised before the count matrix is
+ * complete: only the stores need the slots, so the exchange's round trip overlaps this.
+ */
+__device__ __forceinline__ int4 moe_ll_first_piece(const ucn_moe_args &a, float *scale) {
+    long long pieces = (a.hidden + 511) / 512;
+    long long work = (long long) (threadIdx.x >> 5) * gridDim.x + blockIdx.x; // warp-uniform
+    *scale = 0.f;
+    return work < (long long) a.tokens * pieces ? moe_ll_piece(a, work, pieces, scale) : make_int4(0, 0, 0, 0);
+}
+
+/*
  * Low-latency FP8 dispatch rows, load/store transport. A warp per (token, 512 channels), the pieces
  * dealt round-robin over the blocks so every SM issues stores: the warp reads its piece once (a
  * lane: 16 channels, two 16-byte loads), quantises it once (eight lanes per 128-channel block share
@@ -798,19 +818,6 @@ __device__ __forceinline__ int moe_ll_slot(const unsigned int *bits, const unsig
  * warp per (token, expert): measured faster there. Piece 0's warp also writes the route and the push
  * combine's row map.
  */
-/*
- * The first piece of this warp's work in moe_ll_store_pieces, read and quantised before the count
- * matrix is complete: only the stores need the slots, so the exchange's round trip overlaps this.
- */
-__device__ __forceinline__ int4 moe_ll_first_piece(const ucn_moe_args &a, float *scale) {
-    long long H = a.hidden, pieces = (H + 511) / 512;
-    long long work = (long long) (threadIdx.x >> 5) * gridDim.x + blockIdx.x; // warp-uniform
-    *scale = 0.f;
-    if (work >= (long long) a.tokens * pieces) return make_int4(0, 0, 0, 0);
-    long long ch = (work % pieces) * 512 + (threadIdx.x & 31) * 16;
-    return moe_fp8_piece((const char *) a.x + (work / pieces) * 2 * H, ch, H, scale);
-}
-
 __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int p,
                                     unsigned long long tag, int2 *route, int4 first_q, float first_scale) {
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
@@ -843,7 +850,7 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
         }
         long long ch = g * 512 + lane * 16;
         float scale = first_scale;
-        int4 q = first ? first_q : moe_fp8_piece((const char *) a.x + (long long) t * 2 * H, ch, H, &scale);
+        int4 q = first ? first_q : moe_ll_piece(a, work, pieces, &scale);
         first = false;
         for (int k = 0; k < K; k++) {
             int dk = __shfl_sync(MOE_FULL, d, k);
@@ -1245,8 +1252,8 @@ static void moe_align(long long stream) {
 
 static void moe_mark(int i, long long stream) {
     if (!moe_profiling) return;
-    if (i == 0 && moe_profiling == 2) moe_align(stream);
-    if (i == 0) { // a fresh span for this operation, queued before its first event
+    if (i == 0) { // aligned: behind a barrier; then a fresh span for this operation, queued before its first event
+        if (moe_profiling == 2) moe_align(stream);
         static const unsigned long long fresh[2] = {~0ULL, 0ULL};
         cudaMemcpyToSymbolAsync(moe_span, fresh, sizeof fresh, 0, cudaMemcpyHostToDevice, STREAM(stream));
     }

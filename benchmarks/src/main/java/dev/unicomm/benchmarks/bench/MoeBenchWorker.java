@@ -41,8 +41,12 @@ public final class MoeBenchWorker {
     private MoeBenchWorker() {}
 
     /** Print every timed normal dispatch (with unicomm.nvshmem.moe.profile, for the kernel breakdown). */
-    private static final boolean PROFILE = System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE") != null
-            && !"false".equals(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
+    private static final boolean PROFILE = profiling(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
+
+    /** As the backend reads unicomm.nvshmem.moe.profile: anything but unset or "false" times the kernels. */
+    private static boolean profiling(String value) {
+        return value != null && !value.trim().equalsIgnoreCase("false");
+    }
 
     record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
                   long seed, boolean normal, boolean lowLatency) {

@@ -434,15 +434,12 @@ public final class NvshmemCommunicator implements BackendCommunicator, WatchedCa
     /** The memory kind of this communicator's heap (CUDA device memory of its GPU). */
     public MemoryKind kind() { return kind; }
 
-    /** Whether unicomm.nvshmem.moe.profile asks the MoE kernels to time themselves. */
-    public boolean moeProfile() { return moeProfile != 0; }
-
     /** The timing mode of unicomm.nvshmem.moe.profile: 0 off, 1 as launched, 2 aligned (see the field). */
     public int moeProfileMode() { return moeProfile; }
 
     static int moeProfileMode(String value) {
         return switch (value.trim().toLowerCase(java.util.Locale.ROOT)) {
-            case "false", "off" -> 0;
+            case "false" -> 0;
             case "true", "launch" -> 1;
             case "aligned" -> 2;
             default -> throw new IllegalArgumentException(

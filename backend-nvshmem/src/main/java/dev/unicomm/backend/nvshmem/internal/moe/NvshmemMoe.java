@@ -123,7 +123,7 @@ public final class NvshmemMoe implements MoeBuffer {
         this.topk = cfg.numTopk();
         this.experts = cfg.numExperts();
         this.blocks = blocks;
-        this.times = c.moeProfile() ? new MoeKernelTimes(c.moeProfileMode()) : null;
+        this.times = c.moeProfileMode() != 0 ? new MoeKernelTimes(c.moeProfileMode()) : null;
         this.lay = MoeSymLayout.of(cfg, ranks);
         this.sym = sym;
         this.base = sym.address();
