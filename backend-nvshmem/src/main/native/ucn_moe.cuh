@@ -28,6 +28,9 @@ __device__ __forceinline__ void moe_fence_acquire_gpu(void) { asm volatile("fenc
 __device__ __forceinline__ void moe_store_release_sys(volatile long long *p, long long v) {
     asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
 }
+__device__ __forceinline__ void moe_store_release_gpu(volatile unsigned long long *p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
 __device__ __forceinline__ unsigned int moe_add_acq_rel_gpu(unsigned int *p, unsigned int v) {
     unsigned int old;
     asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
@@ -361,16 +364,15 @@ __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline
     if (threadIdx.x == 0) {
         unsigned int *count = (unsigned int *) a.grid_done;
         volatile unsigned long long *release = (volatile unsigned long long *) ((char *) a.grid_done + 8);
-        __threadfence();
-        if (atomicAdd(count, 1u) == gridDim.x - 1) {
-            *count = 0;
-            __threadfence();
-            *release = (unsigned long long) a.seq;
+        // Release: this block's writes (ordered by __syncthreads); acquire: the earlier blocks'.
+        if (moe_add_acq_rel_gpu(count, 1u) == gridDim.x - 1) {
+            *(volatile unsigned int *) count = 0;
+            moe_store_release_gpu(release, (unsigned long long) a.seq); // all blocks' writes, seen above
         } else {
             for (unsigned int spins = 1; *release != (unsigned long long) a.seq; spins++)
                 if (moe_spin_ends(spins, deadline, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
+            moe_fence_acquire_gpu(); // the volatile load above, made an acquire
         }
-        __threadfence();
     }
     __syncthreads();
 }
