@@ -203,19 +203,25 @@ __device__ void moe_publish(const ucn_moe_args &a) {
 }
 
 /*
+ * Thread 0 of each block counts its block in at count (the slot's grid_done word, 0 between uses):
+ * release of the block's writes (ordered by __syncthreads), acquire of the earlier blocks'. True in
+ * the last block, which resets the count for the next use before anything it publishes.
+ */
+__device__ __forceinline__ bool moe_last_block_arrives(unsigned int *count) {
+    if (moe_add_acq_rel_gpu(count, 1u) != gridDim.x - 1) return false;
+    *(volatile unsigned int *) count = 0;
+    return true;
+}
+
+/*
  * Every block calls this last: the last block to finish publishes (the grid's stores are then all
  * done). True in the thread that published.
  */
 __device__ bool moe_last_block_publishes(const ucn_moe_args &a) {
     __syncthreads();
-    if (threadIdx.x == 0) {
-        // Release: this block's writes; acquire: the earlier blocks' (so the last one's stamp covers all).
-        unsigned int old = moe_add_acq_rel_gpu((unsigned int *) a.grid_done, 1u);
-        if (old == gridDim.x - 1) {
-            *(volatile unsigned int *) a.grid_done = 0; // ready for the next operation on this slot (before the stamp)
-            moe_publish(a);
-            return true;
-        }
+    if (threadIdx.x == 0 && moe_last_block_arrives((unsigned int *) a.grid_done)) {
+        moe_publish(a); // the stamp covers every block's writes (acquired by the arrival)
+        return true;
     }
     return false;
 }
@@ -362,11 +368,8 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
 __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline) {
     __syncthreads();
     if (threadIdx.x == 0) {
-        unsigned int *count = (unsigned int *) a.grid_done;
         volatile unsigned long long *release = (volatile unsigned long long *) ((char *) a.grid_done + 8);
-        // Release: this block's writes (ordered by __syncthreads); acquire: the earlier blocks'.
-        if (moe_add_acq_rel_gpu(count, 1u) == gridDim.x - 1) {
-            *(volatile unsigned int *) count = 0;
+        if (moe_last_block_arrives((unsigned int *) a.grid_done)) {
             moe_store_release_gpu(release, (unsigned long long) a.seq); // all blocks' writes, seen above
         } else {
             for (unsigned int spins = 1; *release != (unsigned long long) a.seq; spins++)
