@@ -10,7 +10,8 @@
 #              --roofline` with DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS; the low-latency kernels keep their
 #              own default, the whole GPU per PE when PEs <= GPUs): host wall and CUDA-event GPU time beside the same-run floor;
 #              MOE_ARGS adds options (e.g. "--mode ll"; "--gpu-start launch" for events as launched instead of each
-#              operation queued behind a device barrier of all PEs, the default)
+#              operation queued behind a device barrier of all PEs, the default; "--ll-stream" for the low-latency FP8
+#              pair timed as one, host-sequenced against stream-ordered)
 #   graph    - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck)
 #   elastic  - what survives a killed PE (ElasticGpuCheck under `unicomm run`, ELASTIC_RANKS): the last rank SIGKILLs
 #              itself inside a low-latency MoE loop; the survivors report how their call ended and what still works;

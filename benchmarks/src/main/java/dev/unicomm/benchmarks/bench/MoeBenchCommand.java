@@ -98,6 +98,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
                     + "'launch' starts the events as the host launches.")
     GpuStart gpuStart;
 
+    @Option(names = "--ll-stream", description = "GPU backends, low-latency mode: also time the FP8 dispatch + BF16 combine pair as one, "
+            + "host-sequenced (each call awaits its receive) against stream-ordered (both queued on one stream, one synchronize), on buffers of their own.")
+    boolean llStream;
+
     @Option(names = "--roofline", description = "GPU backends: the bandwidth program (benchmarks/reference/nvlink_ref built with nvcc) to run "
             + "on the same GPUs first; rows then show their floor and the fraction of it reached.")
     Path roofline;
@@ -148,6 +152,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
         for (int t : llTokens) if (t < 1) throw new IllegalArgumentException("--ll-tokens entries must be >= 1, got " + t);
         boolean normal = mode.contains("normal"), ll = mode.contains("ll");
         if (!normal && !ll) throw new IllegalArgumentException("--mode must name normal and/or ll, got " + mode);
+        if (llStream && (!ll || hidden % 128 != 0))
+            throw new IllegalArgumentException("--ll-stream times the low-latency FP8 dispatch: it needs --mode with ll and --hidden a multiple of 128");
         List<Job> jobs = jobs(normal, ll);
         String loadBefore = LoadAverage.now();
         CpuSteal.Ticks stealBefore = CpuSteal.now();
@@ -219,13 +225,15 @@ public final class MoeBenchCommand implements Callable<Integer> {
         // normal: the MoE buffer, the bounds' copy of x and (host) the push bound's destination, every row received
         long normalBytes = job.normal() ? n.sizeHint(options.ranks) + (1L + options.ranks) * job.tokens() * 2 * hidden + (8L << 20) : 0;
         long llBytes = job.ll() ? l.sizeHint(options.ranks) + (long) job.llTokens() * 2 * hidden : 0;
+        if (llStream) llBytes += l.sizeHint(options.ranks); // --ll-stream: two buffers at once
         long heap = Math.max(normalBytes, llBytes) + (16L << 20);
 
         System.err.printf(Locale.ROOT, "bench moe: backend %s, %d ranks; hidden %d, top-%d of %d experts; %s%s%n", options.backend, options.ranks, hidden, topk, experts,
                 job.normal() ? String.format(Locale.ROOT, "normal: %d tokens/rank (symmetric buffer %s/rank)", job.tokens(), BenchReport.size(n.sizeHint(options.ranks))) : "",
                 job.ll() ? String.format(Locale.ROOT, "%slow-latency: %d tokens/rank (symmetric buffer %s/rank)", job.normal() ? "; " : "",
                         job.llTokens(), BenchReport.size(l.sizeHint(options.ranks))) : "");
-        String modes = (job.normal() ? "normal" : "") + (job.normal() && job.ll() ? "," : "") + (job.ll() ? "ll" : "");
+        String modes = (job.normal() ? "normal" : "") + (job.normal() && job.ll() ? "," : "") + (job.ll() ? "ll" : "")
+                + (job.ll() && llStream ? ",stream" : "");
         JobSpec spec = options.spec(MoeBenchWorker.class, Integer.toString(experts), Integer.toString(hidden),
                         Integer.toString(job.tokens()), Integer.toString(topk), Integer.toString(job.llTokens()), Integer.toString(iters),
                         Integer.toString(llIters), noVerify || profiled ? "0" : "1", Long.toString(seed), modes)
@@ -257,8 +265,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
         } else jfr.report(jfrTag(job), options.ranks);
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
-            int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,"), quant = line.indexOf("MOEQUANT,");
-            if (quant >= 0) {
+            int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,"), quant = line.indexOf("MOEQUANT,"), pair = line.indexOf("MOEPAIR,");
+            if (pair >= 0) {
+                addPair(pairs, line.substring(pair), job);
+            } else if (quant >= 0) {
                 addPair(quantised, line.substring(quant), job);
             } else if (split >= 0) {
                 if (profiled) continue; // the host split of the kernel-timed run is slowed by its event reads
@@ -303,6 +313,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /** Host: the CPU quantiser alone on a low-latency FP8 dispatch's tokens, and that dispatch's bound (median ns per rank). */
     private final Map<String, List<double[]>> quantised = new LinkedHashMap<>();
+
+    /** --ll-stream: the low-latency pair timed host-sequenced and stream-ordered (median ns per rank). */
+    private final Map<String, List<double[]>> pairs = new LinkedHashMap<>();
 
     /** Kernel-timing medians per operation (one per rank) of the latest profiled job, in ns. */
     private final Map<String, List<Double>> gpuMedians = new LinkedHashMap<>();
@@ -413,5 +426,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
         }
         llFp8.forEach((t, v) -> System.out.printf(Locale.ROOT, "low-latency FP8 dispatch + BF16 combine (%d tokens): host %.1f us%s%n",
                 t, v[0] / 1e3, Double.isNaN(v[1]) ? "" : ", GPU " + us(v[1]) + " us"));
+        pairs.forEach((op, v) -> System.out.printf(Locale.ROOT, "%s, timed as one pair (each rank from its start to its last result): host-sequenced, "
+                + "each call awaiting its receive, %.1f us; stream-ordered, both queued on one stream and one synchronize, %.1f us "
+                + "(--ll-stream; medians, averaged over ranks)%n", op, mean(v, 0) / 1e3, mean(v, 1) / 1e3));
     }
 }

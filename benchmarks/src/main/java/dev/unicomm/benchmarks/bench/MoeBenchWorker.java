@@ -35,7 +35,8 @@ import java.util.Locale;
  * the bytes this rank receives from other ranks, sends to other ranks and moves within its own memory (the
  * roofline's inputs). Normal mode also times the dispatch that reuses a handle's routing (DeepEP's {@code handle=}).
  *
- * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll)}.
+ * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll,stream)};
+ * {@code stream} adds {@link MoeLowLatencyPair}.
  */
 public final class MoeBenchWorker {
     private MoeBenchWorker() {}
@@ -49,11 +50,11 @@ public final class MoeBenchWorker {
     }
 
     record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
-                  long seed, boolean normal, boolean lowLatency) {
+                  long seed, boolean normal, boolean lowLatency, boolean pairOnStream) {
         static Params parse(String[] a) {
             return new Params(Integer.parseInt(a[0]), Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
                     Integer.parseInt(a[4]), Integer.parseInt(a[5]), Integer.parseInt(a[6]), a[7].equals("1"), Long.parseLong(a[8]),
-                    a[9].contains("normal"), a[9].contains("ll"));
+                    a[9].contains("normal"), a[9].contains("ll"), a[9].contains("stream"));
         }
     }
 
@@ -63,6 +64,8 @@ public final class MoeBenchWorker {
              Communicator comm = Unicomm.connect()) {
             if (p.normal()) normal(comm, p);
             if (p.lowLatency()) lowLatency(comm, p);
+            // Host wall only: the kernel-timed run would time its own alignment barriers.
+            if (p.lowLatency() && p.pairOnStream() && !PROFILE) MoeLowLatencyPair.run(comm, p);
         }
     }
 
@@ -70,7 +73,7 @@ public final class MoeBenchWorker {
      * This rank's generated top-k ids and weights, as arrays (for the reference) and as tensors where
      * a framework keeps them: in device memory for a GPU backend.
      */
-    private record Routing(long[] ids, float[] weights, Tensor idx, Tensor w) {
+    record Routing(long[] ids, float[] weights, Tensor idx, Tensor w) {
         static Routing of(Arena arena, KitTensors mem, MoeBenchData data, int rank, int tokens) {
             long[] ids = data.topk(rank, tokens);
             float[] weights = data.weights(rank, tokens);
@@ -318,13 +321,7 @@ public final class MoeBenchWorker {
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, k);
         try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg);
              AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, low-latency mode")) {
-            Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
-            short[] row = new short[h];
-            for (int i = 0; i < t; i++) {
-                data.row(me, i, row);
-                MemorySegment.copy(row, 0, xh.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
-            }
-            Tensor x = mem.place(xh);
+            Tensor xh = lowLatencyTokens(arena, data, me, t, h), x = mem.place(xh);
             Routing routing = Routing.of(arena, mem, data, me, t);
             long[] ids = routing.ids();
             float[] wArr = routing.weights();
@@ -335,7 +332,7 @@ public final class MoeBenchWorker {
                 LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
                 verifyLowLatencyDispatch(comm, p, data, d, false, mem);
                 LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
-                verifyLowLatencyCombine(comm, p, data, wArr, c, mem);
+                verifyLowLatencyCombine(comm, p, data, wArr, c.x(), mem);
                 if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
                 verified = "ok";
             }
@@ -427,7 +424,18 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyLowLatencyDispatch(Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8,
+    /** This rank's low-latency tokens {@code [t, h]} BF16, in host memory. */
+    static Tensor lowLatencyTokens(Arena arena, MoeBenchData data, int me, int t, int h) {
+        Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
+        short[] row = new short[h];
+        for (int i = 0; i < t; i++) {
+            data.row(me, i, row);
+            MemorySegment.copy(row, 0, xh.segment(), ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, h);
+        }
+        return xh;
+    }
+
+    static void verifyLowLatencyDispatch(Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8,
                                                  KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         List<long[]> all = new ArrayList<>();
@@ -456,8 +464,8 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyLowLatencyCombine(Communicator comm, Params p, MoeBenchData data, float[] weights, LowLatencyCombined c,
-                                                KitTensors mem) {
+    static void verifyLowLatencyCombine(Communicator comm, Params p, MoeBenchData data, float[] weights, Tensor combined,
+                                        KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
         List<long[]> all = new ArrayList<>();
@@ -468,7 +476,7 @@ public final class MoeBenchWorker {
             int at = e * routes[r].slotsPerExpert() + slot;
             data.row(routes[r].srcRank()[at], routes[r].srcToken()[at], dst);
         });
-        withinUlp("low-latency combine", expected, c.x(), mem);
+        withinUlp("low-latency combine", expected, combined, mem);
     }
 
     // ---------------------------------------------------------------------------------- helpers
@@ -486,7 +494,7 @@ public final class MoeBenchWorker {
         if (!ok) throw new IllegalStateException("verification against the reference failed: " + message);
     }
 
-    private static long median(long[] v) {
+    static long median(long[] v) {
         long[] s = v.clone();
         Arrays.sort(s);
         return s[s.length / 2];

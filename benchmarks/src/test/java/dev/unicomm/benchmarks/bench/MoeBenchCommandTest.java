@@ -114,4 +114,23 @@ class MoeBenchCommandTest {
             System.setErr(oldErr);
         }
     }
+
+    /** --ll-stream: rejected without the low-latency mode, and on a host backend with the reason (the job fails, naming it). */
+    @Test void llStreamNeedsLowLatencyModeAndADeviceBackend() {
+        PrintStream oldErr = System.err, oldOut = System.out;
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        System.setErr(new PrintStream(err, true));
+        System.setOut(new PrintStream(new ByteArrayOutputStream(), true));
+        try {
+            assertTrue(Bench.run("bench", "moe", "--ll-stream", "--mode", "normal") != 0);
+            assertTrue(err.toString().contains("--ll-stream times the low-latency FP8 dispatch"), err.toString());
+            err.reset();
+            assertTrue(Bench.run("bench", "moe", "--ll-stream", "--mode", "ll", "-n", "2", "--hidden", "256", "--experts", "8", "--topk", "2",
+                    "--ll-tokens", "8", "--ll-iters", "1") != 0);
+            assertTrue(err.toString().contains("the stream-ordered path is for device backends"), err.toString());
+        } finally {
+            System.setErr(oldErr);
+            System.setOut(oldOut);
+        }
+    }
 }
