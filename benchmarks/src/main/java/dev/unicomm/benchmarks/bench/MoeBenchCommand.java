@@ -268,6 +268,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
             int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,"), quant = line.indexOf("MOEQUANT,"), pair = line.indexOf("MOEPAIR,");
             if (pair >= 0) {
                 addPair(pairs, line.substring(pair), job);
+                pairsVerified &= line.strip().endsWith(",ok");
             } else if (quant >= 0) {
                 addPair(quantised, line.substring(quant), job);
             } else if (split >= 0) {
@@ -316,6 +317,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /** --ll-stream: the low-latency pair timed host-sequenced and stream-ordered (median ns per rank). */
     private final Map<String, List<double[]>> pairs = new LinkedHashMap<>();
+    private boolean pairsVerified = true;
 
     /** Kernel-timing medians per operation (one per rank) of the latest profiled job, in ns. */
     private final Map<String, List<Double>> gpuMedians = new LinkedHashMap<>();
@@ -428,6 +430,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                 t, v[0] / 1e3, Double.isNaN(v[1]) ? "" : ", GPU " + us(v[1]) + " us"));
         pairs.forEach((op, v) -> System.out.printf(Locale.ROOT, "%s, timed as one pair (each rank from its start to its last result): host-sequenced, "
                 + "each call awaiting its receive, %.1f us; stream-ordered, both queued on one stream and one synchronize, %.1f us "
-                + "(--ll-stream; medians, averaged over ranks)%n", op, mean(v, 0) / 1e3, mean(v, 1) / 1e3));
+                + "(--ll-stream; medians, averaged over ranks; %s)%n", op, mean(v, 0) / 1e3, mean(v, 1) / 1e3,
+                pairsVerified ? "both ways verified against the reference" : "not verified: --no-verify"));
     }
 }

@@ -28,7 +28,7 @@ import java.util.Locale;
  * </ul>
  * Each way has a buffer of its own (a buffer runs one of them). The experts' outputs are each slot's own
  * BF16 source row, so both combines have the reference's result; the first round of each is verified. Prints
- * {@code MOEPAIR,op,rank,hostSequencedNs,streamOrderedNs} (medians of this rank's own wall time).
+ * {@code MOEPAIR,op,rank,hostSequencedNs,streamOrderedNs,verified(ok/skipped)} (medians of this rank's own wall time).
  */
 final class MoeLowLatencyPair {
     private MoeLowLatencyPair() {}
@@ -69,7 +69,8 @@ final class MoeLowLatencyPair {
                         ord[it] = timed(comm, pair::ordered);
                         if (!sequencedFirst) seq[it] = timed(comm, pair::sequenced);
                     }
-                    System.out.println(String.format(Locale.ROOT, "MOEPAIR,%s,%d,%d,%d", OP, me, MoeBenchWorker.median(seq), MoeBenchWorker.median(ord)));
+                    System.out.println(String.format(Locale.ROOT, "MOEPAIR,%s,%d,%d,%d,%s", OP, me, MoeBenchWorker.median(seq), MoeBenchWorker.median(ord),
+                            p.verify() ? "ok" : "skipped"));
                 }
                 failFast.done();
             }
