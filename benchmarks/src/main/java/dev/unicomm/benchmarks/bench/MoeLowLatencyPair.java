@@ -13,9 +13,7 @@ import dev.unicomm.api.Stream;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.conformance.moe.KitTensors;
 import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
 import java.util.Locale;
 
 /**
@@ -36,9 +34,7 @@ final class MoeLowLatencyPair {
     static final String OP = "low-latency FP8 dispatch + BF16 combine";
 
     static void run(Communicator comm, MoeBenchWorker.Params p) {
-        int me = comm.rank(), t = p.llTokens(), h = p.hidden();
-        if (h % MoeConfig.FP8_BLOCK != 0)
-            throw new IllegalArgumentException("--ll-stream times the FP8 dispatch: hidden must be a multiple of " + MoeConfig.FP8_BLOCK + ", got " + h);
+        int me = comm.rank(), t = p.llTokens(), h = p.hidden(); // hidden % 128 == 0: checked by the command
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, p.experts(), h, t, p.topk(), true);
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, p.topk()); // the low-latency rows' data
         try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm)) {
@@ -105,19 +101,14 @@ final class MoeLowLatencyPair {
         }
     }
 
-    /** Both ways' FP8 rows and combined outputs against the reference (the stream-ordered dispatch's counts read back). */
+    /** Both ways' FP8 rows, counts and combined outputs against the reference (the stream-ordered dispatch's counts read back). */
     private static void verify(Communicator comm, MoeBenchWorker.Params p, MoeBenchData data, float[] weights, KitTensors mem, Pair pair) {
         MoeBenchWorker.verifyLowLatencyCombine(comm, p, data, weights, pair.sequenced(), mem);
-        LowLatencyDispatched d = pair.seqBuf().lowLatencyDispatch(pair.x(), pair.idx(), true, false);
-        MoeBenchWorker.verifyLowLatencyDispatch(comm, p, data, d, true, mem);
+        MoeBenchWorker.verifyLowLatencyDispatch(comm, p, data, pair.seqBuf().lowLatencyDispatch(pair.x(), pair.idx(), true, false), true, mem);
         MoeBenchWorker.verifyLowLatencyCombine(comm, p, data, weights, pair.ordered(), mem);
         LowLatencyDispatchedOnStream sd = pair.ordBuf().lowLatencyDispatch(pair.stream(), pair.x(), pair.idx(), true);
         pair.stream().synchronize();
-        MemorySegment counts = mem.host(sd.recvCount());
-        int[] recvCount = counts.toArray(ValueLayout.JAVA_INT);
-        if (!Arrays.equals(recvCount, d.recvCount()))
-            throw new IllegalStateException("verification against the reference failed: stream-ordered recvCount " + Arrays.toString(recvCount)
-                    + " differs from the host-sequenced " + Arrays.toString(d.recvCount()));
+        int[] recvCount = mem.host(sd.recvCount()).toArray(ValueLayout.JAVA_INT); // checked against the reference's below
         MoeBenchWorker.verifyLowLatencyDispatch(comm, p, data, new LowLatencyDispatched(sd.recvX(), sd.recvScales(), recvCount, sd.handle(), () -> {}),
                 true, mem);
         pair.ordBuf().lowLatencyCombine(pair.stream(), pair.y(), pair.idx(), pair.w(), sd.handle()); // stream-ordered calls alternate
