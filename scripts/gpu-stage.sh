@@ -45,8 +45,10 @@ if [ -n "${AB_OLD:-}" ]; then
 fi
 for jar in ${AB_OLD_JAR:-}; do mkdir -p "$out/ab"; cp "$jar" "$out/ab/"; done
 du -sh "$out" "$out"/*
-# A lent-machine run carries at most 64 MiB, the working tree included: past that, the folder travels packed.
-tree_mib=$(git ls-files -z | xargs -0 stat -c %s | awk '{s += $1} END {print int(s / 1048576) + 1}')
+# A lent-machine run carries at most 64 MiB, the working tree included (tracked files and untracked ones git
+# does not ignore; a tracked file deleted here is not carried): past that, the folder travels packed.
+tree_mib=$({ git ls-files -z --cached --others --exclude-standard | xargs -0 -r stat -c %s 2>/dev/null || true; } |
+  awk '{s += $1} END {print int(s / 1048576) + 1}')
 out_mib=$(du -sm "$out" | cut -f1)
 rm -f .gl/device.tar.xz
 if ((tree_mib + out_mib > 62)); then
