@@ -43,4 +43,63 @@ public interface Collectives {
      */
     void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
                    SymmetricBuffer src, long[] sendCounts, long[] sendOffsets, DType dtype);
+
+    // Byte-counted forms of 0.1.0 (2026-11-29/30), kept so that code written then still compiles and links;
+    // each is the element-counted call with UINT8 elements (one element per byte).
+
+    /**
+     * Barrier over the team.
+     *
+     * @deprecated since 2026-12-01; use {@link Team#barrier()}. To be removed after 0.2.0.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    default void barrier(Team team) {
+        team.barrier();
+    }
+
+    /**
+     * Copies {@code bytes} from {@code src} on team rank {@code root} into {@code dst} on every member.
+     *
+     * @deprecated since 2026-12-01; use {@link #broadcast(Team, SymmetricBuffer, SymmetricBuffer, long, DType, int)}
+     *     with a count of elements ({@link DType#UINT8} for bytes). To be removed after 0.2.0.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    default void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytes, int root) {
+        broadcast(team, dst, src, bytes, DType.UINT8, root);
+    }
+
+    /**
+     * Concatenates every member's {@code bytesPerPe} of {@code src} into {@code dst}, in team-rank order.
+     *
+     * @deprecated since 2026-12-01; use {@link #allgather(Team, SymmetricBuffer, SymmetricBuffer, long, DType)}.
+     *     To be removed after 0.2.0.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    default void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+        allgather(team, dst, src, bytesPerPe, DType.UINT8);
+    }
+
+    /**
+     * Block {@code j} ({@code bytesPerPe}) of {@code src} on member {@code i} goes to block {@code i} of {@code dst} on member {@code j}.
+     *
+     * @deprecated since 2026-12-01; use {@link #alltoall(Team, SymmetricBuffer, SymmetricBuffer, long, DType)}.
+     *     To be removed after 0.2.0.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    default void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long bytesPerPe) {
+        alltoall(team, dst, src, bytesPerPe, DType.UINT8);
+    }
+
+    /**
+     * Variable all-to-all with counts and offsets in bytes.
+     *
+     * @deprecated since 2026-12-01; use
+     *     {@link #alltoallv(Team, SymmetricBuffer, long[], long[], SymmetricBuffer, long[], long[], DType)}.
+     *     To be removed after 0.2.0.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    default void alltoallv(Team team, SymmetricBuffer dst, long[] recvBytes, long[] recvOffsets,
+                           SymmetricBuffer src, long[] sendBytes, long[] sendOffsets) {
+        alltoallv(team, dst, recvBytes, recvOffsets, src, sendBytes, sendOffsets, DType.UINT8);
+    }
 }

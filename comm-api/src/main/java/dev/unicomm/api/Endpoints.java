@@ -18,4 +18,15 @@ public interface Endpoints {
 
     /** Opens an endpoint with {@link EndpointOptions#defaults()}. */
     default Endpoint open() { return open(EndpointOptions.defaults()); }
+
+    /**
+     * Endpoints of backend {@code backend} without a communicator.
+     *
+     * @deprecated since 2026-12-01; use {@link Unicomm#endpoints(String)}, the same call at the one front door.
+     *     To be removed after 0.2.0.
+     */
+    @Deprecated(since = "0.1.0", forRemoval = true)
+    static Endpoints load(String backend) {
+        return Unicomm.endpoints(backend);
+    }
 }
