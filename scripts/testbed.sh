@@ -63,6 +63,7 @@ down() {
   for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^$b-(h[0-9]+|sw)$" || true); do
     ip netns delete "$ns" 2>/dev/null || true
   done
+  umount "$d/proc" 2>/dev/null || true
   rm -rf "$d"
 }
 
@@ -73,7 +74,10 @@ case "$cmd" in
     [[ "$ttl" =~ ^[0-9]+$ ]] && [ "$ttl" -ge 1 ] || die "--ttl must be a number of seconds, got '$ttl'"
     [ -d "$dir" ] && die "bed '$bed' is already up (scripts/testbed.sh down --name $bed)"
     down "$bed"   # leftovers of a bed whose state was lost
-    mkdir -p "$dir"; echo "$owner" > "$dir/owner"; echo "$hosts" > "$dir/hosts"
+    mkdir -p "$dir/proc"; echo "$owner" > "$dir/owner"; echo "$hosts" > "$dir/hosts"
+    # The machine's /proc, mounted before the hosts exist, so that each host's copy of it can name the
+    # other hosts' namespaces: `exec` works from inside a host too (mpirun's remote-start agent needs it).
+    mount -t proc proc "$dir/proc"
     trap 'down "$bed"' EXIT   # a failed start leaves nothing
     ip netns add "$bed-sw"
     ip -n "$bed-sw" link set lo up
@@ -113,7 +117,13 @@ case "$cmd" in
     [ -n "$host" ] || die "exec needs a host: scripts/testbed.sh exec node0 -- CMD"
     [ $# -gt 0 ] || die "exec needs a command after the host: scripts/testbed.sh exec $host -- CMD"
     i=$(host_index "$host")
-    exec nsenter -t "$(cat "$dir/h$i.pid")" --net --uts --ipc --pid --mount --wdns="$PWD" -- "$@"
+    ns=$dir/proc/$(cat "$dir/h$i.pid")/ns
+    [ -e "$ns/uts" ] || die "host node$i of bed '$bed' has no namespaces any more (its holder exited; scripts/testbed.sh down --name $bed)"
+    # Linux lets a process enter only PID namespaces below its own: from inside another host (a launcher's
+    # remote-start agent) the command keeps that host's PID namespace and gets all the other namespaces.
+    pid=(--pid="$ns/pid")
+    [ "$(readlink /proc/self/ns/pid)" = "$(readlink "$dir/proc/1/ns/pid")" ] || pid=()
+    exec nsenter --net="$ns/net" --uts="$ns/uts" --ipc="$ns/ipc" "${pid[@]}" --mount="$ns/mnt" --wdns="$PWD" -- "$@"
     ;;
   addr)
     [ -n "$host" ] || die "addr needs a host"
