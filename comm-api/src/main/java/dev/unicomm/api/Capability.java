@@ -32,6 +32,11 @@ public enum Capability {
     /** PEs may live in different OS processes (every real backend; a test double may not). */
     MULTI_PROCESS,
     /**
+     * PEs may run on different hosts (a network between them: verbs, UCX, the vendor's transports).
+     * A job whose ranks span hosts selects only such backends ({@link Communicator#topology()}).
+     */
+    MULTI_HOST,
+    /**
      * Elastic mode ({@code unicomm.elastic=true} / {@code UNICOMM_ELASTIC=true} at connect): a rank whose
      * process dies is reported to every survivor as a {@link RankFailedException}, and
      * {@link Communicator#shrink()} opens a communicator over the survivors.

@@ -110,5 +110,25 @@ public interface Communicator extends AutoCloseable {
     }
 
     /** Closes the communicator (collective); open buffers are reported and released. */
+    /**
+     * Which ranks share a host, agreed by every rank at connect. The default, for communicators that
+     * were not opened by {@link Unicomm#connect()} (test doubles), puts every rank on one host.
+     */
+    default HostTopology topology() {
+        return HostTopology.singleHost(rank(), size(), "localhost");
+    }
+
+    /**
+     * The team of the ranks on this rank's host (OpenSHMEM's {@code SHMEM_TEAM_NODE}), for hierarchical
+     * algorithms. Collective over the world the first time (every rank calls it); the same team after.
+     * Needs each host's ranks evenly spaced (node-major or round-robin launch), as teams are strided.
+     *
+     * @throws UnsupportedOperationException on communicators that were not opened by {@link Unicomm#connect()}
+     */
+    default Team nodeTeam() {
+        throw new UnsupportedOperationException("nodeTeam() is implemented by the communicators Unicomm.connect returns, not by "
+                + getClass().getSimpleName());
+    }
+
     @Override void close();
 }

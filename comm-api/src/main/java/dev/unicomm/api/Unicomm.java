@@ -2,6 +2,8 @@ package dev.unicomm.api;
 
 import dev.unicomm.internal.checked.BackendAgreement;
 import dev.unicomm.internal.checked.CheckedCommunicator;
+import dev.unicomm.internal.checked.HostAgreement;
+import dev.unicomm.internal.checked.HostAwareSelection;
 import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
@@ -44,8 +46,15 @@ public final class Unicomm {
         Store store = Rendezvous.connect(config);
         CommBackendProvider provider;
         BackendReport report;
+        HostTopology hosts;
         try {
-            provider = registry.select(config.backend());
+            hosts = HostAgreement.agree(store, config);
+        } catch (RuntimeException | Error e) {
+            abortAndClose(store, "rank " + config.rank() + " could not report its host: " + e.getMessage());
+            throw e;
+        }
+        try {
+            provider = HostAwareSelection.select(registry, config.backend(), hosts);
             report = BackendRegistry.report(provider);
             BackendAgreement.check(store, config, provider);
         } catch (RuntimeException | Error e) {
@@ -54,7 +63,7 @@ public final class Unicomm {
         }
         try {
             BackendCommunicator raw = provider.open(new BackendContext(config, store));
-            CheckedCommunicator comm = new CheckedCommunicator(raw, report, config, store, provider);
+            CheckedCommunicator comm = new CheckedCommunicator(raw, report, config, store, provider, hosts);
             comm.opened(opening);
             return comm;
         } catch (RuntimeException | Error e) {
@@ -63,11 +72,18 @@ public final class Unicomm {
         }
     }
 
+    /** Tells the other ranks why this one gives up; never hides the caller's error (the store may be gone already). */
     private static void abortAndClose(Store store, String reason) {
         try {
             store.abort(reason);
+        } catch (RuntimeException alreadyGone) {
+            // another rank aborted first, or the store's host left: the caller's own error is the one to report
         } finally {
-            store.close();
+            try {
+                store.close();
+            } catch (RuntimeException ignored) {
+                // nothing more to release
+            }
         }
     }
 

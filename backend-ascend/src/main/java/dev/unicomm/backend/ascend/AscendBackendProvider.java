@@ -32,7 +32,7 @@ public final class AscendBackendProvider implements CommBackendProvider {
     public static final int PRIORITY = BackendPriority.DEVICE;
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_ASCEND, Capability.MULTI_PROCESS));
+            Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_ASCEND, Capability.MULTI_PROCESS, Capability.MULTI_HOST));
 
     private final Function<String, String> settings;
 

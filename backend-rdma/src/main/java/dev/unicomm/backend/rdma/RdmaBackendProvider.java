@@ -31,7 +31,7 @@ public final class RdmaBackendProvider implements CommBackendProvider {
 
     @Override public Set<Capability> capabilities() {
         return EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA, Capability.ATOMICS, Capability.SIGNALS,
-                Capability.TEAMS, Capability.P2P_ENDPOINTS, Capability.MULTI_PROCESS);
+                Capability.TEAMS, Capability.P2P_ENDPOINTS, Capability.MULTI_PROCESS, Capability.MULTI_HOST);
     }
 
     @Override public Availability availability() {

@@ -32,7 +32,7 @@ class RdmaAvailabilityTest {
         var p = BackendRegistry.load().providers().stream().filter(x -> x.name().equals("rdma")).findFirst();
         assertTrue(p.isPresent(), "ServiceLoader must find the rdma provider");
         assertTrue(p.get().capabilities().containsAll(List.of(Capability.RMA, Capability.NONBLOCKING_RMA, Capability.ATOMICS,
-                Capability.SIGNALS, Capability.TEAMS, Capability.P2P_ENDPOINTS, Capability.MULTI_PROCESS)));
+                Capability.SIGNALS, Capability.TEAMS, Capability.P2P_ENDPOINTS, Capability.MULTI_PROCESS, Capability.MULTI_HOST)));
         assertTrue(p.get().priority() > 100, "rdma must rank above the shared-memory backend");
     }
 

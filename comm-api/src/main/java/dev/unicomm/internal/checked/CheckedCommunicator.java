@@ -15,6 +15,7 @@ import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
+import dev.unicomm.api.HostTopology;
 import dev.unicomm.api.Team;
 import dev.unicomm.api.UnsupportedCapabilityException;
 import dev.unicomm.spi.BackendCommunicator;
@@ -55,6 +56,10 @@ public final class CheckedCommunicator implements Communicator {
     private volatile boolean open = true;
     /** Reopens the backend among the survivors in {@link #shrink()}; {@code null}: cannot shrink. */
     private final CommBackendProvider provider;
+    /** Every job rank's host (job ranks, as {@link #jobRanks()} numbers them). */
+    private final HostTopology jobHosts;
+    private final HostTopology topology;
+    private volatile Team nodeTeam;
 
     public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store) {
         this(raw, backend, config, store, null);
@@ -63,6 +68,15 @@ public final class CheckedCommunicator implements Communicator {
     /** As the four-argument constructor; {@code provider} lets an elastic communicator {@link #shrink()}. */
     public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store,
                                CommBackendProvider provider) {
+        this(raw, backend, config, store, provider, null);
+    }
+
+    /**
+     * As the five-argument constructor, with the job's hosts as {@link HostAgreement} agreed them
+     * ({@code null}: every rank on this host).
+     */
+    public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store,
+                               CommBackendProvider provider, HostTopology jobHosts) {
         this.provider = provider;
         this.raw = raw;
         this.backend = backend;
@@ -75,6 +89,10 @@ public final class CheckedCommunicator implements Communicator {
         this.heap = new CheckedHeap(this, raw.heap());
         this.rma = new CheckedRma(this, raw.rma());
         this.world = new CheckedTeam(this, raw.world(), true);
+        int[] job = jobRanks();
+        this.jobHosts = jobHosts != null ? jobHosts
+                : HostTopology.singleHost(0, java.util.Arrays.stream(job).max().orElse(0) + 1, HostAgreement.hostname());
+        this.topology = this.jobHosts.restrict(job, rank);
     }
 
     /** Starts timing an open for JFR; hand the result to {@link #opened(CommOpenEvent)}. */
@@ -270,6 +288,20 @@ public final class CheckedCommunicator implements Communicator {
         }
     }
 
+    @Override public HostTopology topology() { return topology; }
+
+    @Override public Team nodeTeam() {
+        ensureOpen();
+        Team t = nodeTeam;
+        if (t == null) {
+            synchronized (this) {
+                if (nodeTeam == null) nodeTeam = NodeTeams.split(world, topology);
+                t = nodeTeam;
+            }
+        }
+        return t;
+    }
+
     @Override public int[] jobRanks() {
         return store instanceof ElasticStore es ? es.jobRanks() : Communicator.super.jobRanks();
     }
@@ -293,7 +325,8 @@ public final class CheckedCommunicator implements Communicator {
             int newRank = java.util.Arrays.binarySearch(members, jobRank);
             CommConfig cfg = config.withRank(newRank, members.length);
             try {
-                CheckedCommunicator c = new CheckedCommunicator(provider.open(new BackendContext(cfg, next)), backend, cfg, next, provider);
+                CheckedCommunicator c = new CheckedCommunicator(provider.open(new BackendContext(cfg, next)), backend, cfg, next, provider,
+                        jobHosts);
                 LOG.log(Level.INFO, "shrank communicator: job rank {0} is rank {1} of {2} survivors {3}", jobRank, newRank,
                         members.length, java.util.Arrays.toString(members));
                 return c;
@@ -327,6 +360,11 @@ public final class CheckedCommunicator implements Communicator {
         int leaked = live.size();
         // Collectives may own symmetric scratch memory: free it (collectively) before the leak report.
         if (collectives instanceof CheckedCollectives cc) cc.release();
+        Team node = nodeTeam;
+        if (node != null) {
+            nodeTeam = null;
+            node.close(); // collective, like this close
+        }
         if (!live.isEmpty()) {
             LOG.log(Level.WARNING, "closing communicator (rank {0}) with {1} symmetric buffer(s) still open: {2}; releasing them",
                     rank, live.size(), live);
