@@ -5,4 +5,5 @@
 set -euo pipefail
 host=$1; shift
 while [ $# -gt 0 ] && [[ "$1" == -* ]]; do shift; done   # ssh-style options (-x, -o ...) do not apply here
+export TESTBED_FROM_HOST=1
 exec "$(dirname "$0")/testbed.sh" exec "$host" --name "${TESTBED_NAME:-uctb}" -- sh -c "$*"

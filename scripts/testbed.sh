@@ -119,11 +119,14 @@ case "$cmd" in
     i=$(host_index "$host")
     ns=$dir/proc/$(cat "$dir/h$i.pid")/ns
     [ -e "$ns/uts" ] || die "host node$i of bed '$bed' has no namespaces any more (its holder exited; scripts/testbed.sh down --name $bed)"
-    # Linux lets a process enter only PID namespaces below its own: from inside another host (a launcher's
-    # remote-start agent) the command keeps that host's PID namespace and gets all the other namespaces.
-    pid=(--pid="$ns/pid")
-    [ "$(readlink /proc/self/ns/pid)" = "$(readlink "$dir/proc/1/ns/pid")" ] || pid=()
-    exec nsenter --net="$ns/net" --uts="$ns/uts" --ipc="$ns/ipc" "${pid[@]}" --mount="$ns/mnt" --wdns="$PWD" -- "$@"
+    if [ "${TESTBED_FROM_HOST:-0}" = 1 ]; then
+      # Linux lets a process enter only PID namespaces below its own: from inside another host (a launcher's
+      # remote-start agent, testbed-rsh.sh) the command gets the host's other namespaces and a PID namespace
+      # of its own, with a /proc that shows it (the JVM finds itself through /proc/self).
+      exec nsenter --net="$ns/net" --uts="$ns/uts" --ipc="$ns/ipc" --mount="$ns/mnt" --wdns="$PWD" -- \
+        unshare --pid --fork --mount-proc -- "$@"
+    fi
+    exec nsenter --net="$ns/net" --uts="$ns/uts" --ipc="$ns/ipc" --pid="$ns/pid" --mount="$ns/mnt" --wdns="$PWD" -- "$@"
     ;;
   addr)
     [ -n "$host" ] || die "addr needs a host"

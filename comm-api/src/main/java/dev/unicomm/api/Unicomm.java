@@ -46,13 +46,18 @@ public final class Unicomm {
         Store store = Rendezvous.connect(config);
         CommBackendProvider provider;
         BackendReport report;
-        HostTopology hosts;
+        HostAgreement.Agreed agreed;
         try {
-            hosts = HostAgreement.agree(store, config);
+            agreed = HostAgreement.agree(store, config, h -> HostAwareSelection.refusal(registry, config.backend(), h));
         } catch (RuntimeException | Error e) {
             abortAndClose(store, "rank " + config.rank() + " could not report its host: " + e.getMessage());
             throw e;
         }
+        if (agreed.refusal() != null) {
+            store.close(); // every rank fails alike: nobody to tell, nobody to blame
+            throw new CommException(agreed.refusal());
+        }
+        HostTopology hosts = agreed.hosts();
         try {
             provider = HostAwareSelection.select(registry, config.backend(), hosts);
             report = BackendRegistry.report(provider);

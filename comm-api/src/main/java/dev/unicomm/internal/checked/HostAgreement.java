@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 
 /**
  * Agrees at connect on which ranks share a host: every rank publishes what identifies its machine, rank 0
@@ -37,24 +38,33 @@ public final class HostAgreement {
     }
 
     /**
-     * The job's topology, agreed through {@code store}; a single PE is alone on its host.
+     * The job's hosts as every rank sees them, and rank 0's verdict on them: why this job cannot run on
+     * these hosts (the backend named cannot span them…), or {@code null}. Every rank gets the same verdict,
+     * so a job that cannot span its hosts fails on every rank alike, with no rank blamed for it.
+     */
+    public record Agreed(HostTopology hosts, String refusal) {}
+
+    /**
+     * Agrees through {@code store}; a single PE is alone on its host. {@code verdict} runs on rank 0 only.
      *
      * @throws dev.unicomm.api.CommTimeoutException if a rank never reports (the store names it)
      */
-    public static HostTopology agree(Store store, CommConfig config) {
+    public static Agreed agree(Store store, CommConfig config, Function<HostTopology, String> verdict) {
         int n = config.worldSize(), rank = config.rank();
-        if (n == 1) return HostTopology.singleHost(0, 1, hostname());
+        if (n == 1) return new Agreed(HostTopology.singleHost(0, 1, hostname()), null);
         store.set(PREFIX + rank, identity().getBytes(StandardCharsets.UTF_8));
         if (rank == 0) {
             String[] ids = new String[n];
             for (int r = 0; r < n; r++) ids[r] = new String(store.get(PREFIX + r, config.timeout()), StandardCharsets.UTF_8);
-            store.set(MAP, encode(ids).getBytes(StandardCharsets.UTF_8));
+            String map = encode(ids);
+            String refusal = verdict.apply(decode(0, n, map));
+            store.set(MAP, (map + (refusal == null ? "" : "\n" + refusal)).getBytes(StandardCharsets.UTF_8));
         }
-        HostTopology hosts = decode(rank, n, new String(store.get(MAP, config.timeout()), StandardCharsets.UTF_8));
-        // Every rank holds the map before rank 0 may give up (a backend that cannot span these hosts fails every
-        // rank alike, and rank 0's store must not close under a rank still reading it).
+        String[] published = new String(store.get(MAP, config.timeout()), StandardCharsets.UTF_8).split("\n", 2);
+        HostTopology hosts = decode(rank, n, published[0]);
+        // Every rank holds the map before rank 0 may give up and close its store under them.
         if (!hosts.singleHost()) store.barrier("unicomm/connect/hosts");
-        return hosts;
+        return new Agreed(hosts, published.length > 1 ? published[1] : null);
     }
 
     /** {@code host,host,…;name,name,…}: every rank's host index, then each host's name. */

@@ -38,6 +38,18 @@ public final class HostAwareSelection {
         return BackendRegistry.of(spanning).select(null);
     }
 
+    /** Why {@link #select} would refuse this job on these hosts, or {@code null} (rank 0's verdict for every rank). */
+    public static String refusal(BackendRegistry registry, String name, HostTopology hosts) {
+        try {
+            select(registry, name, hosts);
+            return null;
+        } catch (CommException e) {
+            return e.getMessage();
+        } catch (RuntimeException other) {
+            return null; // not about the hosts: each rank reports it as before
+        }
+    }
+
     private static boolean spansHosts(CommBackendProvider p) {
         return p.capabilities().contains(Capability.MULTI_HOST);
     }
