@@ -51,6 +51,20 @@ final class EnvironmentReader {
             host = env.get("MASTER_ADDR");
             port = parseInt("MASTER_PORT", env.get("MASTER_PORT"));
         }
+        String token = settings.get("unicomm.token");
+        if (host == null && size > 1) {
+            // mpirun and srun say where rank 0 runs; nobody needs to set MASTER_ADDR by hand there.
+            var derived = LauncherStore.derive(env, env.get("MASTER_PORT"));
+            if (derived.isPresent()) {
+                var d = derived.get();
+                if (d.host() == null)
+                    throw new IllegalArgumentException("rank " + rank + " of " + size + " was started by " + d.source()
+                            + ", which does not say where rank 0 runs here: set " + d.missing());
+                host = env.getOrDefault("MASTER_ADDR", d.host());
+                port = d.port();
+                if (token == null) token = d.token();
+            }
+        }
         String backend = settings.get("unicomm.backend");
         if (backend != null && backend.isBlank()) backend = null;
         Duration timeout = settings.containsKey("unicomm.timeout")
@@ -58,7 +72,6 @@ final class EnvironmentReader {
         long heap = settings.containsKey("unicomm.heap.size")
                 ? ByteSize.parse("UNICOMM_HEAP_SIZE (unicomm.heap.size)", settings.get("unicomm.heap.size")) : CommConfig.DEFAULT_HEAP_SIZE;
         boolean tls = Boolean.parseBoolean(settings.getOrDefault("unicomm.tls", "false"));
-        String token = settings.get("unicomm.token");
         return new CommConfig(backend, rank, size, localRank, host, port, token, tls, timeout, heap, settings);
     }
 
