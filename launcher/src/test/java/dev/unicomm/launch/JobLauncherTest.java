@@ -157,6 +157,13 @@ class JobLauncherTest {
         }
     }
 
+    /** Issue 45: a rank's own failure read "rank 0 failed: CommAbortedException: rank 0 failed: ...". */
+    @Test void aRanksOwnFailureNamesItOnce() {
+        JobResult r = run(JobSpec.of(1, LaunchedRank.class.getName(), "own-abort"));
+        assertEquals(1, r.exitCode(), out() + err());
+        assertTrue(err().contains("[0] [unicomm] rank 0 failed: CommAbortedException: it gave up (UNICOMM_VERBOSE=1"), err());
+    }
+
     @Test void badSpecsAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> JobSpec.of(0, "x.Main"));
         assertThrows(IllegalArgumentException.class, () -> JobSpec.of(2, " "));

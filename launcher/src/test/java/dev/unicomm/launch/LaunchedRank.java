@@ -73,6 +73,7 @@ public final class LaunchedRank {
                     new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid())).start().waitFor();
                 store.barrier("after-stop");
             }
+            case "own-abort" -> throw new CommAbortedException(rank, "it gave up"); // names this rank itself
             case "sleep" -> Thread.sleep(600_000);
             case "connect-sleep" -> { // joins the store (over TLS if the job says so), then outlives any test
                 Store store = Rendezvous.connect(config);
