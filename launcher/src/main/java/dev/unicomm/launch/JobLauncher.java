@@ -44,9 +44,9 @@ public final class JobLauncher {
     /** Exit code of a job ended by its timeout (as {@code timeout(1)}). */
     public static final int TIMEOUT_EXIT_CODE = 124;
     /**
-     * Exit code of an elastic job that completed after losing ranks: the survivors all exited 0 (or
-     * some did and the rest failed too), so the work is done, on fewer ranks. From the sysexits range
-     * (EX_TEMPFAIL), away from 0, 1, the timeout's 124 and 128 + signal.
+     * Exit code of an elastic job that completed after losing ranks: at least one rank exited 0 and
+     * every rank that did not is in {@link JobResult#lostRanks()}, so the work is done, on fewer ranks.
+     * From the sysexits range (EX_TEMPFAIL), away from 0, 1, the timeout's 124 and 128 + signal.
      */
     public static final int LOST_RANKS_EXIT_CODE = 75;
     /** How long a rank may take to stop after SIGTERM before it is killed. */
@@ -65,6 +65,8 @@ public final class JobLauncher {
      * the launcher's own messages to {@code err}, each line prefixed with its rank.
      *
      * @throws CommException if a rank cannot be started or the TLS key pair cannot be created
+     * @throws IllegalArgumentException before any rank starts, if a class path entry is missing or the main class
+     *         cannot be loaded from the class path or has no {@code main}
      */
     public static JobResult run(JobSpec spec, PrintStream out, PrintStream err) {
         // The job timeout counts from here: starting many JVMs on a small host can itself take long.
