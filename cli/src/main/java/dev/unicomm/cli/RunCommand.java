@@ -28,8 +28,13 @@ import picocli.CommandLine.Parameters;
         description = {
                 "Starts N JVMs on this host running the same program, with the rendezvous store set up: "
                         + "UNICOMM_RANK, UNICOMM_WORLD_SIZE, UNICOMM_LOCAL_RANK, UNICOMM_STORE and a fresh secret UNICOMM_TOKEN.",
-                "Each output line is prefixed with its rank. If a rank fails, the others are stopped and the first "
-                        + "failure's exit code is returned (124 if --timeout hit first).",
+                "Each output line is prefixed with its rank. If a rank fails, the others get --kill-grace to stop on their own, "
+                        + "are then killed, and the first failure's exit code is returned (124 if --timeout hit first). "
+                        + "A rank found stopped (SIGSTOP) when another fails is named as the cause.",
+                "With --elastic (or UNICOMM_ELASTIC=true / -J-Dunicomm.elastic=true) the others are not killed after a rank dies: "
+                        + "they may shrink() and go on. If they complete, the exit code is " + JobLauncher.LOST_RANKS_EXIT_CODE
+                        + " ('job completed after losing ranks [..]'); if they all fail too, it is the first failure's.",
+                "The class path entries and the main class are checked before any rank starts.",
                 "The ranks' class path is unicomm's own plus --cp and the jar, if one is given.",
                 "Ranks exit when this launcher dies, however it dies (their standard input is a pipe from it); "
                         + "with --tls the job's key reaches them through that pipe, never as a file."},
@@ -61,9 +66,15 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--wait-timeout", paramLabel = "T", description = "limit of every wait inside the ranks (UNICOMM_TIMEOUT); default 60s")
     String waitTimeout;
 
-    @Option(names = "--kill-grace", paramLabel = "T", defaultValue = "3s",
-            description = "after a rank fails, how long the others may take to stop on their own (default ${DEFAULT-VALUE})")
+    @Option(names = "--kill-grace", paramLabel = "T", defaultValue = "10s",
+            description = "after a rank fails, how long the others may take to notice and exit on their own before they are killed "
+                    + "(default ${DEFAULT-VALUE}: survivors notice within about 0.5 s even on a loaded host, then their JVMs shut down); "
+                    + "not used with --elastic")
     String killGrace;
+
+    @Option(names = "--elastic", description = "elastic mode (UNICOMM_ELASTIC=true for the ranks): when a rank dies the others "
+            + "may shrink() and go on; exit code " + JobLauncher.LOST_RANKS_EXIT_CODE + " if they complete")
+    boolean elastic;
 
     @Option(names = {"--cp", "--classpath"}, paramLabel = "CLASSPATH", description = "extra class path entries for the ranks")
     String classpath;
@@ -94,7 +105,7 @@ public final class RunCommand implements Callable<Integer> {
         JobSpec job;
         try {
             job = new JobSpec(ranks, JobSpec.currentJava(), cp, mainClass, args, jvmOptions, Map.of(), backend, tls,
-                    duration("--wait-timeout", waitTimeout), duration("--timeout", timeout), duration("--kill-grace", killGrace));
+                    duration("--wait-timeout", waitTimeout), duration("--timeout", timeout), duration("--kill-grace", killGrace), elastic);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }

@@ -1,6 +1,7 @@
 package dev.unicomm.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.testsupport.ConsoleCapture.Captured;
@@ -38,6 +39,20 @@ class RunCommandTest {
         Captured r = CliRunner.run("run", "-n", "2", "--kill-grace", "1s", "--", jar.toString(), "fail", "1", "9");
         assertEquals(9, r.code(), r.out() + r.err());
         assertTrue(r.err().contains("rank 1 exited with code 9"), r.err());
+    }
+
+    /** Issue 45: a mistyped --cp jar or main class used to give a ClassNotFoundException stack trace on every rank. */
+    @Test void aMistypedClassPathOrMainClassIsOneLineAndNoRankStarts() {
+        Path missing = dir.resolve("missing.jar");
+        Captured jar = CliRunner.run("run", "-n", "2", "--cp", missing.toString(), "--", RankProgram.class.getName());
+        assertEquals(2, jar.code(), jar.out() + jar.err());
+        assertEquals("unicomm run: class path entry " + missing + " does not exist (--verbose prints the stack trace)", jar.err().strip());
+        assertEquals("", jar.out());
+        Captured main = CliRunner.run("run", "-n", "2", "--", RankProgram.class.getName() + "x");
+        assertEquals(2, main.code(), main.out() + main.err());
+        assertEquals(1, main.err().strip().lines().count(), main.err());
+        assertTrue(main.err().startsWith("unicomm run: main class dev.unicomm.cli.RankProgramx is not on the ranks' class path"), main.err());
+        assertFalse(main.err().contains("ClassNotFoundException") || main.err().contains("[0]"), main.err());
     }
 
     @Test void badArgumentsAreUsageErrors() throws IOException {

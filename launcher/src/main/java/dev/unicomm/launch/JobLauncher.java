@@ -14,18 +14,15 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Starts a job of N ranks on this host, like torchrun or oshrun: every rank is a JVM whose
@@ -37,13 +34,21 @@ import java.util.stream.Stream;
  * launcher dies, even by {@code kill -9}, the ranks exit ({@link LauncherLink}). Every line a rank prints is prefixed with {@code [rank] }. When a
  * rank exits with a non-zero code, the others get {@link JobSpec#killGrace()} to notice (their store
  * calls fail with {@code CommAbortedException}) and are then killed with their descendants; the
- * job's exit code is the first failure's. The job timeout, if any, kills everything.
+ * job's exit code is the first failure's. In elastic mode ({@link #isElastic}) the others go on
+ * instead, and a job whose survivors complete exits with {@value #LOST_RANKS_EXIT_CODE}. The job
+ * timeout, if any, kills everything. The class path and main class are checked before any rank starts.
  */
 public final class JobLauncher {
     private JobLauncher() {}
 
     /** Exit code of a job ended by its timeout (as {@code timeout(1)}). */
     public static final int TIMEOUT_EXIT_CODE = 124;
+    /**
+     * Exit code of an elastic job that completed after losing ranks: at least one rank exited 0 and
+     * every rank that did not is in {@link JobResult#lostRanks()}, so the work is done, on fewer ranks.
+     * From the sysexits range (EX_TEMPFAIL), away from 0, 1, the timeout's 124 and 128 + signal.
+     */
+    public static final int LOST_RANKS_EXIT_CODE = 75;
     /** How long a rank may take to stop after SIGTERM before it is killed. */
     private static final Duration TERM_GRACE = Duration.ofSeconds(2);
     /** How long output of exited ranks may take to drain (a leftover grandchild may hold the pipe). */
@@ -60,13 +65,16 @@ public final class JobLauncher {
      * the launcher's own messages to {@code err}, each line prefixed with its rank.
      *
      * @throws CommException if a rank cannot be started or the TLS key pair cannot be created
+     * @throws IllegalArgumentException before any rank starts, if a class path entry is missing or the main class
+     *         cannot be loaded from the class path or has no {@code main}
      */
     public static JobResult run(JobSpec spec, PrintStream out, PrintStream err) {
         // The job timeout counts from here: starting many JVMs on a small host can itself take long.
         long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
+        Preflight.check(spec);
+        boolean elastic = isElastic(spec);
         int port = freeLoopbackPort();
         String token = randomSecret();
-        Path tlsDir = null;
         List<Process> ranks = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         List<OutputStream> links = new ArrayList<>();
@@ -81,20 +89,13 @@ public final class JobLauncher {
             if (spec.backend() != null) jobEnv.put("UNICOMM_BACKEND", spec.backend());
             if (spec.commTimeout() != null) jobEnv.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
             jobEnv.put(LauncherLink.ENV, "1");
+            if (elastic) jobEnv.put("UNICOMM_ELASTIC", "true");
             if (Boolean.getBoolean("unicomm.verbose")) jobEnv.put("UNICOMM_VERBOSE", "1");
             byte[] keystoreBytes = null;
             if (spec.tls()) {
-                // The key pair is on disk only while keytool writes it; ranks get it through their pipe (LauncherLink).
-                tlsDir = Files.createTempDirectory("unicomm-tls-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-                Path keystore = tlsDir.resolve("job.p12");
+                // Made in memory and handed over through the ranks' pipes (LauncherLink): never a file, whenever the launcher dies.
                 String password = randomSecret();
-                try {
-                    StoreTls.createSelfSignedKeystore(keystore, password.toCharArray());
-                    keystoreBytes = Files.readAllBytes(keystore);
-                } finally {
-                    deleteTree(tlsDir);
-                    tlsDir = null;
-                }
+                keystoreBytes = StoreTls.createSelfSignedKeystore(password.toCharArray());
                 jobEnv.put("UNICOMM_TLS_KEYSTORE", StoreTls.FROM_LAUNCHER);
                 jobEnv.put("UNICOMM_TLS_PASSWORD", password);
             }
@@ -141,11 +142,11 @@ public final class JobLauncher {
                 pumps.add(pump(p.getInputStream(), out, r));
                 pumps.add(pump(p.getErrorStream(), err, r));
             }
-            JobResult result = await(spec, ranks, err, jobDeadline);
+            JobResult result = await(spec, elastic, ranks, err, jobDeadline);
             drain(pumps);
+            if (result.completedAfterLosingRanks())
+                err.println(PREFIX + "job completed after losing ranks " + result.lostRanks() + " (exit code " + result.exitCode() + ")");
             return result;
-        } catch (IOException e) {
-            throw new CommException("cannot set up the job: " + e.getMessage(), e);
         } finally {
             stopAll(ranks, TERM_GRACE);
             try {
@@ -160,8 +161,20 @@ public final class JobLauncher {
                     // the rank is gone already
                 }
             }
-            if (tlsDir != null) deleteTree(tlsDir);
         }
+    }
+
+    /**
+     * Whether the job runs in elastic mode: {@link JobSpec#elastic()}, or the ranks would see
+     * {@code unicomm.elastic=true} anyway (as {@code CommConfig.elastic()} reads it) through
+     * {@code UNICOMM_ELASTIC} in the spec's or the launcher's environment or a {@code -Dunicomm.elastic} JVM option.
+     */
+    public static boolean isElastic(JobSpec spec) {
+        if (spec.elastic()) return true;
+        String v = spec.env().containsKey("UNICOMM_ELASTIC") ? spec.env().get("UNICOMM_ELASTIC") : System.getenv("UNICOMM_ELASTIC");
+        boolean on = Boolean.parseBoolean(v);
+        for (String o : spec.jvmOptions()) if (o.startsWith("-Dunicomm.elastic=")) on = Boolean.parseBoolean(o.substring(18));
+        return on;
     }
 
     /** The command line every rank runs (the same for all; the environment tells them apart). */
@@ -181,8 +194,11 @@ public final class JobLauncher {
         return cmd;
     }
 
-    /** Waits for every rank; after the first failure (or the job timeout) the rest are stopped. */
-    private static JobResult await(JobSpec spec, List<Process> ranks, PrintStream err, long jobDeadline) {
+    /**
+     * Waits for every rank. After the first failure the rest are stopped once the kill grace is over,
+     * except in elastic mode, where they may go on (the job timeout still applies).
+     */
+    private static JobResult await(JobSpec spec, boolean elastic, List<Process> ranks, PrintStream err, long jobDeadline) {
         int n = ranks.size();
         LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         for (int r = 0; r < n; r++) {
@@ -193,6 +209,7 @@ public final class JobLauncher {
         int done = 0, failedRank = -1, exitCode = 0;
         boolean timedOut = false, stopped = false;
         long killAt = Long.MAX_VALUE;
+        List<Integer> failed = new ArrayList<>();
         while (done < n) {
             long wakeAt = Math.min(jobDeadline, killAt);
             Integer r;
@@ -223,19 +240,48 @@ public final class JobLauncher {
             done++;
             int code = ranks.get(r).exitValue();
             codes[r] = code;
-            if (code != 0 && failedRank < 0 && !timedOut) {
-                failedRank = r;
-                exitCode = code;
-                if (done < n) {
-                    err.println(PREFIX + "rank " + r + " exited with code " + code + "; the other ranks get "
-                            + spec.killGrace().toMillis() + " ms to stop before they are killed");
-                    killAt = System.nanoTime() + nanos(spec.killGrace());
-                } else {
-                    err.println(PREFIX + "rank " + r + " exited with code " + code);
-                }
+            if (code == 0 || timedOut) continue;
+            failed.add(r);
+            if (failedRank >= 0) continue;
+            exitCode = code;
+            failedRank = r;
+            int stoppedRank = firstStopped(ranks);
+            if (stoppedRank >= 0) {
+                failedRank = stoppedRank;
+                err.println(PREFIX + "rank " + stoppedRank + " is stopped (SIGSTOP or a debugger: state T in /proc/"
+                        + ranks.get(stoppedRank).pid() + "/stat), the likely cause: rank " + r + " exited with code " + code
+                        + " while it waited on it");
+            }
+            if (done == n) {
+                err.println(PREFIX + "rank " + r + " exited with code " + code);
+            } else if (elastic) {
+                err.println(PREFIX + "rank " + r + " exited with code " + code + "; elastic job: the other ranks may go on without it");
+            } else {
+                err.println(PREFIX + "rank " + r + " exited with code " + code + "; the other ranks get "
+                        + spec.killGrace().toMillis() + " ms to stop before they are killed");
+                killAt = System.nanoTime() + nanos(spec.killGrace());
             }
         }
-        return new JobResult(exitCode, failedRank, timedOut, Arrays.asList(codes));
+        List<Integer> all = Arrays.asList(codes);
+        if (elastic && !timedOut && !failed.isEmpty() && all.contains(0))
+            return new JobResult(LOST_RANKS_EXIT_CODE, failedRank, false, all, failed);
+        return new JobResult(exitCode, failedRank, timedOut, all);
+    }
+
+    /** The first live rank whose process is stopped (state T or t in /proc/PID/stat), or -1. */
+    static int firstStopped(List<Process> ranks) {
+        for (int r = 0; r < ranks.size(); r++) {
+            Process p = ranks.get(r);
+            if (!p.isAlive()) continue;
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
+                int close = stat.lastIndexOf(')'); // the command name in parentheses may hold spaces
+                if (close >= 0 && close + 2 < stat.length() && Character.toUpperCase(stat.charAt(close + 2)) == 'T') return r;
+            } catch (IOException | RuntimeException e) {
+                // no /proc (not Linux) or the process just ended: not stopped
+            }
+        }
+        return -1;
     }
 
     /**
@@ -322,13 +368,5 @@ public final class JobLauncher {
         byte[] b = new byte[32];
         RANDOM.nextBytes(b);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
-    }
-
-    private static void deleteTree(Path dir) {
-        try (Stream<Path> files = Files.walk(dir)) {
-            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
-        } catch (IOException e) {
-            System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "could not delete the job's TLS keys in " + dir + ": " + e);
-        }
     }
 }

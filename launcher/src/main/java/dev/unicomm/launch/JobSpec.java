@@ -23,15 +23,23 @@ import java.util.Map;
  * @param commTimeout    every wait's limit inside the ranks ({@code UNICOMM_TIMEOUT}), or {@code null} for their default
  * @param jobTimeout     wall-clock limit of the whole job, after which every rank is killed; {@code null} for none
  * @param killGrace      how long the other ranks may take to exit on their own after one failed, before they are killed
+ *                       (not used in elastic mode, where survivors go on)
+ * @param elastic        elastic mode: sets {@code UNICOMM_ELASTIC=true} for the ranks, and a rank's death does not end
+ *                       the job (see {@link JobLauncher#isElastic}); {@code UNICOMM_ELASTIC=true} in {@code env} or the
+ *                       launcher's environment, or {@code -Dunicomm.elastic=true} in {@code jvmOptions}, mean the same
  */
 public record JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
                       List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
-                      Duration commTimeout, Duration jobTimeout, Duration killGrace) {
+                      Duration commTimeout, Duration jobTimeout, Duration killGrace, boolean elastic) {
 
     /** Most ranks one launcher starts. */
     public static final int MAX_RANKS = 1024;
-    /** Default time the surviving ranks get to exit after a failure. */
-    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(3);
+    /**
+     * Default time the surviving ranks get to exit after a failure. Survivors blocked in the store
+     * notice within about half a second even on a loaded host (81-548 ms measured at load 7-17),
+     * then their JVMs shut down; 3 s killed survivors of {@code bench moe} that were about to exit.
+     */
+    public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
 
     public JobSpec {
         if (ranks < 1 || ranks > MAX_RANKS) throw new IllegalArgumentException("number of ranks must be in [1, " + MAX_RANKS + "], got " + ranks);
@@ -50,6 +58,13 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
         env = Map.copyOf(env);
     }
 
+    /** As the canonical constructor, elastic mode off unless the environment or JVM options turn it on. */
+    public JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
+                   List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
+                   Duration commTimeout, Duration jobTimeout, Duration killGrace) {
+        this(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, false);
+    }
+
     private static void requirePositive(String what, Duration d, boolean nullable) {
         if (d == null && nullable) return;
         if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, got " + d);
@@ -58,7 +73,7 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
     /** {@code ranks} copies of {@code mainClass} on this JVM's java and class path, with defaults for the rest. */
     public static JobSpec of(int ranks, String mainClass, String... args) {
         return new JobSpec(ranks, currentJava(), currentClasspath(), mainClass, Arrays.asList(args), List.of(), Map.of(),
-                null, false, null, null, DEFAULT_KILL_GRACE);
+                null, false, null, null, DEFAULT_KILL_GRACE, false);
     }
 
     /** The {@code java} executable running this JVM. */
@@ -74,34 +89,38 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
     }
 
     public JobSpec withClasspath(List<String> entries) {
-        return new JobSpec(ranks, java, entries, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace);
+        return new JobSpec(ranks, java, entries, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic);
     }
 
     public JobSpec withJvmOptions(List<String> options) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, options, env, backend, tls, commTimeout, jobTimeout, killGrace);
+        return new JobSpec(ranks, java, classpath, mainClass, args, options, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic);
     }
 
     public JobSpec withEnv(Map<String, String> variables) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, variables, backend, tls, commTimeout, jobTimeout, killGrace);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, variables, backend, tls, commTimeout, jobTimeout, killGrace, elastic);
     }
 
     public JobSpec withBackend(String name) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, name, tls, commTimeout, jobTimeout, killGrace);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, name, tls, commTimeout, jobTimeout, killGrace, elastic);
     }
 
     public JobSpec withTls(boolean on) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, on, commTimeout, jobTimeout, killGrace);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, on, commTimeout, jobTimeout, killGrace, elastic);
     }
 
     public JobSpec withCommTimeout(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, t, jobTimeout, killGrace);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, t, jobTimeout, killGrace, elastic);
     }
 
     public JobSpec withJobTimeout(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, t, killGrace);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, t, killGrace, elastic);
     }
 
     public JobSpec withKillGrace(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, t);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, t, elastic);
+    }
+
+    public JobSpec withElastic(boolean on) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, on);
     }
 }

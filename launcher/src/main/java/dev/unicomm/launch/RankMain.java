@@ -27,8 +27,10 @@ public final class RankMain {
             if (t instanceof CommException && !verbose()) {
                 // The API's exceptions say all there is (which rank failed, which wait timed out); a rank that fails
                 // because another one did would only add dozens of frames per rank to the job's output.
-                System.err.println("[unicomm] rank " + System.getenv().getOrDefault("UNICOMM_RANK", "?") + " failed: "
-                        + t.getClass().getSimpleName() + ": " + t.getMessage() + " (UNICOMM_VERBOSE=1 prints the stack trace)");
+                String me = "rank " + System.getenv().getOrDefault("UNICOMM_RANK", "?") + " failed: ";
+                String message = String.valueOf(t.getMessage());
+                if (message.startsWith(me)) message = message.substring(me.length()); // its own failure: say "rank 2 failed" once
+                System.err.println("[unicomm] " + me + t.getClass().getSimpleName() + ": " + message + " (UNICOMM_VERBOSE=1 prints the stack trace)");
                 System.exit(1);
             }
             throw t; // the JVM reports it as it would for a plain 'java Main'

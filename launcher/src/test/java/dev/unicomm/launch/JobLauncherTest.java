@@ -110,10 +110,58 @@ class JobLauncherTest {
         }
     }
 
-    @Test void aMissingMainClassFailsWithItsExitCode() {
-        JobResult r = run(JobSpec.of(2, "no.such.Main"));
-        assertEquals(1, r.exitCode());
-        assertTrue(err().contains("no.such.Main"), err());
+    /** Issue 45: a mistyped main class or class path entry is one line from the launcher, before any rank starts. */
+    @Test void aMissingMainClassOrClassPathEntryIsNamedBeforeAnyRankStarts() {
+        IllegalArgumentException noMain = assertThrows(IllegalArgumentException.class, () -> run(JobSpec.of(2, "no.such.Main")));
+        assertTrue(noMain.getMessage().startsWith("main class no.such.Main is not on the ranks' class path"), noMain.getMessage());
+        List<String> cp = new java.util.ArrayList<>(JobSpec.currentClasspath());
+        cp.add("/no/such/app.jar");
+        IllegalArgumentException noJar = assertThrows(IllegalArgumentException.class,
+                () -> run(JobSpec.of(2, LaunchedRank.class.getName(), "hello").withClasspath(cp)));
+        assertEquals("class path entry /no/such/app.jar does not exist", noJar.getMessage());
+        IllegalArgumentException notAProgram = assertThrows(IllegalArgumentException.class, () -> run(JobSpec.of(2, JobResult.class.getName())));
+        assertTrue(notAProgram.getMessage().contains("has no main method"), notAProgram.getMessage());
+        assertEquals("", out() + err(), "no rank may have started");
+    }
+
+    /** Issue 45: in elastic mode (here from UNICOMM_ELASTIC) a dead rank does not get the others killed, and the end says so. */
+    @Test void anElasticJobLetsTheSurvivorsFinishAndNamesTheLostRanks() {
+        JobResult r = run(JobSpec.of(3, LaunchedRank.class.getName(), "exit-after", "1", "9", "2500", "0")
+                .withEnv(Map.of("UNICOMM_ELASTIC", "true")).withKillGrace(Duration.ofMillis(300)));
+        assertEquals(JobLauncher.LOST_RANKS_EXIT_CODE, r.exitCode(), out() + err());
+        assertTrue(r.completedAfterLosingRanks());
+        assertEquals(List.of(1), r.lostRanks());
+        assertEquals(1, r.failedRank());
+        assertEquals(List.of(0, 9, 0), r.rankExitCodes());
+        assertFalse(err().contains("stopping the ranks still running"), err());
+        assertTrue(err().contains("[unicomm run] job completed after losing ranks [1] (exit code " + JobLauncher.LOST_RANKS_EXIT_CODE + ")"), err());
+    }
+
+    @Test void anElasticJobWhoseSurvivorsAllFailIsAFailure() {
+        JobResult r = run(JobSpec.of(3, LaunchedRank.class.getName(), "exit-after", "1", "9", "300", "4").withElastic(true));
+        assertEquals(9, r.exitCode(), out() + err());
+        assertEquals(1, r.failedRank());
+        assertFalse(r.completedAfterLosingRanks());
+        assertFalse(err().contains("completed after losing"), err());
+    }
+
+    /** Issue 45: a SIGSTOPped rank makes the others time out first; the launcher names it, not the first to exit. */
+    @Test void aStoppedRankIsNamedAsTheCause() {
+        try (PrintStream out = new PrintStream(outBytes, true, StandardCharsets.UTF_8);
+             PrintStream err = new PrintStream(errBytes, true, StandardCharsets.UTF_8)) {
+            JobResult r = JobLauncher.run(JobSpec.of(3, LaunchedRank.class.getName(), "stop-self", "2")
+                    .withCommTimeout(Duration.ofSeconds(2)).withJobTimeout(Duration.ofSeconds(60)).withKillGrace(Duration.ofMillis(500)), out, err);
+            assertEquals(2, r.failedRank(), err());
+            assertFalse(r.succeeded());
+            assertTrue(err().contains("[unicomm run] rank 2 is stopped (SIGSTOP"), err());
+        }
+    }
+
+    /** Issue 45: a rank's own failure read "rank 0 failed: CommAbortedException: rank 0 failed: ...". */
+    @Test void aRanksOwnFailureNamesItOnce() {
+        JobResult r = run(JobSpec.of(1, LaunchedRank.class.getName(), "own-abort"));
+        assertEquals(1, r.exitCode(), out() + err());
+        assertTrue(err().contains("[0] [unicomm] rank 0 failed: CommAbortedException: it gave up (UNICOMM_VERBOSE=1"), err());
     }
 
     @Test void badSpecsAreRejected() {
@@ -121,7 +169,7 @@ class JobLauncherTest {
         assertThrows(IllegalArgumentException.class, () -> JobSpec.of(2, " "));
         assertThrows(IllegalArgumentException.class, () -> JobSpec.of(2, "x.Main").withJobTimeout(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> JobSpec.of(2, "x.Main").withClasspath(List.of()));
-        JobSpec noJava = new JobSpec(1, "/no/such/java", List.of("."), "x.Main", List.of(), List.of(), Map.of(), null, false,
+        JobSpec noJava = new JobSpec(1, "/no/such/java", JobSpec.currentClasspath(), LaunchedRank.class.getName(), List.of(), List.of(), Map.of(), null, false,
                 null, null, Duration.ofSeconds(1));
         CommException e = assertThrows(CommException.class, () -> JobLauncher.run(noJava));
         assertTrue(e.getMessage().contains("/no/such/java"), e.getMessage());

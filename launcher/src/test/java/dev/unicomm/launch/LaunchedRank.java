@@ -60,6 +60,20 @@ public final class LaunchedRank {
                 System.out.println("rank " + rank + " started child " + child.pid());
                 Thread.sleep(600_000);
             }
+            case "exit-after" -> { // args: failing rank, its code, the others' run time in ms, their code; no store
+                if (rank == Integer.parseInt(args[1])) Runtime.getRuntime().halt(Integer.parseInt(args[2]));
+                Thread.sleep(Long.parseLong(args[3]));
+                System.out.println("rank " + rank + " finished");
+                System.exit(Integer.parseInt(args[4]));
+            }
+            case "stop-self" -> { // args: the rank that SIGSTOPs itself; the others then wait on the store until its timeout
+                Store store = Rendezvous.connect(config);
+                store.barrier("connected");
+                if (rank == Integer.parseInt(args[1]))
+                    new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                store.barrier("after-stop");
+            }
+            case "own-abort" -> throw new CommAbortedException(rank, "it gave up"); // names this rank itself
             case "sleep" -> Thread.sleep(600_000);
             case "connect-sleep" -> { // joins the store (over TLS if the job says so), then outlives any test
                 Store store = Rendezvous.connect(config);

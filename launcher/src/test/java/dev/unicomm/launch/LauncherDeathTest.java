@@ -10,6 +10,9 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
 import java.util.List;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -84,5 +87,26 @@ class LauncherDeathTest {
                     .filter(p -> p.contains("unicomm-tls") || p.endsWith(".p12")).toList(), "key material left in the temporary folder");
         }
         System.out.println("[reliability] launcher killed: both ranks exited within " + ms + " ms, no key file left");
+    }
+
+    /**
+     * Issue 45: a launcher killed while it made the key pair left {@code unicomm-tls-*}/job.p12 behind. Now the
+     * keystore is made in memory: during a whole TLS job nothing at all is created in the launcher's temporary folder.
+     */
+    @Test void aTlsJobNeverPutsItsKeyOnDisk() throws Exception {
+        try (WatchService watch = tmp.getFileSystem().newWatchService()) {
+            WatchKey key = tmp.register(watch, StandardWatchEventKinds.ENTRY_CREATE);
+            ProcessBuilder pb = new ProcessBuilder(JobSpec.currentJava(), "-Djava.io.tmpdir=" + tmp,
+                    "-cp", String.join(File.pathSeparator, JobSpec.currentClasspath()), LauncherProcess.class.getName(), "hello");
+            pb.redirectErrorStream(true);
+            launcher = pb.start();
+            byte[] output = launcher.getInputStream().readAllBytes();
+            assertTrue(launcher.waitFor(120, TimeUnit.SECONDS));
+            String printed = new String(output, StandardCharsets.UTF_8);
+            assertEquals(0, launcher.exitValue(), printed);
+            assertTrue(printed.contains("[1] rank 1 of 2 sees r0r1 tls=true"), printed);
+            List<String> created = key.pollEvents().stream().map(e -> String.valueOf(e.context())).toList();
+            assertEquals(List.of(), created, "files created in the launcher's temporary folder during a TLS job");
+        }
     }
 }

@@ -1,6 +1,5 @@
 package dev.unicomm.benchmarks.bench;
 
-import dev.unicomm.api.ByteSize;
 import dev.unicomm.launch.JobSpec;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -78,11 +77,16 @@ public final class CollectivesBenchCommand implements Callable<Integer> {
         if (seconds <= 0) throw new IllegalArgumentException("--seconds must be > 0, got " + seconds);
         if (warmup < 0) throw new IllegalArgumentException("--warmup must be >= 0, got " + warmup);
         if (repeat < 1) throw new IllegalArgumentException("--repeat must be >= 1, got " + repeat);
-        for (int n : ranks) if (n < 1) throw new IllegalArgumentException("-n entries must be >= 1, got " + n);
+        for (int n : ranks) BenchLimits.count("-n", n, 1, BenchLimits.MAX_RANKS);
+        BenchLimits.count("--repeat", repeat, 1, 1000);
+        BenchLimits.count("--factor", factor, 2, 1024);
+        BenchLimits.seconds("--seconds", seconds, 3600);
+        if (warmup > 3600) throw new IllegalArgumentException("--warmup " + warmup + " is out of range: allowed 0 .. 3600 seconds");
         for (String op : ops)
             if (!CollectivesBenchWorker.OPS.contains(op))
                 throw new IllegalArgumentException("unknown collective '" + op + "' in --ops; known: " + CollectivesBenchWorker.OPS);
-        List<Long> sizes = BenchReport.sizes(ByteSize.parsePositive("--min-size", minSize), ByteSize.parsePositive("--max-size", maxSize), factor);
+        List<Long> sizes = BenchReport.sizes(BenchLimits.size("--min-size", minSize, BenchLimits.MAX_SIZE),
+                BenchLimits.size("--max-size", maxSize, BenchLimits.MAX_SIZE), factor);
         long max = sizes.getLast();
         String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
         List<CollRow> rows = new ArrayList<>();

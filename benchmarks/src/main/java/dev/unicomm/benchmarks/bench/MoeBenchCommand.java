@@ -145,7 +145,14 @@ public final class MoeBenchCommand implements Callable<Integer> {
     }
 
     @Override public Integer call() throws IOException {
-        if (options.ranks < 1) throw new IllegalArgumentException("-n must be >= 1, got " + options.ranks);
+        BenchLimits.count("-n", options.ranks, 1, BenchLimits.MAX_RANKS);
+        BenchLimits.count("--experts", experts, 1, 1 << 16);
+        BenchLimits.count("--topk", topk, 1, Math.min(experts, 1024));
+        BenchLimits.count("--hidden", hidden, 1, 1 << 16);
+        BenchLimits.count("--iters", iters, 1, BenchLimits.MAX_ITERATIONS);
+        BenchLimits.count("--ll-iters", llIters, 1, BenchLimits.MAX_ITERATIONS);
+        for (int t : tokens) BenchLimits.count("--tokens", t, 1, 1 << 20);
+        for (int t : llTokens) BenchLimits.count("--ll-tokens", t, 1, 1 << 16);
         if (experts % options.ranks != 0) throw new IllegalArgumentException("--experts " + experts + " must be divisible by -n " + options.ranks);
         if (iters < 1 || llIters < 1) throw new IllegalArgumentException("--iters and --ll-iters must be >= 1");
         for (int t : tokens) if (t < 1) throw new IllegalArgumentException("--tokens entries must be >= 1, got " + t);

@@ -1,6 +1,5 @@
 package dev.unicomm.benchmarks.bench;
 
-import dev.unicomm.api.ByteSize;
 import dev.unicomm.api.Endpoint;
 import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Endpoints;
@@ -90,15 +89,16 @@ public final class P2pBenchCommand implements Callable<Integer> {
     }
 
     @Override public Integer call() throws Exception {
-        if (batch < 1) throw new IllegalArgumentException("--batch must be >= 1, got " + batch);
+        BenchLimits.count("--batch", batch, 1, 1 << 16);
+        BenchLimits.count("--qps", qps, 1, 1024);
         if (seconds <= 0) throw new IllegalArgumentException("--duration must be > 0, got " + seconds);
         for (String op : ops)
             if (!op.equals("read") && !op.equals("write")) throw new IllegalArgumentException("--ops takes read and/or write, got '" + op + "'");
-        List<Long> blocks = blockSizes.stream().map(b -> ByteSize.parsePositive("--block-sizes", b)).toList();
+        List<Long> blocks = blockSizes.stream().map(b -> BenchLimits.size("--block-sizes", b, BenchLimits.MAX_SIZE)).toList();
         for (long b : blocks) if (b < 1) throw new IllegalArgumentException("--block-sizes entries must be >= 1 byte, got " + b);
         if (plot.wanted() && blocks.stream().distinct().count() < 2)
             throw new IllegalArgumentException("--plot draws throughput against block size: give two or more --block-sizes, got " + blockSizes);
-        long bufBytes = Math.max(ByteSize.parsePositive("--buffer", buffer), blocks.stream().mapToLong(Long::longValue).max().orElse(0));
+        long bufBytes = Math.max(BenchLimits.size("--buffer", buffer, 4 * BenchLimits.MAX_SIZE), blocks.stream().mapToLong(Long::longValue).max().orElse(0));
 
         Endpoints endpoints = Unicomm.endpoints(backend);
         EndpointOptions o = EndpointOptions.defaults().withPort(port).withGidIndex(gidIndex).withQueuePairs(qps)

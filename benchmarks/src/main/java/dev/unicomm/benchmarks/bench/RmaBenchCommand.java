@@ -1,6 +1,5 @@
 package dev.unicomm.benchmarks.bench;
 
-import dev.unicomm.api.ByteSize;
 import dev.unicomm.launch.JobLauncher;
 import dev.unicomm.launch.JobSpec;
 import java.io.IOException;
@@ -67,10 +66,12 @@ public final class RmaBenchCommand implements Callable<Integer> {
 
     @Override public Integer call() throws IOException {
         if (ranks < 2) throw new IllegalArgumentException("-n must be >= 2 (rank 0 puts to rank 1), got " + ranks);
-        for (int b : barrierRanks)
-            if (b < 1) throw new IllegalArgumentException("--barrier-ranks entries must be >= 1, got " + b);
-        if (barrierIters < 1) throw new IllegalArgumentException("--barrier-iters must be >= 1, got " + barrierIters);
-        List<Long> sizes = BenchReport.sizes(ByteSize.parsePositive("--min-size", minSize), ByteSize.parsePositive("--max-size", maxSize), factor);
+        BenchLimits.count("-n", ranks, 2, BenchLimits.MAX_RANKS);
+        for (int b : barrierRanks) BenchLimits.count("--barrier-ranks", b, 1, BenchLimits.MAX_RANKS);
+        BenchLimits.count("--barrier-iters", barrierIters, 1, BenchLimits.MAX_ITERATIONS);
+        BenchLimits.count("--factor", factor, 2, 1024);
+        List<Long> sizes = BenchReport.sizes(BenchLimits.size("--min-size", minSize, BenchLimits.MAX_SIZE),
+                BenchLimits.size("--max-size", maxSize, BenchLimits.MAX_SIZE), factor);
         if (deviceHeap()) {
             // The heap is GPU memory: measure stream-ordered RMA of device buffers against the native reference.
             if (reference == null && System.getenv("UNICOMM_RMA_REFERENCE") != null) reference = Path.of(System.getenv("UNICOMM_RMA_REFERENCE"));
