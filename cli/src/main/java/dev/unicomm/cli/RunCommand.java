@@ -3,6 +3,7 @@ package dev.unicomm.cli;
 import dev.unicomm.launch.JobLauncher;
 import dev.unicomm.launch.JobResult;
 import dev.unicomm.launch.JobSpec;
+import dev.unicomm.launch.NodeLayout;
 import dev.unicomm.spi.BackendRegistry;
 import java.io.File;
 import java.io.IOException;
@@ -26,7 +27,8 @@ import picocli.CommandLine.Parameters;
 /** {@code unicomm run}: starts an N-rank job on this host, like torchrun or oshrun. */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {
-                "Starts N JVMs on this host running the same program, with the rendezvous store set up: "
+                "Starts N JVMs on this host running the same program (with --nnodes: this host's part of a job across hosts), "
+                        + "with the rendezvous store set up: "
                         + "UNICOMM_RANK, UNICOMM_WORLD_SIZE, UNICOMM_LOCAL_RANK, UNICOMM_STORE and a fresh secret UNICOMM_TOKEN.",
                 "Each output line is prefixed with its rank. If a rank fails, the others get --kill-grace to stop on their own, "
                         + "are then killed, and the first failure's exit code is returned (124 if --timeout hit first). "
@@ -38,7 +40,9 @@ import picocli.CommandLine.Parameters;
                 "The ranks' class path is unicomm's own plus --cp and the jar, if one is given.",
                 "Ranks exit when this launcher dies, however it dies (their standard input is a pipe from it); "
                         + "with --tls the job's key reaches them through that pipe, never as a file."},
-        footer = {"", "Example:  unicomm run -n 4 --cp app.jar -- com.example.Main --steps 10"})
+        footer = {"", "Example:  unicomm run -n 4 --cp app.jar -- com.example.Main --steps 10",
+                "Across hosts (on each host, I = 0..1, the same UNICOMM_TOKEN exported on both):",
+                "          unicomm run --nnodes 2 --node-rank I --nproc-per-node 4 --master-addr 10.0.0.1 --cp app.jar -- com.example.Main"})
 public final class RunCommand implements Callable<Integer> {
     /** Beyond this many JVMs per processor a job only thrashes (and 1000 JVMs take minutes just to start). */
     static final int RANKS_PER_PROCESSOR = 8;
@@ -46,9 +50,28 @@ public final class RunCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = {"-n", "--ranks"}, required = true, paramLabel = "N", description = "number of ranks (processes), 1..1024; more than " + RANKS_PER_PROCESSOR
+    @Option(names = {"-n", "--ranks", "--nproc-per-node"}, required = true, paramLabel = "N",
+            description = "number of ranks (processes) this launcher starts on this host, 1..1024; more than " + RANKS_PER_PROCESSOR
             + " per processor needs --oversubscribe")
     int ranks;
+
+    @Option(names = "--nnodes", paramLabel = "NODES", defaultValue = "1",
+            description = "number of hosts, one launcher on each with the same -n (torchrun's name); ranks are numbered node-major")
+    int nnodes;
+
+    @Option(names = "--node-rank", paramLabel = "I", defaultValue = "0", description = "this host's index, 0..NODES-1 (with --nnodes)")
+    int nodeRank;
+
+    @Option(names = "--master-addr", paramLabel = "ADDR",
+            description = "address of node 0 that every host reaches; node 0's first rank serves the rendezvous store there (with --nnodes)")
+    String masterAddr;
+
+    @Option(names = "--master-port", paramLabel = "PORT", defaultValue = "" + NodeLayout.DEFAULT_PORT,
+            description = "the store's port on node 0 (default ${DEFAULT-VALUE})")
+    int masterPort;
+
+    @Option(names = "--rdzv-endpoint", paramLabel = "ADDR:PORT", description = "--master-addr and --master-port in one (torchrun's form)")
+    String rdzvEndpoint;
 
     @Option(names = "--backend", paramLabel = "NAME", description = "backend every rank uses (UNICOMM_BACKEND); default: the best available")
     String backend;
@@ -106,11 +129,31 @@ public final class RunCommand implements Callable<Integer> {
         try {
             job = new JobSpec(ranks, JobSpec.currentJava(), cp, mainClass, args, jvmOptions, Map.of(), backend, tls,
                     duration("--wait-timeout", waitTimeout), duration("--timeout", timeout), duration("--kill-grace", killGrace), elastic);
+            NodeLayout nodes = nodes();
+            if (nodes != null) job = job.withNodes(nodes);
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         JobResult result = JobLauncher.run(job);
         return result.exitCode();
+    }
+
+    /** This launcher's place in a job across hosts, or {@code null} for a job of this host only. */
+    private NodeLayout nodes() {
+        String addr = masterAddr;
+        int port = masterPort;
+        if (rdzvEndpoint != null) {
+            int colon = rdzvEndpoint.lastIndexOf(':');
+            if (colon <= 0) throw new IllegalArgumentException("--rdzv-endpoint must be ADDR:PORT, got '" + rdzvEndpoint + "'");
+            addr = rdzvEndpoint.substring(0, colon);
+            try {
+                port = Integer.parseInt(rdzvEndpoint.substring(colon + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--rdzv-endpoint must be ADDR:PORT, got '" + rdzvEndpoint + "'");
+            }
+        }
+        if (nnodes == 1 && nodeRank == 0 && addr == null) return null;
+        return new NodeLayout(nnodes, nodeRank, addr, port);
     }
 
     /** The ranks would each fail on an unknown backend name: say so once, listing the backends their class path has. */

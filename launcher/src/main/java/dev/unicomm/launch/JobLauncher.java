@@ -73,8 +73,9 @@ public final class JobLauncher {
         long jobDeadline = spec.jobTimeout() == null ? Long.MAX_VALUE : System.nanoTime() + nanos(spec.jobTimeout());
         Preflight.check(spec);
         boolean elastic = isElastic(spec);
-        int port = freeLoopbackPort();
-        String token = randomSecret();
+        NodeLayout nodes = spec.nodes();
+        int port = nodes == null ? freeLoopbackPort() : nodes.masterPort();
+        String token = nodes == null ? randomSecret() : sharedSecret(spec);
         List<Process> ranks = new ArrayList<>();
         List<Thread> pumps = new ArrayList<>();
         List<OutputStream> links = new ArrayList<>();
@@ -82,8 +83,9 @@ public final class JobLauncher {
         Runtime.getRuntime().addShutdownHook(onLauncherExit);
         try {
             Map<String, String> jobEnv = new java.util.HashMap<>();
-            jobEnv.put("UNICOMM_WORLD_SIZE", Integer.toString(spec.ranks()));
-            jobEnv.put("UNICOMM_STORE", InetAddress.getLoopbackAddress().getHostAddress() + ":" + port);
+            jobEnv.put("UNICOMM_WORLD_SIZE", Integer.toString(spec.worldSize()));
+            String storeHost = nodes == null ? InetAddress.getLoopbackAddress().getHostAddress() : nodes.masterAddr();
+            jobEnv.put("UNICOMM_STORE", storeHost + ":" + port);
             jobEnv.put("UNICOMM_TOKEN", token);
             jobEnv.put("UNICOMM_TLS", Boolean.toString(spec.tls()));
             if (spec.backend() != null) jobEnv.put("UNICOMM_BACKEND", spec.backend());
@@ -92,7 +94,10 @@ public final class JobLauncher {
             if (elastic) jobEnv.put("UNICOMM_ELASTIC", "true");
             if (Boolean.getBoolean("unicomm.verbose")) jobEnv.put("UNICOMM_VERBOSE", "1");
             byte[] keystoreBytes = null;
-            if (spec.tls()) {
+            if (spec.tls() && nodes != null) {
+                // Every host's ranks must trust one key pair: the user hands the same keystore to every launcher.
+                requireSharedKeystore(spec);
+            } else if (spec.tls()) {
                 // Made in memory and handed over through the ranks' pipes (LauncherLink): never a file, whenever the launcher dies.
                 String password = randomSecret();
                 keystoreBytes = StoreTls.createSelfSignedKeystore(password.toCharArray());
@@ -113,13 +118,17 @@ public final class JobLauncher {
                 }
                 ProcessBuilder pb = new ProcessBuilder(command);
                 Map<String, String> env = pb.environment();
-                if (!spec.tls()) {
+                if (!spec.tls() || nodes != null) {
                     env.remove("UNICOMM_TLS_KEYSTORE");
                     env.remove("UNICOMM_TLS_PASSWORD");
                 }
+                if (nodes != null && spec.tls()) {
+                    env.put("UNICOMM_TLS_KEYSTORE", launcherEnv(spec, "UNICOMM_TLS_KEYSTORE"));
+                    env.put("UNICOMM_TLS_PASSWORD", launcherEnv(spec, "UNICOMM_TLS_PASSWORD"));
+                }
                 env.putAll(spec.env());
                 env.putAll(jobEnv);
-                env.put("UNICOMM_RANK", Integer.toString(r));
+                env.put("UNICOMM_RANK", Integer.toString(nodes == null ? r : nodes.rankOf(r, spec.ranks())));
                 env.put("UNICOMM_LOCAL_RANK", Integer.toString(r));
                 Process p;
                 try {
@@ -350,6 +359,31 @@ public final class JobLauncher {
     /** Nanoseconds of {@code d}, capped (~73 years) so that deadlines cannot overflow. */
     private static long nanos(Duration d) {
         return d.compareTo(Duration.ofNanos(Long.MAX_VALUE / 4)) > 0 ? Long.MAX_VALUE / 4 : d.toNanos();
+    }
+
+    /**
+     * The secret every host's launcher gives its ranks: {@code UNICOMM_TOKEN} from the launcher's environment
+     * (or the spec's), the same on every host, since no launcher can hand it to the others.
+     */
+    private static String sharedSecret(JobSpec spec) {
+        String t = launcherEnv(spec, "UNICOMM_TOKEN");
+        if (t == null || t.isBlank())
+            throw new IllegalArgumentException("a job across " + spec.nodes().nnodes() + " hosts needs one secret on every host: "
+                    + "export UNICOMM_TOKEN=$(openssl rand -hex 32) where you start the launchers, the same value on each host");
+        if (t.length() < 16) throw new IllegalArgumentException("UNICOMM_TOKEN must be at least 16 characters (use openssl rand -hex 32)");
+        return t;
+    }
+
+    private static void requireSharedKeystore(JobSpec spec) {
+        if (launcherEnv(spec, "UNICOMM_TLS_KEYSTORE") == null || launcherEnv(spec, "UNICOMM_TLS_PASSWORD") == null)
+            throw new IllegalArgumentException("--tls across hosts needs the same key pair on every host: set UNICOMM_TLS_KEYSTORE to a "
+                    + "PKCS12 file present on each host and UNICOMM_TLS_PASSWORD to its password (docs/running-jobs.md, across hosts)");
+    }
+
+    /** A variable of the spec's environment, else of this launcher's. */
+    private static String launcherEnv(JobSpec spec, String name) {
+        String v = spec.env().get(name);
+        return v != null ? v : System.getenv(name);
     }
 
     /** A port that was free on the loopback interface a moment ago (rank 0 binds it). */

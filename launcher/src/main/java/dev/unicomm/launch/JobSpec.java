@@ -27,13 +27,16 @@ import java.util.Map;
  * @param elastic        elastic mode: sets {@code UNICOMM_ELASTIC=true} for the ranks, and a rank's death does not end
  *                       the job (see {@link JobLauncher#isElastic}); {@code UNICOMM_ELASTIC=true} in {@code env} or the
  *                       launcher's environment, or {@code -Dunicomm.elastic=true} in {@code jvmOptions}, mean the same
+ * @param nodes          this launcher's place in a job across hosts, or {@code null} when every rank runs here
  */
 public record JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
                       List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
-                      Duration commTimeout, Duration jobTimeout, Duration killGrace, boolean elastic) {
+                      Duration commTimeout, Duration jobTimeout, Duration killGrace, boolean elastic, NodeLayout nodes) {
 
     /** Most ranks one launcher starts. */
     public static final int MAX_RANKS = 1024;
+    /** Most ranks of a job across hosts. */
+    public static final int MAX_WORLD = 65536;
     /**
      * Default time the surviving ranks get to exit after a failure. Survivors blocked in the store
      * notice within about half a second even on a loaded host (81-548 ms measured at load 7-17),
@@ -56,7 +59,19 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
         args = List.copyOf(args);
         jvmOptions = List.copyOf(jvmOptions);
         env = Map.copyOf(env);
+        if (nodes != null && (long) nodes.nnodes() * ranks > MAX_WORLD)
+            throw new IllegalArgumentException(nodes.nnodes() + " nodes x " + ranks + " ranks is more than " + MAX_WORLD + " ranks in all");
     }
+
+    /** As the canonical constructor, on one host. */
+    public JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
+                   List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
+                   Duration commTimeout, Duration jobTimeout, Duration killGrace, boolean elastic) {
+        this(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, null);
+    }
+
+    /** Ranks of this host's launcher in the whole job: {@code ranks}, or {@code nnodes * ranks} across hosts. */
+    public int worldSize() { return nodes == null ? ranks : nodes.nnodes() * ranks; }
 
     /** As the canonical constructor, elastic mode off unless the environment or JVM options turn it on. */
     public JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
@@ -73,7 +88,7 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
     /** {@code ranks} copies of {@code mainClass} on this JVM's java and class path, with defaults for the rest. */
     public static JobSpec of(int ranks, String mainClass, String... args) {
         return new JobSpec(ranks, currentJava(), currentClasspath(), mainClass, Arrays.asList(args), List.of(), Map.of(),
-                null, false, null, null, DEFAULT_KILL_GRACE, false);
+                null, false, null, null, DEFAULT_KILL_GRACE, false, null);
     }
 
     /** The {@code java} executable running this JVM. */
@@ -89,38 +104,43 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
     }
 
     public JobSpec withClasspath(List<String> entries) {
-        return new JobSpec(ranks, java, entries, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic);
+        return new JobSpec(ranks, java, entries, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
     }
 
     public JobSpec withJvmOptions(List<String> options) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, options, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, options, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
     }
 
     public JobSpec withEnv(Map<String, String> variables) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, variables, backend, tls, commTimeout, jobTimeout, killGrace, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, variables, backend, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
     }
 
     public JobSpec withBackend(String name) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, name, tls, commTimeout, jobTimeout, killGrace, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, name, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
     }
 
     public JobSpec withTls(boolean on) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, on, commTimeout, jobTimeout, killGrace, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, on, commTimeout, jobTimeout, killGrace, elastic, nodes);
     }
 
     public JobSpec withCommTimeout(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, t, jobTimeout, killGrace, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, t, jobTimeout, killGrace, elastic, nodes);
     }
 
     public JobSpec withJobTimeout(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, t, killGrace, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, t, killGrace, elastic, nodes);
     }
 
     public JobSpec withKillGrace(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, t, elastic);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, t, elastic, nodes);
+    }
+
+    /** This launcher's part of a job across hosts ({@code null}: the whole job runs here). */
+    public JobSpec withNodes(NodeLayout layout) {
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, layout);
     }
 
     public JobSpec withElastic(boolean on) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, on);
+        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, on, nodes);
     }
 }
