@@ -60,7 +60,7 @@ class ShmSquattersTest {
             squatter = new ProcessBuilder("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "bash", "-c", SQUATTER, "squatter", shm.toString())
                     .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
             waitFor(() -> Files.exists(shm.resolve("unicomm-job-ffffffffffffffffffffffffffffffff"), LinkOption.NOFOLLOW_LINKS), "the squatter to start");
-            MemoryStore store = new MemoryStore(RANKS, Duration.ofSeconds(30));
+            MemoryStore store = new MemoryStore(RANKS, Duration.ofSeconds(10));
             List<Future<String>> ranks = new ArrayList<>();
             ranks.add(pool.submit(() -> startAndBarrier(store, 0, shm)));
             waitFor(() -> !ownEntries(shm).isEmpty(), "rank 0's first entry in " + shm);
@@ -69,7 +69,12 @@ class ShmSquattersTest {
                 int rank = r;
                 ranks.add(pool.submit(() -> startAndBarrier(store, rank, shm)));
             }
-            for (int r = 0; r < RANKS; r++) assertEquals("rank " + r + " started", ranks.get(r).get(60, TimeUnit.SECONDS));
+            List<String> expected = new ArrayList<>(), got = new ArrayList<>();
+            for (int r = 0; r < RANKS; r++) {
+                expected.add("rank " + r + " started");
+                got.add(ranks.get(r).get(60, TimeUnit.SECONDS));
+            }
+            assertEquals(expected, got);
             assertEquals(List.of(), ownEntries(shm), "the job left no entry of its own");
         } finally {
             pool.shutdownNow();
@@ -79,7 +84,7 @@ class ShmSquattersTest {
     }
 
     private static String startAndBarrier(MemoryStore store, int rank, Path shm) {
-        CommConfig cfg = new CommConfig("shm", rank, RANKS, rank, "in-process", 1, null, false, Duration.ofSeconds(30), 1 << 20, Map.of());
+        CommConfig cfg = new CommConfig("shm", rank, RANKS, rank, "in-process", 1, null, false, Duration.ofSeconds(10), 1 << 20, Map.of());
         try (ShmCommunicator c = ShmCommunicator.open(new BackendContext(cfg, store.view(rank)), shm)) {
             c.barrier();
             return "rank " + rank + " started";
