@@ -21,6 +21,7 @@ public final class ShmWorker {
                 case "mismatch" -> mismatch(comm);
                 case "crash" -> crash(comm);
                 case "slow-barriers" -> slowBarriers(comm);
+                case "detect" -> detect(comm);
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         }
@@ -92,5 +93,28 @@ public final class ShmWorker {
             System.out.println("RESULT rank " + comm.rank() + " aborted: failed rank " + e.failedRank());
             Runtime.getRuntime().halt(0);
         }
+    }
+
+    /** Rank 1 SIGKILLs itself; rank 0 loops on barriers: prints both wall clocks (microseconds) for {@link DetectionTimeMain}. */
+    private static void detect(Communicator comm) throws Exception {
+        comm.barrier();
+        if (comm.rank() == 1) {
+            System.out.println("RESULT KILL " + micros());
+            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+            Thread.sleep(10_000); // not reached: SIGKILL
+        }
+        long end = System.nanoTime() + 20_000_000_000L;
+        try {
+            while (System.nanoTime() < end) comm.barrier();
+            System.out.println("RESULT NOTICED never");
+        } catch (CommAbortedException e) {
+            System.out.println("RESULT NOTICED " + micros());
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static long micros() {
+        java.time.Instant t = java.time.Instant.now();
+        return t.getEpochSecond() * 1_000_000 + t.getNano() / 1_000;
     }
 }
