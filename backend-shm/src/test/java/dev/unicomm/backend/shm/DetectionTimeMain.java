@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Measures how long a survivor takes to notice a SIGKILLed peer (docs/backends/shm.md quotes it):
+ * Measures how long a survivor takes to notice a dead peer (docs/backends/shm.md quotes it):
  * {@code java -cp <test class path> dev.unicomm.backend.shm.DetectionTimeMain RUNS}. Prints one line
- * per run: milliseconds from just before rank 1 runs {@code kill -9} on itself to rank 0's
- * CommAbortedException (so it includes starting {@code kill}), and the 1-minute load average.
+ * per run: milliseconds from just before rank 1 gets SIGKILL (clock read by a bash child that then kills it) to rank 0's
+ * CommAbortedException in a barrier loop, and the 1-minute load average.
  */
 public final class DetectionTimeMain {
     private DetectionTimeMain() {}
