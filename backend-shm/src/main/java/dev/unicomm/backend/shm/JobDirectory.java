@@ -42,6 +42,8 @@ final class JobDirectory {
 
     /** Job folders this JVM uses that may still hold names; an exit removes what it can of them. */
     private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
+    /** Set when the exit clean-up starts: a name made after that would outlive the JVM, so none is made. */
+    private static volatile boolean exiting;
     private static final Thread EXIT_CLEANUP = Thread.ofPlatform().unstarted(JobDirectory::cleanUpAtExit);
     static {
         try {
@@ -59,13 +61,14 @@ final class JobDirectory {
             random.nextBytes(id);
             Path d = parent.toAbsolutePath().resolve(PREFIX + HexFormat.of().formatHex(id));
             try {
+                OPEN.add(d); // before the name exists: an exit from here on removes it
                 Files.createDirectory(d, PosixFilePermissions.asFileAttribute(OWNER_ONLY));
-                OPEN.add(d);
+                refuseIfExiting(d);
                 Files.setPosixFilePermissions(d, OWNER_ONLY); // the umask may have taken bits away
                 requirePrivate(d);
                 return d;
             } catch (FileAlreadyExistsException e) {
-                // someone made this name: draw another
+                OPEN.remove(d); // someone made this name: draw another
             } catch (IOException e) {
                 throw new CommException("cannot create the job's shared heap folder in " + parent + ": " + e
                         + "; make it writable for this user, or point " + SegmentFiles.DIR_SETTING + " elsewhere", e);
@@ -168,8 +171,20 @@ final class JobDirectory {
         return removed;
     }
 
+    /**
+     * Called right after making {@code made} (a folder, or a heap file's name), which this JVM already
+     * tracks: if the exit clean-up has started it may have missed it, so remove it and fail.
+     * (Tracking first and checking after means the clean-up, which sets the flag first, sees every name made before.)
+     */
+    static void refuseIfExiting(Path made) {
+        if (!exiting) return;
+        SegmentFiles.delete(made);
+        throw new CommException("the JVM is exiting: no shared heap is opened now");
+    }
+
     /** At exit (also when {@code unicomm run} died and the rank exits): remove this JVM's names and dead peers'. */
     private static void cleanUpAtExit() {
+        exiting = true;
         for (Path d : OPEN) {
             SegmentFiles.deleteOwnIn(d);
             removeDead(d);

@@ -176,24 +176,25 @@ final class SegmentFiles {
      */
     static Handle create(Path file, long bytes, Arena arena) {
         Path dir = file.toAbsolutePath().getParent();
+        // Made under a name sweeps ignore, locked, then renamed: no sweep can see it unlocked.
+        Path fresh = dir.resolve("." + file.getFileName() + ".new");
         FileChannel ch = null;
-        Path fresh = null;
-        boolean ok = false, held = false;
+        boolean ok = false, held = false, renamed = false;
         try {
             long usable = Files.getFileStore(dir).getUsableSpace();
             if (usable < bytes) throw noSpace(dir, bytes, usable, null);
             if (Files.exists(file)) throw new IOException("file exists");
-            // Made under a name sweeps ignore, locked, then renamed: no sweep can see it unlocked.
-            fresh = dir.resolve("." + file.getFileName() + ".new");
-            HELD.add(fresh); // ours from the start: an exit removes it, and no sweep of this JVM opens it
+            HELD.add(fresh); // ours before it exists: an exit removes it, and no sweep of this JVM opens it
             ch = FileChannel.open(fresh, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            JobDirectory.refuseIfExiting(fresh);
             if (ch.tryLock(0, 1, false) == null) throw new CommException("cannot lock the new shared heap file " + fresh);
             reserve(ch, dir, bytes);
             held = HELD.add(file.toAbsolutePath());
             Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE); // rename(2) would replace a file made meanwhile: checked above
+            renamed = true;
+            JobDirectory.refuseIfExiting(file); // both names stay tracked until here: an exit deletes whichever exists
             HELD.remove(fresh);
-            fresh = null;
             MemorySegment seg = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
             ok = true;
             return new Handle(file, seg, ch, true);
@@ -205,12 +206,12 @@ final class SegmentFiles {
                 if (ch != null) {
                     try {
                         ch.close();
-                        Files.deleteIfExists(fresh != null ? fresh : file);
+                        Files.deleteIfExists(renamed ? file : fresh);
                     } catch (IOException e) {
                         // left for reclaimStale
                     }
                 }
-                if (fresh != null) HELD.remove(fresh);
+                HELD.remove(fresh);
             }
         }
     }

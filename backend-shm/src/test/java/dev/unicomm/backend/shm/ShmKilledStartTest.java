@@ -2,6 +2,7 @@ package dev.unicomm.backend.shm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.launch.JobSpec;
 import dev.unicomm.testsupport.ProcessJob;
@@ -21,7 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue #45 item 9: a rank killed (SIGKILL) while the ranks open their heaps leaves nothing in the
- * shm folder once the job is over: the survivors remove the dead rank's file and the job folder.
+ * shm folder once the job is over: the survivors remove the dead rank's file and the job folder. Nor
+ * does {@code unicomm run} killed then: its ranks exit, and on the way out remove their names.
  */
 class ShmKilledStartTest {
     private static final Pattern HEAP_FILE = Pattern.compile("\\.?unicomm-shm-[0-9a-f]+-r\\d+-p(\\d+)(\\.new)?");
@@ -50,6 +52,28 @@ class ShmKilledStartTest {
             if (left.isEmpty()) break;
         }
         assertEquals(List.of(), left, "nothing of the job may outlive it (rank pid " + killed.get() + " was killed):\n" + job.log());
+    }
+
+    @Test void aLauncherKilledWhileTheHeapsOpenLeavesNoFile() throws Exception {
+        Path shm = Files.createDirectory(tmp.resolve("shm"));
+        Process launcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", System.getProperty("java.class.path"), "-Xmx64m", ShmLauncherMain.class.getName(), shm.toString())
+                .redirectErrorStream(true).redirectOutput(tmp.resolve("launcher.log").toFile()).start();
+        try {
+            boolean caught = false;
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !caught && System.nanoTime() < end; Thread.sleep(1))
+                caught = entries(shm).stream().anyMatch(p -> HEAP_FILE.matcher(p.getFileName().toString()).matches());
+            assertTrue(caught, "no rank was seen opening its heap:\n" + Files.readString(tmp.resolve("launcher.log")));
+            launcher.destroyForcibly(); // SIGKILL: the ranks see their launcher pipe close
+            assertTrue(launcher.waitFor(10, TimeUnit.SECONDS));
+            List<Path> left = entries(shm);
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); !left.isEmpty() && System.nanoTime() < end; left = entries(shm))
+                Thread.sleep(50);
+            assertEquals(List.of(), left, "nothing of the job may outlive its launcher:\n" + Files.readString(tmp.resolve("launcher.log")));
+        } finally {
+            launcher.descendants().forEach(ProcessHandle::destroyForcibly); // ranks that failed to leave on their own
+            launcher.destroyForcibly();
+        }
     }
 
     /** Polls (30 s at most) for the first heap file (final or new) and SIGKILLs the rank whose pid it names. */
