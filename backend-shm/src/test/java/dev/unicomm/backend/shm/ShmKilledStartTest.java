@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.unicomm.launch.JobSpec;
 import dev.unicomm.testsupport.ProcessJob;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -98,8 +99,8 @@ class ShmKilledStartTest {
     private static List<Path> entries(Path shm) {
         try (Stream<Path> all = Files.walk(shm)) {
             return all.filter(p -> !p.equals(shm)).toList();
-        } catch (IOException e) {
-            return List.of(shm.resolve("(unreadable: " + e + ")")); // a folder vanishing under the walk: look again
+        } catch (IOException | UncheckedIOException e) {
+            return List.of(shm.resolve("(unreadable: " + e + ")")); // an entry vanished under the walk: look again
         }
     }
 }

@@ -95,6 +95,16 @@ class ShmSquattersTest {
 
     /** Entries (at any depth) of this process's user, not the squatter's. */
     private static List<Path> ownEntries(Path shm) throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            try {
+                return ownEntriesOnce(shm);
+            } catch (java.io.UncheckedIOException e) {
+                if (attempt == 20) throw e.getCause(); // an entry vanished under the walk: look again
+            }
+        }
+    }
+
+    private static List<Path> ownEntriesOnce(Path shm) throws IOException {
         int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         try (Stream<Path> all = Files.walk(shm)) {
             return all.filter(p -> !p.equals(shm)).filter(p -> {
