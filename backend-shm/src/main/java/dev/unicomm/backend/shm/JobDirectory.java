@@ -139,7 +139,7 @@ final class JobDirectory {
 
     /**
      * Sweeps {@code parent} for job folders of this user whose PEs all died: their files nobody holds,
-     * and the folders once empty and older than {@link #EMPTY_GRACE_MS}. Never fails the caller;
+     * then the folders left empty (a folder that was empty already only once older than {@link #EMPTY_GRACE_MS}). Never fails the caller;
      * other users' folders are never touched.
      *
      * @return the folders removed
@@ -158,9 +158,10 @@ final class JobDirectory {
                 try {
                     PosixFileAttributes a = Files.readAttributes(d, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
                     if (!a.isDirectory() || (Integer) Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS) != me) continue;
-                    SegmentFiles.reclaimIn(d, SegmentFiles.FRESH_GRACE_MS);
-                    if (System.currentTimeMillis() - Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS).toMillis() > EMPTY_GRACE_MS
-                            && Files.deleteIfExists(d)) removed.add(d);
+                    boolean old = System.currentTimeMillis() - Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS).toMillis() > EMPTY_GRACE_MS;
+                    // Emptied by this sweep: every file was a dead PE's. Empty already: only once old (rank 0 may be about to fill it).
+                    boolean hadDeadFiles = !SegmentFiles.reclaimIn(d, SegmentFiles.FRESH_GRACE_MS).isEmpty();
+                    if ((old || hadDeadFiles) && Files.deleteIfExists(d)) removed.add(d);
                 } catch (IOException e) {
                     // not empty (a live job), or gone meanwhile: not ours to take
                 }

@@ -50,4 +50,26 @@ class JobDirectoryTest {
         assertTrue(e.getMessage().contains("which is not one"), e.getMessage());
         JobDirectory.removeIfEmpty(target);
     }
+
+    @Test void aSweepTakesThisUsersDeadJobFoldersAndNothingElse() throws Exception {
+        Path dead = JobDirectory.create(dir);
+        JobDirectory.forget(dead); // as if its JVM had died
+        String id = dead.getFileName().toString().substring(JobDirectory.PREFIX.length());
+        Files.write(dead.resolve(SegmentFiles.name(id, 0, 1)), new byte[8]); // nobody holds its lock
+        Path young = JobDirectory.create(dir); // rank 0 of a starting job, before its file exists
+        JobDirectory.forget(young);
+        Path other = Files.createDirectory(dir.resolve("unicomm-job-" + "2".repeat(32)),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Files.setLastModifiedTime(other, java.nio.file.attribute.FileTime.fromMillis(0));
+        boolean root = RootOnly.root();
+        if (root) assertEquals(0, RootOnly.run(java.util.List.of("chown", "nobody", other.toString())));
+
+        java.util.List<Path> removed = JobDirectory.reclaimStale(dir);
+
+        assertTrue(removed.contains(dead) && Files.notExists(dead), "a folder whose PEs all died goes: " + removed);
+        assertTrue(Files.isDirectory(young), "an empty folder younger than the grace is a job starting");
+        if (root) assertTrue(Files.isDirectory(other), "another user's folder is never touched, even by root");
+        else assertTrue(removed.contains(other), "an old empty folder of this user goes");
+        JobDirectory.removeIfEmpty(young);
+    }
 }
