@@ -2,6 +2,7 @@ package dev.unicomm.conformance;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.api.Capability;
@@ -121,6 +122,35 @@ public abstract class ElasticSuite extends KitSuite {
             });
             try (MoeBuffer m = MoeSuite.open(s, cfg)) {
                 new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 7, false)).checkNormal(m, false);
+            }
+            s.close();
+        });
+    }
+
+    /**
+     * Verifies §7.6: a MoE buffer made on a communicator that a shrink released closes quietly (twice too), is
+     * then closed for use, and the shrunken communicator opens and runs one of the same config / if it fails,
+     * look at MoeBuffer.close() after the communicator went (its symmetric memory went with it: close frees the rest).
+     * <p>Issue #45 item 3: a try-with-resources spanning the shrink threw IllegalStateException at its end.
+     */
+    @Verifies("7.6")
+    @Test void optional_elastic_moe_buffer_of_the_released_communicator_closes_quietly() {
+        assumeCapability(Capability.ELASTIC);
+        assumeRanks(2);
+        spmdKilling(ranks() - 1, pe -> {
+            int n = pe.size();
+            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 2 * n * (n - 1), 96, 24, Math.min(4, 2 * n * (n - 1)), false);
+            MoeBuffer[] moe = new MoeBuffer[1];
+            Communicator s = killLastAndShrink(pe, c -> {
+                if (moe[0] == null) moe[0] = MoeSuite.open(c, cfg);
+                c.barrier();
+            });
+            moe[0].close();
+            moe[0].close();
+            IllegalStateException e = assertThrows(IllegalStateException.class, moe[0]::footprintBytes, "a closed MoE buffer");
+            assertTrue(e.getMessage().contains("closed"), e.getMessage());
+            try (MoeBuffer m = MoeSuite.open(s, cfg)) {
+                new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 3, false)).checkNormal(m, false);
             }
             s.close();
         });

@@ -10,6 +10,7 @@ import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -85,18 +86,36 @@ final class SegmentFiles {
      *
      * @return the files deleted
      */
-    static List<Path> reclaimStale(Path dir) {
+    static List<Path> reclaimStale(Path dir) { return reclaimIn(dir, FRESH_GRACE_MS); }
+
+    /**
+     * As {@link #reclaimStale}, and unrenamed new files are taken once older than {@code newGraceMs}
+     * (0 in a job folder whose start failed: whatever is left there is of a dead or failing PE).
+     */
+    static List<Path> reclaimIn(Path dir, long newGraceMs) {
         List<Path> removed = new ArrayList<>();
-        sweep(dir, PREFIX + "*", f -> pidOf(f.getFileName().toString()) > 0, removed);
+        int me;
+        try {
+            me = JobDirectory.currentUid();
+        } catch (IOException e) {
+            return removed;
+        }
+        sweep(dir, me, PREFIX + "*", f -> pidOf(f.getFileName().toString()) > 0, removed);
         // Files a creator died with before renaming them; the age rule covers the instant between create and lock.
-        sweep(dir, "." + PREFIX + "*.new", f -> olderThan(f, FRESH_GRACE_MS), removed);
+        sweep(dir, me, "." + PREFIX + "*.new", f -> olderThan(f, newGraceMs), removed);
         return removed;
+    }
+
+    /** Deletes the names of this JVM's own files in {@code dir} (new ones included); their locks and mappings stay. */
+    static void deleteOwnIn(Path dir) {
+        for (Path f : HELD) if (dir.toAbsolutePath().equals(f.getParent())) delete(f);
     }
 
     /** How old an unrenamed new file must be before a sweep may take it (its creator locks it microseconds after creating it). */
     static final long FRESH_GRACE_MS = 60_000;
 
     private static boolean olderThan(Path f, long ms) {
+        if (ms <= 0) return true;
         try {
             return System.currentTimeMillis() - Files.getLastModifiedTime(f).toMillis() > ms;
         } catch (IOException e) {
@@ -104,10 +123,10 @@ final class SegmentFiles {
         }
     }
 
-    private static void sweep(Path dir, String glob, java.util.function.Predicate<Path> candidate, List<Path> removed) {
+    private static void sweep(Path dir, int owner, String glob, java.util.function.Predicate<Path> candidate, List<Path> removed) {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, glob)) {
             for (Path f : files) {
-                if (!candidate.test(f) || HELD.contains(f.toAbsolutePath())) continue;
+                if (!candidate.test(f) || HELD.contains(f.toAbsolutePath()) || !ownedBy(f, owner)) continue;
                 try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
                     FileLock lock = ch.tryLock(0, 1, false);
                     if (lock == null) continue; // its creator lives (in whatever PID namespace)
@@ -122,6 +141,15 @@ final class SegmentFiles {
             }
         } catch (IOException e) {
             // An unreadable directory hides nothing we could reclaim; creating our own file will report it.
+        }
+    }
+
+    /** Whether {@code f} (not followed if a link) belongs to uid {@code owner}: root must not take other users' files. */
+    private static boolean ownedBy(Path f, int owner) {
+        try {
+            return (Integer) Files.getAttribute(f, "unix:uid", LinkOption.NOFOLLOW_LINKS) == owner;
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -148,22 +176,25 @@ final class SegmentFiles {
      */
     static Handle create(Path file, long bytes, Arena arena) {
         Path dir = file.toAbsolutePath().getParent();
+        // Made under a name sweeps ignore, locked, then renamed: no sweep can see it unlocked.
+        Path fresh = dir.resolve("." + file.getFileName() + ".new");
         FileChannel ch = null;
-        Path fresh = null;
-        boolean ok = false, held = false;
+        boolean ok = false, held = false, renamed = false;
         try {
             long usable = Files.getFileStore(dir).getUsableSpace();
             if (usable < bytes) throw noSpace(dir, bytes, usable, null);
             if (Files.exists(file)) throw new IOException("file exists");
-            // Made under a name sweeps ignore, locked, then renamed: no sweep can see it unlocked.
-            fresh = dir.resolve("." + file.getFileName() + ".new");
+            HELD.add(fresh); // ours before it exists: an exit removes it, and no sweep of this JVM opens it
             ch = FileChannel.open(fresh, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+            JobDirectory.refuseIfExiting(fresh);
             if (ch.tryLock(0, 1, false) == null) throw new CommException("cannot lock the new shared heap file " + fresh);
             reserve(ch, dir, bytes);
             held = HELD.add(file.toAbsolutePath());
             Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE); // rename(2) would replace a file made meanwhile: checked above
-            fresh = null;
+            renamed = true;
+            JobDirectory.refuseIfExiting(file); // both names stay tracked until here: an exit deletes whichever exists
+            HELD.remove(fresh);
             MemorySegment seg = ch.map(FileChannel.MapMode.READ_WRITE, 0, bytes, arena);
             ok = true;
             return new Handle(file, seg, ch, true);
@@ -175,11 +206,12 @@ final class SegmentFiles {
                 if (ch != null) {
                     try {
                         ch.close();
-                        Files.deleteIfExists(fresh != null ? fresh : file);
+                        Files.deleteIfExists(renamed ? file : fresh);
                     } catch (IOException e) {
                         // left for reclaimStale
                     }
                 }
+                HELD.remove(fresh);
             }
         }
     }

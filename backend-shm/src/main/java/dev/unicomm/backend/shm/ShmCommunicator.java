@@ -15,20 +15,20 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.SecureRandom;
-import java.util.HexFormat;
 import java.util.Optional;
 
 /**
  * One PE of a shared-memory job. Opening (collective):
  * <ol>
  *   <li>files of dead processes left in the directory are removed (nobody holds their lock);</li>
- *   <li>rank 0 checks that the whole job's files fit in the directory, draws a job id and publishes it in the store;</li>
- *   <li>each PE creates its owner-only file (control area + heap), locks it (its liveness, for the
+ *   <li>rank 0 checks that the whole job's files fit in the directory, creates the job's private
+ *       folder (0700, a random name: {@link JobDirectory}) and publishes its path in the store;</li>
+ *   <li>each PE checks the folder is private to its user, creates its owner-only file (control area + heap), locks it (its liveness, for the
  *       whole run), backs its pages, maps it and publishes its path;</li>
  *   <li>after a store barrier each PE maps every peer's file and checks its header (heap sizes must match);</li>
- *   <li>after a second store barrier each PE deletes its file name: the mappings stay valid and
- *       nothing is left in the directory, even if the job is killed later.</li>
+ *   <li>after a second store barrier each PE deletes its file name (the last one the folder): the
+ *       mappings stay valid and nothing is left in the directory, even if the job is killed later.
+ *       A PE whose start fails removes its file and those of dead PEs; an exit (shutdown hook) too.</li>
  * </ol>
  */
 final class ShmCommunicator implements BackendCommunicator {
@@ -84,14 +84,16 @@ final class ShmCommunicator implements BackendCommunicator {
         // Every rank adds once per open and the barrier below keeps opens apart, so all get the same number.
         long generation = (store.add("unicomm.shm/opens", 1) - 1) / size;
         String key = "unicomm.shm/" + generation + "/";
-        SegmentFiles.reclaimStale(dir);
+        SegmentFiles.reclaimStale(dir); // files of versions before job folders
+        JobDirectory.reclaimStale(dir);
         if (rank == 0) {
             SegmentFiles.requireJobFits(dir, size, fileSize); // before anyone's file exists; others learn of a failure through the store's abort
-            store.set(key + "job", HexFormat.of().formatHex(randomBytes(8)).getBytes(StandardCharsets.UTF_8));
+            store.set(key + "dir", JobDirectory.create(dir).toString().getBytes(StandardCharsets.UTF_8));
         }
-        String job = new String(store.get(key + "job"), StandardCharsets.UTF_8);
+        Path jobDir = JobDirectory.join(new String(store.get(key + "dir"), StandardCharsets.UTF_8));
         long pid = ProcessHandle.current().pid();
-        Path own = dir.resolve(SegmentFiles.name(job, rank, pid));
+        String job = jobDir.getFileName().toString().substring(JobDirectory.PREFIX.length());
+        Path own = jobDir.resolve(SegmentFiles.name(job, rank, pid));
         Arena arena = Arena.ofShared();
         SegmentFiles.Handle[] handles = new SegmentFiles.Handle[size];
         boolean ok = false;
@@ -111,12 +113,17 @@ final class ShmCommunicator implements BackendCommunicator {
             checkSameHeapSize(sizes);
             for (int pe = 0; pe < size; pe++) {
                 if (pe == rank) continue;
-                String path = new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n")[0];
-                handles[pe] = SegmentFiles.map(Path.of(path), fileSize, arena);
-                checkHeader(handles[pe].segment(), pe, size, heapSize, path);
+                Path path = Path.of(new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n")[0]);
+                if (!jobDir.equals(path.getParent()))
+                    throw new CommException("rank " + pe + "'s shared heap file " + path + " is not in the job's folder " + jobDir);
+                handles[pe] = SegmentFiles.map(path, fileSize, arena);
+                checkHeader(handles[pe].segment(), pe, size, heapSize, path.toString());
             }
             store.barrier(key + "mapped");
+            // Every PE mapped every file: the names can go (the mappings stay), so nothing outlives the job.
             SegmentFiles.delete(own);
+            JobDirectory.removeIfEmpty(jobDir); // the last PE to unlink removes the folder
+            JobDirectory.forget(jobDir);
             ShmCommunicator c = new ShmCommunicator(rank, size, arena, handles, own, heapSize, config, store);
             ok = true;
             return c;
@@ -125,18 +132,13 @@ final class ShmCommunicator implements BackendCommunicator {
                 arena.close();
                 SegmentFiles.delete(own);
                 closeAll(handles);
+                JobDirectory.removeDead(jobDir); // also the files of PEs that died while the job started
             }
         }
     }
 
     private static void closeAll(SegmentFiles.Handle[] handles) {
         for (SegmentFiles.Handle h : handles) if (h != null) h.close();
-    }
-
-    private static byte[] randomBytes(int n) {
-        byte[] b = new byte[n];
-        new SecureRandom().nextBytes(b);
-        return b;
     }
 
     private static void writeHeader(MemorySegment file, long pid, int rank, int size, long heapSize) {

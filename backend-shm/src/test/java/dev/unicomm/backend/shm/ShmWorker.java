@@ -21,6 +21,7 @@ public final class ShmWorker {
                 case "mismatch" -> mismatch(comm);
                 case "crash" -> crash(comm);
                 case "slow-barriers" -> slowBarriers(comm);
+                case "detect" -> detect(comm);
                 default -> throw new IllegalArgumentException("unknown scenario " + args[0]);
             }
         }
@@ -92,5 +93,30 @@ public final class ShmWorker {
             System.out.println("RESULT rank " + comm.rank() + " aborted: failed rank " + e.failedRank());
             Runtime.getRuntime().halt(0);
         }
+    }
+
+    /**
+     * Rank 1 is SIGKILLed while both loop on barriers: a bash child notes the wall clock (a builtin, no
+     * fork) and sends {@code kill -9} to it at once; rank 0 prints when its barrier failed. For {@link DetectionTimeMain}.
+     */
+    private static void detect(Communicator comm) throws Exception {
+        comm.barrier();
+        if (comm.rank() == 1) {
+            new ProcessBuilder("bash", "-c", "sleep 0.3; t=$EPOCHREALTIME; kill -9 $PPID; echo \"RESULT KILL ${t/./}\"")
+                    .redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        }
+        long end = System.nanoTime() + 20_000_000_000L;
+        try {
+            while (System.nanoTime() < end) comm.barrier();
+            System.out.println("RESULT NOTICED never");
+        } catch (CommAbortedException e) {
+            System.out.println("RESULT NOTICED " + micros());
+        }
+        Runtime.getRuntime().halt(0);
+    }
+
+    private static long micros() {
+        java.time.Instant t = java.time.Instant.now();
+        return t.getEpochSecond() * 1_000_000 + t.getNano() / 1_000;
     }
 }

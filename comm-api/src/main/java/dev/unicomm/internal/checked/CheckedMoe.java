@@ -256,7 +256,17 @@ public final class CheckedMoe implements MoeBuffer {
             if (!open) return;
             open = false;
         }
-        raw.close();
+        if (comm == null || comm.isOpen()) {
+            raw.close();
+            return;
+        }
+        // The communicator went first (closed, or released by shrink()) and took the symmetric memory with it:
+        // the implementation frees the rest (its local memory), then finds the communicator closed. Stay quiet.
+        try {
+            raw.close();
+        } catch (IllegalStateException gone) {
+            System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "MoE buffer closed after its communicator: " + gone.getMessage());
+        }
     }
 
     @Override public String toString() {
