@@ -105,6 +105,34 @@ public abstract class ElasticSuite extends KitSuite {
     }
 
     /**
+     * After a shrink, a symmetric buffer and a team made on the released communicator close quietly (a
+     * try-with-resources that spans the shrink must not throw), and the shrunk heap allocates again /
+     * if it fails, look at the validating layer's close of buffers and teams whose communicator was released.
+     */
+    @Test void optional_elastic_buffer_and_team_of_the_released_communicator_close_quietly() {
+        assumeCapability(Capability.ELASTIC);
+        assumeRanks(2);
+        spmdKilling(ranks() - 1, pe -> {
+            SymmetricBuffer[] buf = new SymmetricBuffer[1];
+            dev.unicomm.api.Team[] team = new dev.unicomm.api.Team[1];
+            Communicator s = killLastAndShrink(pe, c -> {
+                if (buf[0] == null) {
+                    buf[0] = c.heap().allocate(1 << 16);
+                    team[0] = c.world().split(0, 1, c.size());
+                }
+                c.barrier();
+            });
+            buf[0].close();
+            team[0].close();
+            try (SymmetricBuffer again = s.heap().allocate(1 << 16)) {
+                assertTrue(again.isOpen());
+                s.barrier();
+            }
+            s.close();
+        });
+    }
+
+    /**
      * Verifies §7.7: after a rank dies inside MoE dispatch/combine and the survivors shrink, a MoE buffer on the shrunken communicator (experts spread over the survivors) matches the reference / if it fails, look at shrink() releasing the old MoE buffer and the backend's reopen.
      */
     @Verifies("7.7")

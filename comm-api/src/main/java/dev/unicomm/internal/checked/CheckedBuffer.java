@@ -49,6 +49,10 @@ final class CheckedBuffer implements SymmetricBuffer {
     }
 
     @Override public void close() {
+        if (owner.released()) { // shrink() took the heap with the old communicator: a try-with-resources spanning it ends quietly
+            open = false;
+            return;
+        }
         owner.ensureOpen();
         synchronized (this) {
             if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + raw.offset() + " was already freed (double free)");

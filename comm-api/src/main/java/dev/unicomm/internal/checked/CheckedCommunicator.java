@@ -54,6 +54,7 @@ public final class CheckedCommunicator implements Communicator {
     private final CallLedger calls;
     private volatile Collectives collectives;
     private volatile boolean open = true;
+    private volatile boolean released;
     /** Reopens the backend among the survivors in {@link #shrink()}; {@code null}: cannot shrink. */
     private final CommBackendProvider provider;
     /** Every job rank's host (job ranks, as {@link #jobRanks()} numbers them). */
@@ -121,6 +122,9 @@ public final class CheckedCommunicator implements Communicator {
     }
 
     boolean isOpen() { return open; }
+
+    /** Whether {@link #shrink()} released this communicator (its resources then close quietly: there is nothing left to free). */
+    boolean released() { return released; }
 
     void remember(CheckedBuffer b) { live.add(b); }
 
@@ -339,6 +343,7 @@ public final class CheckedCommunicator implements Communicator {
 
     /** Releases this PE's side at once, after a rank failure: no collective step, buffers invalidated. */
     private void release() {
+        released = true;
         open = false;
         for (CheckedBuffer b : live) b.invalidate();
         live.clear();

@@ -94,6 +94,10 @@ final class CheckedTeam implements Team {
 
     @Override public void close() {
         if (world) throw new IllegalStateException("the world team cannot be closed; close the communicator");
+        if (owner.released()) { // released by shrink(): the backend's team went with it
+            open = false;
+            return;
+        }
         ensureOpen();
         open = false;
         raw.close();

@@ -17,7 +17,7 @@ class ElasticSuiteDiscoveryTest {
         assertEquals(ElasticRules.class, KitSuites.byName("Elastic"));
         assertFalse(KitSuites.defaultRun().contains(ElasticRules.class), "it SIGKILLs ranks: only when named");
         List<String> rules = KitSuites.rules(ElasticRules.class);
-        assertEquals(4, rules.size(), rules.toString());
+        assertEquals(5, rules.size(), rules.toString());
         for (String r : rules) assertTrue(r.startsWith("optional_elastic_"), r);
     }
 }
