@@ -58,7 +58,8 @@ public final class Rendezvous {
             try {
                 server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello, config.elastic());
             } catch (UncheckedIOException e) {
-                throw new dev.unicomm.api.CommException(e.getMessage(), e.getCause());
+                // The message already carries the system's words; a cause would only print them again.
+                throw new dev.unicomm.api.CommException(e.getMessage());
             }
         }
         try {

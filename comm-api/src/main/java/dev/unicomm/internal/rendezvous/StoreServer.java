@@ -130,7 +130,7 @@ public final class StoreServer implements Closeable {
                                     boolean elastic) {
         if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
-        ServerSocket listener;
+        ServerSocket listener = null;
         try {
             if (ssl != null) {
                 SSLServerSocket s = (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
@@ -142,12 +142,31 @@ public final class StoreServer implements Closeable {
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress(bind, port), 128);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port
-                    + " (" + e.getMessage() + "); is another job using this port? pick another with UNICOMM_STORE=host:port", e);
+            closeQuietly(listener);
+            throw new java.io.UncheckedIOException(bindFailure(bind, port, e), e);
         }
         StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout, elastic);
         server.acceptor.start();
         return server;
+    }
+
+    /** One line for a failed bind; "in use" is by far the likeliest cause: another job on the same port. */
+    static String bindFailure(InetAddress bind, int port, IOException e) {
+        String os = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (e instanceof java.net.BindException && os.contains("in use"))
+            return "rank 0 cannot serve the rendezvous store: port " + port + " on " + bind.getHostAddress() + " is in use - another job? "
+                    + "give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)";
+        return "rank 0 cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port + " (" + os
+                + "); is the address one of this host's? set MASTER_ADDR/UNICOMM_STORE to rank 0's address";
+    }
+
+    private static void closeQuietly(ServerSocket s) {
+        if (s == null) return;
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
     }
 
     /** The port the server listens on. */
@@ -356,7 +375,6 @@ public final class StoreServer implements Closeable {
             if (claimedSize != worldSize) {
                 String why = "rank " + claimedRank + " claims a job of " + claimedSize + " ranks; this job has " + worldSize;
                 reject(msg.requestId, why);
-                if (claimedRank >= 0 && claimedRank < worldSize) failJobIfOwnRankWasRejected(claimedRank, why);
                 return false;
             }
             if (claimedRank < 0 || claimedRank >= worldSize) {
@@ -368,7 +386,6 @@ public final class StoreServer implements Closeable {
                 String why = "rank " + claimedRank + " presented " + (presented == null ? "no token" : "a wrong token")
                         + " (every rank must use the job's UNICOMM_TOKEN)";
                 reject(msg.requestId, why);
-                failJobIfOwnRankWasRejected(claimedRank, why);
                 return false;
             }
             String problem = admit(claimedRank);
@@ -408,23 +425,15 @@ public final class StoreServer implements Closeable {
             }
         }
 
-        private void reject(int requestId, String why) {
-            peerLog.warn("rejected a connection from " + socket.getRemoteSocketAddress() + ": " + why);
-            send(new StoreWire.Writer(StoreWire.ERROR, requestId).text(why).build());
-        }
-
         /**
-         * A rank of the job that the store turns away (wrong token or job size) would leave the others
-         * waiting for it until their timeout, so the job fails at once, naming it. Only for a peer run
-         * by this job's own user and a rank that has not joined: a stranger's hello must never be able
-         * to abort a job (it could always guess a rank number).
+         * Turns a connection away before it joined. It is a stranger to the job, whatever rank it claims:
+         * a second job on the same port (same user, other token or size) looks exactly like it, and must
+         * never be able to abort this one. Only the stranger is told; the job goes on.
          */
-        private void failJobIfOwnRankWasRejected(int claimedRank, String why) {
-            synchronized (StoreServer.this) {
-                if (ranks[claimedRank] != null) return;
-            }
-            if (!PeerOwner.isSameUser(socket)) return;
-            rankFailed(claimedRank, "was rejected by the rendezvous store: " + why);
+        private void reject(int requestId, String why) {
+            peerLog.warn("rendezvous store: rejected a connection from " + socket.getRemoteSocketAddress()
+                    + " (a stranger, not counted as a rank of this job; the job goes on): " + why);
+            send(new StoreWire.Writer(StoreWire.ERROR, requestId).text(why).build());
         }
 
         private void requests(DataInputStream in) throws IOException {

@@ -197,7 +197,8 @@ public final class TcpStore implements Store {
         switch (reply.type) {
             case StoreWire.OK -> { }
             case StoreWire.ERROR -> throw new CommException("the rendezvous store at " + address + " rejected rank " + rank + ": "
-                    + reply.text(StoreWire.MAX_TEXT_BYTES, "error"));
+                    + reply.text(StoreWire.MAX_TEXT_BYTES, "error") + "; if this job's rank 0 does not serve that address, another job"
+                    + " does: give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)");
             case StoreWire.ABORTED -> throw new CommAbortedException(reply.i32(), reply.text(StoreWire.MAX_TEXT_BYTES, "reason"));
             default -> throw new java.net.ProtocolException("unexpected reply type " + reply.type + " to hello");
         }
