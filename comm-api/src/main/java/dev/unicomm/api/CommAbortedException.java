@@ -10,8 +10,20 @@ public class CommAbortedException extends CommException {
     private final int failedRank;
 
     public CommAbortedException(int failedRank, String reason) {
-        super((failedRank >= 0 ? "rank " + failedRank : "the rendezvous host") + " failed: " + reason);
+        super(message(failedRank, reason));
         this.failedRank = failedRank;
+    }
+
+    /**
+     * "rank r failed: reason", said once: a reason that already starts with "rank r failed" (passed on
+     * from another failure) keeps its own words, and one that starts with "rank r " names it already.
+     */
+    private static String message(int failedRank, String reason) {
+        String who = failedRank >= 0 ? "rank " + failedRank : "the rendezvous host";
+        if (reason == null) return who + " failed";
+        if (reason.startsWith(who + " failed")) return reason;
+        if (reason.startsWith(who + " ")) return who + " failed: " + reason.substring(who.length() + 1);
+        return who + " failed: " + reason;
     }
 
     /** The rank that failed, or {@code -1} if the rendezvous host was lost. */

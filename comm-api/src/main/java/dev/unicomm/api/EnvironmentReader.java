@@ -1,5 +1,6 @@
 package dev.unicomm.api;
 
+import dev.unicomm.internal.rendezvous.LaunchMistake;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -54,15 +55,7 @@ final class EnvironmentReader {
         return new Launch(0, 1, -1, "");
     }
 
-    /**
-     * A mistake in the launch environment, for the person who started the job: one line, so no stack
-     * trace (its frames are unicomm's own and say nothing about what to fix) and no cause.
-     */
-    static IllegalArgumentException userError(String message) {
-        IllegalArgumentException e = new IllegalArgumentException(message);
-        e.setStackTrace(new StackTraceElement[0]);
-        return e;
-    }
+    private static IllegalArgumentException userError(String message) { return LaunchMistake.of(message); }
 
     static CommConfig read(Map<String, String> env, Properties props) {
         Map<String, String> settings = new HashMap<>();

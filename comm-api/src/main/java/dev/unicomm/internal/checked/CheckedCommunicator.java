@@ -250,15 +250,17 @@ public final class CheckedCommunicator implements Communicator {
     @Override public DeviceRuntime device() {
         ensureOpen();
         return raw.device().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
-                Capability.DEVICE_MEMORY_CUDA, "device(): this backend drives no accelerator"));
+                Capability.DEVICE_MEMORY_CUDA, "device(): this backend drives no accelerator; "
+                + WhoOffers.describe(Capability.DEVICE_MEMORY_CUDA)));
     }
 
     @Override public Endpoints endpoints() {
         ensureOpen();
         if (!has(Capability.P2P_ENDPOINTS))
-            throw new UnsupportedCapabilityException(backend.name(), Capability.P2P_ENDPOINTS, "endpoints()");
+            throw new UnsupportedCapabilityException(backend.name(), Capability.P2P_ENDPOINTS,
+                    "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS));
         return raw.endpoints().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
-                Capability.P2P_ENDPOINTS, "endpoints()"));
+                Capability.P2P_ENDPOINTS, "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS)));
     }
 
     @Override public void abort(String reason) {

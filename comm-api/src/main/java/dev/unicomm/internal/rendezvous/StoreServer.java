@@ -499,7 +499,9 @@ public final class StoreServer implements Closeable {
                 case StoreWire.ABORT -> {
                     String reason = msg.text(StoreWire.MAX_TEXT_BYTES, "reason");
                     msg.end();
-                    rankFailed(rank, reason);
+                    int blamed = blamedRank(reason, rank, worldSize);
+                    rankFailed(blamed, blamed == rank || reason.contains("reported by rank " + rank) ? reason
+                            : reason + " (reported by rank " + rank + ")");
                     send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
                 }
                 case StoreWire.BYE -> {
@@ -657,7 +659,7 @@ public final class StoreServer implements Closeable {
             if (abortReason != null || closing || failed.get(rank)) return;
             failed.set(rank);
             failEpoch++;
-            lastFailure = "rank " + rank + " failed: " + reason;
+            lastFailure = reason; // every rank's exception names the failed ranks itself, in its own numbering
             StringBuilder v = new StringBuilder().append(failEpoch).append(':');
             for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1)) v.append(r).append(r == failed.length() - 1 ? "" : ",");
             values.put(FAILED_KEY, v.toString().getBytes(StandardCharsets.US_ASCII));
@@ -690,12 +692,25 @@ public final class StoreServer implements Closeable {
             notifyAll();
         }
         try {
-            LOG.log(System.Logger.Level.WARNING, "job aborted: rank " + rank + " failed: " + reason);
+            LOG.log(System.Logger.Level.WARNING, "job aborted: " + new dev.unicomm.api.CommAbortedException(rank, reason).getMessage());
             for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
             for (Connection c : tell) c.send(aborted(0, rank, reason));
         } finally {
             abortSent();
         }
+    }
+
+    /**
+     * The rank an abort blames: a rank that reports another's failure says so first ("rank 3 failed or
+     * hung (reported by rank 1): ..."), and then that rank, not the reporter, is the one that failed.
+     */
+    static int blamedRank(String reason, int reporter, int worldSize) {
+        if (reason == null || !reason.startsWith("rank ")) return reporter;
+        int end = 5;
+        while (end < reason.length() && end < 15 && Character.isDigit(reason.charAt(end))) end++;
+        if (end == 5 || (end < reason.length() && reason.charAt(end) != ' ' && reason.charAt(end) != ':')) return reporter;
+        long named = Long.parseLong(reason, 5, end, 10);
+        return named >= 0 && named < worldSize ? (int) named : reporter;
     }
 
     private static byte[] aborted(int requestId, int rank, String reason) {

@@ -299,7 +299,7 @@ public final class TcpStore implements Store {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + " could not deliver its abort to the rendezvous store: " + e.getMessage());
         }
-        fail(rank, why);
+        fail(StoreServer.blamedRank(why, rank, size), why);
     }
 
     @Override public void checkHealthy() {
@@ -370,7 +370,7 @@ public final class TcpStore implements Store {
             }
             if (r.type == StoreWire.RANK_FAILED) {
                 Deaths d = recordDeaths(r);
-                throw new RankFailedException(d.jobRanks(), what + ": " + d.reason());
+                throw new RankFailedException(d.jobRanks(), d.reason() + " (seen by rank " + rank + " in " + what + ")");
             }
             if (r.type == StoreWire.ERROR) {
                 String msg;
@@ -386,7 +386,8 @@ public final class TcpStore implements Store {
             throw new CommTimeoutException(what, Duration.ofNanos(waitNanos));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof CommAbortedException) checkHealthy();
-            if (e.getCause() instanceof RuntimeException re) throw new CommException(what + " failed: " + re.getMessage(), re);
+            // The cause's words are in the message: a cause would print them a second time.
+            if (e.getCause() instanceof RuntimeException re) throw new CommException(what + " failed: " + re.getMessage());
             throw new CommException(what + " failed", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -445,7 +446,7 @@ public final class TcpStore implements Store {
         String list = v.substring(colon + 1);
         int[] ranks = list.isEmpty() ? new int[0] : java.util.Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
         Deaths d = deaths;
-        return epoch > d.epoch() ? new Deaths(epoch, ranks, "rank(s) " + list + " failed") : d;
+        return epoch > d.epoch() ? new Deaths(epoch, ranks, "the rendezvous store recorded its process as ended") : d;
     }
 
     /** Reads a RANK_FAILED message and keeps the newest report. */
