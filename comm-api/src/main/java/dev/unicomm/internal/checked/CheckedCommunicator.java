@@ -205,8 +205,7 @@ public final class CheckedCommunicator implements Communicator {
         return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
             if (config.numExperts() % size != 0)
                 throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
-            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
-                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8()));
+            return CallWords.moeOpen(config, null);
         }, () -> openMoe(config));
     }
 
@@ -227,8 +226,7 @@ public final class CheckedCommunicator implements Communicator {
                 throw new IllegalArgumentException(mask + " names " + mask.activeCount() + " active ranks but this communicator has "
                         + size + ": active job rank activeJobRanks[i] is served by rank i");
             inner[0] = MaskedExperts.compactConfig(config, mask);
-            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
-                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8(), mask.jobSize(), mask.hashCode()));
+            return CallWords.moeOpen(config, mask);
         }, () -> openMoe(inner[0], config, mask));
     }
 
