@@ -16,14 +16,12 @@ public class CommAbortedException extends CommException {
 
     /**
      * "rank r failed: reason", said once: a reason that already starts with "rank r failed" (passed on
-     * from another failure) keeps its own words, and one that starts with "rank r " names it already.
+     * from another failure, or the shm watchdog's "rank r failed or hung") keeps its own words.
      */
     private static String message(int failedRank, String reason) {
         String who = failedRank >= 0 ? "rank " + failedRank : "the rendezvous host";
         if (reason == null) return who + " failed";
-        if (reason.startsWith(who + " failed")) return reason;
-        if (reason.startsWith(who + " ")) return who + " failed: " + reason.substring(who.length() + 1);
-        return who + " failed: " + reason;
+        return reason.startsWith(who + " failed") ? reason : who + " failed: " + reason;
     }
 
     /** The rank that failed, or {@code -1} if the rendezvous host was lost. */

@@ -33,7 +33,7 @@ class UserFacingMessagesTest {
 
     @Test void anAbortPassedOnFromAnotherFailureSaysItsPrefixOnce() {
         assertEquals("rank 2 failed: boom", new CommAbortedException(2, "rank 2 failed: boom").getMessage());
-        assertEquals("rank 2 failed: could not settle on a backend", new CommAbortedException(2, "rank 2 could not settle on a backend").getMessage());
+        assertEquals("rank 2 failed: rank 2 hit a bug", new CommAbortedException(2, "rank 2 hit a bug").getMessage(), "a user's own words stay");
         assertEquals("rank 2 failed: rank 3 sent garbage", new CommAbortedException(2, "rank 3 sent garbage").getMessage());
         assertEquals("the rendezvous host failed: gone", new CommAbortedException(-1, "the rendezvous host failed: gone").getMessage());
         RankFailedException once = new RankFailedException(new int[] {1}, "its process exited");
