@@ -19,7 +19,7 @@ final class EnvironmentReader {
     };
 
     /** This process's place in the job, and the variables it was read from (for messages). */
-    private record Launch(int rank, int size, int localRank, String source) {
+    private record Launch(int rank, int size, int localRank, String source, String convention) {
         String who() { return "rank " + rank + " of " + size + (source.isEmpty() ? "" : " (" + source + ")"); }
     }
 
@@ -41,7 +41,7 @@ final class EnvironmentReader {
             if (r == null && s == null) continue;
             String l = own ? settings.get("unicomm.local.rank") : env.get(c[2]);
             if (r != null && s == null && c[0].equals("SLURM_PROCID") && r.trim().equals("0"))
-                return new Launch(0, 1, l == null ? -1 : parseInt(c[2], l), "SLURM_PROCID=0 without SLURM_NTASKS: one task");
+                return new Launch(0, 1, l == null ? -1 : parseInt(c[2], l), "SLURM_PROCID=0 without SLURM_NTASKS: one task", c[0]);
             if (r == null || s == null) {
                 String set = r != null ? c[0] + "=" + r : sizeName + "=" + s;
                 String missing = r != null ? c[1] : c[0];
@@ -50,9 +50,30 @@ final class EnvironmentReader {
                         + " others waiting), or neither for a single-process job");
             }
             String source = c[0] + "=" + r + ", " + sizeName + "=" + s;
-            return new Launch(parseInt(c[0], r), parseInt(sizeName, s), l == null ? -1 : parseInt(c[2], l), source);
+            return new Launch(parseInt(c[0], r), parseInt(sizeName, s), l == null ? -1 : parseInt(c[2], l), source, c[0]);
         }
-        return new Launch(0, 1, -1, "");
+        return new Launch(0, 1, -1, "", "");
+    }
+
+    /**
+     * What the launcher that gave this process its rank calls the job, so that a second job on the same
+     * store port cannot take this job's ranks (see {@code Rendezvous.JOB_ID_PROPERTY}). Only that launcher's
+     * name counts: it is the same on every rank it started, by construction (an srun step, an mpirun, a
+     * torchrun rendezvous); a name from elsewhere (the Slurm job around a torchrun) might not be.
+     * {@code null}: not known (unicomm's own variables: set UNICOMM_JOB_ID; torchrun without --rdzv-id).
+     */
+    private static String launcherJobId(String convention, Map<String, String> env) {
+        return switch (convention) {
+            case "RANK" -> {
+                String id = env.get("TORCHELASTIC_RUN_ID");
+                yield id == null || id.isBlank() || id.equals("none") ? null : "torchrun:" + id;
+            }
+            case "OMPI_COMM_WORLD_RANK" -> env.get("PMIX_NAMESPACE") != null ? "pmix:" + env.get("PMIX_NAMESPACE")
+                    : env.get("OMPI_MCA_ess_base_jobid") != null ? "ompi:" + env.get("OMPI_MCA_ess_base_jobid") : null;
+            case "SLURM_PROCID" -> env.get("SLURM_JOB_ID") == null ? null
+                    : "slurm:" + env.get("SLURM_JOB_ID") + (env.get("SLURM_STEP_ID") == null ? "" : "." + env.get("SLURM_STEP_ID"));
+            default -> null;
+        };
     }
 
     private static IllegalArgumentException userError(String message) { return LaunchMistake.of(message); }
@@ -67,6 +88,10 @@ final class EnvironmentReader {
             if (name.startsWith("unicomm.")) settings.put(name, props.getProperty(name));
         }
         Launch launch = launch(env, settings);
+        if (!settings.containsKey("unicomm.job.id")) {
+            String job = launcherJobId(launch.convention(), env);
+            if (job != null) settings.put("unicomm.job.id", job);
+        }
         int rank = launch.rank, size = launch.size, localRank = launch.localRank < 0 ? launch.rank : launch.localRank;
         String host = null;
         int port = 0;

@@ -89,4 +89,20 @@ class PartialLaunchVariablesTest {
     @Test void aSinglePeJobIgnoresAStrayStoreAddress() {
         assertEquals(1, read(Map.of("MASTER_ADDR", "h")).worldSize());
     }
+
+    /** Issue 45, item 8: the job's identity comes from the launcher that gave the rank, so two jobs on one port stay apart. */
+    @Test void theJobIdComesFromTheLauncherThatGaveTheRank() {
+        assertEquals("torchrun:abc", read(Map.of("RANK", "0", "WORLD_SIZE", "2", "MASTER_ADDR", "h", "MASTER_PORT", "1",
+                "TORCHELASTIC_RUN_ID", "abc", "SLURM_JOB_ID", "7")).property("job.id", null));
+        assertEquals(null, read(Map.of("RANK", "0", "WORLD_SIZE", "2", "MASTER_ADDR", "h", "MASTER_PORT", "1",
+                "TORCHELASTIC_RUN_ID", "none")).property("job.id", null), "torchrun's default rendezvous id names no job");
+        assertEquals("slurm:7.3", read(Map.of("SLURM_PROCID", "1", "SLURM_NTASKS", "2", "SLURM_JOB_ID", "7", "SLURM_STEP_ID", "3",
+                "UNICOMM_STORE", "h:1")).property("job.id", null));
+        assertEquals("pmix:ns.1", read(Map.of("OMPI_COMM_WORLD_RANK", "1", "OMPI_COMM_WORLD_SIZE", "2", "PMIX_NAMESPACE", "ns.1",
+                "UNICOMM_STORE", "h:1")).property("job.id", null));
+        assertEquals("mine", read(Map.of("UNICOMM_RANK", "1", "UNICOMM_WORLD_SIZE", "2", "UNICOMM_STORE", "h:1", "UNICOMM_JOB_ID", "mine",
+                "SLURM_JOB_ID", "7")).property("job.id", null));
+        assertEquals(null, read(Map.of("UNICOMM_RANK", "1", "UNICOMM_WORLD_SIZE", "2", "UNICOMM_STORE", "h:1", "SLURM_JOB_ID", "7"))
+                .property("job.id", null), "a Slurm job around unicomm's own launch may span steps: not a job id");
+    }
 }

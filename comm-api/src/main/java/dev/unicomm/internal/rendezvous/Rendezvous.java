@@ -57,19 +57,33 @@ public final class Rendezvous {
             }
             Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
             try {
-                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello, config.elastic());
+                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), jobId(config), ssl, hello,
+                        config.elastic());
             } catch (UncheckedIOException e) {
                 // The message already carries the system's words; a cause would only print them again.
                 throw new dev.unicomm.api.CommException(e.getMessage());
             }
         }
         try {
-            TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(), ssl,
-                    config.timeout(), server);
+            TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(),
+                    jobId(config), ssl, config.timeout(), server);
             return config.elastic() ? ElasticStore.atConnect(store, config.timeout()) : store;
         } catch (RuntimeException e) {
             if (server != null) server.close();
             throw e;
         }
     }
+
+    /**
+     * The job's identity, {@value #JOB_ID_PROPERTY}: {@code UNICOMM_JOB_ID}, or what the launcher that gave
+     * this process its rank calls the job (read by {@code CommConfig.fromEnvironment}). Two jobs on one
+     * port then cannot take each other's ranks even with the same token; {@code null}: unknown.
+     */
+    static String jobId(CommConfig config) {
+        String id = config.property(JOB_ID_PROPERTY, null);
+        return id == null || id.isBlank() ? null : id;
+    }
+
+    /** Setting that names the job ({@code UNICOMM_JOB_ID}, or derived from the launcher's variables). */
+    public static final String JOB_ID_PROPERTY = "job.id";
 }

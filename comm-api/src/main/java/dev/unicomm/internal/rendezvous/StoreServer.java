@@ -52,6 +52,7 @@ public final class StoreServer implements Closeable {
     private final ServerSocket listener;
     private final int worldSize;
     private final byte[] token;
+    private final byte[] jobId; // null: not known, any job's ranks may join (the token still decides)
     private final int helloTimeoutMillis;
     private final ScheduledThreadPoolExecutor timers;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
@@ -87,7 +88,8 @@ public final class StoreServer implements Closeable {
     private final java.util.BitSet failed = new java.util.BitSet();
     private String lastFailure;
 
-    private StoreServer(ServerSocket listener, int worldSize, String token, Duration helloTimeout, boolean elastic) {
+    private StoreServer(ServerSocket listener, int worldSize, String token, String jobId, Duration helloTimeout, boolean elastic) {
+        this.jobId = jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8);
         this.listener = listener;
         this.elastic = elastic;
         this.worldSize = worldSize;
@@ -128,6 +130,19 @@ public final class StoreServer implements Closeable {
      */
     public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout,
                                     boolean elastic) {
+        return start(bind, port, worldSize, token, null, ssl, helloTimeout, elastic);
+    }
+
+    /**
+     * As {@link #start(InetAddress, int, int, String, SSLContext, Duration, boolean)}, for the job
+     * {@code jobId} (its launcher's name for it, see {@code Rendezvous}; {@code null}: unknown): a rank
+     * that presents another job's id is a stranger from a second job on this port, turned away even
+     * when both jobs share a token (or have none).
+     */
+    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, String jobId, SSLContext ssl,
+                                    Duration helloTimeout, boolean elastic) {
+        if (jobId != null && jobId.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_JOB_ID_BYTES)
+            throw new IllegalArgumentException("a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
         if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
         ServerSocket listener = null;
@@ -145,9 +160,19 @@ public final class StoreServer implements Closeable {
             closeQuietly(listener);
             throw new java.io.UncheckedIOException(bindFailure(bind, port, e), e);
         }
-        StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout, elastic);
+        StoreServer server = new StoreServer(listener, worldSize, token, jobId, helloTimeout, elastic);
         server.acceptor.start();
         return server;
+    }
+
+    /** A job id for a message: printable ASCII only (it came from another process), at most 64 characters. */
+    static String printable(byte[] id) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : id) {
+            if (sb.length() >= 64) return sb.append("...").toString();
+            sb.append(b >= 0x20 && b < 0x7f ? (char) b : '?');
+        }
+        return sb.toString();
     }
 
     /** One line for a failed bind; "in use" is by far the likeliest cause: another job on the same port. */
@@ -352,7 +377,7 @@ public final class StoreServer implements Closeable {
         private boolean hello(DataInputStream in) throws IOException {
             StoreWire.Reader msg;
             int version, claimedRank, claimedSize;
-            byte[] presented;
+            byte[] presented, presentedJob;
             try {
                 byte[] frame = StoreWire.readFrame(in, StoreWire.MAX_HELLO_FRAME);
                 if (!claim()) throw new java.net.SocketException(droppedBecause == null ? "dropped" : droppedBecause);
@@ -363,6 +388,7 @@ public final class StoreServer implements Closeable {
                 claimedRank = msg.i32();
                 claimedSize = msg.i32();
                 presented = msg.optionalBytes(StoreWire.MAX_KEY_BYTES, "token");
+                presentedJob = msg.hasMore() ? msg.optionalBytes(StoreWire.MAX_JOB_ID_BYTES, "job id") : null;
                 msg.end();
             } catch (ProtocolException e) {
                 reject(0, "malformed hello: " + e.getMessage());
@@ -379,6 +405,11 @@ public final class StoreServer implements Closeable {
             }
             if (claimedRank < 0 || claimedRank >= worldSize) {
                 reject(msg.requestId, "rank " + claimedRank + " is outside [0, " + worldSize + ")");
+                return false;
+            }
+            if (jobId != null && presentedJob != null && !java.util.Arrays.equals(jobId, presentedJob)) {
+                reject(msg.requestId, "rank " + claimedRank + " belongs to job '" + printable(presentedJob) + "'; this store serves job '"
+                        + printable(jobId) + "'");
                 return false;
             }
             if (token != null && (presented == null || !MessageDigest.isEqual(token, presented))) {

@@ -93,11 +93,19 @@ public final class TcpStore implements Store {
      */
     public static TcpStore connect(String host, int port, int rank, int size, String token, SSLContext ssl,
                                    Duration timeout, StoreServer hosted) {
+        return connect(host, port, rank, size, token, null, ssl, timeout, hosted);
+    }
+
+    /** As {@link #connect(String, int, int, int, String, SSLContext, Duration, StoreServer)}, presenting job id {@code jobId} ({@code null}: none). */
+    public static TcpStore connect(String host, int port, int rank, int size, String token, String jobId, SSLContext ssl,
+                                   Duration timeout, StoreServer hosted) {
         if (size < 1) throw new IllegalArgumentException("world size must be >= 1, got " + size);
         if (rank < 0 || rank >= size) throw new IllegalArgumentException("rank must be in [0, " + size + "), got " + rank);
         if (port < 1 || port > 65535) throw new IllegalArgumentException("store port must be in [1, 65535], got " + port);
         if (timeout == null || timeout.isNegative() || timeout.isZero())
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (jobId != null && jobId.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_JOB_ID_BYTES)
+            throw new IllegalArgumentException("a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
         if (token != null && token.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_KEY_BYTES)
             throw new IllegalArgumentException("the job token may have at most " + StoreWire.MAX_KEY_BYTES + " UTF-8 bytes");
         String address = host + ":" + port;
@@ -113,7 +121,7 @@ public final class TcpStore implements Store {
             try {
                 s = open(host, port, ssl, left);
                 TcpStore store = new TcpStore(s, address, rank, size, timeout, hosted);
-                store.hello(token, left);
+                store.hello(token, jobId, left);
                 store.reader.start();
                 return store;
             } catch (SSLException e) {
@@ -188,11 +196,12 @@ public final class TcpStore implements Store {
         }
     }
 
-    private void hello(String token, long leftNanos) throws IOException {
+    private void hello(String token, String jobId, long leftNanos) throws IOException {
         socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(leftNanos))));
         if (socket instanceof SSLSocket tls) tls.startHandshake();
         send(new StoreWire.Writer(StoreWire.HELLO, 1).i32(StoreWire.MAGIC).i16(StoreWire.VERSION).i32(rank).i32(size)
-                .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8)).build());
+                .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8))
+                .optionalBytes(jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8)).build());
         StoreWire.Reader reply = new StoreWire.Reader(StoreWire.readFrame(in, StoreWire.MAX_FRAME));
         switch (reply.type) {
             case StoreWire.OK -> { }

@@ -27,6 +27,11 @@ class TwoJobsOnOnePortTest {
                 CommConfig.DEFAULT_HEAP_SIZE, Map.of());
     }
 
+    private static CommConfig rankOfJob(int rank, int size, int port, String token, String job) {
+        return new CommConfig(null, rank, size, rank, "127.0.0.1", port, token, false, Duration.ofSeconds(20),
+                CommConfig.DEFAULT_HEAP_SIZE, Map.of("unicomm.job.id", job));
+    }
+
     private static int freePort() throws Exception {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
@@ -58,6 +63,24 @@ class TwoJobsOnOnePortTest {
                 a1.checkHealthy();
             }
             a0.checkHealthy();
+        }
+    }
+
+    /**
+     * Two torchrun jobs that share one exported UNICOMM_TOKEN: only the job identity (TORCHELASTIC_RUN_ID)
+     * tells the second job's rank 1 from the first's, which has not joined yet.
+     */
+    @Test void aStrangerWithTheSameTokenIsTurnedAwayByItsJobId() throws Exception {
+        int port = freePort();
+        try (Store a0 = Rendezvous.connect(rankOfJob(0, 2, port, "shared", "torchrun:job-a"))) {
+            CommException knock = assertThrows(CommException.class, () -> Rendezvous.connect(rankOfJob(1, 2, port, "shared", "torchrun:job-b")));
+            assertTrue(knock.getMessage().contains("belongs to job 'torchrun:job-b'; this store serves job 'torchrun:job-a'"), knock.getMessage());
+            Thread.sleep(300);
+            a0.checkHealthy();
+            try (Store a1 = Rendezvous.connect(rankOfJob(1, 2, port, "shared", "torchrun:job-a"))) {
+                a1.set("joined", new byte[] {1});
+                assertEquals(1, a0.get("joined")[0]);
+            }
         }
     }
 }
