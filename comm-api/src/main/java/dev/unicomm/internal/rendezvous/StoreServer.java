@@ -31,11 +31,13 @@ import javax.net.ssl.SSLServerSocket;
 
 /**
  * The rendezvous host: a small key-value server that rank 0 runs for the job. It admits exactly
- * the job's ranks (each rank id once, with the job's token when one is set), serves
- * set/get-with-wait/add/contains, and turns a rank's failure into a job-wide abort: if a rank calls
- * abort, or its connection ends without a clean goodbye, every pending and later request of every
- * rank is answered "aborted, rank r: reason". Malformed or oversized input from a connection is
- * logged and that connection is dropped; the server keeps serving the others.
+ * the job's ranks (each rank id once, with the job's token when one is set and the job's id when
+ * both sides know one), serves set/get-with-wait/add/contains, and turns a rank's failure into a
+ * job-wide abort: if a rank calls abort, or its connection ends without a clean goodbye, every
+ * pending and later request of every rank is answered "aborted, rank r: reason". A connection it
+ * turns away is a stranger (likely a second job on the same port): only it is told, and the job goes
+ * on. Malformed or oversized input from a connection is logged and that connection is dropped; the
+ * server keeps serving the others.
  */
 public final class StoreServer implements Closeable {
     private static final System.Logger LOG = System.getLogger("dev.unicomm.store");
