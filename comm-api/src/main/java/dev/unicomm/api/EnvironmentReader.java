@@ -1,6 +1,5 @@
 package dev.unicomm.api;
 
-import dev.unicomm.internal.rendezvous.LaunchMistake;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -76,7 +75,16 @@ final class EnvironmentReader {
         };
     }
 
-    private static IllegalArgumentException userError(String message) { return LaunchMistake.of(message); }
+    /**
+     * A mistake in the launch environment, for the person who started the job: one line, so no stack
+     * trace (its frames are unicomm's own and say nothing about what to fix) and no cause. (The same
+     * as the store's LaunchMistake: the API reaches no internals but through Unicomm.)
+     */
+    private static IllegalArgumentException userError(String message) {
+        IllegalArgumentException e = new IllegalArgumentException(message);
+        e.setStackTrace(new StackTraceElement[0]);
+        return e;
+    }
 
     static CommConfig read(Map<String, String> env, Properties props) {
         Map<String, String> settings = new HashMap<>();
