@@ -44,7 +44,7 @@ final class EnvironmentReader {
             if (r == null || s == null) {
                 String set = r != null ? c[0] + "=" + r : sizeName + "=" + s;
                 String missing = r != null ? c[1] : c[0];
-                throw userError("incomplete launch variables: " + set + (l != null ? " and " + c[2] + "=" + l : "") + " are set but "
+                throw userError("incomplete launch variables: " + set + (l != null ? " and " + c[2] + "=" + l + " are" : " is") + " set but "
                         + missing + " is not; set " + c[0] + " and " + c[1] + " together (a rank that ran alone would leave the"
                         + " others waiting), or neither for a single-process job");
             }
