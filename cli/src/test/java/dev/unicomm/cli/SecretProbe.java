@@ -51,7 +51,7 @@ public final class SecretProbe {
                 } catch (CommTimeoutException expected) {
                     System.out.println("host done");
                 } catch (dev.unicomm.api.CommAbortedException expected) {
-                    // Issue 18: a rank of the job turned away fails the host at once rather than after its timeout.
+                    // Not expected since issue 45: a turned-away connection (maybe a stranger's) no longer fails the host.
                     System.out.println("host saw the rejection: " + expected.getMessage());
                 }
                 long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();

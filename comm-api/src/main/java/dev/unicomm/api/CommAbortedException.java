@@ -10,8 +10,18 @@ public class CommAbortedException extends CommException {
     private final int failedRank;
 
     public CommAbortedException(int failedRank, String reason) {
-        super((failedRank >= 0 ? "rank " + failedRank : "the rendezvous host") + " failed: " + reason);
+        super(message(failedRank, reason));
         this.failedRank = failedRank;
+    }
+
+    /**
+     * "rank r failed: reason", said once: a reason that already starts with "rank r failed" (passed on
+     * from another failure, or the shm watchdog's "rank r failed or hung") keeps its own words.
+     */
+    private static String message(int failedRank, String reason) {
+        String who = failedRank >= 0 ? "rank " + failedRank : "the rendezvous host";
+        if (reason == null) return who + " failed";
+        return reason.startsWith(who + " failed") ? reason : who + " failed: " + reason;
     }
 
     /** The rank that failed, or {@code -1} if the rendezvous host was lost. */

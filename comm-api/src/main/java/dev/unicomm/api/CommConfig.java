@@ -14,7 +14,13 @@ import java.util.Properties;
  *   <li>Open MPI: {@code OMPI_COMM_WORLD_RANK}, {@code OMPI_COMM_WORLD_SIZE}, {@code OMPI_COMM_WORLD_LOCAL_RANK}</li>
  *   <li>Slurm: {@code SLURM_PROCID}, {@code SLURM_NTASKS}, {@code SLURM_LOCALID}</li>
  * </ol>
- * Without any, the job is a single PE (rank 0 of 1). System properties {@code unicomm.*} override
+ * Without any, the job is a single PE (rank 0 of 1). The first convention with a rank or a size
+ * variable set must have both (a one-line {@link IllegalArgumentException} names what is set and what
+ * is missing; Slurm's {@code SLURM_PROCID=0} alone, as sbatch without {@code -n} sets it, is one task),
+ * and a job of several ranks needs a store address ({@code UNICOMM_STORE}, or both {@code MASTER_ADDR}
+ * and {@code MASTER_PORT}). {@code UNICOMM_JOB_ID}, or the launcher's own job id (torchrun's
+ * {@code TORCHELASTIC_RUN_ID}, Open MPI's {@code PMIX_NAMESPACE}, Slurm's job and step), keeps a second
+ * job on the same port from taking this job's ranks. System properties {@code unicomm.*} override
  * environment variables {@code UNICOMM_*} of the same name.
  *
  * @param backend   backend name, or {@code null} to pick the highest-priority available one

@@ -10,10 +10,12 @@ import java.util.Arrays;
  */
 public final class RankFailedException extends CommAbortedException {
     private final int[] failedRanks;
+    /** Said once, also when a reason is passed on from an earlier rank failure. */
+    private static final String SHRINK_HINT = "; call shrink() to go on with the survivors";
 
     public RankFailedException(int[] failedRanks, String reason) {
-        super(first(failedRanks), reason + (failedRanks.length > 1 ? " (failed ranks " + Arrays.toString(failedRanks) + ")" : "")
-                + "; call shrink() to go on with the survivors");
+        super(first(failedRanks), reason != null && reason.endsWith(SHRINK_HINT) ? reason
+                : reason + (failedRanks.length > 1 ? " (failed ranks " + Arrays.toString(failedRanks) + ")" : "") + SHRINK_HINT);
         this.failedRanks = failedRanks.clone();
     }
 

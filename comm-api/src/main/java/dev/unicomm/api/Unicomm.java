@@ -4,6 +4,7 @@ import dev.unicomm.internal.checked.BackendAgreement;
 import dev.unicomm.internal.checked.CheckedCommunicator;
 import dev.unicomm.internal.checked.HostAgreement;
 import dev.unicomm.internal.checked.HostAwareSelection;
+import dev.unicomm.internal.checked.WhoOffers;
 import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
@@ -63,7 +64,8 @@ public final class Unicomm {
             report = BackendRegistry.report(provider);
             BackendAgreement.check(store, config, provider);
         } catch (RuntimeException | Error e) {
-            abortAndClose(store, "rank " + config.rank() + " could not settle on a backend: " + e.getMessage());
+            // The others' exception says "rank r failed: " before this.
+            abortAndClose(store, "could not settle on a backend: " + e.getMessage());
             throw e;
         }
         try {
@@ -72,7 +74,7 @@ public final class Unicomm {
             comm.opened(opening);
             return comm;
         } catch (RuntimeException | Error e) {
-            abortAndClose(store, "backend '" + provider.name() + "' failed to open on rank " + config.rank() + ": " + e);
+            abortAndClose(store, "backend '" + provider.name() + "' failed to open: " + e);
             throw e;
         }
     }
@@ -101,16 +103,32 @@ public final class Unicomm {
      * @throws BackendUnavailableException if it cannot run here (the message says why and how to fix it)
      */
     public static Endpoints endpoints(String backend) {
-        BackendRegistry registry = BackendRegistry.load();
+        return endpoints(backend, BackendRegistry.load());
+    }
+
+    /** As {@link #endpoints(String)}, choosing among {@code registry}'s providers. */
+    static Endpoints endpoints(String backend, BackendRegistry registry) {
         CommBackendProvider p;
         if (backend != null) {
             p = registry.select(backend);
+            if (!WhoOffers.declares(p, Capability.P2P_ENDPOINTS))
+                throw new IllegalArgumentException("backend '" + backend + "' does not offer P2P endpoints; "
+                        + WhoOffers.describe(Capability.P2P_ENDPOINTS, registry));
         } else {
             List<CommBackendProvider> withEndpoints = registry.providers().stream()
-                    .filter(x -> x.capabilities().contains(Capability.P2P_ENDPOINTS)).toList();
+                    .filter(x -> WhoOffers.declares(x, Capability.P2P_ENDPOINTS)).toList();
             if (withEndpoints.isEmpty())
-                throw new IllegalArgumentException("no backend with P2P_ENDPOINTS on the class path (add dev.unicomm:backend-rdma)");
-            p = BackendRegistry.of(withEndpoints).select(null);
+                throw new IllegalArgumentException("no backend on the class path offers P2P endpoints (backends here: "
+                        + registry.knownNames() + "); the rdma backend does: add dev.unicomm:backend-rdma");
+            try {
+                p = BackendRegistry.of(withEndpoints).select(null);
+            } catch (BackendUnavailableException e) {
+                List<String> others = registry.providers().stream().filter(x -> !withEndpoints.contains(x))
+                        .filter(x -> BackendRegistry.report(x).available()).map(CommBackendProvider::name).sorted().toList();
+                throw new BackendUnavailableException("no backend that offers P2P endpoints is available here"
+                        + (others.isEmpty() ? "" : " (available: " + String.join(", ", others) + ", which offer" + (others.size() == 1 ? "s" : "")
+                        + " no P2P endpoints)") + "; " + WhoOffers.describe(Capability.P2P_ENDPOINTS, BackendRegistry.of(withEndpoints)), e.reports());
+            }
         }
         CommBackendProvider chosen = p;
         return chosen.endpoints().orElseThrow(() -> new IllegalArgumentException(

@@ -37,7 +37,7 @@ class BackendAgreementTest {
         assertEquals(List.of(3, 3), r.rankExitCodes(), text);
         // Rank 1 finds the mismatch; its abort reaches rank 0 (waiting in the open) with the same words.
         assertTrue(text.contains("[1] rank 1 failed: ranks chose different backends: rank 0 chose 'alpha' dev, rank 1 chose 'beta' dev"), text);
-        assertTrue(text.contains("[0] rank 0 failed: rank 1 failed: rank 1 could not settle on a backend: ranks chose different backends: "
+        assertTrue(text.contains("[0] rank 0 failed: rank 1 failed: could not settle on a backend: ranks chose different backends: "
                 + "rank 0 chose 'alpha' dev, rank 1 chose 'beta' dev"), text);
         assertTrue(ms < 40_000, "the job took " + ms + " ms to fail; the wait timeout is 60 s");
         System.out.println("[reliability] backend disagreement: both ranks failed after " + ms + " ms");

@@ -2,6 +2,7 @@ package dev.unicomm.internal.checked;
 
 import dev.unicomm.api.CallMismatchException;
 import dev.unicomm.api.CommException;
+import dev.unicomm.api.DType;
 import dev.unicomm.api.Team;
 import dev.unicomm.spi.CallAgreement;
 import dev.unicomm.spi.PayloadAgreement;
@@ -35,22 +36,33 @@ import java.util.function.Supplier;
  * that never comes. Every other call uses the same exchange, so mismatches are caught as before.
  */
 final class CallLedger {
-    /** Operations as named in messages. */
+    /** Operations as named in messages, with how their key arguments sit in the two words ({@link CallWords}). */
     enum Op {
-        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"), ALLOCATE("heap allocate", "size", "alignment"),
-        FREE("heap free", "offset", "size"), MOE_OPEN("moe buffer open", "config", "config"), DISPATCH("moe dispatch", "input kind", "alignment"),
-        CACHED_DISPATCH("moe dispatch (cached handle)", "input kind", ""), COMBINE("moe combine", "weights", ""),
-        LL_DISPATCH("moe lowLatencyDispatch", "fp8", "on stream"), LL_COMBINE("moe lowLatencyCombine", "", "on stream"),
-        BROADCAST("broadcast", "count", "dtype/root"), ALLGATHER("allgather", "count per PE", "dtype"), ALLREDUCE("allreduce", "count", "dtype/op"),
-        REDUCE_SCATTER("reduceScatter", "count per PE", "dtype/op"), ALLTOALL("alltoall", "count per PE", "dtype"), ALLTOALLV("alltoallv", "", "dtype"),
-        SPLIT("team split", "start/stride", "size"), SPLIT_2D("team split2d", "xRange", "");
+        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"),
+        ALLOCATE("heap allocate", CallWords.number("size", 0, 0, 64), CallWords.number("alignment", 1, 0, 64)),
+        FREE("heap free", CallWords.number("offset", 0, 0, 64), CallWords.number("size", 1, 0, 64)),
+        MOE_OPEN("moe buffer open", CallWords.MOE_OPEN),
+        DISPATCH("moe dispatch", CallWords.named("x dtype", 0, 0, 8, DType.values()), CallWords.bool("topk weights", 0, 8),
+                CallWords.number("expert alignment", 1, 0, 64)),
+        CACHED_DISPATCH("moe dispatch (cached handle)", CallWords.named("x dtype", 0, 0, 8, DType.values())),
+        COMBINE("moe combine", CallWords.bool("topk weights", 0, 0)),
+        LL_DISPATCH("moe lowLatencyDispatch", CallWords.bool("fp8", 0, 0), CallWords.bool("on stream", 1, 0)),
+        LL_COMBINE("moe lowLatencyCombine", CallWords.bool("on stream", 1, 0)),
+        BROADCAST("broadcast", CallWords.number("count", 0, 0, 64), CallWords.DTYPE, CallWords.number("root", 1, 8, 56)),
+        ALLGATHER("allgather", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE),
+        ALLREDUCE("allreduce", CallWords.number("count", 0, 0, 64), CallWords.DTYPE, CallWords.REDUCE_OP),
+        REDUCE_SCATTER("reduceScatter", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE, CallWords.REDUCE_OP),
+        ALLTOALL("alltoall", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE),
+        ALLTOALLV("alltoallv", CallWords.DTYPE),
+        SPLIT("team split", CallWords.number("start", 0, 0, 32), CallWords.number("stride", 0, 32, 32), CallWords.number("size", 1, 0, 64)),
+        SPLIT_2D("team split2d", CallWords.number("xRange", 0, 0, 64));
 
         final String label;
-        final String[] argNames;
+        final CallWords.Field[] fields;
 
-        Op(String label, String... argNames) {
+        Op(String label, CallWords.Field... fields) {
             this.label = label;
-            this.argNames = argNames;
+            this.fields = fields;
         }
 
         /** Costly enough that an agreement that is not as cheap as a barrier still checks it (collectives, heap, teams, MoE open). */
@@ -237,8 +249,10 @@ final class CallLedger {
             sb.append(note(offenderWorld, all[offender][2], all[offender][1]));
             sb.append("; so no rank ran it (call #").append(all[offender][0]).append(" of the team)");
         } else {
-            sb.append("collective call mismatch: rank ").append(offenderWorld).append(" made a different call; every member must "
-                    + "make the same collective calls in the same order");
+            int reference = referenceFor(all, offender);
+            sb.append("collective call mismatch: rank ").append(offenderWorld).append(" made a different call (")
+                    .append(difference(team.worldRank(reference), all[reference], offenderWorld, all[offender]))
+                    .append("); every member must make the same collective calls in the same order");
         }
         sb.append(". Calls by rank:");
         for (int p = 0; p < n; p++) sb.append(p == 0 ? " " : "; ").append(team.worldRank(p)).append(": ").append(describe(all[p]));
@@ -256,6 +270,33 @@ final class CallLedger {
         }
     }
 
+    /** A member whose call is not the offender's: the one the offender is compared with. */
+    private static int referenceFor(long[][] all, int offender) {
+        for (int p = 0; p < all.length; p++) if (!java.util.Arrays.equals(all[p], all[offender])) return p;
+        return offender == 0 ? Math.min(1, all.length - 1) : 0;
+    }
+
+    /** What differs between two members' calls, in words: "dtype: rank 0 passed BF16, rank 2 passed FP32". */
+    static String difference(int refRank, long[] ref, int offRank, long[] off) {
+        String r = "rank " + refRank, o = "rank " + offRank;
+        if (ref[1] < 0 || off[1] < 0 || (ref[1] >>> 8) != (off[1] >>> 8))
+            return "call: " + r + " called " + name(ref) + ", " + o + " called " + name(off);
+        if (ref[0] != off[0]) return "call number: " + r + " is at call #" + ref[0] + " of the team, " + o + " at #" + off[0];
+        if ((ref[1] & CARRIED) != (off[1] & CARRIED))
+            return "how the data travels: " + r + (((ref[1] & CARRIED) != 0) ? " carried it in the agreement" : " sent it separately")
+                    + ", " + o + (((off[1] & CARRIED) != 0) ? " carried it in the agreement" : " sent it separately");
+        int op = (int) (ref[1] >>> 8);
+        if (op == Op.INTERNAL_BARRIER.ordinal()) return "enclosing call: " + describe(ref) + " vs " + describe(off);
+        String d = CallWords.differences(OPS[op].fields, ref, off, r, o);
+        return d.isEmpty() ? "other arguments" : d;
+    }
+
+    private static String name(long[] w) {
+        if (w[1] < 0) return "no agreed call";
+        int op = (int) (w[1] >>> 8);
+        return op < OPS.length ? OPS[op].label : "unknown call " + op;
+    }
+
     private static boolean failed(long[] w) { return w[1] >= 0 && (w[1] & FAILED) != 0; }
 
     private static String describe(long[] w) {
@@ -266,14 +307,8 @@ final class CallLedger {
         if (failed(w)) return sb.append(" (rejected its arguments)").toString();
         if ((w[1] & CARRIED) != 0) sb.append(" carrying its data");
         if (op == Op.INTERNAL_BARRIER.ordinal()) return sb.append(" within ").append(OPS[(int) w[2]].label).append(" #").append(w[3]).toString();
-        String[] names = OPS[op].argNames;
-        String sep = " (";
-        for (int i = 0; i < names.length; i++) {
-            if (names[i].isEmpty()) continue;
-            sb.append(sep).append(names[i]).append(' ').append(w[2 + i]);
-            sep = ", ";
-        }
-        return sep.equals(", ") ? sb.append(')').toString() : sb.toString();
+        String args = CallWords.describe(OPS[op].fields, w);
+        return args.isEmpty() ? sb.toString() : sb.append(" (").append(args).append(')').toString();
     }
 
     /** Key arguments of a call, packed into the two words every member must share. */
@@ -281,19 +316,10 @@ final class CallLedger {
 
     static long[] none() { return new long[2]; }
 
-    /** {@link #pack(Object...)} of two enum values (or nulls), without the varargs array. */
-    static long pack(Enum<?> a, Enum<?> b) {
-        return (a == null ? 0 : a.ordinal() + 1) * 257L + (b == null ? 0 : b.ordinal() + 1);
-    }
+    /** A call's dtype and a second small value (a root, or an enum such as the reduce op): {@link CallWords#DTYPE} and the field after it. */
+    static long pack(Enum<?> dtype, long second) { return CallWords.code(dtype) | second << 8; }
 
-    /** Packs small enum values and flags into one word (e.g. dtype and reduce op). */
-    static long pack(Object... parts) {
-        long v = 0;
-        for (Object o : parts) {
-            long x = o == null ? 0 : o instanceof Enum<?> e ? e.ordinal() + 1 : o instanceof Boolean bo ? (bo ? 1 : 0)
-                    : ((Number) o).longValue();
-            v = v * 257 + x;
-        }
-        return v;
-    }
+    static long pack(Enum<?> dtype, Enum<?> second) { return pack(dtype, CallWords.code(second)); }
+
+    static long pack(Enum<?> dtype) { return CallWords.code(dtype); }
 }

@@ -181,7 +181,7 @@ final class CheckedCollectives implements Collectives {
         boolean inPlace = same(dst, src);
         MemorySegment mine = inPlace ? src.segment().asSlice(r * b, b) : src.segment();
         CollectiveEvent e = begin();
-        MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.ALLGATHER, countPerPe, CallLedger.pack(null, dtype),
+        MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.ALLGATHER, countPerPe, CallLedger.pack(dtype),
                 mine, b);
         MemorySegment out = dst.segment();
         for (int p = 0; p < inputs.length; p++) {

@@ -227,8 +227,7 @@ public final class CheckedCommunicator implements Communicator {
         return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
             if (config.numExperts() % size != 0)
                 throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
-            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
-                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8()));
+            return CallWords.moeOpen(config, null);
         }, () -> openMoe(config));
     }
 
@@ -249,8 +248,7 @@ public final class CheckedCommunicator implements Communicator {
                 throw new IllegalArgumentException(mask + " names " + mask.activeCount() + " active ranks but this communicator has "
                         + size + ": active job rank activeJobRanks[i] is served by rank i");
             inner[0] = MaskedExperts.compactConfig(config, mask);
-            return CallLedger.args(CallLedger.pack(config.mode(), config.numExperts(), config.hidden()),
-                    CallLedger.pack(config.maxTokensPerRank(), config.numTopk(), config.useFp8(), mask.jobSize(), mask.hashCode()));
+            return CallWords.moeOpen(config, mask);
         }, () -> openMoe(inner[0], config, mask));
     }
 
@@ -272,15 +270,17 @@ public final class CheckedCommunicator implements Communicator {
     @Override public DeviceRuntime device() {
         ensureOpen();
         return raw.device().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
-                Capability.DEVICE_MEMORY_CUDA, "device(): this backend drives no accelerator"));
+                Capability.DEVICE_MEMORY_CUDA, "device(): this backend drives no accelerator; "
+                + WhoOffers.describe(Capability.DEVICE_MEMORY_CUDA)));
     }
 
     @Override public Endpoints endpoints() {
         ensureOpen();
         if (!has(Capability.P2P_ENDPOINTS))
-            throw new UnsupportedCapabilityException(backend.name(), Capability.P2P_ENDPOINTS, "endpoints()");
+            throw new UnsupportedCapabilityException(backend.name(), Capability.P2P_ENDPOINTS,
+                    "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS));
         return raw.endpoints().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
-                Capability.P2P_ENDPOINTS, "endpoints()"));
+                Capability.P2P_ENDPOINTS, "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS)));
     }
 
     @Override public void abort(String reason) {

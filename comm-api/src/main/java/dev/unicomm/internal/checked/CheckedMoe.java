@@ -136,7 +136,7 @@ public final class CheckedMoe implements MoeBuffer {
                 MoeChecks.layoutMatches("layout", perRank, inner[0], numRanks, numLocalExperts);
             }
             if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
-            return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null), expertAlignment);
+            return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null ? 1 : 0), expertAlignment);
         }, () -> {
             MoeEvent e = begin();
             // A masked layout is in the original numbering: the implementation gets its own of the translated ids.
@@ -171,7 +171,7 @@ public final class CheckedMoe implements MoeBuffer {
             int n = h[0].raw.numRecvTokens();
             tensor("y", y, DType.BF16, n, config.hidden());
             if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
-            return CallLedger.args(CallLedger.pack(topkWeights != null), 0);
+            return CallLedger.args(topkWeights != null ? 1 : 0, 0);
         }, () -> {
             MoeEvent e = begin();
             Combined c = raw.combine(y, h[0].raw, topkWeights);
@@ -184,7 +184,7 @@ public final class CheckedMoe implements MoeBuffer {
         LowLatencyDispatched d = call(CallLedger.Op.LL_DISPATCH, () -> {
             ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
             checkLowLatencyDispatch(x, topkIdx, useFp8);
-            return CallLedger.args(CallLedger.pack(useFp8), 0);
+            return CallLedger.args(useFp8 ? 1 : 0, 0);
         }, () -> {
             MoeEvent e = begin();
             LowLatencyDispatched r = raw.lowLatencyDispatch(x, masked == null ? topkIdx : masked.translate(topkIdx), useFp8);
@@ -225,7 +225,7 @@ public final class CheckedMoe implements MoeBuffer {
             Checks.notNull("stream", stream);
             requireNoDropsOnStream("lowLatencyDispatch(stream, ...)");
             checkLowLatencyDispatch(x, topkIdx, useFp8);
-            return CallLedger.args(CallLedger.pack(useFp8), 1);
+            return CallLedger.args(useFp8 ? 1 : 0, 1);
         }, () -> {
             MoeEvent e = begin();
             LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);

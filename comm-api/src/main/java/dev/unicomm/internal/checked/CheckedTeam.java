@@ -50,7 +50,7 @@ final class CheckedTeam implements Team {
             if (last >= n)
                 throw new IndexOutOfBoundsException("split(start=" + start + ", stride=" + stride + ", size=" + size
                         + ") reaches team rank " + last + " but the team has " + n + " ranks");
-            return CallLedger.args(CallLedger.pack(start, stride), size);
+            return CallLedger.args((start & 0xFFFF_FFFFL) | (long) stride << 32, size);
         }, () -> new CheckedTeam(owner, raw.split(start, stride, size), false));
     }
 

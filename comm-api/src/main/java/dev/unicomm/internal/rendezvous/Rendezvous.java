@@ -37,10 +37,10 @@ public final class Rendezvous {
     public static Store connect(CommConfig config) {
         if (config.worldSize() == 1) return new LocalStore(config.timeout());
         if (config.storePort() == 0)
-            throw new IllegalArgumentException("a job of " + config.worldSize() + " ranks needs a fixed rendezvous port; got port 0 "
+            throw LaunchMistake.of("a job of " + config.worldSize() + " ranks needs a fixed rendezvous port; got port 0 "
                     + "(set UNICOMM_STORE=host:port or MASTER_PORT, or start the job with 'unicomm run')");
         if (config.token() == null && !Boolean.parseBoolean(config.property(ALLOW_NO_TOKEN_PROPERTY, "false")))
-            throw new IllegalArgumentException("rank " + config.rank() + " of " + config.worldSize() + ": the rendezvous store at "
+            throw LaunchMistake.of("rank " + config.rank() + " of " + config.worldSize() + ": the rendezvous store at "
                     + config.storeHost() + ":" + config.storePort() + " would accept anyone who can reach it, because no token is set: "
                     + "give every rank the same secret in UNICOMM_TOKEN (e.g. export UNICOMM_TOKEN=$(openssl rand -hex 32) before "
                     + "torchrun/mpirun), start the job with 'unicomm run' (it creates one), or opt out explicitly with "
@@ -52,22 +52,38 @@ public final class Rendezvous {
             try {
                 bind = InetAddress.getByName(config.storeHost());
             } catch (UnknownHostException e) {
-                throw new IllegalArgumentException("rendezvous host '" + config.storeHost() + "' cannot be resolved", e);
+                throw LaunchMistake.of("rendezvous host '" + config.storeHost() + "' cannot be resolved (" + e.getMessage()
+                        + "); set MASTER_ADDR or UNICOMM_STORE to rank 0's address");
             }
             Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
             try {
-                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), ssl, hello, config.elastic());
+                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), jobId(config), ssl, hello,
+                        config.elastic());
             } catch (UncheckedIOException e) {
-                throw new dev.unicomm.api.CommException(e.getMessage(), e.getCause());
+                // The message already carries the system's words; a cause would only print them again.
+                throw new dev.unicomm.api.CommException(e.getMessage());
             }
         }
         try {
-            TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(), ssl,
-                    config.timeout(), server);
+            TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(),
+                    jobId(config), ssl, config.timeout(), server);
             return config.elastic() ? ElasticStore.atConnect(store, config.timeout()) : store;
         } catch (RuntimeException e) {
             if (server != null) server.close();
             throw e;
         }
     }
+
+    /**
+     * The job's identity, {@value #JOB_ID_PROPERTY}: {@code UNICOMM_JOB_ID}, or what the launcher that gave
+     * this process its rank calls the job (read by {@code CommConfig.fromEnvironment}). Two jobs on one
+     * port then cannot take each other's ranks even with the same token; {@code null}: unknown.
+     */
+    static String jobId(CommConfig config) {
+        String id = config.property(JOB_ID_PROPERTY, null);
+        return id == null || id.isBlank() ? null : id;
+    }
+
+    /** Setting that names the job ({@code UNICOMM_JOB_ID}, or derived from the launcher's variables). */
+    public static final String JOB_ID_PROPERTY = "job.id";
 }

@@ -31,11 +31,13 @@ import javax.net.ssl.SSLServerSocket;
 
 /**
  * The rendezvous host: a small key-value server that rank 0 runs for the job. It admits exactly
- * the job's ranks (each rank id once, with the job's token when one is set), serves
- * set/get-with-wait/add/contains, and turns a rank's failure into a job-wide abort: if a rank calls
- * abort, or its connection ends without a clean goodbye, every pending and later request of every
- * rank is answered "aborted, rank r: reason". Malformed or oversized input from a connection is
- * logged and that connection is dropped; the server keeps serving the others.
+ * the job's ranks (each rank id once, with the job's token when one is set and the job's id when
+ * both sides know one), serves set/get-with-wait/add/contains, and turns a rank's failure into a
+ * job-wide abort: if a rank calls abort, or its connection ends without a clean goodbye, every
+ * pending and later request of every rank is answered "aborted, rank r: reason". A connection it
+ * turns away is a stranger (likely a second job on the same port): only it is told, and the job goes
+ * on. Malformed or oversized input from a connection is logged and that connection is dropped; the
+ * server keeps serving the others.
  */
 public final class StoreServer implements Closeable {
     private static final System.Logger LOG = System.getLogger("dev.unicomm.store");
@@ -52,6 +54,7 @@ public final class StoreServer implements Closeable {
     private final ServerSocket listener;
     private final int worldSize;
     private final byte[] token;
+    private final byte[] jobId; // null: not known, any job's ranks may join (the token still decides)
     private final int helloTimeoutMillis;
     private final ScheduledThreadPoolExecutor timers;
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
@@ -87,7 +90,8 @@ public final class StoreServer implements Closeable {
     private final java.util.BitSet failed = new java.util.BitSet();
     private String lastFailure;
 
-    private StoreServer(ServerSocket listener, int worldSize, String token, Duration helloTimeout, boolean elastic) {
+    private StoreServer(ServerSocket listener, int worldSize, String token, String jobId, Duration helloTimeout, boolean elastic) {
+        this.jobId = jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8);
         this.listener = listener;
         this.elastic = elastic;
         this.worldSize = worldSize;
@@ -128,9 +132,22 @@ public final class StoreServer implements Closeable {
      */
     public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout,
                                     boolean elastic) {
+        return start(bind, port, worldSize, token, null, ssl, helloTimeout, elastic);
+    }
+
+    /**
+     * As {@link #start(InetAddress, int, int, String, SSLContext, Duration, boolean)}, for the job
+     * {@code jobId} (its launcher's name for it, see {@code Rendezvous}; {@code null}: unknown): a rank
+     * that presents another job's id is a stranger from a second job on this port, turned away even
+     * when both jobs share a token (or have none).
+     */
+    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, String jobId, SSLContext ssl,
+                                    Duration helloTimeout, boolean elastic) {
+        if (jobId != null && jobId.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_JOB_ID_BYTES)
+            throw new IllegalArgumentException("a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
         if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
-        ServerSocket listener;
+        ServerSocket listener = null;
         try {
             if (ssl != null) {
                 SSLServerSocket s = (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
@@ -142,12 +159,41 @@ public final class StoreServer implements Closeable {
             listener.setReuseAddress(true);
             listener.bind(new InetSocketAddress(bind, port), 128);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port
-                    + " (" + e.getMessage() + "); is another job using this port? pick another with UNICOMM_STORE=host:port", e);
+            closeQuietly(listener);
+            throw new java.io.UncheckedIOException(bindFailure(bind, port, e), e);
         }
-        StoreServer server = new StoreServer(listener, worldSize, token, helloTimeout, elastic);
+        StoreServer server = new StoreServer(listener, worldSize, token, jobId, helloTimeout, elastic);
         server.acceptor.start();
         return server;
+    }
+
+    /** A job id for a message: printable ASCII only (it came from another process), at most 64 characters. */
+    static String printable(byte[] id) {
+        StringBuilder sb = new StringBuilder();
+        for (byte b : id) {
+            if (sb.length() >= 64) return sb.append("...").toString();
+            sb.append(b >= 0x20 && b < 0x7f ? (char) b : '?');
+        }
+        return sb.toString();
+    }
+
+    /** One line for a failed bind; "in use" is by far the likeliest cause: another job on the same port. */
+    static String bindFailure(InetAddress bind, int port, IOException e) {
+        String os = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        if (e instanceof java.net.BindException && os.contains("in use"))
+            return "rank 0 cannot serve the rendezvous store: port " + port + " on " + bind.getHostAddress() + " is in use - another job? "
+                    + "give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)";
+        return "rank 0 cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port + " (" + os
+                + "); is the address one of this host's? set MASTER_ADDR/UNICOMM_STORE to rank 0's address";
+    }
+
+    private static void closeQuietly(ServerSocket s) {
+        if (s == null) return;
+        try {
+            s.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
     }
 
     /** The port the server listens on. */
@@ -333,7 +379,7 @@ public final class StoreServer implements Closeable {
         private boolean hello(DataInputStream in) throws IOException {
             StoreWire.Reader msg;
             int version, claimedRank, claimedSize;
-            byte[] presented;
+            byte[] presented, presentedJob;
             try {
                 byte[] frame = StoreWire.readFrame(in, StoreWire.MAX_HELLO_FRAME);
                 if (!claim()) throw new java.net.SocketException(droppedBecause == null ? "dropped" : droppedBecause);
@@ -344,6 +390,7 @@ public final class StoreServer implements Closeable {
                 claimedRank = msg.i32();
                 claimedSize = msg.i32();
                 presented = msg.optionalBytes(StoreWire.MAX_KEY_BYTES, "token");
+                presentedJob = msg.hasMore() ? msg.optionalBytes(StoreWire.MAX_JOB_ID_BYTES, "job id") : null;
                 msg.end();
             } catch (ProtocolException e) {
                 reject(0, "malformed hello: " + e.getMessage());
@@ -356,11 +403,15 @@ public final class StoreServer implements Closeable {
             if (claimedSize != worldSize) {
                 String why = "rank " + claimedRank + " claims a job of " + claimedSize + " ranks; this job has " + worldSize;
                 reject(msg.requestId, why);
-                if (claimedRank >= 0 && claimedRank < worldSize) failJobIfOwnRankWasRejected(claimedRank, why);
                 return false;
             }
             if (claimedRank < 0 || claimedRank >= worldSize) {
                 reject(msg.requestId, "rank " + claimedRank + " is outside [0, " + worldSize + ")");
+                return false;
+            }
+            if (jobId != null && presentedJob != null && !java.util.Arrays.equals(jobId, presentedJob)) {
+                reject(msg.requestId, "rank " + claimedRank + " belongs to job '" + printable(presentedJob) + "'; this store serves job '"
+                        + printable(jobId) + "'");
                 return false;
             }
             if (token != null && (presented == null || !MessageDigest.isEqual(token, presented))) {
@@ -368,7 +419,6 @@ public final class StoreServer implements Closeable {
                 String why = "rank " + claimedRank + " presented " + (presented == null ? "no token" : "a wrong token")
                         + " (every rank must use the job's UNICOMM_TOKEN)";
                 reject(msg.requestId, why);
-                failJobIfOwnRankWasRejected(claimedRank, why);
                 return false;
             }
             String problem = admit(claimedRank);
@@ -408,23 +458,15 @@ public final class StoreServer implements Closeable {
             }
         }
 
-        private void reject(int requestId, String why) {
-            peerLog.warn("rejected a connection from " + socket.getRemoteSocketAddress() + ": " + why);
-            send(new StoreWire.Writer(StoreWire.ERROR, requestId).text(why).build());
-        }
-
         /**
-         * A rank of the job that the store turns away (wrong token or job size) would leave the others
-         * waiting for it until their timeout, so the job fails at once, naming it. Only for a peer run
-         * by this job's own user and a rank that has not joined: a stranger's hello must never be able
-         * to abort a job (it could always guess a rank number).
+         * Turns a connection away before it joined. It is a stranger to the job, whatever rank it claims:
+         * a second job on the same port (same user, other token or size) looks exactly like it, and must
+         * never be able to abort this one. Only the stranger is told; the job goes on.
          */
-        private void failJobIfOwnRankWasRejected(int claimedRank, String why) {
-            synchronized (StoreServer.this) {
-                if (ranks[claimedRank] != null) return;
-            }
-            if (!PeerOwner.isSameUser(socket)) return;
-            rankFailed(claimedRank, "was rejected by the rendezvous store: " + why);
+        private void reject(int requestId, String why) {
+            peerLog.warn("rendezvous store: rejected a connection from " + socket.getRemoteSocketAddress()
+                    + " (a stranger, not counted as a rank of this job; the job goes on): " + why);
+            send(new StoreWire.Writer(StoreWire.ERROR, requestId).text(why).build());
         }
 
         private void requests(DataInputStream in) throws IOException {
@@ -490,7 +532,9 @@ public final class StoreServer implements Closeable {
                 case StoreWire.ABORT -> {
                     String reason = msg.text(StoreWire.MAX_TEXT_BYTES, "reason");
                     msg.end();
-                    rankFailed(rank, reason);
+                    int blamed = blamedRank(reason, rank, worldSize);
+                    rankFailed(blamed, blamed == rank || reason.contains("reported by rank " + rank) ? reason
+                            : reason + " (reported by rank " + rank + ")");
                     send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
                 }
                 case StoreWire.BYE -> {
@@ -648,7 +692,7 @@ public final class StoreServer implements Closeable {
             if (abortReason != null || closing || failed.get(rank)) return;
             failed.set(rank);
             failEpoch++;
-            lastFailure = "rank " + rank + " failed: " + reason;
+            lastFailure = reason; // every rank's exception names the failed ranks itself, in its own numbering
             StringBuilder v = new StringBuilder().append(failEpoch).append(':');
             for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1)) v.append(r).append(r == failed.length() - 1 ? "" : ",");
             values.put(FAILED_KEY, v.toString().getBytes(StandardCharsets.US_ASCII));
@@ -681,12 +725,25 @@ public final class StoreServer implements Closeable {
             notifyAll();
         }
         try {
-            LOG.log(System.Logger.Level.WARNING, "job aborted: rank " + rank + " failed: " + reason);
+            LOG.log(System.Logger.Level.WARNING, "job aborted: " + new dev.unicomm.api.CommAbortedException(rank, reason).getMessage());
             for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
             for (Connection c : tell) c.send(aborted(0, rank, reason));
         } finally {
             abortSent();
         }
+    }
+
+    /**
+     * The rank an abort blames: a rank that reports another's failure says so first ("rank 3 failed or
+     * hung (reported by rank 1): ..."), and then that rank, not the reporter, is the one that failed.
+     */
+    static int blamedRank(String reason, int reporter, int worldSize) {
+        if (reason == null || !reason.startsWith("rank ")) return reporter;
+        int end = 5;
+        while (end < reason.length() && end < 15 && Character.isDigit(reason.charAt(end))) end++;
+        if (end == 5 || (end < reason.length() && reason.charAt(end) != ' ' && reason.charAt(end) != ':')) return reporter;
+        long named = Long.parseLong(reason, 5, end, 10);
+        return named >= 0 && named < worldSize ? (int) named : reporter;
     }
 
     private static byte[] aborted(int requestId, int rank, String reason) {

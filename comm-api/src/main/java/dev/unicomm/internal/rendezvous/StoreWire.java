@@ -29,6 +29,8 @@ final class StoreWire {
     static final int MAX_VALUE_BYTES = 16 << 20;
     /** Largest key (UTF-8 bytes). */
     static final int MAX_KEY_BYTES = 4096;
+    /** A job's identity in the hello (optional, after the token): what its launcher calls the job. */
+    static final int MAX_JOB_ID_BYTES = 256;
     /** Largest reason / error text (UTF-8 bytes). */
     static final int MAX_TEXT_BYTES = 16 << 10;
     /** Largest frame from an authenticated rank: a value plus its key and headers. */
@@ -151,6 +153,9 @@ final class StoreWire {
                 throw new ProtocolException(what + " is not valid UTF-8");
             }
         }
+
+        /** Whether bytes are left (an optional trailing field follows). */
+        boolean hasMore() { return buf.hasRemaining(); }
 
         /** The body must have no bytes left over. */
         void end() throws ProtocolException {

@@ -93,11 +93,19 @@ public final class TcpStore implements Store {
      */
     public static TcpStore connect(String host, int port, int rank, int size, String token, SSLContext ssl,
                                    Duration timeout, StoreServer hosted) {
+        return connect(host, port, rank, size, token, null, ssl, timeout, hosted);
+    }
+
+    /** As {@link #connect(String, int, int, int, String, SSLContext, Duration, StoreServer)}, presenting job id {@code jobId} ({@code null}: none). */
+    public static TcpStore connect(String host, int port, int rank, int size, String token, String jobId, SSLContext ssl,
+                                   Duration timeout, StoreServer hosted) {
         if (size < 1) throw new IllegalArgumentException("world size must be >= 1, got " + size);
         if (rank < 0 || rank >= size) throw new IllegalArgumentException("rank must be in [0, " + size + "), got " + rank);
         if (port < 1 || port > 65535) throw new IllegalArgumentException("store port must be in [1, 65535], got " + port);
         if (timeout == null || timeout.isNegative() || timeout.isZero())
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (jobId != null && jobId.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_JOB_ID_BYTES)
+            throw new IllegalArgumentException("a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
         if (token != null && token.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_KEY_BYTES)
             throw new IllegalArgumentException("the job token may have at most " + StoreWire.MAX_KEY_BYTES + " UTF-8 bytes");
         String address = host + ":" + port;
@@ -113,7 +121,7 @@ public final class TcpStore implements Store {
             try {
                 s = open(host, port, ssl, left);
                 TcpStore store = new TcpStore(s, address, rank, size, timeout, hosted);
-                store.hello(token, left);
+                store.hello(token, jobId, left);
                 store.reader.start();
                 return store;
             } catch (SSLException e) {
@@ -188,16 +196,18 @@ public final class TcpStore implements Store {
         }
     }
 
-    private void hello(String token, long leftNanos) throws IOException {
+    private void hello(String token, String jobId, long leftNanos) throws IOException {
         socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(leftNanos))));
         if (socket instanceof SSLSocket tls) tls.startHandshake();
         send(new StoreWire.Writer(StoreWire.HELLO, 1).i32(StoreWire.MAGIC).i16(StoreWire.VERSION).i32(rank).i32(size)
-                .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8)).build());
+                .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8))
+                .optionalBytes(jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8)).build());
         StoreWire.Reader reply = new StoreWire.Reader(StoreWire.readFrame(in, StoreWire.MAX_FRAME));
         switch (reply.type) {
             case StoreWire.OK -> { }
             case StoreWire.ERROR -> throw new CommException("the rendezvous store at " + address + " rejected rank " + rank + ": "
-                    + reply.text(StoreWire.MAX_TEXT_BYTES, "error"));
+                    + reply.text(StoreWire.MAX_TEXT_BYTES, "error") + "; if this job's rank 0 does not serve that address, another job"
+                    + " does: give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)");
             case StoreWire.ABORTED -> throw new CommAbortedException(reply.i32(), reply.text(StoreWire.MAX_TEXT_BYTES, "reason"));
             default -> throw new java.net.ProtocolException("unexpected reply type " + reply.type + " to hello");
         }
@@ -298,7 +308,7 @@ public final class TcpStore implements Store {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "rank " + rank + " could not deliver its abort to the rendezvous store: " + e.getMessage());
         }
-        fail(rank, why);
+        fail(StoreServer.blamedRank(why, rank, size), why);
     }
 
     @Override public void checkHealthy() {
@@ -369,7 +379,7 @@ public final class TcpStore implements Store {
             }
             if (r.type == StoreWire.RANK_FAILED) {
                 Deaths d = recordDeaths(r);
-                throw new RankFailedException(d.jobRanks(), what + ": " + d.reason());
+                throw new RankFailedException(d.jobRanks(), d.reason() + " (seen by rank " + rank + " in " + what + ")");
             }
             if (r.type == StoreWire.ERROR) {
                 String msg;
@@ -385,7 +395,8 @@ public final class TcpStore implements Store {
             throw new CommTimeoutException(what, Duration.ofNanos(waitNanos));
         } catch (ExecutionException e) {
             if (e.getCause() instanceof CommAbortedException) checkHealthy();
-            if (e.getCause() instanceof RuntimeException re) throw new CommException(what + " failed: " + re.getMessage(), re);
+            // The cause's words are in the message: a cause would print them a second time.
+            if (e.getCause() instanceof RuntimeException re) throw new CommException(what + " failed: " + re.getMessage());
             throw new CommException(what + " failed", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -444,7 +455,7 @@ public final class TcpStore implements Store {
         String list = v.substring(colon + 1);
         int[] ranks = list.isEmpty() ? new int[0] : java.util.Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
         Deaths d = deaths;
-        return epoch > d.epoch() ? new Deaths(epoch, ranks, "rank(s) " + list + " failed") : d;
+        return epoch > d.epoch() ? new Deaths(epoch, ranks, "the rendezvous store recorded its process as ended") : d;
     }
 
     /** Reads a RANK_FAILED message and keeps the newest report. */

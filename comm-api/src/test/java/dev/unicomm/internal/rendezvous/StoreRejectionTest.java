@@ -2,6 +2,7 @@ package dev.unicomm.internal.rendezvous;
 
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,21 +23,25 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(600)
 class StoreRejectionTest {
 
-    @Test void aRankWithAWrongTokenFailsTheWaitingRanksAtOnceNamingIt() throws Exception {
+    /**
+     * Issue 18 made a rejected rank of the job's own user fail the job at once; issue 45 showed that such
+     * a rank is just as likely a second job of that user on the same port, which then killed a healthy
+     * job. A rejected connection is now a stranger: only it is told, and the job's waits go on.
+     */
+    @Test void aRankWithAWrongTokenIsToldWhyAndTheWaitingRanksGoOn() throws Exception {
         try (StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "job-token", null, Duration.ofSeconds(5));
              TcpStore rank0 = TcpStore.connect("127.0.0.1", s.port(), 0, 2, "job-token", null, Duration.ofSeconds(60), null)) {
-            long start = System.nanoTime();
             CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> rank0.get("from-rank-1"));
             CommException rejected = assertThrows(CommException.class,
                     () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "another-job", null, Duration.ofSeconds(10), null));
             assertTrue(rejected.getMessage().contains("wrong token"), rejected.getMessage());
-            ExecutionException e = assertThrows(ExecutionException.class, () -> waiting.get(20, TimeUnit.SECONDS));
-            CommAbortedException aborted = (CommAbortedException) e.getCause();
-            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-            assertEquals(1, aborted.failedRank(), aborted.getMessage());
-            assertTrue(aborted.getMessage().contains("rejected") && aborted.getMessage().contains("wrong token"), aborted.getMessage());
-            assertTrue(ms < 20_000, "rank 0 learnt of the rejection after " + ms + " ms; its timeout is 60 s");
-            System.out.println("[reliability] rejected rank: rank 0 failed after " + ms + " ms: " + aborted.getMessage());
+            Thread.sleep(300); // an abort, had there been one, has reached rank 0 by now
+            assertFalse(waiting.isDone(), "rank 0's wait must not end because of a stranger");
+            try (TcpStore rank1 = TcpStore.connect("127.0.0.1", s.port(), 1, 2, "job-token", null, Duration.ofSeconds(10), null)) {
+                rank1.set("from-rank-1", new byte[] {9});
+                assertEquals(9, waiting.get(20, TimeUnit.SECONDS)[0]);
+            }
+            rank0.checkHealthy();
         }
     }
 

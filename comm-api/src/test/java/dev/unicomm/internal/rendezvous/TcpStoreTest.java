@@ -240,10 +240,8 @@ class TcpStoreTest {
         assertTrue(missing.getMessage().contains("no token"), missing.getMessage());
         assertThrows(IllegalArgumentException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
-        // A rank of this user turned away fails the job at once (issue 18): even the right token now hears why.
-        CommAbortedException failed = assertThrows(CommAbortedException.class,
-                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "s3cr3t-A", null, TIMEOUT, null));
-        assertTrue(failed.getMessage().contains("rejected"), failed.getMessage());
+        // Turned-away connections are strangers (issue 45: possibly another job on this port): the job's own rank 1 still joins.
+        TcpStore.connect("127.0.0.1", s.port(), 1, 2, "s3cr3t-A", null, TIMEOUT, null).checkHealthy();
     }
 
     @Test void onlyTheJobsRanksAreAdmittedEachOnce() {
