@@ -19,6 +19,36 @@ final class HostIdentity {
         return name + "/" + read("/proc/sys/kernel/random/boot_id", "no-boot-id");
     }
 
+    /**
+     * {@code hostname/boot-id shm-device D} where D is the device of the shm folder {@code dir}: what decides
+     * whether two PEs share memory is that folder's file system (one tmpfs), not the hostname (containers
+     * started with the host's UTS namespace share the name but each mounts its own {@code /dev/shm}).
+     */
+    static String current(Path dir) {
+        return current() + " shm-device " + device(dir);
+    }
+
+    /**
+     * @throws CommException in one line, before this PE looks for rank 0's files, when it does not see
+     *     rank 0's shm folder (another host, or the same host name with another {@code /dev/shm})
+     */
+    static void requireSameShm(String rank0, String mine, int rank) {
+        if (rank0.equals(mine)) return;
+        String why = rank0.substring(0, rank0.indexOf(' ')).equals(mine.substring(0, mine.indexOf(' ')))
+                ? "the same host but another shared-memory folder (a container with its own /dev/shm?)"
+                : "another host";
+        throw new CommException("the shm backend needs every PE to share one shared-memory folder, but rank 0 runs on " + rank0
+                + " and rank " + rank + " on " + mine + " (" + why + "); share /dev/shm between them, or use a network backend (ucx, rdma)");
+    }
+
+    private static String device(Path dir) {
+        try {
+            return Long.toString(((Number) Files.getAttribute(dir, "unix:dev")).longValue());
+        } catch (IOException | UnsupportedOperationException | IllegalArgumentException | SecurityException e) {
+            return "unknown";
+        }
+    }
+
     private static String read(String file, String fallback) {
         try {
             return Files.readString(Path.of(file)).strip();

@@ -88,9 +88,11 @@ final class ShmCommunicator implements BackendCommunicator {
         JobDirectory.reclaimStale(dir);
         if (rank == 0) {
             SegmentFiles.requireJobFits(dir, size, fileSize); // before anyone's file exists; others learn of a failure through the store's abort
-            store.set(key + "dir", JobDirectory.create(dir).toString().getBytes(StandardCharsets.UTF_8));
+            store.set(key + "dir", (JobDirectory.create(dir) + "\n" + HostIdentity.current(dir)).getBytes(StandardCharsets.UTF_8));
         }
-        Path jobDir = JobDirectory.join(new String(store.get(key + "dir"), StandardCharsets.UTF_8));
+        String[] published = new String(store.get(key + "dir"), StandardCharsets.UTF_8).split("\n", 2);
+        HostIdentity.requireSameShm(published[1], HostIdentity.current(dir), rank);
+        Path jobDir = JobDirectory.join(published[0]);
         long pid = ProcessHandle.current().pid();
         String job = jobDir.getFileName().toString().substring(JobDirectory.PREFIX.length());
         Path own = jobDir.resolve(SegmentFiles.name(job, rank, pid));
