@@ -120,9 +120,40 @@ final class JobDirectory {
      * of one that fails too.
      */
     static void removeDead(Path d) {
-        SegmentFiles.reclaimIn(d, 0);
-        removeIfEmpty(d);
+        // A peer killed a moment ago may still hold its lock while the kernel tears it down (its store
+        // connection, which told us, can close first): sweep again for a short, bounded while.
+        for (int attempt = 0; attempt < DEAD_SWEEPS; attempt++) {
+            SegmentFiles.reclaimIn(d, 0);
+            removeIfEmpty(d);
+            if (!Files.exists(d)) return;
+            try {
+                Thread.sleep(DEAD_SWEEP_PAUSE_MS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
+
+    /**
+     * After a start that failed before this PE learnt the job's folder: sweeps this user's dead job
+     * folders a few times (a rank killed a moment ago may still hold its lock), at most {@link #DEAD_SWEEPS} times.
+     */
+    static void reclaimAfterFailedStart(Path parent) {
+        for (int attempt = 0; attempt < DEAD_SWEEPS / 5; attempt++) {
+            reclaimStale(parent);
+            try {
+                Thread.sleep(DEAD_SWEEP_PAUSE_MS * 5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** At most 25 sweeps 40 ms apart (1 s) for the files of peers that died while the job started. */
+    private static final int DEAD_SWEEPS = 25;
+    private static final long DEAD_SWEEP_PAUSE_MS = 40;
 
     /** Removes {@code d} if it is empty (the last PE to unlink its file does); it stays while a PE's file is in it. */
     static void removeIfEmpty(Path d) {

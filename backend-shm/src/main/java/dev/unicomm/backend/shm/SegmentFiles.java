@@ -102,7 +102,7 @@ final class SegmentFiles {
         }
         sweep(dir, me, PREFIX + "*", f -> pidOf(f.getFileName().toString()) > 0, removed);
         // Files a creator died with before renaming them; the age rule covers the instant between create and lock.
-        sweep(dir, me, "." + PREFIX + "*.new", f -> olderThan(f, newGraceMs), removed);
+        sweep(dir, me, "." + PREFIX + "*.new", f -> olderThan(f, newGraceMs) || creatorGone(f), removed);
         return removed;
     }
 
@@ -113,6 +113,18 @@ final class SegmentFiles {
 
     /** How old an unrenamed new file must be before a sweep may take it (its creator locks it microseconds after creating it). */
     static final long FRESH_GRACE_MS = 60_000;
+
+    /**
+     * Whether the process named in an unrenamed new file's name is gone (in this PID namespace): its file,
+     * unlocked, is then a dead PE's at once rather than after the grace. A creator alive in another PID
+     * namespace is taken for gone only in the microseconds between creating its file and locking it.
+     */
+    private static boolean creatorGone(Path f) {
+        String n = f.getFileName().toString();
+        if (!n.startsWith(".") || !n.endsWith(".new")) return false;
+        long pid = pidOf(n.substring(1, n.length() - 4));
+        return pid > 0 && ProcessHandle.of(pid).isEmpty();
+    }
 
     private static boolean olderThan(Path f, long ms) {
         if (ms <= 0) return true;

@@ -90,7 +90,14 @@ final class ShmCommunicator implements BackendCommunicator {
             SegmentFiles.requireJobFits(dir, size, fileSize); // before anyone's file exists; others learn of a failure through the store's abort
             store.set(key + "dir", (JobDirectory.create(dir) + "\n" + HostIdentity.current(dir)).getBytes(StandardCharsets.UTF_8));
         }
-        String[] published = new String(store.get(key + "dir"), StandardCharsets.UTF_8).split("\n", 2);
+        String[] published;
+        try {
+            published = new String(store.get(key + "dir"), StandardCharsets.UTF_8).split("\n", 2);
+        } catch (RuntimeException e) {
+            // Rank 0 may have died after making the job's folder, whose name only it and the store knew.
+            JobDirectory.reclaimAfterFailedStart(dir);
+            throw e;
+        }
         HostIdentity.requireSameShm(published[1], HostIdentity.current(dir), rank);
         Path jobDir = JobDirectory.join(published[0]);
         long pid = ProcessHandle.current().pid();
