@@ -1,6 +1,7 @@
 package dev.unicomm.cli;
 
 import dev.unicomm.api.BackendReport;
+import dev.unicomm.api.Capability;
 import dev.unicomm.spi.BackendRegistry;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -34,8 +35,18 @@ final class InfoCommand implements Callable<Integer> {
             reports.stream().filter(BackendReport::available).findFirst().ifPresentOrElse(
                     r -> System.out.println("default backend: " + r.name()),
                     () -> System.out.println("default backend: none available"));
+            System.out.println(acrossHosts(reports));
         }
         registry.loadErrors().forEach(e -> System.out.println("load error: " + e));
         return 0;
+    }
+
+    /** Which backends a job across hosts may use (selection takes only those when the ranks span hosts). */
+    static String acrossHosts(List<BackendReport> reports) {
+        List<String> can = reports.stream().filter(r -> r.capabilities().contains(Capability.MULTI_HOST))
+                .map(r -> r.name() + (r.available() ? "" : " (not available here)")).toList();
+        List<String> cannot = reports.stream().filter(r -> !r.capabilities().contains(Capability.MULTI_HOST)).map(BackendReport::name).toList();
+        return "across hosts: " + (can.isEmpty() ? "no backend here can span hosts" : String.join(", ", can))
+                + (cannot.isEmpty() ? "" : "; one host only: " + String.join(", ", cannot));
     }
 }

@@ -17,6 +17,8 @@ class InfoCommandTest {
         String out = run("info");
         assertTrue(out.startsWith("unicomm backends ("), out);
         assertTrue(out.contains("default backend:"), out);
+        // cli ships shm, rdma, nvshmem and ascend: which of them a job across hosts may use (issue 46)
+        assertTrue(out.contains("across hosts: ") && out.contains("rdma") && out.contains("; one host only: shm"), out);
     }
 
     @Test void infoJsonIsAnArray() {
