@@ -105,10 +105,11 @@ public abstract class ElasticSuite extends KitSuite {
     }
 
     /**
-     * After a shrink, a symmetric buffer and a team made on the released communicator close quietly (a
-     * try-with-resources that spans the shrink must not throw), and the shrunk heap allocates again /
-     * if it fails, look at the validating layer's close of buffers and teams whose communicator was released.
+     * Verifies §7.6: after a shrink, a symmetric buffer and a team made on the released communicator close quietly
+     * (a try-with-resources that spans the shrink must not throw), and the shrunk heap allocates again
+     * / if it fails, look at the validating layer's close of buffers and teams whose communicator was released.
      */
+    @Verifies("7.6")
     @Test void optional_elastic_buffer_and_team_of_the_released_communicator_close_quietly() {
         assumeCapability(Capability.ELASTIC);
         assumeRanks(2);
@@ -157,8 +158,8 @@ public abstract class ElasticSuite extends KitSuite {
 
     /**
      * Verifies §7.6: a MoE buffer made on a communicator that a shrink released closes quietly (twice too), is
-     * then closed for use, and the shrunken communicator opens and runs one of the same config / if it fails,
-     * look at MoeBuffer.close() after the communicator went (its symmetric memory went with it: close frees the rest).
+     * then closed for use, and the shrunken communicator opens and runs one of the same config
+     * / if it fails, look at MoeBuffer.close() after the communicator went (its symmetric memory went with it: close frees the rest).
      * <p>Issue #45 item 3: a try-with-resources spanning the shrink threw IllegalStateException at its end.
      */
     @Verifies("7.6")
