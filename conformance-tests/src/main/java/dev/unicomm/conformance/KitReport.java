@@ -57,6 +57,9 @@ public record KitReport(String backend, String version, List<String> capabilitie
             this(suite, rule, result, reason, time, "");
         }
 
+        /** Whether the rule was skipped because the job had too few ranks for its check ({@link NotApplicable#unlessRanks}). */
+        public boolean needsMoreRanks() { return result == Result.SKIPPED && reason.startsWith(NotApplicable.TOO_FEW_RANKS); }
+
         /** {@code required} or {@code optional}, from the rule id. */
         public String level() { return rule.startsWith("optional_") ? "optional" : rule.startsWith("required_") ? "required" : "-"; }
     }
@@ -76,7 +79,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
     public Certification certification() {
         if (count(Result.FAILED) > 0) return Certification.NOT_CERTIFIED;
         if (!rulesNotRun().isEmpty()) return Certification.PARTIAL_RUN;
-        if (entries.stream().anyMatch(e -> e.result() == Result.SKIPPED && e.level().equals("required")))
+        // a rule whose check needs more ranks did not run at this size, optional or not: the level must not claim it
+        if (entries.stream().anyMatch(e -> e.result() == Result.SKIPPED && (e.level().equals("required") || e.needsMoreRanks())))
             return Certification.REQUIRED_AT_THIS_SIZE_ONLY;
         return count(Result.SKIPPED) > 0 ? Certification.REQUIRED : Certification.FULL;
     }
@@ -91,7 +95,10 @@ public record KitReport(String backend, String version, List<String> capabilitie
         String detail = switch (c) {
             case NOT_CERTIFIED -> count(Result.FAILED) + " rules failed (" + reqFailed + " required)";
             case PARTIAL_RUN -> rulesNotRun().size() + " rules of the kit did not run; run every suite to certify";
-            case REQUIRED_AT_THIS_SIZE_ONLY -> "some required rules need more ranks than " + ranks + "; run again with more";
+            case REQUIRED_AT_THIS_SIZE_ONLY -> entries.stream().filter(e -> e.result() == Result.SKIPPED
+                    && (e.level().equals("required") || e.needsMoreRanks())).count() + " rules did not apply at " + ranks
+                    + " ranks (" + entries.stream().filter(Entry::needsMoreRanks).map(Entry::rule).limit(4).collect(Collectors.joining(", "))
+                    + (entries.stream().filter(Entry::needsMoreRanks).count() > 4 ? ", ..." : "") + "); run again with more ranks";
             case REQUIRED, FULL -> "all " + req + " required rules passed; " + optPassed + " of " + opt + " optional rules passed";
         };
         return "certification: " + c + " at " + ranks + " ranks (" + detail + ")";

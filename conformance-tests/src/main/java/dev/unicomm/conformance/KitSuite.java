@@ -132,10 +132,13 @@ public abstract class KitSuite {
                 + " (it declares " + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
     }
 
-    /** Skips the current rule when the job has fewer than {@code n} ranks. */
+    /**
+     * Marks the current rule not applicable when the job has fewer than {@code n} ranks (its check would
+     * be empty: a team of one, no third PE). The report counts such a rule as not run at this size, so the
+     * certification cannot claim it ({@link KitReport.Certification#REQUIRED_AT_THIS_SIZE_ONLY}).
+     */
     protected final void assumeRanks(int n) {
-        Assumptions.assumeTrue(ranks() >= n, () -> "rule needs at least " + n + " ranks; this run has " + ranks()
-                + " (set " + KitSettings.RANKS + ")");
+        NotApplicable.unlessRanks(ranks(), n, "rule " + rule + " (set " + KitSettings.RANKS + " to " + n + " or more)");
     }
 
     /** The capabilities the backend's provider declares. */
@@ -178,9 +181,40 @@ public abstract class KitSuite {
         reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks())));
     }
 
+    /**
+     * How many times each rule runs its body in a row ({@link KitSettings#REPEAT}, default 1). A rule
+     * fails when any run fails, and says in how many: a rule must fail every time on a backend that
+     * breaks its clause, and repeating it is how the kit's own tests and a vendor hunting a flaky
+     * failure show that.
+     */
+    protected int repeat() { return Math.max(1, KitSettings.getInt(KitSettings.REPEAT, 1)); }
+
     private List<RankResult> execute(Body body, int victim) {
-        WorkerGroup g = group();
-        List<RankResult> results = g.run(rule, body, ruleTimeout());
+        int runs = repeat();
+        int failedRuns = 0;
+        AssertionFailedError first = null;
+        List<RankResult> last = List.of();
+        for (int run = 0; run < runs; run++) {
+            List<RankResult> results = group().run(rule, body, ruleTimeout());
+            if (results.stream().allMatch(r -> r.outcome() == Outcome.SKIPPED))
+                throw new TestAbortedException(results.getFirst().message());
+            try {
+                last = judge(results, victim);
+            } catch (AssertionFailedError e) {
+                failedRuns++;
+                if (first == null) first = e;
+            }
+        }
+        if (first == null) return last;
+        if (runs == 1) throw first;
+        String msg = first.getMessage();
+        int nl = msg.indexOf('\n');
+        String tally = " [failed in " + failedRuns + " of " + runs + " runs]";
+        throw new AssertionFailedError(nl < 0 ? msg + tally : msg.substring(0, nl) + tally + msg.substring(nl));
+    }
+
+    /** The results of one run, or a failure naming the ranks that did not pass (the victim must have died). */
+    private List<RankResult> judge(List<RankResult> results, int victim) {
         List<RankResult> bad = new ArrayList<>();
         for (RankResult r : results) {
             if (r.rank() == victim) {
@@ -201,8 +235,6 @@ public abstract class KitSuite {
                     + " of " + results.size() + " (backend " + backend() + "):\n  "
                     + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
         }
-        if (results.stream().allMatch(r -> r.outcome() == Outcome.SKIPPED))
-            throw new TestAbortedException(results.getFirst().message());
         return results;
     }
 
