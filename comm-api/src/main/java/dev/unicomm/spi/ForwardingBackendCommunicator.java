@@ -39,7 +39,40 @@ public class ForwardingBackendCommunicator implements BackendCommunicator {
     @Override public Optional<Collectives> nativeCollectives() { return delegate.nativeCollectives(); }
     @Override public Optional<MoeBuffer> nativeMoe(MoeConfig config) { return delegate.nativeMoe(config); }
     @Override public Optional<DeviceRuntime> device() { return delegate.device(); }
-    @Override public Optional<CallAgreement> callAgreement() { return delegate.callAgreement(); }
+    /**
+     * The delegate's call agreement, handed the delegate's own teams: the teams this communicator hands out
+     * may be {@link ForwardingTeam}s, which the delegate does not know, so they are unwrapped on the way.
+     * An exchange is a barrier that completes this PE's RMA, and the API runs barriers (and allocations)
+     * through it instead of {@link Team#barrier()}: so each exchange first calls
+     * {@link #completeBeforeAgreement(Team)}, or this communicator's own RMA engine would be skipped.
+     */
+    @Override public Optional<CallAgreement> callAgreement() {
+        return delegate.callAgreement().map(a -> a instanceof PayloadAgreement p ? new PayloadAgreement() {
+            @Override public long[][] exchange(Team team, long[] words) {
+                completeBeforeAgreement(team);
+                return p.exchange(ForwardingTeam.unwrap(team), words);
+            }
+            @Override public boolean coversEveryCall() { return p.coversEveryCall(); }
+            @Override public long payloadCapacity() { return p.payloadCapacity(); }
+            @Override public void exchange(Team team, long[] words, long[][] all, java.lang.foreign.MemorySegment payload, long bytes,
+                                           java.lang.foreign.MemorySegment[] inputs) {
+                completeBeforeAgreement(team);
+                p.exchange(ForwardingTeam.unwrap(team), words, all, payload, bytes, inputs);
+            }
+        } : new CallAgreement() {
+            @Override public long[][] exchange(Team team, long[] words) {
+                completeBeforeAgreement(team);
+                return a.exchange(ForwardingTeam.unwrap(team), words);
+            }
+            @Override public boolean coversEveryCall() { return a.coversEveryCall(); }
+        });
+    }
     @Override public Optional<Endpoints> endpoints() { return delegate.endpoints(); }
+    /**
+     * What a call-agreement exchange over {@code team} (one of the teams this communicator handed out)
+     * completes first: by default this communicator's {@link #rma()}'s outstanding operations ({@code quiet}).
+     */
+    protected void completeBeforeAgreement(Team team) { rma().quiet(); }
+
     @Override public void close() { delegate.close(); }
 }

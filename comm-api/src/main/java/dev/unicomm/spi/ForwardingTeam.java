@@ -21,6 +21,13 @@ public class ForwardingTeam implements Team {
     /** The team calls go to. */
     protected final Team delegate() { return delegate; }
 
+    /** The innermost team behind {@code t}, through any number of forwarding layers ({@code t} itself if it is not one). */
+    public static Team unwrap(Team t) {
+        Team x = t;
+        while (x instanceof ForwardingTeam f) x = f.delegate;
+        return x;
+    }
+
     /** What a team split from this one becomes; the default returns it unchanged. */
     protected Team wrap(Team child) { return child; }
 

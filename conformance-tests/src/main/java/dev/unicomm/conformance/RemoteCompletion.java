@@ -31,6 +31,7 @@ final class RemoteCompletion {
     static void quietSeenByTarget(Pe pe, Issuer issuer) {
         Communicator c = pe.comm();
         SideChannel side = pe.sideChannel();
+        InStep step = new InStep();
         try (SymmetricBuffer b = c.heap().allocate(BYTES)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
@@ -41,19 +42,21 @@ final class RemoteCompletion {
                 side.tell("quiet-returned/" + round + "/" + c.rank());
                 side.await("quiet-returned/" + round + "/" + left(c));
                 int r = round;
-                side.checkThenTell("checked/" + round + "/" + c.rank(), () -> Mem.expectPattern(Mem.read(c, b, 0, BYTES),
+                step.check(() -> side.checkThenTell("checked/" + r + "/" + c.rank(), () -> Mem.expectPattern(Mem.read(c, b, 0, BYTES),
                         r * 10 + left(c), "round " + r + ": " + BYTES + " bytes put by rank " + left(c) + (issuer == Issuer.OTHER_THREAD
                                 ? " from a second thread" : "") + ", read locally once its quiet had returned (told through the kit's side"
-                                + " channel, not the backend): quiet must complete every put of the PE at the target"));
+                                + " channel, not the backend): quiet must complete every put of the PE at the target")));
                 side.await("checked/" + round + "/" + right(c)); // nothing may complete the put before its target looked
             }
             c.barrier();
         }
+        step.rethrow();
     }
 
     /** A second thread of the PE puts; the body's thread then calls the world barrier, after which the target reads locally. */
     static void barrierCompletesOtherThreadsPuts(Pe pe) {
         Communicator c = pe.comm();
+        InStep step = new InStep();
         try (SymmetricBuffer b = c.heap().allocate(BYTES)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
@@ -61,12 +64,14 @@ final class RemoteCompletion {
                 int seed = round * 10 + c.rank();
                 issue(pe, Issuer.OTHER_THREAD, () -> c.rma().put(b, 0, Memory.of(Mem.patterned(BYTES, seed)), 0, BYTES, right(c)));
                 c.barrier();
-                Mem.expectPattern(Mem.read(c, b, 0, BYTES), round * 10 + left(c), "round " + round + ": " + BYTES + " bytes put by a"
-                        + " second thread of rank " + left(c) + ", read locally after the world barrier (the barrier must complete"
-                        + " every put of the PE, from any thread)");
+                int r = round;
+                step.check(() -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), r * 10 + left(c), "round " + r + ": " + BYTES
+                        + " bytes put by a second thread of rank " + left(c) + ", read locally after the world barrier (the barrier"
+                        + " must complete every put of the PE, from any thread)"));
                 c.barrier();
             }
         }
+        step.rethrow();
     }
 
     /** Every rank puts a slot to every PE (itself included), quiets once, tells them all; each checks every slot locally. */
@@ -75,6 +80,7 @@ final class RemoteCompletion {
         SideChannel side = pe.sideChannel();
         int n = c.size();
         long slot = 64 << 10;
+        InStep step = new InStep();
         try (SymmetricBuffer b = c.heap().allocate(slot * n)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
@@ -82,14 +88,15 @@ final class RemoteCompletion {
             c.rma().quiet();
             side.tell("quiet-returned/" + c.rank());
             for (int r = 0; r < n; r++) side.await("quiet-returned/" + r);
-            side.checkThenTell("checked/" + c.rank(), () -> {
+            step.check(() -> side.checkThenTell("checked/" + c.rank(), () -> {
                 for (int r = 0; r < n; r++)
                     Mem.expectPattern(Mem.read(c, b, slot * r, slot), r * 31 + c.rank(), "slot put by rank " + r + " (one of its puts to "
                             + n + " PEs), read locally once its quiet had returned: quiet completes the puts to every PE, not only to one");
-            });
+            }));
             for (int r = 0; r < n; r++) side.await("checked/" + r);
             c.barrier();
         }
+        step.rethrow();
     }
 
     /** Runs {@code put} on this thread or on a second platform thread, waiting (bounded) for that thread to end. */

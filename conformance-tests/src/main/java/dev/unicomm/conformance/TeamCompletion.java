@@ -22,18 +22,20 @@ final class TeamCompletion {
      */
     static void subTeamBarrierCompletes(Pe pe) {
         Communicator c = pe.comm();
+        InStep step = new InStep();
         try (Team all = c.world().split(0, 1, c.size())) {
-            roundTrip(c, all, "split(0, 1, " + c.size() + ")");
+            roundTrip(c, all, "split(0, 1, " + c.size() + ")", step);
         }
         if (c.size() >= 4) {
             try (Team even = c.world().split(0, 2, (c.size() + 1) / 2)) {
-                roundTrip(c, even, "split(0, 2, " + (c.size() + 1) / 2 + ")");
+                roundTrip(c, even, "split(0, 2, " + (c.size() + 1) / 2 + ")", step);
             }
         }
         c.barrier();
+        step.rethrow();
     }
 
-    private static void roundTrip(Communicator c, Team t, String which) {
+    private static void roundTrip(Communicator c, Team t, String which, InStep step) {
         try (SymmetricBuffer b = c.heap().allocate(BYTES)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
@@ -43,9 +45,10 @@ final class TeamCompletion {
                 for (int round = 0; round < 3; round++) {
                     c.rma().put(b, 0, Memory.of(Mem.patterned(BYTES, round * 10 + t.rank())), 0, BYTES, next);
                     t.barrier(); // no quiet: the team barrier completes the caller's RMA
-                    Mem.expectPattern(Mem.read(c, b, 0, BYTES), round * 10 + prevTeamRank, "round " + round + ": " + BYTES
+                    int r = round;
+                    step.check(() -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), r * 10 + prevTeamRank, "round " + r + ": " + BYTES
                             + " bytes from team rank " + prevTeamRank + " of " + which + ", read locally after that team's barrier only"
-                            + " (Team.barrier must complete RMA on every team, not only the world's)");
+                            + " (Team.barrier must complete RMA on every team, not only the world's)"));
                     t.barrier();
                 }
             }
@@ -61,6 +64,7 @@ final class TeamCompletion {
     static void teamBarrierCompletesToNonMembers(Pe pe) {
         Communicator c = pe.comm();
         SideChannel side = pe.sideChannel();
+        InStep step = new InStep();
         try (Team solo = c.world().split(0, 1, 1); SymmetricBuffer b = c.heap().allocate(BYTES)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
@@ -71,11 +75,12 @@ final class TeamCompletion {
                 for (int p = 1; p < c.size(); p++) side.await("checked/" + p);
             } else {
                 side.await("team-barrier-returned");
-                side.checkThenTell("checked/" + c.rank(), () -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), 70 + c.rank(), BYTES
+                step.check(() -> side.checkThenTell("checked/" + c.rank(), () -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), 70 + c.rank(), BYTES
                         + " bytes put by rank 0, read locally once the barrier of its one-member team had returned (Team.barrier"
-                        + " completes the caller's RMA to every PE, not only to the team's members)"));
+                        + " completes the caller's RMA to every PE, not only to the team's members)")));
             }
             c.barrier();
         }
+        step.rethrow();
     }
 }

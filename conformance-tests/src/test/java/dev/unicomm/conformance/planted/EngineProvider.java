@@ -10,10 +10,12 @@ import dev.unicomm.backend.shm.ShmBackendProvider;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.CallAgreement;
 import dev.unicomm.spi.CommBackendProvider;
 import dev.unicomm.spi.ForwardingBackendCommunicator;
 import dev.unicomm.spi.ForwardingSymmetricHeap;
 import dev.unicomm.spi.ForwardingTeam;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
 
@@ -55,6 +57,9 @@ abstract class EngineProvider implements CommBackendProvider {
             @Override public SymmetricHeap heap() { return heap; }
             @Override public Rma rma() { return e; }
             @Override public Team world() { return world; }
+            // no call agreement: with one, the API would run barriers and allocations as agreement exchanges,
+            // and the faults planted in team barriers and allocation would never be reached
+            @Override public Optional<CallAgreement> callAgreement() { return Optional.empty(); }
             @Override public void barrier() {
                 e.completeForBarrier();
                 delegate().barrier();

@@ -56,7 +56,8 @@ class PlantedFaultsTest {
         KitReport r = assertCaughtEveryTime(PlantedFixtures.QuietOrdersGetDrainsRma.class,
                 List.of("required_rma_quiet_completes_puts_seen_by_target"),
                 List.of("required_rma_quiet_completes_puts", "required_rma_put_get_self"));
-        String why = r.entries().getFirst().reason();
+        String why = r.entries().stream().filter(e -> e.rule().equals("required_rma_quiet_completes_puts_seen_by_target"))
+                .findFirst().orElseThrow().reason();
         assertTrue(why.contains("read locally once its quiet had returned"), why);
     }
 

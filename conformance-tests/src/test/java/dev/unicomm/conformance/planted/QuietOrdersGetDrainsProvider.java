@@ -23,8 +23,6 @@ public final class QuietOrdersGetDrainsProvider extends EngineProvider {
 
         @Override protected void completeForBarrier() { deliver(takeForQuiet()); }
 
-        @Override protected void completeForTeamBarrier(boolean world) { deliver(takeForQuiet()); }
-
         @Override protected void completeBeforeReuse() { deliver(takeForQuiet()); }
 
         @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {

@@ -59,8 +59,8 @@ class SlowPutEngine extends ForwardingRma {
     /** What the world barrier completes first (§2.5). */
     protected void completeForBarrier() { quiet(); }
 
-    /** What a team barrier completes first (§2.6); {@code world} tells the world team from split ones. */
-    protected void completeForTeamBarrier(boolean world) { quiet(); }
+    /** What a team barrier completes first (§2.6): what the world barrier does; {@code world} tells the world team from split ones. */
+    protected void completeForTeamBarrier(boolean world) { completeForBarrier(); }
 
     /** What an allocation completes before it may hand out memory that a late put could still hit (§3.3). */
     protected void completeBeforeReuse() { quiet(); }

@@ -12,7 +12,7 @@ public final class SubTeamBarrierSkipsRmaProvider extends EngineProvider {
         Engine(Rma raw) { super(raw); }
 
         @Override protected void completeForTeamBarrier(boolean world) {
-            if (world) quiet();
+            if (world) completeForBarrier();
         }
     }
 }
