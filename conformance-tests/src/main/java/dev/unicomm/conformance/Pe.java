@@ -62,8 +62,24 @@ public final class Pe {
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("UNICOMM_STORE", "127.0.0.1:" + freshPorts.get(nextPort++));
         // the worker's system properties carry the run's -J/-D settings: every communicator the kit opens uses them
-        return CommConfig.fromEnvironment(env, System.getProperties());
+        return CommConfig.fromEnvironment(env, runSettings());
     }
+
+    /**
+     * The run's settings as system properties of this worker ({@code -J-Dunicomm.…} of {@code unicomm
+     * conformance}, the suite's {@code workerJvmArgs()}), without those that name this job's place (rank,
+     * size, store), which the extra communicator sets itself: properties would override them.
+     */
+    static java.util.Properties runSettings() {
+        java.util.Properties p = new java.util.Properties();
+        for (String k : System.getProperties().stringPropertyNames()) {
+            if (!JOB_PLACE.contains(k)) p.setProperty(k, System.getProperty(k));
+        }
+        return p;
+    }
+
+    private static final java.util.Set<String> JOB_PLACE = java.util.Set.of("unicomm.rank", "unicomm.world.size",
+            "unicomm.local.rank", "unicomm.store");
 
     /** Opens another communicator over all ranks (collective). */
     public Communicator connectAnother() { return Unicomm.connect(freshConfig()); }
@@ -78,7 +94,7 @@ public final class Pe {
         env.put("UNICOMM_WORLD_SIZE", "1");
         env.put("UNICOMM_LOCAL_RANK", Integer.toString(rank()));
         env.remove("UNICOMM_STORE");
-        return Unicomm.connect(CommConfig.fromEnvironment(env, System.getProperties()).withTimeout(timeout).withHeapSize(heapSize));
+        return Unicomm.connect(CommConfig.fromEnvironment(env, runSettings()).withTimeout(timeout).withHeapSize(heapSize));
     }
 
     /**
