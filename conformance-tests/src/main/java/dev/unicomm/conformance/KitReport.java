@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -17,9 +18,16 @@ import java.util.stream.Collectors;
  * @param started  when the run began
  * @param entries  one per rule, in run order
  * @param logDir   the folder of the worker JVMs' logs (one file per job)
+ * @param provenance which kit, rule set, unicomm version and settings produced the report
  */
 public record KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries,
-                        String logDir) {
+                        String logDir, Provenance provenance) {
+
+    /** A report without explicit provenance: this kit's versions and rule set, no recorded settings. */
+    public KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries,
+                     String logDir) {
+        this(backend, version, capabilities, ranks, started, entries, logDir, Provenance.of(Map.of(), List.of()));
+    }
 
     /**
      * The level a run reached, from lowest to highest. Only a run of every rule of every default suite
@@ -116,6 +124,10 @@ public record KitReport(String backend, String version, List<String> capabilitie
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "unicomm conformance: backend %s %s, %d ranks, %s%n", backend, version, ranks, started));
         b.append("declared capabilities: ").append(String.join(", ", capabilities)).append('\n');
+        b.append("kit ").append(provenance.kitVersion()).append(" (").append(provenance.ruleCount()).append(" rules, ")
+                .append(provenance.ruleSetDigest(), 0, Math.min(19, provenance.ruleSetDigest().length())).append("…), unicomm ")
+                .append(provenance.unicommVersion()).append(", timeout ").append(provenance.settings().getOrDefault(KitSettings.TIMEOUT, "default"))
+                .append(provenance.jvmOptions().isEmpty() ? "" : ", worker JVM options " + String.join(" ", provenance.jvmOptions())).append('\n');
         b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %8s  %s%n", "rule", "level", "clause", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {
@@ -144,6 +156,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
                 + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
                 .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
         return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version)
+                + ",\n  \"provenance\": " + provenance.json()
                 + ",\n  \"capabilities\": " + capabilities.stream().map(KitReport::str).collect(Collectors.joining(",", "[", "]"))
                 + ",\n  \"ranks\": " + ranks
                 + ",\n  \"started\": " + str(started.toString()) + ",\n  \"java\": " + str(Runtime.version().toString())

@@ -32,6 +32,11 @@ public final class KitSettings {
     /** Folder for the workers' output logs; default target/unicomm-kit or the temp folder. */
     public static final String LOGS = "unicomm.kit.logs";
 
+    /** Every setting, for the report's provenance. */
+    public static final java.util.List<String> ALL = java.util.List.of(BACKEND, RANKS, TIMEOUT, RULE_TIMEOUT, START_TIMEOUT,
+            HEAP, JVM_ARGS, CLASSPATH, REPEAT, LOGS);
+
+
     /** The property, else the environment variable, else {@code def}. */
     public static String get(String property, String def) {
         String v = System.getProperty(property);

@@ -164,6 +164,8 @@ public abstract class KitSuite {
 
     /** Report-entry keys each rule publishes, so runners can label their reports. */
     static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
+    /** Report-entry key of the workers' JVM options, one per line (the other settings use their {@link KitSettings} names). */
+    static final String REPORT_JVM_ARGS = "unicomm.kit.jvm.args.lines";
 
     /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
     @BeforeAll
@@ -178,7 +180,11 @@ public abstract class KitSuite {
     @BeforeEach
     final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
-        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks())));
+        // the hooks' effective values, which a subclass may hard-wire: the report's provenance names them
+        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks()),
+                KitSettings.TIMEOUT, timeout().toString(), KitSettings.RULE_TIMEOUT, ruleTimeout().toString(),
+                KitSettings.START_TIMEOUT, startTimeout().toString(), KitSettings.HEAP, Long.toString(heapSize()),
+                KitSettings.REPEAT, Integer.toString(repeat()), REPORT_JVM_ARGS, String.join("\n", workerJvmArgs())));
     }
 
     /**
