@@ -51,7 +51,7 @@ public final class ConformanceCommand implements Callable<Integer> {
 
     @Option(names = "--suite", paramLabel = "NAME", split = ",",
             description = "run only these suites (repeatable or comma separated): ${COMPLETION-CANDIDATES}; the default run is every suite"
-                    + " but FaultInjection (SIGKILL at every phase), which runs only when named",
+                    + " but FaultInjection and Elastic (they SIGKILL ranks at every phase), which run only when named",
             completionCandidates = SuiteNames.class)
     List<String> suites = new ArrayList<>();
 

@@ -180,6 +180,7 @@ public abstract class KitSuite {
     @BeforeEach
     final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+        KitSuites.countRule(getClass());
         // the hooks' effective values, which a subclass may hard-wire: the report's provenance names them
         reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks()),
                 KitSettings.TIMEOUT, timeout().toString(), KitSettings.RULE_TIMEOUT, ruleTimeout().toString(),
