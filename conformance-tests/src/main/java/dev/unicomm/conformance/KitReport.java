@@ -34,6 +34,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
      * can certify; a failed rule, required or optional (a declared capability that does not work), fails it.
      */
     public enum Certification {
+        /** The kit itself could not run (no worker class path, the launcher rejected the job): says nothing about the backend. */
+        TOOL_FAILURE,
         /** Some rule failed. */
         NOT_CERTIFIED,
         /** Nothing failed, but not every rule of the kit ran (a --suite or --rule selection, or a backend's own subset). */
@@ -85,6 +87,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
 
     /** The level this run reached. */
     public Certification certification() {
+        if (entries.stream().anyMatch(e -> e.result() == Result.FAILED && e.reason().contains(KitToolException.PREFIX)))
+            return Certification.TOOL_FAILURE;
         if (count(Result.FAILED) > 0) return Certification.NOT_CERTIFIED;
         if (!rulesNotRun().isEmpty()) return Certification.PARTIAL_RUN;
         // a rule whose check needs more ranks did not run at this size, optional or not: the level must not claim it
@@ -101,6 +105,9 @@ public record KitReport(String backend, String version, List<String> capabilitie
         long opt = entries.stream().filter(e -> e.level().equals("optional")).count();
         long optPassed = entries.stream().filter(e -> e.level().equals("optional") && e.result() == Result.PASSED).count();
         String detail = switch (c) {
+            case TOOL_FAILURE -> "the kit could not run its rules, which says nothing about the backend: " + entries.stream()
+                    .filter(e -> e.reason().contains(KitToolException.PREFIX)).findFirst().map(e -> e.reason().lines().findFirst().orElse(""))
+                    .orElse("");
             case NOT_CERTIFIED -> count(Result.FAILED) + " rules failed (" + reqFailed + " required)";
             case PARTIAL_RUN -> rulesNotRun().size() + " rules of the kit did not run; run every suite to certify";
             case REQUIRED_AT_THIS_SIZE_ONLY -> entries.stream().filter(e -> e.result() == Result.SKIPPED

@@ -279,8 +279,18 @@ public abstract class KitSuite {
     /** Starts a fresh job; its start-up has its own deadline ({@link #startTimeout()}), apart from the rules' limit. */
     private WorkerGroup startJob() {
         generation++;
+        String classPath = workerClassPath();
+        try {
+            return startJobOn(classPath);
+        } catch (IllegalArgumentException e) {
+            // the job launcher rejected what the kit built (class path, options): the kit's failure, not the backend's
+            throw new KitToolException("the job launcher rejected the kit's worker job: " + e.getMessage(), e);
+        }
+    }
+
+    private WorkerGroup startJobOn(String classPath) {
         return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
-                ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
+                ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), classPath,
                 workerEnvironment(), logDir(), startTimeout()));
     }
 
@@ -318,10 +328,15 @@ public abstract class KitSuite {
                 }
             }
         }
-        entries.addAll(Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator)));
+        entries.addAll(Arrays.asList(System.getProperty("java.class.path", "").split(File.pathSeparator)));
+        // on the module path (unicomm conformance run as modules) the jars are there: workers get them on their class path
+        entries.addAll(Arrays.asList(System.getProperty("jdk.module.path", "").split(File.pathSeparator)));
         String extra = KitSettings.get(KitSettings.CLASSPATH, "");
         if (!extra.isBlank()) entries.addAll(Arrays.asList(extra.split(File.pathSeparator)));
-        entries.remove("");
+        entries.removeIf(String::isBlank);
+        if (entries.isEmpty())
+            throw new KitToolException("the kit found no class path or module path for its worker JVMs (java.class.path and"
+                    + " jdk.module.path are empty; set " + KitSettings.CLASSPATH + ")");
         return String.join(File.pathSeparator, entries);
     }
 
