@@ -90,34 +90,4 @@ final class PlantedFixtures {
         @Override protected int ranks() { return 2; }
         @Override protected Duration timeout() { return SHORT; }
     }
-
-    public static class AsyncCorrectRma extends RmaSuite {
-        @Override protected String backend() { return AsyncCorrectProvider.NAME; }
-        @Override protected int ranks() { return 2; }
-        @Override protected Duration timeout() { return SHORT; }
-    }
-
-    public static class AsyncCorrectTeams extends TeamsSuite {
-        @Override protected String backend() { return AsyncCorrectProvider.NAME; }
-        @Override protected int ranks() { return 2; }
-        @Override protected Duration timeout() { return SHORT; }
-    }
-
-    public static class AsyncCorrectAtomics extends AtomicsSuite {
-        @Override protected String backend() { return AsyncCorrectProvider.NAME; }
-        @Override protected int ranks() { return 2; }
-        @Override protected Duration timeout() { return SHORT; }
-    }
-
-    public static class AsyncCorrectSignal extends SignalSuite {
-        @Override protected String backend() { return AsyncCorrectProvider.NAME; }
-        @Override protected int ranks() { return 2; }
-        @Override protected Duration timeout() { return SHORT; }
-    }
-
-    public static class AsyncCorrectHeap extends HeapSuite {
-        @Override protected String backend() { return AsyncCorrectProvider.NAME; }
-        @Override protected int ranks() { return 2; }
-        @Override protected Duration timeout() { return SHORT; }
-    }
 }
