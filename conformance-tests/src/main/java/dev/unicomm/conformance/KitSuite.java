@@ -39,7 +39,11 @@ import org.opentest4j.TestAbortedException;
  * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
  * subclass may be empty, or may hard-wire what it tests:
  * {@link #backend()}, {@link #ranks()}, {@link #timeout()}, {@link #ruleTimeout()},
- * {@link #heapSize()}, {@link #workerJvmArgs()}, {@link #workerEnvironment()}.
+ * {@link #heapSize()}, {@link #workerJvmArgs()}, {@link #workerEnvironment()}, {@link #repeat()}.
+ *
+ * <p>A backend's kit test (one nested class per suite) calls {@link KitSuites#missingFrom} in a test and
+ * {@link KitSuites#assertRulesRan} in an {@code @AfterAll}, so that it neither falls behind the kit nor
+ * passes without running it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.MethodName.class)
