@@ -30,7 +30,8 @@ import picocli.CommandLine.Option;
         description = {
                 "Runs the conformance kit against a backend: every suite as a real multi-process job of N ranks.",
                 "Prints one line per rule (rule, level, result, time, reason for failures and skips) and a summary;",
-                "exit code 0 when no rule failed, 1 when some did, 2 for bad arguments."},
+                "exit code 0 when no rule failed, 1 when some did, 2 for bad arguments,",
+                "3 when the kit itself could not run (a tool failure, not the backend's)."},
         footer = {"", "Example:  unicomm conformance --backend shm -n 4 --json shm-kit.json --junit-xml kit-xml/"})
 public final class ConformanceCommand implements Callable<Integer> {
 
@@ -51,7 +52,7 @@ public final class ConformanceCommand implements Callable<Integer> {
 
     @Option(names = "--suite", paramLabel = "NAME", split = ",",
             description = "run only these suites (repeatable or comma separated): ${COMPLETION-CANDIDATES}; the default run is every suite"
-                    + " but FaultInjection (SIGKILL at every phase), which runs only when named",
+                    + " but FaultInjection and Elastic (they SIGKILL ranks at every phase), which run only when named",
             completionCandidates = SuiteNames.class)
     List<String> suites = new ArrayList<>();
 
@@ -121,6 +122,11 @@ public final class ConformanceCommand implements Callable<Integer> {
                 out.println("JSON report: " + json);
             }
             if (junitXml != null) out.println("JUnit XML: " + junitXml);
+            if (report.certification() == KitReport.Certification.TOOL_FAILURE) {
+                spec.commandLine().getErr().println("unicomm conformance: the kit could not run (a tool failure, not the backend's): "
+                        + report.certificationLine());
+                return 3;
+            }
             return report.passed() ? 0 : 1;
         }
     }

@@ -17,10 +17,14 @@ public interface CommBackendProvider {
 
     /**
      * Version of the backend artifact: by default the {@code Implementation-Version} of the jar that holds
-     * the provider (unicomm's build writes it into every jar's manifest), {@code dev} when run from classes.
+     * the provider (unicomm's build writes it into every jar's manifest), else, on the module path (where
+     * a named module's package has no manifest version), the version its module descriptor carries;
+     * {@code dev} when run from classes.
      */
     default String version() {
         String v = getClass().getPackage().getImplementationVersion();
+        if (v == null && getClass().getModule().getDescriptor() != null)
+            v = getClass().getModule().getDescriptor().rawVersion().orElse(null);
         return v == null ? "dev" : v;
     }
 

@@ -207,4 +207,28 @@ public abstract class AtomicsSuite extends KitSuite {
             }
         });
     }
+
+    /** Verifies §2.4 (fence orders puts before atomics to one PE) / if it fails, look at atomics taking a path that overtakes queued puts: fence must order both. */
+    @Verifies("2.4")
+    @Test void optional_atomics_fence_orders_put_before_atomic() {
+        spmd(Capability.ATOMICS, AtomicsCompletion::fenceOrdersPutBeforeAtomic);
+    }
+
+    /** Verifies §2.3 (quiet completes atomics) / if it fails, look at non-fetching atomics (add, set) deferred past quiet. */
+    @Verifies("2.3")
+    @Test void optional_atomics_quiet_completes_atomic_updates() {
+        spmd(Capability.ATOMICS, AtomicsCompletion::quietCompletesAtomicUpdates);
+    }
+
+    /** Verifies §5.3 (an atomic fetch sees completed puts) / if it fails, look at atomic fetches served from a cached value. */
+    @Verifies("5.3")
+    @Test void optional_atomics_fetch_sees_updates_after_barrier() {
+        spmd(Capability.ATOMICS, pe -> AtomicsCompletion.readsSeeUpdates(pe, true));
+    }
+
+    /** Verifies §5.1 (atomic with respect to signal updates on the same word) / if it fails, look at signal words kept or counted apart from atomic words. */
+    @Verifies("5.1")
+    @Test void optional_atomics_mixed_with_signal_add_on_one_word() {
+        spmd(Capability.ATOMICS, AtomicsCompletion::atomicsAndSignalAddsShareAWord);
+    }
 }

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
@@ -17,15 +18,24 @@ import java.util.stream.Collectors;
  * @param started  when the run began
  * @param entries  one per rule, in run order
  * @param logDir   the folder of the worker JVMs' logs (one file per job)
+ * @param provenance which kit, rule set, unicomm version and settings produced the report
  */
 public record KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries,
-                        String logDir) {
+                        String logDir, Provenance provenance) {
+
+    /** A report without explicit provenance: this kit's versions and rule set, no recorded settings. */
+    public KitReport(String backend, String version, List<String> capabilities, int ranks, Instant started, List<Entry> entries,
+                     String logDir) {
+        this(backend, version, capabilities, ranks, started, entries, logDir, Provenance.of(Map.of(), List.of()));
+    }
 
     /**
      * The level a run reached, from lowest to highest. Only a run of every rule of every default suite
      * can certify; a failed rule, required or optional (a declared capability that does not work), fails it.
      */
     public enum Certification {
+        /** The kit itself could not run (no worker class path, the launcher rejected the job): says nothing about the backend. */
+        TOOL_FAILURE,
         /** Some rule failed. */
         NOT_CERTIFIED,
         /** Nothing failed, but not every rule of the kit ran (a --suite or --rule selection, or a backend's own subset). */
@@ -57,6 +67,9 @@ public record KitReport(String backend, String version, List<String> capabilitie
             this(suite, rule, result, reason, time, "");
         }
 
+        /** Whether the rule was skipped because the job had too few ranks for its check ({@link NotApplicable#unlessRanks}). */
+        public boolean needsMoreRanks() { return result == Result.SKIPPED && reason.startsWith(NotApplicable.TOO_FEW_RANKS); }
+
         /** {@code required} or {@code optional}, from the rule id. */
         public String level() { return rule.startsWith("optional_") ? "optional" : rule.startsWith("required_") ? "required" : "-"; }
     }
@@ -74,9 +87,12 @@ public record KitReport(String backend, String version, List<String> capabilitie
 
     /** The level this run reached. */
     public Certification certification() {
+        if (entries.stream().anyMatch(e -> e.result() == Result.FAILED && e.reason().contains(KitToolException.PREFIX)))
+            return Certification.TOOL_FAILURE;
         if (count(Result.FAILED) > 0) return Certification.NOT_CERTIFIED;
         if (!rulesNotRun().isEmpty()) return Certification.PARTIAL_RUN;
-        if (entries.stream().anyMatch(e -> e.result() == Result.SKIPPED && e.level().equals("required")))
+        // a rule whose check needs more ranks did not run at this size, optional or not: the level must not claim it
+        if (entries.stream().anyMatch(e -> e.result() == Result.SKIPPED && (e.level().equals("required") || e.needsMoreRanks())))
             return Certification.REQUIRED_AT_THIS_SIZE_ONLY;
         return count(Result.SKIPPED) > 0 ? Certification.REQUIRED : Certification.FULL;
     }
@@ -89,9 +105,15 @@ public record KitReport(String backend, String version, List<String> capabilitie
         long opt = entries.stream().filter(e -> e.level().equals("optional")).count();
         long optPassed = entries.stream().filter(e -> e.level().equals("optional") && e.result() == Result.PASSED).count();
         String detail = switch (c) {
+            case TOOL_FAILURE -> "the kit could not run its rules, which says nothing about the backend: " + entries.stream()
+                    .filter(e -> e.reason().contains(KitToolException.PREFIX)).findFirst().map(e -> e.reason().lines().findFirst().orElse(""))
+                    .orElse("");
             case NOT_CERTIFIED -> count(Result.FAILED) + " rules failed (" + reqFailed + " required)";
             case PARTIAL_RUN -> rulesNotRun().size() + " rules of the kit did not run; run every suite to certify";
-            case REQUIRED_AT_THIS_SIZE_ONLY -> "some required rules need more ranks than " + ranks + "; run again with more";
+            case REQUIRED_AT_THIS_SIZE_ONLY -> entries.stream().filter(e -> e.result() == Result.SKIPPED
+                    && (e.level().equals("required") || e.needsMoreRanks())).count() + " rules did not apply at " + ranks
+                    + " ranks (" + entries.stream().filter(Entry::needsMoreRanks).map(Entry::rule).limit(4).collect(Collectors.joining(", "))
+                    + (entries.stream().filter(Entry::needsMoreRanks).count() > 4 ? ", ..." : "") + "); run again with more ranks";
             case REQUIRED, FULL -> "all " + req + " required rules passed; " + optPassed + " of " + opt + " optional rules passed";
         };
         return "certification: " + c + " at " + ranks + " ranks (" + detail + ")";
@@ -109,6 +131,10 @@ public record KitReport(String backend, String version, List<String> capabilitie
         StringBuilder b = new StringBuilder();
         b.append(String.format(Locale.ROOT, "unicomm conformance: backend %s %s, %d ranks, %s%n", backend, version, ranks, started));
         b.append("declared capabilities: ").append(String.join(", ", capabilities)).append('\n');
+        b.append("kit ").append(provenance.kitVersion()).append(" (").append(provenance.ruleCount()).append(" rules, ")
+                .append(provenance.ruleSetDigest(), 0, Math.min(19, provenance.ruleSetDigest().length())).append("…), unicomm ")
+                .append(provenance.unicommVersion()).append(", timeout ").append(provenance.settings().getOrDefault(KitSettings.TIMEOUT, "default"))
+                .append(provenance.jvmOptions().isEmpty() ? "" : ", worker JVM options " + String.join(" ", provenance.jvmOptions())).append('\n');
         b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %8s  %s%n", "rule", "level", "clause", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {
@@ -137,6 +163,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
                 + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
                 .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
         return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version)
+                + ",\n  \"provenance\": " + provenance.json()
                 + ",\n  \"capabilities\": " + capabilities.stream().map(KitReport::str).collect(Collectors.joining(",", "[", "]"))
                 + ",\n  \"ranks\": " + ranks
                 + ",\n  \"started\": " + str(started.toString()) + ",\n  \"java\": " + str(Runtime.version().toString())

@@ -81,7 +81,17 @@ public final class KitRunner {
             if (!b.equals(backend)) version = provider.map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("?");
             List<String> caps = provider.map(p -> p.capabilities().stream().map(Enum::name).sorted().toList()).orElse(List.of());
             int ranks = collector.ranks > 0 ? collector.ranks : KitSettings.getInt(KitSettings.RANKS, 2);
-            return new KitReport(b, version, caps, ranks, started, collector.entries, KitSuite.logDir().toAbsolutePath().toString());
+            Map<String, String> effective = new java.util.TreeMap<>();
+            for (String k : KitSettings.ALL) {
+                String v = KitSettings.get(k, null);
+                if (v != null) effective.put(k, v);
+            }
+            synchronized (collector.settings) {
+                effective.putAll(collector.settings); // what the suites' hooks used wins over what was asked for
+            }
+            effective.put(KitSettings.BACKEND, b);
+            Provenance provenance = Provenance.of(effective, collector.jvmArgs);
+            return new KitReport(b, version, caps, ranks, started, collector.entries, KitSuite.logDir().toAbsolutePath().toString(), provenance);
         } finally {
             saved.forEach((k, old) -> {
                 if (old == null) System.clearProperty(k); else System.setProperty(k, old);
@@ -99,11 +109,26 @@ public final class KitRunner {
 
         Collector(PrintStream progress) { this.progress = progress; }
 
+        /** The hooks' effective settings, as the rules published them (a run of several suites keeps each differing value). */
+        final Map<String, String> settings = new java.util.TreeMap<>();
+        volatile List<String> jvmArgs = List.of();
+
         @Override public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
-            String b = entry.getKeyValuePairs().get(KitSuite.REPORT_BACKEND);
-            String r = entry.getKeyValuePairs().get(KitSuite.REPORT_RANKS);
+            Map<String, String> kv = entry.getKeyValuePairs();
+            String b = kv.get(KitSuite.REPORT_BACKEND);
+            String r = kv.get(KitSuite.REPORT_RANKS);
             if (b != null) backend = b;
             if (r != null) ranks = Integer.parseInt(r);
+            String jvm = kv.get(KitSuite.REPORT_JVM_ARGS);
+            if (jvm != null) jvmArgs = List.of(jvm.split("\n"));
+            synchronized (settings) {
+                kv.forEach((k, v) -> {
+                    if (k.equals(KitSuite.REPORT_JVM_ARGS) || k.equals(KitSuite.REPORT_BACKEND)) return;
+                    String old = settings.get(k);
+                    if (old == null) settings.put(k, v);
+                    else if (!java.util.Arrays.asList(old.split(" \\| ")).contains(v)) settings.put(k, old + " | " + v);
+                });
+            }
         }
 
         @Override public void executionStarted(TestIdentifier id) { startNanos.put(id.getUniqueId(), System.nanoTime()); }

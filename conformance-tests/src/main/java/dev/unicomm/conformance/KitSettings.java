@@ -27,8 +27,15 @@ public final class KitSettings {
     public static final String JVM_ARGS = "unicomm.kit.jvm.args";
     /** Extra class path entries for the workers (where the backend under test lives). */
     public static final String CLASSPATH = "unicomm.kit.classpath";
+    /** Runs of each rule's body in a row (a rule fails if any run fails, saying in how many); default 1. */
+    public static final String REPEAT = "unicomm.kit.repeat";
     /** Folder for the workers' output logs; default target/unicomm-kit or the temp folder. */
     public static final String LOGS = "unicomm.kit.logs";
+
+    /** Every setting, for the report's provenance. */
+    public static final java.util.List<String> ALL = java.util.List.of(BACKEND, RANKS, TIMEOUT, RULE_TIMEOUT, START_TIMEOUT,
+            HEAP, JVM_ARGS, CLASSPATH, REPEAT, LOGS);
+
 
     /** The property, else the environment variable, else {@code def}. */
     public static String get(String property, String def) {

@@ -39,7 +39,11 @@ import org.opentest4j.TestAbortedException;
  * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
  * subclass may be empty, or may hard-wire what it tests:
  * {@link #backend()}, {@link #ranks()}, {@link #timeout()}, {@link #ruleTimeout()},
- * {@link #heapSize()}, {@link #workerJvmArgs()}, {@link #workerEnvironment()}.
+ * {@link #heapSize()}, {@link #workerJvmArgs()}, {@link #workerEnvironment()}, {@link #repeat()}.
+ *
+ * <p>A backend's kit test (one nested class per suite) calls {@link KitSuites#missingFrom} in a test and
+ * {@link KitSuites#assertRulesRan} in an {@code @AfterAll}, so that it neither falls behind the kit nor
+ * passes without running it.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.MethodName.class)
@@ -132,10 +136,13 @@ public abstract class KitSuite {
                 + " (it declares " + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
     }
 
-    /** Skips the current rule when the job has fewer than {@code n} ranks. */
+    /**
+     * Marks the current rule not applicable when the job has fewer than {@code n} ranks (its check would
+     * be empty: a team of one, no third PE). The report counts such a rule as not run at this size, so the
+     * certification cannot claim it ({@link KitReport.Certification#REQUIRED_AT_THIS_SIZE_ONLY}).
+     */
     protected final void assumeRanks(int n) {
-        Assumptions.assumeTrue(ranks() >= n, () -> "rule needs at least " + n + " ranks; this run has " + ranks()
-                + " (set " + KitSettings.RANKS + ")");
+        NotApplicable.unlessRanks(ranks(), n, "rule " + rule + " (set " + KitSettings.RANKS + " to " + n + " or more)");
     }
 
     /** The capabilities the backend's provider declares. */
@@ -161,6 +168,8 @@ public abstract class KitSuite {
 
     /** Report-entry keys each rule publishes, so runners can label their reports. */
     static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
+    /** Report-entry key of the workers' JVM options, one per line (the other settings use their {@link KitSettings} names). */
+    static final String REPORT_JVM_ARGS = "unicomm.kit.jvm.args.lines";
 
     /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
     @BeforeAll
@@ -175,12 +184,48 @@ public abstract class KitSuite {
     @BeforeEach
     final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
-        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks())));
+        KitSuites.countRule(getClass());
+        // the hooks' effective values, which a subclass may hard-wire: the report's provenance names them
+        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks()),
+                KitSettings.TIMEOUT, timeout().toString(), KitSettings.RULE_TIMEOUT, ruleTimeout().toString(),
+                KitSettings.START_TIMEOUT, startTimeout().toString(), KitSettings.HEAP, Long.toString(heapSize()),
+                KitSettings.REPEAT, Integer.toString(repeat()), REPORT_JVM_ARGS, String.join("\n", workerJvmArgs())));
     }
 
+    /**
+     * How many times each rule runs its body in a row ({@link KitSettings#REPEAT}, default 1). A rule
+     * fails when any run fails, and says in how many: a rule must fail every time on a backend that
+     * breaks its clause, and repeating it is how the kit's own tests and a vendor hunting a flaky
+     * failure show that.
+     */
+    protected int repeat() { return Math.max(1, KitSettings.getInt(KitSettings.REPEAT, 1)); }
+
     private List<RankResult> execute(Body body, int victim) {
-        WorkerGroup g = group();
-        List<RankResult> results = g.run(rule, body, ruleTimeout());
+        int runs = repeat();
+        int failedRuns = 0;
+        AssertionFailedError first = null;
+        List<RankResult> last = List.of();
+        for (int run = 0; run < runs; run++) {
+            List<RankResult> results = group().run(rule, body, ruleTimeout());
+            if (results.stream().allMatch(r -> r.outcome() == Outcome.SKIPPED))
+                throw new TestAbortedException(results.getFirst().message());
+            try {
+                last = judge(results, victim);
+            } catch (AssertionFailedError e) {
+                failedRuns++;
+                if (first == null) first = e;
+            }
+        }
+        if (first == null) return last;
+        if (runs == 1) throw first;
+        String msg = first.getMessage();
+        int nl = msg.indexOf('\n');
+        String tally = " [failed in " + failedRuns + " of " + runs + " runs]";
+        throw new AssertionFailedError(nl < 0 ? msg + tally : msg.substring(0, nl) + tally + msg.substring(nl));
+    }
+
+    /** The results of one run, or a failure naming the ranks that did not pass (the victim must have died). */
+    private List<RankResult> judge(List<RankResult> results, int victim) {
         List<RankResult> bad = new ArrayList<>();
         for (RankResult r : results) {
             if (r.rank() == victim) {
@@ -201,8 +246,6 @@ public abstract class KitSuite {
                     + " of " + results.size() + " (backend " + backend() + "):\n  "
                     + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
         }
-        if (results.stream().allMatch(r -> r.outcome() == Outcome.SKIPPED))
-            throw new TestAbortedException(results.getFirst().message());
         return results;
     }
 
@@ -240,8 +283,18 @@ public abstract class KitSuite {
     /** Starts a fresh job; its start-up has its own deadline ({@link #startTimeout()}), apart from the rules' limit. */
     private WorkerGroup startJob() {
         generation++;
+        String classPath = workerClassPath();
+        try {
+            return startJobOn(classPath);
+        } catch (IllegalArgumentException e) {
+            // the job launcher rejected what the kit built (class path, options): the kit's failure, not the backend's
+            throw new KitToolException("the job launcher rejected the kit's worker job: " + e.getMessage(), e);
+        }
+    }
+
+    private WorkerGroup startJobOn(String classPath) {
         return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
-                ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), workerClassPath(),
+                ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), classPath,
                 workerEnvironment(), logDir(), startTimeout()));
     }
 
@@ -279,10 +332,15 @@ public abstract class KitSuite {
                 }
             }
         }
-        entries.addAll(Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator)));
+        entries.addAll(Arrays.asList(System.getProperty("java.class.path", "").split(File.pathSeparator)));
+        // on the module path (unicomm conformance run as modules) the jars are there: workers get them on their class path
+        entries.addAll(Arrays.asList(System.getProperty("jdk.module.path", "").split(File.pathSeparator)));
         String extra = KitSettings.get(KitSettings.CLASSPATH, "");
         if (!extra.isBlank()) entries.addAll(Arrays.asList(extra.split(File.pathSeparator)));
-        entries.remove("");
+        entries.removeIf(String::isBlank);
+        if (entries.isEmpty())
+            throw new KitToolException("the kit found no class path or module path for its worker JVMs (java.class.path and"
+                    + " jdk.module.path are empty; set " + KitSettings.CLASSPATH + ")");
         return String.join(File.pathSeparator, entries);
     }
 

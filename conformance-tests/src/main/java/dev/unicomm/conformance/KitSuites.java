@@ -90,6 +90,33 @@ public final class KitSuites {
                 .filter(s -> nested.stream().noneMatch(s::isAssignableFrom)).map(Class::getSimpleName).toList();
     }
 
+    private static final java.util.Map<Class<?>, java.util.concurrent.atomic.AtomicInteger> RULES_STARTED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Counts a rule that started in this JVM, under the class enclosing its suite (a backend's kit test). */
+    static void countRule(Class<?> suite) {
+        Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
+        RULES_STARTED.computeIfAbsent(outer, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+    }
+
+    /** Rules of {@code kitTest}'s nested suites that started in this JVM so far. */
+    public static int rulesStarted(Class<?> kitTest) {
+        var n = RULES_STARTED.get(kitTest);
+        return n == null ? 0 : n.get();
+    }
+
+    /**
+     * The kit's JUnit entry check, for a backend's kit test's {@code @AfterAll}: fails when none of the
+     * rules of its nested suites ran in this JVM — a build whose test plugin did not find them (an old
+     * surefire without the JUnit Platform, an exclude pattern, a filter) must not pass as if the kit had.
+     */
+    public static void assertRulesRan(Class<?> kitTest) {
+        if (rulesStarted(kitTest) == 0)
+            throw new org.opentest4j.AssertionFailedError("no conformance rule of " + kitTest.getSimpleName() + "'s nested suites ran:"
+                    + " the test run did not execute the kit (use maven-surefire-plugin 3.x, which runs JUnit 5 @Nested classes,"
+                    + " and check test filters); a run of no rules certifies nothing");
+    }
+
     /** The rule ids (test methods named {@code required_...} / {@code optional_...}) of a suite, its superclasses' included. */
     public static List<String> rules(Class<?> suite) {
         List<String> out = new ArrayList<>();

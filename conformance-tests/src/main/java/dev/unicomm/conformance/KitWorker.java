@@ -104,7 +104,11 @@ public final class KitWorker {
                 try (var ois = new ObjectInputStream(new ByteArrayInputStream(body))) {
                     b = (Body) ois.readObject();
                 }
-                b.run(pe);
+                try {
+                    b.run(pe);
+                } finally {
+                    pe.closeExtras();
+                }
                 outcome = Outcome.PASSED;
             } catch (TestAbortedException e) {
                 if (rule.startsWith("required_") && !(e instanceof NotApplicable)) {

@@ -10,11 +10,14 @@ import org.opentest4j.TestAbortedException;
 public final class NotApplicable extends TestAbortedException {
     private static final long serialVersionUID = 1L;
 
+    /** How the reason of a rule skipped for too few ranks begins (the report recognises it). */
+    public static final String TOO_FEW_RANKS = "not applicable with ";
+
     private NotApplicable(String reason) { super(reason); }
 
     /** Skips the rule unless the job has at least {@code n} ranks. */
     public static void unlessRanks(int size, int n, String why) {
-        if (size < n) throw new NotApplicable("not applicable with " + size + " ranks (needs " + n + "): " + why);
+        if (size < n) throw new NotApplicable(TOO_FEW_RANKS + size + " ranks (needs " + n + "): " + why);
     }
 
     /** Skips the rule unless {@code platformHasIt}; for what the platform lacks, never for what the backend lacks. */

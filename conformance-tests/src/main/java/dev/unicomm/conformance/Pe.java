@@ -19,6 +19,7 @@ public final class Pe {
     private final long heapSize;
     private int nextPort;
     private String value = "";
+    private SideChannel side;
 
     Pe(Communicator comm, String rule, List<Integer> freshPorts, long heapSize) {
         this.comm = comm;
@@ -60,8 +61,25 @@ public final class Pe {
             throw new IllegalStateException("a rule may open at most " + freshPorts.size() + " extra communicators");
         Map<String, String> env = new HashMap<>(System.getenv());
         env.put("UNICOMM_STORE", "127.0.0.1:" + freshPorts.get(nextPort++));
-        return CommConfig.fromEnvironment(env, new java.util.Properties());
+        // the worker's system properties carry the run's -J/-D settings: every communicator the kit opens uses them
+        return CommConfig.fromEnvironment(env, runSettings());
     }
+
+    /**
+     * The run's settings as system properties of this worker ({@code -J-Dunicomm.…} of {@code unicomm
+     * conformance}, the suite's {@code workerJvmArgs()}), without those that name this job's place (rank,
+     * size, store), which the extra communicator sets itself: properties would override them.
+     */
+    static java.util.Properties runSettings() {
+        java.util.Properties p = new java.util.Properties();
+        for (String k : System.getProperties().stringPropertyNames()) {
+            if (!JOB_PLACE.contains(k)) p.setProperty(k, System.getProperty(k));
+        }
+        return p;
+    }
+
+    private static final java.util.Set<String> JOB_PLACE = java.util.Set.of("unicomm.rank", "unicomm.world.size",
+            "unicomm.local.rank", "unicomm.store");
 
     /** Opens another communicator over all ranks (collective). */
     public Communicator connectAnother() { return Unicomm.connect(freshConfig()); }
@@ -76,7 +94,24 @@ public final class Pe {
         env.put("UNICOMM_WORLD_SIZE", "1");
         env.put("UNICOMM_LOCAL_RANK", Integer.toString(rank()));
         env.remove("UNICOMM_STORE");
-        return Unicomm.connect(CommConfig.fromEnvironment(env, new java.util.Properties()).withTimeout(timeout).withHeapSize(heapSize));
+        return Unicomm.connect(CommConfig.fromEnvironment(env, runSettings()).withTimeout(timeout).withHeapSize(heapSize));
+    }
+
+    /**
+     * The rule's side channel: a small key-value store of the job that does not go through the backend
+     * (its own rendezvous store on a fresh port), for telling a target that a completion call has
+     * returned. Collective the first time: every rank of a rule that uses it must call this, before
+     * anything that can fail. Closed by the kit when the body ends.
+     */
+    public SideChannel sideChannel() {
+        if (side == null) side = SideChannel.open(freshConfig(), timeout());
+        return side;
+    }
+
+    /** Closes what the body opened through this Pe (the side channel). */
+    void closeExtras() {
+        if (side != null) side.close();
+        side = null;
     }
 
     /** Hands {@code v} to the parent, which sees every rank's value in {@link RankResult#value()}. */

@@ -496,4 +496,42 @@ public abstract class RmaSuite extends KitSuite {
             }
         });
     }
+
+    /**
+     * Verifies §2.3 (quiet completes the put at the target, seen there by a local read) / if it fails, look at
+     * quiet: it must wait until the data is in the target's memory, not only order it or hand it to a queue that
+     * a later get, barrier or put-to-self drains. The target learns that quiet returned through the kit's side
+     * channel, never through the backend.
+     */
+    @Verifies("2.3")
+    @Test void required_rma_quiet_completes_puts_seen_by_target() {
+        spmd(pe -> RemoteCompletion.quietSeenByTarget(pe, RemoteCompletion.Issuer.THIS_THREAD));
+    }
+
+    /**
+     * Verifies §2.3 ("issued by this PE … from any thread") / if it fails, look at per-thread queues or
+     * contexts: quiet must complete the puts of every thread of the PE, not only the calling thread's.
+     */
+    @Verifies("2.3")
+    @Test void required_rma_quiet_completes_puts_of_other_threads() {
+        spmd(pe -> RemoteCompletion.quietSeenByTarget(pe, RemoteCompletion.Issuer.OTHER_THREAD));
+    }
+
+    /** Verifies §2.5 for puts of another thread / if it fails, look at Communicator.barrier: it must complete every thread's RMA, not only the caller's. */
+    @Verifies("2.5")
+    @Test void required_rma_barrier_completes_puts_of_other_threads() {
+        spmd(RemoteCompletion::barrierCompletesOtherThreadsPuts);
+    }
+
+    /** Verifies §2.3 ("complete at the target (to every PE)") / if it fails, look at quiet draining only some targets' queues or connections. */
+    @Verifies("2.3")
+    @Test void required_rma_quiet_completes_puts_to_every_pe() {
+        spmd(RemoteCompletion::quietCompletesToEveryPe);
+    }
+
+    /** Verifies §2.5 (after a barrier every PE sees every put, by get too) / if it fails, look at a get served from a cache or an earlier transfer's bounce buffer. */
+    @Verifies("2.5")
+    @Test void required_rma_get_sees_updates_after_barrier() {
+        spmd(pe -> AtomicsCompletion.readsSeeUpdates(pe, false));
+    }
 }

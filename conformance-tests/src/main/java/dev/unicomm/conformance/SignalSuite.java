@@ -88,11 +88,18 @@ public abstract class SignalSuite extends KitSuite {
             try (SymmetricBuffer data = c.heap().allocate(n); SymmetricBuffer sig = c.heap().allocate(64)) {
                 Mem.write(c, sig, 0, Mem.longs(0));
                 c.barrier();
+                SideChannel side = pe.sideChannel();
+                InStep step = new InStep();
                 c.rma().putSignal(data, 0, Memory.of(Mem.patterned(n, 33 + c.rank())), 0, n, sig, 0, 1, SignalOp.ADD, right(c));
-                c.rma().signalWaitUntil(sig, 0, Cmp.NE, 0);
-                // no barrier or quiet: the signal alone promises the 4 MiB are there
-                Mem.expectPattern(Mem.read(c, data, 0, n), 33 + left(c), "4 MiB seen right after its signal");
+                // no barrier or quiet: the signal alone promises the 4 MiB are there; the writer reaches no
+                // completion point (which could deliver data queued after the signal) until its target has looked
+                step.check(() -> side.checkThenTell("checked/" + c.rank(), () -> {
+                    c.rma().signalWaitUntil(sig, 0, Cmp.NE, 0);
+                    Mem.expectPattern(Mem.read(c, data, 0, n), 33 + left(c), "4 MiB seen right after its signal");
+                }));
+                side.await("checked/" + right(c));
                 c.barrier();
+                step.rethrow();
             }
         });
     }

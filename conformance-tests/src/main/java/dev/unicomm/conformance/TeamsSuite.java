@@ -159,6 +159,7 @@ public abstract class TeamsSuite extends KitSuite {
     /** Verifies §2.6: a sub-team barrier completes and orders RMA among its members / if it fails, look at Team.barrier: it must quiet before synchronising. */
     @Verifies("2.6")
     @Test void optional_teams_team_barrier_and_rma() {
+        assumeRanks(3); // the even ranks of two form a team of one: nothing to check
         spmd(Capability.TEAMS, pe -> {
             Communicator c = pe.comm();
             int size = (c.size() + 1) / 2;
@@ -208,5 +209,21 @@ public abstract class TeamsSuite extends KitSuite {
             }
             c.barrier();
         });
+    }
+
+    /**
+     * Verifies §2.6 on teams split from the world, with no quiet before the team barrier / if it fails, look at
+     * Team.barrier of split teams: it must complete the caller's RMA as the world team's barrier does.
+     */
+    @Verifies("2.6")
+    @Test void optional_teams_sub_team_barrier_completes_puts() {
+        spmd(Capability.TEAMS, TeamCompletion::subTeamBarrierCompletes);
+    }
+
+    /** Verifies §2.6 ("completes the calling PE's outstanding RMA to every PE") / if it fails, look at Team.barrier completing only the RMA to the team's members. */
+    @Verifies("2.6")
+    @Test void optional_teams_team_barrier_completes_puts_to_non_members() {
+        assumeRanks(2);
+        spmd(Capability.TEAMS, TeamCompletion::teamBarrierCompletesToNonMembers);
     }
 }

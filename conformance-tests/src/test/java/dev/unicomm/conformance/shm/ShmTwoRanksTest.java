@@ -10,6 +10,8 @@ import dev.unicomm.conformance.RmaSuite;
 import dev.unicomm.conformance.SignalSuite;
 import dev.unicomm.conformance.TeamsSuite;
 import dev.unicomm.conformance.collectives.CollectivesSuite;
+import dev.unicomm.conformance.KitSuites;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 
 /**
@@ -22,6 +24,9 @@ import org.junit.jupiter.api.Nested;
 class ShmTwoRanksTest {
     static final String BACKEND = "shm";
     static final int RANKS = 2;
+
+    /** The JUnit entry check: a run that executed none of the nested suites' rules fails instead of passing empty. */
+    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(ShmTwoRanksTest.class); }
 
     @Nested class Lifecycle extends LifecycleSuite {
         @Override protected String backend() { return BACKEND; }
