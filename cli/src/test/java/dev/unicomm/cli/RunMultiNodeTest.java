@@ -67,6 +67,59 @@ class RunMultiNodeTest {
         assertTrue(r.err().contains("--rdzv-endpoint must be ADDR:PORT, got 'nohost'"), r.err());
     }
 
+    /** A second launcher claiming a node rank that is taken: one of the two is turned away in one line, the job completes. */
+    @Test void aSecondLauncherForOneNodeRankIsTurnedAwayInOneLine() throws Exception {
+        int port = freePort();
+        Process node0 = launcher(node(0, 2, port, "20s"), TOKEN);
+        Process node1 = launcher(node(1, 2, port, "20s"), TOKEN), again = launcher(node(1, 2, port, "20s"), TOKEN);
+        String out0 = finish(node0), out1 = finish(node1), outAgain = finish(again);
+        assertEquals(0, node0.exitValue(), out0);
+        String both = out1 + outAgain;
+        assertEquals(1, both.lines().filter(l -> l.contains("FAILED") && l.contains("rank 1 has already joined this job")).count(), both);
+        assertTrue(node1.exitValue() == 0 ^ again.exitValue() == 0, "exactly one node-1 launcher ran the job's rank 1:\n" + both);
+    }
+
+    /** Launchers that disagree on --nnodes: the odd one's ranks are turned away at once, naming both sizes. */
+    @Test void launchersThatDisagreeOnTheNodeCountAreToldInOneLine() throws Exception {
+        int port = freePort();
+        Process node0 = launcher(node(0, 2, port, "15s"), TOKEN);
+        Process odd = launcher(node(1, 3, port, "15s"), TOKEN);
+        long start = System.nanoTime();
+        String outOdd = finish(odd);
+        assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(60), "within seconds");
+        assertTrue(outOdd.contains("FAILED") && outOdd.contains("rank 1 claims a job of 3 ranks; this job has 2"), outOdd);
+        String out0 = finish(node0);
+        assertTrue(node0.exitValue() != 0, "node 0's job lacks its rank 1:\n" + out0);
+    }
+
+    /** A host with another secret: its ranks are turned away in one line that never prints either secret. */
+    @Test void aHostWithAnotherTokenIsToldInOneLine() throws Exception {
+        int port = freePort();
+        Process node0 = launcher(node(0, 2, port, "15s"), TOKEN);
+        Process stranger = launcher(node(1, 2, port, "15s"), TOKEN.replace('a', 'b'));
+        String out = finish(stranger);
+        assertTrue(out.contains("FAILED") && out.contains("rank 1 presented a wrong token"), out);
+        assertTrue(!out.contains(TOKEN) && !out.contains(TOKEN.replace('a', 'b')), out);
+        finish(node0);
+        assertTrue(node0.exitValue() != 0);
+    }
+
+    private static List<String> node(int rank, int nnodes, int port, String wait) {
+        return List.of("--nnodes", "" + nnodes, "--node-rank", "" + rank, "--nproc-per-node", "1", "--master-addr", "127.0.0.1",
+                "--master-port", "" + port, "--backend", "shm", "--wait-timeout", wait, "--timeout", "120s", "--", TopologyRank.class.getName());
+    }
+
+    private static String finish(Process p) throws Exception {
+        assertTrue(p.waitFor(180, TimeUnit.SECONDS), "launcher did not finish");
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
     /** {@code unicomm run ARGS} in a JVM of its own (the secret comes from the launcher's environment, as on a real host). */
     static Process launcher(List<String> args, String token) throws IOException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
