@@ -51,6 +51,15 @@ final class Peers {
 
     MemorySegment ep(int pe) { return eps[pe]; }
 
+    /** Prints, per endpoint, which transport carries each lane (to stderr, as UCX does). */
+    void printInfo(int rank) {
+        for (int pe = 0; pe < eps.length; pe++) {
+            System.err.println("[ucx] PE " + rank + " -> PE " + pe + ":");
+            System.err.flush();
+            w.ucp.printEpInfo(eps[pe]);
+        }
+    }
+
     MemorySegment rkey(int pe) { return rkeys[pe]; }
 
     /** Remote virtual address of {@code offset} in PE {@code pe}'s heap. */

@@ -26,7 +26,8 @@ final class Ucp {
     private final MethodHandle epCreate, epCloseNbx;
     private final MethodHandle memMap, memUnmap, rkeyPack, rkeyBufferRelease, epRkeyUnpack, rkeyDestroy;
     private final MethodHandle putNbx, getNbx, atomicOpNbx, requestCheckStatus, requestFree;
-    private final MethodHandle statusString, poll;
+    private final MethodHandle statusString, poll, epPrintInfo;
+    private final MemorySegment stderrFile;
 
     private static volatile Ucp instance;
     private static volatile Throwable loadFailure;
@@ -64,7 +65,10 @@ final class Ucp {
         requestFree = bind(ucp, "ucp_request_free", FunctionDescriptor.ofVoid(ADDRESS));
         // In libucs, which libucp links: a library handle's lookup searches its dependencies too.
         statusString = bind(ucp, "ucs_status_string", FunctionDescriptor.of(ADDRESS, JAVA_BYTE));
+        epPrintInfo = bind(ucp, "ucp_ep_print_info", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
         SymbolLookup libc = Linker.nativeLinker().defaultLookup();
+        // glibc's "FILE *stderr" variable: its address, then the pointer it holds.
+        stderrFile = libc.find("stderr").orElseThrow().reinterpret(ADDRESS.byteSize()).get(ADDRESS, 0);
         poll = Linker.nativeLinker().downcallHandle(libc.find("poll").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
     }
@@ -151,6 +155,9 @@ final class Ucp {
     byte requestStatus(MemorySegment request) { try { return (byte) requestCheckStatus.invokeExact(request); } catch (Throwable t) { throw fail(t); } }
     void requestFree(MemorySegment request) { try { requestFree.invokeExact(request); } catch (Throwable t) { throw fail(t); } }
     int poll(MemorySegment fds, long count, int timeoutMillis) { try { return (int) poll.invokeExact(fds, count, timeoutMillis); } catch (Throwable t) { throw fail(t); } }
+
+    /** {@code ucp_ep_print_info(ep, stderr)}: the endpoint's lanes and the transport of each. */
+    void printEpInfo(MemorySegment ep) { try { epPrintInfo.invokeExact(ep, stderrFile); } catch (Throwable t) { throw fail(t); } }
 
     /** {@code ucs_status_string}: UCX's own name of a status ("Destination is unreachable"). */
     String statusString(byte status) {

@@ -57,7 +57,8 @@ public final class UcxCommunicator implements BackendCommunicator {
 
     /**
      * Opens this PE's side (collective). Settings: {@code ucx.progress_spin} (empty progress rounds before the
-     * progress thread sleeps, default 200), {@code ucx.progress_poll_ms} (longest sleep, default 1).
+     * progress thread sleeps, default 200), {@code ucx.progress_poll_ms} (longest sleep, default 1), {@code ucx.print_info}
+     * ({@code true}: print every endpoint's transports to stderr, {@code ucp_ep_print_info}).
      */
     public static UcxCommunicator open(BackendContext ctx) {
         CommConfig c = ctx.config();
@@ -89,6 +90,7 @@ public final class UcxCommunicator implements BackendCommunicator {
             }
             peers = Peers.connect(w, all);
             store.barrier(prefix + "connected");
+            if (Boolean.parseBoolean(c.property("ucx.print_info", "false"))) peers.printInfo(rank);
             return new UcxCommunicator(ctx, prefix, w, heapArena, heapSeg, memh, peers);
         } catch (RuntimeException | Error e) {
             if (peers != null) peers.close(true, Duration.ofSeconds(1), () -> {});

@@ -10,6 +10,9 @@ import dev.unicomm.testsupport.hosts.MultiHost;
 import dev.unicomm.testsupport.hosts.TestBed;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -51,7 +54,7 @@ class UcxTwoHostsTest {
         report.add(perftest(bed, "ucp_get", 8, 10_000));
         report.add(perftest(bed, "ucp_put_bw", 64 << 10, 2_000));
         report.add(perftest(bed, "ucp_put_bw", 1 << 20, 500));
-        report.add("loadavg " + new String(java.nio.file.Files.readAllBytes(java.nio.file.Path.of("/proc/loadavg"))).strip());
+        report.add("loadavg " + Files.readString(Path.of("/proc/loadavg")).strip());
         report.forEach(System.out::println);
         assertTrue(report.stream().anyMatch(l -> l.contains("target=busy-java")), String.join("\n", report));
     }
@@ -61,7 +64,7 @@ class UcxTwoHostsTest {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String cp = System.getProperty("java.class.path");
         int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
-        String token = HexFormat.of().formatHex(java.security.SecureRandom.getSeed(16));
+        String token = HexFormat.of().formatHex(SecureRandom.getSeed(16));
         List<Process> procs = new ArrayList<>();
         List<String> lines = new ArrayList<>();
         try {
@@ -76,7 +79,8 @@ class UcxTwoHostsTest {
                 Process p = procs.get(r);
                 boolean done = p.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);
                 String text = done ? new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8) : "(still running after " + LIMIT_SECONDS + " s)";
-                text.lines().forEach(l -> lines.add(l));
+                text.lines().forEach(lines::add);
+                if (r == 0) System.out.println("rank 0 on " + bed.hostName(0) + ":\n" + text);
                 assertTrue(done, "rank " + r + " hung");
                 assertEquals(0, p.exitValue(), "rank " + r + " failed:\n" + text);
             }
@@ -96,6 +100,7 @@ class UcxTwoHostsTest {
         env.put("UNICOMM_HEAP_SIZE", "16M");
         env.put("UNICOMM_TIMEOUT", "60s");
         env.putAll(ucxOverTheBed());
+        if (rank == 0) env.put("UNICOMM_UCX_PRINT_INFO", "true");   // the log shows which transport each endpoint uses
         return env;
     }
 
