@@ -7,6 +7,7 @@ import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendPriority;
+import dev.unicomm.spi.BackendSettings;
 import dev.unicomm.spi.CommBackendProvider;
 import java.util.EnumSet;
 import java.util.Set;
@@ -17,8 +18,8 @@ import java.util.Set;
  * an ordinary network (TCP, or whatever transports UCX finds) run unicomm. Each PE's heap is one
  * {@code ucp_mem_map}'d region; worker addresses and packed rkeys travel through the rendezvous store.
  *
- * <p>Settings: {@code unicomm.ucx.progress_spin} / {@code UNICOMM_UCX_PROGRESS_SPIN},
- * {@code unicomm.ucx.progress_poll_ms}; every {@code UCX_*} variable goes to UCX unchanged
+ * <p>Settings: {@code unicomm.ucx.library} / {@code UNICOMM_UCX_LIBRARY} (default {@code libucp.so.0}: a soname
+ * or a path), {@code unicomm.ucx.progress_spin}, {@code unicomm.ucx.progress_poll_ms}, {@code unicomm.ucx.print_info}; every {@code UCX_*} variable goes to UCX unchanged
  * ({@code ucp_config_read}). See docs/backends/ucx.md.
  */
 public final class UcxBackendProvider implements CommBackendProvider {
@@ -41,16 +42,25 @@ public final class UcxBackendProvider implements CommBackendProvider {
 
     @Override public Set<Capability> capabilities() { return CAPABILITIES; }
 
-    @Override public Availability availability() {
+    @Override public Availability availability() { return availability(BackendSettings.fromEnvironment()); }
+
+    /** Probes the library of {@code ucx.library} (default {@code libucp.so.0}): loads it, creates a context and a worker. */
+    @Override public Availability availability(BackendSettings settings) {
         try {
-            return UcxProbe.availability();
+            return UcxProbe.availability(library(settings));
         } catch (Throwable t) {
             return Availability.no("probing UCX failed: " + t, t, "report this as a bug in backend-ucx");
         }
     }
 
     @Override public BackendCommunicator open(BackendContext context) {
-        availability().ensureAvailable(this);
-        return UcxCommunicator.open(context);
+        BackendSettings settings = BackendSettings.of(context.config());
+        availability(settings).ensureAvailable(this);
+        return UcxCommunicator.open(context, library(settings));
+    }
+
+    private static String library(BackendSettings settings) {
+        String lib = settings.get("ucx.library", UcxProbe.DEFAULT_LIBRARY);
+        return lib == null || lib.isBlank() ? UcxProbe.DEFAULT_LIBRARY : lib.strip();
     }
 }

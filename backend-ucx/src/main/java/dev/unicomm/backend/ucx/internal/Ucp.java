@@ -29,8 +29,9 @@ final class Ucp {
     private final MethodHandle statusString, poll, epPrintInfo;
     private final MemorySegment stderrFile;
 
-    private static volatile Ucp instance;
-    private static volatile Throwable loadFailure;
+    /** By library name; a failed load is kept, so later calls fail the same way without trying again. */
+    private static final java.util.Map<String, Ucp> LOADED = new java.util.HashMap<>();
+    private static final java.util.Map<String, RuntimeException> FAILED = new java.util.HashMap<>();
 
     private Ucp(SymbolLookup ucp) {
         configRead = bind(ucp, "ucp_config_read", FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS));
@@ -79,22 +80,29 @@ final class Ucp {
         return Linker.nativeLinker().downcallHandle(symbol, fd);
     }
 
-    /** The bindings, loading libucp on first call; throws the loader's error (kept for every later call). */
-    static Ucp get() {
-        Ucp u = instance;
+    /**
+     * The bindings of {@code library} ({@value #LIBRARY}, or a path to another libucp), loading it on first call.
+     *
+     * @throws IllegalArgumentException when the library cannot be loaded ({@code SymbolLookup.libraryLookup}'s dlopen error)
+     * @throws UnsatisfiedLinkError when it lacks a function of the 1.13 API
+     */
+    static synchronized Ucp get(String library) {
+        Ucp u = LOADED.get(library);
         if (u != null) return u;
-        synchronized (Ucp.class) {
-            if (instance != null) return instance;
-            if (loadFailure != null) throw new UnsatisfiedLinkError(loadFailure.getMessage());
-            try {
-                keepJvmSignals();
-                // The global arena: libucp stays loaded for the life of the JVM, like any dlopen'ed library.
-                instance = new Ucp(SymbolLookup.libraryLookup(LIBRARY, Arena.global()));
-                return instance;
-            } catch (RuntimeException | Error t) {
-                loadFailure = t;
-                throw t;
-            }
+        RuntimeException failed = FAILED.get(library);
+        if (failed != null) throw failed;
+        try {
+            keepJvmSignals();
+            // The global arena: libucp stays loaded for the life of the JVM, like any dlopen'ed library.
+            u = new Ucp(SymbolLookup.libraryLookup(library, Arena.global()));
+            LOADED.put(library, u);
+            return u;
+        } catch (UnsatisfiedLinkError e) {
+            FAILED.put(library, new IllegalArgumentException(e.getMessage(), e));
+            throw e;
+        } catch (RuntimeException e) {
+            FAILED.put(library, e);
+            throw e;
         }
     }
 

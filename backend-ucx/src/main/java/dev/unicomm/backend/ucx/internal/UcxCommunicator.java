@@ -60,7 +60,7 @@ public final class UcxCommunicator implements BackendCommunicator {
      * progress thread sleeps, default 200), {@code ucx.progress_poll_ms} (longest sleep, default 1), {@code ucx.print_info}
      * ({@code true}: print every endpoint's transports to stderr, {@code ucp_ep_print_info}).
      */
-    public static UcxCommunicator open(BackendContext ctx) {
+    public static UcxCommunicator open(BackendContext ctx, String library) {
         CommConfig c = ctx.config();
         Store store = ctx.store();
         int rank = ctx.rank(), size = ctx.size();
@@ -72,7 +72,7 @@ public final class UcxCommunicator implements BackendCommunicator {
         long generation = (store.add("unicomm.ucx/opens", 1) - 1) / size;
         String prefix = "unicomm.ucx/" + generation + "/";
 
-        UcxWorker w = UcxWorker.open("unicomm-ucx-progress-pe" + rank, spin, pollMs);
+        UcxWorker w = UcxWorker.open(library, "unicomm-ucx-progress-pe" + rank, spin, pollMs);
         Arena heapArena = Arena.ofShared();
         MemorySegment memh = MemorySegment.NULL;
         Peers peers = null;

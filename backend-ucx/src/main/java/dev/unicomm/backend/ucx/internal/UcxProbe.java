@@ -13,29 +13,26 @@ public final class UcxProbe {
     private UcxProbe() {}
 
     static final String FIX_INSTALL = "apt-get install libucx0 (Debian/Ubuntu) or install UCX >= 1.13 so that libucp.so.0 is on the "
-            + "loader path (LD_LIBRARY_PATH); see docs/backends/ucx.md";
-    private static volatile Availability cached;
+            + "loader path (LD_LIBRARY_PATH), or name it with unicomm.ucx.library / UNICOMM_UCX_LIBRARY; see docs/backends/ucx.md";
+    /** The library the backend binds unless {@code unicomm.ucx.library} names another. */
+    public static final String DEFAULT_LIBRARY = Ucp.LIBRARY;
+    private static final java.util.Map<String, Availability> PROBED = new java.util.concurrent.ConcurrentHashMap<>();
     private static volatile String version = "?";
 
-    /** Never throws. */
-    public static Availability availability() {
-        Availability a = cached;
-        if (a != null) return a;
-        synchronized (UcxProbe.class) {
-            if (cached == null) cached = probe();
-            return cached;
-        }
+    /** Whether {@code library} (a soname or a path) loads and makes a working context and worker. Never throws. */
+    public static Availability availability(String library) {
+        return PROBED.computeIfAbsent(library, UcxProbe::probe);
     }
 
     /** The loaded libucp's version ({@code ucp_get_version}), {@code ?} before a successful probe. */
     public static String version() { return version; }
 
-    private static Availability probe() {
+    private static Availability probe(String library) {
         Ucp ucp;
         try {
-            ucp = Ucp.get();
+            ucp = Ucp.get(library);
         } catch (Throwable t) {       // IllegalArgumentException from libraryLookup, UnsatisfiedLinkError for a missing symbol
-            return Availability.no(Ucp.LIBRARY + " not found or unusable (" + t.getMessage() + ")", t, FIX_INSTALL);
+            return Availability.no(library + " not found or unusable (" + t.getMessage() + ")", t, FIX_INSTALL);
         }
         try (Arena a = Arena.ofConfined()) {
             MemorySegment v = a.allocate(ValueLayout.JAVA_INT, 3);
@@ -48,7 +45,7 @@ public final class UcxProbe {
             return Availability.no("ucp_get_version failed: " + t, t, FIX_INSTALL);
         }
         try {
-            UcxWorker.open("unicomm-ucx-probe", 0, 1).close();
+            UcxWorker.open(library, "unicomm-ucx-probe", 0, 1).close();
             return Availability.yes();
         } catch (Throwable t) {
             return Availability.no("UCX " + version + " is installed but creating a context and worker failed: " + t.getMessage(), t,

@@ -51,8 +51,8 @@ final class UcxWorker implements AutoCloseable {
      * Creates the context (features RMA, AMO64, WAKEUP; {@code UCX_*} variables read by {@code ucp_config_read})
      * and the worker, and starts the progress thread.
      */
-    static UcxWorker open(String name, int spinRounds, int pollMillis) {
-        Ucp ucp = Ucp.get();
+    static UcxWorker open(String library, String name, int spinRounds, int pollMillis) {
+        Ucp ucp = Ucp.get(library);
         MemorySegment context = MemorySegment.NULL, worker = MemorySegment.NULL;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
