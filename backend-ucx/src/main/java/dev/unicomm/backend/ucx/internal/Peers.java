@@ -15,13 +15,24 @@ final class Peers {
     private final MemorySegment[] eps;
     private final MemorySegment[] rkeys;
     private final long[] bases;
+    private final byte[] failed;   // status from the error handler, 0 while the PE's endpoint is fine
+    private final long errorsId;
 
     private Peers(UcxWorker w, int size) {
         this.w = w;
         this.eps = new MemorySegment[size];
         this.rkeys = new MemorySegment[size];
         this.bases = new long[size];
+        this.failed = new byte[size];
+        this.errorsId = EndpointErrors.register(this::failed);
     }
+
+    private synchronized void failed(int pe, byte status) {
+        if (pe >= 0 && pe < failed.length && failed[pe] == 0) failed[pe] = status;
+    }
+
+    /** The status UCX reported for PE {@code pe}'s endpoint, or 0 (UCS_OK) while it works. */
+    synchronized byte failure(int pe) { return failed[pe]; }
 
     /** Connects to every PE; on failure releases what it made. */
     static Peers connect(UcxWorker w, PeerInfo[] infos) {
@@ -32,7 +43,9 @@ final class Peers {
             for (int pe = 0; pe < infos.length; pe++) {
                 params.fill((byte) 0);
                 params.set(ValueLayout.JAVA_LONG, UcpAbi.EP_PARAMS_FIELD_MASK,
-                        UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE);
+                        UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
+                params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, EndpointErrors.CALLBACK);
+                params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, EndpointErrors.arg(p.errorsId, pe));
                 params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ADDRESS, a.allocateFrom(ValueLayout.JAVA_BYTE, infos[pe].workerAddress()));
                 params.set(ValueLayout.JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
                 Ucx.check(w.ucp, w.ucp.epCreate(w.worker, params, out), "ucp_ep_create (to PE " + pe + ")");
@@ -45,6 +58,7 @@ final class Peers {
             return p;
         } catch (RuntimeException e) {
             p.close(true, Duration.ofSeconds(1), () -> {});
+            p.forget();
             throw e;
         }
     }
@@ -93,4 +107,7 @@ final class Peers {
             if (first != null && !force) throw first;
         }
     }
+
+    /** Stops routing error callbacks here; call after the worker is destroyed (it may still report while it lives). */
+    void forget() { EndpointErrors.unregister(errorsId); }
 }

@@ -23,7 +23,8 @@ final class UcpAbi {
 
     // ucp_ep_params_t
     static final long EP_PARAMS_SIZE = 104, EP_PARAMS_FIELD_MASK = 0, EP_PARAMS_ADDRESS = 8, EP_PARAMS_ERR_MODE = 16;
-    static final long EP_PARAM_FIELD_REMOTE_ADDRESS = 1L, EP_PARAM_FIELD_ERR_HANDLING_MODE = 1L << 1;
+    static final long EP_PARAMS_ERR_HANDLER_CB = 24, EP_PARAMS_ERR_HANDLER_ARG = 32;   // ucp_err_handler_t { cb; arg; }
+    static final long EP_PARAM_FIELD_REMOTE_ADDRESS = 1L, EP_PARAM_FIELD_ERR_HANDLING_MODE = 1L << 1, EP_PARAM_FIELD_ERR_HANDLER = 1L << 2;
     static final int ERR_HANDLING_MODE_PEER = 1;
 
     // ucp_mem_map_params_t

@@ -96,6 +96,7 @@ public final class UcxCommunicator implements BackendCommunicator {
             if (peers != null) peers.close(true, Duration.ofSeconds(1), () -> {});
             if (!memh.equals(MemorySegment.NULL)) w.ucp.memUnmap(w.context, memh);
             w.close();
+            if (peers != null) peers.forget();
             heapArena.close();
             throw e;
         }
@@ -179,6 +180,7 @@ public final class UcxCommunicator implements BackendCommunicator {
         rma.release();
         w.ucp.memUnmap(w.context, memh);
         w.close();
+        peers.forget();
         heapArena.close();
         if (first != null) throw first;
     }

@@ -85,8 +85,9 @@ final class UcxRma implements Rma {
         String call = put ? "ucp_put_nbx" : "ucp_get_nbx";
         if (local.isNative()) {
             long addr = local.address() + localOffset;
-            MemorySegment req = put ? ucp.put(peers.ep(pe), addr, bytes, remote, peers.rkey(pe), plain)
-                    : ucp.get(peers.ep(pe), addr, bytes, remote, peers.rkey(pe), plain);
+            MemorySegment ep = ep(pe, call);
+            MemorySegment req = put ? ucp.put(ep, addr, bytes, remote, peers.rkey(pe), plain)
+                    : ucp.get(ep, addr, bytes, remote, peers.rkey(pe), plain);
             if (blocking) w.await(req, call, pe, timeout, health);
             else release(req, call, pe);
             return;
@@ -94,8 +95,9 @@ final class UcxRma implements Rma {
         try (Arena staging = Arena.ofConfined()) {             // a Java array has no stable address: copy
             MemorySegment tmp = staging.allocate(bytes, 8);
             if (put) MemorySegment.copy(local, localOffset, tmp, 0, bytes);
-            MemorySegment req = put ? ucp.put(peers.ep(pe), tmp.address(), bytes, remote, peers.rkey(pe), plain)
-                    : ucp.get(peers.ep(pe), tmp.address(), bytes, remote, peers.rkey(pe), plain);
+            MemorySegment ep = ep(pe, call);
+            MemorySegment req = put ? ucp.put(ep, tmp.address(), bytes, remote, peers.rkey(pe), plain)
+                    : ucp.get(ep, tmp.address(), bytes, remote, peers.rkey(pe), plain);
             w.await(req, call, pe, timeout, health);
             if (!put) MemorySegment.copy(tmp, 0, local, localOffset, bytes);
         }
@@ -190,16 +192,23 @@ final class UcxRma implements Rma {
 
     private void amo(int op, long heapOffset, long value, int pe) {
         operand.set(ValueLayout.JAVA_LONG, 0, value);
-        w.await(ucp.atomic(peers.ep(pe), op, operand, peers.address(pe, heapOffset), peers.rkey(pe), post),
+        w.await(ucp.atomic(ep(pe, "ucp_atomic_op_nbx"), op, operand, peers.address(pe, heapOffset), peers.rkey(pe), post),
                 "ucp_atomic_op_nbx", pe, timeout, health);
     }
 
     private long amoFetch(int op, long heapOffset, long value, long replyIn, int pe) {
         operand.set(ValueLayout.JAVA_LONG, 0, value);
         reply.set(ValueLayout.JAVA_LONG, 0, replyIn);
-        w.await(ucp.atomic(peers.ep(pe), op, operand, peers.address(pe, heapOffset), peers.rkey(pe), fetch),
+        w.await(ucp.atomic(ep(pe, "ucp_atomic_op_nbx"), op, operand, peers.address(pe, heapOffset), peers.rkey(pe), fetch),
                 "ucp_atomic_op_nbx", pe, timeout, health);
         return reply.get(ValueLayout.JAVA_LONG, 0);
+    }
+
+    /** PE {@code pe}'s endpoint, after checking that UCX has not reported it failed. */
+    private MemorySegment ep(int pe, String call) {
+        byte f = peers.failure(pe);
+        if (f != 0) throw Ucx.failure(ucp, f, call, pe, health);
+        return peers.ep(pe);
     }
 
     /** Frees the parameter structs (after the worker stopped using them). */

@@ -48,6 +48,25 @@ class UcxTwoHostsTest {
         }
     }
 
+    @Test void aRankThatDiesOnTheOtherHostAbortsTheSurvivorWithinTheTimeout(TestBed bed) throws Exception {
+        List<Process> procs = start(bed, 2, HostsFault.class.getName());
+        try {
+            Process survivor = procs.get(0), victim = procs.get(1);
+            assertTrue(victim.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS), "rank 1 did not die");
+            assertEquals(3, victim.exitValue(), "rank 1 should have halted with 3:\n" + output(victim));
+            assertTrue(survivor.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS), "rank 0 hung after rank 1 died");
+            String out = output(survivor);
+            System.out.println("rank 0 on " + bed.hostName(0) + ":\n" + out);
+            assertEquals(0, survivor.exitValue(), out);
+            assertTrue(out.contains("ABORTED failedRank=1 after "), out);
+            long abortedMs = Long.parseLong(out.replaceAll("(?s).*ABORTED failedRank=1 after (\\d+) ms.*", "$1"));
+            assertTrue(abortedMs < 60_000, "aborted only after " + abortedMs + " ms (the timeout is 60 s)");
+            assertTrue(out.contains("CLOSED after "), out);
+        } finally {
+            for (Process p : procs) p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+    }
+
     @Test void benchmarkAgainstUcxPerftest(TestBed bed) throws Exception {
         assumeTrue(Boolean.getBoolean("unicomm.ucx.bench"), "a benchmark: run with -Dunicomm.ucx.bench=true");
         List<String> report = new ArrayList<>(job(bed, 2, HostsBench.class.getName()).stream().filter(l -> l.startsWith("BENCH")).toList());
@@ -59,22 +78,34 @@ class UcxTwoHostsTest {
         assertTrue(report.stream().anyMatch(l -> l.contains("target=busy-java")), String.join("\n", report));
     }
 
-    /** Starts {@code ranks} ranks of {@code main}, the first half on node0 and the rest on node1; returns every line they printed. */
-    private static List<String> job(TestBed bed, int ranks, String main) throws Exception {
+    /** Starts {@code ranks} ranks of {@code main}, the first half on node0 and the rest on node1. */
+    private static List<Process> start(TestBed bed, int ranks, String main) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String cp = System.getProperty("java.class.path");
         int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
         String token = HexFormat.of().formatHex(SecureRandom.getSeed(16));
         List<Process> procs = new ArrayList<>();
-        List<String> lines = new ArrayList<>();
         try {
             for (int r = 0; r < ranks; r++) {
                 ProcessBuilder pb = bed.command(r < ranks / 2 ? 0 : 1, List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
                         "-XX:+UseSerialGC", "-cp", cp, main)).redirectErrorStream(true);
-                Map<String, String> env = pb.environment();
-                env.putAll(rankEnv(r, ranks, bed.address(0) + ":" + port, token));
+                pb.environment().putAll(rankEnv(r, ranks, bed.address(0) + ":" + port, token));
                 procs.add(pb.start());
             }
+            return procs;
+        } catch (IOException | RuntimeException e) {
+            for (Process p : procs) p.destroyForcibly();
+            throw e;
+        }
+    }
+
+    private static String output(Process p) throws IOException { return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8); }
+
+    /** Runs {@code ranks} ranks of {@code main} (see {@link #start}) to their end; returns every line they printed. */
+    private static List<String> job(TestBed bed, int ranks, String main) throws Exception {
+        List<Process> procs = start(bed, ranks, main);
+        List<String> lines = new ArrayList<>();
+        try {
             for (int r = 0; r < ranks; r++) {
                 Process p = procs.get(r);
                 boolean done = p.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);

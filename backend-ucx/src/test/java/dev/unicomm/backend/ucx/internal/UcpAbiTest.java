@@ -45,6 +45,9 @@ class UcpAbiTest {
         m.put("offsetof(ucp_ep_params_t, field_mask)", UcpAbi.EP_PARAMS_FIELD_MASK);
         m.put("offsetof(ucp_ep_params_t, address)", UcpAbi.EP_PARAMS_ADDRESS);
         m.put("offsetof(ucp_ep_params_t, err_mode)", UcpAbi.EP_PARAMS_ERR_MODE);
+        m.put("offsetof(ucp_ep_params_t, err_handler.cb)", UcpAbi.EP_PARAMS_ERR_HANDLER_CB);
+        m.put("offsetof(ucp_ep_params_t, err_handler.arg)", UcpAbi.EP_PARAMS_ERR_HANDLER_ARG);
+        m.put("UCP_EP_PARAM_FIELD_ERR_HANDLER", UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
         m.put("UCP_EP_PARAM_FIELD_REMOTE_ADDRESS", UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS);
         m.put("UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE", UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE);
         m.put("UCP_ERR_HANDLING_MODE_PEER", (long) UcpAbi.ERR_HANDLING_MODE_PEER);
