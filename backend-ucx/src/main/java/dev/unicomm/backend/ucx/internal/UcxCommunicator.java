@@ -177,10 +177,10 @@ public final class UcxCommunicator implements BackendCommunicator {
         } catch (RuntimeException e) {
             if (first == null) first = e;
         }
-        rma.release();
         w.ucp.memUnmap(w.context, memh);
         w.close();
         peers.forget();
+        rma.release();                                           // operand and reply words: only once no request can use them
         heapArena.close();
         if (first != null) throw first;
     }

@@ -92,14 +92,20 @@ final class UcxRma implements Rma {
             else release(req, call, pe);
             return;
         }
-        try (Arena staging = Arena.ofConfined()) {             // a Java array has no stable address: copy
+        Arena staging = Arena.ofConfined();                    // a Java array has no stable address: copy
+        boolean completed = false;
+        try {
             MemorySegment tmp = staging.allocate(bytes, 8);
             if (put) MemorySegment.copy(local, localOffset, tmp, 0, bytes);
             MemorySegment ep = ep(pe, call);
             MemorySegment req = put ? ucp.put(ep, tmp.address(), bytes, remote, peers.rkey(pe), plain)
                     : ucp.get(ep, tmp.address(), bytes, remote, peers.rkey(pe), plain);
             w.await(req, call, pe, timeout, health);
+            completed = true;
             if (!put) MemorySegment.copy(tmp, 0, local, localOffset, bytes);
+        } finally {
+            // After a failed wait UCX may still write into the copy: leave it allocated rather than free it under UCX.
+            if (completed) staging.close();
         }
     }
 
