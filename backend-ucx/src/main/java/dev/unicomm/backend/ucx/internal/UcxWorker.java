@@ -16,7 +16,8 @@ import java.util.concurrent.locks.LockSupport;
  * <p>Progress model: the thread calls {@code ucp_worker_progress} while it finds work, spins
  * {@code spinRounds} more empty rounds, then arms the worker ({@code ucp_worker_arm}) and sleeps in
  * {@code poll(2)} on the worker's event fd for at most {@code pollMillis} (wakes at once on incoming
- * traffic or on {@code ucp_worker_signal} at close). Threads waiting for their own requests progress
+ * traffic or on {@code ucp_worker_signal} at close); after a quiet timeout it sleeps again without
+ * spinning. The bound catches data a progress call left half-read (edge-triggered event sets). Threads waiting for their own requests progress
  * the worker themselves as well (the fast path: no hand-off).
  */
 final class UcxWorker implements AutoCloseable {
@@ -111,11 +112,12 @@ final class UcxWorker implements AutoCloseable {
                 byte armed = ucp.workerArm(worker);
                 if (armed == UcpAbi.ERR_BUSY) continue;           // events arrived meanwhile: progress them first
                 if (armed != UcpAbi.OK) {                         // no wake-up support on some transport: sleep briefly
-                    LockSupport.parkNanos(pollMillis * 1_000_000L);
+                    LockSupport.parkNanos(Math.max(1, pollMillis) * 1_000_000L);
                     continue;
                 }
-                ucp.poll(pollFd, 1, pollMillis);                  // bounded: also catches events another thread half-drained
-                idle = 0;
+                // Bounded: also catches data a progress call left half-read (edge-triggered event sets) soon after traffic.
+                // A quiet timeout goes straight back to sleep: spinning after each one would cost ~10% of a core.
+                idle = ucp.poll(pollFd, 1, pollMillis) > 0 ? 0 : spinRounds;
             }
         } catch (Throwable t) {
             progressFailure = t;
