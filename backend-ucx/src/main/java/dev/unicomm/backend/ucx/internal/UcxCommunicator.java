@@ -1,0 +1,189 @@
+package dev.unicomm.backend.ucx.internal;
+
+import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.MemoryKind;
+import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricHeap;
+import dev.unicomm.api.Team;
+import dev.unicomm.spi.BackendCommunicator;
+import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.Store;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+
+/**
+ * One PE of a {@code ucx} job. At open each PE creates a UCP context and worker (with its progress
+ * thread), maps its heap with {@code ucp_mem_map}, publishes {@link PeerInfo} (worker address, heap
+ * base and packed rkey) under {@code unicomm.ucx/<generation>/peer/<rank>} in the rendezvous store,
+ * reads every PE's, creates one endpoint per PE and unpacks its rkey, and meets the others in a
+ * store barrier. Barriers complete this PE's RMA (a worker flush), then meet in the store.
+ */
+public final class UcxCommunicator implements BackendCommunicator {
+    private final int rank, size;
+    private final Store store;
+    private final String prefix;
+    private final Duration timeout;
+    private final UcxWorker w;
+    private final Arena heapArena;
+    private final MemorySegment memh;
+    private final Peers peers;
+    private final UcxRma rma;
+    private final UcxHeap heap;
+    private final UcxTeam world;
+    private final Runnable health;
+    private long barriers;
+    private boolean closed;
+
+    private UcxCommunicator(BackendContext ctx, String prefix, UcxWorker w, Arena heapArena, MemorySegment heapSeg, MemorySegment memh,
+                            Peers peers) {
+        this.rank = ctx.rank();
+        this.size = ctx.size();
+        this.store = ctx.store();
+        this.prefix = prefix;
+        this.timeout = ctx.config().timeout();
+        this.w = w;
+        this.heapArena = heapArena;
+        this.memh = memh;
+        this.peers = peers;
+        this.health = this::checkHealthy;
+        this.rma = new UcxRma(w, peers, timeout, health);
+        this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
+        int[] all = new int[size];
+        for (int i = 0; i < size; i++) all[i] = i;
+        this.world = new UcxTeam(this, "world", all);
+    }
+
+    /**
+     * Opens this PE's side (collective). Settings: {@code ucx.progress_spin} (empty progress rounds before the
+     * progress thread sleeps, default 200), {@code ucx.progress_poll_ms} (longest sleep, default 1), {@code ucx.print_info}
+     * ({@code true}: print every endpoint's transports to stderr, {@code ucp_ep_print_info}).
+     */
+    public static UcxCommunicator open(BackendContext ctx, String library) {
+        CommConfig c = ctx.config();
+        Store store = ctx.store();
+        int rank = ctx.rank(), size = ctx.size();
+        int spin = Integer.parseInt(c.property("ucx.progress_spin", "200"));
+        int pollMs = Integer.parseInt(c.property("ucx.progress_poll_ms", "1"));
+        if (spin < 0 || pollMs < 0 || pollMs > 1000)
+            throw new IllegalArgumentException("unicomm.ucx.progress_spin must be >= 0 and unicomm.ucx.progress_poll_ms in 0..1000 (got "
+                    + spin + ", " + pollMs + ")");
+        long generation = (store.add("unicomm.ucx/opens", 1) - 1) / size;
+        String prefix = "unicomm.ucx/" + generation + "/";
+
+        UcxWorker w = UcxWorker.open(library, "unicomm-ucx-progress-pe" + rank, spin, pollMs);
+        Arena heapArena = Arena.ofShared();
+        MemorySegment memh = MemorySegment.NULL;
+        Peers peers = null;
+        try {
+            MemorySegment heapSeg = heapArena.allocate(c.heapSize(), 4096);
+            memh = map(w, heapSeg);
+            PeerInfo me = new PeerInfo(w.address(), heapSeg.address(), heapSeg.byteSize(), packRkey(w, memh));
+            store.set(prefix + "peer/" + rank, me.encode());
+            PeerInfo[] all = new PeerInfo[size];
+            for (int pe = 0; pe < size; pe++) {
+                all[pe] = PeerInfo.decode(store.get(prefix + "peer/" + pe), pe);
+                if (all[pe].heapBytes() != heapSeg.byteSize())
+                    throw new IllegalStateException("PE " + pe + " has a heap of " + all[pe].heapBytes() + " bytes, PE " + rank + " of "
+                            + heapSeg.byteSize() + ": every PE must use the same unicomm.heap_size");
+            }
+            peers = Peers.connect(w, all);
+            store.barrier(prefix + "connected");
+            if (Boolean.parseBoolean(c.property("ucx.print_info", "false"))) peers.printInfo(rank);
+            return new UcxCommunicator(ctx, prefix, w, heapArena, heapSeg, memh, peers);
+        } catch (RuntimeException | Error e) {
+            if (peers != null) peers.close(true, Duration.ofSeconds(1), () -> {});
+            if (!memh.equals(MemorySegment.NULL)) w.ucp.memUnmap(w.context, memh);
+            w.close();
+            if (peers != null) peers.forget();
+            heapArena.close();
+            throw e;
+        }
+    }
+
+    private static MemorySegment map(UcxWorker w, MemorySegment region) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_FIELD_MASK, UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
+            params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, region);
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, region.byteSize());
+            MemorySegment out = a.allocate(ValueLayout.ADDRESS);
+            Ucx.check(w.ucp, w.ucp.memMap(w.context, params, out), "ucp_mem_map (symmetric heap of " + region.byteSize() + " bytes)");
+            return out.get(ValueLayout.ADDRESS, 0);
+        }
+    }
+
+    private static byte[] packRkey(UcxWorker w, MemorySegment memh) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
+            Ucx.check(w.ucp, w.ucp.rkeyPack(w.context, memh, buf, len), "ucp_rkey_pack");
+            MemorySegment packed = buf.get(ValueLayout.ADDRESS, 0);
+            byte[] bytes = packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
+            w.ucp.rkeyBufferRelease(packed);
+            return bytes;
+        }
+    }
+
+    /** Throws {@code CommAbortedException} when the job failed (store), or when the progress thread died. */
+    private void checkHealthy() {
+        store.checkHealthy();
+        Throwable t = w.progressFailure();
+        if (t != null) throw new IllegalStateException("the UCX progress thread of PE " + rank + " failed: " + t, t);
+    }
+
+    @Override public int rank() { return rank; }
+    @Override public int size() { return size; }
+    @Override public SymmetricHeap heap() { return heap; }
+    @Override public Rma rma() { return rma; }
+    @Override public Team world() { return world; }
+    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
+
+    Store store() { return store; }
+
+    String prefix() { return prefix; }
+
+    void quiet() { rma.quiet(); }
+
+    @Override public void barrier() {
+        rma.quiet();
+        long n;
+        synchronized (this) {
+            n = barriers++;
+        }
+        store.barrier(prefix + "barrier/" + n);
+    }
+
+    /**
+     * Collective. Completes this PE's RMA, meets the others (so nobody still targets this heap), closes the
+     * endpoints (flushing them while every peer still progresses), meets again, then unmaps the heap and
+     * destroys the worker and context. After a failure in the job it releases this PE's side without waiting.
+     */
+    @Override public synchronized void close() {
+        if (closed) return;
+        closed = true;
+        RuntimeException first = null;
+        boolean healthy = true;
+        try {
+            rma.quiet();
+            store.barrier(prefix + "close");
+        } catch (RuntimeException e) {
+            first = e;
+            healthy = false;
+        }
+        try {
+            peers.close(!healthy, healthy ? timeout : Duration.ofSeconds(2), healthy ? health : () -> {});
+            if (healthy) store.barrier(prefix + "closed");
+        } catch (RuntimeException e) {
+            if (first == null) first = e;
+        }
+        w.ucp.memUnmap(w.context, memh);
+        w.close();
+        peers.forget();
+        rma.release();                                           // operand and reply words: only once no request can use them
+        heapArena.close();
+        if (first != null) throw first;
+    }
+
+    @Override public String toString() { return "UcxCommunicator[PE " + rank + "/" + size + "]"; }
+}

@@ -1,0 +1,180 @@
+package dev.unicomm.backend.ucx.internal;
+
+import dev.unicomm.api.CommTimeoutException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.time.Duration;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * One UCP context with one worker, created {@code UCS_THREAD_MODE_MULTI} so that any thread may call
+ * into it, plus the progress thread that keeps serving peers while this PE's own threads compute. Over
+ * transports without hardware RMA (tcp) a peer's put, get or atomic completes only when the
+ * <em>target's</em> worker progresses; the thread makes that independent of what the application does.
+ *
+ * <p>Progress model: the thread calls {@code ucp_worker_progress} while it finds work, spins
+ * {@code spinRounds} more empty rounds, then arms the worker ({@code ucp_worker_arm}) and sleeps in
+ * {@code poll(2)} on the worker's event fd for at most {@code pollMillis} (wakes at once on incoming
+ * traffic or on {@code ucp_worker_signal} at close); after a quiet timeout it sleeps again without
+ * spinning. The bound catches data a progress call left half-read (edge-triggered event sets). Threads waiting for their own requests progress
+ * the worker themselves as well (the fast path: no hand-off).
+ */
+final class UcxWorker implements AutoCloseable {
+    private static final int WAIT_SPIN = 2_000;
+    private static final long WAIT_PARK_NANOS = 20_000;
+
+    final Ucp ucp;
+    final MemorySegment context;
+    final MemorySegment worker;
+    private final Arena arena = Arena.ofShared();
+    private final MemorySegment pollFd;
+    private final int spinRounds;
+    private final int pollMillis;
+    private final Thread progress;
+    private volatile boolean running = true;
+    private volatile Throwable progressFailure;
+
+    private UcxWorker(Ucp ucp, MemorySegment context, MemorySegment worker, int efd, int spinRounds, int pollMillis, String name) {
+        this.ucp = ucp;
+        this.context = context;
+        this.worker = worker;
+        this.spinRounds = spinRounds;
+        this.pollMillis = pollMillis;
+        this.pollFd = arena.allocate(8, 8);            // struct pollfd { int fd; short events; short revents; }
+        pollFd.set(ValueLayout.JAVA_INT, 0, efd);
+        pollFd.set(ValueLayout.JAVA_SHORT, 4, (short) 1); // POLLIN
+        this.progress = Thread.ofPlatform().daemon().name(name).unstarted(this::serve);
+        progress.start();
+    }
+
+    /**
+     * Creates the context (features RMA, AMO64, WAKEUP; {@code UCX_*} variables read by {@code ucp_config_read})
+     * and the worker, and starts the progress thread.
+     */
+    static UcxWorker open(String library, String name, int spinRounds, int pollMillis) {
+        Ucp ucp = Ucp.get(library);
+        MemorySegment context = MemorySegment.NULL, worker = MemorySegment.NULL;
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment out = a.allocate(ValueLayout.ADDRESS);
+            Ucx.check(ucp, ucp.configRead(out), "ucp_config_read");
+            MemorySegment config = out.get(ValueLayout.ADDRESS, 0);
+            MemorySegment params = a.allocate(UcpAbi.PARAMS_SIZE, 8);
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FIELD_MASK, UcpAbi.PARAM_FIELD_FEATURES | UcpAbi.PARAM_FIELD_NAME);
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FEATURES, UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64 | UcpAbi.FEATURE_WAKEUP);
+            params.set(ValueLayout.ADDRESS, UcpAbi.PARAMS_NAME, a.allocateFrom(name));
+            byte s = ucp.init(params, config, out);
+            ucp.configRelease(config);
+            Ucx.check(ucp, s, "ucp_init");
+            context = out.get(ValueLayout.ADDRESS, 0);
+
+            MemorySegment wp = a.allocate(UcpAbi.WORKER_PARAMS_SIZE, 8);
+            wp.set(ValueLayout.JAVA_LONG, UcpAbi.WORKER_PARAMS_FIELD_MASK, UcpAbi.WORKER_PARAM_FIELD_THREAD_MODE);
+            wp.set(ValueLayout.JAVA_INT, UcpAbi.WORKER_PARAMS_THREAD_MODE, UcpAbi.THREAD_MODE_MULTI);
+            Ucx.check(ucp, ucp.workerCreate(context, wp, out), "ucp_worker_create");
+            worker = out.get(ValueLayout.ADDRESS, 0);
+
+            MemorySegment fd = a.allocate(ValueLayout.JAVA_INT);
+            Ucx.check(ucp, ucp.workerGetEfd(worker, fd), "ucp_worker_get_efd");
+            return new UcxWorker(ucp, context, worker, fd.get(ValueLayout.JAVA_INT, 0), spinRounds, pollMillis, name);
+        } catch (RuntimeException | Error e) {
+            if (!worker.equals(MemorySegment.NULL)) ucp.workerDestroy(worker);
+            if (!context.equals(MemorySegment.NULL)) ucp.cleanup(context);
+            throw e;
+        }
+    }
+
+    /** This worker's address, as bytes for the rendezvous store. */
+    byte[] address() {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment addr = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
+            Ucx.check(ucp, ucp.workerGetAddress(worker, addr, len), "ucp_worker_get_address");
+            MemorySegment p = addr.get(ValueLayout.ADDRESS, 0);
+            byte[] bytes = p.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
+            ucp.workerReleaseAddress(worker, p);
+            return bytes;
+        }
+    }
+
+    /** The progress thread's loop: bounded by {@link #close()}, which clears {@code running} and signals the worker. */
+    private void serve() {
+        int idle = 0;
+        try {
+            while (running) {
+                if (ucp.progress(worker) != 0) {
+                    idle = 0;
+                    continue;
+                }
+                if (++idle < spinRounds) {
+                    Thread.onSpinWait();
+                    continue;
+                }
+                byte armed = ucp.workerArm(worker);
+                if (armed == UcpAbi.ERR_BUSY) continue;           // events arrived meanwhile: progress them first
+                if (armed != UcpAbi.OK) {                         // no wake-up support on some transport: sleep briefly
+                    LockSupport.parkNanos(Math.max(1, pollMillis) * 1_000_000L);
+                    continue;
+                }
+                // Bounded: also catches data a progress call left half-read (edge-triggered event sets) soon after traffic.
+                // A quiet timeout goes straight back to sleep: spinning after each one would cost ~10% of a core.
+                idle = ucp.poll(pollFd, 1, pollMillis) > 0 ? 0 : spinRounds;
+            }
+        } catch (Throwable t) {
+            progressFailure = t;
+        }
+    }
+
+    /**
+     * Waits for a request returned by an {@code *_nbx} call: progresses the worker from this thread,
+     * checks the job's health and the deadline; frees the request.
+     *
+     * @param call    the UCX function, for messages
+     * @param pe      the target PE, or -1 (flush)
+     * @param health  throws {@code CommAbortedException} when the job has failed
+     */
+    void await(MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health) {
+        long p = statusPtr.address();
+        if (p == 0) return;                                       // completed in place
+        if (UcpAbi.isError(p)) throw Ucx.failure(ucp, UcpAbi.status(p), call, pe, health);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        for (long i = 0; ; i++) {
+            byte s = ucp.requestStatus(statusPtr);
+            if (s != UcpAbi.INPROGRESS) {
+                ucp.requestFree(statusPtr);
+                if (s != UcpAbi.OK) throw Ucx.failure(ucp, s, call, pe, health);
+                return;
+            }
+            if (ucp.progress(worker) == 0 && i > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
+            if ((i & 63) == 63) {
+                try {
+                    health.run();
+                    if (System.nanoTime() - deadline > 0) throw new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
+                } catch (RuntimeException e) {
+                    ucp.requestFree(statusPtr);                   // UCX releases it when it completes or is cancelled
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** Progresses once from the calling thread (waiters that poll local memory call this). */
+    int progressOnce() { return ucp.progress(worker); }
+
+    /** Whether the progress thread died; its failure, else null. */
+    Throwable progressFailure() { return progressFailure; }
+
+    /** Stops the progress thread (bounded join), destroys the worker and the context. */
+    @Override public void close() {
+        running = false;
+        ucp.workerSignal(worker);
+        try {
+            progress.join(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (progress.isAlive()) throw new IllegalStateException("UCX progress thread did not stop within 10 s; worker not destroyed");
+        ucp.workerDestroy(worker);
+        ucp.cleanup(context);
+        arena.close();
+    }
+}

@@ -1,0 +1,27 @@
+package dev.unicomm.backend.ucx.kit;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.unicomm.backend.ucx.UcxBackendProvider;
+import dev.unicomm.spi.Availability;
+import java.time.Duration;
+import java.util.Map;
+
+/** What every ucx kit run shares: the backend, the transport (tcp only: UCX's emulated RMA that needs the target's progress). */
+final class UcxKit {
+    private UcxKit() {}
+
+    static final String BACKEND = "ucx";
+    /** {@code UCX_TLS=tcp}: no shared-memory or self transport, so every byte takes UCX's software RMA over TCP. */
+    static final Map<String, String> TCP_ONLY = Map.of("UCX_TLS", "tcp");
+    static final Duration TIMEOUT = Duration.ofSeconds(60);
+    static final long HEAP = 32L << 20;
+
+    /** Skips the calling test class, with the cause and the fix, where libucp is missing ({@code UNICOMM_UCX_REQUIRE} makes that a failure). */
+    static void assumeUcx() {
+        Availability a = new UcxBackendProvider().availability();
+        if (!a.available() && System.getenv("UNICOMM_UCX_REQUIRE") != null)
+            throw new AssertionError("UNICOMM_UCX_REQUIRE is set but ucx is unavailable: " + a.cause());
+        assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
+    }
+}
