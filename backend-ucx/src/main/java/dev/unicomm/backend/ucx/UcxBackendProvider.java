@@ -31,7 +31,7 @@ public final class UcxBackendProvider implements CommBackendProvider {
     public static final int PRIORITY = BackendPriority.HOST - 5;
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.MULTI_PROCESS));
+            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.MULTI_PROCESS, Capability.MULTI_HOST));
 
     /** Cheap: libucp is not touched until {@link #availability()} or {@link #open}. */
     public UcxBackendProvider() {}
