@@ -23,31 +23,29 @@ public final class HostAwareSelection {
      * @throws CommException if the job spans hosts and the named backend, or every backend here, cannot
      */
     public static CommBackendProvider select(BackendRegistry registry, String name, HostTopology hosts) {
-        if (hosts.singleHost()) return registry.select(name);
-        List<CommBackendProvider> spanning = registry.providers().stream().filter(HostAwareSelection::spansHosts).toList();
-        if (name != null) {
-            CommBackendProvider p = registry.select(name);
-            if (!spansHosts(p))
-                throw new CommException("backend '" + p.name() + "' cannot span hosts, but this job runs on " + hosts + "; "
-                        + alternatives(spanning));
-            return p;
-        }
-        if (spanning.isEmpty())
-            throw new CommException("this job runs on " + hosts + ", but no backend on the class path can span hosts ("
-                    + registry.knownNames() + " cannot); " + alternatives(spanning));
-        return BackendRegistry.of(spanning).select(null);
+        String refused = refusal(registry, name, hosts);
+        if (refused != null) throw new CommException(refused);
+        if (hosts.singleHost() || name != null) return registry.select(name);
+        return BackendRegistry.of(registry.providers().stream().filter(HostAwareSelection::spansHosts).toList()).select(null);
     }
 
-    /** Why {@link #select} would refuse this job on these hosts, or {@code null} (rank 0's verdict for every rank). */
+    /**
+     * Why this job cannot run on these hosts (the backend named, or every backend here, cannot span them),
+     * or {@code null}: rank 0's verdict for every rank. Only the hosts are judged here; whether a backend is
+     * available, or a name known, each rank finds out in {@link #select}, as on one host.
+     */
     public static String refusal(BackendRegistry registry, String name, HostTopology hosts) {
-        try {
-            select(registry, name, hosts);
-            return null;
-        } catch (CommException e) {
-            return e.getMessage();
-        } catch (RuntimeException other) {
-            return null; // not about the hosts: each rank reports it as before
+        if (hosts.singleHost()) return null;
+        List<CommBackendProvider> spanning = registry.providers().stream().filter(HostAwareSelection::spansHosts).toList();
+        if (name != null) {
+            CommBackendProvider p = registry.providers().stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+            if (p == null || spansHosts(p)) return null;
+            return "backend '" + p.name() + "' cannot span hosts, but this job runs on " + hosts + "; " + alternatives(spanning);
         }
+        if (spanning.isEmpty())
+            return "this job runs on " + hosts + ", but no backend on the class path can span hosts (" + registry.knownNames()
+                    + " cannot); " + alternatives(spanning);
+        return null;
     }
 
     private static boolean spansHosts(CommBackendProvider p) {

@@ -1,6 +1,7 @@
 package dev.unicomm.internal.checked;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,6 +52,18 @@ class HostAwareSelectionTest {
         CommException e = assertThrows(CommException.class, () -> HostAwareSelection.select(BackendRegistry.of(List.of(SHM)), null, TWO));
         assertTrue(e.getMessage().startsWith("this job runs on 2 hosts: node0 (ranks 0-1), node1 (ranks 2-3), but no backend on the class path"
                 + " can span hosts (shm cannot); add one that can: backend-ucx"), e.getMessage());
+    }
+
+    /** Rank 0's verdict judges only the hosts: an unavailable or unknown backend each rank reports itself, as on one host. */
+    @Test
+    void theVerdictOnTheHostsLeavesAvailabilityAndNamesToEachRank() {
+        BackendRegistry registry = BackendRegistry.of(List.of(SHM, NIC));
+        assertNull(HostAwareSelection.refusal(registry, "nic", ONE));
+        assertNull(HostAwareSelection.refusal(registry, null, ONE));
+        assertNull(HostAwareSelection.refusal(registry, "nic", TWO));
+        assertNull(HostAwareSelection.refusal(registry, "nope", TWO));
+        assertThrows(dev.unicomm.api.BackendUnavailableException.class, () -> HostAwareSelection.select(registry, "nic", TWO));
+        assertThrows(IllegalArgumentException.class, () -> HostAwareSelection.select(registry, "nope", TWO));
     }
 
     @Test
