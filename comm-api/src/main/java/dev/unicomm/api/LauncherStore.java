@@ -30,7 +30,7 @@ final class LauncherStore {
      */
     record Derived(String host, int port, String token, String source, String missing) {}
 
-    /** The store's address for a job of {@code worldSize} ranks, if a launcher's variables give it. */
+    /** The store's address, if {@code env} is that of a rank mpirun or srun started ({@code port}: MASTER_PORT, or null). */
     static Optional<Derived> derive(Map<String, String> env, String port) {
         if (env.containsKey("OMPI_COMM_WORLD_SIZE")) return Optional.of(openMpi(env, port));
         if (env.containsKey("SLURM_NTASKS") && env.containsKey("SLURM_PROCID")) return Optional.of(slurm(env, port));

@@ -86,9 +86,10 @@ final class ShmCommunicator implements BackendCommunicator {
         String key = "unicomm.shm/" + generation + "/";
         SegmentFiles.reclaimStale(dir); // files of versions before job folders
         JobDirectory.reclaimStale(dir);
+        String here = HostIdentity.current(dir);
         if (rank == 0) {
             SegmentFiles.requireJobFits(dir, size, fileSize); // before anyone's file exists; others learn of a failure through the store's abort
-            store.set(key + "dir", (JobDirectory.create(dir) + "\n" + HostIdentity.current(dir)).getBytes(StandardCharsets.UTF_8));
+            store.set(key + "dir", (JobDirectory.create(dir) + "\n" + here).getBytes(StandardCharsets.UTF_8));
         }
         String[] published;
         try {
@@ -98,7 +99,7 @@ final class ShmCommunicator implements BackendCommunicator {
             JobDirectory.reclaimAfterFailedStart(dir);
             throw e;
         }
-        HostIdentity.requireSameShm(published[1], HostIdentity.current(dir), rank);
+        HostIdentity.requireSameShm(published[1], here, rank);
         Path jobDir = JobDirectory.join(published[0]);
         long pid = ProcessHandle.current().pid();
         String job = jobDir.getFileName().toString().substring(JobDirectory.PREFIX.length());
