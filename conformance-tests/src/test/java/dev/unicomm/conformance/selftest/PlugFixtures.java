@@ -2,6 +2,7 @@ package dev.unicomm.conformance.selftest;
 
 import dev.unicomm.conformance.HeapSuite;
 import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.TeamsSuite;
 
 /** Suites wired through a {@link KitPlug} only (no hook overridden); run by {@link KitPlugTest}. */
 final class PlugFixtures {
@@ -23,5 +24,10 @@ final class PlugFixtures {
     /** A plug for a backend that is not on the class path, gated: a missing jar is a failure, not a skip. */
     public static class GatedButMissing extends HeapSuite {
         static final KitPlug PLUG = KitPlug.backend("no-such-backend").skipWhereUnavailable(null, null);
+    }
+
+    /** shm's teams at 2 ranks: a strided split has one member there. */
+    public static class TeamsAtTwo extends TeamsSuite {
+        static final KitPlug PLUG = KitPlug.backend("shm").ranks(2).heapSize(8L << 20);
     }
 }
