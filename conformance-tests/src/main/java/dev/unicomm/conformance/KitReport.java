@@ -38,7 +38,10 @@ public record KitReport(String backend, String version, List<String> capabilitie
         TOOL_FAILURE,
         /** Some rule failed. */
         NOT_CERTIFIED,
-        /** Nothing failed, but not every rule of the kit ran (a --suite or --rule selection, or a backend's own subset). */
+        /**
+         * Nothing failed, but not every rule of the kit ran (a --suite or --rule selection, or a backend's own
+         * subset, or rules its {@link KitPlug} marks untested).
+         */
         PARTIAL_RUN,
         /** Every rule ran and none failed, but some required rules did not apply at this rank count. */
         REQUIRED_AT_THIS_SIZE_ONLY,
@@ -70,6 +73,9 @@ public record KitReport(String backend, String version, List<String> capabilitie
         /** Whether the rule was skipped because the job had too few ranks for its check ({@link NotApplicable#unlessRanks}). */
         public boolean needsMoreRanks() { return result == Result.SKIPPED && reason.startsWith(NotApplicable.TOO_FEW_RANKS); }
 
+        /** Whether the rule was skipped because the backend's {@link KitPlug} marks it untested. */
+        public boolean untested() { return result == Result.SKIPPED && reason.startsWith(KitPlug.Untested.PREFIX); }
+
         /** {@code required} or {@code optional}, from the rule id. */
         public String level() { return rule.startsWith("optional_") ? "optional" : rule.startsWith("required_") ? "required" : "-"; }
     }
@@ -90,7 +96,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
         if (entries.stream().anyMatch(e -> e.result() == Result.FAILED && e.reason().contains(KitToolException.PREFIX)))
             return Certification.TOOL_FAILURE;
         if (count(Result.FAILED) > 0) return Certification.NOT_CERTIFIED;
-        if (!rulesNotRun().isEmpty()) return Certification.PARTIAL_RUN;
+        // a rule the backend's plug marks untested did not run: the plug cannot make the kit claim it
+        if (!rulesNotRun().isEmpty() || entries.stream().anyMatch(Entry::untested)) return Certification.PARTIAL_RUN;
         // a rule whose check needs more ranks did not run at this size, optional or not: the level must not claim it
         if (entries.stream().anyMatch(e -> e.result() == Result.SKIPPED && (e.level().equals("required") || e.needsMoreRanks())))
             return Certification.REQUIRED_AT_THIS_SIZE_ONLY;
@@ -109,7 +116,9 @@ public record KitReport(String backend, String version, List<String> capabilitie
                     .filter(e -> e.reason().contains(KitToolException.PREFIX)).findFirst().map(e -> e.reason().lines().findFirst().orElse(""))
                     .orElse("");
             case NOT_CERTIFIED -> count(Result.FAILED) + " rules failed (" + reqFailed + " required)";
-            case PARTIAL_RUN -> rulesNotRun().size() + " rules of the kit did not run; run every suite to certify";
+            case PARTIAL_RUN -> entries.stream().anyMatch(Entry::untested) && rulesNotRun().isEmpty()
+                    ? entries.stream().filter(Entry::untested).count() + " rules untested on this backend (its kit plug says why)"
+                    : rulesNotRun().size() + " rules of the kit did not run; run every suite to certify";
             case REQUIRED_AT_THIS_SIZE_ONLY -> entries.stream().filter(e -> e.result() == Result.SKIPPED
                     && (e.level().equals("required") || e.needsMoreRanks())).count() + " rules did not apply at " + ranks
                     + " ranks (" + entries.stream().filter(Entry::needsMoreRanks).map(Entry::rule).limit(4).collect(Collectors.joining(", "))

@@ -36,10 +36,12 @@ import org.opentest4j.TestAbortedException;
  * rule that hung, lost a rank or failed leaving the job unfit (see {@link WorkerGroup}), the next rule
  * gets a fresh job. Start-up has its own deadline ({@link #timeout()} + 60 s), apart from the rules'.
  *
- * <p>Hooks, one per concern; each defaults to a {@link KitSettings} property so a backend's
- * subclass may be empty, or may hard-wire what it tests:
+ * <p>Hooks, one per concern; each defaults to the backend's {@link KitPlug} (a static field of the
+ * enclosing kit test) where it sets one, else to a {@link KitSettings} property, so a backend's subclass
+ * is empty; a subclass may still override one:
  * {@link #backend()}, {@link #ranks()}, {@link #timeout()}, {@link #ruleTimeout()},
  * {@link #heapSize()}, {@link #workerJvmArgs()}, {@link #workerEnvironment()}, {@link #repeat()}.
+ * The kit evaluates the plug's gate and untested rules itself ({@link KitPlug}).
  *
  * <p>A backend's kit test (one nested class per suite) calls {@link KitSuites#missingFrom} in a test and
  * {@link KitSuites#assertRulesRan} in an {@code @AfterAll}, so that it neither falls behind the kit nor
@@ -49,6 +51,8 @@ import org.opentest4j.TestAbortedException;
 @TestMethodOrder(MethodOrderer.MethodName.class)
 public abstract class KitSuite {
     private WorkerGroup group;
+    /** What every rule of this suite throws when the plug's gate closed (a skip, or a failure when required); null when open. */
+    private Throwable gate;
     private RuntimeException startFailure;
     private BackendReport report;
     private String rule = "?";
@@ -56,19 +60,33 @@ public abstract class KitSuite {
 
     // ---- hooks -------------------------------------------------------------------------------
 
+    private java.util.Optional<KitPlug> plug;
+
+    /** The backend's plug: a static {@link KitPlug} field of this class or of a class enclosing it; empty if none. */
+    protected final java.util.Optional<KitPlug> plug() {
+        if (plug == null) plug = KitPlug.of(getClass());
+        return plug;
+    }
+
     /** Name of the backend under test (as its provider's {@code name()}). */
     protected String backend() {
+        if (plug().isPresent()) return plug().get().backend();
         String b = KitSettings.get(KitSettings.BACKEND, null);
-        if (b == null) throw new IllegalStateException("no backend to test: override backend() in "
-                + getClass().getSimpleName() + " or set -D" + KitSettings.BACKEND + " / UNICOMM_KIT_BACKEND");
+        if (b == null) throw new IllegalStateException("no backend to test: declare a static KitPlug in "
+                + getClass().getName().replace('$', '.') + "'s kit test, override backend(), or set -D" + KitSettings.BACKEND
+                + " / UNICOMM_KIT_BACKEND");
         return b;
     }
 
     /** Number of ranks (worker JVMs) of this suite's job. */
-    protected int ranks() { return KitSettings.getInt(KitSettings.RANKS, 2); }
+    protected int ranks() {
+        return plug().flatMap(KitPlug::ranks).orElseGet(() -> KitSettings.getInt(KitSettings.RANKS, 2));
+    }
 
     /** Timeout of every wait inside the workers' communicators. */
-    protected Duration timeout() { return KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(30)); }
+    protected Duration timeout() {
+        return plug().flatMap(KitPlug::timeout).orElseGet(() -> KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(30)));
+    }
 
     /** How long one rule may take on all ranks before the parent kills the job and fails the rule. */
     protected Duration ruleTimeout() {
@@ -82,7 +100,10 @@ public abstract class KitSuite {
     protected Duration startTimeout() { return KitSettings.getDuration(KitSettings.START_TIMEOUT, timeout().plusSeconds(60)); }
 
     /** Symmetric heap bytes per PE. */
-    protected long heapSize() { return dev.unicomm.api.ByteSize.parse(KitSettings.HEAP, KitSettings.get(KitSettings.HEAP, "64M")); }
+    protected long heapSize() {
+        return plug().flatMap(KitPlug::heapSize)
+                .orElseGet(() -> dev.unicomm.api.ByteSize.parse(KitSettings.HEAP, KitSettings.get(KitSettings.HEAP, "64M")));
+    }
 
     /** JVM options of the workers (defaults favour start-up time). */
     protected List<String> workerJvmArgs() {
@@ -94,7 +115,7 @@ public abstract class KitSuite {
     }
 
     /** Extra environment variables of the workers (backend options such as {@code UNICOMM_SHM_...}). */
-    protected Map<String, String> workerEnvironment() { return Map.of(); }
+    protected Map<String, String> workerEnvironment() { return plug().map(KitPlug::workerEnvironment).orElse(Map.of()); }
 
     /** Whether workers open the suite's communicator at start ({@link Pe#comm()}); the harness's own tests say no. */
     protected boolean connectAtStart() { return true; }
@@ -174,6 +195,8 @@ public abstract class KitSuite {
     /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
     @BeforeAll
     final void startWorkers() {
+        gate = passTheGate();
+        if (gate != null) return; // no job: every rule is skipped (or failed) with the gate's reason
         try {
             group();
         } catch (RuntimeException e) {
@@ -184,6 +207,10 @@ public abstract class KitSuite {
     @BeforeEach
     final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+        if (gate instanceof RuntimeException e) throw e;
+        if (gate instanceof Error e) throw e;
+        String untested = plug().map(p -> p.untested().get(rule)).orElse(null);
+        if (untested != null) throw new KitPlug.Untested(backend(), untested);
         KitSuites.countRule(getClass());
         // the hooks' effective values, which a subclass may hard-wire: the report's provenance names them
         reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks()),
@@ -199,6 +226,33 @@ public abstract class KitSuite {
      * failure show that.
      */
     protected int repeat() { return Math.max(1, KitSettings.getInt(KitSettings.REPEAT, 1)); }
+
+    /**
+     * The plug's checks, before the suite's job starts: its untested rules must be rules of the kit; where
+     * the plug gates the backend and its provider reports itself unavailable, the whole suite is skipped
+     * with the provider's cause and fix (a failure when the plug's require variable is set).
+     */
+    private Throwable passTheGate() {
+        if (plug().isEmpty()) return null;
+        KitPlug p = plug().get();
+        List<String> unknown = p.unknownUntestedRules();
+        if (!unknown.isEmpty())
+            startFailure = new IllegalStateException("the kit plug of backend " + p.backend() + " marks rules untested that the kit"
+                    + " does not have: " + unknown + " (renamed or removed? see the kit's rule list)");
+        if (!p.gated()) return null;
+        BackendReport r;
+        try {
+            r = BackendRegistry.report(provider());
+        } catch (RuntimeException e) {
+            return e; // not on the class path: every rule fails with it
+        }
+        if (r.available()) return null;
+        String why = "backend " + p.backend() + " is not available here: " + r.cause() + (r.fix().isBlank() ? "" : " (fix: " + r.fix() + ")");
+        if (p.requireVariable().map(System::getenv).isPresent())
+            return new AssertionFailedError(p.requireVariable().get() + " is set, but " + why);
+        KitSuites.countGated(getClass(), why + p.howToRun().map(h -> "; " + h).orElse(""));
+        return new TestAbortedException(why);
+    }
 
     private List<RankResult> execute(Body body, int victim) {
         int runs = repeat();
@@ -300,18 +354,22 @@ public abstract class KitSuite {
 
     private BackendReport report() {
         if (report == null) {
-            BackendRegistry registry = BackendRegistry.load();
             String name = backend();
-            CommBackendProvider p = registry.providers().stream().filter(x -> x.name().equals(name)).findFirst()
-                    .orElseThrow(() -> new IllegalStateException("backend '" + name + "' is not on the class path; found: "
-                            + registry.providers().stream().map(CommBackendProvider::name).sorted().toList()));
-            BackendReport r = BackendRegistry.report(p);
+            BackendReport r = BackendRegistry.report(provider());
             if (!r.available())
                 throw new IllegalStateException("backend '" + name + "' is not available here: " + r.cause()
                         + (r.fix().isBlank() ? "" : " (fix: " + r.fix() + ")"));
             report = r;
         }
         return report;
+    }
+
+    private CommBackendProvider provider() {
+        BackendRegistry registry = BackendRegistry.load();
+        String name = backend();
+        return registry.providers().stream().filter(x -> x.name().equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalStateException("backend '" + name + "' is not on the class path; found: "
+                        + registry.providers().stream().map(CommBackendProvider::name).sorted().toList()));
     }
 
     /**

@@ -16,14 +16,18 @@
  * passes, so one broken data path does not pay a restart per rule.
  *
  * <h2>Running it against a backend</h2>
- * In the backend's test sources, one empty-bodied subclass per suite, with the hooks it needs:
+ * In the backend's test sources, one kit test with one {@link dev.unicomm.conformance.KitPlug} and an
+ * empty nested class per suite:
  * <pre>{@code
- * class MyRmaTest extends RmaSuite {
- *     @Override protected String backend() { return "mybackend"; }
- *     @Override protected int ranks() { return 4; }          // default: unicomm.kit.ranks, else 2
+ * class MyBackendKitTest {
+ *     static final KitPlug PLUG = KitPlug.backend("mybackend").ranks(4)   // default: unicomm.kit.ranks, else 2
+ *             .skipWhereUnavailable("MYBACKEND_REQUIRE", null);          // the kit's hardware gate
+ *     @Nested class Rma extends RmaSuite {}
+ *     @Nested class Heap extends HeapSuite {}
  * }
  * }</pre>
- * Every hook defaults to a {@link dev.unicomm.conformance.KitSettings} property (backend, ranks,
+ * What the plug leaves unset, and every hook of a suite without a plug, defaults to a
+ * {@link dev.unicomm.conformance.KitSettings} property (backend, ranks,
  * timeouts, heap size, worker JVM options, extra class path). Without writing code:
  * {@code unicomm conformance --backend mybackend -n 4 --json report.json --junit-xml xml/}
  * runs the configured suites in {@code dev.unicomm.conformance.configured}.

@@ -22,7 +22,7 @@ class NvshmemGpuTest {
     @Test
     void twoPesPassEveryCheck(@TempDir Path store) throws Exception {
         var a = new NvshmemBackendProvider().availability();
-        if (!a.available()) dev.unicomm.backend.nvshmem.kit.OnNvshmemGpu.skipNotice(a.cause());
+        if (!a.available()) dev.unicomm.backend.nvshmem.kit.NvshmemKit.skipNotice(a.cause());
         assumeTrue(a.available(), () -> "no NVSHMEM GPU here: " + a.cause());
         int n = 2;
         List<Process> procs = new ArrayList<>();

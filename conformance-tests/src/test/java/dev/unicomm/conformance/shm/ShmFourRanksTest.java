@@ -4,54 +4,27 @@ import dev.unicomm.conformance.AtomicsSuite;
 import dev.unicomm.conformance.BadInputSuite;
 import dev.unicomm.conformance.FaultSuite;
 import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.KitSuites;
 import dev.unicomm.conformance.LifecycleSuite;
 import dev.unicomm.conformance.RmaSuite;
 import dev.unicomm.conformance.SignalSuite;
 import dev.unicomm.conformance.TeamsSuite;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Nested;
 
-/** The whole kit against backend-shm with 4 ranks (4 worker JVMs per suite). */
+/** The kit against backend-shm with 4 ranks (4 worker JVMs per suite); MoE at 4 runs in {@link ShmMoeTest}. */
 class ShmFourRanksTest {
-    static final String BACKEND = "shm";
-    static final int RANKS = 4;
+    static final KitPlug PLUG = ShmKit.PLUG.ranks(4);
 
-    @Nested class Lifecycle extends LifecycleSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
+    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(ShmFourRanksTest.class); }
 
-    @Nested class Heap extends HeapSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class Rma extends RmaSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class Signals extends SignalSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class Atomics extends AtomicsSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class Teams extends TeamsSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class BadInput extends BadInputSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
-
-    @Nested class Faults extends FaultSuite {
-        @Override protected String backend() { return BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-    }
+    @Nested class Lifecycle extends LifecycleSuite {}
+    @Nested class Heap extends HeapSuite {}
+    @Nested class Rma extends RmaSuite {}
+    @Nested class Signals extends SignalSuite {}
+    @Nested class Atomics extends AtomicsSuite {}
+    @Nested class Teams extends TeamsSuite {}
+    @Nested class BadInput extends BadInputSuite {}
+    @Nested class Faults extends FaultSuite {}
 }

@@ -1,9 +1,9 @@
 package dev.unicomm.conformance.shm;
 
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.MoeSuite;
 
 /** The kit's MoE rules on backend-shm with the portable MoE at 4 worker processes (2 run in {@link ShmTwoRanksTest}). */
 class ShmMoeTest extends MoeSuite {
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 4; }
+    static final KitPlug PLUG = ShmKit.PLUG.ranks(4);
 }

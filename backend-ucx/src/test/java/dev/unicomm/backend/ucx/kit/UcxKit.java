@@ -3,6 +3,7 @@ package dev.unicomm.backend.ucx.kit;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unicomm.backend.ucx.UcxBackendProvider;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.spi.Availability;
 import java.time.Duration;
 import java.util.Map;
@@ -16,6 +17,10 @@ final class UcxKit {
     static final Map<String, String> TCP_ONLY = Map.of("UCX_TLS", "tcp");
     static final Duration TIMEOUT = Duration.ofSeconds(60);
     static final long HEAP = 32L << 20;
+
+    /** The kit plug of the ucx kit tests: the kit skips every suite, with the cause and the fix, where libucp is missing. */
+    static final KitPlug PLUG = KitPlug.backend(BACKEND).timeout(TIMEOUT).heapSize(HEAP).workerEnvironment(TCP_ONLY)
+            .skipWhereUnavailable("UNICOMM_UCX_REQUIRE", null);
 
     /** Skips the calling test class, with the cause and the fix, where libucp is missing ({@code UNICOMM_UCX_REQUIRE} makes that a failure). */
     static void assumeUcx() {
