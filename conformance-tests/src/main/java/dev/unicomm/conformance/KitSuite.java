@@ -96,6 +96,13 @@ public abstract class KitSuite {
     /** Extra environment variables of the workers (backend options such as {@code UNICOMM_SHM_...}). */
     protected Map<String, String> workerEnvironment() { return Map.of(); }
 
+    /**
+     * Where the workers run: {@code null} (the default) starts every rank on this host through the shared job
+     * launcher; a {@link WorkerPlacement} starts each rank on its host through the placement's command (a job
+     * across hosts; the control channel is then each worker's standard input and output).
+     */
+    protected WorkerPlacement placement() { return null; }
+
     /** Whether workers open the suite's communicator at start ({@link Pe#comm()}); the harness's own tests say no. */
     protected boolean connectAtStart() { return true; }
 
@@ -295,7 +302,7 @@ public abstract class KitSuite {
     private WorkerGroup startJobOn(String classPath) {
         return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
                 ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), classPath,
-                workerEnvironment(), logDir(), startTimeout()));
+                workerEnvironment(), logDir(), startTimeout(), placement()));
     }
 
     private BackendReport report() {
