@@ -144,6 +144,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
                 .append(provenance.ruleSetDigest(), 0, Math.min(19, provenance.ruleSetDigest().length())).append("…), unicomm ")
                 .append(provenance.unicommVersion()).append(", timeout ").append(provenance.settings().getOrDefault(KitSettings.TIMEOUT, "default"))
                 .append(provenance.jvmOptions().isEmpty() ? "" : ", worker JVM options " + String.join(" ", provenance.jvmOptions())).append('\n');
+        String placed = provenance.settings().get(KitSuite.REPORT_PLACEMENT);
+        if (placed != null) b.append("workers across hosts: ").append(placed).append('\n');
         b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %8s  %s%n", "rule", "level", "clause", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {

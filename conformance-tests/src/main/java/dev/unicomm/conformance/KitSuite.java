@@ -117,6 +117,13 @@ public abstract class KitSuite {
     /** Extra environment variables of the workers (backend options such as {@code UNICOMM_SHM_...}). */
     protected Map<String, String> workerEnvironment() { return plug().map(KitPlug::workerEnvironment).orElse(Map.of()); }
 
+    /**
+     * Where the workers run: {@code null} (the default) starts every rank on this host through the shared job
+     * launcher; a {@link WorkerPlacement} starts each rank on its host through the placement's command (a job
+     * across hosts; the control channel is then each worker's standard input and output).
+     */
+    protected WorkerPlacement placement() { return null; }
+
     /** Whether workers open the suite's communicator at start ({@link Pe#comm()}); the harness's own tests say no. */
     protected boolean connectAtStart() { return true; }
 
@@ -191,6 +198,15 @@ public abstract class KitSuite {
     static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
     /** Report-entry key of the workers' JVM options, one per line (the other settings use their {@link KitSettings} names). */
     static final String REPORT_JVM_ARGS = "unicomm.kit.jvm.args.lines";
+    /** Report-entry key of where the workers ran, when a {@link #placement()} put them on hosts. */
+    static final String REPORT_PLACEMENT = "unicomm.kit.placement";
+
+    /** "rank 0 on node0, rank 1 on node0, ... (stores at ADDRESS)": the report's record of a run across hosts. */
+    static String placementLine(WorkerPlacement where, int ranks) {
+        StringBuilder b = new StringBuilder();
+        for (int r = 0; r < ranks; r++) b.append(r == 0 ? "" : ", ").append("rank ").append(r).append(" on ").append(where.host(r));
+        return b.append(" (rendezvous at ").append(where.rankZeroAddress()).append(')').toString();
+    }
 
     /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
     @BeforeAll
@@ -217,6 +233,8 @@ public abstract class KitSuite {
                 KitSettings.TIMEOUT, timeout().toString(), KitSettings.RULE_TIMEOUT, ruleTimeout().toString(),
                 KitSettings.START_TIMEOUT, startTimeout().toString(), KitSettings.HEAP, Long.toString(heapSize()),
                 KitSettings.REPEAT, Integer.toString(repeat()), REPORT_JVM_ARGS, String.join("\n", workerJvmArgs())));
+        WorkerPlacement where = placement();
+        if (where != null) reporter.publishEntry(REPORT_PLACEMENT, placementLine(where, ranks()));
     }
 
     /**
@@ -349,7 +367,7 @@ public abstract class KitSuite {
     private WorkerGroup startJobOn(String classPath) {
         return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
                 ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), classPath,
-                workerEnvironment(), logDir(), startTimeout()));
+                workerEnvironment(), logDir(), startTimeout(), placement()));
     }
 
     private BackendReport report() {

@@ -7,6 +7,8 @@ import java.io.BufferedOutputStream;
 import java.io.ByteArrayInputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.ObjectInputStream;
 import java.io.PrintWriter;
@@ -30,34 +32,50 @@ public final class KitWorker {
             System.err.println("KitWorker is started by the conformance kit (UNICOMM_KIT_CONTROL is not set)");
             System.exit(2);
         }
-        int colon = control.lastIndexOf(':');
         int rank = Integer.parseInt(System.getenv("UNICOMM_RANK"));
         long heap = Long.parseLong(System.getenv().getOrDefault("UNICOMM_KIT_HEAP_BYTES", "0"));
+        if (control.equals(WorkerGroup.STDIO)) {
+            // A worker placed on another host: the control channel is this process's standard input and output,
+            // so what the backend or a rule prints goes to standard error (the job's log) instead.
+            var out = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out)));
+            System.setOut(System.err);
+            try {
+                talk(new DataInputStream(new BufferedInputStream(System.in)), out, rank, heap);
+            } catch (IOException e) {
+                System.exit(3); // the kit is gone (input closed): nothing else would end this JVM on a host the kit cannot reach
+            }
+            System.exit(0);
+        }
+        int colon = control.lastIndexOf(':');
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress(control.substring(0, colon), Integer.parseInt(control.substring(colon + 1))), 30_000);
             s.setTcpNoDelay(true);
-            var in = new DataInputStream(new BufferedInputStream(s.getInputStream()));
-            var out = new DataOutputStream(new BufferedOutputStream(s.getOutputStream()));
-            out.writeInt(Wire.MAGIC);
-            Wire.writeString(out, System.getenv("UNICOMM_KIT_TOKEN"));
-            out.writeInt(rank);
-            out.writeLong(ProcessHandle.current().pid());
-            out.flush();
-            Communicator comm = null;
-            String startError = "";
-            if (Boolean.parseBoolean(System.getenv().getOrDefault("UNICOMM_KIT_CONNECT", "true"))) {
-                try {
-                    comm = Unicomm.connect();
-                } catch (Throwable t) {
-                    startError = "opening the communicator failed: " + describe(t);
-                }
-            }
-            Wire.writeString(out, startError);
-            out.flush();
-            serve(in, out, comm, heap);
+            talk(new DataInputStream(new BufferedInputStream(s.getInputStream())),
+                    new DataOutputStream(new BufferedOutputStream(s.getOutputStream())), rank, heap);
         }
         // The parent asked us to exit: do it now, even if a backend left a non-daemon thread behind.
         System.exit(0);
+    }
+
+    /** Says hello, opens the communicator, reports how that went, then serves rules until the parent says exit. */
+    private static void talk(DataInputStream in, DataOutputStream out, int rank, long heap) throws IOException {
+        out.writeInt(Wire.MAGIC);
+        Wire.writeString(out, System.getenv("UNICOMM_KIT_TOKEN"));
+        out.writeInt(rank);
+        out.writeLong(ProcessHandle.current().pid());
+        out.flush();
+        Communicator comm = null;
+        String startError = "";
+        if (Boolean.parseBoolean(System.getenv().getOrDefault("UNICOMM_KIT_CONNECT", "true"))) {
+            try {
+                comm = Unicomm.connect();
+            } catch (Throwable t) {
+                startError = "opening the communicator failed: " + describe(t);
+            }
+        }
+        Wire.writeString(out, startError);
+        out.flush();
+        serve(in, out, comm, heap);
     }
 
     private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap) throws IOException {

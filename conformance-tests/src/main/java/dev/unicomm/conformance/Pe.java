@@ -60,7 +60,9 @@ public final class Pe {
         if (nextPort >= freshPorts.size())
             throw new IllegalStateException("a rule may open at most " + freshPorts.size() + " extra communicators");
         Map<String, String> env = new HashMap<>(System.getenv());
-        env.put("UNICOMM_STORE", "127.0.0.1:" + freshPorts.get(nextPort++));
+        // on the job's rendezvous host (rank 0's), which every rank reaches: loopback on one host, an address of rank 0's host across hosts
+        String job = System.getenv().getOrDefault("UNICOMM_STORE", "127.0.0.1:0");
+        env.put("UNICOMM_STORE", job.substring(0, job.lastIndexOf(':') + 1) + freshPorts.get(nextPort++));
         // the worker's system properties carry the run's -J/-D settings: every communicator the kit opens uses them
         return CommConfig.fromEnvironment(env, runSettings());
     }

@@ -36,7 +36,9 @@ import java.util.concurrent.TimeUnit;
  * The parent's side of one suite's job: N worker JVMs ({@link KitWorker}), each one rank, started
  * once by the shared {@link JobLauncher} (rendezvous store, token, rank variables) and reused by
  * every rule of the suite. Rules go out over a token-authenticated localhost
- * control channel; results come back per rank. A rank that does not answer in time is reported
+ * control channel; results come back per rank. With a {@link WorkerPlacement} (a job across hosts) the kit
+ * starts the workers itself ({@link PlacedWorkers}) and the control channel is each worker's standard input
+ * and output instead, so the hosts need not reach this machine. A rank that does not answer in time is reported
  * {@link Outcome#HUNG} and the whole job is killed, never waited on forever.
  */
 final class WorkerGroup implements AutoCloseable {
@@ -45,7 +47,11 @@ final class WorkerGroup implements AutoCloseable {
 
     /** How to start the workers. */
     record Spec(String name, int ranks, String backend, Duration commTimeout, long heapBytes, boolean connect,
-                List<String> jvmArgs, String classPath, Map<String, String> env, Path logDir, Duration startTimeout) {}
+                List<String> jvmArgs, String classPath, Map<String, String> env, Path logDir, Duration startTimeout,
+                WorkerPlacement placement) {}
+
+    /** {@code UNICOMM_KIT_CONTROL} of a worker whose control channel is its standard input and output. */
+    static final String STDIO = "stdio";
 
     private record Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) {}
 
@@ -56,6 +62,8 @@ final class WorkerGroup implements AutoCloseable {
     private final List<Socket> sockets = new ArrayList<>();
     private final Path log;
     private Thread launcher;
+    private PlacedWorkers placed;
+    private PrintStream placedLog;
     private volatile JobResult jobResult;
     private volatile RuntimeException launchError;
     private int seq;
@@ -83,6 +91,10 @@ final class WorkerGroup implements AutoCloseable {
     private void launch() throws IOException {
         String token = HexFormat.of().formatHex(SecureRandom.getSeed(16));
         Files.createDirectories(spec.logDir());
+        if (spec.placement() != null) {
+            launchPlaced(token);
+            return;
+        }
         try (ServerSocket control = new ServerSocket(0, spec.ranks(), InetAddress.getLoopbackAddress())) {
             Map<String, String> env = new HashMap<>(spec.env());
             env.put("UNICOMM_HEAP_SIZE", Long.toString(spec.heapBytes()));
@@ -146,6 +158,72 @@ final class WorkerGroup implements AutoCloseable {
                 outs.add(new DataOutputStream(new BufferedOutputStream(byRank[r].getOutputStream())));
                 startReader(r, ins[r]);
             }
+        }
+    }
+
+    /**
+     * Starts the workers on their hosts ({@link PlacedWorkers}) and reads each one's hello and start report
+     * from its standard output, within the start deadline.
+     */
+    private void launchPlaced(String token) throws IOException {
+        Map<String, String> env = new HashMap<>(spec.env());
+        env.put("UNICOMM_HEAP_SIZE", Long.toString(spec.heapBytes()));
+        env.put("UNICOMM_KIT_HEAP_BYTES", Long.toString(spec.heapBytes()));
+        env.put("UNICOMM_KIT_TOKEN", token);
+        env.put("UNICOMM_KIT_CONNECT", Boolean.toString(spec.connect()));
+        placedLog = new PrintStream(new FileOutputStream(log.toFile()), true, StandardCharsets.UTF_8);
+        int storePort = freePorts(1).getFirst();
+        placed = PlacedWorkers.start(spec, env, storePort, HexFormat.of().formatHex(SecureRandom.getSeed(24)), placedLog);
+        long deadline = System.nanoTime() + spec.startTimeout().toNanos();
+        // Pipes have no read timeout: each rank's hello and start report are read on a thread of their own.
+        List<java.util.concurrent.CompletableFuture<String>> opened = new ArrayList<>();
+        DataInputStream[] ins = new DataInputStream[spec.ranks()];
+        for (int r = 0; r < spec.ranks(); r++) {
+            int rank = r;
+            ins[r] = new DataInputStream(new BufferedInputStream(placed.control(r)));
+            var f = new java.util.concurrent.CompletableFuture<String>();
+            opened.add(f);
+            Thread.ofPlatform().daemon().name("kit-hello-rank" + r).start(() -> {
+                try {
+                    DataInputStream in = ins[rank];
+                    int magic = in.readInt();
+                    if (magic != Wire.MAGIC || !Wire.readString(in).equals(token)) {
+                        byte[] head = java.nio.ByteBuffer.allocate(4).putInt(magic).array();
+                        f.complete("rank " + rank + ": its worker wrote something else than the kit's hello on standard output (it began '"
+                                + new String(head, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?") + "'; the placement's command must"
+                                + " pass the worker's standard output through untouched)");
+                        return;
+                    }
+                    int said = in.readInt();
+                    in.readLong(); // its pid in its own host's PID namespace: of no use here, the wrapper process is killed instead
+                    if (said != rank) {
+                        f.complete("rank " + rank + ": its worker says it is rank " + said);
+                        return;
+                    }
+                    String err = Wire.readString(in);
+                    f.complete(err.isEmpty() ? "" : "rank " + rank + ": " + err);
+                } catch (IOException e) {
+                    f.complete("rank " + rank + ": exited while starting" + logTail(rank));
+                }
+            });
+        }
+        List<String> startErrors = new ArrayList<>();
+        for (int r = 0; r < spec.ranks(); r++) {
+            try {
+                String err = opened.get(r).get(Math.max(1, remainingMillis(deadline)), TimeUnit.MILLISECONDS);
+                if (!err.isEmpty()) startErrors.add(err);
+            } catch (java.util.concurrent.TimeoutException e) {
+                startErrors.add("rank " + r + ": did not open its communicator within " + spec.startTimeout().toSeconds() + " s");
+            } catch (java.util.concurrent.ExecutionException | InterruptedException e) {
+                startErrors.add("rank " + r + ": " + e);
+            }
+        }
+        if (!startErrors.isEmpty())
+            throw new IllegalStateException("the " + spec.ranks() + "-rank job of backend '" + spec.backend() + "' on "
+                    + spec.placement() + " did not start: " + String.join("; ", startErrors));
+        for (int r = 0; r < spec.ranks(); r++) {
+            outs.add(new DataOutputStream(new BufferedOutputStream(placed.commands(r))));
+            startReader(r, ins[r]);
         }
     }
 
@@ -328,6 +406,13 @@ final class WorkerGroup implements AutoCloseable {
     }
 
     private RankResult died(int r, Duration t) {
+        if (placed != null) {
+            placed.awaitExit(r, 2000);
+            boolean alive = placed.alive(r);
+            long until = System.nanoTime() + 1_000_000_000L;
+            while (!alive && !logMentionsExit(r) && System.nanoTime() < until) sleepQuietly(50);
+            return new RankResult(r, Outcome.DIED, "worker JVM " + (alive ? "closed its control channel" : "exited") + logTail(r), "", t);
+        }
         // Let the process finish dying and the launcher write its note about it.
         long pid = pids[r];
         if (pid > 0) ProcessHandle.of(pid).ifPresent(h -> {
@@ -418,10 +503,15 @@ final class WorkerGroup implements AutoCloseable {
                     // that worker is gone already; killed below
                 }
             }
-            try {
-                launcher.join(spec.commTimeout().plusSeconds(5));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            long until = System.nanoTime() + spec.commTimeout().plusSeconds(5).toNanos();
+            if (placed != null) {
+                while (!placed.allExited() && System.nanoTime() < until) sleepQuietly(20);
+            } else {
+                try {
+                    launcher.join(spec.commTimeout().plusSeconds(5));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
         }
         kill();
@@ -429,6 +519,10 @@ final class WorkerGroup implements AutoCloseable {
 
     /** Kills every worker JVM (the launcher stops all ranks when interrupted) and waits for them to go. */
     void kill() {
+        if (placed != null) {
+            placed.kill();
+            placedLog.close();
+        }
         if (launcher != null && launcher.isAlive()) {
             launcher.interrupt();
             try {

@@ -58,7 +58,9 @@ public final class UcxCommunicator implements BackendCommunicator {
     /**
      * Opens this PE's side (collective). Settings: {@code ucx.progress_spin} (empty progress rounds before the
      * progress thread sleeps, default 200), {@code ucx.progress_poll_ms} (longest sleep, default 1), {@code ucx.print_info}
-     * ({@code true}: print every endpoint's transports to stderr, {@code ucp_ep_print_info}).
+     * ({@code true}: print every endpoint's transports to stderr, {@code ucp_ep_print_info}), {@code ucx.progress_while_waiting}
+     * ({@code caller}, the default: a thread waiting for its own operation progresses the worker alone, the progress thread
+     * steps aside; {@code both}: the progress thread keeps progressing too, as before 2026-12-06).
      */
     public static UcxCommunicator open(BackendContext ctx, String library) {
         CommConfig c = ctx.config();
@@ -69,10 +71,13 @@ public final class UcxCommunicator implements BackendCommunicator {
         if (spin < 0 || pollMs < 0 || pollMs > 1000)
             throw new IllegalArgumentException("unicomm.ucx.progress_spin must be >= 0 and unicomm.ucx.progress_poll_ms in 0..1000 (got "
                     + spin + ", " + pollMs + ")");
+        String whileWaiting = c.property("ucx.progress_while_waiting", "caller");
+        if (!whileWaiting.equals("caller") && !whileWaiting.equals("both"))
+            throw new IllegalArgumentException("unicomm.ucx.progress_while_waiting must be 'caller' or 'both', got '" + whileWaiting + "'");
         long generation = (store.add("unicomm.ucx/opens", 1) - 1) / size;
         String prefix = "unicomm.ucx/" + generation + "/";
 
-        UcxWorker w = UcxWorker.open(library, "unicomm-ucx-progress-pe" + rank, spin, pollMs);
+        UcxWorker w = UcxWorker.open(library, "unicomm-ucx-progress-pe" + rank, spin, pollMs, whileWaiting.equals("caller"));
         Arena heapArena = Arena.ofShared();
         MemorySegment memh = MemorySegment.NULL;
         Peers peers = null;

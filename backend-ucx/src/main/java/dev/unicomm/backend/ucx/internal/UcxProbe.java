@@ -45,7 +45,7 @@ public final class UcxProbe {
             return Availability.no("ucp_get_version failed: " + t, t, FIX_INSTALL);
         }
         try {
-            UcxWorker.open(library, "unicomm-ucx-probe", 0, 1).close();
+            UcxWorker.open(library, "unicomm-ucx-probe", 0, 1, true).close();
             return Availability.yes();
         } catch (Throwable t) {
             return Availability.no("UCX " + version + " is installed but creating a context and worker failed: " + t.getMessage(), t,

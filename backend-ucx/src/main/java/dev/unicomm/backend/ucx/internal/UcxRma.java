@@ -141,6 +141,15 @@ final class UcxRma implements Rma {
     @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         MemorySegment word = signal.segment();
         long deadline = System.nanoTime() + timeout.toNanos();
+        w.enterWait();
+        try {
+            return waitUntil(word, signal.offset(), signalOffset, cmp, value, deadline);
+        } finally {
+            w.exitWait();
+        }
+    }
+
+    private long waitUntil(MemorySegment word, long bufferOffset, long signalOffset, Cmp cmp, long value, long deadline) {
         for (long i = 0; ; i++) {
             long v = (long) WORD.getAcquire(word, signalOffset);
             if (cmp.test(v, value)) return v;
@@ -149,7 +158,7 @@ final class UcxRma implements Rma {
             if ((i & 63) == 63) {
                 health.run();
                 if (System.nanoTime() - deadline > 0)
-                    throw new CommTimeoutException("signalWaitUntil(offset " + (signal.offset() + signalOffset) + " " + cmp + " " + value
+                    throw new CommTimeoutException("signalWaitUntil(offset " + (bufferOffset + signalOffset) + " " + cmp + " " + value
                             + ", last seen " + v + ")", timeout);
             }
         }

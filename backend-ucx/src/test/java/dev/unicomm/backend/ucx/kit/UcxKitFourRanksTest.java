@@ -1,6 +1,12 @@
 package dev.unicomm.backend.ucx.kit;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.unicomm.conformance.AtomicsSuite;
+import dev.unicomm.conformance.BadInputSuite;
+import dev.unicomm.conformance.FaultSuite;
+import dev.unicomm.conformance.KitSuites;
+import dev.unicomm.conformance.MoeSuite;
 import dev.unicomm.conformance.HeapSuite;
 import dev.unicomm.conformance.LifecycleSuite;
 import dev.unicomm.conformance.RmaSuite;
@@ -8,11 +14,13 @@ import dev.unicomm.conformance.SignalSuite;
 import dev.unicomm.conformance.TeamsSuite;
 import dev.unicomm.conformance.collectives.CollectivesSuite;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
 
-/** The RMA, signal, atomic, team, heap, lifecycle and collective suites against backend-ucx with 4 ranks over {@code UCX_TLS=tcp}. */
+/** Every suite of the kit's default run against backend-ucx with 4 ranks on this host over {@code UCX_TLS=tcp}. */
 class UcxKitFourRanksTest {
     static final int RANKS = 4;
 
@@ -73,4 +81,30 @@ class UcxKitFourRanksTest {
         @Override protected long heapSize() { return UcxKit.HEAP; }
         @Override protected Map<String, String> workerEnvironment() { return UcxKit.TCP_ONLY; }
     }
+
+    @Nested class BadInput extends BadInputSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return UcxKit.TCP_ONLY; }
+    }
+
+    @Nested class Faults extends FaultSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return UcxKit.TCP_ONLY; }
+    }
+
+    @Nested class Moe extends MoeSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return UcxKit.TCP_ONLY; }
+    }
+
+    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(UcxKitFourRanksTest.class)); }
 }

@@ -1,0 +1,107 @@
+package dev.unicomm.backend.ucx.hosts;
+
+import dev.unicomm.api.Cmp;
+import dev.unicomm.api.Communicator;
+import dev.unicomm.api.Memory;
+import dev.unicomm.api.Rma;
+import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.api.Unicomm;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Arrays;
+
+/**
+ * Two ranks, one per host, measured the way {@code ucx_perftest} measures the same four things, so the rows
+ * sit beside its output: put and get bandwidth (a window of non-blocking operations, then a quiet; MB = 2^20 B),
+ * 8-byte put latency (ping-pong of blocking puts, each side waiting for the other's word: half a round trip, as
+ * {@code ucp_put_lat}) and fetch-add latency (as {@code ucp_fadd}). Rank 1 only serves (waits in a barrier, or
+ * answers the ping-pong). Prints {@code BENCH} lines; args: {@code LABEL SIZES(comma) ITERS_LAT}.
+ */
+public final class BedRmaBench {
+    private BedRmaBench() {}
+
+    public static void main(String[] args) {
+        String label = args[0];
+        long[] sizes = Arrays.stream(args[1].split(",")).mapToLong(Long::parseLong).toArray();
+        int latIters = Integer.parseInt(args[2]);
+        long max = Arrays.stream(sizes).max().orElse(8);
+        try (Communicator comm = Unicomm.connect(); SymmetricBuffer buf = comm.heap().allocate(max, 4096);
+             SymmetricBuffer words = comm.heap().allocate(64); Arena a = Arena.ofConfined()) {
+            MemorySegment local = a.allocate(max, 4096);
+            for (long s : sizes) bandwidth(comm, label, true, buf, local, s);
+            for (long s : sizes) bandwidth(comm, label, false, buf, local, s);
+            putLatency(comm, label, words, a, latIters);
+            faddLatency(comm, label, words, latIters);
+        }
+    }
+
+    private static void bandwidth(Communicator comm, String label, boolean put, SymmetricBuffer buf, MemorySegment local, long size) {
+        int window = 16;
+        long total = Math.max(8L << 20, Math.min(256L << 20, size * 2000)); // enough bytes for a stable figure, bounded in time
+        int windows = (int) Math.max(4, total / (size * window));
+        comm.barrier();
+        if (comm.rank() == 0) {
+            Rma rma = comm.rma();
+            Memory mem = Memory.of(local.asSlice(0, size));
+            Runnable one = put ? () -> rma.putNbi(buf, 0, mem, 0, size, 1) : () -> rma.getNbi(mem, 0, buf, 0, size, 1);
+            for (int i = 0; i < window; i++) one.run();
+            rma.quiet();
+            long t0 = System.nanoTime();
+            for (int w = 0; w < windows; w++) {
+                for (int i = 0; i < window; i++) one.run();
+                rma.quiet();
+            }
+            double s = (System.nanoTime() - t0) / 1e9;
+            System.out.printf("BENCH %s %s_bw size=%d window=%d windows=%d MBps=%.1f%n", label, put ? "put" : "get", size, window, windows,
+                    (double) size * window * windows / s / (1 << 20));
+        }
+        comm.barrier();
+    }
+
+    /** Ping-pong of 8-byte blocking puts: rank 0 puts i into rank 1's word 0 and waits for i in its own word 1, rank 1 answers. */
+    private static void putLatency(Communicator comm, String label, SymmetricBuffer words, Arena a, int iters) {
+        MemorySegment v = a.allocate(8, 8);
+        Rma rma = comm.rma();
+        int me = comm.rank();
+        comm.barrier();
+        long[] ns = new long[iters];
+        int warm = Math.min(1000, iters);
+        for (int i = 1; i <= warm + iters; i++) {
+            v.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, i);
+            long t0 = System.nanoTime();
+            if (me == 0) {
+                rma.put(words, 0, Memory.of(v), 0, 8, 1);
+                rma.signalWaitUntil(words, 8, Cmp.GE, i);
+            } else if (me == 1) {
+                rma.signalWaitUntil(words, 0, Cmp.GE, i);
+                rma.put(words, 8, Memory.of(v), 0, 8, 0);
+            }
+            if (i > warm) ns[i - warm - 1] = System.nanoTime() - t0;
+        }
+        if (me == 0) print(label, "put_lat8 (half round trip)", ns, 2);
+        comm.barrier();
+    }
+
+    private static void faddLatency(Communicator comm, String label, SymmetricBuffer words, int iters) {
+        comm.barrier();
+        if (comm.rank() == 0) {
+            Rma rma = comm.rma();
+            for (int i = 0; i < Math.min(1000, iters); i++) rma.atomicFetchAdd(words, 16, 1, 1);
+            long[] ns = new long[iters];
+            for (int i = 0; i < iters; i++) {
+                long t0 = System.nanoTime();
+                rma.atomicFetchAdd(words, 16, 1, 1);
+                ns[i] = System.nanoTime() - t0;
+            }
+            print(label, "fadd_lat8", ns, 1);
+        }
+        comm.barrier();
+    }
+
+    private static void print(String label, String what, long[] ns, int divide) {
+        long[] s = ns.clone();
+        Arrays.sort(s);
+        System.out.printf("BENCH %s %s iters=%d typical(p50)=%.2fus avg=%.2fus p90=%.2fus%n", label, what, s.length,
+                s[s.length / 2] / 1e3 / divide, Arrays.stream(s).average().orElse(0) / 1e3 / divide, s[s.length * 9 / 10] / 1e3 / divide);
+    }
+}

@@ -1,0 +1,146 @@
+package dev.unicomm.backend.ucx.kit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.unicomm.conformance.AtomicsSuite;
+import dev.unicomm.conformance.BadInputSuite;
+import dev.unicomm.conformance.FaultSuite;
+import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.KitSuites;
+import dev.unicomm.conformance.LifecycleSuite;
+import dev.unicomm.conformance.MoeSuite;
+import dev.unicomm.conformance.RmaSuite;
+import dev.unicomm.conformance.SignalSuite;
+import dev.unicomm.conformance.TeamsSuite;
+import dev.unicomm.conformance.WorkerPlacement;
+import dev.unicomm.conformance.collectives.CollectivesSuite;
+import dev.unicomm.testsupport.hosts.TestBed;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every suite of the kit's default run against backend-ucx with 4 ranks on two hosts of a {@link TestBed}:
+ * ranks 0 and 1 on node0, 2 and 3 on node1 (the kit starts each worker through {@code testbed.sh exec} and
+ * talks to it over its standard input and output; rank 0's stores listen on node0's bed address). UCX over
+ * {@code UCX_TLS=tcp} on the bed's {@code eth0}, so every byte between the hosts crosses the bed's bridge.
+ * Needs root (the test bed); skips with the bed's reason elsewhere.
+ */
+class UcxKitTwoHostsTest {
+    static final int RANKS = 4;
+    /** TCP on the bed's interface only: {@code lo} would look reachable from both hosts. */
+    static final Map<String, String> BED_TCP = Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0");
+    private static TestBed bed;
+    private static WorkerPlacement placement;
+
+    @BeforeAll static void upBed() {
+        UcxKit.assumeUcx();
+        TestBed.unavailableReason().ifPresent(reason -> assumeTrue(false, reason));
+        bed = TestBed.up(2, Duration.ofMinutes(20));
+        TestBed b = bed;
+        placement = WorkerPlacement.byPrefix(rank -> b.hostName(rank < RANKS / 2 ? 0 : 1),
+                host -> b.command(Integer.parseInt(host.substring("node".length())), List.of()).command(), b.address(0));
+    }
+
+    @AfterAll static void downBed() {
+        if (bed != null) bed.close();
+        bed = null;
+    }
+
+    @Nested class Lifecycle extends LifecycleSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Heap extends HeapSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Rma extends RmaSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Signals extends SignalSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Atomics extends AtomicsSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Teams extends TeamsSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class BadInput extends BadInputSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Faults extends FaultSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Collectives extends CollectivesSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Nested class Moe extends MoeSuite {
+        @Override protected String backend() { return UcxKit.BACKEND; }
+        @Override protected int ranks() { return RANKS; }
+        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
+        @Override protected long heapSize() { return UcxKit.HEAP; }
+        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
+        @Override protected WorkerPlacement placement() { return placement; }
+    }
+
+    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoHostsTest.class)); }
+}
