@@ -34,6 +34,7 @@ final class UcxWorker implements AutoCloseable {
     private final Thread progress;
     private volatile boolean running = true;
     private volatile Throwable progressFailure;
+    private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private UcxWorker(Ucp ucp, MemorySegment context, MemorySegment worker, int efd, int spinRounds, int pollMillis, String name) {
         this.ucp = ucp;
@@ -53,15 +54,31 @@ final class UcxWorker implements AutoCloseable {
      * and the worker, and starts the progress thread.
      */
     static UcxWorker open(String library, String name, int spinRounds, int pollMillis) {
+        return open(library, name, spinRounds, pollMillis, UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #open(String, String, int, int)} with other UCP features ({@code FEATURE_WAKEUP} is always added: the progress
+     * thread sleeps on the event fd) and UCX settings applied over the environment's ({@code ucp_config_modify}, e.g.
+     * {@code NET_DEVICES}).
+     */
+    static UcxWorker open(String library, String name, int spinRounds, int pollMillis, long features, java.util.Map<String, String> settings) {
         Ucp ucp = Ucp.get(library);
         MemorySegment context = MemorySegment.NULL, worker = MemorySegment.NULL;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             Ucx.check(ucp, ucp.configRead(out), "ucp_config_read");
             MemorySegment config = out.get(ValueLayout.ADDRESS, 0);
+            for (var e : settings.entrySet()) {
+                byte m = ucp.configModify(config, a.allocateFrom(e.getKey()), a.allocateFrom(e.getValue()));
+                if (m != UcpAbi.OK) {
+                    ucp.configRelease(config);
+                    throw new IllegalArgumentException("UCX rejected setting " + e.getKey() + "=" + e.getValue() + ": " + ucp.statusString(m));
+                }
+            }
             MemorySegment params = a.allocate(UcpAbi.PARAMS_SIZE, 8);
             params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FIELD_MASK, UcpAbi.PARAM_FIELD_FEATURES | UcpAbi.PARAM_FIELD_NAME);
-            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FEATURES, UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64 | UcpAbi.FEATURE_WAKEUP);
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FEATURES, features | UcpAbi.FEATURE_WAKEUP);
             params.set(ValueLayout.ADDRESS, UcpAbi.PARAMS_NAME, a.allocateFrom(name));
             byte s = ucp.init(params, config, out);
             ucp.configRelease(config);
@@ -101,6 +118,7 @@ final class UcxWorker implements AutoCloseable {
         int idle = 0;
         try {
             while (running) {
+                for (Runnable t; (t = tasks.poll()) != null; ) t.run();
                 if (ucp.progress(worker) != 0) {
                     idle = 0;
                     continue;
@@ -156,6 +174,22 @@ final class UcxWorker implements AutoCloseable {
             }
         }
     }
+
+    /** The transports and memory domains of this worker's context ({@code ucp_context_print_info}'s text). */
+    String contextInfo() { return ucp.contextInfo(context); }
+
+    /**
+     * Runs {@code task} on the progress thread between two progress calls. Endpoints, whose completion
+     * callbacks also run only there, cancel and close their requests this way: nothing frees a request
+     * while another thread still uses it.
+     */
+    void onProgressThread(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    /** Wakes the progress thread from its sleep ({@code ucp_worker_signal}): new work was posted. */
+    void wake() { ucp.workerSignal(worker); }
 
     /** Progresses once from the calling thread (waiters that poll local memory call this). */
     int progressOnce() { return ucp.progress(worker); }
