@@ -52,6 +52,9 @@ public final class UcxCommunicator implements BackendCommunicator {
         this.memh = memh;
         this.peers = peers;
         this.health = this::checkHealthy;
+        // A peer that does not answer within the timeout (stopped, its link down) fails the whole job, naming it: the other
+        // ranks' waits end at once instead of each running into its own timeout, and every close takes its no-wait path.
+        w.onPeerTimeout((pe, e) -> store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
         this.rma = new UcxRma(w, peers, timeout, health);
         this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
         int[] all = new int[size];

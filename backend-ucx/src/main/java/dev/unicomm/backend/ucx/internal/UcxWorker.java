@@ -34,6 +34,7 @@ final class UcxWorker implements AutoCloseable {
     private final Thread progress;
     private volatile boolean running = true;
     private volatile Throwable progressFailure;
+    private volatile java.util.function.BiConsumer<Integer, CommTimeoutException> peerTimedOut = (pe, e) -> {};
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private UcxWorker(Ucp ucp, MemorySegment context, MemorySegment worker, int efd, int spinRounds, int pollMillis, String name) {
@@ -166,7 +167,11 @@ final class UcxWorker implements AutoCloseable {
             if ((i & 63) == 63) {
                 try {
                     health.run();
-                    if (System.nanoTime() - deadline > 0) throw new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
+                    if (System.nanoTime() - deadline > 0) {
+                        CommTimeoutException e = new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
+                        if (pe >= 0) peerTimedOut.accept(pe, e);
+                        throw e;
+                    }
                 } catch (RuntimeException e) {
                     ucp.requestFree(statusPtr);                   // UCX releases it when it completes or is cancelled
                     throw e;
@@ -190,6 +195,9 @@ final class UcxWorker implements AutoCloseable {
 
     /** Wakes the progress thread from its sleep ({@code ucp_worker_signal}): new work was posted. */
     void wake() { ucp.workerSignal(worker); }
+
+    /** What to do when a request to a PE times out (the communicator tells the job, naming the PE); before the throw. */
+    void onPeerTimeout(java.util.function.BiConsumer<Integer, CommTimeoutException> action) { peerTimedOut = action; }
 
     /** Progresses once from the calling thread (waiters that poll local memory call this). */
     int progressOnce() { return ucp.progress(worker); }
