@@ -296,8 +296,8 @@ public final class P2pBenchCommand implements Callable<Integer> {
     }
 
     private void print(List<Row> rows, String deviceName) {
-        System.out.printf(Locale.ROOT, "P2P RDMA endpoints (%s, %d QP, %s completions), batch %d, %.0f s per row%n",
-                deviceName, qps, event ? "event-driven" : "busy-polled", batch, seconds);
+        System.out.printf(Locale.ROOT, "P2P endpoints of %s (%s, %d QP, %s completions), batch %d, %.0f s per row%n",
+                backend, deviceName, qps, event ? "event-driven" : "busy-polled", batch, seconds);
         System.out.printf(Locale.ROOT, "%-6s %10s %18s %12s %24s %13s %26s %19s%s%n", "Op", "Batch Size", "Block Size (Bytes)",
                 "Total Trips", "Total Transferred (MiB)", "Duration (s)", "Average Latency (ms/trip)", "Throughput (MiB/s)",
                 perftest ? String.format(Locale.ROOT, " %18s %6s", "perftest (MiB/s)", "ratio") : "");
