@@ -229,7 +229,7 @@ public final class UcxEndpoint implements Endpoint {
         if (r == null) throw new IllegalArgumentException("no region '" + name + "' is registered on this endpoint; registered: " + regions());
         lifecycle.writeLock().lock();                            // no transfer is being posted from it
         try {
-            ucp.memUnmap(w.context, r.memh());
+            if (!closed) ucp.memUnmap(w.context, r.memh());      // else close unmaps (or already unmapped) it
         } finally {
             lifecycle.writeLock().unlock();
         }
@@ -539,26 +539,32 @@ public final class UcxEndpoint implements Endpoint {
         }
     }
 
-    /** Fails outstanding transfers, cancels receives, closes the UCP endpoint, unmaps the regions, destroys the worker. Idempotent. */
+    /**
+     * Fails outstanding transfers, cancels receives, closes the UCP endpoint, unmaps the regions, destroys the worker.
+     * Idempotent. The lifecycle lock is never held while waiting for the progress thread: completions that run
+     * there may take its read side.
+     */
     @Override public void close() {
         synchronized (this) {
             if (closed) return;
             closed = true;
         }
+        lifecycle.writeLock().lock();                            // let posts in flight finish; later ones see `closed`
+        lifecycle.writeLock().unlock();
+        failAll(new IllegalStateException(label + " was closed with the transfer outstanding"));
+        MemorySegment e = ep;
+        if (e != null) closeEp(e, broken != null);
         lifecycle.writeLock().lock();
         try {
-            failAll(new IllegalStateException(label + " was closed with the transfer outstanding"));
-            MemorySegment e = ep;
-            if (e != null) closeEp(e, broken != null);
             for (LocalRegion r : regions.values()) ucp.memUnmap(w.context, r.memh());
             regions.clear();
-            w.close();
-            if (errorsId != 0) EndpointErrors.unregister(errorsId);
-            Completions.of(this).keySet().forEach(Completions::forget);
-            arena.close();
         } finally {
             lifecycle.writeLock().unlock();
         }
+        w.close();
+        if (errorsId != 0) EndpointErrors.unregister(errorsId);
+        Completions.of(this).keySet().forEach(Completions::forget);
+        arena.close();
     }
 
     /** How long close waits for the UCP endpoint to close: bounded, so a dead peer cannot hold it. */

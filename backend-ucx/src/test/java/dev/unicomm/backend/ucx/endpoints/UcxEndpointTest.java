@@ -202,6 +202,47 @@ class UcxEndpointTest {
         }
     }
 
+    /** Without UCX_TLS UCX picks its shared-memory transports on one host (posix/sysv, cma): the same operations work there. */
+    @Test void theDefaultTransportsOfOneHostWorkToo() {
+        UcxEnv.set("UCX_TLS", null);
+        try (Endpoint c = ucx.open(); Endpoint d = ucx.open()) {
+            c.registerRegion("buf", Memory.of(segA));
+            d.registerRegion("buf", Memory.of(segB));
+            d.connect(c.localInfo());
+            c.connect(d.localInfo());
+            fill(segA, 0, 65536, 23);
+            c.write("buf", new long[] {65536}, new long[] {0}, 65536);
+            assertArrayEquals(bytes(segA, 0, 65536), bytes(segB, 65536, 65536));
+            CompletableFuture<Endpoint.Received> r = d.recv("buf", 0, 16);
+            c.await(c.writeWithImm("buf", 0, 0, 4096, 9));
+            assertEquals(9, d.await(r).immediate().orElseThrow());
+            c.read("buf", new long[] {65536}, new long[] {131072}, 65536);
+            assertArrayEquals(bytes(segB, 65536, 65536), bytes(segA, 131072, 65536));
+        } finally {
+            UcxEnv.set("UCX_TLS", "tcp");
+        }
+    }
+
+    @Test void closingWithTransfersOutstandingEndsEveryFutureAndReturns() throws Exception {
+        CompletableFuture<Endpoint.Received> posted = a.recv("buf", 0, 8);
+        java.util.List<CompletableFuture<Void>> out = new java.util.ArrayList<>();
+        long[] offs = new long[64];
+        for (int i = 0; i < offs.length; i++) offs[i] = i * 4096L;
+        for (int i = 0; i < 20; i++) {
+            out.add(a.writeBatch("buf", offs, offs, 4096));
+            out.add(a.writeWithImm("buf", 0, 0, 4096, i));
+            out.add(a.send("buf", 0, 64));
+        }
+        long t0 = System.nanoTime();
+        a.close();
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertTrue(ms < 5_000, "close took " + ms + " ms");
+        for (CompletableFuture<Void> f : out) f.handle((v, e) -> null).get(5, java.util.concurrent.TimeUnit.SECONDS);   // each one ended
+        var closed = assertThrows(java.util.concurrent.ExecutionException.class, () -> posted.get(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(closed.getCause().getMessage().contains("closed"), closed.getCause().getMessage());
+        a = null;
+    }
+
     @Test void aPeerThatDisappearsFailsTheTransferAndBreaksTheEndpoint() {
         CompletableFuture<Endpoint.Received> pending = a.recv("buf", 0, 8);
         b.close();
