@@ -46,7 +46,9 @@ class UcxEndpointTest {
         ucx = Unicomm.endpoints("ucx");
     }
 
-    @AfterAll static void restore() { UcxEnv.set("UCX_TLS", null); }
+    @AfterAll static void restore() {
+        UcxEnv.set("UCX_TLS", null);
+    }
 
     @BeforeEach void connectPair() {
         arena = Arena.ofShared();
@@ -132,6 +134,14 @@ class UcxEndpointTest {
         assertArrayEquals(bytes(segA, 0, 200), bytes(segB, 100, 200));
         assertArrayEquals(bytes(segA, 0, 300), bytes(segB, 2000, 300));
         assertArrayEquals(bytes(segA, 0, 300), bytes(segB, 4096, 300));
+    }
+
+    @Test void aMessageLongerThanTheReceiveFailsItAndBreaksTheReceiver() {
+        CompletableFuture<Endpoint.Received> small = b.recv("buf", 0, 8);
+        a.await(a.send("buf", 0, 64));
+        CommException e = assertThrows(CommException.class, () -> b.await(small));
+        assertTrue(e.getMessage().toLowerCase(java.util.Locale.ROOT).contains("truncated"), e.getMessage());
+        assertFalse(b.isConnected());
     }
 
     @Test void regionsRegisteredLaterAreLearnedWithUpdateRemote() {
@@ -225,6 +235,7 @@ class UcxEndpointTest {
 
     @Test void closingWithTransfersOutstandingEndsEveryFutureAndReturns() throws Exception {
         CompletableFuture<Endpoint.Received> posted = a.recv("buf", 0, 8);
+        for (int i = 0; i < 40; i++) b.recv("buf", 0, 4096);         // every message below finds a receive (none left unexpected)
         java.util.List<CompletableFuture<Void>> out = new java.util.ArrayList<>();
         long[] offs = new long[64];
         for (int i = 0; i < offs.length; i++) offs[i] = i * 4096L;
