@@ -166,17 +166,44 @@ public final class UcxEndpoint implements Endpoint {
     @Override public void updateRemote(byte[] remoteInfo) {
         ensureOpen();
         EndpointInfo info = EndpointInfo.decode(remoteInfo);
+        Map<String, RemoteRegion> old;
         lifecycle.writeLock().lock();
         try {
             ensureOpen();
             if (ep == null) throw new IllegalStateException("updateRemote before connect: call connect(remoteInfo) first");
             if (info.endpointId() != peerId)
                 throw new IllegalArgumentException("updateRemote: the info comes from another endpoint than the connected peer");
-            Map<String, RemoteRegion> old = remote;
-            remote = unpack(ep, info);
-            old.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));
+            old = remote;
+            remote = unpack(ep, info);                           // transfers posted from now on use the new keys
         } finally {
             lifecycle.writeLock().unlock();
+        }
+        retire(old);
+    }
+
+    /** Destroys replaced rkeys once the transfers already posted with them completed (an endpoint flush): UCX may still use them. */
+    private void retire(Map<String, RemoteRegion> old) {
+        if (old.isEmpty()) return;
+        CompletableFuture<Object> flushed;
+        lifecycle.readLock().lock();
+        try {
+            flushed = refusal("updateRemote") != null ? CompletableFuture.completedFuture(null)
+                    : post(false, (param, userData) -> ucp.epFlush(ep, param), 0, MemorySegment.NULL);
+        } finally {
+            lifecycle.readLock().unlock();
+        }
+        try {
+            flushed.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // a broken or stuck endpoint: its close force-closes it first, then destroys the keys it still knows (the new ones)
+        }
+        lifecycle.readLock().lock();
+        try {
+            if (!closed) old.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));   // after close the worker is gone: leave them
+        } finally {
+            lifecycle.readLock().unlock();
         }
     }
 
@@ -510,14 +537,15 @@ public final class UcxEndpoint implements Endpoint {
         }
     }
 
-    /** Closes the UCP endpoint ({@code FORCE} when the peer is gone) and waits for it up to {@value #CLOSE_WAIT_MILLIS} ms. */
+    /**
+     * Closes the UCP endpoint ({@code FORCE} when the peer is gone), then destroys the peer's rkeys; waits up to
+     * {@value #CLOSE_WAIT_MILLIS} ms (past that the keys are left to the worker's destroy).
+     */
     private void closeEp(MemorySegment endpoint, boolean force) {
         CompletableFuture<Object> done = new CompletableFuture<>();
         w.onProgressThread(() -> {
             try {
                 cancelReceives();
-                remote.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));
-                remote = Map.of();
                 CompletableFuture<Object> c = post(false, (param, userData) -> {
                     if (force) {
                         param.set(ValueLayout.JAVA_INT, UcpAbi.REQ_OP_ATTR_MASK, param.get(ValueLayout.JAVA_INT, UcpAbi.REQ_OP_ATTR_MASK) | UcpAbi.OP_ATTR_FIELD_FLAGS);
@@ -525,7 +553,11 @@ public final class UcxEndpoint implements Endpoint {
                     }
                     return ucp.epClose(endpoint, param);
                 }, 0, MemorySegment.NULL);
-                c.whenComplete((v, e) -> done.complete(null));
+                c.whenComplete((v, e) -> {                       // on the progress thread; no transfer uses the keys any more
+                    remote.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));
+                    remote = Map.of();
+                    done.complete(null);
+                });
             } catch (Throwable t) {
                 done.complete(null);
             }
