@@ -58,7 +58,7 @@ public final class Rendezvous {
             Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
             try {
                 server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), jobId(config), ssl, hello,
-                        config.elastic());
+                        config.elastic()).watchLiveness(Liveness.silenceLimit(config.timeout()));
             } catch (UncheckedIOException e) {
                 // The message already carries the system's words; a cause would only print them again.
                 throw new dev.unicomm.api.CommException(e.getMessage());
@@ -66,7 +66,7 @@ public final class Rendezvous {
         }
         try {
             TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(),
-                    jobId(config), ssl, config.timeout(), server);
+                    jobId(config), ssl, config.timeout(), server).keepAlive(Liveness.silenceLimit(config.timeout()));
             return config.elastic() ? ElasticStore.atConnect(store, config.timeout()) : store;
         } catch (RuntimeException e) {
             if (server != null) server.close();

@@ -89,6 +89,8 @@ public final class StoreServer implements Closeable {
     private int failEpoch;
     private final java.util.BitSet failed = new java.util.BitSet();
     private String lastFailure;
+    /** How long a joined rank may send nothing before it counts as failed; 0 until {@link #watchLiveness}. */
+    private volatile long silenceLimitNanos;
 
     private StoreServer(ServerSocket listener, int worldSize, String token, String jobId, Duration helloTimeout, boolean elastic) {
         this.jobId = jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8);
@@ -198,6 +200,58 @@ public final class StoreServer implements Closeable {
 
     /** The port the server listens on. */
     public int port() { return listener.getLocalPort(); }
+
+    /**
+     * Counts a joined rank that sends nothing for {@code limit} as failed (its ranks ping every
+     * {@link Liveness#PING_INTERVAL}): a host whose link went down, a stopped process or a lost machine is
+     * reported like a crashed rank, naming the silent ranks, instead of every wait running into its timeout.
+     */
+    public StoreServer watchLiveness(Duration limit) {
+        if (limit.compareTo(Liveness.PING_INTERVAL.multipliedBy(3)) < 0)
+            throw new IllegalArgumentException("a liveness limit must be at least three ping intervals ("
+                    + Liveness.PING_INTERVAL.multipliedBy(3).toMillis() + " ms), got " + limit.toMillis() + " ms");
+        silenceLimitNanos = limit.toNanos();
+        long period = Liveness.PING_INTERVAL.toMillis();
+        try {
+            timers.scheduleWithFixedDelay(this::failSilentRanks, period, period, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // closed already
+        }
+        return this;
+    }
+
+    /**
+     * Ranks silent past the limit fail; ranks silent for half of it at that moment are named with them (with
+     * pings every second, a live rank is never silent that long, and a lost host's ranks go quiet together).
+     */
+    private void failSilentRanks() {
+        long limit = silenceLimitNanos, now = System.nanoTime();
+        List<Integer> silent = new ArrayList<>();
+        List<Connection> cut = new ArrayList<>();
+        boolean overdue = false;
+        synchronized (this) {
+            if (abortReason != null || closing) return;
+            for (int r = 0; r < ranks.length; r++) {
+                Connection c = ranks[r];
+                if (c == null || left[r] || failed.get(r) || c.saidBye) continue;
+                long quiet = now - c.lastHeardNanos;
+                if (quiet > limit / 2) {
+                    silent.add(r);
+                    cut.add(c);
+                }
+                overdue |= quiet > limit;
+            }
+        }
+        if (!overdue) return;
+        String who = silent.size() == 1 ? "rank " + silent.get(0) : "ranks " + Liveness.list(silent);
+        String reason = who + " sent nothing to the rendezvous store for " + TimeUnit.NANOSECONDS.toSeconds(limit)
+                + " s: " + (silent.size() == 1 ? "its" : "their") + " host or network link is down, or the process is stopped";
+        for (int r : silent) {
+            if (elastic) rankDied(r, reason);
+            else rankFailed(r, reason);
+        }
+        for (Connection c : cut) c.close(); // its reader then ends; the failure is recorded already
+    }
 
     /**
      * Waits until every rank has said goodbye, the job was aborted, or {@code limit} passed.
@@ -314,7 +368,9 @@ public final class StoreServer implements Closeable {
         private final Socket socket;
         private OutputStream out; // guarded by this
         private int rank = -1;
-        private boolean saidBye;
+        private volatile boolean saidBye;
+        /** When this rank last sent anything (set on admission and on every frame): the liveness watch reads it. */
+        private volatile long lastHeardNanos = System.nanoTime();
         /** Set by admit when the job was already aborted: the answer to this rank's hello. */
         private int joinAbortRank;
         private String joinAbortReason;
@@ -446,6 +502,7 @@ public final class StoreServer implements Closeable {
                 if (closing) return "the rendezvous store is shutting down";
                 if (ranks[r] != null) return "rank " + r + " has already joined this job (each rank joins once)";
                 ranks[r] = this;
+                lastHeardNanos = System.nanoTime();
                 // Joined and, after an abort, its answer counted as a notice in flight, in one step:
                 // awaitAbortHeard must never see this rank joined while that answer is unwritten.
                 if (abortReason != null) {
@@ -487,6 +544,7 @@ public final class StoreServer implements Closeable {
                     }
                     return;
                 }
+                lastHeardNanos = System.nanoTime();
                 int requestId = 0;
                 try {
                     StoreWire.Reader msg = new StoreWire.Reader(body);
@@ -536,6 +594,10 @@ public final class StoreServer implements Closeable {
                     rankFailed(blamed, blamed == rank || reason.contains("reported by rank " + rank) ? reason
                             : reason + " (reported by rank " + rank + ")");
                     send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
+                }
+                case StoreWire.PING -> {
+                    msg.end();
+                    send(new StoreWire.Writer(StoreWire.PONG, 0).build());
                 }
                 case StoreWire.BYE -> {
                     msg.end();

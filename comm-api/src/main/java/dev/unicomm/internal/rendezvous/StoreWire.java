@@ -47,6 +47,11 @@ final class StoreWire {
      * generation): i32 failure epoch, i32 count, that many i32 failed job ranks, text reason.
      */
     static final byte RANK_FAILED = 27;
+    /**
+     * Liveness (see {@link Liveness}): a rank sends PING, request id 0 and no body, every
+     * {@link Liveness#PING_INTERVAL}; the host answers each with PONG, request id 0.
+     */
+    static final byte PING = 8, PONG = 28;
 
     /** Reads one frame body; {@link EOFException} at a clean end of stream, {@link ProtocolException} if too large. */
     static byte[] readFrame(DataInputStream in, int maxBody) throws IOException {

@@ -68,6 +68,8 @@ public final class TcpStore implements Store {
     }
 
     private volatile Deaths deaths = Deaths.NONE;
+    /** When the host last sent anything; read by the heartbeat thread (see {@link #keepAlive}). */
+    private volatile long lastHeardNanos = System.nanoTime();
 
     private TcpStore(Socket socket, String address, int rank, int size, Duration timeout, StoreServer hosted) throws IOException {
         this.socket = socket;
@@ -212,6 +214,38 @@ public final class TcpStore implements Store {
             default -> throw new java.net.ProtocolException("unexpected reply type " + reply.type + " to hello");
         }
         socket.setSoTimeout(0);
+    }
+
+    /**
+     * Pings the host every {@link Liveness#PING_INTERVAL} on a daemon thread, so that it can tell this rank
+     * is alive (see {@link StoreServer#watchLiveness}), and fails this store, naming the host, once the host
+     * has sent nothing for {@code limit}: its machine or link is gone, or rank 0 is stopped.
+     */
+    public TcpStore keepAlive(Duration limit) {
+        long limitNanos = nanos(limit);
+        Thread.ofPlatform().daemon().name("unicomm-store-heartbeat-" + rank).start(() -> heartbeat(limitNanos));
+        return this;
+    }
+
+    private void heartbeat(long limitNanos) {
+        byte[] ping = new StoreWire.Writer(StoreWire.PING, 0).build();
+        long interval = Liveness.PING_INTERVAL.toNanos();
+        while (!closing && !leaving && failure == null) {
+            java.util.concurrent.locks.LockSupport.parkNanos(interval);
+            if (closing || leaving || failure != null) return;
+            long quiet = System.nanoTime() - lastHeardNanos;
+            if (quiet > limitNanos) {
+                fail(-1, "the rendezvous store at " + address + " (rank 0's process) sent nothing for "
+                        + TimeUnit.NANOSECONDS.toSeconds(limitNanos) + " s: its host or network link is down, or rank 0 is stopped");
+                closeQuietly(socket); // ends the reader, which would otherwise wait for a host that may never answer
+                return;
+            }
+            try {
+                send(ping);
+            } catch (IOException e) {
+                return; // the reader sees the broken connection and records it
+            }
+        }
     }
 
     /** This rank. */
@@ -422,6 +456,8 @@ public final class TcpStore implements Store {
         try {
             while (true) {
                 StoreWire.Reader msg = new StoreWire.Reader(StoreWire.readFrame(in, StoreWire.MAX_FRAME));
+                lastHeardNanos = System.nanoTime();
+                if (msg.type == StoreWire.PONG) continue;
                 if (msg.type == StoreWire.ABORTED) {
                     fail(msg.i32(), msg.text(StoreWire.MAX_TEXT_BYTES, "reason"));
                     continue;
