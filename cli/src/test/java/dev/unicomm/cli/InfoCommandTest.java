@@ -21,6 +21,18 @@ class InfoCommandTest {
         assertTrue(out.contains("across hosts: ") && out.contains("rdma") && out.contains("; one host only: shm"), out);
     }
 
+    /** A backend's detail line (what it found here) is printed under it; ucx reports its UCX version and transports. */
+    @Test void infoShowsWhatAnAvailableBackendFound() {
+        var ucx = dev.unicomm.spi.BackendRegistry.load().providers().stream().filter(p -> p.name().equals("ucx")).findFirst().orElseThrow();
+        var a = ucx.availability();
+        org.junit.jupiter.api.Assumptions.assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause());
+        String out = run("info");
+        String block = out.substring(out.indexOf("  ucx "));
+        assertTrue(block.matches("(?s)  ucx .*?\\n      detail: UCX \\d+\\.\\d+\\.\\d+, transports: [a-z_0-9, ]+.*"), out);
+        assertTrue(block.contains("P2P_ENDPOINTS"), out);
+        assertTrue(run("info", "--json").contains("\"detail\":\"UCX "), "the JSON carries the detail too");
+    }
+
     @Test void infoJsonIsAnArray() {
         String out = run("info", "--json").trim();
         assertTrue(out.startsWith("[") && out.contains("]"), out);

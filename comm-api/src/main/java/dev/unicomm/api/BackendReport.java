@@ -14,13 +14,20 @@ import java.util.stream.Collectors;
  * @param cause        why not (root cause), empty when available
  * @param fix          what to install or set to make it available, empty when available
  * @param capabilities what it can do
+ * @param detail       one line on what the backend found here (library version, transports), empty if it says nothing
  */
 public record BackendReport(String name, String version, int priority, boolean available,
-                            String cause, String fix, Set<Capability> capabilities) {
+                            String cause, String fix, Set<Capability> capabilities, String detail) {
     public BackendReport {
         capabilities = Set.copyOf(capabilities);
         cause = cause == null ? "" : cause;
         fix = fix == null ? "" : fix;
+        detail = detail == null ? "" : detail;
+    }
+
+    /** Without a detail line. */
+    public BackendReport(String name, String version, int priority, boolean available, String cause, String fix, Set<Capability> capabilities) {
+        this(name, version, priority, available, cause, fix, capabilities, "");
     }
 
     /** Renders reports as an aligned text table, one provider per block. */
@@ -36,6 +43,7 @@ public record BackendReport(String name, String version, int priority, boolean a
                 sb.append("      cause: ").append(r.cause()).append(System.lineSeparator());
                 sb.append("      fix:   ").append(r.fix()).append(System.lineSeparator());
             }
+            if (!r.detail().isEmpty()) sb.append("      detail: ").append(r.detail()).append(System.lineSeparator());
             sb.append("      capabilities: ").append(r.capabilities().stream().map(Enum::name).sorted()
                     .collect(Collectors.joining(", "))).append(System.lineSeparator());
         }

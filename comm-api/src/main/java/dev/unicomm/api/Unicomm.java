@@ -119,7 +119,7 @@ public final class Unicomm {
                     .filter(x -> WhoOffers.declares(x, Capability.P2P_ENDPOINTS)).toList();
             if (withEndpoints.isEmpty())
                 throw new IllegalArgumentException("no backend on the class path offers P2P endpoints (backends here: "
-                        + registry.knownNames() + "); the rdma backend does: add dev.unicomm:backend-rdma");
+                        + registry.knownNames() + "); the rdma and ucx backends do: add dev.unicomm:backend-rdma (verbs) or dev.unicomm:backend-ucx (any network UCX drives)");
             try {
                 p = BackendRegistry.of(withEndpoints).select(null);
             } catch (BackendUnavailableException e) {

@@ -14,21 +14,32 @@ import java.util.Set;
  * @param cause     the root cause when unavailable (e.g. "libibverbs.so.1: cannot open shared object file")
  * @param fix       what to do about it (e.g. "install rdma-core (apt-get install rdma-core)")
  * @param error     the failure behind {@code cause}, or {@code null} when the probe found no exception
+ * @param detail    one line on what the backend found when available (library version, transports), shown by {@code unicomm info}; may be empty
  *                  (e.g. a device count of zero)
  */
-public record Availability(boolean available, String cause, String fix, Throwable error) {
+public record Availability(boolean available, String cause, String fix, Throwable error, String detail) {
     public Availability {
         if (!available && (cause == null || cause.isBlank()))
             throw new IllegalArgumentException("an unavailable backend must say why");
         cause = cause == null ? "" : cause;
         fix = fix == null ? "" : fix;
+        detail = detail == null ? "" : detail.strip();
     }
+
+    /** Without a detail line. */
+    public Availability(boolean available, String cause, String fix, Throwable error) { this(available, cause, fix, error, ""); }
 
     /** Without a Throwable (a condition found, not an exception caught). */
     public Availability(boolean available, String cause, String fix) { this(available, cause, fix, null); }
 
     /** Available. */
     public static Availability yes() { return new Availability(true, "", "", null); }
+
+    /**
+     * Available, with one short line about what the backend found here ({@code unicomm info} prints it), e.g. the
+     * library version and the transports it will use.
+     */
+    public static Availability yes(String detail) { return new Availability(true, "", "", null, detail); }
 
     /** Unavailable because of {@code cause}; {@code fix} says what to do. */
     public static Availability no(String cause, String fix) { return new Availability(false, cause, fix, null); }

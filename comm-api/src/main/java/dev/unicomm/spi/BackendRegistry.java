@@ -86,7 +86,8 @@ public final class BackendRegistry {
         } catch (Throwable t) {
             a = Availability.no("availability probe threw " + t, "report this as a bug in backend '" + p.name() + "'");
         }
-        return new BackendReport(p.name(), p.version(), p.priority(), a.available(), a.cause(), a.fix(), p.capabilities());
+        return new BackendReport(p.name(), p.version(), p.priority(), a.available(), a.cause(), a.fix(), p.capabilities(),
+                a.detail());
     }
 
     /**

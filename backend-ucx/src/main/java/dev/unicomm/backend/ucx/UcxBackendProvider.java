@@ -9,7 +9,9 @@ import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.BackendSettings;
 import dev.unicomm.spi.CommBackendProvider;
+import dev.unicomm.api.Endpoints;
 import java.util.EnumSet;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -31,7 +33,8 @@ public final class UcxBackendProvider implements CommBackendProvider {
     public static final int PRIORITY = BackendPriority.HOST - 5;
 
     private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.MULTI_PROCESS, Capability.MULTI_HOST));
+            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.MULTI_PROCESS, Capability.MULTI_HOST,
+            Capability.P2P_ENDPOINTS));
 
     /** Cheap: libucp is not touched until {@link #availability()} or {@link #open}. */
     public UcxBackendProvider() {}
@@ -56,10 +59,13 @@ public final class UcxBackendProvider implements CommBackendProvider {
     @Override public BackendCommunicator open(BackendContext context) {
         BackendSettings settings = BackendSettings.of(context.config());
         availability(settings).ensureAvailable(this);
-        return UcxCommunicator.open(context, library(settings));
+        return UcxCommunicator.open(context, library(settings), UcxEndpoints.get());
     }
 
-    private static String library(BackendSettings settings) {
+    /** Transfer endpoints over UCX without a communicator ({@code Unicomm.endpoints("ucx")}). */
+    @Override public Optional<Endpoints> endpoints() { return Optional.of(UcxEndpoints.get()); }
+
+    static String library(BackendSettings settings) {
         String lib = settings.get("ucx.library", UcxProbe.DEFAULT_LIBRARY);
         return lib == null || lib.isBlank() ? UcxProbe.DEFAULT_LIBRARY : lib.strip();
     }

@@ -23,7 +23,8 @@ import picocli.CommandLine.Option;
  * awaiting each batch. With {@code --perftest}, perftest's ib_read_bw / ib_write_bw run on the same
  * device and block size in the same run, and each row gets the ratio ours / perftest. {@code --plot}
  * draws throughput and time per trip against block size; {@code --jfr} records this process, with
- * one {@link P2pRowEvent} per row.
+ * one {@link P2pRowEvent} per row. With {@code --role initiator|target --exchange DIR} the two endpoints live
+ * in two processes (e.g. on two hosts) that swap their infos through files in {@code DIR}.
  */
 @Command(name = "p2p", mixinStandardHelpOptions = true,
         description = "RDMA endpoint READ/WRITE throughput (DLSlime transfer_bench table), optionally vs perftest in the same run.")
@@ -69,6 +70,14 @@ public final class P2pBenchCommand implements Callable<Integer> {
     @Option(names = "--perftest-host", defaultValue = "127.0.0.1", description = "Address perftest's client uses to reach its server (default: ${DEFAULT-VALUE}).")
     String perftestHost;
 
+    @Option(names = "--role", description = "With --exchange: this process is the 'initiator' (runs the rows, prints the table) or the "
+            + "'target' (serves them) of a pair of processes, e.g. on two hosts. Default: both endpoints in this process.")
+    String role;
+
+    @Option(names = "--exchange", paramLabel = "DIR", description = "With --role: an empty directory both processes see; the endpoints' "
+            + "infos and the initiator's end travel through files in it.")
+    java.nio.file.Path exchange;
+
     @picocli.CommandLine.Mixin
     CsvOption csv = new CsvOption();
 
@@ -100,10 +109,16 @@ public final class P2pBenchCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--plot draws throughput against block size: give two or more --block-sizes, got " + blockSizes);
         long bufBytes = Math.max(BenchLimits.size("--buffer", buffer, 4 * BenchLimits.MAX_SIZE), blocks.stream().mapToLong(Long::longValue).max().orElse(0));
 
+        if ((role == null) != (exchange == null)) throw new IllegalArgumentException("--role and --exchange go together (a pair of processes), got only "
+                + (role == null ? "--exchange" : "--role"));
+        if (role != null && !role.equals("initiator") && !role.equals("target"))
+            throw new IllegalArgumentException("--role is 'initiator' or 'target', got '" + role + "'");
+        if (role != null && perftest) throw new IllegalArgumentException("--perftest runs ib_*_bw on this host only; run the reference between the hosts yourself");
         Endpoints endpoints = Unicomm.endpoints(backend);
         EndpointOptions o = EndpointOptions.defaults().withPort(port).withGidIndex(gidIndex).withQueuePairs(qps)
                 .withBusyPoll(!event).withTimeout(Duration.ofSeconds(120));
         if (device != null) o = o.withDevice(device);
+        if (role != null) return pair(endpoints, o, bufBytes, blocks);
         List<Row> rows = new ArrayList<>();
         String deviceName;
         try (BenchRecording recording = jfr.recordHere("p2p");
@@ -117,22 +132,85 @@ public final class P2pBenchCommand implements Callable<Integer> {
             target.connect(initiator.localInfo());   // out of band in real life: here both live in one process
             initiator.connect(target.localInfo());
             deviceName = device != null ? device : initiator.toString();
-            for (String op : ops) {
-                for (long block : blocks) {
-                    P2pRowEvent rowEvent = new P2pRowEvent();
-                    rowEvent.begin();
-                    Row r = run(initiator, op, block, bufBytes);
-                    commit(rowEvent, r);
-                    double ref = perftest ? perftest(op, block) : 0;
-                    r = new Row(r.op(), r.batch(), r.block(), r.trips(), r.seconds(), ref);
-                    rows.add(r);
-                    progress.row();
-                    System.err.printf(Locale.ROOT, "  %s %s: %.1f MiB/s%s%n", op, BenchReport.size(block), r.mibPerS(),
-                            perftest ? String.format(Locale.ROOT, ", perftest %.1f MiB/s", ref) : "");
-                }
-            }
+            rows(initiator, bufBytes, blocks, progress, rows);
         }
         jfr.reportHere();
+        report(rows, deviceName);
+        return 0;
+    }
+
+    /** Every row (op x block size) from {@code initiator}, each printed to stderr as it ends. */
+    private void rows(Endpoint initiator, long bufBytes, List<Long> blocks, Progress progress, List<Row> rows) throws IOException, InterruptedException {
+        for (String op : ops) {
+            for (long block : blocks) {
+                P2pRowEvent rowEvent = new P2pRowEvent();
+                rowEvent.begin();
+                Row r = run(initiator, op, block, bufBytes);
+                commit(rowEvent, r);
+                double ref = perftest ? perftest(op, block) : 0;
+                r = new Row(r.op(), r.batch(), r.block(), r.trips(), r.seconds(), ref);
+                rows.add(r);
+                progress.row();
+                System.err.printf(Locale.ROOT, "  %s %s: %.1f MiB/s%s%n", op, BenchReport.size(block), r.mibPerS(),
+                        perftest ? String.format(Locale.ROOT, ", perftest %.1f MiB/s", ref) : "");
+            }
+        }
+    }
+
+    /**
+     * One side of a pair of processes: publishes this endpoint's info in {@code --exchange}, connects to the
+     * other's; the target then serves until the initiator has written {@code initiator.done}, the initiator runs
+     * the rows and prints the table.
+     */
+    private int pair(Endpoints endpoints, EndpointOptions o, long bufBytes, List<Long> blocks) throws Exception {
+        java.nio.file.Files.createDirectories(exchange);
+        String other = role.equals("initiator") ? "target" : "initiator";
+        if (java.nio.file.Files.exists(exchange.resolve(role + ".info")) || java.nio.file.Files.exists(exchange.resolve("initiator.done")))
+            throw new IllegalArgumentException("--exchange " + exchange + " holds an earlier run's files; give an empty directory");
+        long limit = (long) ((seconds + 10) * ops.size() * blocks.size()) + 300;   // seconds either side waits for the other
+        List<Row> rows = new ArrayList<>();
+        String deviceName;
+        try (Arena arena = Arena.ofShared(); Endpoint ep = endpoints.open(o)) {
+            MemorySegment buf = arena.allocate(bufBytes, 4096);
+            buf.fill((byte) 1);
+            ep.registerRegion("buffer", Memory.of(buf));
+            publish(exchange.resolve(role + ".info"), ep.localInfo());
+            ep.connect(awaitFile(exchange.resolve(other + ".info"), limit));
+            publish(exchange.resolve(role + ".connected"), new byte[0]);
+            awaitFile(exchange.resolve(other + ".connected"), limit);
+            if (role.equals("target")) {
+                awaitFile(exchange.resolve("initiator.done"), limit);
+                System.out.println("target served the initiator's rows (" + ep + ")");
+                return 0;
+            }
+            deviceName = (device != null ? device : "") + " " + ep;
+            try (Progress progress = Progress.start("bench p2p", ops.size() * blocks.size())) {
+                rows(ep, bufBytes, blocks, progress, rows);
+            } finally {
+                publish(exchange.resolve("initiator.done"), new byte[0]);
+            }
+        }
+        report(rows, deviceName.strip());
+        return 0;
+    }
+
+    private static void publish(java.nio.file.Path file, byte[] bytes) throws IOException {
+        java.nio.file.Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        java.nio.file.Files.write(tmp, bytes);
+        java.nio.file.Files.move(tmp, file, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static byte[] awaitFile(java.nio.file.Path file, long limitSeconds) throws IOException, InterruptedException {
+        long end = System.nanoTime() + limitSeconds * 1_000_000_000L;
+        while (!java.nio.file.Files.exists(file)) {
+            if (System.nanoTime() > end) throw new IllegalStateException("the other process wrote no " + file + " within " + limitSeconds + " s");
+            Thread.sleep(10);
+        }
+        return java.nio.file.Files.readAllBytes(file);
+    }
+
+    /** The table, then the CSV and the plot if asked for. */
+    private void report(List<Row> rows, String deviceName) throws IOException {
         print(rows, deviceName);
         if (csv.wanted()) {
             List<String> lines = new ArrayList<>();
@@ -143,7 +221,6 @@ public final class P2pBenchCommand implements Callable<Integer> {
             csv.write(lines);
         }
         if (plot.wanted()) plot.write(plot(rows, backend), "unicomm bench p2p (" + backend + ", " + deviceName + ")");
-        return 0;
     }
 
     /** Ends {@code event} (begun before the row) with the row's figures. */
@@ -219,8 +296,8 @@ public final class P2pBenchCommand implements Callable<Integer> {
     }
 
     private void print(List<Row> rows, String deviceName) {
-        System.out.printf(Locale.ROOT, "P2P RDMA endpoints (%s, %d QP, %s completions), batch %d, %.0f s per row%n",
-                deviceName, qps, event ? "event-driven" : "busy-polled", batch, seconds);
+        System.out.printf(Locale.ROOT, "P2P endpoints of %s (%s, %d QP, %s completions), batch %d, %.0f s per row%n",
+                backend, deviceName, qps, event ? "event-driven" : "busy-polled", batch, seconds);
         System.out.printf(Locale.ROOT, "%-6s %10s %18s %12s %24s %13s %26s %19s%s%n", "Op", "Batch Size", "Block Size (Bytes)",
                 "Total Trips", "Total Transferred (MiB)", "Duration (s)", "Average Latency (ms/trip)", "Throughput (MiB/s)",
                 perftest ? String.format(Locale.ROOT, " %18s %6s", "perftest (MiB/s)", "ratio") : "");

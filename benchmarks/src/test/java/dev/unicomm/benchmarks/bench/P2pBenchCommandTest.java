@@ -77,6 +77,29 @@ class P2pBenchCommandTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("two or more --block-sizes"), err.toString(StandardCharsets.UTF_8));
     }
 
+    @Test void aPairNeedsBothRoleAndExchangeAndAKnownRole() {
+        assertTrue(fails("--role", "initiator").contains("--role and --exchange go together"));
+        assertTrue(fails("--exchange", dir.toString()).contains("--role and --exchange go together"));
+        assertTrue(fails("--role", "server", "--exchange", dir.toString()).contains("--role is 'initiator' or 'target', got 'server'"));
+    }
+
+    /** Runs {@code bench p2p ARGS}, expects a failure, returns what it printed to stderr. */
+    private static String fails(String... args) {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        PrintStream old = System.err;
+        System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+        int code;
+        try {
+            List<String> all = new java.util.ArrayList<>(List.of("bench", "p2p"));
+            all.addAll(List.of(args));
+            code = Bench.run(all.toArray(String[]::new));
+        } finally {
+            System.setErr(old);
+        }
+        assertNotEquals(0, code);
+        return err.toString(StandardCharsets.UTF_8);
+    }
+
     /** The real command; runs only where the rdma backend has a usable device (the soft-RoCE VM, real NICs). */
     @Test void benchP2pPlotsAndRecordsWhereRdmaWorks() throws Exception {
         boolean usable;

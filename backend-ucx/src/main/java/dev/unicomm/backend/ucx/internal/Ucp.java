@@ -23,7 +23,8 @@ final class Ucp {
     private final MethodHandle configRead, configRelease, initVersion, cleanup, getVersion;
     private final MethodHandle workerCreate, workerDestroy, workerGetAddress, workerReleaseAddress, workerProgress;
     private final MethodHandle workerGetEfd, workerArm, workerSignal, workerFlushNbx, workerFence;
-    private final MethodHandle epCreate, epCloseNbx;
+    private final MethodHandle epCreate, epCloseNbx, epFlushNbx, tagSendNbx, tagRecvNbx, requestCancel, configModify;
+    private final MethodHandle contextPrintInfo, openMemstream, fclose, free;
     private final MethodHandle memMap, memUnmap, rkeyPack, rkeyBufferRelease, epRkeyUnpack, rkeyDestroy;
     private final MethodHandle putNbx, getNbx, atomicOpNbx, requestCheckStatus, requestFree;
     private final MethodHandle statusString, poll, epPrintInfo;
@@ -51,6 +52,13 @@ final class Ucp {
         workerFence = bind(ucp, "ucp_worker_fence", FunctionDescriptor.of(JAVA_BYTE, ADDRESS));
         epCreate = bind(ucp, "ucp_ep_create", FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS));
         epCloseNbx = bind(ucp, "ucp_ep_close_nbx", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        epFlushNbx = bind(ucp, "ucp_ep_flush_nbx", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        // ucs_status_ptr_t f(ep, buffer, count, tag, param) / f(worker, buffer, count, tag, tag_mask, param)
+        tagSendNbx = bind(ucp, "ucp_tag_send_nbx", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS));
+        tagRecvNbx = bind(ucp, "ucp_tag_recv_nbx", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, ADDRESS));
+        requestCancel = bind(ucp, "ucp_request_cancel", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
+        configModify = bind(ucp, "ucp_config_modify", FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS));
+        contextPrintInfo = bind(ucp, "ucp_context_print_info", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
         memMap = bind(ucp, "ucp_mem_map", FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS));
         memUnmap = bind(ucp, "ucp_mem_unmap", FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS));
         rkeyPack = bind(ucp, "ucp_rkey_pack", FunctionDescriptor.of(JAVA_BYTE, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
@@ -72,6 +80,10 @@ final class Ucp {
         stderrFile = libc.find("stderr").orElseThrow().reinterpret(ADDRESS.byteSize()).get(ADDRESS, 0);
         poll = Linker.nativeLinker().downcallHandle(libc.find("poll").orElseThrow(),
                 FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+        openMemstream = Linker.nativeLinker().downcallHandle(libc.find("open_memstream").orElseThrow(),
+                FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+        fclose = Linker.nativeLinker().downcallHandle(libc.find("fclose").orElseThrow(), FunctionDescriptor.of(JAVA_INT, ADDRESS));
+        free = Linker.nativeLinker().downcallHandle(libc.find("free").orElseThrow(), FunctionDescriptor.ofVoid(ADDRESS));
     }
 
     private static MethodHandle bind(SymbolLookup lookup, String name, FunctionDescriptor fd) {
@@ -145,6 +157,15 @@ final class Ucp {
     byte fence(MemorySegment worker) { try { return (byte) workerFence.invokeExact(worker); } catch (Throwable t) { throw fail(t); } }
     byte epCreate(MemorySegment worker, MemorySegment params, MemorySegment epOut) { try { return (byte) epCreate.invokeExact(worker, params, epOut); } catch (Throwable t) { throw fail(t); } }
     MemorySegment epClose(MemorySegment ep, MemorySegment param) { try { return (MemorySegment) epCloseNbx.invokeExact(ep, param); } catch (Throwable t) { throw fail(t); } }
+    MemorySegment epFlush(MemorySegment ep, MemorySegment param) { try { return (MemorySegment) epFlushNbx.invokeExact(ep, param); } catch (Throwable t) { throw fail(t); } }
+    MemorySegment tagSend(MemorySegment ep, long buffer, long count, long tag, MemorySegment param) {
+        try { return (MemorySegment) tagSendNbx.invokeExact(ep, MemorySegment.ofAddress(buffer), count, tag, param); } catch (Throwable t) { throw fail(t); }
+    }
+    MemorySegment tagRecv(MemorySegment worker, long buffer, long count, long tag, long mask, MemorySegment param) {
+        try { return (MemorySegment) tagRecvNbx.invokeExact(worker, MemorySegment.ofAddress(buffer), count, tag, mask, param); } catch (Throwable t) { throw fail(t); }
+    }
+    void requestCancel(MemorySegment worker, MemorySegment request) { try { requestCancel.invokeExact(worker, request); } catch (Throwable t) { throw fail(t); } }
+    byte configModify(MemorySegment config, MemorySegment name, MemorySegment value) { try { return (byte) configModify.invokeExact(config, name, value); } catch (Throwable t) { throw fail(t); } }
     byte memMap(MemorySegment context, MemorySegment params, MemorySegment memhOut) { try { return (byte) memMap.invokeExact(context, params, memhOut); } catch (Throwable t) { throw fail(t); } }
     byte memUnmap(MemorySegment context, MemorySegment memh) { try { return (byte) memUnmap.invokeExact(context, memh); } catch (Throwable t) { throw fail(t); } }
     byte rkeyPack(MemorySegment context, MemorySegment memh, MemorySegment bufferOut, MemorySegment sizeOut) { try { return (byte) rkeyPack.invokeExact(context, memh, bufferOut, sizeOut); } catch (Throwable t) { throw fail(t); } }
@@ -166,6 +187,23 @@ final class Ucp {
 
     /** {@code ucp_ep_print_info(ep, stderr)}: the endpoint's lanes and the transport of each. */
     void printEpInfo(MemorySegment ep) { try { epPrintInfo.invokeExact(ep, stderrFile); } catch (Throwable t) { throw fail(t); } }
+
+    /** What {@code ucp_context_print_info} writes (its transports and memory domains), captured through {@code open_memstream}. */
+    String contextInfo(MemorySegment context) {
+        try (Arena a = Arena.ofConfined()) {
+            MemorySegment buf = a.allocate(ADDRESS), size = a.allocate(JAVA_LONG);
+            MemorySegment file = (MemorySegment) openMemstream.invokeExact(buf, size);
+            if (file.equals(MemorySegment.NULL)) return "";
+            contextPrintInfo.invokeExact(context, file);
+            int rc = (int) fclose.invokeExact(file);              // flushes; buf and size are valid after it
+            MemorySegment text = buf.get(ADDRESS, 0);
+            String s = text.equals(MemorySegment.NULL) ? "" : text.reinterpret(size.get(JAVA_LONG, 0) + 1).getString(0);
+            free.invokeExact(text);
+            return rc == 0 ? s : "";
+        } catch (Throwable t) {
+            throw fail(t);
+        }
+    }
 
     /** {@code ucs_status_string}: UCX's own name of a status ("Destination is unreachable"). */
     String statusString(byte status) {

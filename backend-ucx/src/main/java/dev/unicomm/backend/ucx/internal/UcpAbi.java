@@ -14,7 +14,7 @@ final class UcpAbi {
     // ucp_params_t
     static final long PARAMS_SIZE = 80, PARAMS_FIELD_MASK = 0, PARAMS_FEATURES = 8, PARAMS_NAME = 72;
     static final long PARAM_FIELD_FEATURES = 1L, PARAM_FIELD_NAME = 1L << 8;
-    static final long FEATURE_RMA = 1L << 1, FEATURE_AMO64 = 1L << 3, FEATURE_WAKEUP = 1L << 4;
+    static final long FEATURE_TAG = 1L, FEATURE_RMA = 1L << 1, FEATURE_AMO64 = 1L << 3, FEATURE_WAKEUP = 1L << 4;
 
     // ucp_worker_params_t
     static final long WORKER_PARAMS_SIZE = 200, WORKER_PARAMS_FIELD_MASK = 0, WORKER_PARAMS_THREAD_MODE = 8;
@@ -32,8 +32,12 @@ final class UcpAbi {
     static final long MEM_MAP_PARAM_FIELD_ADDRESS = 1L, MEM_MAP_PARAM_FIELD_LENGTH = 1L << 1;
 
     // ucp_request_param_t
-    static final long REQUEST_PARAM_SIZE = 72, REQ_OP_ATTR_MASK = 0, REQ_FLAGS = 4, REQ_DATATYPE = 24, REQ_REPLY_BUFFER = 40;
-    static final int OP_ATTR_FIELD_DATATYPE = 1 << 3, OP_ATTR_FIELD_FLAGS = 1 << 4, OP_ATTR_FIELD_REPLY_BUFFER = 1 << 5;
+    static final long REQUEST_PARAM_SIZE = 72, REQ_OP_ATTR_MASK = 0, REQ_FLAGS = 4, REQ_CB = 16, REQ_DATATYPE = 24, REQ_USER_DATA = 32,
+            REQ_REPLY_BUFFER = 40, REQ_RECV_INFO = 56;
+    static final int OP_ATTR_FIELD_CALLBACK = 1 << 1, OP_ATTR_FIELD_USER_DATA = 1 << 2, OP_ATTR_FIELD_DATATYPE = 1 << 3,
+            OP_ATTR_FIELD_FLAGS = 1 << 4, OP_ATTR_FIELD_REPLY_BUFFER = 1 << 5, OP_ATTR_FIELD_RECV_INFO = 1 << 7;
+    // ucp_tag_recv_info_t { ucp_tag_t sender_tag; size_t length; }
+    static final long TAG_RECV_INFO_SIZE = 16, TAG_RECV_INFO_TAG = 0, TAG_RECV_INFO_LENGTH = 8;
     static final int EP_CLOSE_FLAG_FORCE = 1;
     /** {@code ucp_dt_make_contig(8)}: {@code (8 << UCP_DATATYPE_SHIFT) | UCP_DATATYPE_CONTIG}. */
     static final long DATATYPE_CONTIG_8 = 8L << 3;

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.ucx.internal;
 
 import dev.unicomm.api.CommConfig;
+import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricHeap;
@@ -12,6 +13,7 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
+import java.util.Optional;
 
 /**
  * One PE of a {@code ucx} job. At open each PE creates a UCP context and worker (with its progress
@@ -33,11 +35,13 @@ public final class UcxCommunicator implements BackendCommunicator {
     private final UcxHeap heap;
     private final UcxTeam world;
     private final Runnable health;
+    private final Endpoints endpoints;
     private long barriers;
     private boolean closed;
 
     private UcxCommunicator(BackendContext ctx, String prefix, UcxWorker w, Arena heapArena, MemorySegment heapSeg, MemorySegment memh,
-                            Peers peers) {
+                            Peers peers, Endpoints endpoints) {
+        this.endpoints = endpoints;
         this.rank = ctx.rank();
         this.size = ctx.size();
         this.store = ctx.store();
@@ -48,6 +52,9 @@ public final class UcxCommunicator implements BackendCommunicator {
         this.memh = memh;
         this.peers = peers;
         this.health = this::checkHealthy;
+        // A peer that does not answer within the timeout (stopped, its link down) fails the whole job, naming it: the other
+        // ranks' waits end at once instead of each running into its own timeout, and every close takes its no-wait path.
+        w.onPeerTimeout((pe, e) -> store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
         this.rma = new UcxRma(w, peers, timeout, health);
         this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
         int[] all = new int[size];
@@ -62,7 +69,7 @@ public final class UcxCommunicator implements BackendCommunicator {
      * ({@code caller}, the default: a thread waiting for its own operation progresses the worker alone, the progress thread
      * steps aside; {@code both}: the progress thread keeps progressing too, as before 2026-12-06).
      */
-    public static UcxCommunicator open(BackendContext ctx, String library) {
+    public static UcxCommunicator open(BackendContext ctx, String library, Endpoints endpoints) {
         CommConfig c = ctx.config();
         Store store = ctx.store();
         int rank = ctx.rank(), size = ctx.size();
@@ -96,7 +103,7 @@ public final class UcxCommunicator implements BackendCommunicator {
             peers = Peers.connect(w, all);
             store.barrier(prefix + "connected");
             if (Boolean.parseBoolean(c.property("ucx.print_info", "false"))) peers.printInfo(rank);
-            return new UcxCommunicator(ctx, prefix, w, heapArena, heapSeg, memh, peers);
+            return new UcxCommunicator(ctx, prefix, w, heapArena, heapSeg, memh, peers, endpoints);
         } catch (RuntimeException | Error e) {
             if (peers != null) peers.close(true, Duration.ofSeconds(1), () -> {});
             if (!memh.equals(MemorySegment.NULL)) w.ucp.memUnmap(w.context, memh);
@@ -142,6 +149,9 @@ public final class UcxCommunicator implements BackendCommunicator {
     @Override public SymmetricHeap heap() { return heap; }
     @Override public Rma rma() { return rma; }
     @Override public Team world() { return world; }
+    /** The same endpoints as {@code Unicomm.endpoints("ucx")}: each has its own worker, independent of this communicator. */
+    @Override public Optional<Endpoints> endpoints() { return Optional.of(endpoints); }
+
     @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
 
     Store store() { return store; }

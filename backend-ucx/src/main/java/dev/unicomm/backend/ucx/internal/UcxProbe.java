@@ -18,11 +18,21 @@ public final class UcxProbe {
     public static final String DEFAULT_LIBRARY = Ucp.LIBRARY;
     private static final java.util.Map<String, Availability> PROBED = new java.util.concurrent.ConcurrentHashMap<>();
     private static volatile String version = "?";
+    private static final java.util.Map<String, String> CONTEXT_INFO = new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Whether {@code library} (a soname or a path) loads and makes a working context and worker. Never throws. */
     public static Availability availability(String library) {
         return PROBED.computeIfAbsent(library, UcxProbe::probe);
     }
+
+    /** The raw {@code ucp_context_print_info} text of the probe's context, empty before a successful probe. */
+    public static String contextInfo(String library) {
+        availability(library);
+        return CONTEXT_INFO.getOrDefault(library, "");
+    }
+
+    /** The network devices (tcp and verbs) UCX found, as {@code ucp_context_print_info} lists them; empty when unavailable. */
+    public static java.util.List<String> networkDevices(String library) { return UcxTransports.networkDevices(contextInfo(library)); }
 
     /** The loaded libucp's version ({@code ucp_get_version}), {@code ?} before a successful probe. */
     public static String version() { return version; }
@@ -45,8 +55,14 @@ public final class UcxProbe {
             return Availability.no("ucp_get_version failed: " + t, t, FIX_INSTALL);
         }
         try {
-            UcxWorker.open(library, "unicomm-ucx-probe", 0, 1, true).close();
-            return Availability.yes();
+            UcxWorker probe = UcxWorker.open(library, "unicomm-ucx-probe", 0, 1, true,
+                    UcpAbi.FEATURE_TAG | UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64, java.util.Map.of());
+            try {
+                CONTEXT_INFO.put(library, probe.contextInfo());
+            } finally {
+                probe.close();
+            }
+            return Availability.yes("UCX " + version + ", transports: " + UcxTransports.summary(CONTEXT_INFO.get(library)));
         } catch (Throwable t) {
             return Availability.no("UCX " + version + " is installed but creating a context and worker failed: " + t.getMessage(), t,
                     "check UCX_TLS / UCX_NET_DEVICES (ucx_info -d lists the transports UCX sees); see docs/backends/ucx.md");

@@ -41,6 +41,8 @@ final class UcxWorker implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
     /** Whether the progress thread steps aside while a caller waits ({@code ucx.progress_while_waiting=caller}). */
     private final boolean callerProgress;
+    private volatile java.util.function.BiConsumer<Integer, CommTimeoutException> peerTimedOut = (pe, e) -> {};
+    private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     private UcxWorker(Ucp ucp, MemorySegment context, MemorySegment worker, int efd, int spinRounds, int pollMillis, boolean callerProgress,
                       String name) {
@@ -62,15 +64,32 @@ final class UcxWorker implements AutoCloseable {
      * and the worker, and starts the progress thread.
      */
     static UcxWorker open(String library, String name, int spinRounds, int pollMillis, boolean callerProgress) {
+        return open(library, name, spinRounds, pollMillis, callerProgress, UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64, java.util.Map.of());
+    }
+
+    /**
+     * As {@link #open(String, String, int, int, boolean)} with other UCP features ({@code FEATURE_WAKEUP} is always added: the
+     * progress thread sleeps on the event fd) and UCX settings applied over the environment's ({@code ucp_config_modify}, e.g.
+     * {@code NET_DEVICES}).
+     */
+    static UcxWorker open(String library, String name, int spinRounds, int pollMillis, boolean callerProgress, long features,
+                          java.util.Map<String, String> settings) {
         Ucp ucp = Ucp.get(library);
         MemorySegment context = MemorySegment.NULL, worker = MemorySegment.NULL;
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             Ucx.check(ucp, ucp.configRead(out), "ucp_config_read");
             MemorySegment config = out.get(ValueLayout.ADDRESS, 0);
+            for (var e : settings.entrySet()) {
+                byte m = ucp.configModify(config, a.allocateFrom(e.getKey()), a.allocateFrom(e.getValue()));
+                if (m != UcpAbi.OK) {
+                    ucp.configRelease(config);
+                    throw new IllegalArgumentException("UCX rejected setting " + e.getKey() + "=" + e.getValue() + ": " + ucp.statusString(m));
+                }
+            }
             MemorySegment params = a.allocate(UcpAbi.PARAMS_SIZE, 8);
             params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FIELD_MASK, UcpAbi.PARAM_FIELD_FEATURES | UcpAbi.PARAM_FIELD_NAME);
-            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FEATURES, UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64 | UcpAbi.FEATURE_WAKEUP);
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FEATURES, features | UcpAbi.FEATURE_WAKEUP);
             params.set(ValueLayout.ADDRESS, UcpAbi.PARAMS_NAME, a.allocateFrom(name));
             byte s = ucp.init(params, config, out);
             ucp.configRelease(config);
@@ -110,6 +129,7 @@ final class UcxWorker implements AutoCloseable {
         int idle = 0;
         try {
             while (running) {
+                for (Runnable t; (t = tasks.poll()) != null; ) t.run();
                 if (callerProgress && waiting.get() > 0) {
                     // A caller progresses the worker in its wait (and serves the peers meanwhile): stay off the worker's
                     // lock until the last one leaves (it unparks us), re-checking at the poll bound.
@@ -173,7 +193,11 @@ final class UcxWorker implements AutoCloseable {
             if ((i & 63) == 63) {
                 try {
                     health.run();
-                    if (System.nanoTime() - deadline > 0) throw new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
+                    if (System.nanoTime() - deadline > 0) {
+                        CommTimeoutException e = new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
+                        if (pe >= 0) peerTimedOut.accept(pe, e);
+                        throw e;
+                    }
                 } catch (RuntimeException e) {
                     ucp.requestFree(statusPtr);                   // UCX releases it when it completes or is cancelled
                     throw e;
@@ -189,6 +213,25 @@ final class UcxWorker implements AutoCloseable {
     void exitWait() {
         if (waiting.decrementAndGet() == 0 && callerProgress) LockSupport.unpark(progress);
     }
+
+    /** The transports and memory domains of this worker's context ({@code ucp_context_print_info}'s text). */
+    String contextInfo() { return ucp.contextInfo(context); }
+
+    /**
+     * Runs {@code task} on the progress thread between two progress calls. Endpoints, whose completion
+     * callbacks also run only there, cancel and close their requests this way: nothing frees a request
+     * while another thread still uses it.
+     */
+    void onProgressThread(Runnable task) {
+        tasks.add(task);
+        wake();
+    }
+
+    /** Wakes the progress thread from its sleep ({@code ucp_worker_signal}): new work was posted. */
+    void wake() { ucp.workerSignal(worker); }
+
+    /** What to do when a request to a PE times out (the communicator tells the job, naming the PE); before the throw. */
+    void onPeerTimeout(java.util.function.BiConsumer<Integer, CommTimeoutException> action) { peerTimedOut = action; }
 
     /** Progresses once from the calling thread (waiters that poll local memory call this, between {@link #enterWait} and {@link #exitWait}). */
     int progressOnce() { return ucp.progress(worker); }

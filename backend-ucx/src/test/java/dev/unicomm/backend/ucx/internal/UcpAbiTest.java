@@ -33,6 +33,7 @@ class UcpAbiTest {
         m.put("offsetof(ucp_params_t, name)", UcpAbi.PARAMS_NAME);
         m.put("UCP_PARAM_FIELD_FEATURES", UcpAbi.PARAM_FIELD_FEATURES);
         m.put("UCP_PARAM_FIELD_NAME", UcpAbi.PARAM_FIELD_NAME);
+        m.put("UCP_FEATURE_TAG", UcpAbi.FEATURE_TAG);
         m.put("UCP_FEATURE_RMA", UcpAbi.FEATURE_RMA);
         m.put("UCP_FEATURE_AMO64", UcpAbi.FEATURE_AMO64);
         m.put("UCP_FEATURE_WAKEUP", UcpAbi.FEATURE_WAKEUP);
@@ -62,6 +63,15 @@ class UcpAbiTest {
         m.put("offsetof(ucp_request_param_t, flags)", UcpAbi.REQ_FLAGS);
         m.put("offsetof(ucp_request_param_t, datatype)", UcpAbi.REQ_DATATYPE);
         m.put("offsetof(ucp_request_param_t, reply_buffer)", UcpAbi.REQ_REPLY_BUFFER);
+        m.put("offsetof(ucp_request_param_t, cb)", UcpAbi.REQ_CB);
+        m.put("offsetof(ucp_request_param_t, user_data)", UcpAbi.REQ_USER_DATA);
+        m.put("offsetof(ucp_request_param_t, recv_info)", UcpAbi.REQ_RECV_INFO);
+        m.put("UCP_OP_ATTR_FIELD_CALLBACK", (long) UcpAbi.OP_ATTR_FIELD_CALLBACK);
+        m.put("UCP_OP_ATTR_FIELD_USER_DATA", (long) UcpAbi.OP_ATTR_FIELD_USER_DATA);
+        m.put("UCP_OP_ATTR_FIELD_RECV_INFO", (long) UcpAbi.OP_ATTR_FIELD_RECV_INFO);
+        m.put("sizeof(ucp_tag_recv_info_t)", UcpAbi.TAG_RECV_INFO_SIZE);
+        m.put("offsetof(ucp_tag_recv_info_t, sender_tag)", UcpAbi.TAG_RECV_INFO_TAG);
+        m.put("offsetof(ucp_tag_recv_info_t, length)", UcpAbi.TAG_RECV_INFO_LENGTH);
         m.put("UCP_OP_ATTR_FIELD_DATATYPE", (long) UcpAbi.OP_ATTR_FIELD_DATATYPE);
         m.put("UCP_OP_ATTR_FIELD_FLAGS", (long) UcpAbi.OP_ATTR_FIELD_FLAGS);
         m.put("UCP_OP_ATTR_FIELD_REPLY_BUFFER", (long) UcpAbi.OP_ATTR_FIELD_REPLY_BUFFER);
