@@ -34,8 +34,8 @@ import java.util.Arrays;
  * partial sum, then rounds once. So per (token, host) one row crosses: never more bytes than flat.
  *
  * <p>Staging area (a second symmetric buffer; S = {@link HostRoutes#slots}, T = maxTokensPerRank):
- * {@code counts align64(8S) | rows S*T*4H | ids S*T*K*8 | weights S*T*K*4}. Dispatch rows take 2H
- * (FP8: H codes, then the scales after S*T*H), combine partials 4H (fp32).
+ * {@code counts align64(8S) | rows S*T*P | ids S*T*K*8 | weights S*T*K*4} ({@link #stagingBytes}). Dispatch
+ * rows take 2H (FP8: H codes, then the scales after S*T*H), combine partials P = 4H (fp32).
  */
 final class HierarchicalMoe extends NormalMoe {
     private final HostRoutes routes;
@@ -43,6 +43,7 @@ final class HierarchicalMoe extends NormalMoe {
     private final Peers stagePeers;
     private final MemorySegment stage;
     private final long sCount, sRows, sIdx, sW;
+    private final long partialBytes; // a slot row: 4H (fp32 partial sums) where some host has several ranks, else 2H
     private final boolean[] onMyHost;
     private final int[] localRanks;
 
@@ -50,16 +51,29 @@ final class HierarchicalMoe extends NormalMoe {
         super(comm, config);
         routes = new HostRoutes(comm.topology());
         long s = routes.slots, t = maxTokens, k = topk;
+        partialBytes = routes.largestHost() > 1 ? 4L * hidden : 2L * hidden;
         sCount = 0;
         sRows = (8 * s + 63) / 64 * 64;
-        sIdx = sRows + s * t * 4 * hidden;
+        sIdx = sRows + s * t * partialBytes;
         sW = sIdx + s * t * k * 8;
-        staging = comm.heap().allocate(Math.max(64, sW + s * t * k * 4));
+        if (sW + s * t * k * 4 != stagingBytes(routes, config)) throw new IllegalStateException("staging layout does not match stagingBytes");
+        staging = comm.heap().allocate(stagingBytes(routes, config));
         stagePeers = new Peers(comm, staging);
         stage = staging.segment();
         localRanks = routes.ranksOn[routes.myHost];
         onMyHost = new boolean[ranks];
         for (int r : localRanks) onMyHost[r] = true;
+    }
+
+    /**
+     * Symmetric bytes of the staging area per rank: {@code align64(8S) + S*T*(P + 12K)}, S = slots per
+     * rank ({@link HostRoutes#slots}, one per other host when hosts are equal), P = 4H where some host
+     * has several ranks (combine's fp32 partial sums), else 2H. At least 64.
+     */
+    static long stagingBytes(HostRoutes routes, MoeConfig config) {
+        long s = routes.slots, t = config.maxTokensPerRank(), h = config.hidden(), k = config.numTopk();
+        long p = routes.largestHost() > 1 ? 4 * h : 2 * h;
+        return Math.max(64, Math.addExact((8 * s + 63) / 64 * 64, Math.multiplyExact(Math.multiplyExact(s, t), p + 12 * k)));
     }
 
     @Override long algorithmFlag() { return FLAG_HIERARCHICAL; }
@@ -214,7 +228,7 @@ final class HierarchicalMoe extends NormalMoe {
                     } else {          // several: the proxy's fp32 partial sum
                         int p = routes.proxy(me, g);
                         long slotRow = (long) routes.mySlot[g] * maxTokens + h.hostRow[t * routes.hosts + g];
-                        stagePeers.read(p, sRows + slotRow * 4 * hidden, row, 0, 4L * hidden);
+                        stagePeers.read(p, sRows + slotRow * partialBytes, row, 0, 4L * hidden);
                         MemorySegment.copy(row, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, part, 0, hidden);
                         addFloats(acc, any, part);
                         if (weights != null) addFloats(accW, any, stagePeers.readFloats(p, sW + slotRow * topk * 4, topk));
@@ -420,7 +434,7 @@ final class HierarchicalMoe extends NormalMoe {
                 if (count < 2) continue; // the source reads a lone row where it is
                 RowMath.BEST.set(acc, rows.segs[0], rows.offsets[0], hidden);
                 for (int j = 1; j < count; j++) RowMath.BEST.add(acc, rows.segs[j], rows.offsets[j], hidden);
-                MemorySegment.copy(acc, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sRows + (base + i) * 4 * hidden, hidden);
+                MemorySegment.copy(acc, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sRows + (base + i) * partialBytes, hidden);
                 if (withWeights) MemorySegment.copy(accW, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sW + (base + i) * topk * 4, topk);
             }
         }

@@ -75,6 +75,13 @@ final class HostRoutes {
         return n;
     }
 
+    /** Ranks on the largest host. */
+    int largestHost() {
+        int most = 0;
+        for (int[] on : ranksOn) most = Math.max(most, on.length);
+        return most;
+    }
+
     /** Number of ranks on this rank's host. */
     int localSize() { return ranksOn[myHost].length; }
 

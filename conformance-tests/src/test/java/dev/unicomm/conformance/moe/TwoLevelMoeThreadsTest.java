@@ -7,12 +7,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The portable MoE's two-level normal mode (issue 48) against the kit's reference: shm PEs as threads
  * with a simulated topology (no namespaces), so every cross-host byte goes by RMA and every in-host byte
  * by direct stores (or RMA with {@code unicomm.moe.direct=false}).
  */
+@ResourceLock("system-properties")
 class TwoLevelMoeThreadsTest {
     private static final String ALGORITHM = "unicomm.moe.algorithm"; // collectives' ALGORITHM (runtime dependency only)
 
