@@ -23,7 +23,7 @@ import java.util.Locale;
 import java.util.SplittableRandom;
 
 /**
- * One rank of {@link UcxTwoLevelMoeTest}. {@code check}: the kit's normal-mode MoE rules with the
+ * One rank of {@link UcxTwoLevelMoeTest}. {@code check}: the world's allgather (two levels), then the kit's normal-mode MoE rules with the
  * algorithm the topology picks (two levels on 2 hosts x 2 ranks), against the reference. {@code bench
  * TOKENS ITERS}: DeepSeek-V3's shape (hidden 7168, top-8 of 256 experts) with few tokens, on a uniform and
  * a clustered routing (each token's experts on one host), flat and two-level buffers side by side, their
@@ -52,6 +52,7 @@ public final class HostsMoeRank {
 
     static void check(Communicator comm) {
         int ranks = comm.size();
+        allgatherAcrossHosts(comm);
         MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * ranks, 96, 24, 4, false);
         MoeConfig fp8 = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * ranks, 256, 24, 4, true);
         long seed = 5;
@@ -68,6 +69,27 @@ public final class HostsMoeRank {
         try (MoeBuffer moe = comm.moe(fp8)) {
             new MoeConformance(comm, new MoeScenario("fp8", fp8, ranks, 9, MoeScenario.Routing.UNIFORM,
                     MoeScenario.unevenTokens(ranks, 24, false))).checkNormal(moe, true);
+        }
+    }
+
+    /** The world's allgather (two levels on 2 hosts x 2 ranks above the inline size), every block checked, in and out of place. */
+    static void allgatherAcrossHosts(Communicator comm) {
+        int n = comm.size(), me = comm.rank();
+        for (int bytes : new int[] {1000, 40_000, 300_001}) {
+            try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate((long) n * bytes);
+                 dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate((long) n * bytes)) {
+                for (boolean inPlace : new boolean[] {false, true}) {
+                    dev.unicomm.api.SymmetricBuffer out = inPlace ? src : dst;
+                    long at = inPlace ? (long) me * bytes : 0;
+                    for (int i = 0; i < bytes; i++) src.segment().set(ValueLayout.JAVA_BYTE, at + i, (byte) (me * 37 + i * 11 + bytes));
+                    comm.collectives().allgather(comm.world(), out, src, bytes, DType.UINT8);
+                    for (int p = 0; p < n; p++)
+                        for (int i = 0; i < bytes; i++)
+                            if (out.segment().get(ValueLayout.JAVA_BYTE, (long) p * bytes + i) != (byte) (p * 37 + i * 11 + bytes))
+                                throw new AssertionError("allgather of " + bytes + " B" + (inPlace ? " in place" : "") + ": block " + p + " byte " + i);
+                    comm.barrier();
+                }
+            }
         }
     }
 
