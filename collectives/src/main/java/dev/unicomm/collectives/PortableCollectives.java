@@ -49,12 +49,17 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
 
     /** Allocates the scratch memory: collective over the communicator. */
     PortableCollectives(Communicator comm, CollectivesSettings settings) {
+        this(comm, settings, true);
+    }
+
+    /** As above; {@code twoLevel} false keeps every collective flat across hosts. */
+    PortableCollectives(Communicator comm, CollectivesSettings settings, boolean twoLevel) {
         if (!comm.heap().kind().isHost())
             throw new IllegalStateException("portable collectives work on host-memory heaps; backend '" + comm.backend().name()
                     + "' has a " + comm.heap().kind() + " heap and must provide native collectives");
         this.settings = settings;
         this.directCapable = settings.direct() && comm.has(Capability.DIRECT_PEER_ACCESS);
-        this.hosts = TwoLevelGroups.of(comm.topology());
+        this.hosts = twoLevel ? TwoLevelGroups.of(comm.topology()) : null;
         this.ex = new Exchange(comm, settings.slotBytes());
     }
 

@@ -57,12 +57,14 @@ class CollectivesOnThreadsTest {
     }
 
     /** On a simulated topology of equal hosts the world's allgather runs in two levels; every result still matches. */
-    @ParameterizedTest(name = "hosts {0}, direct={1}")
-    @CsvSource({"0 0 1 1,true", "0 0 0 1 1 1,false", "0 1 0 1,true"})
-    void everyCollectiveMatchesTheReferenceOnSeveralHosts(String hostsOfRanks, boolean direct) {
+    @ParameterizedTest(name = "hosts {0}, direct={1}, two_level={2}")
+    @CsvSource({"0 0 1 1,true,true", "0 0 0 1 1 1,false,true", "0 1 0 1,true,true", "0 0 1 1,false,false"})
+    void everyCollectiveMatchesTheReferenceOnSeveralHosts(String hostsOfRanks, boolean direct, boolean twoLevel) {
         int[] hosts = java.util.Arrays.stream(hostsOfRanks.split(" ")).mapToInt(Integer::parseInt).toArray();
+        Map<String, String> props = new java.util.HashMap<>(SMALL_SLOTS);
+        props.put("unicomm.collectives.two_level", Boolean.toString(twoLevel));
         try (ThreadWorld w = ThreadWorld.create(hosts.length, direct, 16 << 20)) {
-            w.job().properties(SMALL_SLOTS).hosts(hosts).runOk(comm -> {
+            w.job().properties(props).hosts(hosts).runOk(comm -> {
                 Collectives coll = comm.collectives();
                 Team world = comm.world();
                 try (SymmetricBuffer a = comm.heap().allocate(64 << 10); SymmetricBuffer b = comm.heap().allocate(64 << 10)) {
