@@ -40,6 +40,7 @@ public final class HostsMoeRank {
     public static void main(String[] args) throws Exception {
         try (Communicator comm = Unicomm.connect()) {
             if (args[0].equals("check")) check(comm);
+            else if (args[0].equals("allgather")) benchAllgather(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             else bench(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             comm.barrier();
             System.out.println("PASS rank=" + comm.rank() + " topology=" + comm.topology());
@@ -90,6 +91,28 @@ public final class HostsMoeRank {
                     comm.barrier();
                 }
             }
+        }
+    }
+
+    /** The world's allgather of {@code bytes} per rank, {@code iters} timed calls after one checked one; prints the median. */
+    static void benchAllgather(Communicator comm, int bytes, int iters) {
+        int n = comm.size(), me = comm.rank();
+        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes); dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate((long) n * bytes)) {
+            for (int i = 0; i < bytes; i++) src.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (me + i));
+            long[] ns = new long[iters];
+            for (int it = -1; it < iters; it++) {
+                comm.barrier();
+                long t0 = System.nanoTime();
+                comm.collectives().allgather(comm.world(), dst, src, bytes, DType.UINT8);
+                long t1 = System.nanoTime();
+                if (it < 0) {
+                    for (int p = 0; p < n; p++)
+                        for (int i = 0; i < bytes; i += 997)
+                            if (dst.segment().get(ValueLayout.JAVA_BYTE, (long) p * bytes + i) != (byte) (p + i))
+                                throw new AssertionError("allgather block " + p + " byte " + i);
+                } else ns[it] = t1 - t0;
+            }
+            System.out.printf(Locale.ROOT, "AG two_level=%s rank=%d bytes=%d us=%.1f%n", System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
         }
     }
 

@@ -25,7 +25,9 @@ import org.junit.jupiter.api.Test;
  * The portable MoE's two-level normal mode (issue 48) on a real multi-host job: 2 test-bed hosts x 2 ranks
  * over backend-ucx ({@code UCX_TLS=tcp}), where the topology makes {@code auto} pick it. The kit's normal-mode
  * rules against the reference; with {@code -Dunicomm.moe.bench=true}, {@link HostsMoeRank}'s bench of both
- * algorithms (DeepSeek-V3's shape, {@code -Dunicomm.moe.bench.tokens}, default 128 tokens per rank).
+ * algorithms (DeepSeek-V3's shape, {@code -Dunicomm.moe.bench.tokens}, default 128 tokens per rank) and of the
+ * world's allgather both ways. {@code -Dunicomm.bed.ucx_tls} sets {@code UCX_TLS} (default tcp; {@code tcp,sm,self}
+ * gives the ranks of one host UCX's shared memory, as real hosts would have).
  */
 @MultiHost(hosts = 2, ttlSeconds = 900)
 class UcxTwoLevelMoeTest {
@@ -53,8 +55,23 @@ class UcxTwoLevelMoeTest {
         assertEquals(16, out.stream().filter(l -> l.startsWith("MOE ")).count(), String.join("\n", out));
     }
 
+    /** The world's allgather, flat and two-level in separate jobs (order flat, two, two, flat: drift shows), per block size. */
+    @Test void benchmarkAllgatherBothWays(TestBed bed) throws Exception {
+        assumeTrue(Boolean.getBoolean("unicomm.moe.bench"), "a benchmark: run with -Dunicomm.moe.bench=true");
+        String load = Files.readString(Path.of("/proc/loadavg")).strip();
+        List<String> lines = new ArrayList<>();
+        for (String two : List.of("false", "true", "true", "false"))
+            for (String bytes : List.of("65536", "1048576"))
+                job(bed, Map.of("UNICOMM_COLLECTIVES_TWO_LEVEL", two), "allgather", bytes, "7").stream().filter(l -> l.startsWith("AG ")).forEach(lines::add);
+        System.out.println("loadavg before " + load + ", after " + Files.readString(Path.of("/proc/loadavg")).strip());
+        lines.forEach(System.out::println);
+        assertEquals(32, lines.size(), String.join("\n", lines));
+    }
+
+    private static List<String> job(TestBed bed, String... args) throws Exception { return job(bed, Map.of(), args); }
+
     /** Ranks 0-1 on node0, 2-3 on node1, rank 0's store on node0's address; every line they printed. */
-    private static List<String> job(TestBed bed, String... args) throws Exception {
+    private static List<String> job(TestBed bed, Map<String, String> extraEnv, String... args) throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String cp = System.getProperty("java.class.path");
         String store = bed.address(0) + ":" + (20_000 + ThreadLocalRandom.current().nextInt(20_000));
@@ -69,7 +86,8 @@ class UcxTwoLevelMoeTest {
                 ProcessBuilder pb = bed.command(r / 2, cmd).redirectErrorStream(true);
                 pb.environment().putAll(Map.of("UNICOMM_RANK", Integer.toString(r), "UNICOMM_WORLD_SIZE", "4", "UNICOMM_STORE", store,
                         "UNICOMM_TOKEN", token, "UNICOMM_BACKEND", "ucx", "UNICOMM_HEAP_SIZE", "96M", "UNICOMM_TIMEOUT", "120s",
-                        "UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0"));
+                        "UCX_TLS", System.getProperty("unicomm.bed.ucx_tls", "tcp"), "UCX_NET_DEVICES", "eth0"));
+                pb.environment().putAll(extraEnv);
                 procs.add(pb.start());
             }
             for (int r = 0; r < 4; r++) {
