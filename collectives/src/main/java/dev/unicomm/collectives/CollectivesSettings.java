@@ -39,6 +39,18 @@ public record CollectivesSettings(long slotBytes, long inlineBytes, boolean dire
         return new CollectivesSettings(slot, inline, Boolean.parseBoolean(direct));
     }
 
+    /**
+     * {@code unicomm.collectives.two_level} ({@code UNICOMM_COLLECTIVES_TWO_LEVEL}, default true): whether the
+     * world's allgather may run in two levels on several hosts; false keeps every collective flat. The
+     * same on every rank (a rank that differs makes the call run the flat RMA schedule everywhere).
+     */
+    static boolean twoLevel(CommConfig config) {
+        String v = config.property("unicomm.collectives.two_level", "true").trim();
+        if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false"))
+            throw new IllegalArgumentException("unicomm.collectives.two_level must be true or false, got '" + v + "'");
+        return Boolean.parseBoolean(v);
+    }
+
     private static long number(CommConfig config, String key, long def) {
         String v = config.property(key, null);
         if (v == null) return def;

@@ -36,7 +36,9 @@ record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long
         /** Peers load/store each other's buffers directly, with flag rounds around it. */
         DIRECT,
         /** RMA puts into the peers' buffers, reductions staged through scratch slots in segments. */
-        RMA
+        RMA,
+        /** Across hosts once, then inside the host (allgather of the world on several equal hosts). */
+        TWO_LEVEL
     }
 
     static Descriptor of(Kind kind, Algorithm algo, DType dtype, ReduceOp op, long count, long root, long team) {

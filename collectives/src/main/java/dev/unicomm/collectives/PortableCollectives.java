@@ -44,14 +44,22 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
     private final CollectivesSettings settings;
     private final boolean directCapable;
     private final Reducer reducer = new Reducer();
+    /** The world's host groups where a two-level schedule applies (several hosts of equal size > 1), else null. */
+    private final TwoLevelGroups hosts;
 
     /** Allocates the scratch memory: collective over the communicator. */
     PortableCollectives(Communicator comm, CollectivesSettings settings) {
+        this(comm, settings, true);
+    }
+
+    /** As above; {@code twoLevel} false keeps every collective flat across hosts. */
+    PortableCollectives(Communicator comm, CollectivesSettings settings, boolean twoLevel) {
         if (!comm.heap().kind().isHost())
             throw new IllegalStateException("portable collectives work on host-memory heaps; backend '" + comm.backend().name()
                     + "' has a " + comm.heap().kind() + " heap and must provide native collectives");
         this.settings = settings;
         this.directCapable = settings.direct() && comm.has(Capability.DIRECT_PEER_ACCESS);
+        this.hosts = twoLevel ? TwoLevelGroups.of(comm.topology()) : null;
         this.ex = new Exchange(comm, settings.slotBytes());
     }
 
@@ -113,7 +121,9 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         long b = countPerPe * dtype.byteSize();
         boolean inPlace = same(dst, src);
         long myOff = inPlace ? c.r * b : 0;
-        Algorithm want = b <= settings.inlineBytes() ? Algorithm.INLINE : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
+        Algorithm want = b <= settings.inlineBytes() ? Algorithm.INLINE
+                : hosts != null && hosts.coversWorld(c.w) ? Algorithm.TWO_LEVEL
+                : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(myOff, b);
         Entry e = entry(c, Descriptor.of(Kind.ALLGATHER, want, null, null, b, -1, c.fingerprint),
                 want == Algorithm.INLINE ? p -> mine : null, true, null);
@@ -135,6 +145,29 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
                 for (int i = 1; i < c.n; i++) ex.sendInto(c.w[(c.r + i) % c.n], dst, c.r * b, src, myOff, b);
                 for (int i = 1; i < c.n; i++) ex.await(c.w[(c.r - i + c.n) % c.n]);
             }
+            case TWO_LEVEL -> allgatherTwoLevel(dst, src, myOff, b);
+        }
+    }
+
+    /**
+     * Allgather of the world in two levels: (1) my block to the ranks of my local rank on the other hosts,
+     * the only bytes that cross hosts ({@code b} per other host instead of {@code b} per other-host rank);
+     * (2) the blocks of my local rank's column, mine and those just received, to the other ranks of my host.
+     * Puts with signals only (the first level has no direct path; the second is as fast by RMA on shm).
+     */
+    private void allgatherTwoLevel(SymmetricBuffer dst, SymmetricBuffer src, long myOff, long b) {
+        int me = hosts.me;
+        ex.beginRound();
+        for (int q : hosts.column) if (q != me) ex.sendInto(q, dst, me * b, src, myOff, b);
+        for (int q : hosts.column) if (q != me) ex.await(q);
+        ex.beginRound();
+        for (int p : hosts.node) {
+            if (p == me) continue;
+            for (int q : hosts.column) ex.sendInto(p, dst, q * b, dst, q * b, b);
+        }
+        for (int p : hosts.node) {
+            if (p == me) continue;
+            for (int k = 0; k < hosts.column.length; k++) ex.await(p);
         }
     }
 
@@ -332,6 +365,8 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         for (Descriptor o : all) {
             agree &= o.agreesWith(d);
             if (o.algorithm() == Algorithm.RMA) algo = Algorithm.RMA;
+            // Two levels only if every member chose them; any other non-inline mix runs RMA, which every member can.
+            if ((o.algorithm() == Algorithm.TWO_LEVEL) != (d.algorithm() == Algorithm.TWO_LEVEL)) algo = Algorithm.RMA;
         }
         if (!agree) throw disagreement(all);
         return new Entry(all, slots, algo);

@@ -15,6 +15,6 @@ import dev.unicomm.spi.CollectivesProvider;
  */
 public final class PortableCollectivesProvider implements CollectivesProvider {
     @Override public Collectives create(Communicator comm, CommConfig config) {
-        return new PortableCollectives(comm, CollectivesSettings.of(config));
+        return new PortableCollectives(comm, CollectivesSettings.of(config), CollectivesSettings.twoLevel(config));
     }
 }

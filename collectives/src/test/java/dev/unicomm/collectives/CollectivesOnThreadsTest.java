@@ -56,6 +56,38 @@ class CollectivesOnThreadsTest {
         });
     }
 
+    /** On a simulated topology of equal hosts the world's allgather runs in two levels; every result still matches. */
+    @ParameterizedTest(name = "hosts {0}, direct={1}, two_level={2}")
+    @CsvSource({"0 0 1 1,true,true", "0 0 0 1 1 1,false,true", "0 1 0 1,true,true", "0 0 1 1,false,false"})
+    void everyCollectiveMatchesTheReferenceOnSeveralHosts(String hostsOfRanks, boolean direct, boolean twoLevel) {
+        int[] hosts = java.util.Arrays.stream(hostsOfRanks.split(" ")).mapToInt(Integer::parseInt).toArray();
+        Map<String, String> props = new java.util.HashMap<>(SMALL_SLOTS);
+        props.put("unicomm.collectives.two_level", Boolean.toString(twoLevel));
+        try (ThreadWorld w = ThreadWorld.create(hosts.length, direct, 16 << 20)) {
+            w.job().properties(props).hosts(hosts).runOk(comm -> {
+                Collectives coll = comm.collectives();
+                Team world = comm.world();
+                try (SymmetricBuffer a = comm.heap().allocate(64 << 10); SymmetricBuffer b = comm.heap().allocate(64 << 10)) {
+                    long seed = 500;
+                    for (int count : COUNTS) {
+                        for (boolean inPlace : new boolean[] {false, true}) {
+                            SymmetricBuffer dst = inPlace ? a : b;
+                            allgather(coll, world, a, dst, count * 3, seed++);
+                            allgather(coll, world, a, dst, count * 31 + 7, seed++);
+                            allreduce(coll, world, a, dst, DType.FP32, ReduceOp.SUM, count, seed++);
+                            reduceScatter(coll, world, a, dst, DType.BF16, ReduceOp.MAX, count, seed++);
+                        }
+                        alltoall(coll, world, a, b, count * 2 + 1, seed++);
+                        comm.barrier();
+                    }
+                    Team half = world.split(0, 1, 2);   // a sub-team keeps the flat algorithms
+                    if (half.rank() >= 0) allgather(coll, half, a, b, 300, seed++);
+                    comm.barrier();
+                }
+            });
+        }
+    }
+
     @ParameterizedTest(name = "direct={0}")
     @CsvSource({"true", "false"})
     void subTeamsOfOddSizeWork(boolean direct) {

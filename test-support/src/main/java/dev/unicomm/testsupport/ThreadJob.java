@@ -3,6 +3,7 @@ package dev.unicomm.testsupport;
 import dev.unicomm.api.BackendReport;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
+import dev.unicomm.api.HostTopology;
 import dev.unicomm.internal.checked.CheckedCommunicator;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
@@ -79,9 +80,16 @@ public final class ThreadJob {
     private final Map<String, String> properties;
     private final IntFunction<CommConfig> configs;
     private final Duration jobTimeout;
+    private final int[] hostOfRank; // null: every rank on one host
 
     private ThreadJob(BackendReport backend, Opener opener, int ranks, Duration timeout, long heapSize,
                       Map<String, String> properties, IntFunction<CommConfig> configs, Duration jobTimeout) {
+        this(backend, opener, ranks, timeout, heapSize, properties, configs, jobTimeout, null);
+    }
+
+    private ThreadJob(BackendReport backend, Opener opener, int ranks, Duration timeout, long heapSize,
+                      Map<String, String> properties, IntFunction<CommConfig> configs, Duration jobTimeout, int[] hostOfRank) {
+        this.hostOfRank = hostOfRank;
         this.backend = backend;
         this.opener = opener;
         this.ranks = ranks;
@@ -109,18 +117,18 @@ public final class ThreadJob {
     /** Each rank's wait limit ({@link CommConfig#timeout()}, and the store's). */
     public ThreadJob timeout(Duration t) {
         requirePositive("timeout", t);
-        return new ThreadJob(backend, opener, ranks, t, heapSize, properties, configs, jobTimeout);
+        return new ThreadJob(backend, opener, ranks, t, heapSize, properties, configs, jobTimeout, hostOfRank);
     }
 
     /** Each rank's symmetric heap size in bytes. */
     public ThreadJob heapSize(long bytes) {
         if (bytes <= 0) throw new IllegalArgumentException("heap size must be positive, got " + bytes);
-        return new ThreadJob(backend, opener, ranks, timeout, bytes, properties, configs, jobTimeout);
+        return new ThreadJob(backend, opener, ranks, timeout, bytes, properties, configs, jobTimeout, hostOfRank);
     }
 
     /** Backend properties of every rank ({@link CommConfig#properties()}). */
     public ThreadJob properties(Map<String, String> props) {
-        return new ThreadJob(backend, opener, ranks, timeout, heapSize, Map.copyOf(props), configs, jobTimeout);
+        return new ThreadJob(backend, opener, ranks, timeout, heapSize, Map.copyOf(props), configs, jobTimeout, hostOfRank);
     }
 
     /**
@@ -129,13 +137,27 @@ public final class ThreadJob {
      */
     public ThreadJob configs(IntFunction<CommConfig> perRank) {
         Objects.requireNonNull(perRank, "perRank");
-        return new ThreadJob(backend, opener, ranks, timeout, heapSize, properties, perRank, jobTimeout);
+        return new ThreadJob(backend, opener, ranks, timeout, heapSize, properties, perRank, jobTimeout, hostOfRank);
     }
 
     /** Wall-clock limit of the whole job; a job still running then fails the test. */
     public ThreadJob jobTimeout(Duration t) {
         requirePositive("job timeout", t);
-        return new ThreadJob(backend, opener, ranks, timeout, heapSize, properties, configs, t);
+        return new ThreadJob(backend, opener, ranks, timeout, heapSize, properties, configs, t, hostOfRank);
+    }
+
+    /**
+     * A simulated host topology ({@link Communicator#topology()}): rank r on host {@code hostOfRank[r]},
+     * hosts numbered by their first rank, named {@code sim0, sim1, …}. The ranks still share this JVM's
+     * memory; host-aware algorithms (two-level MoE, hierarchical collectives) then run their cross-host
+     * paths between threads, fast and without namespaces.
+     */
+    public ThreadJob hosts(int... hostOfRank) {
+        if (hostOfRank.length != ranks)
+            throw new IllegalArgumentException("a topology of " + ranks + " ranks needs " + ranks + " hosts, got " + hostOfRank.length);
+        int hosts = java.util.Arrays.stream(hostOfRank).max().orElse(0) + 1;
+        new HostTopology(0, hostOfRank, java.util.stream.IntStream.range(0, hosts).mapToObj(h -> "sim" + h).toList()); // validates
+        return new ThreadJob(backend, opener, ranks, timeout, heapSize, properties, configs, jobTimeout, hostOfRank.clone());
     }
 
     /** Rank {@code rank}'s configuration: the backend's name, an in-process store address, and this job's settings. */
@@ -184,12 +206,18 @@ public final class ThreadJob {
         }
     }
 
+    private HostTopology topology(int rank) {
+        int hosts = java.util.Arrays.stream(hostOfRank).max().orElse(0) + 1;
+        return new HostTopology(rank, hostOfRank, java.util.stream.IntStream.range(0, hosts).mapToObj(h -> "sim" + h).toList());
+    }
+
     private <T> Outcome<T> runRank(int rank, CommConfig cfg, Store store, Body<T> body) {
         Communicator comm;
         BackendCommunicator raw = null;
         try {
             raw = opener.open(new BackendContext(cfg, store));
-            comm = new CheckedCommunicator(raw, backend, cfg, store);
+            comm = hostOfRank == null ? new CheckedCommunicator(raw, backend, cfg, store)
+                    : new CheckedCommunicator(raw, backend, cfg, store, null, topology(rank));
         } catch (Throwable t) {
             store.abort("open failed on rank " + rank + ": " + t);
             if (raw != null) closeQuietly(raw, t);

@@ -183,6 +183,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
             rows.addAll(r);
         }
         print(rows);
+        if (!hostTraffic.isEmpty()) System.out.println(InterHostTraffic.report(hostTraffic));
         System.out.println("load average: before " + loadBefore + ", after " + LoadAverage.now());
         System.out.println("cpu steal (time the hypervisor gave other guests) during the run: " + CpuSteal.between(stealBefore, CpuSteal.now()));
         if (csv.wanted()) {
@@ -273,7 +274,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
         Map<String, List<String[]>> byOp = new LinkedHashMap<>();
         for (String line : captured.toString(StandardCharsets.UTF_8).split("\n")) {
             int at = line.indexOf("MOE,"), split = line.indexOf("MOESPLIT,"), quant = line.indexOf("MOEQUANT,"), pair = line.indexOf("MOEPAIR,");
-            if (pair >= 0) {
+            int hostsAt = line.indexOf("MOEHOSTS,");
+            if (hostsAt >= 0) {
+                hostTraffic.add(line.substring(hostsAt).strip().split(","));
+            } else if (pair >= 0) {
                 addPair(pairs, line.substring(pair), job);
                 pairsVerified &= line.strip().endsWith(",ok");
             } else if (quant >= 0) {
@@ -318,6 +322,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /** Host-timed send / receive-hook split of low-latency dispatches (median ns per rank) from the host-timed jobs. */
     private final Map<String, List<double[]>> splits = new LinkedHashMap<>();
+    /** Normal mode: every rank's MOEHOSTS line (algorithm, bytes across hosts of both algorithms). */
+    private final List<String[]> hostTraffic = new ArrayList<>();
 
     /** Host: the CPU quantiser alone on a low-latency FP8 dispatch's tokens, and that dispatch's bound (median ns per rank). */
     private final Map<String, List<double[]>> quantised = new LinkedHashMap<>();

@@ -110,6 +110,8 @@ public final class MoeBenchWorker {
             Tensor x = mem.place(xh), xq = fp8 ? mem.place(qh) : null, xs = fp8 ? mem.place(sh) : null;
             Routing routing = Routing.of(arena, mem, data, me, t);
             Tensor idx = routing.idx(), w = routing.w();
+            System.out.println(InterHostTraffic.of(comm.topology(), data.topk(me, t), t, k, p.experts() / ranks, h, true)
+                    .line(me, dev.unicomm.collectives.MoeAlgorithm.chosen(comm).toString(), comm.topology().toString()));
             MoeLayout layout = moe.layout(idx);
 
             Dispatched d = moe.dispatch(x, null, idx, w, layout, 1);

@@ -44,7 +44,8 @@ class MoeBenchCommandTest {
         assertTrue(out.contains("normal dispatch fp8 cached") && out.contains("ll combine") && out.contains("low-latency dispatch + combine")
                 && out.contains("frac host") && out.contains("links 10.0 GB/s")
                 && out.contains("ll dispatch fp8 (8 tokens), host wall split: call returns")
-                && out.contains("ll dispatch fp8 (8 tokens): quantising its tokens alone"), out);
+                && out.contains("ll dispatch fp8 (8 tokens): quantising its tokens alone")
+                && out.contains("normal mode: algorithm flat (1 host: ") && out.contains("no byte crosses a host"), out);
         List<String> lines = Files.readAllLines(csv);
         // header + 8 operations (hidden 256: FP8 dispatch in both modes; BF16 and FP8 dispatch with a cached handle)
         assertEquals(9, lines.size(), String.join("\n", lines));

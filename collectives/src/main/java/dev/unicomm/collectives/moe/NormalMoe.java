@@ -33,22 +33,22 @@ import java.util.Arrays;
  * {@code header(64) | counts max(12*T*K, 8R) | recvIdx R*T*K*8 | recvW R*T*K*4 | recvX R*T*2H}.
  * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
-final class NormalMoe extends PortableMoe {
+class NormalMoe extends PortableMoe {
     private static final RowMath MATH = RowMath.BEST;
     // Header words, double-buffered by operation parity: a rank writes the next operation's words
     // only after a barrier every peer passes after reading the previous ones.
-    private static final long HDR_FLAGS = 8;
-    private static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2;
+    static final long HDR_FLAGS = 8;
+    static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2, FLAG_HIERARCHICAL = 4;
 
-    private final long counts, recvIdx, recvW, recvX;
-    private final int[] rankOf; // expert -> rank hosting it
-    private final Tensor out, outW;
-    private final RowGather rows; // combine: a token's rows, one per source rank
-    private final long[] metaIds; // dispatch: my rows' recvTopkIdx for one destination, before one bulk copy
-    private final float[] metaW;  // dispatch: their weights, likewise
-    private NormalHandle latest;
-    private long ops;
-    private boolean lastWasCombine; // peers may still read our receive area right after a combine
+    final long counts, recvIdx, recvW, recvX;
+    final int[] rankOf; // expert -> rank hosting it
+    final Tensor out, outW;
+    final RowGather rows; // combine: a token's rows, one per source rank
+    final long[] metaIds; // dispatch: my rows' recvTopkIdx for one destination, before one bulk copy
+    final float[] metaW;  // dispatch: their weights, likewise
+    NormalHandle latest;
+    long ops;
+    boolean lastWasCombine; // peers may still read our receive area right after a combine
 
     NormalMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
@@ -67,12 +67,12 @@ final class NormalMoe extends PortableMoe {
         metaW = new float[maxTokens * topk];
     }
 
-    private long hdr() { return 16 * (ops & 1); }
+    long hdr() { return 16 * (ops & 1); }
 
     @Override public long footprintBytes() { return buffer.byteSize() + out.byteSize() + outW.byteSize(); }
 
     /** Routing of one dispatch, kept for combine and cached dispatch. */
-    static final class NormalHandle implements MoeHandle {
+    static class NormalHandle implements MoeHandle {
         final NormalMoe owner;
         final int tokens, recv;
         final int[] rowAt;             // [T, R]: row of my token t on rank r, or -1
@@ -116,8 +116,8 @@ final class NormalMoe extends PortableMoe {
         }
         agree(flags, "dispatch");
         for (int i = 0, at = 0; i < t; i++) for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
-        pushRows(t, rowAt, x, scales, fp8);
-        pushRouting(t, rowAt, toRank, firstRow, idx, w);
+        pushRows(t, rowAt, x, scales, fp8, null);
+        pushRouting(t, rowAt, toRank, firstRow, idx, w, null);
         comm.rma().quiet();
         comm.barrier(); // every row and its ids have landed; every peer is done reading our counts
         NormalHandle h = new NormalHandle(this, t, n, rowAt, perExpert(n, align));
@@ -139,7 +139,7 @@ final class NormalMoe extends PortableMoe {
         long[] flags = new long[ranks];
         for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
         agree(flags, "cached dispatch");
-        pushRows(h.tokens, h.rowAt, x, scales, fp8);
+        pushRows(h.tokens, h.rowAt, x, scales, fp8, null);
         comm.rma().quiet();
         comm.barrier();
         ops++;
@@ -157,7 +157,7 @@ final class NormalMoe extends PortableMoe {
         lastWasCombine = true;
         stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
         if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
-        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, weights != null ? FLAG_WEIGHTS : 0);
+        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
         comm.barrier();
         long[] flags = new long[ranks];
         for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
@@ -196,30 +196,37 @@ final class NormalMoe extends PortableMoe {
                 weights == null ? null : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
     }
 
-    private NormalHandle own(MoeHandle handle) {
+    NormalHandle own(MoeHandle handle) {
         if (handle instanceof NormalHandle h && h.owner == this) return h;
         throw new IllegalArgumentException("handle was not made by this normal MoE buffer: " + handle);
     }
 
     /** Publishes the input kind in this operation's header word. */
-    private void publish(boolean fp8, boolean weights) {
-        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0));
+    void publish(boolean fp8, boolean weights) {
+        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0) | algorithmFlag());
     }
 
+    /** Set in every header word by the two-level subclass, so ranks that chose different algorithms fail the agreement. */
+    long algorithmFlag() { return 0; }
+
+    /** Bytes this buffer moved to and from ranks on other hosts so far (tests and benchmarks compare algorithms with it). */
+    long interHostBytes() { return peers.remoteBytes; }
+
     /** Every rank must have passed the same kind of input (dtype, weights or not). */
-    private void agree(long[] flags, String op) {
+    void agree(long[] flags, String op) {
         for (int s = 1; s < ranks; s++)
             if (flags[s] != flags[0])
                 throw new IllegalArgumentException(op + ": ranks disagree on the input: rank 0 passed " + describe(flags[0])
-                        + ", rank " + s + " " + describe(flags[s]) + "; every rank must pass the same dtype and weights or none");
+                        + ", rank " + s + " " + describe(flags[s]) + "; every rank must pass the same dtype and weights or none, and choose the same unicomm.moe.algorithm");
     }
 
-    private static String describe(long flags) {
-        return ((flags & FLAG_FP8) != 0 ? "FP8 x" : "BF16 x") + ((flags & FLAG_WEIGHTS) != 0 ? " with weights" : " without weights");
+    static String describe(long flags) {
+        return ((flags & FLAG_FP8) != 0 ? "FP8 x" : "BF16 x") + ((flags & FLAG_WEIGHTS) != 0 ? " with weights" : " without weights")
+                + ((flags & FLAG_HIERARCHICAL) != 0 ? " (two-level algorithm)" : " (flat algorithm)");
     }
 
     /** {@code y} must be the latest recvX itself (no copy) or memory outside the receive area (copied in). */
-    private void stageInPlace(String what, Tensor y, MemorySegment area, NormalHandle h) {
+    void stageInPlace(String what, Tensor y, MemorySegment area, NormalHandle h) {
         if (startsAt(y, area) && latest == h) return;
         if (overlaps(y, local.asSlice(recvIdx, buffer.byteSize() - recvIdx)))
             throw new IllegalStateException(what + " is a view of this buffer's receive area that a later dispatch or combine "
@@ -232,7 +239,7 @@ final class NormalMoe extends PortableMoe {
      * {@code rowAt[i * R + r]} with the token's index among my rows to rank r, or -1, and returns the
      * row count per rank. One pass over my own ids, a table lookup per id and a per-token stamp.
      */
-    private int[] destinations(long[] idx, int t, int[] rowAt) {
+    int[] destinations(long[] idx, int t, int[] rowAt) {
         Arrays.fill(rowAt, -1);
         int[] toRank = new int[ranks];
         int[] seen = new int[ranks];
@@ -257,9 +264,9 @@ final class NormalMoe extends PortableMoe {
      * and copied in one piece (element-wise stores into a peer's mapping ran 4-8x slower), or put
      * through private memory for a peer reached by RMA.
      */
-    private void pushRouting(int t, int[] rowAt, int[] toRank, int[] firstRow, long[] idx, float[] w) {
+    void pushRouting(int t, int[] rowAt, int[] toRank, int[] firstRow, long[] idx, float[] w, boolean[] to) {
         for (int r = 0; r < ranks; r++) {
-            if (toRank[r] == 0) continue;
+            if (toRank[r] == 0 || (to != null && !to[r])) continue;
             int lo = r * numLocal, j = 0;
             for (int i = 0; i < t; i++) {
                 if (rowAt[i * ranks + r] < 0) continue;
@@ -291,7 +298,7 @@ final class NormalMoe extends PortableMoe {
     }
 
     /** numRecvTokensPerExpert: the received ids per local expert, each rounded up to {@code align}. */
-    private int[] perExpert(int n, int align) {
+    int[] perExpert(int n, int align) {
         int[] seen = new int[numLocal + 1]; // [0]: unused slots (-1); no branch on the ids, which pushRouting wrote
         for (long j = 0, end = (long) n * topk; j < end; j++) seen[(int) local.get(ValueLayout.JAVA_LONG_UNALIGNED, recvIdx + 8 * j) + 1]++;
         int[] perExpert = new int[numLocal];
@@ -306,7 +313,7 @@ final class NormalMoe extends PortableMoe {
      * core copied 5.2 GB/s one-to-four against 4.1 one-to-one on the 2-core VM). Peers reached by RMA:
      * rank by rank, coalescing runs of consecutive rows into one put.
      */
-    private void pushRows(int tokens, int[] rowAt, Tensor x, Tensor scales, boolean fp8) {
+    void pushRows(int tokens, int[] rowAt, Tensor x, Tensor scales, boolean fp8, boolean[] to) {
         long rowBytes = fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
         long dstScales = recvX + (long) ranks * maxTokens * hidden;
         MemorySegment xs = x.segment(), ss = fp8 ? scales.segment() : null;
@@ -315,6 +322,7 @@ final class NormalMoe extends PortableMoe {
         boolean anyMapped = false, anyRma = false;
         for (int step = 1; step <= ranks; step++) {
             int r = order[step - 1] = (me + step) % ranks;
+            if (to != null && !to[r]) continue;
             mapped[r] = peers.direct(r);
             anyMapped |= mapped[r] != null;
             anyRma |= mapped[r] == null;
@@ -331,7 +339,7 @@ final class NormalMoe extends PortableMoe {
         }
         if (!anyRma) return;
         for (int r : order) {
-            if (mapped[r] != null) continue;
+            if (mapped[r] != null || (to != null && !to[r])) continue;
             for (int t = 0; t < tokens; ) {
                 int at = rowAt[t * ranks + r];
                 if (at < 0) {
@@ -348,12 +356,13 @@ final class NormalMoe extends PortableMoe {
     }
 
     /** A put to rank r; non-blocking ones need {@code src} to stay valid until the next quiet. */
-    private void put(int r, long offset, MemorySegment src, long srcOffset, long bytes, boolean nonBlocking) {
+    void put(int r, long offset, MemorySegment src, long srcOffset, long bytes, boolean nonBlocking) {
+        peers.wrote(r, bytes);
         if (nonBlocking) comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
         else comm.rma().put(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
     }
 
-    private Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {
+    Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {
         int n = h.recv;
         long rowBytes = fp8 ? hidden : 2L * hidden;
         Tensor x = Tensor.of(local.asSlice(recvX, n * rowBytes), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);

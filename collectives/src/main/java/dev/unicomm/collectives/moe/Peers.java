@@ -8,18 +8,39 @@ import java.lang.foreign.ValueLayout;
 
 /**
  * Reads from every rank's copy of one symmetric buffer: by direct load where the backend maps the
- * peer's memory ({@code DIRECT_PEER_ACCESS}: shared memory), else by RMA get.
+ * peer's memory ({@code DIRECT_PEER_ACCESS}: shared memory) and the peer is on this rank's host, else by
+ * RMA get. Counts the bytes that cross to other hosts ({@link #remoteBytes}), which tests compare with
+ * what the algorithm should move.
  */
 final class Peers {
     private final Communicator comm;
     private final SymmetricBuffer buffer;
     private final MemorySegment[] direct; // null entries: not load/store reachable
+    private final boolean[] remote;       // on another host
+    /** Bytes read from or written to ranks on other hosts through this object (data and metadata). */
+    long remoteBytes;
 
     Peers(Communicator comm, SymmetricBuffer buffer) {
         this.comm = comm;
         this.buffer = buffer;
         this.direct = new MemorySegment[comm.size()];
-        if (directAllowed()) for (int pe = 0; pe < comm.size(); pe++) direct[pe] = buffer.peer(pe).orElse(null);
+        this.remote = new boolean[comm.size()];
+        dev.unicomm.api.HostTopology topo = comm.topology();
+        boolean allowed = directAllowed();
+        for (int pe = 0; pe < comm.size(); pe++) {
+            // A peer on another host is never load/store reachable on real hardware; a topology simulated on
+            // one machine must not take that shortcut either, or its cross-host path would go untested.
+            remote[pe] = topo.hostOf(pe) != topo.host();
+            if (allowed && !remote[pe]) direct[pe] = buffer.peer(pe).orElse(null);
+        }
+    }
+
+    /** Whether {@code pe} is on another host. */
+    boolean remote(int pe) { return remote[pe]; }
+
+    /** Notes {@code bytes} written to {@code pe} by RMA (counted when it is on another host). */
+    void wrote(int pe, long bytes) {
+        if (remote[pe]) remoteBytes += bytes;
     }
 
     /**
@@ -43,6 +64,7 @@ final class Peers {
     /** Copies {@code bytes} at {@code offset} of {@code pe}'s copy into {@code dst[dstOffset..]}. */
     void read(int pe, long offset, MemorySegment dst, long dstOffset, long bytes) {
         if (bytes == 0) return;
+        if (remote[pe]) remoteBytes += bytes;
         MemorySegment seg = direct[pe];
         if (seg != null) MemorySegment.copy(seg, offset, dst, dstOffset, bytes);
         else comm.rma().get(Memory.of(dst), dstOffset, buffer, offset, bytes, pe);
