@@ -43,9 +43,12 @@ public final class KitPlug {
     private final String requireVariable;
     private final String howToRun;
     private final Map<String, String> untested;
+    private final Supplier<WorkerPlacement> placement;
 
     private KitPlug(String backend, Integer ranks, Duration timeout, Long heapSize, Supplier<Map<String, String>> environment,
-                    boolean gated, String requireVariable, String howToRun, Map<String, String> untested) {
+                    boolean gated, String requireVariable, String howToRun, Map<String, String> untested,
+                    Supplier<WorkerPlacement> placement) {
+        this.placement = placement;
         this.backend = backend;
         this.ranks = ranks;
         this.timeout = timeout;
@@ -60,25 +63,25 @@ public final class KitPlug {
     /** A plug for the backend whose provider's {@code name()} is {@code name}. */
     public static KitPlug backend(String name) {
         if (name == null || name.isBlank()) throw new IllegalArgumentException("a kit plug needs a backend name");
-        return new KitPlug(name, null, null, null, null, false, null, null, Map.of());
+        return new KitPlug(name, null, null, null, null, false, null, null, Map.of(), null);
     }
 
     /** Ranks (worker JVMs) of each suite's job. */
     public KitPlug ranks(int n) {
         if (n < 1) throw new IllegalArgumentException("ranks must be at least 1, got " + n);
-        return new KitPlug(backend, n, timeout, heapSize, environment, gated, requireVariable, howToRun, untested);
+        return new KitPlug(backend, n, timeout, heapSize, environment, gated, requireVariable, howToRun, untested, placement);
     }
 
     /** Timeout of every wait inside the workers' communicators (the rule and start limits follow from it). */
     public KitPlug timeout(Duration d) {
         if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException("timeout must be positive, got " + d);
-        return new KitPlug(backend, ranks, d, heapSize, environment, gated, requireVariable, howToRun, untested);
+        return new KitPlug(backend, ranks, d, heapSize, environment, gated, requireVariable, howToRun, untested, placement);
     }
 
     /** Symmetric heap bytes per PE. */
     public KitPlug heapSize(long bytes) {
         if (bytes <= 0) throw new IllegalArgumentException("heap size must be positive, got " + bytes);
-        return new KitPlug(backend, ranks, timeout, bytes, environment, gated, requireVariable, howToRun, untested);
+        return new KitPlug(backend, ranks, timeout, bytes, environment, gated, requireVariable, howToRun, untested, placement);
     }
 
     /** Extra environment variables of the workers (backend options). */
@@ -89,7 +92,7 @@ public final class KitPlug {
 
     /** Extra environment variables of the workers, computed when a suite's job starts (may throw to fail the suite with a reason). */
     public KitPlug workerEnvironment(Supplier<Map<String, String>> env) {
-        return new KitPlug(backend, ranks, timeout, heapSize, Objects.requireNonNull(env), gated, requireVariable, howToRun, untested);
+        return new KitPlug(backend, ranks, timeout, heapSize, Objects.requireNonNull(env), gated, requireVariable, howToRun, untested, placement);
     }
 
     /**
@@ -99,7 +102,7 @@ public final class KitPlug {
      * it); {@code howToRun} (may be null) is added to the console notice (where the rules do run).
      */
     public KitPlug skipWhereUnavailable(String requireVariable, String howToRun) {
-        return new KitPlug(backend, ranks, timeout, heapSize, environment, true, requireVariable, howToRun, untested);
+        return new KitPlug(backend, ranks, timeout, heapSize, environment, true, requireVariable, howToRun, untested, placement);
     }
 
     /**
@@ -110,8 +113,21 @@ public final class KitPlug {
         if (reason == null || reason.isBlank()) throw new IllegalArgumentException("an untested rule needs its reason");
         Map<String, String> more = new LinkedHashMap<>(untested);
         for (String r : rules) more.put(r, reason);
-        return new KitPlug(backend, ranks, timeout, heapSize, environment, gated, requireVariable, howToRun, more);
+        return new KitPlug(backend, ranks, timeout, heapSize, environment, gated, requireVariable, howToRun, more, placement);
     }
+
+    /**
+     * Where each rank's worker runs ({@link WorkerPlacement}: a command prefix per host, e.g. {@code ssh nodeX}),
+     * computed when a suite's job starts, so it may depend on hosts a test sets up first; without it every
+     * worker runs on this host.
+     */
+    public KitPlug placement(Supplier<WorkerPlacement> where) {
+        return new KitPlug(backend, ranks, timeout, heapSize, environment, gated, requireVariable, howToRun, untested,
+                Objects.requireNonNull(where));
+    }
+
+    /** The plug's placement now, or null (every worker on this host). */
+    public WorkerPlacement placement() { return placement == null ? null : placement.get(); }
 
     public String backend() { return backend; }
 

@@ -122,7 +122,7 @@ public abstract class KitSuite {
      * launcher; a {@link WorkerPlacement} starts each rank on its host through the placement's command (a job
      * across hosts; the control channel is then each worker's standard input and output).
      */
-    protected WorkerPlacement placement() { return null; }
+    protected WorkerPlacement placement() { return plug().map(KitPlug::placement).orElse(null); }
 
     /** Whether workers open the suite's communicator at start ({@link Pe#comm()}); the harness's own tests say no. */
     protected boolean connectAtStart() { return true; }

@@ -7,6 +7,7 @@ import dev.unicomm.conformance.AtomicsSuite;
 import dev.unicomm.conformance.BadInputSuite;
 import dev.unicomm.conformance.FaultSuite;
 import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuites;
 import dev.unicomm.conformance.LifecycleSuite;
 import dev.unicomm.conformance.MoeSuite;
@@ -37,6 +38,7 @@ class UcxKitTwoHostsTest {
     static final Map<String, String> BED_TCP = Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0");
     private static TestBed bed;
     private static WorkerPlacement placement;
+    static final KitPlug PLUG = UcxKit.PLUG.ranks(RANKS).workerEnvironment(BED_TCP).placement(() -> placement);
 
     @BeforeAll static void upBed() {
         UcxKit.assumeUcx();
@@ -52,95 +54,16 @@ class UcxKitTwoHostsTest {
         bed = null;
     }
 
-    @Nested class Lifecycle extends LifecycleSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Heap extends HeapSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Rma extends RmaSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Signals extends SignalSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Atomics extends AtomicsSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Teams extends TeamsSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class BadInput extends BadInputSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Faults extends FaultSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Collectives extends CollectivesSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
-
-    @Nested class Moe extends MoeSuite {
-        @Override protected String backend() { return UcxKit.BACKEND; }
-        @Override protected int ranks() { return RANKS; }
-        @Override protected Duration timeout() { return UcxKit.TIMEOUT; }
-        @Override protected long heapSize() { return UcxKit.HEAP; }
-        @Override protected Map<String, String> workerEnvironment() { return BED_TCP; }
-        @Override protected WorkerPlacement placement() { return placement; }
-    }
+    @Nested class Lifecycle extends LifecycleSuite {}
+    @Nested class Heap extends HeapSuite {}
+    @Nested class Rma extends RmaSuite {}
+    @Nested class Signals extends SignalSuite {}
+    @Nested class Atomics extends AtomicsSuite {}
+    @Nested class Teams extends TeamsSuite {}
+    @Nested class BadInput extends BadInputSuite {}
+    @Nested class Faults extends FaultSuite {}
+    @Nested class Collectives extends CollectivesSuite {}
+    @Nested class Moe extends MoeSuite {}
 
     @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoHostsTest.class)); }
 }
