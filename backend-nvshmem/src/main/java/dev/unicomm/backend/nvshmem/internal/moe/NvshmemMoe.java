@@ -20,7 +20,7 @@ import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
-import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
+import dev.unicomm.backend.nvshmem.internal.MoeHost;
 import java.lang.foreign.MemorySegment;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
@@ -51,7 +51,7 @@ public final class NvshmemMoe implements MoeBuffer {
     /** Normal-mode handles whose routing memory one allocation provides (a handle's memory returns when it is collected). */
     private static final int ROUTES_PER_SLAB = 16;
 
-    private final NvshmemCommunicator c;
+    private final MoeHost c;
     private final MoeConfig cfg;
     private final int ranks, me, local, maxT, hidden, topk, experts, blocks;
     private final MoeSymLayout lay;
@@ -81,12 +81,12 @@ public final class NvshmemMoe implements MoeBuffer {
      * communicator's own heap (the validating layer above owns the MoE buffer as a whole and sees it
      * through {@code footprintBytes()}).
      */
-    public static MoeBuffer open(NvshmemCommunicator c, MoeConfig config) {
+    public static MoeBuffer open(MoeHost c, MoeConfig config) {
         int size = c.size();
         long[] peerBases = new long[size];
         boolean mapped = true;
         for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(c.scratchBase(), pe) != 0;
-        boolean viaNvshmem = switch (c.moeTransport()) {
+        boolean viaNvshmem = switch (c.settings().moeTransport()) {
             case "auto" -> !mapped;
             case "nvshmem" -> true;
             case "loadstore" -> {
@@ -94,14 +94,14 @@ public final class NvshmemMoe implements MoeBuffer {
                         "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
                 yield false;
             }
-            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + c.moeTransport() + "'");
+            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + c.settings().moeTransport() + "'");
         };
         long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
         String why = MoeKernelLimits.unsupported(config, size, device[1]);
         if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
         boolean ll = config.mode() == MoeConfig.Mode.LOW_LATENCY;
-        int sms = ll ? MoeKernelLimits.lowLatencyBlocks(c.moeSms(true), NvshmemCommunicator.gpuSharers(), (int) device[0])
-                : MoeKernelLimits.blocks(c.moeSms(false), NvshmemCommunicator.gpuSharers(), (int) device[0]);
+        int sms = ll ? MoeKernelLimits.lowLatencyBlocks(c.settings().moeSms(true), c.gpuSharers(), (int) device[0])
+                : MoeKernelLimits.blocks(c.settings().moeSms(false), c.gpuSharers(), (int) device[0]);
         SymmetricBuffer sym = c.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
         for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
         try {
@@ -112,7 +112,7 @@ public final class NvshmemMoe implements MoeBuffer {
         }
     }
 
-    public NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
+    public NvshmemMoe(MoeHost c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
         this.cfg = cfg;
         this.ranks = c.size();
@@ -123,7 +123,7 @@ public final class NvshmemMoe implements MoeBuffer {
         this.topk = cfg.numTopk();
         this.experts = cfg.numExperts();
         this.blocks = blocks;
-        this.times = c.moeProfileMode() != 0 ? new MoeKernelTimes(c.moeProfileMode()) : null;
+        this.times = c.settings().moeProfile() != 0 ? new MoeKernelTimes(c.settings().moeProfile()) : null;
         this.lay = MoeSymLayout.of(cfg, ranks);
         this.sym = sym;
         this.base = sym.address();
@@ -162,7 +162,7 @@ public final class NvshmemMoe implements MoeBuffer {
                 .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
         // Every PE has cleared its block before anyone writes into a peer's.
-        c.teamBarrier(NvOps.TEAM_WORLD, stream);
+        c.barrierAll(stream);
         c.await(stream, "MoE buffer: barrier after clearing");
     }
 
@@ -278,7 +278,7 @@ public final class NvshmemMoe implements MoeBuffer {
             yw = inPlace ? 0 : staged("topkWeights", topkWeights, stageW);
         }
         // Peers may still be pulling the previous combine's rows out of this PE's receive area.
-        if (lastWasCombine) c.teamBarrier(NvOps.TEAM_WORLD, stream);
+        if (lastWasCombine) c.barrierAll(stream);
         combines++;
         args.clearOperation().set(TOKENS, h.tokens).set(RECV_TOKENS, h.numRecv).set(POS, h.pos)
                 .set(SEND_OFF, h.pos + 4L * maxT * ranks).set(Y, ya == base + lay.recv() ? 0 : ya).set(Y_W, yw)
