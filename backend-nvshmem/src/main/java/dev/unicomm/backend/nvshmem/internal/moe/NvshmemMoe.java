@@ -21,11 +21,9 @@ import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
 import dev.unicomm.backend.nvshmem.internal.MoeHost;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * MoE dispatch/combine with CUDA kernels that move tokens between the PEs' GPU memory with loads
@@ -45,10 +43,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * PEs sharing one GPU always have all their blocks resident while they wait for each other.
  */
 public final class NvshmemMoe implements MoeBuffer {
-    private static final Cleaner CLEANER = Cleaner.create();
     private static final int NORMAL_THREADS = 512, LL_THREADS = 1024;
-    /** Normal-mode handles whose routing memory one allocation provides (a handle's memory returns when it is collected). */
-    private static final int ROUTES_PER_SLAB = 16;
 
     private final MoeHost c;
     private final MoeConfig cfg;
@@ -59,9 +54,8 @@ public final class NvshmemMoe implements MoeBuffer {
     private final MoeCompletion done;
     private final MoeTensors tensors;
     private final long stageIdx, stageW, out, outW, route, recvCount, layoutRank, layoutExpert, layoutInRank, peers;
-    private final long routeBytes;
+    private final NormalRoutes routes;
     private final MoeDeviceMemory memory = new MoeDeviceMemory();
-    private final ConcurrentLinkedQueue<Long> freeRoutes = new ConcurrentLinkedQueue<>();
     private final NvMoeArgs args = new NvMoeArgs();
     private long normalGen, dispatches, combines, llGen;
     private final long[] llDispatches = new long[2], llCombines = new long[2];
@@ -73,44 +67,6 @@ public final class NvshmemMoe implements MoeBuffer {
     private boolean usedOnStream;
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
-
-    /**
-     * Opens the CUDA MoE kernels on {@code c}: with loads and stores where every PE's symmetric heap is
-     * mapped here (one node), else with NVSHMEM's device puts, gets and signals
-     * (unicomm.nvshmem.moe.transport forces either). The symmetric region comes from the
-     * communicator's own heap (the validating layer above owns the MoE buffer as a whole and sees it
-     * through {@code footprintBytes()}).
-     */
-    public static MoeBuffer open(MoeHost c, MoeConfig config) {
-        int size = c.size();
-        long[] peerBases = new long[size];
-        boolean mapped = true;
-        for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(c.scratchBase(), pe) != 0;
-        boolean viaNvshmem = switch (c.settings().moeTransport()) {
-            case "auto" -> !mapped;
-            case "nvshmem" -> true;
-            case "loadstore" -> {
-                if (!mapped) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE,
-                        "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
-                yield false;
-            }
-            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + c.settings().moeTransport() + "'");
-        };
-        long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
-        String why = MoeKernelLimits.unsupported(config, size, device[1]);
-        if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
-        boolean ll = config.mode() == MoeConfig.Mode.LOW_LATENCY;
-        int sms = ll ? MoeKernelLimits.lowLatencyBlocks(c.settings().moeSms(true), c.gpuSharers(), (int) device[0])
-                : MoeKernelLimits.blocks(c.settings().moeSms(false), c.gpuSharers(), (int) device[0]);
-        SymmetricBuffer sym = c.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
-        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
-        try {
-            return new NvshmemMoe(c, config, sym, peerBases, sms, viaNvshmem);
-        } catch (RuntimeException e) {
-            sym.close();
-            throw e;
-        }
-    }
 
     public NvshmemMoe(MoeHost c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
@@ -147,7 +103,7 @@ public final class NvshmemMoe implements MoeBuffer {
         // NVSHMEM transport: rows are staged per warp (quantised FP8 rows, 512-byte pieces pulled by combines).
         long perWarp = viaNvshmem ? MoeSymLayout.align(Math.max(Math.max(4L * 512, (long) topk * 512), hidden + hidden / 32L + 16)) : 0;
         long scratch = viaNvshmem ? alloc((long) blocks * (LL_THREADS / 32) * perWarp) : 0;
-        this.routeBytes = 4L * maxT * ranks + 4L * ranks;
+        this.routes = new NormalRoutes(memory, 4L * maxT * ranks + 4L * ranks);
         // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native address.
         MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks), 0, 8L * ranks);
         NvOps.copyAsync(peers, done.info(0), 8L * ranks, stream);
@@ -204,7 +160,7 @@ public final class NvshmemMoe implements MoeBuffer {
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
         long xa = tensors.aligned("x", x), sa = fp8 ? tensors.aligned("scales", scales) : 0;
         long idx = tensors.staged("topkIdx", topkIdx, stageIdx), w = tensors.staged("topkWeights", topkWeights, stageW);
-        NormalHandle h = newHandle(t);
+        NormalHandle h = routes.newHandle(this, t);
         normalGen++;
         dispatches++;
         args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
@@ -287,21 +243,6 @@ public final class NvshmemMoe implements MoeBuffer {
                 topkWeights != null ? tensors.device(outW, DType.FP32, h.tokens, topk) : null);
     }
 
-    private NormalHandle newHandle(int tokens) {
-        Long r = freeRoutes.poll();
-        if (r == null) {
-            // cudaMalloc is slow: take routing memory for ROUTES_PER_SLAB handles at once.
-            long stride = MoeSymLayout.align(routeBytes), slab = alloc(ROUTES_PER_SLAB * stride);
-            for (int i = 1; i < ROUTES_PER_SLAB; i++) freeRoutes.add(slab + i * stride);
-            r = slab;
-        }
-        NormalHandle h = new NormalHandle(this, r, tokens);
-        long mem = r;
-        ConcurrentLinkedQueue<Long> pool = freeRoutes;
-        // An unreachable handle's routing memory goes back to the pool (freed with the buffer).
-        CLEANER.register(h, () -> pool.add(mem));
-        return h;
-    }
 
     private NormalHandle normalHandle(MoeHandle handle) {
         if (!(handle instanceof NormalHandle h) || h.owner != this)
