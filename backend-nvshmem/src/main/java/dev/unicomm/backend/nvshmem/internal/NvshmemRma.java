@@ -275,10 +275,10 @@ final class NvshmemRma implements Rma {
     }
 
     /** Reads the 64-bit word at device address {@code addr} (host view: through the poll stream). */
-    private long readWord(long addr, long stream) {
+    private long readWord(long addr, long on) {
         c.lock.lock();
         try {
-            long s = stream == NvOps.HOST ? io.poll : stream;
+            long s = on == NvOps.HOST ? io.poll : on;
             NvOps.copyAsync(io.slot(), addr, 8, s);
             c.await(s, "reading a signal word");
             return io.readSlot();
