@@ -9,7 +9,7 @@
 # with AB_BENCH as its extra options (default "--mode ll"), then the graph check on the new build
 # (AB_GRAPH=0 skips). GPU time: --gpu-start aligned on both sides, or launch when the old ops library predates
 # aligned starts (AB_GPU_START overrides). AB_CHECKS=1: instead of the MoE rules and the graph check on the new build only,
-# the whole kit (gpu-run.sh's kit step) and the graph check on both builds, old first, after the pairs; AB_OLD_FAULTS=0
+# the whole kit (gpu-run.sh's kit step) and the graph check on both builds, new first, after the pairs; AB_OLD_FAULTS=0
 # leaves the Faults suite out on the old side (its killed-PE rules take over a minute each). PEs: -n (default 2). Output in $OUT (default ./gpu-out): one folder per run and
 # summary.txt (rows, kernel spans), packed into ab.tgz (a lent-machine run returns few files).
 set -uo pipefail
@@ -69,7 +69,7 @@ done
     done
   done
   if [ "${AB_CHECKS:-0}" = 1 ]; then
-    for b in old new; do
+    for b in new old; do
       use $b
       faults=1; [ $b = old ] && faults="${AB_OLD_FAULTS:-1}"
       OUT="$out/checks-$b" KIT_RANKS="$pes" GRAPH_RANKS="$pes" KIT_FAULTS="$faults" bash "$here/gpu-run.sh" -n "$pes" kit graph > "$out/checks-$b.log" 2>&1
