@@ -7,8 +7,8 @@ import java.lang.foreign.ValueLayout;
 /**
  * What host-issued operations (blocking RMA, atomics, collectives, copies) run through: the
  * communicator's internal stream, a second stream for polling a word, and one pinned host area:
- * a header (the 8-byte result slot at 0, the call agreement's staging at 64, alltoallv's offsets
- * at 128) and then the bounce buffer, paired with a device staging buffer of the same size. Host
+ * a header (the 8-byte result slot at 0; from 64 on, what the call agreement and alltoallv's offset
+ * exchange stage) and then the bounce buffer, paired with a device staging buffer of the same size. Host
  * data moves bounce buffer <-> device staging buffer <-> NVSHMEM, so NVSHMEM only ever sees device
  * memory. Used under the communicator's lock.
  */
