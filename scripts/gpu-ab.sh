@@ -8,7 +8,9 @@
 # the kit's MoE rules on the first new run (AB_KIT=0 skips), then AB_PAIRS (3) pairs new/old of the bench
 # with AB_BENCH as its extra options (default "--mode ll"), then the graph check on the new build
 # (AB_GRAPH=0 skips). GPU time: --gpu-start aligned on both sides, or launch when the old ops library predates
-# aligned starts (AB_GPU_START overrides). PEs: -n (default 2). Output in $OUT (default ./gpu-out): one folder per run and
+# aligned starts (AB_GPU_START overrides). AB_CHECKS=1: instead of the MoE rules and the graph check on the new build only,
+# the whole kit (gpu-run.sh's kit step) and the graph check on both builds, new first, after the pairs; AB_OLD_FAULTS=0
+# leaves the Faults suite out on the old side (its killed-PE rules take over a minute each). PEs: -n (default 2). Output in $OUT (default ./gpu-out): one folder per run and
 # summary.txt (rows, kernel spans), packed into ab.tgz (a lent-machine run returns few files).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -53,7 +55,7 @@ for f in "${old[@]}"; do # an old bench without the option times as launched
 done
 {
   echo "GPU time on both sides: --gpu-start $start"
-  kit="$pes"; [ "${AB_KIT:-1}" = 0 ] && kit=
+  kit="$pes"; [ "${AB_KIT:-1}" = 0 ] || [ "${AB_CHECKS:-0}" = 1 ] && kit=
   for ((i = 1; i <= ${AB_PAIRS:-3}; i++)); do
     for b in new old; do
       use $b
@@ -66,7 +68,14 @@ done
       kit=
     done
   done
-  if [ "${AB_GRAPH:-1}" != 0 ]; then
+  if [ "${AB_CHECKS:-0}" = 1 ]; then
+    for b in new old; do
+      use $b
+      faults=1; [ $b = old ] && faults="${AB_OLD_FAULTS:-1}"
+      OUT="$out/checks-$b" KIT_RANKS="$pes" GRAPH_RANKS="$pes" KIT_FAULTS="$faults" bash "$here/gpu-run.sh" -n "$pes" kit graph > "$out/checks-$b.log" 2>&1
+      echo "--- checks $b ($(date -u +%T)):"; grep -E '^kit|rules:|FAILED|graph check|ranks failed|^FAIL' "$out/checks-$b.log" | cut -c1-250
+    done
+  elif [ "${AB_GRAPH:-1}" != 0 ]; then
     use new; OUT="$out/graph" GRAPH_RANKS="$pes" bash "$here/gpu-run.sh" -n "$pes" graph > "$out/graph.log" 2>&1
     echo "graph check (new): $(grep -c 'all checks passed' "$out/graph/graph.txt" 2>/dev/null) of $pes ranks passed"
   fi

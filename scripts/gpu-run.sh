@@ -4,7 +4,8 @@
 #   bench    - `unicomm bench rma --backend nvshmem` (PE 0 -> PE 1) with the same-run C reference (benchmarks/reference/rma_ref)
 #   roofline - benchmarks/reference/nvlink_ref: device copy, every pair one direction at a time, all PEs at once (all-SM
 #              copy kernel and copy engines): the ceilings `bench moe --roofline` puts the MoE rows against
-#   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS; KIT_SUITES / KIT_RULES pick suites / rules, comma lists)
+#   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS; KIT_SUITES / KIT_RULES pick suites / rules, comma lists;
+#              under MPS the Faults suite runs alone, last, and KIT_FAULTS=0 leaves it out)
 #   layout   - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
 #   moe      - the kit's MoE rules (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n MOE_RANKS --gpu-time
 #              --roofline` with DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS; the low-latency kernels keep their
@@ -159,7 +160,7 @@ if want kit; then
       # Under MPS a killed PE leaves the MPS server refusing new processes (cudaSetDevice:
       # cudaErrorDevicesUnavailable, seen 2026-12-02): the fault rules run alone, last.
       kit_run $n "" --skip-suite=Faults
-      kit_run $n "-faults" --suite=Faults
+      [ "${KIT_FAULTS:-1}" = 0 ] || kit_run $n "-faults" --suite=Faults
     else
       kit_run $n "" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES}
     fi

@@ -3,7 +3,7 @@
 
 Usage: scripts/moe-trace-summary.py FILE...   (plain or .gz)
 Each note line: MOETRACE <kernel id> <first|last block> <end of phase 1> <end of phase 2> ... (ns after
-that block started). The phases of each kernel are commented in backend-nvshmem/src/main/native/ucn_moe.cuh
+that block started). The phases of each kernel are commented in backend-nvshmem/src/main/native/ucn_moe_*.cuh
 (MOE_PHASE). Prints, per file, kernel and block, the median end of every phase in microseconds.
 """
 import collections

@@ -1,5 +1,5 @@
 /*
- * Arguments and codes of the MoE kernels (ucn_moe.cu). The Java side (internal/NvMoeArgs.java)
+ * Arguments and codes of the MoE kernels (ucn_moe.cuh and the headers it includes). The Java side (internal/NvMoeArgs.java)
  * fills a long[] in exactly this field order; every field is 64 bits.
  */
 #ifndef UCN_MOE_H

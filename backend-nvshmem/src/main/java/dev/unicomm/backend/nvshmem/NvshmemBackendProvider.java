@@ -3,7 +3,7 @@ package dev.unicomm.backend.nvshmem;
 import dev.unicomm.api.Capability;
 import dev.unicomm.backend.nvshmem.internal.NvLibrary;
 import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
-import dev.unicomm.backend.nvshmem.internal.moe.NvshmemMoe;
+import dev.unicomm.backend.nvshmem.internal.moe.NvshmemMoeOpener;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
@@ -47,6 +47,6 @@ public final class NvshmemBackendProvider implements CommBackendProvider {
 
     @Override public BackendCommunicator open(BackendContext context) {
         availability().ensureAvailable(this);
-        return NvshmemCommunicator.open(context, NvLibrary.deviceCount(), NvshmemMoe::open);
+        return NvshmemCommunicator.open(context, NvLibrary.deviceCount(), NvshmemMoeOpener::open);
     }
 }

@@ -31,19 +31,19 @@ final class NvshmemCallAgreement implements CallAgreement {
             return all;
         }
         long slot = 8L * WORDS;
-        var pin = c.pinnedSeg;
+        var pin = c.io.pinnedSeg;
         var s = c.scratch;
         c.lock.lock();
         try {
             c.ensureOpen();
             for (int i = 0; i < WORDS; i++) pin.set(ValueLayout.JAVA_LONG, MINE + 8L * i, words[i]);
-            NvOps.copyAsync(s.agreeSrc(), c.pinned + MINE, slot, c.ctrl);
-            for (int j = 0; j < n; j++) NvOps.put(s.agreeDst() + slot * me, s.agreeSrc(), slot, t.worldRank(j), true, c.ctrl);
-            NvOps.quiet(c.ctrl);
-            c.teamBarrier(t.handle, c.ctrl);
-            NvOps.copyAsync(c.pinned + ALL, s.agreeDst(), slot * n, c.ctrl);
-            c.teamBarrier(t.handle, c.ctrl);
-            c.await(c.ctrl, "collective call agreement");
+            NvOps.copyAsync(s.agreeSrc(), c.io.pinned + MINE, slot, c.io.ctrl);
+            for (int j = 0; j < n; j++) NvOps.put(s.agreeDst() + slot * me, s.agreeSrc(), slot, t.worldRank(j), true, c.io.ctrl);
+            NvOps.quiet(c.io.ctrl);
+            c.teamBarrier(t.handle, c.io.ctrl);
+            NvOps.copyAsync(c.io.pinned + ALL, s.agreeDst(), slot * n, c.io.ctrl);
+            c.teamBarrier(t.handle, c.io.ctrl);
+            c.await(c.io.ctrl, "collective call agreement");
             for (int j = 0; j < n; j++) {
                 all[j] = new long[WORDS];
                 for (int i = 0; i < WORDS; i++) all[j][i] = pin.get(ValueLayout.JAVA_LONG, ALL + slot * j + 8L * i);

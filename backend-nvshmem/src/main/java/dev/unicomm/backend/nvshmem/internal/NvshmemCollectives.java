@@ -44,7 +44,7 @@ final class NvshmemCollectives implements Collectives {
         if (srcLen > c.scratch.dataBytes())
             throw new IllegalArgumentException(what + " in place needs its " + srcLen + "-byte source copied to the symmetric scratch, which holds "
                     + c.scratch.dataBytes() + " bytes: use distinct buffers or raise unicomm.nvshmem.scratchBytes");
-        NvOps.copyAsync(c.scratch.data(), src, srcLen, c.ctrl);
+        NvOps.copyAsync(c.scratch.data(), src, srcLen, c.io.ctrl);
         return c.scratch.data();
     }
 
@@ -60,10 +60,10 @@ final class NvshmemCollectives implements Collectives {
         c.lock.lock();
         try {
             c.ensureOpen();
-            c.teamBarrier(t.handle, c.ctrl);
+            c.teamBarrier(t.handle, c.io.ctrl);
             body.run();
-            c.teamBarrier(t.handle, c.ctrl);
-            c.await(c.ctrl, what);
+            c.teamBarrier(t.handle, c.io.ctrl);
+            c.await(c.io.ctrl, what);
         } finally {
             c.lock.unlock();
         }
@@ -71,12 +71,12 @@ final class NvshmemCollectives implements Collectives {
 
     /** A one-PE team: every collective is a local copy. */
     private boolean self(NvshmemTeam t, long dst, long src, long bytes) {
-        if (t.handle != NvshmemCommunicator.TEAM_SELF) return false;
+        if (t.handle != NvshmemTeam.SELF) return false;
         c.lock.lock();
         try {
             c.ensureOpen();
-            if (bytes > 0 && dst != src) NvOps.copyAsync(dst, src, bytes, c.ctrl);
-            c.await(c.ctrl, "collective on a one-PE team");
+            if (bytes > 0 && dst != src) NvOps.copyAsync(dst, src, bytes, c.io.ctrl);
+            c.await(c.io.ctrl, "collective on a one-PE team");
         } finally {
             c.lock.unlock();
         }
@@ -90,13 +90,13 @@ final class NvshmemCollectives implements Collectives {
         if (self(t, d, s, bytes)) return;
         run("broadcast", t, () -> {
             if (bytes == 0) {
-                c.teamBarrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.io.ctrl);
                 return;
             }
             long from = source("broadcast", s, bytes, d, bytes);
-            NvOps.broadcast(t.handle, d, from, bytes, root, c.ctrl);
+            NvOps.broadcast(t.handle, d, from, bytes, root, c.io.ctrl);
             // OpenSHMEM 1.4 left the root's destination untouched; make it hold the data on every version.
-            if (t.rank() == root && from != d) NvOps.copyAsync(d, from, bytes, c.ctrl);
+            if (t.rank() == root && from != d) NvOps.copyAsync(d, from, bytes, c.io.ctrl);
         });
     }
 
@@ -110,10 +110,10 @@ final class NvshmemCollectives implements Collectives {
         long total = bytesPerPe * t.size();
         run("allgather", t, () -> {
             if (bytesPerPe == 0) {
-                c.teamBarrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.io.ctrl);
                 return;
             }
-            NvOps.fcollect(t.handle, d, source("allgather", s, bytesPerPe, d, total), bytesPerPe, c.ctrl);
+            NvOps.fcollect(t.handle, d, source("allgather", s, bytesPerPe, d, total), bytesPerPe, c.io.ctrl);
         });
     }
 
@@ -124,19 +124,19 @@ final class NvshmemCollectives implements Collectives {
         if (self(t, d, s, count * es)) return;
         run("allreduce", t, () -> {
             if (count == 0) {
-                c.teamBarrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.io.ctrl);
                 return;
             }
             if (!overlap(s, count * es, d, count * es)) {
-                NvOps.reduce(t.handle, dt, o, false, d, s, count, c.ctrl);
+                NvOps.reduce(t.handle, dt, o, false, d, s, count, c.io.ctrl);
                 return;
             }
             // In place: element-wise, so chunk through the scratch.
             long chunk = c.scratch.dataBytes() / es;
             for (long done = 0; done < count; done += chunk) {
                 long n = Math.min(chunk, count - done);
-                NvOps.copyAsync(c.scratch.data(), s + done * es, n * es, c.ctrl);
-                NvOps.reduce(t.handle, dt, o, false, d + done * es, c.scratch.data(), n, c.ctrl);
+                NvOps.copyAsync(c.scratch.data(), s + done * es, n * es, c.io.ctrl);
+                NvOps.reduce(t.handle, dt, o, false, d + done * es, c.scratch.data(), n, c.io.ctrl);
             }
         });
     }
@@ -148,13 +148,13 @@ final class NvshmemCollectives implements Collectives {
         if (self(t, d, s, countPerPe * es)) return;
         run("reduceScatter", t, () -> {
             if (countPerPe == 0) {
-                c.teamBarrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.io.ctrl);
                 return;
             }
             // In place, this member's block of the result belongs at its own block of the buffer.
             long to = d == s ? d + t.rank() * countPerPe * es : d;
             long from = source("reduceScatter", s, countPerPe * es * t.size(), to, countPerPe * es);
-            NvOps.reduce(t.handle, dt, o, true, to, from, countPerPe, c.ctrl);
+            NvOps.reduce(t.handle, dt, o, true, to, from, countPerPe, c.io.ctrl);
         });
     }
 
@@ -166,10 +166,10 @@ final class NvshmemCollectives implements Collectives {
         long total = bytesPerPe * t.size();
         run("alltoall", t, () -> {
             if (bytesPerPe == 0) {
-                c.teamBarrier(t.handle, c.ctrl);
+                c.teamBarrier(t.handle, c.io.ctrl);
                 return;
             }
-            NvOps.alltoall(t.handle, d, source("alltoall", s, total, d, total), bytesPerPe, c.ctrl);
+            NvOps.alltoall(t.handle, d, source("alltoall", s, total, d, total), bytesPerPe, c.io.ctrl);
         });
     }
 
@@ -186,7 +186,7 @@ final class NvshmemCollectives implements Collectives {
         long d = buf(dst, "alltoallv dst").address(), s = buf(src, "alltoallv src").address();
         if (self(t, d + recvOffsets[0], s + sendOffsets[0], sendCounts[0])) return;
         int n = t.size();
-        var pin = c.pinnedSeg;
+        var pin = c.io.pinnedSeg;
         var sc = c.scratch;
         c.lock.lock();
         try {
@@ -196,12 +196,12 @@ final class NvshmemCollectives implements Collectives {
                 pin.set(ValueLayout.JAVA_LONG, 128 + 16L * j, recvOffsets[j]);
                 pin.set(ValueLayout.JAVA_LONG, 136 + 16L * j, recvCounts[j]);
             }
-            c.teamBarrier(t.handle, c.ctrl); // peers may still be reading the offsets area from a previous alltoallv
-            NvOps.copyAsync(sc.offsetsSend(), c.pinned + 128, 16L * n, c.ctrl);
-            c.teamBarrier(t.handle, c.ctrl);
-            NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 16, c.ctrl);
-            NvOps.copyAsync(c.pinned + 128, sc.offsetsRecv(), 16L * n, c.ctrl);
-            c.await(c.ctrl, "alltoallv: exchanging receive offsets and counts");
+            c.teamBarrier(t.handle, c.io.ctrl); // peers may still be reading the offsets area from a previous alltoallv
+            NvOps.copyAsync(sc.offsetsSend(), c.io.pinned + 128, 16L * n, c.io.ctrl);
+            c.teamBarrier(t.handle, c.io.ctrl);
+            NvOps.alltoall(t.handle, sc.offsetsRecv(), sc.offsetsSend(), 16, c.io.ctrl);
+            NvOps.copyAsync(c.io.pinned + 128, sc.offsetsRecv(), 16L * n, c.io.ctrl);
+            c.await(c.io.ctrl, "alltoallv: exchanging receive offsets and counts");
             // Read them out before the agreement below reuses the pinned area.
             long[] remoteOffsets = new long[n], remoteCounts = new long[n];
             for (int j = 0; j < n; j++) {
@@ -212,11 +212,11 @@ final class NvshmemCollectives implements Collectives {
             for (int j = 0; j < n; j++) {
                 if (sendCounts[j] == 0) continue;
                 long remote = remoteOffsets[j];
-                NvOps.put(d + remote, s + sendOffsets[j], sendCounts[j], t.worldRank(j), true, c.ctrl);
+                NvOps.put(d + remote, s + sendOffsets[j], sendCounts[j], t.worldRank(j), true, c.io.ctrl);
             }
-            NvOps.quiet(c.ctrl);
-            c.teamBarrier(t.handle, c.ctrl);
-            c.await(c.ctrl, "alltoallv");
+            NvOps.quiet(c.io.ctrl);
+            c.teamBarrier(t.handle, c.io.ctrl);
+            c.await(c.io.ctrl, "alltoallv");
         } finally {
             c.lock.unlock();
         }

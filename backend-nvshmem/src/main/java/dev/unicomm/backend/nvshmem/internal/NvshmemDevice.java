@@ -66,8 +66,8 @@ final class NvshmemDevice implements DeviceRuntime {
             if ((sh && s == 0) || (dh && d == 0)) {
                 staged(dst, dstOffset, d, src, srcOffset, s, bytes);
             } else {
-                NvOps.copyAsync(d, s, bytes, c.ctrl);
-                c.await(c.ctrl, "DeviceRuntime.copy");
+                NvOps.copyAsync(d, s, bytes, c.io.ctrl);
+                c.await(c.io.ctrl, "DeviceRuntime.copy");
             }
         } finally {
             c.lock.unlock();
@@ -76,17 +76,17 @@ final class NvshmemDevice implements DeviceRuntime {
 
     /** A Java-heap segment on one side: through the pinned bounce buffer. */
     private void staged(Memory dst, long dstOffset, long d, Memory src, long srcOffset, long s, long bytes) {
-        MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
+        MemorySegment bounce = c.io.bounceSegment();
         boolean toDevice = !dst.kind().isHost();
         for (long done = 0; done < bytes; ) {
-            long n = Math.min(c.bounceBytes, bytes - done);
+            long n = Math.min(c.io.bounceBytes, bytes - done);
             if (toDevice) {
                 MemorySegment.copy(src.segment(), srcOffset + done, bounce, 0, n);
-                NvOps.copyAsync(d + done, c.bounce, n, c.ctrl);
-                c.await(c.ctrl, "DeviceRuntime.copy");
+                NvOps.copyAsync(d + done, c.io.bounce, n, c.io.ctrl);
+                c.await(c.io.ctrl, "DeviceRuntime.copy");
             } else {
-                NvOps.copyAsync(c.bounce, s + done, n, c.ctrl);
-                c.await(c.ctrl, "DeviceRuntime.copy");
+                NvOps.copyAsync(c.io.bounce, s + done, n, c.io.ctrl);
+                c.await(c.io.ctrl, "DeviceRuntime.copy");
                 MemorySegment.copy(bounce, 0, dst.segment(), dstOffset + done, n);
             }
             done += n;
@@ -103,8 +103,8 @@ final class NvshmemDevice implements DeviceRuntime {
         }
         c.lock.lock();
         try {
-            NvOps.fillAsync(d, value & 0xff, bytes, c.ctrl);
-            c.await(c.ctrl, "DeviceRuntime.fill");
+            NvOps.fillAsync(d, value & 0xff, bytes, c.io.ctrl);
+            c.await(c.io.ctrl, "DeviceRuntime.fill");
         } finally {
             c.lock.unlock();
         }

@@ -76,7 +76,7 @@ final class NvshmemHeap implements SymmetricHeap {
 
     /** A one-PE communicator takes its buffers from the pool reserved for it (no collective call). */
     private static long soloAllocate(long bytes, long alignment) {
-        long a = NvshmemCommunicator.soloPoolAllocate(bytes, alignment);
+        long a = NvshmemProcess.soloAllocate(bytes, alignment);
         if (a == 0) throw new dev.unicomm.api.NativeCallException("one-PE pool allocate", 0, "pool exhausted");
         return a;
     }

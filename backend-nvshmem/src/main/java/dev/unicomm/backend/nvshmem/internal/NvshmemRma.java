@@ -29,10 +29,13 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class NvshmemRma implements Rma {
     private final NvshmemCommunicator c;
+    /** The communicator's internal stream and staging buffers (used under its lock). */
+    private final HostStaging io;
     private final NvshmemStream stream;
 
     NvshmemRma(NvshmemCommunicator c, NvshmemStream stream) {
         this.c = c;
+        this.io = c.io;
         this.stream = stream;
     }
 
@@ -71,8 +74,8 @@ final class NvshmemRma implements Rma {
             if (src.kind().isHost()) {
                 stagedPut(d, src.segment(), srcOffset, bytes, pe, what);
             } else {
-                NvOps.put(d, c.deviceAddress(what + " src", src, srcOffset), bytes, c.npe(pe), nbi, c.ctrl);
-                if (!nbi) c.await(c.ctrl, what);
+                NvOps.put(d, c.deviceAddress(what + " src", src, srcOffset), bytes, c.npe(pe), nbi, io.ctrl);
+                if (!nbi) c.await(io.ctrl, what);
             }
         } finally {
             c.lock.unlock();
@@ -81,13 +84,13 @@ final class NvshmemRma implements Rma {
 
     /** Host source: through the bounce buffer, chunk by chunk (the bounce is reused, so each chunk is waited for). */
     private void stagedPut(long d, MemorySegment src, long srcOffset, long bytes, int pe, String what) {
-        MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
+        MemorySegment bounce = io.bounceSegment();
         for (long done = 0; done < bytes; ) {
-            long n = Math.min(c.bounceBytes, bytes - done);
+            long n = Math.min(io.bounceBytes, bytes - done);
             MemorySegment.copy(src, srcOffset + done, bounce, 0, n);
-            NvOps.copyAsync(c.staging, c.bounce, n, c.ctrl);
-            NvOps.put(d + done, c.staging, n, c.npe(pe), false, c.ctrl);
-            c.await(c.ctrl, what);
+            NvOps.copyAsync(io.staging, io.bounce, n, io.ctrl);
+            NvOps.put(d + done, io.staging, n, c.npe(pe), false, io.ctrl);
+            c.await(io.ctrl, what);
             done += n;
         }
     }
@@ -113,18 +116,18 @@ final class NvshmemRma implements Rma {
             if (dst.kind().isHost()) {
                 // Host destination: filled before returning, also for getNbi (allowed: it may complete early).
                 MemorySegment out = dst.segment();
-                MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
+                MemorySegment bounce = io.bounceSegment();
                 for (long done = 0; done < bytes; ) {
-                    long n = Math.min(c.bounceBytes, bytes - done);
-                    NvOps.get(c.staging, s + done, n, c.npe(pe), false, c.ctrl);
-                    NvOps.copyAsync(c.bounce, c.staging, n, c.ctrl);
-                    c.await(c.ctrl, what);
+                    long n = Math.min(io.bounceBytes, bytes - done);
+                    NvOps.get(io.staging, s + done, n, c.npe(pe), false, io.ctrl);
+                    NvOps.copyAsync(io.bounce, io.staging, n, io.ctrl);
+                    c.await(io.ctrl, what);
                     MemorySegment.copy(bounce, 0, out, dstOffset + done, n);
                     done += n;
                 }
             } else {
-                NvOps.get(c.deviceAddress(what + " dst", dst, dstOffset), s, bytes, c.npe(pe), nbi, c.ctrl);
-                if (!nbi) c.await(c.ctrl, what);
+                NvOps.get(c.deviceAddress(what + " dst", dst, dstOffset), s, bytes, c.npe(pe), nbi, io.ctrl);
+                if (!nbi) c.await(io.ctrl, what);
             }
         } finally {
             c.lock.unlock();
@@ -155,21 +158,21 @@ final class NvshmemRma implements Rma {
             c.ensureOpen();
             if (src.kind().isHost() && bytes > 0) {
                 // Stage all but the last chunk as plain puts, complete them, then put the last chunk with the signal.
-                long last = Math.min(bytes, c.bounceBytes);
+                long last = Math.min(bytes, io.bounceBytes);
                 long head = bytes - last;
                 if (head > 0) {
                     stagedPut(d, src.segment(), srcOffset, head, pe, what);
-                    NvOps.quiet(c.ctrl);
+                    NvOps.quiet(io.ctrl);
                 }
-                MemorySegment bounce = c.pinnedSeg.asSlice(c.bounce - c.pinned, c.bounceBytes);
+                MemorySegment bounce = io.bounceSegment();
                 MemorySegment.copy(src.segment(), srcOffset + head, bounce, 0, last);
-                NvOps.copyAsync(c.staging, c.bounce, last, c.ctrl);
-                NvOps.putSignal(d + head, c.staging, last, sig, value, add, c.npe(pe), false, c.ctrl);
-                c.await(c.ctrl, what);
+                NvOps.copyAsync(io.staging, io.bounce, last, io.ctrl);
+                NvOps.putSignal(d + head, io.staging, last, sig, value, add, c.npe(pe), false, io.ctrl);
+                c.await(io.ctrl, what);
             } else {
                 long s = bytes == 0 ? d : c.deviceAddress(what + " src", src, srcOffset);
-                NvOps.putSignal(d, s, bytes, sig, value, add, c.npe(pe), nbi, c.ctrl);
-                if (!nbi) c.await(c.ctrl, what);
+                NvOps.putSignal(d, s, bytes, sig, value, add, c.npe(pe), nbi, io.ctrl);
+                if (!nbi) c.await(io.ctrl, what);
             }
         } finally {
             c.lock.unlock();
@@ -181,17 +184,17 @@ final class NvshmemRma implements Rma {
         if (stream != null) {
             long s = live();
             NvOps.signalWait(sig, cmp.ordinal(), value, s);
-            return c.readWord(sig, s);
+            return readWord(sig, s);
         }
-        long start = System.nanoTime(), limit = c.timeout.toNanos(), park = 1_000;
+        long start = System.nanoTime(), limit = c.timeout().toNanos(), park = 1_000;
         while (true) {
             c.ensureOpen();
-            long v = c.readWord(sig, NvOps.HOST);
+            long v = readWord(sig, NvOps.HOST);
             if (cmp.test(v, value)) return v;
             c.checkHealthy();
             long waited = System.nanoTime() - start;
             if (waited > limit)
-                throw new CommTimeoutException("signalWaitUntil(signal " + cmp + " " + value + ", last seen " + v + ")", c.timeout);
+                throw new CommTimeoutException("signalWaitUntil(signal " + cmp + " " + value + ", last seen " + v + ")", c.timeout());
             if (waited > 100_000) {
                 LockSupport.parkNanos(park);
                 park = Math.min(park * 2, 500_000);
@@ -202,7 +205,7 @@ final class NvshmemRma implements Rma {
     @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         long sig = sym("signalFetch", signal, signalOffset);
         c.ensureOpen();
-        return c.readWord(sig, stream == null ? NvOps.HOST : live());
+        return readWord(sig, stream == null ? NvOps.HOST : live());
     }
 
     @Override public void quiet() {
@@ -213,8 +216,8 @@ final class NvshmemRma implements Rma {
         c.lock.lock();
         try {
             c.ensureOpen();
-            NvOps.quiet(c.ctrl);
-            c.await(c.ctrl, "quiet");
+            NvOps.quiet(io.ctrl);
+            c.await(io.ctrl, "quiet");
         } finally {
             c.lock.unlock();
         }
@@ -257,10 +260,10 @@ final class NvshmemRma implements Rma {
         c.lock.lock();
         try {
             c.ensureOpen();
-            long s = stream == null ? c.ctrl : live();
-            NvOps.atomic(op, addr, a, b, c.npe(pe), c.slot(), s);
+            long s = stream == null ? io.ctrl : live();
+            NvOps.atomic(op, addr, a, b, c.npe(pe), io.slot(), s);
             c.await(s, what);
-            return c.readSlot();
+            return io.readSlot();
         } finally {
             c.lock.unlock();
         }
@@ -269,5 +272,18 @@ final class NvshmemRma implements Rma {
     @Override public Rma on(Stream s) {
         c.ensureOpen();
         return new NvshmemRma(c, c.deviceRuntime().own("Rma.on", s));
+    }
+
+    /** Reads the 64-bit word at device address {@code addr} (host view: through the poll stream). */
+    private long readWord(long addr, long on) {
+        c.lock.lock();
+        try {
+            long s = on == NvOps.HOST ? io.poll : on;
+            NvOps.copyAsync(io.slot(), addr, 8, s);
+            c.await(s, "reading a signal word");
+            return io.readSlot();
+        } finally {
+            c.lock.unlock();
+        }
     }
 }

@@ -8,6 +8,8 @@ import dev.unicomm.api.Team;
  * hold {@code NVSHMEM_TEAM_INVALID} and {@link #rank()} {@code -1}.
  */
 final class NvshmemTeam implements Team {
+    /** Handle of a one-PE communicator's teams: no NVSHMEM team, every member is this PE. */
+    static final int SELF = -2;
     final NvshmemCommunicator c;
     final int handle;
     private final int[] worldRanks;
@@ -47,7 +49,7 @@ final class NvshmemTeam implements Team {
         int[] members = new int[size];
         for (int i = 0; i < size; i++) members[i] = worldRanks[start + i * stride];
         if (myRank < 0) return new NvshmemTeam(c, NvOps.TEAM_INVALID, members, false);
-        if (handle == NvshmemCommunicator.TEAM_SELF) return new NvshmemTeam(c, NvshmemCommunicator.TEAM_SELF, members, false);
+        if (handle == SELF) return new NvshmemTeam(c, SELF, members, false);
         c.lock.lock();
         try {
             int h = WatchedCall.run(c, "nvshmem_team_split_strided", () -> NvOps.teamSplitStrided(handle, start, stride, size));
@@ -68,7 +70,7 @@ final class NvshmemTeam implements Team {
         for (int i = 0; i < x.length; i++) x[i] = worldRanks[row * xr + i];
         int[] y = new int[(n - col + xr - 1) / xr];
         for (int i = 0; i < y.length; i++) y[i] = worldRanks[col + i * xr];
-        if (handle == NvshmemCommunicator.TEAM_SELF)
+        if (handle == SELF)
             return new Split2d(new NvshmemTeam(c, handle, x, false), new NvshmemTeam(c, handle, y, false));
         c.lock.lock();
         try {
@@ -84,8 +86,8 @@ final class NvshmemTeam implements Team {
         if (myRank < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
         c.lock.lock();
         try {
-            c.teamBarrier(handle, c.ctrl);
-            c.await(c.ctrl, "team barrier");
+            c.teamBarrier(handle, c.io.ctrl);
+            c.await(c.io.ctrl, "team barrier");
         } finally {
             c.lock.unlock();
         }
@@ -106,7 +108,7 @@ final class NvshmemTeam implements Team {
         synchronized (c.teams) {
             c.teams.remove(this);
         }
-        if (handle != NvOps.TEAM_INVALID && handle != NvshmemCommunicator.TEAM_SELF) {
+        if (handle != NvOps.TEAM_INVALID && handle != SELF) {
             c.lock.lock();
             try {
                 NvOps.teamDestroy(handle);

@@ -4,7 +4,7 @@ import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.NativeCallException;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
-import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
+import dev.unicomm.backend.nvshmem.internal.MoeHost;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -29,14 +29,14 @@ final class MoeCompletion {
     private static final VarHandle STAMP = ValueLayout.JAVA_LONG.varHandle();
     private static final long DEVICE_SLOT = 64, INFO = 64, ABORT = 40;
 
-    private final NvshmemCommunicator c;
+    private final MoeHost c;
     private final long stream, slotBytes;
     private final int experts;
     final long pinned, device;
     final MemorySegment host;
     private final long[] seq = new long[SLOTS];
 
-    MoeCompletion(NvshmemCommunicator c, long stream, int infoInts, long device, int experts) {
+    MoeCompletion(MoeHost c, long stream, int infoInts, long device, int experts) {
         this.c = c;
         this.experts = experts;
         this.stream = stream;

@@ -9,7 +9,6 @@ import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.LowLatencyDispatchedOnStream;
-import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig.Mode;
 import dev.unicomm.api.MoeConfig;
@@ -20,13 +19,11 @@ import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
-import dev.unicomm.backend.nvshmem.internal.NvshmemCommunicator;
+import dev.unicomm.backend.nvshmem.internal.MoeHost;
 import java.lang.foreign.MemorySegment;
-import java.lang.ref.Cleaner;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * MoE dispatch/combine with CUDA kernels that move tokens between the PEs' GPU memory with loads
@@ -46,22 +43,19 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * PEs sharing one GPU always have all their blocks resident while they wait for each other.
  */
 public final class NvshmemMoe implements MoeBuffer {
-    private static final Cleaner CLEANER = Cleaner.create();
     private static final int NORMAL_THREADS = 512, LL_THREADS = 1024;
-    /** Normal-mode handles whose routing memory one allocation provides (a handle's memory returns when it is collected). */
-    private static final int ROUTES_PER_SLAB = 16;
 
-    private final NvshmemCommunicator c;
+    private final MoeHost c;
     private final MoeConfig cfg;
     private final int ranks, me, local, maxT, hidden, topk, experts, blocks;
     private final MoeSymLayout lay;
     private final SymmetricBuffer sym;
     private final long base, stream;
     private final MoeCompletion done;
+    private final MoeTensors tensors;
     private final long stageIdx, stageW, out, outW, route, recvCount, layoutRank, layoutExpert, layoutInRank, peers;
-    private final long routeBytes;
-    private final List<Long> deviceAllocs = new ArrayList<>();
-    private final ConcurrentLinkedQueue<Long> freeRoutes = new ConcurrentLinkedQueue<>();
+    private final NormalRoutes routes;
+    private final MoeDeviceMemory memory = new MoeDeviceMemory();
     private final NvMoeArgs args = new NvMoeArgs();
     private long normalGen, dispatches, combines, llGen;
     private final long[] llDispatches = new long[2], llCombines = new long[2];
@@ -69,50 +63,12 @@ public final class NvshmemMoe implements MoeBuffer {
     /** Stream-ordered low-latency mode: device counters {generation, dispatches, combines} (0 in normal mode). */
     private final long ctl;
     /** The stream-ordered dispatch its combine has not consumed yet (they alternate). */
-    private StreamHandle pendingOnStream;
+    private StreamOrderedHandle pendingOnStream;
     private boolean usedOnStream;
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
 
-    /**
-     * Opens the CUDA MoE kernels on {@code c}: with loads and stores where every PE's symmetric heap is
-     * mapped here (one node), else with NVSHMEM's device puts, gets and signals
-     * (unicomm.nvshmem.moe.transport forces either). The symmetric region comes from the
-     * communicator's own heap (the validating layer above owns the MoE buffer as a whole and sees it
-     * through {@code footprintBytes()}).
-     */
-    public static MoeBuffer open(NvshmemCommunicator c, MoeConfig config) {
-        int size = c.size();
-        long[] peerBases = new long[size];
-        boolean mapped = true;
-        for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(c.scratchBase(), pe) != 0;
-        boolean viaNvshmem = switch (c.moeTransport()) {
-            case "auto" -> !mapped;
-            case "nvshmem" -> true;
-            case "loadstore" -> {
-                if (!mapped) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE,
-                        "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
-                yield false;
-            }
-            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + c.moeTransport() + "'");
-        };
-        long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
-        String why = MoeKernelLimits.unsupported(config, size, device[1]);
-        if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
-        boolean ll = config.mode() == MoeConfig.Mode.LOW_LATENCY;
-        int sms = ll ? MoeKernelLimits.lowLatencyBlocks(c.moeSms(true), NvshmemCommunicator.gpuSharers(), (int) device[0])
-                : MoeKernelLimits.blocks(c.moeSms(false), NvshmemCommunicator.gpuSharers(), (int) device[0]);
-        SymmetricBuffer sym = c.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
-        for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);
-        try {
-            return new NvshmemMoe(c, config, sym, peerBases, sms, viaNvshmem);
-        } catch (RuntimeException e) {
-            sym.close();
-            throw e;
-        }
-    }
-
-    public NvshmemMoe(NvshmemCommunicator c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
+    public NvshmemMoe(MoeHost c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
         this.cfg = cfg;
         this.ranks = c.size();
@@ -123,13 +79,14 @@ public final class NvshmemMoe implements MoeBuffer {
         this.topk = cfg.numTopk();
         this.experts = cfg.numExperts();
         this.blocks = blocks;
-        this.times = c.moeProfileMode() != 0 ? new MoeKernelTimes(c.moeProfileMode()) : null;
+        this.times = c.settings().moeProfile() != 0 ? new MoeKernelTimes(c.settings().moeProfile()) : null;
         this.lay = MoeSymLayout.of(cfg, ranks);
         this.sym = sym;
         this.base = sym.address();
         boolean normal = cfg.mode() == Mode.NORMAL;
         long h2 = 2L * hidden;
         this.stream = c.moeStream();
+        this.tensors = new MoeTensors(c, stream);
         this.done = new MoeCompletion(c, stream, Math.max(1 + local, 2 * ranks), alloc(MoeCompletion.deviceBytes()), experts);
         this.peers = alloc(8L * ranks);
         this.stageIdx = alloc(8L * maxT * topk);
@@ -146,7 +103,7 @@ public final class NvshmemMoe implements MoeBuffer {
         // NVSHMEM transport: rows are staged per warp (quantised FP8 rows, 512-byte pieces pulled by combines).
         long perWarp = viaNvshmem ? MoeSymLayout.align(Math.max(Math.max(4L * 512, (long) topk * 512), hidden + hidden / 32L + 16)) : 0;
         long scratch = viaNvshmem ? alloc((long) blocks * (LL_THREADS / 32) * perWarp) : 0;
-        this.routeBytes = 4L * maxT * ranks + 4L * ranks;
+        this.routes = new NormalRoutes(memory, 4L * maxT * ranks + 4L * ranks);
         // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native address.
         MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks), 0, 8L * ranks);
         NvOps.copyAsync(peers, done.info(0), 8L * ranks, stream);
@@ -162,22 +119,15 @@ public final class NvshmemMoe implements MoeBuffer {
                 .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
         // Every PE has cleared its block before anyone writes into a peer's.
-        c.teamBarrier(NvOps.TEAM_WORLD, stream);
+        c.barrierAll(stream);
         c.await(stream, "MoE buffer: barrier after clearing");
     }
 
-    private long allocated;
-
-    private long alloc(long bytes) {
-        long a = NvOps.devAlloc(Math.max(bytes, 16));
-        deviceAllocs.add(a);
-        allocated += Math.max(bytes, 16);
-        return a;
-    }
+    private long alloc(long bytes) { return memory.alloc(bytes); }
 
     @Override public MoeConfig config() { return cfg; }
 
-    @Override public synchronized long footprintBytes() { return lay.total() + allocated; }
+    @Override public synchronized long footprintBytes() { return lay.total() + memory.bytes(); }
 
     /** Points the argument block at completion slot {@code s} for the next operation; returns its stamp. */
     private long useSlot(int s) {
@@ -192,12 +142,12 @@ public final class NvshmemMoe implements MoeBuffer {
     @Override public synchronized MoeLayout layout(Tensor topkIdx) {
         ensureOpen();
         int t = (int) topkIdx.dim(0);
-        args.clearOperation().set(TOKENS, t).set(TOPK_IDX, staged("topkIdx", topkIdx, stageIdx));
+        args.clearOperation().set(TOKENS, t).set(TOPK_IDX, tensors.staged("topkIdx", topkIdx, stageIdx));
         long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeLayout(args.words());
         done.await(MoeCompletion.SYNC, stamp, "moe_layout_kernel");
-        return new MoeLayout(device(layoutRank, DType.INT32, ranks), device(layoutExpert, DType.INT32, experts),
-                device(layoutInRank, DType.BOOL, t, ranks));
+        return new MoeLayout(tensors.device(layoutRank, DType.INT32, ranks), tensors.device(layoutExpert, DType.INT32, experts),
+                tensors.device(layoutInRank, DType.BOOL, t, ranks));
     }
 
     // ------------------------------------------------------------------------------ normal mode
@@ -208,9 +158,9 @@ public final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         int t = (int) topkIdx.dim(0);
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
-        long xa = aligned("x", x), sa = fp8 ? aligned("scales", scales) : 0;
-        long idx = staged("topkIdx", topkIdx, stageIdx), w = staged("topkWeights", topkWeights, stageW);
-        NormalHandle h = newHandle(t);
+        long xa = tensors.aligned("x", x), sa = fp8 ? tensors.aligned("scales", scales) : 0;
+        long idx = tensors.staged("topkIdx", topkIdx, stageIdx), w = tensors.staged("topkWeights", topkWeights, stageW);
+        NormalHandle h = routes.newHandle(this, t);
         normalGen++;
         dispatches++;
         args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
@@ -242,7 +192,7 @@ public final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         NormalHandle h = normalHandle(handle);
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
-        long xa = aligned("x", x), sa = fp8 ? aligned("scales", scales) : 0;
+        long xa = tensors.aligned("x", x), sa = fp8 ? tensors.aligned("scales", scales) : 0;
         // No count exchange; the kernel first waits until every PE has entered this dispatch (so is done with
         // its receive area: results, combines), through generation stamps in the count matrix.
         normalGen++;
@@ -261,24 +211,24 @@ public final class NvshmemMoe implements MoeBuffer {
 
     private Dispatched received(boolean fp8, int n, int[] perExpert, boolean ids, boolean weights, NormalHandle h) {
         h.perExpert = perExpert;
-        Tensor recvX = device(base + lay.recv(), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);
-        Tensor recvScales = fp8 ? device(base + lay.recvScales(), DType.FP32, n, hidden / MoeConfig.FP8_BLOCK) : null;
-        Tensor recvIdx = ids ? device(base + lay.recvIdx(), DType.INT64, n, topk) : null;
-        Tensor recvW = weights ? device(base + lay.recvW(), DType.FP32, n, topk) : null;
+        Tensor recvX = tensors.device(base + lay.recv(), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);
+        Tensor recvScales = fp8 ? tensors.device(base + lay.recvScales(), DType.FP32, n, hidden / MoeConfig.FP8_BLOCK) : null;
+        Tensor recvIdx = ids ? tensors.device(base + lay.recvIdx(), DType.INT64, n, topk) : null;
+        Tensor recvW = weights ? tensors.device(base + lay.recvW(), DType.FP32, n, topk) : null;
         return new Dispatched(recvX, recvScales, recvIdx, recvW, perExpert.clone(), h);
     }
 
     @Override public synchronized Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
         ensureOpen();
         NormalHandle h = normalHandle(handle);
-        long ya = aligned("y", y);
+        long ya = tensors.aligned("y", y);
         long yw = 0;
         if (topkWeights != null) {
             boolean inPlace = !topkWeights.memory().kind().isHost() && topkWeights.memory().address() == base + lay.recvW();
-            yw = inPlace ? 0 : staged("topkWeights", topkWeights, stageW);
+            yw = inPlace ? 0 : tensors.staged("topkWeights", topkWeights, stageW);
         }
         // Peers may still be pulling the previous combine's rows out of this PE's receive area.
-        if (lastWasCombine) c.teamBarrier(NvOps.TEAM_WORLD, stream);
+        if (lastWasCombine) c.barrierAll(stream);
         combines++;
         args.clearOperation().set(TOKENS, h.tokens).set(RECV_TOKENS, h.numRecv).set(POS, h.pos)
                 .set(SEND_OFF, h.pos + 4L * maxT * ranks).set(Y, ya == base + lay.recv() ? 0 : ya).set(Y_W, yw)
@@ -289,50 +239,15 @@ public final class NvshmemMoe implements MoeBuffer {
         lastWasCombine = true;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_combine_kernel");
         if (times != null) times.record("normal combine", "normal combine kernel", null);
-        return new Combined(device(out, DType.BF16, h.tokens, hidden),
-                topkWeights != null ? device(outW, DType.FP32, h.tokens, topk) : null);
+        return new Combined(tensors.device(out, DType.BF16, h.tokens, hidden),
+                topkWeights != null ? tensors.device(outW, DType.FP32, h.tokens, topk) : null);
     }
 
-    private NormalHandle newHandle(int tokens) {
-        Long r = freeRoutes.poll();
-        if (r == null) {
-            // cudaMalloc is slow: take routing memory for ROUTES_PER_SLAB handles at once.
-            long stride = MoeSymLayout.align(routeBytes), slab = alloc(ROUTES_PER_SLAB * stride);
-            for (int i = 1; i < ROUTES_PER_SLAB; i++) freeRoutes.add(slab + i * stride);
-            r = slab;
-        }
-        NormalHandle h = new NormalHandle(this, r, tokens);
-        long mem = r;
-        ConcurrentLinkedQueue<Long> pool = freeRoutes;
-        // An unreachable handle's routing memory goes back to the pool (freed with the buffer).
-        CLEANER.register(h, () -> pool.add(mem));
-        return h;
-    }
 
     private NormalHandle normalHandle(MoeHandle handle) {
         if (!(handle instanceof NormalHandle h) || h.owner != this)
             throw new IllegalArgumentException("handle was made by another MoE buffer; pass the handle of a dispatch on this one");
         return h;
-    }
-
-    /** Routing of one normal dispatch: device int32 positions [T][R] and send offsets [R]. */
-    private static final class NormalHandle implements MoeHandle {
-        final NvshmemMoe owner;
-        final long pos;
-        final int tokens;
-        int numRecv;
-        int[] perExpert;
-
-        NormalHandle(NvshmemMoe owner, long pos, int tokens) {
-            this.owner = owner;
-            this.pos = pos;
-            this.tokens = tokens;
-        }
-
-        @Override public Mode mode() { return Mode.NORMAL; }
-        @Override public int numTokens() { return tokens; }
-        @Override public int numRecvTokens() { return numRecv; }
-        @Override public String toString() { return "nvshmem normal handle[" + tokens + " -> " + numRecv + "]"; }
     }
 
     // ------------------------------------------------------------------------- low-latency mode
@@ -343,7 +258,7 @@ public final class NvshmemMoe implements MoeBuffer {
             throw new IllegalStateException("this buffer ran stream-ordered low-latency operations (device-sequenced); "
                     + "host-sequenced ones need a buffer of their own");
         int t = (int) topkIdx.dim(0);
-        long xa = aligned("x", x), idx = staged("topkIdx", topkIdx, stageIdx);
+        long xa = tensors.aligned("x", x), idx = tensors.staged("topkIdx", topkIdx, stageIdx);
         llGen++;
         int p = (int) (llGen & 1);
         llDispatches[p]++;
@@ -354,8 +269,8 @@ public final class NvshmemMoe implements MoeBuffer {
         if (times != null) times.record(useFp8 ? "ll dispatch fp8" : "ll dispatch bf16", useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
         LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local]);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
-        Tensor recvX = device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
-        Tensor scales = useFp8 ? device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
+        Tensor recvX = tensors.device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
+        Tensor scales = useFp8 ? tensors.device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
         return new LowLatencyDispatched(recvX, scales, h.counts, h, () -> receive(h));
     }
 
@@ -377,9 +292,9 @@ public final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         if (!(handle instanceof LowLatencyHandle h) || h.owner != this)
             throw new IllegalArgumentException("handle was made by another MoE buffer; pass the handle of a dispatch on this one");
-        long ya = aligned("y", y);
+        long ya = tensors.aligned("y", y);
         receive(h);
-        long w = staged("topkWeights", topkWeights, stageW);
+        long w = tensors.staged("topkWeights", topkWeights, stageW);
         int p = (int) (h.gen & 1);
         long region = base + lay.recv() + p * lay.region();
         llCombines[p]++;
@@ -389,7 +304,7 @@ public final class NvshmemMoe implements MoeBuffer {
         long stamp = useSlot(slot);
         NvOps.moeLowLatencyCombine(args.words());
         if (times != null) times.record("ll combine", "ll combine kernel", null);
-        Tensor x = device(out + (long) p * maxT * 2 * hidden, DType.BF16, h.tokens, hidden);
+        Tensor x = tensors.device(out + (long) p * maxT * 2 * hidden, DType.BF16, h.tokens, hidden);
         boolean[] received = {false};
         return new LowLatencyCombined(x, () -> {
             synchronized (NvshmemMoe.this) {
@@ -410,29 +325,29 @@ public final class NvshmemMoe implements MoeBuffer {
         if (pendingOnStream != null)
             throw new IllegalStateException("stream-ordered low-latency operations alternate: combine the previous dispatch first");
         int t = (int) topkIdx.dim(0);
-        long xa = aligned("x", x), idx = onDevice("topkIdx", topkIdx);
+        long xa = tensors.aligned("x", x), idx = tensors.onDevice("topkIdx", topkIdx);
         usedOnStream = true;
         args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(THREADS, LL_THREADS);
         launchOnStream(on, MoeCompletion.LL_DISPATCH, () -> NvOps.moeLowLatencyDispatch(args.words()));
-        StreamHandle h = new StreamHandle(this, t);
+        StreamOrderedHandle h = new StreamOrderedHandle(this, t);
         pendingOnStream = h;
         long region = base + lay.recv(), slots = (long) ranks * maxT;
-        Tensor recvX = device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
-        Tensor scales = useFp8 ? device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
-        return new LowLatencyDispatchedOnStream(recvX, scales, device(recvCount, DType.INT32, local), h);
+        Tensor recvX = tensors.device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
+        Tensor scales = useFp8 ? tensors.device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
+        return new LowLatencyDispatchedOnStream(recvX, scales, tensors.device(recvCount, DType.INT32, local), h);
     }
 
     @Override public synchronized Tensor lowLatencyCombine(Stream on, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         ensureOpen();
         reportStreamErrors();
-        if (!(handle instanceof StreamHandle h) || h.owner != this || h != pendingOnStream)
+        if (!(handle instanceof StreamOrderedHandle h) || h.owner != this || h != pendingOnStream)
             throw new IllegalArgumentException("handle is not this buffer's latest stream-ordered low-latency dispatch");
-        long ya = aligned("y", y), w = onDevice("topkWeights", topkWeights);
+        long ya = tensors.aligned("y", y), w = tensors.onDevice("topkWeights", topkWeights);
         args.clearOperation().set(TOKENS, h.tokens).set(Y, ya == base + lay.recv() ? 0 : ya).set(TOPK_W, w).set(OUT, out)
                 .set(THREADS, LL_THREADS);
         launchOnStream(on, MoeCompletion.LL_COMBINE, () -> NvOps.moeLowLatencyCombine(args.words()));
         pendingOnStream = null;
-        return device(out, DType.BF16, h.tokens, hidden);
+        return tensors.device(out, DType.BF16, h.tokens, hidden);
     }
 
     /** Queues a device-sequenced kernel on the caller's stream (nothing the host waits for: capturable). */
@@ -454,79 +369,7 @@ public final class NvshmemMoe implements MoeBuffer {
                     : "moe_ll_combine_kernel (stream-ordered, earlier call)");
     }
 
-    /** A stream-ordered dispatch (one generation: valid until the buffer's next stream-ordered dispatch). */
-    private static final class StreamHandle implements MoeHandle {
-        final NvshmemMoe owner;
-        final int tokens;
-
-        StreamHandle(NvshmemMoe owner, int tokens) {
-            this.owner = owner;
-            this.tokens = tokens;
-        }
-
-        @Override public Mode mode() { return Mode.LOW_LATENCY; }
-        @Override public int numTokens() { return tokens; }
-        @Override public int numRecvTokens() { return -1; } // on the device (recvCount)
-        @Override public String toString() { return "nvshmem stream-ordered low-latency handle"; }
-    }
-
-    /** One low-latency dispatch: its sequence number (parity = generation slot) and completion stamp. */
-    private static final class LowLatencyHandle implements MoeHandle {
-        final NvshmemMoe owner;
-        final long gen, stamp;
-        final int tokens;
-        final int[] counts;
-        int numRecv = -1;
-        boolean received;
-
-        LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long stamp, int[] counts) {
-            this.owner = owner;
-            this.gen = gen;
-            this.tokens = tokens;
-            this.stamp = stamp;
-            this.counts = counts;
-        }
-
-        @Override public Mode mode() { return Mode.LOW_LATENCY; }
-        @Override public int numTokens() { return tokens; }
-        @Override public int numRecvTokens() { return numRecv; }
-        @Override public String toString() { return "nvshmem low-latency handle #" + gen; }
-    }
-
     // ---------------------------------------------------------------------------------- helpers
-
-    /** Device address of a GPU tensor of this PE (stream-ordered calls take no host memory: a copy would not be capturable). */
-    private long onDevice(String what, Tensor t) {
-        if (t == null) throw new IllegalArgumentException(what + " must not be null");
-        if (t.memory().kind().isHost())
-            throw new IllegalArgumentException(what + ": stream-ordered operations need device memory (a host copy could not be captured in a CUDA graph)");
-        return c.deviceAddress(what, t.memory(), 0);
-    }
-
-    /** Device address of a GPU tensor of this PE, which must be 16-byte aligned (vector loads). */
-    private long aligned(String what, Tensor t) {
-        long a = c.deviceAddress(what, t.memory(), 0);
-        if ((a & 15) != 0)
-            throw new IllegalArgumentException(what + " must start 16-byte aligned for the MoE kernels, got address 0x" + Long.toHexString(a));
-        return a;
-    }
-
-    /** The tensor's device address; host tensors (native memory) are copied to {@code stage} first. 0 for null. */
-    private long staged(String what, Tensor t, long stage) {
-        if (t == null) return 0;
-        if (!t.memory().kind().isHost()) return c.deviceAddress(what, t.memory(), 0);
-        MemorySegment s = t.segment();
-        if (!s.isNative())
-            throw new IllegalArgumentException(what + " is a Java heap segment; pass native (off-heap) host memory or GPU memory");
-        NvOps.copyAsync(stage, s.address(), t.byteSize(), stream);
-        return stage;
-    }
-
-    private Tensor device(long address, DType dtype, long... shape) {
-        long n = dtype.byteSize();
-        for (long s : shape) n *= s;
-        return Tensor.of(Memory.device(address, n, c.kind()), dtype, shape);
-    }
 
     private void ensureOpen() {
         if (!open) throw new IllegalStateException("MoE buffer " + cfg + " is closed");
@@ -552,13 +395,7 @@ public final class NvshmemMoe implements MoeBuffer {
         } catch (RuntimeException e) {
             problems.add("symmetric block: " + e.getMessage());
         }
-        for (long a : deviceAllocs) {
-            try {
-                NvOps.devFree(a);
-            } catch (RuntimeException e) {
-                problems.add("device memory: " + e.getMessage());
-            }
-        }
+        memory.freeAll(problems);
         try {
             done.free();
         } catch (RuntimeException e) {
@@ -583,7 +420,7 @@ public final class NvshmemMoe implements MoeBuffer {
             // the communicator may be closed already; its memory goes with the process either way
         }
         if (!drained) return;
-        for (long a : deviceAllocs) NvOps.devFree(a);
+        memory.freeAll(null);
         done.free();
     }
 

@@ -1,0 +1,27 @@
+package dev.unicomm.backend.nvshmem.internal.moe;
+
+import dev.unicomm.api.MoeConfig.Mode;
+import dev.unicomm.api.MoeHandle;
+
+/** One low-latency dispatch: its sequence number (parity = generation slot) and completion stamp. */
+final class LowLatencyHandle implements MoeHandle {
+    final NvshmemMoe owner;
+    final long gen, stamp;
+    final int tokens;
+    final int[] counts;
+    int numRecv = -1;
+    boolean received;
+
+    LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long stamp, int[] counts) {
+        this.owner = owner;
+        this.gen = gen;
+        this.tokens = tokens;
+        this.stamp = stamp;
+        this.counts = counts;
+    }
+
+    @Override public Mode mode() { return Mode.LOW_LATENCY; }
+    @Override public int numTokens() { return tokens; }
+    @Override public int numRecvTokens() { return numRecv; }
+    @Override public String toString() { return "nvshmem low-latency handle #" + gen; }
+}

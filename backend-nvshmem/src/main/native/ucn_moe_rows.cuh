@@ -1,0 +1,81 @@
+/*
+ * Moving and summing token rows: warp copies, row puts and pulls on either transport, checked expert
+ * ids, and bf16x8 accumulation.
+ * Part of the MoE kernels: ucn_moe.cuh includes the parts in order into ucn_ops.cu (one translation unit).
+ */
+#pragma once
+#include "ucn_moe_signal.cuh"
+
+/* One warp copies n bytes; 16-byte vectors when both ends and n allow, else words or bytes. */
+__device__ __forceinline__ void moe_warp_copy(char *dst, const char *src, long long n, int lane) {
+    if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 15) == 0) {
+        const int4 *s = (const int4 *) src;
+        int4 *d = (int4 *) dst;
+        long long m = n >> 4, i = lane;
+        for (; i + 96 < m; i += 128) {
+            int4 v0 = __ldcg(s + i), v1 = __ldcg(s + i + 32), v2 = __ldcg(s + i + 64), v3 = __ldcg(s + i + 96);
+            d[i] = v0; d[i + 32] = v1; d[i + 64] = v2; d[i + 96] = v3;
+        }
+        for (; i < m; i += 32) d[i] = __ldcg(s + i);
+    } else if ((((uintptr_t) dst | (uintptr_t) src | (uintptr_t) n) & 3) == 0) {
+        const int *s = (const int *) src;
+        int *d = (int *) dst;
+        for (long long i = lane; i < (n >> 2); i += 32) d[i] = __ldcg(s + i);
+    } else {
+        for (long long i = lane; i < n; i += 32) dst[i] = src[i];
+    }
+}
+
+/* One warp writes n bytes to symmetric offset off of PE d. */
+template <bool NV>
+__device__ __forceinline__ void moe_put_rows(const ucn_moe_args &a, int d, long long off, const char *src, long long n, int lane) {
+    if (NV) nvshmemx_putmem_nbi_warp(moe_at<NV>(a, d, off), src, (size_t) n, d);
+    else moe_warp_copy(moe_at<NV>(a, d, off), src, n, lane);
+}
+
+/*
+ * One warp makes 512 bytes of PE d's symmetric offset off readable and returns where: the mapping
+ * itself (load/store), or this warp's staging slot `part` after a blocking get (NVSHMEM).
+ */
+template <bool NV>
+__device__ __forceinline__ const int4 *moe_pull_512(const ucn_moe_args &a, int d, long long off, long long n, int part) {
+    if (!NV) return (const int4 *) moe_at<NV>(a, d, off);
+    char *slot = moe_scratch(a) + (long long) part * 512;
+    if (n > 0) nvshmemx_getmem_warp(slot, moe_at<NV>(a, d, off), (size_t) n, d);
+    return (const int4 *) slot;
+}
+
+/* Reads expert id (t, k), checking it: -1 for unused, bad (recorded) or repeated entries. */
+__device__ __forceinline__ int moe_expert(const long long *idx, int t, int k, int K, int E, long long *err, bool report) {
+    long long e = idx[(long long) t * K + k];
+    if (e < -1 || e >= E) {
+        if (report) moe_record(err, UCN_MOE_ERR_EXPERT, t, k, e);
+        return -1;
+    }
+    if (e < 0) return -1;
+    for (int j = 0; j < k; j++) {
+        if (idx[(long long) t * K + j] == e) {
+            if (report) moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
+            return -1;
+        }
+    }
+    return (int) e;
+}
+
+__device__ __forceinline__ void bf16x8_add(float *acc, int4 v, float w) {
+    const __nv_bfloat162 *h = (const __nv_bfloat162 *) &v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+        float2 f = __bfloat1622float2(h[i]);
+        acc[2 * i] += w * f.x;
+        acc[2 * i + 1] += w * f.y;
+    }
+}
+
+__device__ __forceinline__ int4 bf16x8_pack(const float *acc) {
+    int4 v;
+    __nv_bfloat162 *h = (__nv_bfloat162 *) &v;
+#pragma unroll
+    for (int i = 0; i < 4; i++) h[i] = __floats2bfloat162_rn(acc[2 * i], acc[2 * i + 1]);
+    return v;
+}

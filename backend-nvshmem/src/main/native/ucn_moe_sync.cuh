@@ -1,0 +1,84 @@
+/*
+ * Memory orders, clocks, error records and bounded spins: the waits every MoE kernel is built from.
+ * Every spin ends at a deadline or on the host's abort word, so a dead peer becomes an error record
+ * (err[0..3]) that the host turns into an exception, never a hang.
+ * Part of the MoE kernels: ucn_moe.cuh includes the parts in order into ucn_ops.cu (one translation unit).
+ */
+#pragma once
+#include "ucn_moe.h"
+
+#define MOE_FULL 0xffffffffu
+
+/*
+ * Release/acquire in the PTX memory model: lighter than __threadfence*() (fence.sc), which order
+ * more than completion signals need (one H200: 0.3-0.9 us less per signalled operation).
+ */
+__device__ __forceinline__ void moe_fence_release_sys(void) { asm volatile("fence.acq_rel.sys;" ::: "memory"); }
+__device__ __forceinline__ void moe_fence_acquire_gpu(void) { asm volatile("fence.acq_rel.gpu;" ::: "memory"); }
+__device__ __forceinline__ void moe_store_release_sys(volatile long long *p, long long v) {
+    asm volatile("st.release.sys.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ void moe_store_release_gpu(volatile unsigned long long *p, unsigned long long v) {
+    asm volatile("st.release.gpu.global.u64 [%0], %1;" ::"l"(p), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned int moe_add_acq_rel_gpu(unsigned int *p, unsigned int v) {
+    unsigned int old;
+    asm volatile("atom.add.acq_rel.gpu.global.u32 %0, [%1], %2;" : "=r"(old) : "l"(p), "r"(v) : "memory");
+    return old;
+}
+
+__device__ __forceinline__ unsigned long long moe_now(void) {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__device__ void moe_record(long long *err, long long code, long long a, long long b, long long c) {
+    if (atomicCAS((unsigned long long *) err, 0ULL, (unsigned long long) code) == 0ULL) {
+        err[1] = a;
+        err[2] = b;
+        err[3] = c;
+    }
+}
+
+/*
+ * Where a spin stops early: the abort word in the operation's pinned host slot, which the host sets
+ * when the job is aborted (a peer died), so that no kernel keeps the GPU busy until its deadline.
+ * It lives in host memory, so it is read only every MOE_ABORT_POLL spins (a PCIe round trip).
+ */
+#define MOE_ABORT_POLL 4096
+__device__ __forceinline__ const volatile long long *moe_abort_word(const ucn_moe_args &a) {
+    return a.host_slot == 0 ? nullptr : (const volatile long long *) a.host_slot + 5;
+}
+
+/* True (and an error record) when a spin must end: past the deadline, or the host aborted the job. */
+__device__ bool moe_spin_ends(unsigned int spins, unsigned long long deadline, const volatile long long *abort,
+                              long long *err, long long who, long long what, long long v) {
+    if (moe_now() > deadline) {
+        moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
+        return true;
+    }
+    if (spins % MOE_ABORT_POLL == 0 && abort != nullptr && *abort != 0) {
+        moe_record(err, UCN_MOE_ERR_ABORTED, who, what, v);
+        return true;
+    }
+    return false;
+}
+
+/* Spins until *p >= v (unsigned); false (and an error record) at the deadline or on abort. */
+__device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
+                            const volatile long long *abort, long long *err, long long who, long long what) {
+    for (unsigned int spins = 1; *(const volatile unsigned long long *) p < v; spins++)
+        if (moe_spin_ends(spins, deadline, abort, err, who, what, (long long) v)) return false;
+    moe_fence_acquire_gpu(); // the writes the counter's adders released are visible to this thread
+    return true;
+}
+
+/* Spins until the tag (high 32 bits) of *p is tag; returns the low 32 bits, or -1 at the deadline or on abort. */
+__device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsigned long long deadline,
+                            const volatile long long *abort, long long *err, long long who) {
+    unsigned long long v;
+    for (unsigned int spins = 1; (unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag; spins++)
+        if (moe_spin_ends(spins, deadline, abort, err, who, 0, (long long) tag)) return -1;
+    return (int) (unsigned int) v;
+}
