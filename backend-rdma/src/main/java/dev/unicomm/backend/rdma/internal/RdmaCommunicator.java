@@ -98,14 +98,22 @@ public final class RdmaCommunicator implements BackendCommunicator {
         this.world = new RdmaTeam(this, "world", all);
     }
 
-    /** Opens this PE's side (collective). Settings: {@code rdma.device}, {@code rdma.port}, {@code rdma.gid_index}. */
+    /**
+     * Opens this PE's side (collective). Settings: {@code rdma.device}, {@code rdma.port}, {@code rdma.gid_index},
+     * each one value or one per local rank ({@link PerLocalRank}).
+     */
     public static RdmaCommunicator open(BackendContext ctx, Endpoints endpoints) {
         Verbs.require();
         CommConfig c = ctx.config();
-        String device = c.property("rdma.device", null);
-        int port = Integer.parseInt(c.property("rdma.port", "1"));
-        int gidIndex = Integer.parseInt(c.property("rdma.gid_index", "-1"));
+        int localRank = c.localRank();
+        String device = PerLocalRank.pick("rdma.device", c.property("rdma.device", null), localRank);
+        int port = PerLocalRank.pickInt("rdma.port", c.property("rdma.port", null), localRank, 1);
+        int gidIndex = PerLocalRank.pickInt("rdma.gid_index", c.property("rdma.gid_index", null), localRank, -1);
+        if (gidIndex < -1) throw new IllegalArgumentException("unicomm.rdma.gid_index must be >= 0, or -1 for a RoCE v2 GID; got " + gidIndex);
         if (device == null) device = firstActive(port);
+        else if (!Devices.names().contains(device))
+            throw new IllegalArgumentException("unicomm.rdma.device names '" + device + "' (local rank " + localRank
+                    + "), but this host's RDMA devices are " + Devices.names());
         DeviceContext dev = DeviceContext.open(device);
         List<AutoCloseable> undo = new ArrayList<>();
         try {
