@@ -55,7 +55,7 @@ class RdmaTwoDevicesTest {
         fill(segA, SIZE / 2, 5);
         a.write("buf", new long[] {0}, new long[] {0}, SIZE / 2);
         assertArrayEquals(segA.asSlice(0, SIZE / 2).toArray(ValueLayout.JAVA_BYTE), segB.asSlice(0, SIZE / 2).toArray(ValueLayout.JAVA_BYTE));
-        a.read("buf", new long[] {SIZE / 2}, new long[] {0}, SIZE / 2);
+        a.read("buf", new long[] {0}, new long[] {SIZE / 2}, SIZE / 2); // rxe1's first half into rxe0's second half
         assertArrayEquals(segB.asSlice(0, SIZE / 2).toArray(ValueLayout.JAVA_BYTE), segA.asSlice(SIZE / 2, SIZE / 2).toArray(ValueLayout.JAVA_BYTE));
         long sentA = WiredDevices.txBytes(WiredDevices.NETDEV_A) - txA, sentB = WiredDevices.txBytes(WiredDevices.NETDEV_B) - txB;
         // WRITE's payload leaves through veth0, READ's response through veth1: half a MiB each way at least.
@@ -74,10 +74,10 @@ class RdmaTwoDevicesTest {
     }
 
     @Test void aGidIndexThatDoesNotExistIsNamed() {
-        var outOfRange = assertThrows(IllegalArgumentException.class, () -> RdmaEndpoints.get().open(on(WiredDevices.DEVICE_B, 1000)));
-        assertTrue(outOfRange.getMessage().startsWith("GID index 1000 is out of range: device rxe1 port 1 has GID indexes 0.."),
+        var outOfRange = assertThrows(IllegalArgumentException.class, () -> RdmaEndpoints.get().open(on(WiredDevices.DEVICE_B, 100_000)));
+        assertTrue(outOfRange.getMessage().startsWith("GID index 100000 is out of range: device rxe1 port 1 has GID indexes 0.."),
                 outOfRange.getMessage());
-        // rxe1's table has two GIDs (link-local and IPv4) in a larger table: index 5 exists but holds nothing.
+        // rxe1's table holds two GIDs (link-local and IPv4) at 0 and 1 of a larger table: index 5 exists but holds nothing.
         var empty = assertThrows(IllegalArgumentException.class, () -> RdmaEndpoints.get().open(on(WiredDevices.DEVICE_B, 5)));
         assertTrue(empty.getMessage().startsWith("GID index 5 of device rxe1 port 1 is"), empty.getMessage());
     }
@@ -106,6 +106,7 @@ class RdmaTwoDevicesTest {
                 a.write("buf", new long[] {0}, new long[] {0}, 4096); // if the connect passed, the write must fail
             });
             long ms = (System.nanoTime() - t0) / 1_000_000;
+            System.out.println("unreachable peer, after " + ms + " ms: " + e.getMessage());
             assertTrue(ms < TIMEOUT.toMillis(), "took " + ms + " ms");
             assertTrue(e.getMessage().contains("::ffff:10.77.0.9") || e.getMessage().contains("IBV_WC_RETRY_EXC_ERR"), e.getMessage());
             assertEquals(-1, e.getMessage().indexOf('\n'), "one line: " + e.getMessage());
