@@ -9,8 +9,8 @@ public final class QueuePair implements AutoCloseable {
     public static final int OP_READ = 2;
     public static final int ATOMIC_FETCH_ADD = 0;
     public static final int ATOMIC_COMPARE_SWAP = 1;
-    /** ACK timeout exponent: 4.096 µs × 2^15 ≈ 134 ms per try (room for a slow, emulated peer). */
-    static final int ACK_TIMEOUT = 15;
+    /** ACK timeout exponent: 4.096 µs × 2^15 ≈ 134 ms per try (room for a slow, emulated peer); {@code unicomm.rdma.ack_timeout}. */
+    public static final int ACK_TIMEOUT = 15;
     /**
      * Transport retries before RETRY_EXC_ERR: a vanished peer fails in about a second. Not 7: soft-RoCE
      * (rdma_rxe) treats a retry count of 7 as "retry forever", which would turn a dead peer into a hang.
@@ -37,11 +37,16 @@ public final class QueuePair implements AutoCloseable {
      * both addresses named.
      */
     public void connect(LocalAddress local, int mtu, ConnectionInfo.Qp remote, ConnectionInfo peer, int rdAtomic) {
+        connect(local, mtu, remote, peer, rdAtomic, ACK_TIMEOUT);
+    }
+
+    /** {@link #connect(LocalAddress, int, ConnectionInfo.Qp, ConnectionInfo, int)} with ACK timeout exponent {@code ackTimeout} (1..31). */
+    public void connect(LocalAddress local, int mtu, ConnectionInfo.Qp remote, ConnectionInfo peer, int rdAtomic, int ackTimeout) {
         checkSameFamily(local, peer);
         int gidIndex = local.ethernet() || local.gidIndex() >= 0 ? local.gidIndex() : -1;
         try {
             Verbs.check(VerbsShim.ucv_qp_connect(handle, local.port(), gidIndex, mtu, remote.qpn(), remote.psn(), peer.lid(),
-                    peer.gid().hi(), peer.gid().lo(), psn, rdAtomic, ACK_TIMEOUT, RETRY_COUNT), "ibv_modify_qp(INIT/RTR/RTS)");
+                    peer.gid().hi(), peer.gid().lo(), psn, rdAtomic, ackTimeout, RETRY_COUNT), "ibv_modify_qp(INIT/RTR/RTS)");
         } catch (RuntimeException e) {
             throw new IllegalStateException("cannot connect " + local.device() + " (GID index " + local.gidIndex() + " "
                     + local.gid().display() + ") to the peer's " + peer.device() + " (GID " + peer.gid().display() + "): "

@@ -21,7 +21,10 @@ final class RdmaTwoDevicesKit {
     static final long HEAP = 16L << 20;
     static final Map<String, String> ENV = Map.of(
             "UNICOMM_RDMA_DEVICE", String.join(",", WiredDevices.DEVICE_A, WiredDevices.DEVICE_A, WiredDevices.DEVICE_B, WiredDevices.DEVICE_B),
-            "UNICOMM_RDMA_GID_INDEX", "1");
+            "UNICOMM_RDMA_GID_INDEX", "1",
+            // ~1.1 s per try instead of 134 ms (NCCL's default): with 4 emulated JVMs on a loaded host, rxe's
+            // responder across the wire fell more than 7 x 134 ms behind a 16 MiB put (IBV_WC_RETRY_EXC_ERR).
+            "UNICOMM_RDMA_ACK_TIMEOUT", "18");
 
     private static long txA, txB;
 
