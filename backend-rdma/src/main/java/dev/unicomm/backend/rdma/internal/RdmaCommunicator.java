@@ -104,7 +104,6 @@ public final class RdmaCommunicator implements BackendCommunicator {
      * each one value or one per local rank ({@link PerLocalRank}).
      */
     public static RdmaCommunicator open(BackendContext ctx, Endpoints endpoints) {
-        Verbs.require();
         CommConfig c = ctx.config();
         int localRank = c.localRank();
         String device = PerLocalRank.pick("rdma.device", c.property("rdma.device", null), localRank);
@@ -116,6 +115,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
         if (ackTimeout < 1 || ackTimeout > 31)
             throw new IllegalArgumentException("unicomm.rdma.ack_timeout is an exponent 1..31 (4.096 µs × 2^n per try; default "
                     + QueuePair.ACK_TIMEOUT + "), got " + ackTimeout);
+        Verbs.require(); // the settings are checked first: a typo needs no verbs library to be named
         if (device == null) device = firstActive(port);
         else if (!Devices.names().contains(device))
             throw new IllegalArgumentException("unicomm.rdma.device names '" + device + "' (local rank " + localRank

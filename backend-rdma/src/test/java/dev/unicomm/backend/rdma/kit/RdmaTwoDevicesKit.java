@@ -27,15 +27,19 @@ final class RdmaTwoDevicesKit {
             "UNICOMM_RDMA_ACK_TIMEOUT", "18");
 
     private static long txA, txB;
+    private static boolean counting;
 
     static void before() {
+        counting = false;
         WiredDevices.require();
+        counting = true;
         txA = WiredDevices.txBytes(WiredDevices.NETDEV_A);
         txB = WiredDevices.txBytes(WiredDevices.NETDEV_B);
     }
 
     /** The ranks on rxe0 and those on rxe1 really exchanged data over the veth pair (not each device's loopback). */
     static void afterCheckTheWireCarriedTraffic() {
+        if (!counting) return; // skipped: no wired devices here (JUnit runs @AfterAll after a failed assumption too)
         long a = WiredDevices.txBytes(WiredDevices.NETDEV_A) - txA, b = WiredDevices.txBytes(WiredDevices.NETDEV_B) - txB;
         assertTrue(a > 64 * 1024 && b > 64 * 1024, "the kit's cross-device traffic did not cross the veth pair: veth0 sent " + a + " bytes, veth1 " + b);
     }
