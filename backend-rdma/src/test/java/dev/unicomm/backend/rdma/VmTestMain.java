@@ -11,15 +11,20 @@ import org.junit.platform.launcher.core.LauncherFactory;
 import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
 
 /**
- * Runs test classes with the JUnit launcher and exits non-zero unless every test passed (a skip
+ * Runs test classes (or single methods, {@code Class#method}) with the JUnit launcher and exits non-zero unless every test passed (a skip
  * counts as a failure: inside the VM nothing may skip). Used by src/test/vm/run-vm-tests.sh.
  */
 public final class VmTestMain {
     private VmTestMain() {}
 
+    /** {@code a.b.SomeTest} selects the class, {@code a.b.SomeTest#rule} one of its test methods (inherited ones too). */
+    static org.junit.platform.engine.DiscoverySelector selector(String arg) {
+        return arg.contains("#") ? DiscoverySelectors.selectMethod(arg) : DiscoverySelectors.selectClass(arg);
+    }
+
     public static void main(String[] args) {
         var request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(Arrays.stream(args).map(DiscoverySelectors::selectClass).toList()).build();
+                .selectors(Arrays.stream(args).map(VmTestMain::selector).toList()).build();
         var summary = new SummaryGeneratingListener();
         TestExecutionListener progress = new TestExecutionListener() {
             private final java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();

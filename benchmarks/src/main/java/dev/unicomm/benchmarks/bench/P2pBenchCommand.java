@@ -36,6 +36,13 @@ public final class P2pBenchCommand implements Callable<Integer> {
     @Option(names = "--device", description = "RDMA device (default: the first with an ACTIVE port).")
     String device;
 
+    @Option(names = "--target-device", description = "RDMA device of the target endpoint (default: --device): initiator and target on two devices"
+            + " that talk over a network, like DLSlime's transfer_bench between two hosts.")
+    String targetDevice;
+
+    @Option(names = "--target-gid-index", description = "GID index of the target endpoint (default: --gid-index).")
+    Integer targetGidIndex;
+
     @Option(names = "--port", defaultValue = "1", description = "Port (default: ${DEFAULT-VALUE}).")
     int port;
 
@@ -118,11 +125,13 @@ public final class P2pBenchCommand implements Callable<Integer> {
         EndpointOptions o = EndpointOptions.defaults().withPort(port).withGidIndex(gidIndex).withQueuePairs(qps)
                 .withBusyPoll(!event).withTimeout(Duration.ofSeconds(120));
         if (device != null) o = o.withDevice(device);
+        EndpointOptions targetOptions = o.withGidIndex(targetGidIndex != null ? targetGidIndex : gidIndex);
+        if (targetDevice != null) targetOptions = targetOptions.withDevice(targetDevice);
         if (role != null) return pair(endpoints, o, bufBytes, blocks);
         List<Row> rows = new ArrayList<>();
         String deviceName;
         try (BenchRecording recording = jfr.recordHere("p2p");
-             Arena arena = Arena.ofShared(); Endpoint initiator = endpoints.open(o); Endpoint target = endpoints.open(o);
+             Arena arena = Arena.ofShared(); Endpoint initiator = endpoints.open(o); Endpoint target = endpoints.open(targetOptions);
              Progress progress = Progress.start("bench p2p", ops.size() * blocks.size())) {
             MemorySegment local = arena.allocate(bufBytes, 4096);
             MemorySegment remote = arena.allocate(bufBytes, 4096);
@@ -131,7 +140,7 @@ public final class P2pBenchCommand implements Callable<Integer> {
             target.registerRegion("buffer", Memory.of(remote));
             target.connect(initiator.localInfo());   // out of band in real life: here both live in one process
             initiator.connect(target.localInfo());
-            deviceName = device != null ? device : initiator.toString();
+            deviceName = (device != null ? device : initiator.toString()) + (targetDevice != null ? " -> " + targetDevice : "");
             rows(initiator, bufBytes, blocks, progress, rows);
         }
         jfr.reportHere();
@@ -270,16 +279,23 @@ public final class P2pBenchCommand implements Callable<Integer> {
     private double perftest(String op, long block) throws IOException, InterruptedException {
         String tool = op.equals("read") ? "ib_read_bw" : "ib_write_bw";
         int secs = (int) Math.max(1, Math.round(seconds));
-        // A fixed byte volume (iteration mode): perftest's duration mode reports 0 on soft-RoCE.
-        long iters = Math.max(16, Math.min(5000, (48L << 20) / block));
+        // A fixed byte volume (iteration mode): perftest's duration mode reports 0 on soft-RoCE. At least 5
+        // iterations (perftest's minimum): 48 MiB, or 5 blocks where a block is larger than 9.6 MiB.
+        long iters = Math.max(5, Math.min(5000, (48L << 20) / block));
         List<String> common = new ArrayList<>(List.of(tool, "-i", Integer.toString(port), "-s", Long.toString(block),
                 "-n", Long.toString(iters), "-F", "-q", Integer.toString(qps)));
-        if (device != null) common.addAll(List.of("-d", device));
-        if (gidIndex >= 0) common.addAll(List.of("-x", Integer.toString(gidIndex)));
-        Process server = new ProcessBuilder(common).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        // The server plays the target (its device and GID), the client the initiator: ib_read_bw's client reads the server's memory.
+        List<String> serverCmd = new ArrayList<>(common);
+        String serverDevice = targetDevice != null ? targetDevice : device;
+        int serverGid = targetGidIndex != null ? targetGidIndex : gidIndex;
+        if (serverDevice != null) serverCmd.addAll(List.of("-d", serverDevice));
+        if (serverGid >= 0) serverCmd.addAll(List.of("-x", Integer.toString(serverGid)));
+        Process server = new ProcessBuilder(serverCmd).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
         try {
             Thread.sleep(1500); // the server must listen before the client connects
             List<String> client = new ArrayList<>(common);
+            if (device != null) client.addAll(List.of("-d", device));
+            if (gidIndex >= 0) client.addAll(List.of("-x", Integer.toString(gidIndex)));
             client.add(perftestHost);
             Process c = new ProcessBuilder(client).redirectErrorStream(true).start();
             String out = new String(c.getInputStream().readAllBytes());
@@ -306,7 +322,8 @@ public final class P2pBenchCommand implements Callable<Integer> {
                     r.mib(), r.seconds(), r.latencyMs(), r.mibPerS(),
                     perftest ? String.format(Locale.ROOT, " %,18.1f %5.2fx", r.perftestMiBs(), r.ratio()) : "");
         }
-        if (perftest) System.out.println("perftest = ib_read_bw / ib_write_bw (BW average), same device, block size and QPs, 48 MiB per size (16..5000 iterations),"
+        if (perftest) System.out.println("perftest = ib_read_bw / ib_write_bw (BW average), same devices (server = target), block size and QPs,"
+                + " 48 MiB per size (5..5000 iterations),"
                 + " run right after each row; ratio = ours / perftest");
     }
 }

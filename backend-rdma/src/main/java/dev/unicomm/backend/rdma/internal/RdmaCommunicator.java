@@ -44,7 +44,8 @@ public final class RdmaCommunicator implements BackendCommunicator {
     private long barriers;
     private boolean closed;
 
-    private RdmaCommunicator(BackendContext ctx, DeviceContext dev, LocalAddress local, Endpoints endpoints, List<AutoCloseable> undo) {
+    private RdmaCommunicator(BackendContext ctx, DeviceContext dev, LocalAddress local, int ackTimeout, Endpoints endpoints,
+                             List<AutoCloseable> undo) {
         CommConfig config = ctx.config();
         this.rank = ctx.rank();
         this.size = ctx.size();
@@ -88,7 +89,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
                         + " of " + heapMr.length() + ": every PE must use the same unicomm.heap_size");
             remoteHeap[pe] = h.address();
             remoteRkey[pe] = h.rkey();
-            qps[pe].connect(local, Math.min(local.mtu(), peer.mtu()), peer.qps().get(rank), peer, rd);
+            qps[pe].connect(local, Math.min(local.mtu(), peer.mtu()), peer.qps().get(rank), peer, rd, ackTimeout);
         }
         store.barrier(prefix + "connected");
         this.heap = new RdmaHeap(heapSeg, store, rank, size, prefix);
@@ -98,20 +99,33 @@ public final class RdmaCommunicator implements BackendCommunicator {
         this.world = new RdmaTeam(this, "world", all);
     }
 
-    /** Opens this PE's side (collective). Settings: {@code rdma.device}, {@code rdma.port}, {@code rdma.gid_index}. */
+    /**
+     * Opens this PE's side (collective). Settings: {@code rdma.device}, {@code rdma.port}, {@code rdma.gid_index},
+     * each one value or one per local rank ({@link PerLocalRank}).
+     */
     public static RdmaCommunicator open(BackendContext ctx, Endpoints endpoints) {
-        Verbs.require();
         CommConfig c = ctx.config();
-        String device = c.property("rdma.device", null);
-        int port = Integer.parseInt(c.property("rdma.port", "1"));
-        int gidIndex = Integer.parseInt(c.property("rdma.gid_index", "-1"));
+        int localRank = c.localRank();
+        String device = PerLocalRank.pick("rdma.device", c.property("rdma.device", null), localRank);
+        int port = PerLocalRank.pickInt("rdma.port", c.property("rdma.port", null), localRank, 1);
+        int gidIndex = PerLocalRank.pickInt("rdma.gid_index", c.property("rdma.gid_index", null), localRank, -1);
+        if (gidIndex < -1) throw new IllegalArgumentException("unicomm.rdma.gid_index must be >= 0, or -1 for a RoCE v2 GID; got " + gidIndex);
+        // Like NCCL_IB_TIMEOUT: 4.096 µs × 2^n per try before a retransmit; 7 tries in all before IBV_WC_RETRY_EXC_ERR.
+        int ackTimeout = PerLocalRank.pickInt("rdma.ack_timeout", c.property("rdma.ack_timeout", null), localRank, QueuePair.ACK_TIMEOUT);
+        if (ackTimeout < 1 || ackTimeout > 31)
+            throw new IllegalArgumentException("unicomm.rdma.ack_timeout is an exponent 1..31 (4.096 µs × 2^n per try; default "
+                    + QueuePair.ACK_TIMEOUT + "), got " + ackTimeout);
+        Verbs.require(); // the settings are checked first: a typo needs no verbs library to be named
         if (device == null) device = firstActive(port);
+        else if (!Devices.names().contains(device))
+            throw new IllegalArgumentException("unicomm.rdma.device names '" + device + "' (local rank " + localRank
+                    + "), but this host's RDMA devices are " + Devices.names());
         DeviceContext dev = DeviceContext.open(device);
         List<AutoCloseable> undo = new ArrayList<>();
         try {
             boolean ethernet = dev.port(port).ethernet();
             LocalAddress local = LocalAddress.resolve(dev, port, gidIndex, ethernet ? LinkType.ROCE : LinkType.INFINIBAND);
-            return new RdmaCommunicator(ctx, dev, local, endpoints, undo);
+            return new RdmaCommunicator(ctx, dev, local, ackTimeout, endpoints, undo);
         } catch (RuntimeException e) {
             for (int i = undo.size() - 1; i >= 0; i--) {
                 try {
