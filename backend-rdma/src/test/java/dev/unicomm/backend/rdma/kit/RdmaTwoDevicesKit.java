@@ -17,7 +17,7 @@ final class RdmaTwoDevicesKit {
 
     static final String BACKEND = "rdma";
     static final int RANKS = 4;
-    static final Duration TIMEOUT = RdmaKitTwoRanksTest.TIMEOUT;
+    static final Duration TIMEOUT = RdmaKit.PLUG.timeout().orElseThrow();
     static final long HEAP = 16L << 20;
     static final Map<String, String> ENV = Map.of(
             "UNICOMM_RDMA_DEVICE", String.join(",", WiredDevices.DEVICE_A, WiredDevices.DEVICE_A, WiredDevices.DEVICE_B, WiredDevices.DEVICE_B),
