@@ -72,6 +72,8 @@ final class SnippetCompiler {
     }
 
     /** One snippet as a compilation unit, remembering how its lines map back to the Markdown file. */
+    private static final Pattern OWN_PACKAGE = Pattern.compile("^package\\s+([\\w.]+)\\s*;");
+
     private static final class Source extends SimpleJavaFileObject {
         private final Snippet snippet;
         private final String code;
@@ -85,6 +87,9 @@ final class SnippetCompiler {
         }
 
         static Source of(Snippet s, String packageName) {
+            // A whole source file with its own package (a class a reader copies into a project) compiles as it is.
+            java.util.regex.Matcher own = OWN_PACKAGE.matcher(s.code());
+            if (own.find() && TOP_LEVEL_TYPE.matcher(s.code()).find()) return new Source(s, s.code(), 0, own.group(1));
             String header = "package " + packageName + ";\n";
             if (TOP_LEVEL_TYPE.matcher(s.code()).find()) return new Source(s, header + s.code(), 1, packageName);
             StringBuilder imports = new StringBuilder();
