@@ -31,11 +31,10 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
             }
     }
     moe_signal_all<NV>(a, a.off_ready, (long long) p * R + me);
-    if (threadIdx.x < R) {
-        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
-                    q.expected, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 4);
-    }
+    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    for (int d = threadIdx.x; d < R; d += blockDim.x)
+        moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + d,
+                    q.expected, deadline, moe_abort_word(a), (long long *) a.err, d, 4);
     __syncthreads();
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
     bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
@@ -195,7 +194,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
     __syncthreads();
     MOE_PHASE; // 4: every PE's sums arrived
     ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
@@ -213,11 +212,20 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
                 wk = w[(long long) t * K + lane];
             }
         }
-        unsigned int pes = __reduce_or_sync(MOE_FULL, pe >= 0 ? 1u << pe : 0u);
+        // The token's PEs in ascending order: bits of a mask up to 32 ranks, else the smallest left each time.
+        unsigned int pes = R <= 32 ? __reduce_or_sync(MOE_FULL, pe >= 0 ? 1u << pe : 0u) : 0u;
+        unsigned int left = R <= 32 ? 0u : __ballot_sync(MOE_FULL, pe >= 0); // warp-uniform
         float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (unsigned int dm = pes; dm; dm &= dm - 1) {
-            int d = __ffs(dm) - 1;
+        while (pes != 0 || left != 0) {
+            int d;
+            if (pes != 0) {
+                d = __ffs(pes) - 1;
+                pes &= pes - 1;
+            } else {
+                d = (int) __reduce_min_sync(MOE_FULL, (left >> lane) & 1 ? (unsigned int) pe : 0xffffffffu);
+            }
             unsigned int ks = __ballot_sync(MOE_FULL, pe == d);
+            left &= ~ks;
             float wd = __shfl_sync(MOE_FULL, wk, __ffs(ks) - 1); // used when PE d holds one of the token's experts
             const char *from = comb + ((long long) d * maxT + t) * slot_bytes;
             if (c >= H / 8) continue;

@@ -67,11 +67,9 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     if (blockIdx.x != 0) moe_trace_end(tr, 1);
     // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
     if (blockIdx.x != 0) return;
-    if (threadIdx.x < R) {
-        const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
-        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
-    }
+    const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
+    unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+    for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(done + (long long) p * R + d, q.expected, until, moe_abort_word(a), err, d, 3);
     __syncthreads();
     MOE_PHASE; // 5: every PE's rows arrived
     moe_trace_end(tr, 1);

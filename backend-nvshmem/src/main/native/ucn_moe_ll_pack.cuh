@@ -130,7 +130,7 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
             for (int k = 0; k < K; k++) {
                 int dk = __shfl_sync(MOE_FULL, d, k);
                 long long rk = __shfl_sync(MOE_FULL, row, k);
-                if (lane < R) moe_map_put(a, lane, p, t, k, tag | (rk >= 0 && lane == dk ? (unsigned long long) rk + 1 : 0ULL));
+                for (int d = lane; d < R; d += 32) moe_map_put(a, d, p, t, k, tag | (rk >= 0 && d == dk ? (unsigned long long) rk + 1 : 0ULL));
             }
         }
         long long ch = g * 512 + lane * 16;
@@ -170,13 +170,15 @@ __device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *
         int e = moe_expert(idx, t, k, K, E, err, false);
         if (e < 0) {
             if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
-            if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
+            if (!NV && part == 0)
+                for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag);
             continue;
         }
         int d = e / L, slot = moe_ll_slot(bits, m, W, E, me, e, t);
         if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
         long long row = (long long) (e % L) * slots + slot;
-        if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
+        if (!NV && part == 0)
+            for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag | (pe == d ? (unsigned long long) row + 1 : 0ULL));
         const char *src = (const char *) a.x + (long long) t * 2 * H;
         long long data_off = region + row * stride;
         if (!a.fp8) {
