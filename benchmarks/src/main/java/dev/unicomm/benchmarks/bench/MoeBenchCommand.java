@@ -160,13 +160,19 @@ public final class MoeBenchCommand implements Callable<Integer> {
         if (shape == null) return call(budgets);
         List<MoeShape> shapes = MoeShape.parse(shape);
         for (MoeShape s : shapes) if (s.unfitFor(options.ranks) != null) throw new IllegalArgumentException(s.unfitFor(options.ranks));
-        for (MoeShape s : shapes) {
-            hidden = s.hidden();
-            topk = s.topk();
-            experts = s.experts();
-            System.out.println("\nshape " + s.name() + ": " + s.what());
-            int rc = call(budgets);
-            if (rc != 0) return rc;
+        Path csvFile = csv.file;
+        try {
+            for (MoeShape s : shapes) {
+                hidden = s.hidden();
+                topk = s.topk();
+                experts = s.experts();
+                if (csvFile != null && shapes.size() > 1) csv.file = s.fileFor(csvFile); // one CSV per shape
+                System.out.println("\nshape " + s.name() + ": " + s.what());
+                int rc = call(budgets);
+                if (rc != 0) return rc;
+            }
+        } finally {
+            csv.file = csvFile;
         }
         return 0;
     }

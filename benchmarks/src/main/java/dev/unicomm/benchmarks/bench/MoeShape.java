@@ -32,6 +32,13 @@ record MoeShape(String name, int hidden, int topk, int experts, String what) {
         return out;
     }
 
+    /** {@code file} with this shape's name before its extension (moe.csv: moe-kimi-k2.csv). */
+    java.nio.file.Path fileFor(java.nio.file.Path file) {
+        String n = file.getFileName().toString();
+        int dot = n.lastIndexOf('.');
+        return file.resolveSibling(dot > 0 ? n.substring(0, dot) + "-" + name + n.substring(dot) : n + "-" + name);
+    }
+
     /** Where {@code ranks} cannot host this shape: experts must be divisible by the ranks. */
     String unfitFor(int ranks) {
         return experts % ranks == 0 ? null : "--shape " + name + " has " + experts + " experts, not divisible by -n " + ranks;

@@ -28,6 +28,7 @@ class MoeShapeTest {
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> MoeShape.parse("gpt-9"));
         assertTrue(bad.getMessage().contains("'gpt-9' is not a preset") && bad.getMessage().contains("kimi-k2"), bad.getMessage());
         assertTrue(MoeShape.parse("kimi-k2").getFirst().unfitFor(40).contains("not divisible by -n 40"));
+        assertEquals(java.nio.file.Path.of("out/moe-top22.csv"), MoeShape.parse("top22").getFirst().fileFor(java.nio.file.Path.of("out/moe.csv")));
     }
 
     @Test void smsBudgetsPairUpAndLabelTheirModesRows() {
