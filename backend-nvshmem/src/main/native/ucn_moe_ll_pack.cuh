@@ -130,7 +130,7 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
             for (int k = 0; k < K; k++) {
                 int dk = __shfl_sync(MOE_FULL, d, k);
                 long long rk = __shfl_sync(MOE_FULL, row, k);
-                for (int d = lane; d < R; d += 32) moe_map_put(a, d, p, t, k, tag | (rk >= 0 && d == dk ? (unsigned long long) rk + 1 : 0ULL));
+                for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag | (rk >= 0 && pe == dk ? (unsigned long long) rk + 1 : 0ULL));
             }
         }
         long long ch = g * 512 + lane * 16;
