@@ -56,6 +56,9 @@ static int moe_smem(const void *kernel, long long bytes, const char *op) {
     return cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), op);
 }
 
+/* Up to this many ranks the kernels keep one 32-bit rank mask per token (MoeKernelLimits.MASK_RANKS); past it, their WIDE variants. */
+#define MOE_MASK_RANKS 32
+
 typedef void (*moe_kernel)(ucn_moe_args);
 
 /* Launches one kernel on the operation's stream (opting in to its shared memory first). */
@@ -168,11 +171,10 @@ int ucn_ops_moe_device_info(int *sms, long long *smem) {
 
 int ucn_ops_moe_layout(const long long *raw, int n) {
     MOE_PARSE("moe_layout_kernel");
-    return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
+    return moe_timed(a.nranks > MOE_MASK_RANKS ? moe_layout_kernel<true> : moe_layout_kernel<false>, "moe_layout_kernel", 1, 1024,
+                     (a.experts + a.nranks) * 4, a);
 }
 
-/* Up to this many ranks the normal-mode kernels keep one 32-bit rank mask per token (MoeKernelLimits.MASK_RANKS). */
-#define MOE_MASK_RANKS 32
 
 /* Shared memory of the normal routing kernel (MoeKernelLimits.normalSharedBytes): up to 32 ranks a
    mask per token and a [32][R] scan, past 32 a [32][32] scan per group of 32 ranks and no masks. */
@@ -222,14 +224,20 @@ int ucn_ops_moe_normal_combine(const long long *raw, int n) {
 
 int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
     MOE_PARSE("moe_ll_dispatch_kernel");
-    return moe_timed(a.transport ? moe_ll_dispatch_kernel<true> : moe_ll_dispatch_kernel<false>, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    moe_kernel k = a.transport ? (wide ? moe_ll_dispatch_kernel<true, true> : moe_ll_dispatch_kernel<true, false>)
+                               : (wide ? moe_ll_dispatch_kernel<false, true> : moe_ll_dispatch_kernel<false, false>);
+    return moe_timed(k, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
                      a.experts * ((a.max_tokens + 31) / 32) * 4, a);
 }
 
 int ucn_ops_moe_ll_combine(const long long *raw, int n) {
     MOE_PARSE("moe_ll_combine_kernel");
     // Loads/stores: the experts' PEs push summed rows; NVSHMEM transport: the owners pull every row.
-    return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_push_kernel, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    moe_kernel k = a.transport ? (wide ? moe_ll_combine_kernel<true, true> : moe_ll_combine_kernel<true, false>)
+                               : (wide ? moe_ll_combine_push_kernel<true> : moe_ll_combine_push_kernel<false>);
+    return moe_timed(k, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 }

@@ -103,7 +103,10 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     int *cnt_e = sh, *base = sh + E, *tot = base + R, *wsum = tot + R; // wsum: [32 warps][G]
     unsigned int *mask_of = (unsigned int *) (wsum + 32 * G); // narrow: [t1 - t0], bit d = token goes to rank d
     for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
-    for (int d = threadIdx.x; d < R; d += blockDim.x) base[d] = tot[d] = 0;
+    if (WIDE)
+        for (int d = threadIdx.x; d < R; d += blockDim.x) base[d] = tot[d] = 0;
+    else if (threadIdx.x < R)
+        base[threadIdx.x] = tot[threadIdx.x] = 0;
     __syncthreads();
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
@@ -163,10 +166,16 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     moe_grid_sync(a, deadline);
     MOE_PHASE; // 2: grid barrier
     // This block's first position per destination: the earlier blocks' tokens come first.
-    for (int d = threadIdx.x; d < R; d += blockDim.x) {
+    if (WIDE) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x) {
+            int b = 0;
+            for (int j = 0; j < (int) blockIdx.x; j++) b += ((volatile int *) part)[(long long) j * (E + R) + E + d];
+            base[d] = b;
+        }
+    } else if (threadIdx.x < R) {
         int b = 0;
-        for (int j = 0; j < (int) blockIdx.x; j++) b += ((volatile int *) part)[(long long) j * (E + R) + E + d];
-        base[d] = b;
+        for (int j = 0; j < (int) blockIdx.x; j++) b += ((volatile int *) part)[(long long) j * (E + R) + E + threadIdx.x];
+        base[threadIdx.x] = b;
     }
     __syncthreads();
     if (WIDE) moe_wide_positions(a, t0, t1, base, tot, wsum);
@@ -230,19 +239,25 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     MOE_PHASE; // 5: count matrix complete
     moe_trace_end(tr, 3);
     int *info = (int *) a.info;
-    for (int d = threadIdx.x; d < R; d += blockDim.x) {
+    if (WIDE) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x) {
+            int s_off = 0;
+            for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[(long long) s * row + d];
+            ((int *) a.send_off)[d] = s_off;
+        }
+    } else if (threadIdx.x < R) {
         int s_off = 0;
-        for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[(long long) s * row + d];
-        ((int *) a.send_off)[d] = s_off;
+        for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
+        ((int *) a.send_off)[threadIdx.x] = s_off;
     }
     if (threadIdx.x == 0) {
         int n = 0;
-        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[(long long) s * row + me];
+        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + me];
         info[0] = n;
     }
     for (int le = threadIdx.x; le < L; le += blockDim.x) {
         int n = 0;
-        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[(long long) s * row + R + le];
+        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + R + le];
         info[1 + le] = n;
     }
 }
@@ -266,20 +281,24 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (CACHED) {
         long long row = R + L, p = a.gen & 1;
         unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
-        if (blockIdx.x == 0)
+        if (WIDE && blockIdx.x == 0)
             for (int d = threadIdx.x; d < R; d += blockDim.x) moe_put_word<NV>(a, d, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        else if (blockIdx.x == 0 && threadIdx.x < R) moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
         const unsigned long long *m = (const unsigned long long *) (peers[a.rank] + a.off_cnt) + p * R * row;
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
+        if (WIDE)
+            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
+        else if (threadIdx.x < R) moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
         __syncthreads();
         MOE_PHASE; // 1: every PE entered
     }
+    const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
     const long long *idx = (const long long *) a.topk_idx;
     const float *w = (const float *) a.topk_w;
     int warps = gridDim.x * (blockDim.x >> 5);
     for (int t = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); t < T; t += warps) {
         int my_pe; // lane l's rank: l itself up to 32 ranks (moe_token_dests)
-        int my_slot = moe_token_dests<WIDE>(a, t, lane, &my_pe);
+        int my_slot = moe_token_dests<WIDE>(pos, send_off, R, t, lane, &my_pe);
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         const char *src = (const char *) a.x + t * row_bytes;
         // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
@@ -329,10 +348,16 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
         moe_trace_end(tr, 4);
         return;
     }
-    unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-    for (int d = threadIdx.x; d < R; d += blockDim.x)
-        moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
-                    deadline, moe_abort_word(a), (long long *) a.err, d, 1);
+    if (WIDE) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
+                        deadline, moe_abort_word(a), (long long *) a.err, d, 1);
+    } else if (threadIdx.x < R) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
+                    deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);
+    }
     __syncthreads();
     MOE_PHASE; // 3: every PE's rows arrived
     moe_trace_end(tr, 4);

@@ -87,9 +87,7 @@ __device__ __forceinline__ int moe_rank_first(const long long *idx, int t, int k
  * on its rank (send offset + position), -1 for none.
  */
 template <bool WIDE>
-__device__ __forceinline__ int moe_token_dests(const ucn_moe_args &a, int t, int lane, int *pe) {
-    int R = (int) a.nranks;
-    const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
+__device__ __forceinline__ int moe_token_dests(const int *pos, const int *send_off, int R, int t, int lane, int *pe) {
     int my_slot = -1;
     *pe = lane;
     if (!WIDE) {
