@@ -17,8 +17,7 @@
 #              shape (WIDE_ARGS) verified against the reference: the kernels' path past one 32-bit rank mask
 #   shapes   - `bench moe --shape` for every preset (SHAPES) with SHAPES_RANKS PEs (default 2 8): normal BF16, FP8 and
 #              cached dispatch, combine, low-latency dispatch (BF16, FP8) and combine, each verified against the
-#              kit's reference (small token counts: SHAPES_ARGS); memory per PE beside DeepEP's size hints; the PE
-#              counts run at the same time
+#              kit's reference (small token counts: SHAPES_ARGS); memory per PE beside DeepEP's size hints
 #   graph    - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck)
 #   elastic  - what survives a killed PE (ElasticGpuCheck under `unicomm run`, ELASTIC_RANKS): the last rank SIGKILLs
 #              itself inside a low-latency MoE loop; the survivors report how their call ended and what still works;
@@ -212,23 +211,17 @@ if named wide; then
 fi
 
 # Every model-shape preset (issue 51), every operation verified against the reference (verified column: yes).
-# The PE counts run at the same time (their jobs share the GPU under MPS): this step checks results, not speed.
+# One PE count after the other: two jobs' kernels at once could keep each other's blocks from being resident
+# (the kernels wait for their peers' blocks), so the counts never share the GPU.
 if named shapes; then
-  spids=()
   for n in $SHAPES_RANKS; do
     timeout ${SHAPES_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n $n \
       --shape ${SHAPES:-deepseek-v3,kimi-k2,qwen3-moe,top16,top22,h2048-e1024,top1,top32} \
       ${SHAPES_ARGS:---tokens 256 --ll-tokens 32 --iters 1 --ll-iters 1} --csv "$out/bench-moe-shapes-${n}pe.csv" \
-      > "$out/bench-moe-shapes-${n}pe.txt" 2> "$out/bench-moe-shapes-${n}pe.log" &
-    spids+=($!)
-  done
-  i=0
-  for n in $SHAPES_RANKS; do   # not in a pipeline: wait needs this shell's children
-    wait "${spids[$i]}"; rc=$?; i=$((i + 1))
-    echo "bench moe --shape, $n PEs: exit $rc"; grep -E '^shape |verified|^normal|^ll |^memory' "$out/bench-moe-shapes-${n}pe.txt"
+      > "$out/bench-moe-shapes-${n}pe.txt" 2> "$out/bench-moe-shapes-${n}pe.log"
+    echo "bench moe --shape, $n PEs: exit $?"; grep -E '^shape |verified|^normal|^ll |^memory' "$out/bench-moe-shapes-${n}pe.txt"
     grep -v '^\[' "$out/bench-moe-shapes-${n}pe.log" | grep -iE 'error|exception|failed|refuse' | head -5
-  done > "$out/shapes.txt" 2>&1
-  cat "$out/shapes.txt"
+  done 2>&1 | tee "$out/shapes.txt"
 fi
 
 # Few files come back from a lent machine: one archive with everything.
