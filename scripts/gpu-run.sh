@@ -13,11 +13,17 @@
 #              MOE_ARGS adds options (e.g. "--mode ll"; "--gpu-start launch" for events as launched instead of each
 #              operation queued behind a device barrier of all PEs, the default; "--ll-stream" for the low-latency FP8
 #              pair timed as one, host-sequenced against stream-ordered)
+#   wide     - more than 32 PEs (WIDE_RANKS, default 40) on the GPUs: the kit's MoE rules (WIDE_RULES picks), then `bench moe` on a small
+#              shape (WIDE_ARGS) verified against the reference: the kernels' path past one 32-bit rank mask
+#   shapes   - `bench moe --shape` for every preset (SHAPES) with SHAPES_RANKS PEs (default 2 8): normal BF16, FP8 and
+#              cached dispatch, combine, low-latency dispatch (BF16, FP8) and combine, each verified against the
+#              kit's reference (small token counts: SHAPES_ARGS); memory per PE beside DeepEP's size hints
 #   graph    - the stream-ordered low-latency MoE captured in a CUDA graph and replayed (MoeGraphCheck)
 #   elastic  - what survives a killed PE (ElasticGpuCheck under `unicomm run`, ELASTIC_RANKS): the last rank SIGKILLs
 #              itself inside a low-latency MoE loop; the survivors report how their call ended and what still works;
 #              then a fresh job of the survivors' count (the restart) reports its time to the first MoE iteration
-#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph]...
+#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|wide|shapes]...
+# (wide and shapes are not part of all: name them.)
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
 # on one GPU 2 and 4 PEs (a development setting). PE r uses GPU r % GPUs. MPS is started (and stopped at the
 # end) only when PEs share a GPU (more PEs than GPUs), unless NO_MPS=1 (PEs then time-slice the GPU: slow, but each
@@ -35,9 +41,13 @@ if [ -n "${PES:-}" ]; then counts="$PES"; elif ((gpus > 1)); then counts="$gpus"
 # Each list may be set empty to skip that part (e.g. MOE_KIT_RANKS= when the whole kit runs anyway).
 KIT_RANKS="${KIT_RANKS-$counts}" MOE_KIT_RANKS="${MOE_KIT_RANKS-$counts}" GRAPH_RANKS="${GRAPH_RANKS-$counts}" CHECK_RANKS="${CHECK_RANKS-$counts}"
 MOE_RANKS="${MOE_RANKS:-${counts%% *}}" ROOF_RANKS="${ROOF_RANKS:-${MOE_RANKS}}" ELASTIC_RANKS="${ELASTIC_RANKS-$counts}"
+WIDE_RANKS="${WIDE_RANKS:-40}" SHAPES_RANKS="${SHAPES_RANKS:-2 8}"
+want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+named() { [[ " $steps " == *" $1 "* ]]; }   # steps that `all` leaves out
 most=0
 for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS $ELASTIC_RANKS 2; do ((n > most)) && most=$n; done
-want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
+if named wide; then for n in $WIDE_RANKS; do ((n > most)) && most=$n; done; fi
+if named shapes; then for n in $SHAPES_RANKS; do ((n > most)) && most=$n; done; fi
 
 nv="${NVSHMEM_LIB:-$(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/nvshmem/lib 2>/dev/null | head -1)}"
 export LD_LIBRARY_PATH="$nv:${LD_LIBRARY_PATH:-}" NVSHMEM_DISABLE_NVLS=1
@@ -185,6 +195,33 @@ if want moe; then
     echo "bench moe, $MOE_RANKS PEs, $sms SMs per PE: exit $?"; cat "$out/bench-moe-nvshmem-${sms}sms.txt"; grep -v '^\[\|^roof\|MOEPROF' "$out/bench-moe-${sms}sms.log" | tail -8
     grep -h 'MOEPROF' "$out/bench-moe-${sms}sms.log" | sed 's/^\[[0-9]*\] //' | sort -t, -k2,2n -k3 > "$out/moe-kernel-times-${sms}sms.csv"
   done
+fi
+
+# Past 32 PEs (issue 51): the kit's MoE rules and a verified bench moe run on a small shape, every PE sharing the GPUs.
+if named wide; then
+  for n in $WIDE_RANKS; do
+    timeout ${WIDE_KIT_LIMIT_S:-240} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n $n --suite Moe --timeout ${KIT_TIMEOUT:-90s} \
+      ${WIDE_RULES:+--rule=$WIDE_RULES} --json "$out/kit-moe-nvshmem-${n}pe.json" > "$out/kit-moe-nvshmem-${n}pe.txt" 2>&1
+    echo "kit Moe, $n PEs: exit $?"; tail -1 "$out/kit-moe-nvshmem-${n}pe.txt"; grep -E ' FAILED ' "$out/kit-moe-nvshmem-${n}pe.txt" | cut -c1-400
+    timeout ${WIDE_BENCH_LIMIT_S:-180} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n $n \
+      ${WIDE_ARGS:---experts $((2 * n)) --hidden 1024 --topk 8 --tokens 128 --ll-tokens 16 --iters 1 --ll-iters 1} \
+      > "$out/bench-moe-wide-${n}pe.txt" 2> "$out/bench-moe-wide-${n}pe.log"
+    echo "bench moe, $n PEs: exit $?"; cat "$out/bench-moe-wide-${n}pe.txt"; grep -v '^\[' "$out/bench-moe-wide-${n}pe.log" | tail -5
+  done 2>&1 | tee "$out/wide.txt"
+fi
+
+# Every model-shape preset (issue 51), every operation verified against the reference (verified column: yes).
+# One PE count after the other: two jobs' kernels at once could keep each other's blocks from being resident
+# (the kernels wait for their peers' blocks), so the counts never share the GPU.
+if named shapes; then
+  for n in $SHAPES_RANKS; do
+    timeout ${SHAPES_LIMIT_S:-300} "$java" "${jopts[@]}" dev.unicomm.cli.Main bench moe --backend nvshmem -n $n \
+      --shape ${SHAPES:-deepseek-v3,kimi-k2,qwen3-moe,top16,top22,h2048-e1024,top1,top32} \
+      ${SHAPES_ARGS:---tokens 256 --ll-tokens 32 --iters 1 --ll-iters 1} --csv "$out/bench-moe-shapes-${n}pe.csv" \
+      > "$out/bench-moe-shapes-${n}pe.txt" 2> "$out/bench-moe-shapes-${n}pe.log"
+    echo "bench moe --shape, $n PEs: exit $?"; grep -E '^shape |verified|^normal|^ll |^memory' "$out/bench-moe-shapes-${n}pe.txt"
+    grep -v '^\[' "$out/bench-moe-shapes-${n}pe.log" | grep -iE 'error|exception|failed|refuse' | head -5
+  done 2>&1 | tee "$out/shapes.txt"
 fi
 
 # Few files come back from a lent machine: one archive with everything.

@@ -56,6 +56,9 @@ static int moe_smem(const void *kernel, long long bytes, const char *op) {
     return cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int) bytes), op);
 }
 
+/* Up to this many ranks the kernels keep one 32-bit rank mask per token (MoeKernelLimits.MASK_RANKS); past it, their WIDE variants. */
+#define MOE_MASK_RANKS 32
+
 typedef void (*moe_kernel)(ucn_moe_args);
 
 /* Launches one kernel on the operation's stream (opting in to its shared memory first). */
@@ -168,24 +171,43 @@ int ucn_ops_moe_device_info(int *sms, long long *smem) {
 
 int ucn_ops_moe_layout(const long long *raw, int n) {
     MOE_PARSE("moe_layout_kernel");
-    return moe_timed(moe_layout_kernel, "moe_layout_kernel", 1, 1024, (a.experts + a.nranks) * 4, a);
+    return moe_timed(a.nranks > MOE_MASK_RANKS ? moe_layout_kernel<true> : moe_layout_kernel<false>, "moe_layout_kernel", 1, 1024,
+                     (a.experts + a.nranks) * 4, a);
+}
+
+
+/* Shared memory of the normal routing kernel (MoeKernelLimits.normalSharedBytes): up to 32 ranks a
+   mask per token and a [32][R] scan, past 32 a [32][32] scan per group of 32 ranks and no masks. */
+static long long moe_prep_smem(const ucn_moe_args &a) {
+    return a.nranks <= MOE_MASK_RANKS ? (a.experts + 34 * a.nranks + a.tokens) * 4 : (a.experts + 2 * a.nranks + 32 * 32) * 4;
+}
+
+/* The data kernel of a normal dispatch, by transport, cached routing and rank count. */
+static moe_kernel moe_normal_data(const ucn_moe_args &a, bool cached) {
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    if (cached)
+        return a.transport ? (wide ? moe_normal_dispatch_kernel<true, true, true> : moe_normal_dispatch_kernel<true, true, false>)
+                           : (wide ? moe_normal_dispatch_kernel<false, true, true> : moe_normal_dispatch_kernel<false, true, false>);
+    return a.transport ? (wide ? moe_normal_dispatch_kernel<true, false, true> : moe_normal_dispatch_kernel<true, false, false>)
+                       : (wide ? moe_normal_dispatch_kernel<false, false, true> : moe_normal_dispatch_kernel<false, false, false>);
 }
 
 /* Normal dispatch: the count exchange (with cached routing: a barrier instead) and the data kernel. */
 int ucn_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
     MOE_PARSE("moe_normal_dispatch_kernel");
     if (cached) /* no count exchange; the kernel itself waits until every PE has entered the operation */
-        return moe_timed(a.transport ? moe_normal_dispatch_kernel<true, true> : moe_normal_dispatch_kernel<false, true>,
-                         "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
-    moe_kernel prep = a.transport ? moe_normal_prep_kernel<true> : moe_normal_prep_kernel<false>;
-    moe_kernel data = a.transport ? moe_normal_dispatch_kernel<true, false> : moe_normal_dispatch_kernel<false, false>;
+        return moe_timed(moe_normal_data(a, true), "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    moe_kernel prep = a.transport ? (wide ? moe_normal_prep_kernel<true, true> : moe_normal_prep_kernel<true, false>)
+                                  : (wide ? moe_normal_prep_kernel<false, true> : moe_normal_prep_kernel<false, false>);
+    moe_kernel data = moe_normal_data(a, false);
     moe_ev_kernels = 2;
     moe_mark(0, a.stream);
     /* A block per 256 tokens (at most this PE's blocks: they wait for each other, so all must be resident). */
     long long grid = (a.tokens + 255) / 256;
     if (grid > a.blocks) grid = a.blocks;
     if (grid < 1) grid = 1;
-    if ((rc = moe_launch(prep, "moe_normal_prep_kernel", (unsigned) grid, 512, (a.experts + 34 * a.nranks + a.tokens) * 4, a))) return rc;
+    if ((rc = moe_launch(prep, "moe_normal_prep_kernel", (unsigned) grid, 512, moe_prep_smem(a), a))) return rc;
     moe_mark(1, a.stream);
     rc = moe_launch(data, "moe_normal_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
     moe_mark(2, a.stream);
@@ -194,19 +216,28 @@ int ucn_ops_moe_normal_dispatch(const long long *raw, int n, int cached) {
 
 int ucn_ops_moe_normal_combine(const long long *raw, int n) {
     MOE_PARSE("moe_normal_combine_kernel");
-    return moe_timed(a.transport ? moe_normal_combine_kernel<true> : moe_normal_combine_kernel<false>, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    moe_kernel k = a.transport ? (wide ? moe_normal_combine_kernel<true, true> : moe_normal_combine_kernel<true, false>)
+                               : (wide ? moe_normal_combine_kernel<false, true> : moe_normal_combine_kernel<false, false>);
+    return moe_timed(k, "moe_normal_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
     MOE_PARSE("moe_ll_dispatch_kernel");
-    return moe_timed(a.transport ? moe_ll_dispatch_kernel<true> : moe_ll_dispatch_kernel<false>, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    moe_kernel k = a.transport ? (wide ? moe_ll_dispatch_kernel<true, true> : moe_ll_dispatch_kernel<true, false>)
+                               : (wide ? moe_ll_dispatch_kernel<false, true> : moe_ll_dispatch_kernel<false, false>);
+    return moe_timed(k, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
                      a.experts * ((a.max_tokens + 31) / 32) * 4, a);
 }
 
 int ucn_ops_moe_ll_combine(const long long *raw, int n) {
     MOE_PARSE("moe_ll_combine_kernel");
     // Loads/stores: the experts' PEs push summed rows; NVSHMEM transport: the owners pull every row.
-    return moe_timed(a.transport ? moe_ll_combine_kernel<true> : moe_ll_combine_push_kernel, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    moe_kernel k = a.transport ? (wide ? moe_ll_combine_kernel<true, true> : moe_ll_combine_kernel<true, false>)
+                               : (wide ? moe_ll_combine_push_kernel<true> : moe_ll_combine_push_kernel<false>);
+    return moe_timed(k, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 
 }

@@ -8,6 +8,7 @@
 // ------------------------------------------------------------------------------------- layout
 
 /* One block: tokensPerRank [R], tokensPerExpert [E] (int32), isTokenInRank [T][R] (bytes). */
+template <bool WIDE> // more than 32 ranks: no 32-bit rank mask
 __global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
     extern __shared__ int sh[];
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
@@ -23,11 +24,21 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
             int e = moe_expert(idx, t, k, K, E, err, true);
             if (e < 0) continue;
             atomicAdd(&cnt_e[e], 1);
-            mask |= 1u << (e / L);
+            if (!WIDE) mask |= 1u << (e / L);
         }
-        for (int d = 0; d < R; d++) {
-            in_rank[(long long) t * R + d] = (mask >> d) & 1;
-            if ((mask >> d) & 1) atomicAdd(&cnt_r[d], 1);
+        if (!WIDE) {
+            for (int d = 0; d < R; d++) {
+                in_rank[(long long) t * R + d] = (mask >> d) & 1;
+                if ((mask >> d) & 1) atomicAdd(&cnt_r[d], 1);
+            }
+        } else { // past 32 ranks no mask: clear the row, then mark each destination at its first expert
+            for (int d = 0; d < R; d++) in_rank[(long long) t * R + d] = 0;
+            for (int k = 0; k < K; k++) {
+                int d = moe_rank_first(idx, t, k, K, E, L);
+                if (d < 0) continue;
+                in_rank[(long long) t * R + d] = 1;
+                atomicAdd(&cnt_r[d], 1);
+            }
         }
     }
     __syncthreads();

@@ -13,7 +13,7 @@
  * already there), signals every PE, waits for all, then a warp per own token pulls the token's
  * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
  */
-template <bool NV>
+template <bool NV, bool WIDE>
 __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
     moe_seq q = moe_sequence(a, 2);
@@ -31,7 +31,12 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
             }
     }
     moe_signal_all<NV>(a, a.off_ready, (long long) p * R + me);
-    if (threadIdx.x < R) {
+    if (WIDE) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + d,
+                        q.expected, deadline, moe_abort_word(a), (long long *) a.err, d, 4);
+    } else if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
                     q.expected, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 4);
@@ -105,6 +110,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
  * Row maps, weights and the combine area have two generations, like the receive area: a PE pushing
  * for combine g+2 has passed dispatch g+2, which the owner starts only after its combine g.
  */
+template <bool WIDE>
 __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args a) {
     MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
@@ -195,7 +201,9 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    if (WIDE)
+        for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
+    else if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
     __syncthreads();
     MOE_PHASE; // 4: every PE's sums arrived
     ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
@@ -213,11 +221,13 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
                 wk = w[(long long) t * K + lane];
             }
         }
-        unsigned int pes = __reduce_or_sync(MOE_FULL, pe >= 0 ? 1u << pe : 0u);
+        // The token's PEs in ascending order: the bits of a mask up to 32 ranks; past 32 (WIDE) the smallest left each time.
+        unsigned int pes = WIDE ? __ballot_sync(MOE_FULL, pe >= 0) : __reduce_or_sync(MOE_FULL, pe >= 0 ? 1u << pe : 0u);
         float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        for (unsigned int dm = pes; dm; dm &= dm - 1) {
-            int d = __ffs(dm) - 1;
+        for (unsigned int dm = pes; dm; dm = WIDE ? dm : dm & (dm - 1)) { // WIDE: dm holds the lanes still to sum
+            int d = WIDE ? (int) __reduce_min_sync(MOE_FULL, (dm >> lane) & 1 ? (unsigned int) pe : 0xffffffffu) : __ffs(dm) - 1;
             unsigned int ks = __ballot_sync(MOE_FULL, pe == d);
+            if (WIDE) dm &= ~ks;
             float wd = __shfl_sync(MOE_FULL, wk, __ffs(ks) - 1); // used when PE d holds one of the token's experts
             const char *from = comb + ((long long) d * maxT + t) * slot_bytes;
             if (c >= H / 8) continue;

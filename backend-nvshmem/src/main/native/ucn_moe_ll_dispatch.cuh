@@ -15,7 +15,7 @@
  * channels quantised on the way; load/store FP8: moe_ll_store_pieces, else moe_ll_rows_per_slot), the
  * (expert, slot) pairs are recorded for the combine, and each block signals every PE.
  */
-template <bool NV>
+template <bool NV, bool WIDE>
 __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     extern __shared__ unsigned int bits[];
     MOE_TRACE_BEGIN;
@@ -59,15 +59,19 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         }
     }
     int2 *route = (int2 *) a.route + (long long) p * maxT * K;
-    if (!NV && a.fp8) moe_ll_store_pieces(a, bits, m, W, p, tag, route, first_q, first_scale);
-    else moe_ll_rows_per_slot<NV>(a, bits, m, W, p, tag, route);
+    if (!NV && a.fp8) moe_ll_store_pieces<WIDE>(a, bits, m, W, p, tag, route, first_q, first_scale);
+    else moe_ll_rows_per_slot<NV, WIDE>(a, bits, m, W, p, tag, route);
     MOE_PHASE; // 3: rows written
     moe_signal_all<NV>(a, a.off_done, (long long) p * R + me);
     MOE_PHASE; // 4: signalled
     if (blockIdx.x != 0) moe_trace_end(tr, 1);
     // Block 0 stays to see every PE's tokens arrive, then tells the host (the receive hook polls).
     if (blockIdx.x != 0) return;
-    if (threadIdx.x < R) {
+    if (WIDE) {
+        const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
+        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(done + (long long) p * R + d, q.expected, until, moe_abort_word(a), err, d, 3);
+    } else if (threadIdx.x < R) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);

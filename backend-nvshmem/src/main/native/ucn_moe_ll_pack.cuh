@@ -103,6 +103,7 @@ __device__ __forceinline__ int4 moe_ll_first_piece(const ucn_moe_args &a, float 
  * warp per (token, expert): measured faster there. Piece 0's warp also writes the route and the push
  * combine's row map.
  */
+template <bool WIDE>
 __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int p,
                                     unsigned long long tag, int2 *route, int4 first_q, float first_scale) {
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
@@ -130,7 +131,9 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
             for (int k = 0; k < K; k++) {
                 int dk = __shfl_sync(MOE_FULL, d, k);
                 long long rk = __shfl_sync(MOE_FULL, row, k);
-                if (lane < R) moe_map_put(a, lane, p, t, k, tag | (rk >= 0 && lane == dk ? (unsigned long long) rk + 1 : 0ULL));
+                if (WIDE)
+                    for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag | (rk >= 0 && pe == dk ? (unsigned long long) rk + 1 : 0ULL));
+                else if (lane < R) moe_map_put(a, lane, p, t, k, tag | (rk >= 0 && lane == dk ? (unsigned long long) rk + 1 : 0ULL));
             }
         }
         long long ch = g * 512 + lane * 16;
@@ -153,7 +156,7 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
  * staged (quantised with its scales) in the warp's scratch and put. Load/store FP8 goes through
  * moe_ll_store_pieces instead. Writes the route and (load/store) the push combine's row map.
  */
-template <bool NV>
+template <bool NV, bool WIDE>
 __device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int p,
                                      unsigned long long tag, int2 *route) {
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
@@ -170,13 +173,17 @@ __device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *
         int e = moe_expert(idx, t, k, K, E, err, false);
         if (e < 0) {
             if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
-            if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
+            if (!NV && WIDE && part == 0)
+                for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag);
+            else if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
             continue;
         }
         int d = e / L, slot = moe_ll_slot(bits, m, W, E, me, e, t);
         if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
         long long row = (long long) (e % L) * slots + slot;
-        if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
+        if (!NV && WIDE && part == 0)
+            for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag | (pe == d ? (unsigned long long) row + 1 : 0ULL));
+        else if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
         const char *src = (const char *) a.x + (long long) t * 2 * H;
         long long data_off = region + row * stride;
         if (!a.fp8) {

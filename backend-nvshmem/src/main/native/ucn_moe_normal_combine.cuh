@@ -11,7 +11,7 @@
  * every PE, waits for all PEs' staging, then a warp per own token pulls the token's rows back from
  * every PE that received it and sums them in fp32 (bf16 once at the end), and sums the weights.
  */
-template <bool NV>
+template <bool NV, bool WIDE>
 __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a) {
     MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, me = (int) a.rank;
@@ -29,7 +29,12 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     MOE_PHASE; // 1: staged
     moe_signal_all<NV>(a, a.off_ready, me);
     MOE_PHASE; // 2: signalled
-    if (threadIdx.x < R) {
+    if (WIDE) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            moe_wait_ge((const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.expected,
+                        deadline, moe_abort_word(a), (long long *) a.err, d, 2);
+    } else if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 2);
@@ -40,11 +45,8 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
     const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
     for (int t = gw; ok && t < T; t += warps) {
-        int my_slot = -1;
-        if (lane < R) {
-            int p = pos[(long long) t * R + lane];
-            if (p >= 0) my_slot = send_off[lane] + p;
-        }
+        int my_pe; // lane l's rank: l itself up to 32 ranks, past 32 the token's l-th destination (ascending)
+        int my_slot = moe_token_dests<WIDE>(pos, send_off, R, t, lane, &my_pe);
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         int4 *out = (int4 *) ((char *) a.out + t * row_bytes);
         // Loops stay warp-uniform so that every shuffle has all lanes; four 16-byte loads per lane
@@ -57,8 +59,8 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
                 for (int i = 0; i < 8; i++) acc[u][i] = 0.f;
             if (NV) {
                 for (unsigned int dm = dests; dm; dm &= dm - 1) {
-                    int d = __ffs(dm) - 1;
-                    long long slot = __shfl_sync(MOE_FULL, my_slot, d);
+                    int l = __ffs(dm) - 1, d = WIDE ? __shfl_sync(MOE_FULL, my_pe, l) : l;
+                    long long slot = __shfl_sync(MOE_FULL, my_slot, l);
                     int4 v[4];
 #pragma unroll
                     for (int u = 0; u < 4; u++) {
@@ -73,13 +75,14 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
                 // Loads and stores: two sources' loads in flight before either is added (a token of a
                 // 2-PE job comes back from both PEs), the sum still in ascending PE order.
                 for (unsigned int dm = dests; dm;) {
-                    int d0 = __ffs(dm) - 1;
+                    int l0 = __ffs(dm) - 1;
                     dm &= dm - 1;
-                    int d1 = dm ? __ffs(dm) - 1 : d0;
+                    int l1 = dm ? __ffs(dm) - 1 : l0;
                     bool two = dm != 0;
                     if (two) dm &= dm - 1;
-                    const int4 *p0 = (const int4 *) (peers[d0] + a.off_recv + __shfl_sync(MOE_FULL, my_slot, d0) * row_bytes);
-                    const int4 *p1 = (const int4 *) (peers[d1] + a.off_recv + __shfl_sync(MOE_FULL, my_slot, d1) * row_bytes);
+                    int d0 = WIDE ? __shfl_sync(MOE_FULL, my_pe, l0) : l0, d1 = WIDE ? __shfl_sync(MOE_FULL, my_pe, l1) : l1;
+                    const int4 *p0 = (const int4 *) (peers[d0] + a.off_recv + __shfl_sync(MOE_FULL, my_slot, l0) * row_bytes);
+                    const int4 *p1 = (const int4 *) (peers[d1] + a.off_recv + __shfl_sync(MOE_FULL, my_slot, l1) * row_bytes);
                     int4 v0[4], v1[4];
 #pragma unroll
                     for (int u = 0; u < 4; u++) {
@@ -105,8 +108,8 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
                 int k = k0 + lane;
                 float s = 0.f;
                 for (unsigned int dm = dests; dm; dm &= dm - 1) {
-                    long long slot = __shfl_sync(MOE_FULL, my_slot, __ffs(dm) - 1);
-                    int d = __ffs(dm) - 1;
+                    int l = __ffs(dm) - 1, d = WIDE ? __shfl_sync(MOE_FULL, my_pe, l) : l;
+                    long long slot = __shfl_sync(MOE_FULL, my_slot, l);
                     const float *wp = (const float *) moe_at<NV>(a, d, a.off_recv_w) + slot * K + k;
                     if (k < K) s += NV ? nvshmem_float_g(wp, d) : __ldcg(wp);
                 }

@@ -31,24 +31,82 @@ __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline
 }
 
 /*
+ * Positions past 32 ranks (the prep kernel's WIDE case): per chunk of blockDim tokens and per group
+ * of 32 ranks, each token's bits for the group (from its ids: a repeated expert sets the same bit),
+ * a ballot per rank and one scan over the warps, as the narrow case does for all ranks at once.
+ * pos[t][d] is -1 where token t does not go to rank d. wsum: [32 warps][32].
+ */
+__device__ void moe_wide_positions(const ucn_moe_args &a, int t0, int t1, int *base, int *tot, int *wsum) {
+    int E = (int) a.experts, R = (int) a.nranks, K = (int) a.topk, L = (int) a.local_experts;
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
+    const long long *idx = (const long long *) a.topk_idx;
+    int *pos = (int *) a.pos;
+    for (int c0 = t0; c0 < t1; c0 += blockDim.x) {
+        int t = c0 + threadIdx.x;
+        for (int g0 = 0; g0 < R; g0 += 32) {
+            unsigned int mask = 0;
+            for (int k = 0; t < t1 && k < K; k++) {
+                long long e = idx[(long long) t * K + k];
+                if (e < 0 || e >= E) continue;
+                int d = (int) (e / L) - g0;
+                if (d >= 0 && d < 32) mask |= 1u << d;
+            }
+            int G = min(32, R - g0);
+            for (int d = 0; d < G; d++) {
+                unsigned int b = __ballot_sync(MOE_FULL, (mask >> d) & 1);
+                if (lane == 0) wsum[warp * 32 + d] = __popc(b);
+            }
+            __syncthreads();
+            if (warp == 0) {
+                for (int d = 0; d < G; d++) {
+                    int v = lane < nwarps ? wsum[lane * 32 + d] : 0, incl = v;
+                    for (int o = 1; o < 32; o <<= 1) {
+                        int u = __shfl_up_sync(MOE_FULL, incl, o);
+                        if (lane >= o) incl += u;
+                    }
+                    if (lane < nwarps) wsum[lane * 32 + d] = incl - v;
+                    if (lane == 31) tot[g0 + d] = incl;
+                }
+            }
+            __syncthreads();
+            for (int d = 0; d < G; d++) {
+                bool in = (mask >> d) & 1;
+                unsigned int b = __ballot_sync(MOE_FULL, in);
+                if (t < t1) pos[(long long) t * R + g0 + d] = in ? base[g0 + d] + wsum[warp * 32 + d] + __popc(b & ((1u << lane) - 1)) : -1;
+            }
+            __syncthreads();
+            if (threadIdx.x < G) base[g0 + threadIdx.x] += tot[g0 + threadIdx.x];
+            __syncthreads();
+        }
+    }
+}
+
+/*
  * Routing and the count exchange, a block per slice of the tokens. Each block finds its tokens'
  * destinations and per-expert counts and publishes its totals (part_counts[block][E | R]); after
  * a grid barrier each block numbers its tokens per destination after the earlier blocks' (ballot
  * scan, in token order: pos), and block 0 sends every PE this PE's row of the count matrix
  * [src][R tokens-per-rank | L tokens-per-local-expert], waits for the full matrix, then writes the
  * send offsets (device) and N + per-expert counts (info).
+ * WIDE (more than 32 ranks): no 32-bit mask per token; each destination is counted at the token's
+ * first expert on it (moe_rank_first), and positions are scanned per group of 32 ranks, the group's
+ * bits rebuilt from the token's ids (shared memory: E + 2R + 32 x 32 ints, whatever the tokens).
  */
-template <bool NV>
+template <bool NV, bool WIDE>
 __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     extern __shared__ int sh[];
     MOE_TRACE_BEGIN;
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     int me = (int) a.rank, lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nwarps = blockDim.x >> 5;
     int per = (T + gridDim.x - 1) / gridDim.x, t0 = min(T, (int) blockIdx.x * per), t1 = min(T, t0 + per);
-    int *cnt_e = sh, *base = sh + E, *tot = base + R, *wsum = tot + R; // wsum: [32 warps][R]
-    unsigned int *mask_of = (unsigned int *) (wsum + 32 * R); // [t1 - t0]: bit d = token goes to rank d
+    int G = WIDE ? 32 : R; // ranks per position scan
+    int *cnt_e = sh, *base = sh + E, *tot = base + R, *wsum = tot + R; // wsum: [32 warps][G]
+    unsigned int *mask_of = (unsigned int *) (wsum + 32 * G); // narrow: [t1 - t0], bit d = token goes to rank d
     for (int i = threadIdx.x; i < E; i += blockDim.x) cnt_e[i] = 0;
-    if (threadIdx.x < R) base[threadIdx.x] = tot[threadIdx.x] = 0;
+    if (WIDE)
+        for (int d = threadIdx.x; d < R; d += blockDim.x) base[d] = tot[d] = 0;
+    else if (threadIdx.x < R)
+        base[threadIdx.x] = tot[threadIdx.x] = 0;
     __syncthreads();
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
@@ -56,6 +114,16 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     // A thread per token; up to 16 ids in registers, loaded together.
     for (int t = t0 + threadIdx.x; t < t1; t += blockDim.x) {
         unsigned int mask = 0;
+        if (WIDE) {
+            for (int k = 0; k < K; k++) {
+                int e = moe_expert(idx, t, k, K, E, err, true);
+                if (e < 0) continue;
+                atomicAdd(&cnt_e[e], 1);
+                int d = moe_rank_first(idx, t, k, K, E, L);
+                if (d >= 0) atomicAdd(&tot[d], 1);
+            }
+            continue;
+        }
         if (K <= 16) {
             long long r[16];
 #pragma unroll
@@ -98,15 +166,22 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     moe_grid_sync(a, deadline);
     MOE_PHASE; // 2: grid barrier
     // This block's first position per destination: the earlier blocks' tokens come first.
-    if (threadIdx.x < R) {
+    if (WIDE) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x) {
+            int b = 0;
+            for (int j = 0; j < (int) blockIdx.x; j++) b += ((volatile int *) part)[(long long) j * (E + R) + E + d];
+            base[d] = b;
+        }
+    } else if (threadIdx.x < R) {
         int b = 0;
         for (int j = 0; j < (int) blockIdx.x; j++) b += ((volatile int *) part)[(long long) j * (E + R) + E + threadIdx.x];
         base[threadIdx.x] = b;
     }
     __syncthreads();
+    if (WIDE) moe_wide_positions(a, t0, t1, base, tot, wsum);
     // Positions: per chunk of blockDim tokens, a ballot per destination, one scan over the warps
     // for all destinations at once (two barriers per chunk, whatever R).
-    for (int c0 = t0; c0 < t1; c0 += blockDim.x) {
+    for (int c0 = t0; !WIDE && c0 < t1; c0 += blockDim.x) {
         int t = c0 + threadIdx.x;
         unsigned int mask = t < t1 ? mask_of[t - t0] : 0;
         for (int d = 0; d < R; d++) {
@@ -164,7 +239,13 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     MOE_PHASE; // 5: count matrix complete
     moe_trace_end(tr, 3);
     int *info = (int *) a.info;
-    if (threadIdx.x < R) {
+    if (WIDE) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x) {
+            int s_off = 0;
+            for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[(long long) s * row + d];
+            ((int *) a.send_off)[d] = s_off;
+        }
+    } else if (threadIdx.x < R) {
         int s_off = 0;
         for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
         ((int *) a.send_off)[threadIdx.x] = s_off;
@@ -190,7 +271,7 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
  * word 0 of this PE's row of the count matrix on every PE with the generation, every block waits
  * for all PEs' stamps (in the kernel: no barrier kernel and launch before it).
  */
-template <bool NV, bool CACHED>
+template <bool NV, bool CACHED, bool WIDE>
 __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a) {
     MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, E = (int) a.experts;
@@ -200,10 +281,14 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (CACHED) {
         long long row = R + L, p = a.gen & 1;
         unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
-        if (blockIdx.x == 0 && threadIdx.x < R) moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        if (WIDE && blockIdx.x == 0)
+            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_put_word<NV>(a, d, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        else if (blockIdx.x == 0 && threadIdx.x < R) moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
         const unsigned long long *m = (const unsigned long long *) (peers[a.rank] + a.off_cnt) + p * R * row;
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        if (threadIdx.x < R) moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+        if (WIDE)
+            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
+        else if (threadIdx.x < R) moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
         __syncthreads();
         MOE_PHASE; // 1: every PE entered
     }
@@ -212,20 +297,17 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     const float *w = (const float *) a.topk_w;
     int warps = gridDim.x * (blockDim.x >> 5);
     for (int t = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); t < T; t += warps) {
-        int my_slot = -1;
-        if (lane < R) {
-            int p = pos[(long long) t * R + lane];
-            if (p >= 0) my_slot = send_off[lane] + p;
-        }
+        int my_pe; // lane l's rank: l itself up to 32 ranks (moe_token_dests)
+        int my_slot = moe_token_dests<WIDE>(pos, send_off, R, t, lane, &my_pe);
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         const char *src = (const char *) a.x + t * row_bytes;
         // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
-        long long dst = my_slot >= 0 && !NV ? peers[lane] + a.off_recv + my_slot * row_bytes : 0;
+        long long dst = my_slot >= 0 && !NV ? peers[my_pe] + a.off_recv + my_slot * row_bytes : 0;
         const int4 *s4 = (const int4 *) src;
         long long m = NV ? 0 : row_bytes >> 4;
         for (unsigned int dm = NV ? dests : 0; dm; dm &= dm - 1) {
-            int d = __ffs(dm) - 1;
-            moe_put_rows<NV>(a, d, a.off_recv + (long long) __shfl_sync(MOE_FULL, my_slot, d) * row_bytes, src, row_bytes, lane);
+            int l = __ffs(dm) - 1, d = WIDE ? __shfl_sync(MOE_FULL, my_pe, l) : l;
+            moe_put_rows<NV>(a, d, a.off_recv + (long long) __shfl_sync(MOE_FULL, my_slot, l) * row_bytes, src, row_bytes, lane);
         }
         for (long long i0 = 0; i0 < m; i0 += 64) { // warp-uniform, so every shuffle has all lanes
             long long i = i0 + lane;
@@ -237,8 +319,8 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
             }
         }
         for (unsigned int dm = dests; dm; dm &= dm - 1) {
-            int d = __ffs(dm) - 1;
-            long long slot = __shfl_sync(MOE_FULL, my_slot, d);
+            int l = __ffs(dm) - 1, d = WIDE ? __shfl_sync(MOE_FULL, my_pe, l) : l;
+            long long slot = __shfl_sync(MOE_FULL, my_slot, l);
             if (a.fp8)
                 moe_put_rows<NV>(a, d, a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes, scale_bytes, lane);
             if (idx != 0) {
@@ -266,7 +348,12 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
         moe_trace_end(tr, 4);
         return;
     }
-    if (threadIdx.x < R) {
+    if (WIDE) {
+        unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
+                        deadline, moe_abort_word(a), (long long *) a.err, d, 1);
+    } else if (threadIdx.x < R) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);

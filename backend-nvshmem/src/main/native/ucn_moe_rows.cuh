@@ -62,6 +62,60 @@ __device__ __forceinline__ int moe_expert(const long long *idx, int t, int k, in
     return (int) e;
 }
 
+/*
+ * Past 32 ranks (no 32-bit rank mask): the rank of expert slot k of token t if k is the token's first
+ * valid expert on that rank, else -1, so each destination of a token is counted once (ids unchecked:
+ * moe_expert reports them).
+ */
+__device__ __forceinline__ int moe_rank_first(const long long *idx, int t, int k, int K, int E, int L) {
+    const long long *row = idx + (long long) t * K;
+    long long e = row[k];
+    if (e < 0 || e >= E) return -1;
+    int d = (int) (e / L);
+    for (int j = 0; j < k; j++) {
+        long long f = row[j];
+        if (f >= 0 && f < E && f / L == d) return -1;
+    }
+    return d;
+}
+
+/*
+ * Normal mode, a warp per token t: where the token goes, one destination per lane. Up to 32 ranks
+ * (WIDE false) lane d is rank d; past 32, lane j holds the token's j-th destination rank (ascending,
+ * so combines sum in the same order) in *pe, found by scanning its positions 32 ranks at a time (a
+ * token has at most top-k <= 32 destinations; cached routings carry no ids). Returns the lane's slot
+ * on its rank (send offset + position), -1 for none.
+ */
+template <bool WIDE>
+__device__ __forceinline__ int moe_token_dests(const int *pos, const int *send_off, int R, int t, int lane, int *pe) {
+    int my_slot = -1;
+    *pe = lane;
+    if (!WIDE) {
+        if (lane < R) {
+            int p = pos[(long long) t * R + lane];
+            if (p >= 0) my_slot = send_off[lane] + p;
+        }
+        return my_slot;
+    }
+    int n = 0; // destinations found so far (warp-uniform)
+    for (int g0 = 0; g0 < R && n < 32; g0 += 32) {
+        int d = g0 + lane, s = -1;
+        if (d < R) {
+            int p = pos[(long long) t * R + d];
+            if (p >= 0) s = send_off[d] + p;
+        }
+        unsigned int b = __ballot_sync(MOE_FULL, s >= 0);
+        int c = __popc(b), from = lane >= n && lane - n < c ? (int) __fns(b, 0, lane - n + 1) : 0;
+        int got = __shfl_sync(MOE_FULL, s, from);
+        if (lane >= n && lane - n < c) {
+            my_slot = got;
+            *pe = g0 + from;
+        }
+        n += c;
+    }
+    return my_slot;
+}
+
 __device__ __forceinline__ void bf16x8_add(float *acc, int4 v, float w) {
     const __nv_bfloat162 *h = (const __nv_bfloat162 *) &v;
 #pragma unroll

@@ -115,6 +115,38 @@ public abstract class MoeSuite extends KitSuite {
         });
     }
 
+    /**
+     * Verifies §9.3 and §9.7 at the edges of the shapes current models use (issue 51): top-1 and top-32, the largest
+     * hidden size (8192) and the largest expert count (2048, or the largest multiple of the ranks below it), each in
+     * normal and low-latency mode with few tokens / if it fails, look at per-token loops bounded by a fixed top-k,
+     * per-expert arrays sized for fewer experts, or row offsets computed in 32 bits.
+     */
+    @Verifies("9.3")
+    @Test void required_moe_edge_shapes() {
+        spmd(pe -> {
+            Communicator c = pe.comm();
+            int n = c.size(), most = 2048 / n * n;
+            for (int k : new int[] {1, 32}) {
+                int e = n * Math.max(4, (k + n - 1) / n);
+                edge(c, new MoeConfig(MoeConfig.Mode.NORMAL, e, 1024, 8, k, false), 21 + k);
+                edge(c, new MoeConfig(MoeConfig.Mode.LOW_LATENCY, e, 1024, 4, k, true), 22 + k);
+            }
+            edge(c, new MoeConfig(MoeConfig.Mode.NORMAL, 4 * n, 8192, 4, 4, true), 25);
+            edge(c, new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 4 * n, 8192, 2, 4, true), 26);
+            edge(c, new MoeConfig(MoeConfig.Mode.NORMAL, most, 1024, 16, 8, false), 27);
+            edge(c, new MoeConfig(MoeConfig.Mode.LOW_LATENCY, most, 128, 2, 8, true), 28);
+        });
+    }
+
+    /** One edge shape, its data FP8 where the config allows it, else BF16. */
+    private static void edge(Communicator c, MoeConfig cfg, long seed) {
+        try (MoeBuffer moe = open(c, cfg)) {
+            MoeConformance check = new MoeConformance(c, scenario(c, cfg, Routing.UNUSED_SLOTS, seed, false));
+            if (cfg.mode() == MoeConfig.Mode.NORMAL) check.checkNormal(moe, cfg.useFp8());
+            else check.checkLowLatency(moe, cfg.useFp8());
+        }
+    }
+
     /** Verifies §9.13: bad MoE input is rejected by name, stale handles detected / if it fails, look at MoE argument checks and the double-buffer bookkeeping. */
     @Verifies("9.13")
     @Test void required_moe_bad_input_is_rejected_by_name() {

@@ -64,6 +64,17 @@ public final class MoeBenchCommand implements Callable<Integer> {
     @Option(names = "--experts", defaultValue = "256", description = "Experts in the job (default: ${DEFAULT-VALUE}).")
     int experts;
 
+    @Option(names = "--shape", description = "Model shape presets, comma-separated, one table each (set --hidden, --topk and --experts, "
+            + "over any given): deepseek-v3, kimi-k2, qwen3-moe, top16, top22, h2048-e1024, top1, top32.")
+    String shape;
+
+    @Option(names = "--sms", split = ",", description = "GPU backends: blocks per normal-mode kernel (unicomm.nvshmem.moe.sms), one run per value, e.g. 4,6,8,24,64.")
+    List<Integer> sms;
+
+    @Option(names = "--ll-sms", split = ",", description = "GPU backends: blocks per low-latency kernel (unicomm.nvshmem.moe.ll.sms), one run per value; "
+            + "with --sms, paired by position.")
+    List<Integer> llSms;
+
     @Option(names = "--ll-tokens", defaultValue = "128", split = ",",
             description = "Tokens per rank, low-latency mode; several values run one job each (default: ${DEFAULT-VALUE}).")
     List<Integer> llTokens;
@@ -145,6 +156,29 @@ public final class MoeBenchCommand implements Callable<Integer> {
     }
 
     @Override public Integer call() throws IOException {
+        List<MoeSmsSweep> budgets = MoeSmsSweep.of(sms, llSms);
+        if (shape == null) return call(budgets);
+        List<MoeShape> shapes = MoeShape.parse(shape);
+        for (MoeShape s : shapes) if (s.unfitFor(options.ranks) != null) throw new IllegalArgumentException(s.unfitFor(options.ranks));
+        Path csvFile = csv.file;
+        try {
+            for (MoeShape s : shapes) {
+                hidden = s.hidden();
+                topk = s.topk();
+                experts = s.experts();
+                if (csvFile != null && shapes.size() > 1) csv.file = s.fileFor(csvFile); // one CSV per shape
+                System.out.println("\nshape " + s.name() + ": " + s.what());
+                int rc = call(budgets);
+                if (rc != 0) return rc;
+            }
+        } finally {
+            csv.file = csvFile;
+        }
+        return 0;
+    }
+
+    /** The run at the current shape, once per block budget. */
+    private Integer call(List<MoeSmsSweep> budgets) throws IOException {
         BenchLimits.count("-n", options.ranks, 1, BenchLimits.MAX_RANKS);
         BenchLimits.count("--experts", experts, 1, 1 << 16);
         BenchLimits.count("--topk", topk, 1, Math.min(experts, 1024));
@@ -172,18 +206,21 @@ public final class MoeBenchCommand implements Callable<Integer> {
             roof.lines().forEach(System.err::println);
         }
         List<Row> rows = new ArrayList<>();
-        for (Job job : jobs) {
-            List<Row> r = run(job, false);
-            if (r == null) return 1;
-            if (gpuTime) {
-                List<Row> timed = run(job, true);
-                if (timed == null) return 1;
-                r = withGpuTimes(r);
+        for (MoeSmsSweep budget : budgets)
+            for (Job job : jobs) {
+                List<Row> r = run(job, false, budget);
+                if (r == null) return 1;
+                if (gpuTime) {
+                    List<Row> timed = run(job, true, budget);
+                    if (timed == null) return 1;
+                    r = withGpuTimes(r);
+                }
+                for (Row row : r) rows.add(new Row(budget.label(row.op()), row.tokens(), row.bytes(), row.ns(), row.boundNs(), row.verified(),
+                        row.footprint(), row.gpuNs(), row.floorNs()));
             }
-            rows.addAll(r);
-        }
         print(rows);
         if (!hostTraffic.isEmpty()) System.out.println(InterHostTraffic.report(hostTraffic));
+        printMemory(normal, ll);
         System.out.println("load average: before " + loadBefore + ", after " + LoadAverage.now());
         System.out.println("cpu steal (time the hypervisor gave other guests) during the run: " + CpuSteal.between(stealBefore, CpuSteal.now()));
         if (csv.wanted()) {
@@ -227,7 +264,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
     private MoeRoofline roof;
 
     /** Runs one job; its rows, or null when it failed (its output has been printed). {@code profiled}: with kernel timing, unverified. */
-    private List<Row> run(Job job, boolean profiled) {
+    private List<Row> run(Job job, boolean profiled, MoeSmsSweep budget) {
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, job.tokens(), topk, false);
         MoeConfig l = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, job.llTokens(), topk, hidden % 128 == 0);
         // normal: the MoE buffer, the bounds' copy of x and (host) the push bound's destination, every row received
@@ -247,8 +284,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         Integer.toString(llIters), noVerify || profiled ? "0" : "1", Long.toString(seed), modes)
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
-                .withEnv(profiled ? Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap), "UNICOMM_NVSHMEM_MOE_PROFILE", gpuStart.name())
-                        : jfr.env(jfrTag(job), Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap))))
+                .withEnv(withBudget(budget, profiled ? Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap), "UNICOMM_NVSHMEM_MOE_PROFILE", gpuStart.name())
+                        : jfr.env(jfrTag(job), Map.of("UNICOMM_HEAP_SIZE", Long.toString(heap)))))
                 .withCommTimeout(Duration.ofMinutes(2))
                 .withJobTimeout(Duration.ofMinutes(10));
         ByteArrayOutputStream captured = new ByteArrayOutputStream(), capturedErr = new ByteArrayOutputStream();
@@ -308,6 +345,31 @@ public final class MoeBenchCommand implements Callable<Integer> {
             rows.add(new Row(e.getKey(), t, bytes, ns, bound, verified, Long.parseLong(f.get(0)[7]), Double.NaN, floor));
         }
         return rows;
+    }
+
+    /** Memory per PE of this shape: MoeConfig.sizeHint beside DeepEP V1's size hints for the same shape. */
+    private void printMemory(boolean normal, boolean ll) {
+        int r = options.ranks;
+        if (normal) {
+            long deepEp = DeepEpSizeHint.normal(hidden, r);
+            for (int t : tokens)
+                System.out.printf(Locale.ROOT, "memory per PE, normal, %d tokens: MoeConfig.sizeHint %s; DeepEP V1 %s%n", t,
+                        BenchReport.size(new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, t, topk, false).sizeHint(r)),
+                        deepEp < 0 ? "n/a (its buffer past one node is NVLink + RDMA, not derived here)"
+                                : BenchReport.size(deepEp) + " (NVLink buffer of its default configs, independent of tokens)");
+        }
+        if (ll)
+            for (int t : llTokens)
+                System.out.printf(Locale.ROOT, "memory per PE, low-latency, %d tokens: MoeConfig.sizeHint %s; DeepEP V1 get_low_latency_rdma_size_hint %s%n", t,
+                        BenchReport.size(new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, t, topk, hidden % 128 == 0).sizeHint(r)),
+                        BenchReport.size(DeepEpSizeHint.lowLatency(t, hidden, r, experts)));
+    }
+
+    /** {@code env} with the block budget's settings added. */
+    private static Map<String, String> withBudget(MoeSmsSweep budget, Map<String, String> env) {
+        Map<String, String> all = new LinkedHashMap<>(env);
+        all.putAll(budget.env());
+        return all;
     }
 
     /** A worker's {@code TAG,op,rank,first,second} line: the two figures under "op (T tokens)". */

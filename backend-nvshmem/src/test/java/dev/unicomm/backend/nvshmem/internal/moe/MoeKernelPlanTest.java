@@ -82,8 +82,8 @@ class MoeKernelPlanTest {
                 .contains("multiple of 8"));
         assertTrue(MoeKernelLimits.unsupported(new MoeConfig(MoeConfig.Mode.NORMAL, 64, 128, 4, 33, false), 2, 1 << 20)
                 .contains("top-k up to 32"));
-        assertTrue(MoeKernelLimits.unsupported(new MoeConfig(MoeConfig.Mode.NORMAL, 64, 128, 4, 2, false), 64, 1 << 20)
-                .contains("up to 32 PEs"));
+        assertTrue(MoeKernelLimits.unsupported(new MoeConfig(MoeConfig.Mode.NORMAL, 4096, 128, 4, 2, false), 4096, 1 << 20)
+                .contains("up to 2048 PEs"));
         String smem = MoeKernelLimits.unsupported(MoeConfig.lowLatency(4096, 128, 4096), 2, 48 * 1024);
         assertTrue(smem != null && smem.contains("shared memory"), smem);
     }
