@@ -54,6 +54,7 @@ public final class HostsMoeRank {
     static void check(Communicator comm) {
         int ranks = comm.size();
         allgatherAcrossHosts(comm);
+        reductionsAcrossHosts(comm);
         MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * ranks, 96, 24, 4, false);
         MoeConfig fp8 = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * ranks, 256, 24, 4, true);
         long seed = 5;
@@ -92,6 +93,44 @@ public final class HostsMoeRank {
                 }
             }
         }
+    }
+
+    /**
+     * The world's FP32 allreduce and reduce-scatter (two levels on 2 hosts x 2 ranks above the inline size), in and
+     * out of place, each element equal in its bits to the left fold over ranks 0..n-1 that the flat algorithm computes.
+     */
+    static void reductionsAcrossHosts(Communicator comm) {
+        int n = comm.size(), me = comm.rank();
+        for (int count : new int[] {5000, 100_003}) {
+            try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(4L * n * count);
+                 dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(4L * n * count)) {
+                for (boolean inPlace : new boolean[] {false, true}) {
+                    dev.unicomm.api.SymmetricBuffer out = inPlace ? src : dst;
+                    for (int i = 0; i < count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.collectives().allreduce(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    for (int i = 0; i < count; i++)
+                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(fold(n, i)))
+                            throw new AssertionError("allreduce FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
+                    comm.barrier();
+                    for (int i = 0; i < n * count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.collectives().reduceScatter(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    long at = inPlace ? (long) me * count : 0;
+                    for (int i = 0; i < count; i++)
+                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, at + i)) != Float.floatToRawIntBits(fold(n, me * count + i)))
+                            throw new AssertionError("reduce-scatter FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
+                    comm.barrier();
+                }
+            }
+        }
+    }
+
+    /** Inputs of very different magnitudes, so that another summation order would change the bits. */
+    private static float input(int rank, int i) { return (float) (StrictMath.sin(rank * 7919.0 + i) * StrictMath.pow(10, (rank + i) % 7 - 3)); }
+
+    private static float fold(int n, int i) {
+        float acc = input(0, i);
+        for (int p = 1; p < n; p++) acc += input(p, i);
+        return acc;
     }
 
     /** The world's allgather of {@code bytes} per rank, {@code iters} timed calls after one checked one; prints the median. */
