@@ -40,6 +40,7 @@ public final class HostsMoeRank {
     public static void main(String[] args) throws Exception {
         try (Communicator comm = Unicomm.connect()) {
             if (args[0].equals("check")) check(comm);
+            else if (args[0].equals("reduce")) benchReductions(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             else if (args[0].equals("allgather")) benchAllgather(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             else bench(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             comm.barrier();
@@ -152,6 +153,35 @@ public final class HostsMoeRank {
                 } else ns[it] = t1 - t0;
             }
             System.out.printf(Locale.ROOT, "AG two_level=%s rank=%d bytes=%d us=%.1f%n", System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
+        }
+    }
+
+    /**
+     * The world's FP32 allreduce of {@code bytes} and reduce-scatter of {@code bytes} (in all), {@code iters} timed calls
+     * each after one checked one (against the rank-order fold); prints the medians.
+     */
+    static void benchReductions(Communicator comm, int bytes, int iters) {
+        int n = comm.size(), me = comm.rank(), count = bytes / 4;
+        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes); dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(bytes)) {
+            for (boolean scatter : new boolean[] {false, true}) {
+                long[] ns = new long[iters];
+                for (int it = -1; it < iters; it++) {
+                    for (int i = 0; i < count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.barrier();
+                    long t0 = System.nanoTime();
+                    if (scatter) comm.collectives().reduceScatter(comm.world(), dst, src, count / n, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    else comm.collectives().allreduce(comm.world(), dst, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    long t1 = System.nanoTime();
+                    if (it < 0) {
+                        long first = scatter ? (long) me * (count / n) : 0, len = scatter ? count / n : count;
+                        for (int i = 0; i < len; i += 97)
+                            if (Float.floatToRawIntBits(dst.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(fold(n, (int) first + i)))
+                                throw new AssertionError((scatter ? "reduce-scatter" : "allreduce") + " element " + i);
+                    } else ns[it] = t1 - t0;
+                }
+                System.out.printf(Locale.ROOT, "%s two_level=%s rank=%d bytes=%d us=%.1f%n", scatter ? "RS" : "AR",
+                        System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
+            }
         }
     }
 
