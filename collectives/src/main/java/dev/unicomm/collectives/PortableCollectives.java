@@ -29,6 +29,8 @@ import java.util.function.IntFunction;
  *   <li>{@code RMA} otherwise: data is put into the peers' destination buffers; reductions are
  *       reduce-scattered through scratch slots in slot-sized pieces, then allgathered by puts.</li>
  * </ul>
+ * On several equal hosts the world's allgather, allreduce and reduce-scatter may run in two levels
+ * ({@code TWO_LEVEL}: {@link #allgatherTwoLevel}, {@link TwoLevelReduction}).
  * Reductions run in team-rank order, so every member gets the same bits, whatever the algorithm.
  *
  * <p>In place ({@code dst == src}): allgather takes this member's contribution from block
