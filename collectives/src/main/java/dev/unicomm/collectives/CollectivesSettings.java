@@ -41,7 +41,8 @@ public record CollectivesSettings(long slotBytes, long inlineBytes, boolean dire
 
     /**
      * {@code unicomm.collectives.two_level} ({@code UNICOMM_COLLECTIVES_TWO_LEVEL}, default true): whether the
-     * world's allgather may run in two levels on several hosts; false keeps every collective flat. The
+     * world's allgather, allreduce and reduce-scatter may run in two levels on several hosts; false keeps every
+     * collective flat. The
      * same on every rank (a rank that differs makes the call run the flat RMA schedule everywhere).
      */
     static boolean twoLevel(CommConfig config) {

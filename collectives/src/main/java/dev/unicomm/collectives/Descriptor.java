@@ -37,7 +37,7 @@ record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long
         DIRECT,
         /** RMA puts into the peers' buffers, reductions staged through scratch slots in segments. */
         RMA,
-        /** Across hosts once, then inside the host (allgather of the world on several equal hosts). */
+        /** Two levels on several equal hosts: allgather across hosts then inside; allreduce/reduce-scatter as a chain over the hosts. */
         TWO_LEVEL
     }
 

@@ -41,6 +41,9 @@ final class Exchange {
     private final long[] sigSeen;
     private final long[] slotSent;
     private final long[] slotSeen;
+    /** Host of every world rank, to count the payload bytes this PE sends to other hosts. */
+    private final int[] hostOf;
+    private long interHostBytes;
 
     /** Allocates the scratch buffer: collective over the communicator. */
     Exchange(Communicator comm, long slotPayload) {
@@ -58,6 +61,8 @@ final class Exchange {
         this.sigSeen = new long[world];
         this.slotSent = new long[world];
         this.slotSeen = new long[world];
+        this.hostOf = new int[world];
+        for (int r = 0; r < world; r++) hostOf[r] = comm.topology().hostOf(r);
         // Nobody may put into our counters before they are zeroed.
         comm.barrier();
     }
@@ -82,6 +87,14 @@ final class Exchange {
     /** The staging area's descriptor part. */
     MemorySegment stagingHeader() { return local.asSlice(stagingOff, HEADER); }
 
+    /** The staging area's payload part, {@code bytes} long (a partial result is built there, then sent). */
+    MemorySegment stagingPayload(long bytes) { return local.asSlice(stagingOff + HEADER, bytes); }
+
+    /** Payload bytes this PE has put to PEs on other hosts (descriptors and flags not counted). */
+    long interHostBytes() { return interHostBytes; }
+
+    private void count(int pe, long bytes) { if (hostOf[pe] != hostOf[me]) interHostBytes += bytes; }
+
     /** Copies {@code payload} behind the staged descriptor. */
     void stagePayload(MemorySegment payload) {
         MemorySegment.copy(payload, 0, local, stagingOff + HEADER, payload.byteSize());
@@ -92,6 +105,7 @@ final class Exchange {
         long slot = slotOff(slotSent[pe]++ & 1, me);
         rma.putSignal(scratch, slot, scratch, stagingOff, HEADER + payloadBytes, scratch, 8L * me, 1, SignalOp.ADD, pe);
         sigSent[pe]++;
+        count(pe, payloadBytes);
     }
 
     /** Sends {@code bytes} of {@code src[srcOff..]} into the payload part of {@code pe}'s slot for us. */
@@ -99,12 +113,21 @@ final class Exchange {
         long slot = slotOff(slotSent[pe]++ & 1, me);
         rma.putSignal(scratch, slot + HEADER, src, srcOff, bytes, scratch, 8L * me, 1, SignalOp.ADD, pe);
         sigSent[pe]++;
+        count(pe, bytes);
     }
 
     /** Puts {@code bytes} of local {@code src[srcOff..]} into {@code dst[dstOff..]} on {@code pe}, counted as a message. */
     void sendInto(int pe, SymmetricBuffer dst, long dstOff, SymmetricBuffer src, long srcOff, long bytes) {
         rma.putSignal(dst, dstOff, src, srcOff, bytes, scratch, 8L * me, 1, SignalOp.ADD, pe);
         sigSent[pe]++;
+        count(pe, bytes);
+    }
+
+    /** Puts the first {@code bytes} staged payload bytes into {@code dst[dstOff..]} on {@code pe}, counted as a message. */
+    void sendStagedInto(int pe, SymmetricBuffer dst, long dstOff, long bytes) {
+        rma.putSignal(dst, dstOff, scratch, stagingOff + HEADER, bytes, scratch, 8L * me, 1, SignalOp.ADD, pe);
+        sigSent[pe]++;
+        count(pe, bytes);
     }
 
     /** A message without data: "I am done with this phase". Stores made before it are visible to {@code pe} after it. */

@@ -29,6 +29,8 @@ import java.util.function.IntFunction;
  *   <li>{@code RMA} otherwise: data is put into the peers' destination buffers; reductions are
  *       reduce-scattered through scratch slots in slot-sized pieces, then allgathered by puts.</li>
  * </ul>
+ * On several equal hosts the world's allgather, allreduce and reduce-scatter may run in two levels
+ * ({@code TWO_LEVEL}: {@link #allgatherTwoLevel}, {@link TwoLevelReduction}).
  * Reductions run in team-rank order, so every member gets the same bits, whatever the algorithm.
  *
  * <p>In place ({@code dst == src}): allgather takes this member's contribution from block
@@ -46,6 +48,8 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
     private final Reducer reducer = new Reducer();
     /** The world's host groups where a two-level schedule applies (several hosts of equal size > 1), else null. */
     private final TwoLevelGroups hosts;
+    /** The order-keeping two-level allreduce and reduce-scatter, where the hosts are host-major; else null. */
+    private final TwoLevelReduction chain;
 
     /** Allocates the scratch memory: collective over the communicator. */
     PortableCollectives(Communicator comm, CollectivesSettings settings) {
@@ -61,6 +65,15 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         this.directCapable = settings.direct() && comm.has(Capability.DIRECT_PEER_ACCESS);
         this.hosts = twoLevel ? TwoLevelGroups.of(comm.topology()) : null;
         this.ex = new Exchange(comm, settings.slotBytes());
+        this.chain = hosts != null && hosts.hostMajor ? new TwoLevelReduction(ex, reducer, hosts) : null;
+    }
+
+    /** Payload bytes this rank has put to ranks on other hosts so far (for tests and benchmarks). */
+    long interHostBytes() { return ex.interHostBytes(); }
+
+    /** Whether the world's reduction of {@code dtype} runs the two-level chain: it must move fewer bytes across hosts. */
+    private boolean chainReduces(Ctx c, boolean allreduce, DType dtype) {
+        return chain != null && hosts.coversWorld(c.w) && TwoLevelReduction.fewerBytes(allreduce, dtype, hosts.hosts(), hosts.local());
     }
 
     /** The members of one call's team. */
@@ -176,6 +189,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         int es = dtype.byteSize();
         long bytes = count * es;
         Algorithm want = bytes <= settings.inlineBytes() ? Algorithm.INLINE
+                : chainReduces(c, true, dtype) ? Algorithm.TWO_LEVEL
                 : reachable(c, -1, src, dst) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(0, bytes);
         Entry e = entry(c, Descriptor.of(Kind.ALLREDUCE, want, dtype, op, count, -1, c.fingerprint),
@@ -212,6 +226,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
                 for (int i = 1; i < c.n; i++) ex.sendInto(c.w[(c.r + i) % c.n], dst, a, dst, a, len);
                 for (int i = 1; i < c.n; i++) ex.await(c.w[(c.r - i + c.n) % c.n]);
             }
+            case TWO_LEVEL -> chain.allreduce(dtype, op, src, dst, count);
         }
     }
 
@@ -221,9 +236,11 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         long blockBytes = countPerPe * es;
         long dstOff = same(dst, src) ? c.r * blockBytes : 0;
         Algorithm want = blockBytes <= settings.inlineBytes() ? Algorithm.INLINE
+                : chainReduces(c, false, dtype) ? Algorithm.TWO_LEVEL
                 : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment in = src.segment();
-        Entry e = entry(c, Descriptor.of(Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint),
+        // Pair word 0 tells the others where this member keeps its block (in place or not): two levels put results there.
+        Entry e = entry(c, new Descriptor(Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint, new long[] {dstOff, 0, 0, 0}),
                 want == Algorithm.INLINE ? p -> in.asSlice(p * blockBytes, blockBytes) : null, false, null);
         MemorySegment out = dst.segment().asSlice(dstOff, blockBytes);
         long[] blocks = new long[c.n + 1];
@@ -240,6 +257,11 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
                 if (e.algorithm == Algorithm.DIRECT) flagRound(c);
             }
             case RMA -> reduceScatterRounds(c, dtype, op, src, dst, blocks, es, dstOff);
+            case TWO_LEVEL -> {
+                long[] dstOffs = new long[c.n];
+                for (int p = 0; p < c.n; p++) dstOffs[p] = e.descriptors[p].pair()[0];
+                chain.reduceScatter(dtype, op, src, dst, countPerPe, dstOffs);
+            }
         }
     }
 

@@ -41,6 +41,44 @@ final class Reducer {
         }
     }
 
+    /** Bytes per element of a partial result: BF16 and FP16 partials stay FP32 (the flat fold rounds once, at the end). */
+    static int partialBytes(DType dtype) {
+        return dtype == DType.BF16 || dtype == DType.FP16 ? 4 : dtype.byteSize();
+    }
+
+    /**
+     * One link of a fold continued across calls: {@code dst = ((acc op src[0]) op src[1]) ...}, with
+     * {@code acc} (null for the first link) a partial from {@link #partialBytes} wide elements. A
+     * {@code partial} result is written that wide too; the last link writes {@code dtype}. Chained links
+     * give the same bits as one {@link #reduce} over all sources, as every step is the same float operation.
+     */
+    void reduceLink(DType dtype, ReduceOp op, MemorySegment acc, MemorySegment[] srcs, MemorySegment dst, long count, boolean partial) {
+        boolean half = partialBytes(dtype) != dtype.byteSize();
+        if (!half) {
+            MemorySegment[] all = srcs;
+            if (acc != null) {
+                all = new MemorySegment[srcs.length + 1];
+                all[0] = acc;
+                System.arraycopy(srcs, 0, all, 1, srcs.length);
+            }
+            reduce(dtype, op, all, dst, count);
+            return;
+        }
+        for (long done = 0; done < count; done += BLOCK) {
+            int n = (int) Math.min(BLOCK, count - done);
+            long off = done * dtype.byteSize();
+            int s = 0;
+            if (acc != null) MemorySegment.copy(acc, ValueLayout.JAVA_FLOAT_UNALIGNED, done * 4, fa, 0, n);
+            else loadFloats(dtype, srcs[s++], off, fa, n);
+            for (; s < srcs.length; s++) {
+                loadFloats(dtype, srcs[s], off, fb, n);
+                combine(op, fa, fb, n);
+            }
+            if (partial) MemorySegment.copy(fa, 0, dst, ValueLayout.JAVA_FLOAT_UNALIGNED, done * 4, n);
+            else store(dtype, dst, off, n);
+        }
+    }
+
     private void floatBlock(DType dt, ReduceOp op, MemorySegment[] srcs, MemorySegment dst, long first, int n) {
         long off = first * dt.byteSize();
         loadFloats(dt, srcs[0], off, fa, n);
@@ -48,6 +86,11 @@ final class Reducer {
             loadFloats(dt, srcs[s], off, fb, n);
             combine(op, fa, fb, n);
         }
+        store(dt, dst, off, n);
+    }
+
+    /** Writes {@code fa[0..n)} to {@code dst[off..]} as {@code dt}, rounding half types to nearest even. */
+    private void store(DType dt, MemorySegment dst, long off, int n) {
         switch (dt) {
             case FP32 -> MemorySegment.copy(fa, 0, dst, ValueLayout.JAVA_FLOAT_UNALIGNED, off, n);
             case BF16 -> {

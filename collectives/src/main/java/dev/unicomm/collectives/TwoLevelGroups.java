@@ -12,12 +12,24 @@ final class TwoLevelGroups {
     final int me;
     final int[] node;
     final int[] column;
+    /**
+     * Whether host h holds ranks {@code [h*L, (h+1)*L)}: then a fold over the ranks in order is a fold over
+     * the hosts in order, each over its ranks in order, which is what the two-level reductions need.
+     */
+    final boolean hostMajor;
 
-    private TwoLevelGroups(int me, int[] node, int[] column) {
+    private TwoLevelGroups(int me, int[] node, int[] column, boolean hostMajor) {
         this.me = me;
         this.node = node;
         this.column = column;
+        this.hostMajor = hostMajor;
     }
+
+    /** Ranks per host. */
+    int local() { return node.length; }
+
+    /** Number of hosts. */
+    int hosts() { return column.length; }
 
     /** The groups of this rank, or null where the topology does not call for two levels. */
     static TwoLevelGroups of(HostTopology topo) {
@@ -27,7 +39,9 @@ final class TwoLevelGroups {
         int[] node = topo.ranksOn(topo.host());
         int[] column = new int[hosts];
         for (int h = 0; h < hosts; h++) column[h] = topo.ranksOn(h)[topo.localRank()];
-        return new TwoLevelGroups(node[topo.localRank()], node, column);
+        boolean hostMajor = true;
+        for (int r = 0; r < topo.size(); r++) hostMajor &= topo.hostOf(r) == r / local;
+        return new TwoLevelGroups(node[topo.localRank()], node, column, hostMajor);
     }
 
     /** Whether a team with these world ranks (in team order) is the whole world in world order. */

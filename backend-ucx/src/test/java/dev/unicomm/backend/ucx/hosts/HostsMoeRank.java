@@ -40,6 +40,7 @@ public final class HostsMoeRank {
     public static void main(String[] args) throws Exception {
         try (Communicator comm = Unicomm.connect()) {
             if (args[0].equals("check")) check(comm);
+            else if (args[0].equals("reduce")) benchReductions(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             else if (args[0].equals("allgather")) benchAllgather(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             else bench(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             comm.barrier();
@@ -54,6 +55,7 @@ public final class HostsMoeRank {
     static void check(Communicator comm) {
         int ranks = comm.size();
         allgatherAcrossHosts(comm);
+        reductionsAcrossHosts(comm);
         MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * ranks, 96, 24, 4, false);
         MoeConfig fp8 = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * ranks, 256, 24, 4, true);
         long seed = 5;
@@ -94,6 +96,44 @@ public final class HostsMoeRank {
         }
     }
 
+    /**
+     * The world's FP32 allreduce and reduce-scatter (two levels on 2 hosts x 2 ranks above the inline size), in and
+     * out of place, each element equal in its bits to the left fold over ranks 0..n-1 that the flat algorithm computes.
+     */
+    static void reductionsAcrossHosts(Communicator comm) {
+        int n = comm.size(), me = comm.rank();
+        for (int count : new int[] {5000, 100_003}) {
+            try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(4L * n * count);
+                 dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(4L * n * count)) {
+                for (boolean inPlace : new boolean[] {false, true}) {
+                    dev.unicomm.api.SymmetricBuffer out = inPlace ? src : dst;
+                    for (int i = 0; i < count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.collectives().allreduce(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    for (int i = 0; i < count; i++)
+                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(fold(n, i)))
+                            throw new AssertionError("allreduce FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
+                    comm.barrier();
+                    for (int i = 0; i < n * count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.collectives().reduceScatter(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    long at = inPlace ? (long) me * count : 0;
+                    for (int i = 0; i < count; i++)
+                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, at + i)) != Float.floatToRawIntBits(fold(n, me * count + i)))
+                            throw new AssertionError("reduce-scatter FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
+                    comm.barrier();
+                }
+            }
+        }
+    }
+
+    /** Inputs of very different magnitudes, so that another summation order would change the bits. */
+    private static float input(int rank, int i) { return (float) (StrictMath.sin(rank * 7919.0 + i) * StrictMath.pow(10, (rank + i) % 7 - 3)); }
+
+    private static float fold(int n, int i) {
+        float acc = input(0, i);
+        for (int p = 1; p < n; p++) acc += input(p, i);
+        return acc;
+    }
+
     /** The world's allgather of {@code bytes} per rank, {@code iters} timed calls after one checked one; prints the median. */
     static void benchAllgather(Communicator comm, int bytes, int iters) {
         int n = comm.size(), me = comm.rank();
@@ -113,6 +153,35 @@ public final class HostsMoeRank {
                 } else ns[it] = t1 - t0;
             }
             System.out.printf(Locale.ROOT, "AG two_level=%s rank=%d bytes=%d us=%.1f%n", System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
+        }
+    }
+
+    /**
+     * The world's FP32 allreduce of {@code bytes} and reduce-scatter of {@code bytes} (in all), {@code iters} timed calls
+     * each after one checked one (against the rank-order fold); prints the medians.
+     */
+    static void benchReductions(Communicator comm, int bytes, int iters) {
+        int n = comm.size(), me = comm.rank(), count = bytes / 4;
+        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes); dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(bytes)) {
+            for (boolean scatter : new boolean[] {false, true}) {
+                long[] ns = new long[iters];
+                for (int it = -1; it < iters; it++) {
+                    for (int i = 0; i < count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.barrier();
+                    long t0 = System.nanoTime();
+                    if (scatter) comm.collectives().reduceScatter(comm.world(), dst, src, count / n, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    else comm.collectives().allreduce(comm.world(), dst, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    long t1 = System.nanoTime();
+                    if (it < 0) {
+                        long first = scatter ? (long) me * (count / n) : 0, len = scatter ? count / n : count;
+                        for (int i = 0; i < len; i += 97)
+                            if (Float.floatToRawIntBits(dst.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(fold(n, (int) first + i)))
+                                throw new AssertionError((scatter ? "reduce-scatter" : "allreduce") + " element " + i);
+                    } else ns[it] = t1 - t0;
+                }
+                System.out.printf(Locale.ROOT, "%s two_level=%s rank=%d bytes=%d us=%.1f%n", scatter ? "RS" : "AR",
+                        System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
+            }
         }
     }
 

@@ -68,6 +68,20 @@ class UcxTwoLevelMoeTest {
         assertEquals(32, lines.size(), String.join("\n", lines));
     }
 
+    /** The world's FP32 allreduce and reduce-scatter, flat and two-level in separate jobs (order flat, two, two, flat), per size. */
+    @Test void benchmarkReductionsBothWays(TestBed bed) throws Exception {
+        assumeTrue(Boolean.getBoolean("unicomm.moe.bench"), "a benchmark: run with -Dunicomm.moe.bench=true");
+        String load = Files.readString(Path.of("/proc/loadavg")).strip();
+        List<String> lines = new ArrayList<>();
+        for (String two : List.of("false", "true", "true", "false"))
+            for (String bytes : List.of("262144", "4194304"))
+                job(bed, Map.of("UNICOMM_COLLECTIVES_TWO_LEVEL", two), "reduce", bytes, "7").stream()
+                        .filter(l -> l.startsWith("AR ") || l.startsWith("RS ")).forEach(lines::add);
+        System.out.println("loadavg before " + load + ", after " + Files.readString(Path.of("/proc/loadavg")).strip());
+        lines.forEach(System.out::println);
+        assertEquals(64, lines.size(), String.join("\n", lines));
+    }
+
     private static List<String> job(TestBed bed, String... args) throws Exception { return job(bed, Map.of(), args); }
 
     /** Ranks 0-1 on node0, 2-3 on node1, rank 0's store on node0's address; every line they printed. */
