@@ -142,24 +142,13 @@ final class HierarchicalMoe extends NormalMoe {
         comm.rma().quiet();
         comm.barrier(); // every row has reached its rank; every peer is done reading our counts and slots
         TwoLevelHandle h = new TwoLevelHandle(this, t, n, rowAt, perExpert(n, align), hostRow, slotCount, forward);
-        ops++;
-        lastWasCombine = false;
-        latest = h;
-        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
-        MemorySegment wSeg = weights == null ? null : local.asSlice(recvW, (long) n * topk * 4);
-        return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
+        return dispatched(h, fp8, weights != null);
     }
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
         TwoLevelHandle h = twoLevel(handle);
-        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
-        host("scales", scales);
-        publish(fp8, false);
-        comm.barrier();
-        long[] flags = new long[ranks];
-        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
-        agree(flags, "cached dispatch");
+        boolean fp8 = startCachedDispatch(x, scales);
         try (Arena tmp = Arena.ofConfined()) {
             sendAcross(tmp, h.tokens, h.hostRow, null, x, scales, fp8, null, null, false);
             pushRows(h.tokens, h.rowAt, x, scales, fp8, onMyHost);
@@ -169,10 +158,7 @@ final class HierarchicalMoe extends NormalMoe {
         forwardRows(h.slotCount, h.forward, fp8);
         comm.rma().quiet();
         comm.barrier();
-        ops++;
-        lastWasCombine = false;
-        latest = h;
-        return result(h, fp8, null, null);
+        return cachedDispatched(h, fp8);
     }
 
     @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
@@ -186,8 +172,7 @@ final class HierarchicalMoe extends NormalMoe {
         if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
         comm.barrier();
-        long[] flags = new long[ranks];
-        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+        long[] flags = peerFlags();
         ops++;
         agree(flags, "combine");
         float[] acc = new float[hidden], accW = new float[topk];

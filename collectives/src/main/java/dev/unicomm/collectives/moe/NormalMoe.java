@@ -121,31 +121,17 @@ class NormalMoe extends PortableMoe {
         comm.rma().quiet();
         comm.barrier(); // every row and its ids have landed; every peer is done reading our counts
         NormalHandle h = new NormalHandle(this, t, n, rowAt, perExpert(n, align));
-        ops++;
-        lastWasCombine = false;
-        latest = h;
-        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
-        MemorySegment wSeg = weights == null ? null : local.asSlice(recvW, (long) n * topk * 4);
-        return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
+        return dispatched(h, fp8, weights != null);
     }
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
         NormalHandle h = own(handle);
-        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
-        host("scales", scales);
-        publish(fp8, false);
-        comm.barrier();
-        long[] flags = new long[ranks];
-        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
-        agree(flags, "cached dispatch");
+        boolean fp8 = startCachedDispatch(x, scales);
         pushRows(h.tokens, h.rowAt, x, scales, fp8, null);
         comm.rma().quiet();
         comm.barrier();
-        ops++;
-        lastWasCombine = false;
-        latest = h;
-        return result(h, fp8, null, null);
+        return cachedDispatched(h, fp8);
     }
 
     @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
@@ -159,8 +145,7 @@ class NormalMoe extends PortableMoe {
         if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
         comm.barrier();
-        long[] flags = new long[ranks];
-        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+        long[] flags = peerFlags();
         ops++;
         agree(flags, "combine");
 
@@ -360,6 +345,42 @@ class NormalMoe extends PortableMoe {
         peers.wrote(r, bytes);
         if (nonBlocking) comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
         else comm.rma().put(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
+    }
+
+    /** Every rank's header flags word (after a barrier that follows their publishing). */
+    final long[] peerFlags() {
+        long[] flags = new long[ranks];
+        for (int s = 0; s < ranks; s++) flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+        return flags;
+    }
+
+    /** A cached dispatch's start: checks the tensors, publishes this rank's flags and agrees them with every rank; whether x is FP8. */
+    final boolean startCachedDispatch(Tensor x, Tensor scales) {
+        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
+        host("scales", scales);
+        publish(fp8, false);
+        comm.barrier();
+        agree(peerFlags(), "cached dispatch");
+        return fp8;
+    }
+
+    /** A first dispatch's result: {@code h} becomes the latest layout; the received ids (and weights, if sent) are views of this rank's area. */
+    final Dispatched dispatched(NormalHandle h, boolean fp8, boolean withWeights) {
+        int n = h.recv;
+        MemorySegment idxSeg = local.asSlice(recvIdx, (long) n * topk * 8);
+        MemorySegment wSeg = withWeights ? local.asSlice(recvW, (long) n * topk * 4) : null;
+        ops++;
+        lastWasCombine = false;
+        latest = h;
+        return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
+    }
+
+    /** A cached dispatch's result (the ids and weights were received by the first dispatch of {@code h}). */
+    final Dispatched cachedDispatched(NormalHandle h, boolean fp8) {
+        ops++;
+        lastWasCombine = false;
+        latest = h;
+        return result(h, fp8, null, null);
     }
 
     Dispatched result(NormalHandle h, boolean fp8, Tensor idx, Tensor w) {
