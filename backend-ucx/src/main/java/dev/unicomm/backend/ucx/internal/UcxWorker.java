@@ -25,6 +25,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class UcxWorker implements AutoCloseable {
     private static final int WAIT_SPIN = 2_000;
+    /** How soon the progress thread takes the worker back after the last waiting caller left. */
+    private static final long HANDBACK_NANOS = 50_000;
     private static final long WAIT_PARK_NANOS = 20_000;
 
     final Ucp ucp;
@@ -132,8 +134,9 @@ final class UcxWorker implements AutoCloseable {
                 for (Runnable t; (t = tasks.poll()) != null; ) t.run();
                 if (callerProgress && waiting.get() > 0) {
                     // A caller progresses the worker in its wait (and serves the peers meanwhile): stay off the worker's
-                    // lock until the last one leaves (it unparks us), re-checking at the poll bound.
-                    LockSupport.parkNanos(Math.max(1, pollMillis) * 1_000_000L);
+                    // lock while one does, re-checking every HANDBACK_NANOS. Not woken when the caller leaves: a caller
+                    // that waits again a few microseconds later (a ping-pong) would find this thread on the lock.
+                    LockSupport.parkNanos(HANDBACK_NANOS);
                     idle = 0;
                     continue;
                 }
@@ -209,10 +212,8 @@ final class UcxWorker implements AutoCloseable {
     /** Marks the calling thread as progressing the worker in a wait: the progress thread steps aside until {@link #exitWait}. */
     void enterWait() { waiting.incrementAndGet(); }
 
-    /** Ends {@link #enterWait}; the last waiter to leave hands the worker back to the progress thread at once. */
-    void exitWait() {
-        if (waiting.decrementAndGet() == 0 && callerProgress) LockSupport.unpark(progress);
-    }
+    /** Ends {@link #enterWait}; the progress thread takes the worker back within {@link #HANDBACK_NANOS} of the last waiter leaving. */
+    void exitWait() { waiting.decrementAndGet(); }
 
     /** The transports and memory domains of this worker's context ({@code ucp_context_print_info}'s text). */
     String contextInfo() { return ucp.contextInfo(context); }
