@@ -221,35 +221,41 @@ public final class StoreServer implements Closeable {
     }
 
     /**
-     * Ranks silent past the limit fail; ranks silent for half of it at that moment are named with them (with
-     * pings every second, a live rank is never silent that long, and a lost host's ranks go quiet together).
+     * Ranks silent past the limit fail. In a job that then fails, ranks silent for half of it at that moment are
+     * named with them (with pings every second a live rank is rarely silent that long, and a lost host's ranks go
+     * quiet together); an elastic job counts only the overdue ones as dead.
      */
     private void failSilentRanks() {
         long limit = silenceLimitNanos, now = System.nanoTime();
-        List<Integer> silent = new ArrayList<>();
+        List<Integer> overdue = new ArrayList<>(), quiet = new ArrayList<>();
         List<Connection> cut = new ArrayList<>();
-        boolean overdue = false;
         synchronized (this) {
             if (abortReason != null || closing) return;
             for (int r = 0; r < ranks.length; r++) {
                 Connection c = ranks[r];
                 if (c == null || left[r] || failed.get(r) || c.saidBye) continue;
-                long quiet = now - c.lastHeardNanos;
-                if (quiet > limit / 2) {
-                    silent.add(r);
+                long silent = now - c.lastHeardNanos;
+                if (silent > limit) {
+                    overdue.add(r);
                     cut.add(c);
+                } else if (silent > limit / 2) {
+                    quiet.add(r);
                 }
-                overdue |= quiet > limit;
             }
         }
-        if (!overdue) return;
-        String who = silent.size() == 1 ? "rank " + silent.get(0) : "ranks " + Liveness.list(silent);
-        String reason = who + " sent nothing to the rendezvous store for " + TimeUnit.NANOSECONDS.toSeconds(limit)
-                + " s: " + (silent.size() == 1 ? "its" : "their") + " host or network link is down, or the process is stopped";
-        for (int r : silent) {
-            if (elastic) rankDied(r, reason);
-            else rankFailed(r, reason);
+        if (overdue.isEmpty()) return;
+        // A failing job names the ranks that went quiet with the overdue ones (a lost host's ranks go quiet
+        // together); an elastic job goes on, so only a rank past the limit is counted as dead.
+        List<Integer> named = new ArrayList<>(overdue);
+        if (!elastic) {
+            named.addAll(quiet);
+            named.sort(null);
         }
+        String who = named.size() == 1 ? "rank " + named.get(0) : "ranks " + Liveness.list(named);
+        String reason = who + " sent nothing to the rendezvous store for " + TimeUnit.NANOSECONDS.toSeconds(limit)
+                + " s: " + (named.size() == 1 ? "its" : "their") + " host or network link is down, or the process is stopped";
+        if (elastic) for (int r : overdue) rankDied(r, reason);
+        else rankFailed(named.get(0), reason);
         for (Connection c : cut) c.close(); // its reader then ends; the failure is recorded already
     }
 
