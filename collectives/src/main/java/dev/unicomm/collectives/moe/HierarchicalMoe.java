@@ -343,22 +343,7 @@ final class HierarchicalMoe extends NormalMoe {
                 }
             }
             if (j == 0) continue;
-            long idxAt = recvIdx + (long) first[r] * topk * 8, wAt = recvW + (long) first[r] * topk * 4;
-            MemorySegment dst = peers.direct(r);
-            if (dst != null) {
-                MemorySegment.copy(metaIds, 0, dst, ValueLayout.JAVA_LONG_UNALIGNED, idxAt, j);
-                if (w != null) MemorySegment.copy(metaW, 0, dst, ValueLayout.JAVA_FLOAT_UNALIGNED, wAt, j);
-                continue;
-            }
-            try (Arena tmp = Arena.ofConfined()) {
-                MemorySegment block = tmp.allocate(12L * j, 8);
-                MemorySegment.copy(metaIds, 0, block, ValueLayout.JAVA_LONG_UNALIGNED, 0, j);
-                put(r, idxAt, block, 0, 8L * j, false);
-                if (w != null) {
-                    MemorySegment.copy(metaW, 0, block, ValueLayout.JAVA_FLOAT_UNALIGNED, 8L * j, j);
-                    put(r, wAt, block, 8L * j, 4L * j, false);
-                }
-            }
+            writeRouting(r, first[r], j, w != null);
         }
         return fwd;
     }

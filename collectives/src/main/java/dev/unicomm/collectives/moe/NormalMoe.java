@@ -263,22 +263,7 @@ class NormalMoe extends PortableMoe {
                     if (w != null) metaW[j] = Float.intBitsToFloat(Float.floatToRawIntBits(w[at]) & (int) mine);
                 }
             }
-            long idxAt = recvIdx + (long) firstRow[r] * topk * 8, wAt = recvW + (long) firstRow[r] * topk * 4;
-            MemorySegment dst = peers.direct(r);
-            if (dst != null) {
-                MemorySegment.copy(metaIds, 0, dst, ValueLayout.JAVA_LONG_UNALIGNED, idxAt, j);
-                if (w != null) MemorySegment.copy(metaW, 0, dst, ValueLayout.JAVA_FLOAT_UNALIGNED, wAt, j);
-                continue;
-            }
-            try (Arena staging = Arena.ofConfined()) {
-                MemorySegment block = staging.allocate(12L * j, 8);
-                MemorySegment.copy(metaIds, 0, block, ValueLayout.JAVA_LONG_UNALIGNED, 0, j);
-                put(r, idxAt, block, 0, 8L * j, false);
-                if (w != null) {
-                    MemorySegment.copy(metaW, 0, block, ValueLayout.JAVA_FLOAT_UNALIGNED, 8L * j, j);
-                    put(r, wAt, block, 8L * j, 4L * j, false);
-                }
-            }
+            writeRouting(r, firstRow[r], j, w != null);
         }
     }
 
@@ -345,6 +330,29 @@ class NormalMoe extends PortableMoe {
         peers.wrote(r, bytes);
         if (nonBlocking) comm.rma().putNbi(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
         else comm.rma().put(buffer, offset, dev.unicomm.api.Memory.of(src), srcOffset, bytes, r);
+    }
+
+    /**
+     * Writes the {@code j} tokens' top-k ids staged in {@link #metaIds} (and their weights from {@link #metaW}) into
+     * rank {@code r}'s routing area from row {@code firstRow} on: stores where the peer is mapped, else RMA through one staging block.
+     */
+    final void writeRouting(int r, int firstRow, int j, boolean withWeights) {
+        long idxAt = recvIdx + (long) firstRow * topk * 8, wAt = recvW + (long) firstRow * topk * 4;
+        MemorySegment dst = peers.direct(r);
+        if (dst != null) {
+            MemorySegment.copy(metaIds, 0, dst, ValueLayout.JAVA_LONG_UNALIGNED, idxAt, j);
+            if (withWeights) MemorySegment.copy(metaW, 0, dst, ValueLayout.JAVA_FLOAT_UNALIGNED, wAt, j);
+            return;
+        }
+        try (Arena staging = Arena.ofConfined()) {
+            MemorySegment block = staging.allocate(12L * j, 8);
+            MemorySegment.copy(metaIds, 0, block, ValueLayout.JAVA_LONG_UNALIGNED, 0, j);
+            put(r, idxAt, block, 0, 8L * j, false);
+            if (withWeights) {
+                MemorySegment.copy(metaW, 0, block, ValueLayout.JAVA_FLOAT_UNALIGNED, 8L * j, j);
+                put(r, wAt, block, 8L * j, 4L * j, false);
+            }
+        }
     }
 
     /** Every rank's header flags word (after a barrier that follows their publishing). */
