@@ -231,13 +231,17 @@ fi
 # part of the repository) with the machine's PyTorch and pip NVSHMEM, then benchmarks/reference/deepep_moe.py runs it.
 if named deepep; then
   {
-    src="${DEEPEP_SRC:-}"; dst=/tmp/deepep
-    if [ ! -f "$src" ]; then echo "deepep skipped: DEEPEP_SRC='$src' is not a file (a tarball of DeepEP's source)"; else
+    src="${DEEPEP_SRC:-}"; dst="${DEEPEP_DIR:-/tmp/deepep}"
+    if ls "$dst"/deep_ep_cpp*.so > /dev/null 2>&1; then echo "DeepEP already built in $dst (DEEPEP_DIR)"
+    elif [ ! -f "$src" ]; then echo "deepep skipped: DEEPEP_SRC='$src' is not a file (a tarball of DeepEP's source)"; dst=""
+    else
       rm -rf "$dst"; mkdir -p "$dst"; tar xf "$src" -C "$dst"
       s=$(date +%s)
       ( cd "$dst" && TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=${DEEPEP_JOBS:-16} timeout ${DEEPEP_BUILD_S:-420} python3 setup.py build_ext --inplace ) \
         > "$out/deepep-build.log" 2>&1
       echo "DeepEP build: exit $? in $(( $(date +%s) - s )) s ($(ls "$dst"/deep_ep_cpp*.so 2>/dev/null | wc -l) extension)"; tail -3 "$out/deepep-build.log"
+    fi
+    if [ -n "$dst" ]; then
       for mode in ${DEEPEP_MODES:-normal ll}; do
         PYTHONPATH="$dst" timeout ${DEEPEP_LIMIT_S:-300} python3 "$here/deepep_moe.py" --mode $mode --ranks ${DEEPEP_RANKS:-2} \
           ${DEEPEP_ARGS:-} --out "$out/deepep-moe.tsv" > "$out/deepep-$mode.log" 2>&1
