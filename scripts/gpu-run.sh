@@ -263,8 +263,12 @@ if named remote; then
       ${REMOTE_RULES:+--rule=$REMOTE_RULES} > "$out/kit-moe-remote-$tr.txt" 2>&1
     echo "kit Moe, NVSHMEM_DISABLE_P2P=1, remote transport $tr: exit $?"; tail -2 "$out/kit-moe-remote-$tr.txt"
     grep -iE 'FAILED|error|transport|unavailable' "$out/kit-moe-remote-$tr.txt" | sort | uniq -c | sort -rn | head -12 | cut -c1-300
+    # What NVSHMEM said is in the workers' logs (the kit's report keeps only their last lines): keep their tails.
+    logs=$(grep -o 'worker logs: [^ ]*' "$out/kit-moe-remote-$tr.txt" | head -1 | cut -d' ' -f3)
+    [ -d "$logs" ] && for f in "$logs"/*.log; do echo "== $tr: $(basename "$f")"; grep -v '^\s*at ' "$f" | tail -25 | cut -c1-300; done
+    # A client that died leaves the MPS server refusing new ones: a fresh server for the next transport.
+    if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the $tr run"; fi
   done 2>&1 | tee "$out/remote.txt"
-  [ -n "${mps:-}" ] && { echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the remote-transport runs"; }
 fi
 
 # Few files come back from a lent machine: one archive with everything.
