@@ -43,6 +43,14 @@ typedef struct {
                                        mode's off_recv_idx is the row map and off_recv_w the weights, both
                                        [2][R][max_tokens][topk] int64 tagged with the generation in the high half */
     long long part_counts;          /* normal dispatch: device int32 [blocks][experts + nranks], each routing block's counts */
+    long long active;               /* device int32 [nranks + 1]: this PE's active-rank mask (1 active, 0 not), then the
+                                       count of inactive ranks; read at every use (data, not an argument: a CUDA graph
+                                       replays with the mask of the moment); 0: every rank active */
+    long long dropped;              /* device int32 [max_tokens]: per own token, top-k entries naming an inactive rank's
+                                       expert (written by the dispatches only while a rank is inactive); 0: none */
+    long long pre_barrier;          /* normal combine with an inactive rank: first a barrier of the active PEs on the
+                                       ready counters, which must reach this (the nvshmem barrier would wait for the
+                                       inactive PEs); 0: none (the host ran nvshmem's barrier, or none is needed) */
 } ucn_moe_args;
 
 #define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))

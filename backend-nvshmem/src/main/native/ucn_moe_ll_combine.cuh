@@ -34,9 +34,10 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
     if (WIDE) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + d,
-                        q.expected, deadline, moe_abort_word(a), (long long *) a.err, d, 4);
-    } else if (threadIdx.x < R) {
+            if (moe_live(a, d))
+                moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + d,
+                            q.expected, deadline, moe_abort_word(a), (long long *) a.err, d, 4);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
                     q.expected, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 4);
@@ -143,6 +144,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     for (long long item = gw; ok && item < (long long) R * maxT * chunks; item += warps) {
         long long st = item / chunks, c = (item % chunks) * 32 + lane;
         int s = (int) (st / maxT);
+        if (!moe_live(a, s)) continue; // warp-uniform: an inactive source's map entries are stale
         // The row map entry and the weight word are loaded together (one round trip, not two); a weight
         // not yet tagged with this generation is waited for below.
         unsigned long long ent = 0, wword = 0;
@@ -201,9 +203,12 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    if (WIDE)
-        for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
-    else if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    if (WIDE) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            if (moe_live(a, d)) moe_wait_ge(ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
+        moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    }
     __syncthreads();
     MOE_PHASE; // 4: every PE's sums arrived
     ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);

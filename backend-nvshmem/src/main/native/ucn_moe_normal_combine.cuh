@@ -20,6 +20,17 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     const long long *peers = (const long long *) a.peers;
     char *own = (char *) peers[me];
     int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (a.pre_barrier != 0) {
+        // Every active PE is past its previous combine (its pulls from this PE's receive area) before y is
+        // staged there: each grid signals the ready counters once (moe_signal_all), every block waits for all.
+        moe_signal_all<NV>(a, a.off_ready, me);
+        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            if (moe_live(a, d))
+                moe_wait_ge((const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.pre_barrier, until,
+                            moe_abort_word(a), (long long *) a.err, d, 6);
+        __syncthreads();
+    }
     if (a.y != 0)
         for (long long r = gw; r < a.recv_tokens; r += warps)
             moe_warp_copy(own + a.off_recv + r * row_bytes, (const char *) a.y + r * row_bytes, row_bytes, lane);
@@ -32,9 +43,10 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     if (WIDE) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            moe_wait_ge((const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.expected,
-                        deadline, moe_abort_word(a), (long long *) a.err, d, 2);
-    } else if (threadIdx.x < R) {
+            if (moe_live(a, d))
+                moe_wait_ge((const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.expected,
+                            deadline, moe_abort_word(a), (long long *) a.err, d, 2);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 2);

@@ -49,7 +49,7 @@ __device__ void moe_wide_positions(const ucn_moe_args &a, int t0, int t1, int *b
                 long long e = idx[(long long) t * K + k];
                 if (e < 0 || e >= E) continue;
                 int d = (int) (e / L) - g0;
-                if (d >= 0 && d < 32) mask |= 1u << d;
+                if (d >= 0 && d < 32 && moe_live(a, g0 + d)) mask |= 1u << d;
             }
             int G = min(32, R - g0);
             for (int d = 0; d < G; d++) {
@@ -111,15 +111,16 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     int *pos = (int *) a.pos, *part = (int *) a.part_counts;
+    moe_count_drops(a, t0 + threadIdx.x, blockDim.x, t1); // this block's slice
     // A thread per token; up to 16 ids in registers, loaded together.
     for (int t = t0 + threadIdx.x; t < t1; t += blockDim.x) {
         unsigned int mask = 0;
         if (WIDE) {
             for (int k = 0; k < K; k++) {
-                int e = moe_expert(idx, t, k, K, E, err, true);
+                int e = moe_live_expert(a, idx, t, k, K, E, err, true);
                 if (e < 0) continue;
                 atomicAdd(&cnt_e[e], 1);
-                int d = moe_rank_first(idx, t, k, K, E, L);
+                int d = moe_live_rank_first(a, idx, t, k, K, E, L);
                 if (d >= 0) atomicAdd(&tot[d], 1);
             }
             continue;
@@ -143,12 +144,13 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
                     moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
                     continue;
                 }
+                if (!moe_live(a, (int) (e / L))) continue; // dropped: its rank is inactive
                 atomicAdd(&cnt_e[e], 1);
                 mask |= 1u << (e / L);
             }
         } else {
             for (int k = 0; k < K; k++) {
-                int e = moe_expert(idx, t, k, K, E, err, true);
+                int e = moe_live_expert(a, idx, t, k, K, E, err, true);
                 if (e < 0) continue;
                 atomicAdd(&cnt_e[e], 1);
                 mask |= 1u << (e / L);
@@ -228,13 +230,15 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
     for (int i = threadIdx.x; i < R * row; i += blockDim.x) {
         int d = i / row, j = i % row;
+        if (!moe_live(a, d)) continue; // an inactive PE gets nothing
         unsigned int v = j < R ? base[j] : cnt_e[d * L + j - R];
         moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * row + j) * 8, tag | v);
     }
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
     MOE_PHASE; // 4: counts sent
     __syncthreads();
-    for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x)
+        if (moe_live(a, i / row)) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
     __syncthreads();
     MOE_PHASE; // 5: count matrix complete
     moe_trace_end(tr, 3);
@@ -242,22 +246,26 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     if (WIDE) {
         for (int d = threadIdx.x; d < R; d += blockDim.x) {
             int s_off = 0;
-            for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[(long long) s * row + d];
+            for (int s = 0; s < me; s++)
+                if (moe_live(a, s)) s_off += (int) (unsigned int) m[(long long) s * row + d]; // inactive: stale words
             ((int *) a.send_off)[d] = s_off;
         }
     } else if (threadIdx.x < R) {
         int s_off = 0;
-        for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
+        for (int s = 0; s < me; s++)
+            if (moe_live(a, s)) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
         ((int *) a.send_off)[threadIdx.x] = s_off;
     }
     if (threadIdx.x == 0) {
         int n = 0;
-        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + me];
+        for (int s = 0; s < R; s++)
+            if (moe_live(a, s)) n += (int) (unsigned int) m[s * row + me];
         info[0] = n;
     }
     for (int le = threadIdx.x; le < L; le += blockDim.x) {
         int n = 0;
-        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + R + le];
+        for (int s = 0; s < R; s++)
+            if (moe_live(a, s)) n += (int) (unsigned int) m[s * row + R + le];
         info[1 + le] = n;
     }
 }
@@ -281,14 +289,20 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (CACHED) {
         long long row = R + L, p = a.gen & 1;
         unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
-        if (WIDE && blockIdx.x == 0)
-            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_put_word<NV>(a, d, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
-        else if (blockIdx.x == 0 && threadIdx.x < R) moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        if (WIDE && blockIdx.x == 0) {
+            for (int d = threadIdx.x; d < R; d += blockDim.x)
+                if (moe_live(a, d)) moe_put_word<NV>(a, d, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        } else if (blockIdx.x == 0 && threadIdx.x < R && moe_live(a, threadIdx.x)) {
+            moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        }
         const unsigned long long *m = (const unsigned long long *) (peers[a.rank] + a.off_cnt) + p * R * row;
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        if (WIDE)
-            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
-        else if (threadIdx.x < R) moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+        if (WIDE) {
+            for (int d = threadIdx.x; d < R; d += blockDim.x)
+                if (moe_live(a, d)) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
+        } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
+            moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+        }
         __syncthreads();
         MOE_PHASE; // 1: every PE entered
     }
@@ -325,7 +339,7 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
                 moe_put_rows<NV>(a, d, a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes, scale_bytes, lane);
             if (idx != 0) {
                 for (int k = lane; k < K; k += 32) {
-                    int e = moe_expert(idx, t, k, K, E, (long long *) a.err, false);
+                    int e = moe_live_expert(a, idx, t, k, K, E, (long long *) a.err, false);
                     long long local = (e >= 0 && e / L == d) ? e - (long long) d * L : -1;
                     float wk = w != 0 && local >= 0 ? w[(long long) t * K + k] : 0.f;
                     long long *ip = (long long *) moe_at<NV>(a, d, a.off_recv_idx) + slot * K + k;
@@ -351,9 +365,10 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (WIDE) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
-                        deadline, moe_abort_word(a), (long long *) a.err, d, 1);
-    } else if (threadIdx.x < R) {
+            if (moe_live(a, d))
+                moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
+                            deadline, moe_abort_word(a), (long long *) a.err, d, 1);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);

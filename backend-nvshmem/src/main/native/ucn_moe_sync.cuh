@@ -65,6 +65,20 @@ __device__ bool moe_spin_ends(unsigned int spins, unsigned long long deadline, c
     return false;
 }
 
+/*
+ * Whether PE d is in this PE's active set (the buffer's device mask, a.active; 0: all active). A plain
+ * load per use, so a mask changed between two launches or graph replays is what the next one sees.
+ * Inactive PEs are neither sent to nor waited for, and their experts' top-k entries are dropped.
+ */
+__device__ __forceinline__ bool moe_live(const ucn_moe_args &a, int d) {
+    return a.active == 0 || ((const volatile int *) a.active)[d] != 0;
+}
+
+/* Whether the mask has an inactive rank (its last word: the count of inactive ranks). */
+__device__ __forceinline__ bool moe_any_inactive(const ucn_moe_args &a) {
+    return a.active != 0 && ((const volatile int *) a.active)[a.nranks] != 0;
+}
+
 /* Spins until *p >= v (unsigned); false (and an error record) at the deadline or on abort. */
 __device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who, long long what) {
