@@ -51,6 +51,8 @@ typedef struct {
     long long pre_barrier;          /* normal combine with an inactive rank: first a barrier of the active PEs on the
                                        ready counters, which must reach this (the nvshmem barrier would wait for the
                                        inactive PEs); 0: none (the host ran nvshmem's barrier, or none is needed) */
+    long long elastic;              /* 1: a peer that does not answer within timeout_ns is marked inactive in `active`
+                                       (UCN_MOE_ERR_LOST, not an error) and the operation goes on without it */
 } ucn_moe_args;
 
 #define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))
@@ -61,5 +63,7 @@ typedef struct {
 #define UCN_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
 #define UCN_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
 #define UCN_MOE_ERR_ABORTED 5    /* the host set the abort word while waiting for rank err1 (what: err2) */
+#define UCN_MOE_ERR_LOST 6       /* elastic: rank err1 did not answer in time (what: err2) and is inactive now: not an
+                                    error; the host reads the device mask to learn every rank found inactive */
 
 #endif

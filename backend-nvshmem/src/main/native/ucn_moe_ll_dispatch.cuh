@@ -32,7 +32,6 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         int t = i / K, e = moe_live_expert(a, idx, t, i % K, K, E, err, blockIdx.x == 0);
         if (e >= 0) atomicOr(&bits[e * W + t / 32], 1u << (t % 32));
     }
-    if (blockIdx.x == 0) moe_count_drops(a, threadIdx.x, blockDim.x, T);
     __syncthreads();
     MOE_PHASE; // 1: bitmaps built
     unsigned long long tag = (unsigned long long) (unsigned int) q.gen << 32;
@@ -50,9 +49,11 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     int4 first_q = !NV && a.fp8 ? moe_ll_first_piece(a, &first_scale) : make_int4(0, 0, 0, 0);
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
     for (int i = threadIdx.x; i < R * E; i += blockDim.x)
-        if (moe_live(a, i / E)) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
+        if (moe_live(a, i / E)) moe_wait_tag(a, m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
     __syncthreads();
     MOE_PHASE; // 2: count matrix complete
+    // Drops under the mask as it is now: an elastic wait above may have found a peer gone (a block sees its own marks).
+    if (blockIdx.x == 0) moe_count_drops(a, threadIdx.x, blockDim.x, T);
     if (blockIdx.x == 0) {
         for (int le = threadIdx.x; le < L; le += blockDim.x) {
             int n = 0;
@@ -75,11 +76,11 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            if (moe_live(a, d)) moe_wait_ge(done + (long long) p * R + d, q.expected, until, moe_abort_word(a), err, d, 3);
+            if (moe_live(a, d)) moe_wait_ge(a, done + (long long) p * R + d, q.expected, until, moe_abort_word(a), err, d, 3);
     } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
+        moe_wait_ge(a, done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
     }
     __syncthreads();
     MOE_PHASE; // 5: every PE's rows arrived

@@ -23,7 +23,7 @@ __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline
             moe_store_release_gpu(release, (unsigned long long) a.seq); // all blocks' writes, seen above
         } else {
             for (unsigned int spins = 1; *release != (unsigned long long) a.seq; spins++)
-                if (moe_spin_ends(spins, deadline, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
+                if (moe_spin_ends(a, spins, deadline, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
             moe_fence_acquire_gpu(); // the volatile load above, made an acquire
         }
     }
@@ -111,7 +111,6 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     const long long *idx = (const long long *) a.topk_idx;
     long long *err = (long long *) a.err;
     int *pos = (int *) a.pos, *part = (int *) a.part_counts;
-    moe_count_drops(a, t0 + threadIdx.x, blockDim.x, t1); // this block's slice
     // A thread per token; up to 16 ids in registers, loaded together.
     for (int t = t0 + threadIdx.x; t < t1; t += blockDim.x) {
         unsigned int mask = 0;
@@ -238,7 +237,7 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     MOE_PHASE; // 4: counts sent
     __syncthreads();
     for (int i = threadIdx.x; i < R * row; i += blockDim.x)
-        if (moe_live(a, i / row)) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
+        if (moe_live(a, i / row)) moe_wait_tag(a, m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
     __syncthreads();
     MOE_PHASE; // 5: count matrix complete
     moe_trace_end(tr, 3);
@@ -299,9 +298,9 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         if (WIDE) {
             for (int d = threadIdx.x; d < R; d += blockDim.x)
-                if (moe_live(a, d)) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
+                if (moe_live(a, d)) moe_wait_tag(a, m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
         } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
-            moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+            moe_wait_tag(a, m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
         }
         __syncthreads();
         MOE_PHASE; // 1: every PE entered
@@ -310,9 +309,12 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     const long long *idx = (const long long *) a.topk_idx;
     const float *w = (const float *) a.topk_w;
     int warps = gridDim.x * (blockDim.x >> 5);
+    // Drops under the mask as it is now (after the routing kernel's waits, which may have found a peer gone).
+    if (!CACHED) moe_count_drops(a, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, T);
     for (int t = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); t < T; t += warps) {
         int my_pe; // lane l's rank: l itself up to 32 ranks (moe_token_dests)
         int my_slot = moe_token_dests<WIDE>(pos, send_off, R, t, lane, &my_pe);
+        if (my_slot >= 0 && !moe_live(a, my_pe)) my_slot = -1; // routed before a peer was found gone: not sent
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         const char *src = (const char *) a.x + t * row_bytes;
         // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
@@ -366,11 +368,11 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
             if (moe_live(a, d))
-                moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
+                moe_wait_ge(a, (const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
                             deadline, moe_abort_word(a), (long long *) a.err, d, 1);
     } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
+        moe_wait_ge(a, (const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);
     }
     __syncthreads();

@@ -27,6 +27,8 @@ final class MoeActiveMask {
     private final long device, droppedDevice, droppedPinned;
     private final MemorySegment dropped;
     private final boolean[] live;
+    private final long readBack; // pinned int32 [R + 1]: the device mask read back after a kernel found a peer gone
+    private final MemorySegment readBackView;
     private int inactive;
     private long epoch;
 
@@ -37,6 +39,8 @@ final class MoeActiveMask {
         this.droppedDevice = memory.alloc(4L * Math.max(1, maxTokens));
         this.droppedPinned = NvOps.pinnedAlloc(4L * ARRAYS * Math.max(1, maxTokens));
         this.dropped = MemorySegment.ofAddress(droppedPinned).reinterpret(4L * ARRAYS * Math.max(1, maxTokens)).fill((byte) 0);
+        this.readBack = NvOps.pinnedAlloc(4L * (ranks + 1));
+        this.readBackView = MemorySegment.ofAddress(readBack).reinterpret(4L * (ranks + 1));
         this.live = new boolean[ranks];
         Arrays.fill(live, true);
         NvOps.fillAsync(device, 1, 4L * ranks, stream); // every rank active (0x01010101: nonzero)
@@ -105,5 +109,31 @@ final class MoeActiveMask {
         return into;
     }
 
-    void free() { NvOps.pinnedFree(droppedPinned); }
+    /**
+     * Reads the device mask back after a kernel reported a peer gone (elastic buffers) and takes the
+     * ranks it lost; {@code drain} waits until the copy (queued on {@code stream}) is done. No epoch
+     * change: the kernels skip the lost ranks' routes themselves, so results and handles of the
+     * operation that found them stay usable.
+     *
+     * @return the ranks newly found inactive
+     */
+    int[] refresh(long stream, Runnable drain) {
+        NvOps.copyAsync(readBack, device, 4L * (ranks + 1), stream);
+        drain.run();
+        int[] lost = new int[ranks];
+        int n = 0;
+        for (int r = 0; r < ranks; r++) {
+            if (live[r] && readBackView.getAtIndex(ValueLayout.JAVA_INT, r) == 0) {
+                live[r] = false;
+                inactive++;
+                lost[n++] = r;
+            }
+        }
+        return Arrays.copyOf(lost, n);
+    }
+
+    void free() {
+        NvOps.pinnedFree(droppedPinned);
+        NvOps.pinnedFree(readBack);
+    }
 }

@@ -70,6 +70,8 @@ public final class NvshmemMoe implements MoeBuffer {
     private final MoeKernelTimes times;
     /** The active-rank mask the kernels read (MoeBuffer.setActiveRanks). */
     private final MoeActiveMask mask;
+    /** Elastic (unicomm.nvshmem.moe.elastic): kernels mark silent peers inactive instead of failing. */
+    private final boolean elastic;
     /** The stream the latest stream-ordered operation ran on: mask changes are queued there. */
     private long lastOnStream;
 
@@ -115,6 +117,13 @@ public final class NvshmemMoe implements MoeBuffer {
         NvOps.fillAsync(done.device, 0, MoeCompletion.deviceBytes(), stream);
         if (ctl != 0) NvOps.fillAsync(ctl, 0, 32, stream);
         this.mask = new MoeActiveMask(memory, ranks, maxT, stream);
+        this.elastic = c.settings().moeElastic();
+        done.onLost(() -> {
+            int[] lost = mask.refresh(stream, () -> done.drain("reading the MoE active-rank mask back"));
+            if (lost.length > 0)
+                System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "MoE buffer (rank " + me + "): rank(s) "
+                        + java.util.Arrays.toString(lost) + " did not answer within " + c.timeout() + " and are inactive now; active: " + mask.asExpertMask());
+        });
         NvOps.fillAsync(base, 0, lay.total(), stream);
         c.await(stream, "MoE buffer: clearing its memory");
         args.set(RANK, me).set(NRANKS, ranks).set(HIDDEN, hidden).set(TOPK, topk).set(EXPERTS, experts)
@@ -124,7 +133,7 @@ public final class NvshmemMoe implements MoeBuffer {
                 .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
                 .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank)
-                .set(ACTIVE, mask.device());
+                .set(ACTIVE, mask.device()).set(ELASTIC, c.settings().moeElastic() ? 1 : 0);
         // Every PE has cleared its block before anyone writes into a peer's.
         c.barrierAll(stream);
         c.await(stream, "MoE buffer: barrier after clearing");
@@ -173,7 +182,7 @@ public final class NvshmemMoe implements MoeBuffer {
         args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
                 .set(TOPK_W, w).set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
                 .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS)
-                .set(DROPPED, mask.anyInactive() ? mask.droppedHost(MoeActiveMask.NORMAL) : 0);
+                .set(DROPPED, elastic || mask.anyInactive() ? mask.droppedHost(MoeActiveMask.NORMAL) : 0);
         long stamp = useSlot(MoeCompletion.SYNC);
         long launch = System.nanoTime();
         NvOps.moeNormalDispatch(args.words(), false);
@@ -239,7 +248,8 @@ public final class NvshmemMoe implements MoeBuffer {
         // Peers may still be pulling the previous combine's rows out of this PE's receive area. With an
         // inactive rank nvshmem's barrier would wait for it: the kernel then runs a barrier of the active PEs.
         long preBarrier = 0;
-        if (lastWasCombine && mask.anyInactive()) preBarrier = ++readySignals * SIGNAL_PER_OP;
+        // Elastic buffers always use the kernel's barrier: nvshmem's has no deadline, so a peer that died would stall it.
+        if (lastWasCombine && (elastic || mask.anyInactive())) preBarrier = ++readySignals * SIGNAL_PER_OP;
         else if (lastWasCombine) c.barrierAll(stream);
         readySignals++;
         args.clearOperation().set(TOKENS, h.tokens).set(RECV_TOKENS, h.numRecv).set(POS, h.pos)
@@ -284,11 +294,11 @@ public final class NvshmemMoe implements MoeBuffer {
         llDispatches[p]++;
         args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(GEN, llGen)
                 .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS)
-                .set(DROPPED, mask.anyInactive() ? mask.droppedHost(MoeActiveMask.LL_EVEN + p) : 0);
+                .set(DROPPED, elastic || mask.anyInactive() ? mask.droppedHost(MoeActiveMask.LL_EVEN + p) : 0);
         long stamp = useSlot(MoeCompletion.LL_DISPATCH + p);
         NvOps.moeLowLatencyDispatch(args.words());
         if (times != null) times.record(useFp8 ? "ll dispatch fp8" : "ll dispatch bf16", useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
-        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local], mask.epoch(), mask.anyInactive() ? new int[t] : null);
+        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local], mask.epoch(), elastic || mask.anyInactive() ? new int[t] : null);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
         Tensor recvX = tensors.device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
         Tensor scales = useFp8 ? tensors.device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
