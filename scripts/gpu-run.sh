@@ -24,7 +24,9 @@
 #              then a fresh job of the survivors' count (the restart) reports its time to the first MoE iteration
 #   mask     - active-rank masks in the MoE kernels (MaskGpuCheck, MASK_RANKS, default 3 and 4 PEs): the last rank leaves,
 #              the survivors' normal BF16, low-latency and CUDA-graph calls are checked against the kit's reference with
-#              the same drops; MASK,... rows time the calls with every rank active and with one inactive
+#              the same drops; MASK,... rows time the calls with every rank active and with one inactive; then the last
+#              rank SIGKILLs itself inside a low-latency and a normal loop and SIGSTOPs itself (MASK_FAULTS, elastic buffers,
+#              timeout MASK_TIMEOUT_S=5): DETECT lines, the survivors' next 100 calls verified, MASK rows of the survivors
 #   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|mask|wide|shapes]...
 # (wide and shapes are not part of all: name them.)
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
@@ -119,6 +121,15 @@ if want mask; then
     echo "mask check, $n PEs (rank $((n - 1)) inactive after the all-active part): $? ranks failed; passes per rank: $(grep -c '^PASS' "$out"/mask-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
     grep -h '^FAIL\|^RESULT' "$out"/mask-${n}pe-rank*.log | cut -c1-300 | head -20
     grep -h '^MASK' "$out"/mask-${n}pe-rank*.log | sort -t, -k3,3 -k4,4 -k2,2n
+    # A rank failing inside a loop (elastic buffers, timeout MASK_TIMEOUT_S): the survivors' call that finds it gone, then 100 verified calls.
+    for mode in ${MASK_FAULTS-kill-ll kill-normal stop-ll}; do
+      CHECK_TIMEOUT_S=${MASK_TIMEOUT_S:-5} job $n mask-$mode-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MaskGpuCheck $mode
+      echo "mask $mode, $n PEs (rank $((n - 1)) fails): $? ranks failed (the failing rank counts as one); passes per rank: $(grep -c '^PASS' "$out"/mask-$mode-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
+      grep -h '^FAIL\|^RESULT\|^DETECT\|^KILL\|^INFO' "$out"/mask-$mode-${n}pe-rank*.log | cut -c1-300 | head -24
+      grep -h '^MASK' "$out"/mask-$mode-${n}pe-rank*.log | sort -t, -k2,2n
+    done
+    # MPS may refuse new processes after a killed PE: a fresh server for what follows.
+    if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the mask faults"; fi
   done 2>&1 | tee "$out/mask.txt"
 fi
 

@@ -42,10 +42,18 @@ import java.util.SplittableRandom;
  * kernels read), and time the same calls again. Prints PASS/FAIL lines, {@code MASK,...} timing rows
  * and a RESULT line; exit status = failed checks. Buffers are not closed (an inactive PE takes no part
  * in a collective free): the process ends after the final barrier.
+ *
+ * <p>With an argument, a failure inside a loop (elastic buffers, {@code unicomm.nvshmem.moe.elastic=true}):
+ * {@code kill-ll} (the last rank SIGKILLs itself after a low-latency dispatch, before its combine),
+ * {@code kill-normal} (before a normal dispatch), {@code stop-ll} (SIGSTOPs itself before a low-latency
+ * dispatch; a watcher SIGKILLs it once the survivors are done). The survivors' call that finds it gone
+ * must return within twice the timeout and match the reference with its entries dropped; then
+ * {@link #AFTER} more calls are verified and {@code MASK} rows time the survivors' calls
+ * (compare with the all-active rows of a job of as many PEs). {@code DETECT} lines give the times.
  */
 public final class MaskGpuCheck {
     private static final int LOCAL = 8, HIDDEN = 2048, TOKENS = 64, TOPK = 8, ROUNDS = 3;
-    private static final int TIMED = Integer.getInteger("mask.timed", 200);
+    private static final int TIMED = Integer.getInteger("mask.timed", 200), AFTER = 100, FAIL_AT = 10;
 
     private final Communicator comm;
     private final DeviceRuntime dev;
@@ -66,9 +74,12 @@ public final class MaskGpuCheck {
     public static void main(String[] args) {
         int failed;
         try {
-            Communicator comm = GpuCheck.connect(System.getenv(), 1L << 30);
+            String mode = args.length > 0 ? args[0] : "fixed";
+            Communicator comm = GpuCheck.connect(System.getenv(), 1L << 30,
+                    mode.equals("fixed") ? java.util.Map.of() : java.util.Map.of("unicomm.nvshmem.moe.elastic", "true"));
             MaskGpuCheck check = new MaskGpuCheck(comm);
-            check.run();
+            if (mode.equals("fixed")) check.run();
+            else check.failure(mode);
             failed = check.failed;
         } catch (Throwable t) {
             failed = 1;
@@ -129,14 +140,104 @@ public final class MaskGpuCheck {
         comm.barrier(); // the inactive PE joins here
     }
 
+    // ------------------------------------------------------------------------------- a rank failing
+
+    private void failure(String mode) throws Exception {
+        if (!List.of("kill-ll", "kill-normal", "stop-ll").contains(mode))
+            throw new IllegalArgumentException("mode must be kill-ll, kill-normal or stop-ll, got '" + mode + "'");
+        boolean lowLatency = !mode.equals("kill-normal");
+        int victim = n - 1;
+        ExpertMask without = new ExpertMask(n, java.util.stream.IntStream.range(0, n - 1).toArray());
+        MoeBuffer moe = comm.moe(new MoeConfig(lowLatency ? MoeConfig.Mode.LOW_LATENCY : MoeConfig.Mode.NORMAL, experts, HIDDEN, TOKENS, TOPK, false));
+        DeviceBuffer xd = dev.allocate(2L * TOKENS * HIDDEN);
+        Tensor x = Tensor.of(xd, DType.BF16, TOKENS, HIDDEN);
+        long[] idx = topk(me);
+        Tensor idxHost = host(DType.INT64, MemorySegment.ofArray(idx), TOKENS, TOPK), wHost = host(DType.FP32, MemorySegment.ofArray(weights(me)), TOKENS, TOPK);
+        long timeoutMs = Long.parseLong(System.getenv().getOrDefault("UNICOMM_TIMEOUT_S", "60")) * 1000;
+        fillX(xd, me, 0);
+        for (int i = 0; i < FAIL_AT; i++) { // every rank active
+            if (lowLatency) {
+                LowLatencyDispatched d = moe.lowLatencyDispatch(x, idxHost, false, false);
+                moe.lowLatencyCombine(d.recvX(), idxHost, wHost, d.handle(), false);
+            } else {
+                Dispatched d = moe.dispatch(x, idxHost, wHost, moe.layout(idxHost));
+                moe.combine(d.recvX(), d.handle(), d.recvTopkWeights());
+            }
+        }
+        fillX(xd, me, 1);
+        long t0, ms;
+        if (mode.equals("kill-ll")) {
+            LowLatencyDispatched d = moe.lowLatencyDispatch(x, idxHost, false, false);
+            if (me == victim) signalSelf("KILL");
+            t0 = System.nanoTime();
+            LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idxHost, wHost, d.handle(), false);
+            ms = (System.nanoTime() - t0) / 1_000_000;
+            // The dispatch ran with every rank (the victim's tokens sit in the survivors' slots); the combine sums live experts only.
+            List<TokenBatch> all = inputs(ExpertMask.all(n), 1);
+            List<long[]> topk = new ArrayList<>(all.stream().map(TokenBatch::topkIdx).toList());
+            topk.set(me, masked(topk(me), without));
+            List<MoeReference.LowLatencyDispatch> every = new ArrayList<>();
+            for (int r = 0; r < n; r++) every.add(ref.lowLatencyDispatch(r, all, TOKENS, false));
+            int slots = every.get(0).slotsPerExpert();
+            short[] want = ref.lowLatencyCombine(me, topk, weights(me), TOKENS,
+                    (r, local, slot, dst) -> MoeReference.bytesToBf16(every.get(r).recvX(), (local * slots + slot) * 2 * HIDDEN, dst, HIDDEN));
+            checkBf16(shorts(c.x()), want, "the combine that found rank " + victim + " gone sums the live experts only");
+        } else {
+            if (me == victim) {
+                if (mode.equals("stop-ll")) watchAndKillLater();
+                signalSelf(mode.equals("stop-ll") ? "STOP" : "KILL");
+            }
+            t0 = System.nanoTime();
+            if (lowLatency) checkLowLatency(moe, x, idxHost, wHost, without, 1);
+            else checkNormal(moe, x, idxHost, wHost, without, 1, false);
+            ms = (System.nanoTime() - t0) / 1_000_000;
+        }
+        System.out.println(String.format(Locale.ROOT, "DETECT,%d,%s,%d PEs,call_ms=%d,timeout_ms=%d", me, mode, n, ms, timeoutMs));
+        check(ms <= 2 * timeoutMs, mode + ": the call that found rank " + victim + " gone returned in " + ms + " ms (<= 2 x " + timeoutMs + " ms)");
+        check(moe.activeRanks().equals(without), mode + ": activeRanks() names the survivors: " + moe.activeRanks());
+        int bad = failed;
+        for (int i = 0; i < AFTER; i++) {
+            fillX(xd, me, 100 + i);
+            if (lowLatency) checkLowLatency(moe, x, idxHost, wHost, without, 100 + i);
+            else checkNormal(moe, x, idxHost, wHost, without, 100 + i);
+        }
+        System.out.println("INFO [rank " + me + "] " + AFTER + " calls after the failure verified, " + (failed - bad) + " checks failed");
+        time((n - 1) + " survivors after " + mode + " (" + n + " PEs)", lowLatency ? null : moe, lowLatency ? moe : null, x, idxHost, wHost);
+        if (me == 0) java.nio.file.Files.writeString(java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"), "survivors-done"), "done");
+    }
+
+    /** Ids of rank r with every entry naming an inactive rank's expert replaced by -1. */
+    private static long[] masked(long[] ids, ExpertMask mask) {
+        long[] out = ids.clone();
+        for (int i = 0; i < out.length; i++) if (out[i] >= 0 && !mask.rankActive((int) (out[i] / LOCAL))) out[i] = -1;
+        return out;
+    }
+
+    private static void signalSelf(String sig) throws Exception {
+        System.out.println("KILL " + System.currentTimeMillis() + " SIG" + sig);
+        System.out.flush();
+        new ProcessBuilder("kill", "-" + sig, Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+    }
+
+    /** A stopped PE is SIGKILLed once the survivors are done (or after 5 minutes), so the job ends. */
+    private static void watchAndKillLater() throws Exception {
+        String done = System.getenv("UNICOMM_FILE_STORE") + "/survivors-done";
+        long pid = ProcessHandle.current().pid();
+        new ProcessBuilder("sh", "-c", "for i in $(seq 1 1500); do [ -e '" + done + "' ] && break; sleep 0.2; done; kill -KILL " + pid)
+                .redirectErrorStream(true).start();
+    }
+
     // ------------------------------------------------------------------------------- the checks
 
-    private void checkNormal(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v) {
+    private void checkNormal(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v) { checkNormal(moe, x, idx, w, mask, v, true); }
+
+    /** {@code checkLayout} false: the layout (local, no waits) is computed before this call's dispatch finds a rank gone. */
+    private void checkNormal(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v, boolean checkLayout) {
         List<TokenBatch> inputs = inputs(mask, v);
         List<long[]> topk = inputs.stream().map(TokenBatch::topkIdx).toList();
         MoeLayout layout = moe.layout(idx);
         MoeReference.Layout rl = ref.layout(topk.get(me));
-        check(Arrays.equals(ints(layout.tokensPerRank()), rl.tokensPerRank()) && Arrays.equals(ints(layout.tokensPerExpert()), rl.tokensPerExpert()),
+        if (checkLayout) check(Arrays.equals(ints(layout.tokensPerRank()), rl.tokensPerRank()) && Arrays.equals(ints(layout.tokensPerExpert()), rl.tokensPerExpert()),
                 "layout: tokens per rank and expert as the reference's with the drops (inactive rank 0)");
         Dispatched d = moe.dispatch(x, idx, w, layout);
         check(Arrays.equals(d.droppedPerToken(), dropped(topk(me), mask)), "normal dispatch: droppedPerToken "
@@ -193,10 +294,11 @@ public final class MaskGpuCheck {
     }
 
     private void time(String what, MoeBuffer normal, MoeBuffer ll, Tensor x, Tensor idx, Tensor w) {
-        timeOne(what, "ll dispatch+combine bf16", () -> {
+        if (ll != null) timeOne(what, "ll dispatch+combine bf16", () -> {
             LowLatencyDispatched d = ll.lowLatencyDispatch(x, idx, false, false);
             ll.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
         });
+        if (normal == null) return;
         MoeLayout layout = normal.layout(idx);
         timeOne(what, "normal dispatch+combine bf16", () -> {
             Dispatched d = normal.dispatch(x, idx, w, layout);
