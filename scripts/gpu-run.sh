@@ -26,7 +26,7 @@
 #              the survivors' normal BF16, low-latency and CUDA-graph calls are checked against the kit's reference with
 #              the same drops; MASK,... rows time the calls with every rank active and with one inactive; then the last
 #              rank SIGKILLs itself inside a low-latency and a normal loop and SIGSTOPs itself (MASK_FAULTS, elastic buffers,
-#              timeout MASK_TIMEOUT_S=5): DETECT lines, the survivors' next 100 calls verified, MASK rows of the survivors
+#              timeout MASK_TIMEOUT_S=10 s): DETECT lines, the survivors' next 100 calls verified, MASK rows of the survivors
 #   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|mask|wide|shapes]...
 # (wide and shapes are not part of all: name them.)
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
@@ -123,7 +123,7 @@ if want mask; then
     grep -h '^MASK' "$out"/mask-${n}pe-rank*.log | sort -t, -k3,3 -k4,4 -k2,2n
     # A rank failing inside a loop (elastic buffers, timeout MASK_TIMEOUT_S): the survivors' call that finds it gone, then 100 verified calls.
     for mode in ${MASK_FAULTS-kill-ll kill-normal stop-ll}; do
-      CHECK_TIMEOUT_S=${MASK_TIMEOUT_S:-5} job $n mask-$mode-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MaskGpuCheck $mode
+      CHECK_TIMEOUT_S=${MASK_TIMEOUT_S:-10} job $n mask-$mode-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MaskGpuCheck $mode
       echo "mask $mode, $n PEs (rank $((n - 1)) fails): $? ranks failed (the failing rank counts as one); passes per rank: $(grep -c '^PASS' "$out"/mask-$mode-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
       grep -h '^FAIL\|^RESULT\|^DETECT\|^KILL\|^INFO' "$out"/mask-$mode-${n}pe-rank*.log | cut -c1-300 | head -24
       grep -h '^MASK' "$out"/mask-$mode-${n}pe-rank*.log | sort -t, -k2,2n

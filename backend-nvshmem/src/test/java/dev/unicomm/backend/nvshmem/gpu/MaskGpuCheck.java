@@ -91,7 +91,7 @@ public final class MaskGpuCheck {
         Runtime.getRuntime().halt(Math.min(failed, 100));
     }
 
-    private void run() {
+    private void run() throws Exception {
         int inactive = n - 1;
         ExpertMask all = ExpertMask.all(n), without = new ExpertMask(n, java.util.stream.IntStream.range(0, n - 1).toArray());
         MoeConfig normalCfg = new MoeConfig(MoeConfig.Mode.NORMAL, experts, HIDDEN, TOKENS, TOPK, false);
@@ -122,9 +122,9 @@ public final class MaskGpuCheck {
         time("all " + n + " active", normal, ll, x, idxHost, wHost);
         comm.barrier();
 
-        if (me == inactive) { // leaves: calls nothing on the buffers until the survivors are done
+        if (me == inactive) { // leaves: calls nothing on the buffers (nor a barrier, whose timeout would end it) until the survivors are done
             System.out.println("INFO [rank " + me + "] inactive from now on; waiting for the survivors");
-            comm.barrier();
+            fileBarrier("fixed-done", n - 1);
             return;
         }
         for (MoeBuffer b : List.of(normal, ll, graphed)) b.setActiveRanks(without);
@@ -137,7 +137,23 @@ public final class MaskGpuCheck {
         }
         time((n - 1) + " of " + n + " active (rank " + inactive + " inactive)", normal, ll, x, idxHost, wHost);
         NvOps.graphDestroy(graph);
-        comm.barrier(); // the inactive PE joins here
+        fileBarrier("fixed-done", n - 1); // the survivors are done with each other's memory; the inactive PE waits for this too
+    }
+
+    /**
+     * Waits until ranks 0..survivors-1 have all arrived (files in the job's file store; bounded by 5 minutes).
+     * Not the communicator's barrier: it includes the inactive or dead rank, and its timeout would end a rank
+     * that waits longer than the job's timeout.
+     */
+    private void fileBarrier(String name, int survivors) throws java.io.IOException, InterruptedException {
+        java.nio.file.Path dir = java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"));
+        if (me < survivors) java.nio.file.Files.writeString(dir.resolve(name + "-" + me), "done");
+        long until = System.nanoTime() + 300_000_000_000L;
+        for (int r = 0; r < survivors; r++)
+            while (!java.nio.file.Files.exists(dir.resolve(name + "-" + r))) {
+                if (System.nanoTime() > until) throw new IllegalStateException("rank " + r + " did not reach " + name + " within 5 minutes");
+                Thread.sleep(50);
+            }
     }
 
     // ------------------------------------------------------------------------------- a rank failing
@@ -203,6 +219,7 @@ public final class MaskGpuCheck {
         }
         System.out.println("INFO [rank " + me + "] " + AFTER + " calls after the failure verified, " + (failed - bad) + " checks failed");
         time((n - 1) + " survivors after " + mode + " (" + n + " PEs)", lowLatency ? null : moe, lowLatency ? moe : null, x, idxHost, wHost);
+        fileBarrier("survivors", n - 1); // nobody leaves while a peer may still read its memory
         if (me == 0) java.nio.file.Files.writeString(java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"), "survivors-done"), "done");
     }
 
