@@ -127,9 +127,9 @@ if want mask; then
       echo "mask $mode, $n PEs (rank $((n - 1)) fails): $? ranks failed (the failing rank counts as one); passes per rank: $(grep -c '^PASS' "$out"/mask-$mode-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
       grep -h '^FAIL\|^RESULT\|^DETECT\|^KILL\|^INFO' "$out"/mask-$mode-${n}pe-rank*.log | cut -c1-300 | head -24
       grep -h '^MASK' "$out"/mask-$mode-${n}pe-rank*.log | sort -t, -k2,2n
+      # MPS may refuse new processes after a killed PE: a fresh server for what follows.
+      if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after mask $mode"; fi
     done
-    # MPS may refuse new processes after a killed PE: a fresh server for what follows.
-    if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the mask faults"; fi
   done 2>&1 | tee "$out/mask.txt"
 fi
 
