@@ -53,6 +53,8 @@ typedef struct {
                                        inactive PEs); 0: none (the host ran nvshmem's barrier, or none is needed) */
     long long elastic;              /* 1: a peer that does not answer within timeout_ns is marked inactive in `active`
                                        (UCN_MOE_ERR_LOST, not an error) and the operation goes on without it */
+    long long host_mask;            /* elastic: pinned int32 [nranks], the host's mirror: a lost rank's word is zeroed
+                                       before the error record, so the host learns every lost rank without a copy */
 } ucn_moe_args;
 
 #define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))

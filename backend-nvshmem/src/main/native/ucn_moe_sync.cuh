@@ -74,7 +74,8 @@ __device__ void moe_lose(const ucn_moe_args &a, long long *err, long long who, l
     volatile int *act = (volatile int *) a.active;
     act[who] = 0;
     act[a.nranks] = 1;
-    __threadfence();
+    if (a.host_mask != 0) ((volatile int *) a.host_mask)[who] = 0;
+    __threadfence_system(); // the marks before the record (the host reads the mirror once it sees the record)
     moe_record(err, UCN_MOE_ERR_LOST, who, what, v);
 }
 

@@ -14,9 +14,9 @@ public final class NvMoeArgs {
             Y_W = 30, GEN = 31, EXPECTED = 32, BLOCKS = 33, THREADS = 34, TIMEOUT_NS = 35, STREAM = 36, ROUTE = 37,
             RECV_COUNT = 38, LAYOUT_RANK = 39, LAYOUT_EXPERT = 40, LAYOUT_IN_RANK = 41, HOST_SLOT = 42, SEQ = 43,
             GRID_DONE = 44, CTL = 45, TRANSPORT = 46, SCRATCH = 47, SCRATCH_PER_WARP = 48, OFF_COMB = 49, PART_COUNTS = 50,
-            ACTIVE = 51, DROPPED = 52, PRE_BARRIER = 53, ELASTIC = 54;
+            ACTIVE = 51, DROPPED = 52, PRE_BARRIER = 53, ELASTIC = 54, HOST_MASK = 55;
     /** Words in the block (UCN_MOE_ARGS_WORDS). */
-    public static final int WORDS = 55;
+    public static final int WORDS = 56;
 
     /** err[0] codes (UCN_MOE_ERR_*). */
     public static final int ERR_EXPERT = 1, ERR_DUPLICATE = 2, ERR_TIMEOUT = 3, ERR_ABORTED = 5, ERR_LOST = 6;

@@ -27,7 +27,7 @@ final class MoeActiveMask {
     private final long device, droppedDevice, droppedPinned;
     private final MemorySegment dropped;
     private final boolean[] live;
-    private final long readBack; // pinned int32 [R + 1]: the device mask read back after a kernel found a peer gone
+    private final long readBack; // pinned int32 [R]: the kernels zero a lost rank's word here too (ucn_moe_args.host_mask)
     private final MemorySegment readBackView;
     private int inactive;
     private long epoch;
@@ -39,8 +39,8 @@ final class MoeActiveMask {
         this.droppedDevice = memory.alloc(4L * Math.max(1, maxTokens));
         this.droppedPinned = NvOps.pinnedAlloc(4L * ARRAYS * Math.max(1, maxTokens));
         this.dropped = MemorySegment.ofAddress(droppedPinned).reinterpret(4L * ARRAYS * Math.max(1, maxTokens)).fill((byte) 0);
-        this.readBack = NvOps.pinnedAlloc(4L * (ranks + 1));
-        this.readBackView = MemorySegment.ofAddress(readBack).reinterpret(4L * (ranks + 1));
+        this.readBack = NvOps.pinnedAlloc(4L * ranks);
+        this.readBackView = MemorySegment.ofAddress(readBack).reinterpret(4L * ranks).fill((byte) 1);
         this.live = new boolean[ranks];
         Arrays.fill(live, true);
         NvOps.fillAsync(device, 1, 4L * ranks, stream); // every rank active (0x01010101: nonzero)
@@ -109,17 +109,18 @@ final class MoeActiveMask {
         return into;
     }
 
+    /** Pinned mirror the kernels zero a lost rank's word in (ucn_moe_args.host_mask). */
+    long hostMirror() { return readBack; }
+
     /**
-     * Reads the device mask back after a kernel reported a peer gone (elastic buffers) and takes the
-     * ranks it lost; {@code drain} waits until the copy (queued on {@code stream}) is done. No epoch
-     * change: the kernels skip the lost ranks' routes themselves, so results and handles of the
+     * Takes the ranks the kernels found gone (elastic buffers), from the pinned mirror they wrote before
+     * their error record: no copy, no wait for the stream (a later operation may already be queued).
+     * No epoch change: the kernels skip the lost ranks' routes themselves, so results and handles of the
      * operation that found them stay usable.
      *
      * @return the ranks newly found inactive
      */
-    int[] refresh(long stream, Runnable drain) {
-        NvOps.copyAsync(readBack, device, 4L * (ranks + 1), stream);
-        drain.run();
+    int[] refresh() {
         int[] lost = new int[ranks];
         int n = 0;
         for (int r = 0; r < ranks; r++) {

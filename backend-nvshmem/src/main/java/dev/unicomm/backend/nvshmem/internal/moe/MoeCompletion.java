@@ -122,9 +122,10 @@ final class MoeCompletion {
         host.set(ValueLayout.JAVA_LONG, at + 8, 0);
         NvOps.fillAsync(err(s), 0, 32, stream);
         if (elastic) {
-            drain("clearing a MoE error record");
             onLost.run(); // whatever the record says, the kernels may have marked peers inactive
+            // A lost peer is no error: the clearing above is queued before this slot's next kernel (same stream), not waited for.
             if (code == dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_LOST) return;
+            drain("clearing a MoE error record");
         } else {
             c.await(stream, "clearing a MoE error record");
         }

@@ -119,7 +119,7 @@ public final class NvshmemMoe implements MoeBuffer {
         this.mask = new MoeActiveMask(memory, ranks, maxT, stream);
         this.elastic = c.settings().moeElastic();
         done.onLost(() -> {
-            int[] lost = mask.refresh(stream, () -> done.drain("reading the MoE active-rank mask back"));
+            int[] lost = mask.refresh();
             if (lost.length > 0)
                 System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "MoE buffer (rank " + me + "): rank(s) "
                         + java.util.Arrays.toString(lost) + " did not answer within " + c.timeout() + " and are inactive now; active: " + mask.asExpertMask());
@@ -133,7 +133,7 @@ public final class NvshmemMoe implements MoeBuffer {
                 .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
                 .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
                 .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank)
-                .set(ACTIVE, mask.device()).set(ELASTIC, c.settings().moeElastic() ? 1 : 0);
+                .set(ACTIVE, mask.device()).set(ELASTIC, c.settings().moeElastic() ? 1 : 0).set(HOST_MASK, mask.hostMirror());
         // Every PE has cleared its block before anyone writes into a peer's.
         c.barrierAll(stream);
         c.await(stream, "MoE buffer: barrier after clearing");
