@@ -69,8 +69,9 @@ __device__ __forceinline__ void moe_map_put(const ucn_moe_args &a, int d, int p,
 __device__ __forceinline__ int moe_ll_slot(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int E, int me,
                                            int e, int t) {
     int slot = 0;
+    bool all = !moe_any_inactive(a); // one load on the common path, not one per source
     for (int s = 0; s < me; s++)
-        if (moe_live(a, s)) slot += (int) (unsigned int) m[(long long) s * E + e]; // an inactive source's words are stale
+        if (all || moe_live(a, s)) slot += (int) (unsigned int) m[(long long) s * E + e]; // an inactive source's words are stale
     for (int j = 0; j < t / 32; j++) slot += __popc(bits[e * W + j]);
     return slot + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
 }

@@ -52,17 +52,19 @@ __device__ __forceinline__ const volatile long long *moe_abort_word(const ucn_mo
 }
 
 /*
- * Whether PE d is in this PE's active set (the buffer's device mask, a.active; 0: all active). A plain
- * load per use, so a mask changed between two launches or graph replays is what the next one sees.
- * Inactive PEs are neither sent to nor waited for, and their experts' top-k entries are dropped.
+ * Whether PE d is in this PE's active set (the buffer's device mask, a.active; 0: all active). A load
+ * per use, so a mask changed between two launches or graph replays is what the next one sees; a plain
+ * (L1-cached) load, not volatile: inside a kernel the mask changes only by this block's own marks
+ * (moe_lose), which its threads see after the __syncthreads that follows every wait (each block does its
+ * own waits). Inactive PEs are neither sent to nor waited for, and their experts' top-k entries are dropped.
  */
 __device__ __forceinline__ bool moe_live(const ucn_moe_args &a, int d) {
-    return a.active == 0 || ((const volatile int *) a.active)[d] != 0;
+    return a.active == 0 || ((const int *) a.active)[d] != 0;
 }
 
-/* Whether the mask has an inactive rank (its last word: the count of inactive ranks). */
+/* Whether the mask has an inactive rank (its last word, nonzero once one is). */
 __device__ __forceinline__ bool moe_any_inactive(const ucn_moe_args &a) {
-    return a.active != 0 && ((const volatile int *) a.active)[a.nranks] != 0;
+    return a.active != 0 && ((const int *) a.active)[a.nranks] != 0;
 }
 
 /*
