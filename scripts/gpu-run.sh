@@ -27,8 +27,10 @@
 #              the same drops; MASK,... rows time the calls with every rank active and with one inactive; then the last
 #              rank SIGKILLs itself inside a low-latency and a normal loop and SIGSTOPs itself (MASK_FAULTS, elastic buffers,
 #              timeout MASK_TIMEOUT_S=10 s): DETECT lines, the survivors' next 100 calls verified, MASK rows of the survivors
-#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|mask|wide|shapes]...
-# (wide and shapes are not part of all: name them.)
+#   deepep   - DeepEP V1 (built here from DEEPEP_SRC) on bench moe's presets and SM counts: benchmarks/reference/deepep_moe.py
+#   remote   - the kit's MoE rules with NVSHMEM_DISABLE_P2P=1 and a NIC-less remote transport (UCX, libfabric over TCP)
+#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|mask|wide|shapes|deepep|remote]...
+# (wide, shapes, deepep and remote are not part of all: name them.)
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
 # on one GPU 2 and 4 PEs (a development setting). PE r uses GPU r % GPUs. MPS is started (and stopped at the
 # end) only when PEs share a GPU (more PEs than GPUs), unless NO_MPS=1 (PEs then time-slice the GPU: slow, but each
@@ -247,6 +249,47 @@ if named shapes; then
     echo "bench moe --shape, $n PEs: exit $?"; grep -E '^shape |verified|^normal|^ll |^memory' "$out/bench-moe-shapes-${n}pe.txt"
     grep -v '^\[' "$out/bench-moe-shapes-${n}pe.log" | grep -iE 'error|exception|failed|refuse' | head -5
   done 2>&1 | tee "$out/shapes.txt"
+fi
+
+# DeepEP V1 beside bench moe (issue 51), the same shapes and SM counts in the same lease: DeepEP is built here from
+# its public source (DEEPEP_SRC: a tarball of github.com/deepseek-ai/DeepEP at tag v1.2.1, carried with the run; never
+# part of the repository) with the machine's PyTorch and pip NVSHMEM, then benchmarks/reference/deepep_moe.py runs it.
+if named deepep; then
+  {
+    src="${DEEPEP_SRC:-}"; dst="${DEEPEP_DIR:-/tmp/deepep}"
+    if ls "$dst"/deep_ep_cpp*.so > /dev/null 2>&1; then echo "DeepEP already built in $dst (DEEPEP_DIR)"
+    elif [ ! -f "$src" ]; then echo "deepep skipped: DEEPEP_SRC='$src' is not a file (a tarball of DeepEP's source)"; dst=""
+    else
+      rm -rf "$dst"; mkdir -p "$dst"; tar xf "$src" -C "$dst"
+      s=$(date +%s)
+      ( cd "$dst" && TORCH_CUDA_ARCH_LIST=9.0 MAX_JOBS=${DEEPEP_JOBS:-16} timeout ${DEEPEP_BUILD_S:-420} python3 setup.py build_ext --inplace ) \
+        > "$out/deepep-build.log" 2>&1
+      echo "DeepEP build: exit $? in $(( $(date +%s) - s )) s ($(ls "$dst"/deep_ep_cpp*.so 2>/dev/null | wc -l) extension)"; tail -3 "$out/deepep-build.log"
+    fi
+    if [ -n "$dst" ]; then
+      for mode in ${DEEPEP_MODES:-normal ll}; do
+        PYTHONPATH="$dst" timeout ${DEEPEP_LIMIT_S:-300} python3 "$here/deepep_moe.py" --mode $mode --ranks ${DEEPEP_RANKS:-2} \
+          ${DEEPEP_ARGS:-} --out "$out/deepep-moe.tsv" > "$out/deepep-$mode.log" 2>&1
+        echo "DeepEP $mode: exit $?"; grep -E 'GPU mean|refused' "$out/deepep-$mode.log" | head -80
+        grep -iE 'error|Traceback' "$out/deepep-$mode.log" | head -5
+      done
+    fi
+  } 2>&1 | tee "$out/deepep.txt"
+fi
+
+# The kernels' path for peers that are not load/store reachable (issue 51): the kit's MoE rules with NVSHMEM's P2P
+# transport off and a remote transport that needs no NIC (REMOTE_TRANSPORTS, default "ucx libfabric"; UCX's and
+# libfabric's own libraries are carried in $here/remote-libs when staged). What NVSHMEM does is the result.
+if named remote; then
+  for tr in ${REMOTE_TRANSPORTS:-ucx libfabric}; do
+    LD_LIBRARY_PATH="$here/remote-libs:$LD_LIBRARY_PATH" NVSHMEM_DISABLE_P2P=1 NVSHMEM_REMOTE_TRANSPORT=$tr NVSHMEM_DEBUG=${REMOTE_DEBUG:-WARN} \
+      UCX_TLS=${REMOTE_UCX_TLS:-tcp,self} FI_PROVIDER=${REMOTE_FI_PROVIDER:-tcp} \
+      timeout ${REMOTE_LIMIT_S:-150} "$java" "${jopts[@]}" dev.unicomm.cli.Main conformance --backend nvshmem -n 2 --suite Moe --timeout ${KIT_TIMEOUT:-30s} \
+      ${REMOTE_RULES:+--rule=$REMOTE_RULES} > "$out/kit-moe-remote-$tr.txt" 2>&1
+    echo "kit Moe, NVSHMEM_DISABLE_P2P=1, remote transport $tr: exit $?"; tail -2 "$out/kit-moe-remote-$tr.txt"
+    grep -iE 'FAILED|error|transport|unavailable' "$out/kit-moe-remote-$tr.txt" | sort | uniq -c | sort -rn | head -12 | cut -c1-300
+  done 2>&1 | tee "$out/remote.txt"
+  [ -n "${mps:-}" ] && { echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the remote-transport runs"; }
 fi
 
 # Few files come back from a lent machine: one archive with everything.

@@ -31,7 +31,16 @@ done
 strip --strip-unneeded "$out/jre/lib/server/libjvm.so"
 rm -f "$out"/lib/jfreechart-*.jar   # --plot only (and the runtime has no java.desktop): keeps a run's carry under 64 MiB
 rm -f "$out"/lib/jmh-core-*.jar "$out"/lib/jopt-simple-*.jar "$out"/lib/commons-math3-*.jar   # JMH only (the benchmarks jar's JMH classes are not run there)
-cp scripts/gpu-run.sh scripts/gpu-ab.sh "$out/"
+cp scripts/gpu-run.sh scripts/gpu-ab.sh benchmarks/reference/deepep_moe.py "$out/"
+# gpu-run.sh remote: REMOTE_LIBS=1 carries this machine's UCX and libfabric (and what libfabric loads besides libc) for
+# NVSHMEM's remote transports, which the GPU machine may not have (~6 MiB).
+if [ "${REMOTE_LIBS:-0}" = 1 ]; then
+  mkdir -p "$out/remote-libs/ucx"
+  for l in libucp.so.0 libucs.so.0 libuct.so.0 libucm.so.0 libfabric.so.1; do cp -L "/usr/lib/x86_64-linux-gnu/$l" "$out/remote-libs/"; done
+  cp -L /usr/lib/x86_64-linux-gnu/ucx/libuct_*.so.0 "$out/remote-libs/ucx/" 2>/dev/null || true
+  ldd /usr/lib/x86_64-linux-gnu/libfabric.so.1 | awk '$3 ~ /^\// {print $3}' | grep -v -E '/lib(c|m|pthread|dl|rt)\.so' |
+    while read -r l; do cp -Ln "$l" "$out/remote-libs/"; done
+fi
 # For scripts/gpu-ab.sh: AB_OLD=<git revision> adds that revision's CUDA ops library (sm_90, xz-packed, ~3.5 MiB);
 # AB_OLD_JAR="<jar>..." adds jars to swap for lib/'s jars of the same name. With either, stage REFS= (no reference
 # programs) to stay under the 64 MiB a lent-machine run carries.

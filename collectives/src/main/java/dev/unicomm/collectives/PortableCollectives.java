@@ -9,6 +9,7 @@ import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
 import dev.unicomm.collectives.Descriptor.Algorithm;
 import dev.unicomm.collectives.Descriptor.Kind;
+import dev.unicomm.spi.AlgorithmCounts;
 import dev.unicomm.spi.LocalReduction;
 import java.lang.foreign.MemorySegment;
 import java.util.function.IntFunction;
@@ -41,7 +42,7 @@ import java.util.function.IntFunction;
  * allreduce's inputs in that agreement's round and only asks this class to reduce them
  * ({@link #reduceLocally}): one round instead of the agreement plus this class's first round.
  */
-final class PortableCollectives implements Collectives, LocalReduction, AutoCloseable {
+final class PortableCollectives implements Collectives, LocalReduction, AlgorithmCounts, AutoCloseable {
     private final Exchange ex;
     private final CollectivesSettings settings;
     private final boolean directCapable;
@@ -66,6 +67,21 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         this.hosts = twoLevel ? TwoLevelGroups.of(comm.topology()) : null;
         this.ex = new Exchange(comm, settings.slotBytes());
         this.chain = hosts != null && hosts.hostMajor ? new TwoLevelReduction(ex, reducer, hosts) : null;
+    }
+
+    /** Calls by {@code operation/algorithm}, for {@link #algorithmCounts()}. */
+    private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> calls = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Counts one call of {@code op} under the algorithm every member agreed to run. */
+    private void count(String op, Algorithm a) {
+        calls.computeIfAbsent(op + "/" + a.name().toLowerCase(java.util.Locale.ROOT), k -> new java.util.concurrent.atomic.LongAdder()).increment();
+    }
+
+    /** {@code operation/algorithm}: inline, direct, rma or two_level, as the members agreed in each call's first round. */
+    @Override public java.util.Map<String, Long> algorithmCounts() {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        calls.forEach((k, n) -> m.put(k, n.sum()));
+        return m;
     }
 
     /** Payload bytes this rank has put to ranks on other hosts so far (for tests and benchmarks). */
@@ -108,6 +124,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         MemorySegment mine = src.segment().asSlice(0, bytes);
         Entry e = entry(c, Descriptor.of(Kind.BROADCAST, want, null, null, bytes, root, c.fingerprint),
                 isRoot && want == Algorithm.INLINE ? p -> mine : null, true, null);
+        count("broadcast", e.algorithm);
         MemorySegment out = dst.segment().asSlice(0, bytes);
         if (isRoot) {
             if (!same(dst, src)) MemorySegment.copy(mine, 0, out, 0, bytes);
@@ -140,6 +157,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         MemorySegment mine = src.segment().asSlice(myOff, b);
         Entry e = entry(c, Descriptor.of(Kind.ALLGATHER, want, null, null, b, -1, c.fingerprint),
                 want == Algorithm.INLINE ? p -> mine : null, true, null);
+        count("allgather", e.algorithm);
         MemorySegment out = dst.segment();
         if (!inPlace) MemorySegment.copy(mine, 0, out, c.r * b, b);
         switch (e.algorithm) {
@@ -194,6 +212,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         MemorySegment mine = src.segment().asSlice(0, bytes);
         Entry e = entry(c, Descriptor.of(Kind.ALLREDUCE, want, dtype, op, count, -1, c.fingerprint),
                 want == Algorithm.INLINE ? p -> mine : null, true, null);
+        count("allreduce", e.algorithm);
         MemorySegment out = dst.segment();
         if (c.n == 1) {
             if (!same(dst, src)) MemorySegment.copy(mine, 0, out, 0, bytes);
@@ -242,6 +261,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         // Pair word 0 tells the others where this member keeps its block (in place or not): two levels put results there.
         Entry e = entry(c, new Descriptor(Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint, new long[] {dstOff, 0, 0, 0}),
                 want == Algorithm.INLINE ? p -> in.asSlice(p * blockBytes, blockBytes) : null, false, null);
+        count("reduceScatter", e.algorithm);
         MemorySegment out = dst.segment().asSlice(dstOff, blockBytes);
         long[] blocks = new long[c.n + 1];
         for (int j = 0; j <= c.n; j++) blocks[j] = j * countPerPe;
@@ -272,6 +292,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         MemorySegment in = src.segment();
         Entry e = entry(c, Descriptor.of(Kind.ALLTOALL, want, null, null, b, -1, c.fingerprint),
                 want == Algorithm.INLINE ? p -> in.asSlice(p * b, b) : null, false, null);
+        count("alltoall", e.algorithm);
         MemorySegment out = dst.segment();
         MemorySegment.copy(in, c.r * b, out, c.r * b, b);
         switch (e.algorithm) {
@@ -306,6 +327,7 @@ final class PortableCollectives implements Collectives, LocalReduction, AutoClos
         long[][] pair = new long[c.n][];
         for (int p = 0; p < c.n; p++) pair[p] = new long[] {sendCounts[p], sendOffsets[p], recvCounts[p], recvOffsets[p]};
         Entry e = entry(c, Descriptor.of(Kind.ALLTOALLV, want, null, null, 0, -1, c.fingerprint), null, false, pair);
+        count("alltoallv", e.algorithm);
         // Counts are pair-wise: each member checks its own pairs, then all share their verdicts.
         String problem = sendCounts[c.r] == recvCounts[c.r] ? null
                 : "team rank " + c.r + " sends itself " + sendCounts[c.r] + " bytes but expects " + recvCounts[c.r];

@@ -109,7 +109,17 @@ public interface Communicator extends AutoCloseable {
         return r;
     }
 
-    /** Closes the communicator (collective); open buffers are reported and released. */
+    /**
+     * Which algorithm each collective and MoE call of this rank ran, counted since connect and keyed
+     * {@code operation/algorithm} in lower case: {@code allreduce/two_level}, {@code allgather/inline},
+     * {@code moe.dispatch/hierarchical}, {@code moe.combine/flat}, ... (the portable implementations'
+     * names are listed in docs/collectives.md). Descriptive, for reports and tests: reading it moves no
+     * data and is not collective. Calls of an implementation that does not say (native collectives, a
+     * backend's own MoE) are counted under algorithm {@code native}; communicators not opened by
+     * {@link Unicomm#connect()} return an empty map.
+     */
+    default java.util.Map<String, Long> algorithmCounts() { return java.util.Map.of(); }
+
     /**
      * Which ranks share a host, agreed by every rank at connect. The default, for communicators that
      * were not opened by {@link Unicomm#connect()} (test doubles), puts every rank on one host.
@@ -130,5 +140,6 @@ public interface Communicator extends AutoCloseable {
                 + getClass().getSimpleName());
     }
 
+    /** Closes the communicator (collective); open buffers are reported and released. */
     @Override void close();
 }

@@ -63,8 +63,16 @@ public record KitReport(String backend, String version, List<String> capabilitie
      * @param reason why it failed or was skipped ("" if it passed)
      * @param time   wall time of the rule in the parent
      * @param clause the clause of docs/spec/semantics.md the rule verifies ("" if none)
+     * @param algorithms which algorithms the rule's collective and MoE calls ran on the ranks
+     *               ({@code "allreduce/two_level=4, allreduce/inline=6"}, from {@link dev.unicomm.api.Communicator#algorithmCounts()};
+     *               "" if the rule made none or the backend does not say)
      */
-    public record Entry(String suite, String rule, Result result, String reason, Duration time, String clause) {
+    public record Entry(String suite, String rule, Result result, String reason, Duration time, String clause, String algorithms) {
+        /** An entry without algorithm counts. */
+        public Entry(String suite, String rule, Result result, String reason, Duration time, String clause) {
+            this(suite, rule, result, reason, time, clause, "");
+        }
+
         /** An entry without a clause (suite set-up failures). */
         public Entry(String suite, String rule, Result result, String reason, Duration time) {
             this(suite, rule, result, reason, time, "");
@@ -146,6 +154,8 @@ public record KitReport(String backend, String version, List<String> capabilitie
                 .append(provenance.jvmOptions().isEmpty() ? "" : ", worker JVM options " + String.join(" ", provenance.jvmOptions())).append('\n');
         String placed = provenance.settings().get(KitSuite.REPORT_PLACEMENT);
         if (placed != null) b.append("workers across hosts: ").append(placed).append('\n');
+        String topology = provenance.settings().get(KitSuite.REPORT_TOPOLOGY);
+        if (topology != null) b.append("topology (as the communicators saw it): ").append(topology).append('\n');
         b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %8s  %s%n", "rule", "level", "clause", "result", "time", "reason"));
         String suite = null;
         for (Entry e : entries) {
@@ -158,6 +168,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
             b.append(String.format(Locale.ROOT, "%-" + w + "s  %-8s  %-6s  %-7s  %7.2fs  %s%n", e.rule(), e.level(),
                     e.clause().isEmpty() ? "" : "§" + e.clause(), e.result(),
                     e.time().toMillis() / 1000.0, reason));
+            if (!e.algorithms().isEmpty()) b.append("    ran: ").append(e.algorithms()).append('\n');
         }
         b.append(String.format(Locale.ROOT, "%d rules: %d passed, %d failed, %d skipped; rules ran %.1f s (plus job start-ups)%n", entries.size(),
                 count(Result.PASSED), count(Result.FAILED), count(Result.SKIPPED),
@@ -170,7 +181,7 @@ public record KitReport(String backend, String version, List<String> capabilitie
     /** The report as one JSON object. */
     public String json() {
         String rules = entries.stream().map(e -> "{\"suite\":" + str(e.suite()) + ",\"rule\":" + str(e.rule())
-                + ",\"level\":" + str(e.level()) + ",\"clause\":" + str(e.clause()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason())
+                + ",\"level\":" + str(e.level()) + ",\"clause\":" + str(e.clause()) + ",\"result\":" + str(e.result().name()) + ",\"reason\":" + str(e.reason()) + ",\"algorithms\":" + str(e.algorithms())
                 + ",\"seconds\":" + String.format(Locale.ROOT, "%.3f", e.time().toNanos() / 1e9) + "}")
                 .collect(Collectors.joining(",\n    ", "[\n    ", "\n  ]"));
         return "{\n  \"backend\": " + str(backend) + ",\n  \"version\": " + str(version)

@@ -103,6 +103,8 @@ public final class KitRunner {
     private static final class Collector implements TestExecutionListener {
         final List<KitReport.Entry> entries = Collections.synchronizedList(new ArrayList<>());
         private final Map<String, Long> startNanos = new ConcurrentHashMap<>();
+        /** Each rule's algorithm line ({@link KitSuite#REPORT_ALGORITHMS}), by test id until the rule finishes. */
+        private final Map<String, String> algorithms = new ConcurrentHashMap<>();
         private final PrintStream progress;
         volatile String backend;
         volatile int ranks;
@@ -115,6 +117,11 @@ public final class KitRunner {
 
         @Override public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
             Map<String, String> kv = entry.getKeyValuePairs();
+            String ran = kv.get(KitSuite.REPORT_ALGORITHMS);
+            if (ran != null) {
+                algorithms.put(id.getUniqueId(), ran); // the rule's, not a setting of the run
+                return;
+            }
             String b = kv.get(KitSuite.REPORT_BACKEND);
             String r = kv.get(KitSuite.REPORT_RANKS);
             if (b != null) backend = b;
@@ -162,7 +169,8 @@ public final class KitRunner {
                 Verifies v = ms.getJavaMethod().getAnnotation(Verifies.class);
                 if (v != null) clause = v.value();
             }
-            entries.add(new KitReport.Entry(suite, rule, r, reason, time, clause));
+            String ran = algorithms.remove(id.getUniqueId());
+            entries.add(new KitReport.Entry(suite, rule, r, reason, time, clause, ran == null ? "" : ran));
             if (progress != null)
                 progress.printf("%-8s %-48s %-6s %7.2fs%s%n", r, rule, clause.isEmpty() ? "" : "\u00a7" + clause, time.toMillis() / 1000.0,
                         reason.isEmpty() ? "" : "  " + reason.lines().findFirst().orElse(""));

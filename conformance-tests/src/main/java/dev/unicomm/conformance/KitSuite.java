@@ -56,6 +56,7 @@ public abstract class KitSuite {
     private RuntimeException startFailure;
     private BackendReport report;
     private String rule = "?";
+    private TestReporter reporter;
     private int generation;
 
     // ---- hooks -------------------------------------------------------------------------------
@@ -198,6 +199,10 @@ public abstract class KitSuite {
     static final String REPORT_BACKEND = "unicomm.kit.backend", REPORT_RANKS = "unicomm.kit.ranks";
     /** Report-entry key of the workers' JVM options, one per line (the other settings use their {@link KitSettings} names). */
     static final String REPORT_JVM_ARGS = "unicomm.kit.jvm.args.lines";
+    /** Report-entry key of the rule's calls by algorithm ({@link #algorithmsLine}); the report keeps it with the rule. */
+    static final String REPORT_ALGORITHMS = "unicomm.kit.rule.algorithms";
+    /** Report-entry key of which ranks shared a host, as the workers' communicators saw it. */
+    static final String REPORT_TOPOLOGY = "unicomm.kit.topology";
     /** Report-entry key of where the workers ran, when a {@link #placement()} put them on hosts. */
     static final String REPORT_PLACEMENT = "unicomm.kit.placement";
 
@@ -223,6 +228,7 @@ public abstract class KitSuite {
     @BeforeEach
     final void rememberRule(TestInfo info, TestReporter reporter) {
         rule = info.getTestMethod().map(m -> m.getName()).orElse(info.getDisplayName());
+        this.reporter = reporter;
         if (gate instanceof RuntimeException e) throw e;
         if (gate instanceof Error e) throw e;
         String untested = plug().map(p -> p.untested().get(rule)).orElse(null);
@@ -279,6 +285,7 @@ public abstract class KitSuite {
         List<RankResult> last = List.of();
         for (int run = 0; run < runs; run++) {
             List<RankResult> results = group().run(rule, body, ruleTimeout());
+            if (run == runs - 1) recordAlgorithms(results);
             if (results.stream().allMatch(r -> r.outcome() == Outcome.SKIPPED))
                 throw new TestAbortedException(results.getFirst().message());
             try {
@@ -294,6 +301,35 @@ public abstract class KitSuite {
         int nl = msg.indexOf('\n');
         String tally = " [failed in " + failedRuns + " of " + runs + " runs]";
         throw new AssertionFailedError(nl < 0 ? msg + tally : msg.substring(0, nl) + tally + msg.substring(nl));
+    }
+
+    /**
+     * Publishes which algorithms the rule's collective and MoE calls ran ({@link dev.unicomm.api.Communicator#algorithmCounts()}
+     * on every rank) and the job's topology, for the report and for {@link KitSuites#algorithms}.
+     */
+    private void recordAlgorithms(List<RankResult> results) {
+        String line = algorithmsLine(results);
+        KitSuites.recordAlgorithms(getClass(), rule, line);
+        if (reporter == null) return;
+        if (!line.isEmpty()) reporter.publishEntry(REPORT_ALGORITHMS, line);
+        results.stream().map(RankResult::topology).filter(t -> !t.isEmpty()).findFirst()
+                .ifPresent(t -> reporter.publishEntry(REPORT_TOPOLOGY, t));
+    }
+
+    /**
+     * The ranks' algorithm counts as one line: the counts alone where every rank that reported ran the same
+     * ({@code "allreduce/two_level=4"}), else per group of ranks ({@code "ranks 0,1: ...; ranks 2,3: ..."}); "" if none reported.
+     */
+    static String algorithmsLine(List<RankResult> results) {
+        java.util.Map<String, List<Integer>> byLine = new java.util.LinkedHashMap<>();
+        for (RankResult r : results) {
+            if (r.outcome() == Outcome.PASSED || r.outcome() == Outcome.FAILED || r.outcome() == Outcome.SKIPPED)
+                byLine.computeIfAbsent(r.algorithms(), k -> new ArrayList<>()).add(r.rank());
+        }
+        if (byLine.size() == 1) return byLine.keySet().iterator().next();
+        return byLine.entrySet().stream().map(e -> (e.getValue().size() == 1 ? "rank " : "ranks ")
+                + e.getValue().stream().map(String::valueOf).collect(Collectors.joining(",")) + ": " + (e.getKey().isEmpty() ? "none" : e.getKey()))
+                .collect(Collectors.joining("; "));
     }
 
     /** The results of one run, or a failure naming the ranks that did not pass (the victim must have died). */

@@ -90,6 +90,24 @@ public final class KitSuites {
                 .filter(s -> nested.stream().noneMatch(s::isAssignableFrom)).map(Class::getSimpleName).toList();
     }
 
+    private static final java.util.Map<Class<?>, java.util.Map<String, String>> ALGORITHMS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** Records which algorithms a rule's calls ran (its {@link KitSuite} line), under the class enclosing its suite. */
+    static void recordAlgorithms(Class<?> suite, String rule, String line) {
+        Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
+        ALGORITHMS.computeIfAbsent(outer, k -> new java.util.concurrent.ConcurrentHashMap<>()).put(rule, line);
+    }
+
+    /**
+     * Which algorithms each rule of {@code kitTest}'s suites that ran in this JVM used, by rule id: the line the
+     * report shows ({@code "allreduce/two_level=4, allreduce/inline=6"}, counts from
+     * {@link dev.unicomm.api.Communicator#algorithmCounts()} on every rank). For a backend's kit test that checks
+     * which paths its job took (an {@code @AfterAll} of the enclosing class).
+     */
+    public static java.util.Map<String, String> algorithms(Class<?> kitTest) {
+        return java.util.Map.copyOf(ALGORITHMS.getOrDefault(kitTest, java.util.Map.of()));
+    }
+
     private static final java.util.Map<Class<?>, java.util.concurrent.atomic.AtomicInteger> RULES_STARTED =
             new java.util.concurrent.ConcurrentHashMap<>();
 

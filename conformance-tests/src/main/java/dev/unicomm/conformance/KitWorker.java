@@ -75,10 +75,10 @@ public final class KitWorker {
         }
         Wire.writeString(out, startError);
         out.flush();
-        serve(in, out, comm, heap);
+        serve(in, out, comm, heap, topology(comm));
     }
 
-    private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap) throws IOException {
+    private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap, String topology) throws IOException {
         long usedBefore = -1; // heap in use before the last rule, for the probe after a failure
         while (true) {
             int type = in.readInt();
@@ -101,6 +101,8 @@ public final class KitWorker {
                 out.writeInt((problem.isEmpty() ? Outcome.PASSED : Outcome.FAILED).ordinal());
                 Wire.writeString(out, problem);
                 Wire.writeString(out, "");
+                Wire.writeString(out, "");
+                Wire.writeString(out, topology);
                 out.writeLong(System.nanoTime() - t0);
                 out.flush();
                 continue;
@@ -114,6 +116,7 @@ public final class KitWorker {
             for (int i = 0; i < n; i++) ports.add(in.readInt());
             Pe pe = new Pe(comm, rule, ports, heap);
             usedBefore = heapUsed(comm);
+            java.util.Map<String, Long> countsBefore = algorithmCounts(comm);
             long t0 = System.nanoTime();
             Outcome outcome;
             String message = "";
@@ -148,8 +151,38 @@ public final class KitWorker {
             out.writeInt(outcome.ordinal());
             Wire.writeString(out, message);
             Wire.writeString(out, pe.value());
+            Wire.writeString(out, algorithmsSince(comm, countsBefore));
+            Wire.writeString(out, topology);
             out.writeLong(System.nanoTime() - t0);
             out.flush();
+        }
+    }
+
+    /** {@link Communicator#algorithmCounts()}, or nothing where the communicator is missing or cannot say. */
+    private static java.util.Map<String, Long> algorithmCounts(Communicator comm) {
+        try {
+            return comm == null ? java.util.Map.of() : comm.algorithmCounts();
+        } catch (RuntimeException e) {
+            return java.util.Map.of();
+        }
+    }
+
+    /** The calls of the rule just run by algorithm, {@code "allreduce/two_level=4, allreduce/inline=6"} (sorted; "" for none). */
+    static String algorithmsSince(Communicator comm, java.util.Map<String, Long> before) {
+        StringBuilder b = new StringBuilder();
+        new java.util.TreeMap<>(algorithmCounts(comm)).forEach((k, n) -> {
+            long d = n - before.getOrDefault(k, 0L);
+            if (d > 0) b.append(b.isEmpty() ? "" : ", ").append(k).append('=').append(d);
+        });
+        return b.toString();
+    }
+
+    /** Which ranks share a host in this job ({@code "2 hosts: node0 (ranks 0-1), node1 (ranks 2-3)"}), "" without a communicator. */
+    private static String topology(Communicator comm) {
+        try {
+            return comm == null ? "" : comm.topology().toString();
+        } catch (RuntimeException e) {
+            return "";
         }
     }
 

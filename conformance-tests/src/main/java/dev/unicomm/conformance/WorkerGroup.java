@@ -53,7 +53,9 @@ final class WorkerGroup implements AutoCloseable {
     /** {@code UNICOMM_KIT_CONTROL} of a worker whose control channel is its standard input and output. */
     static final String STDIO = "stdio";
 
-    private record Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) {}
+    private record Event(int rank, int seq, Outcome outcome, String message, String value, String algorithms, String topology, long nanos) {
+        Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) { this(rank, seq, outcome, message, value, "", "", nanos); }
+    }
 
     private final Spec spec;
     private final long[] pids;
@@ -260,7 +262,9 @@ final class WorkerGroup implements AutoCloseable {
                     Outcome o = Outcome.values()[in.readInt()];
                     String msg = Wire.readString(in);
                     String val = Wire.readString(in);
-                    events.add(new Event(rank, s, o, msg, val, in.readLong()));
+                    String algorithms = Wire.readString(in);
+                    String topology = Wire.readString(in);
+                    events.add(new Event(rank, s, o, msg, val, algorithms, topology, in.readLong()));
                 }
             } catch (IOException e) {
                 events.add(new Event(rank, -2, Outcome.DIED, "", "", 0));
@@ -326,7 +330,8 @@ final class WorkerGroup implements AutoCloseable {
                 results[e.rank()] = died(e.rank(), Duration.ofNanos(System.nanoTime() - t0));
                 missing--;
             } else if (e.seq() == mySeq) {
-                results[e.rank()] = new RankResult(e.rank(), e.outcome(), e.message(), e.value(), Duration.ofNanos(e.nanos()));
+                results[e.rank()] = new RankResult(e.rank(), e.outcome(), e.message(), e.value(), Duration.ofNanos(e.nanos()),
+                        e.algorithms(), e.topology());
                 missing--;
             } else {
                 continue;

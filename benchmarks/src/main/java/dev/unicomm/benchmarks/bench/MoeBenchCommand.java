@@ -445,13 +445,16 @@ public final class MoeBenchCommand implements Callable<Integer> {
                 + "bound = the same bytes as plain copies by all ranks at once, until the last rank is done: pulled from peer memory, "
                 + "except a normal dispatch on the host: each token's row read once and pushed to every rank that gets it; "
                 + "combine on the host: the same bytes read from all peers at once plus the output written once, and the combine itself timed until the last rank returned; no synchronisation timed; same run)%n", options.backend, options.ranks);
-        String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s%n";
-        System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer");
+        // --gpu-time without --roofline: the kernels' GPU time is a column of its own (host wall stays "time").
+        boolean gpu = rows.stream().anyMatch(r -> !Double.isNaN(r.gpuNs()));
+        String fmt = "%-26s %6s %12s %11s %9s %11s %9s %7s %9s %11s" + (gpu ? " %9s%n" : "%s%n");
+        System.out.printf(Locale.ROOT, fmt, "operation", "tokens", "bytes/rank", "time (us)", "GB/s", "bound (us)", "bound GB/s", "ratio", "verified", "buffer",
+                gpu ? "GPU (us)" : "");
         for (Row r : rows)
             System.out.printf(Locale.ROOT, fmt, r.op(), r.tokens(), BenchReport.size((long) r.bytes()), String.format(Locale.ROOT, "%.1f", r.ns() / 1e3),
                     String.format(Locale.ROOT, "%.2f", r.gbps()), String.format(Locale.ROOT, "%.1f", r.boundNs() / 1e3),
                     String.format(Locale.ROOT, "%.2f", r.boundGbps()), String.format(Locale.ROOT, "%.2f", r.ratio()), r.verified(),
-                    BenchReport.size(r.footprint()));
+                    BenchReport.size(r.footprint()), gpu ? us(r.gpuNs()) : "");
         printLowLatencyTotals(rows);
     }
 

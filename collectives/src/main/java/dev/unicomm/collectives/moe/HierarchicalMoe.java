@@ -38,6 +38,8 @@ import java.util.Arrays;
  * rows take 2H (FP8: H codes, then the scales after S*T*H), combine partials P = 4H (fp32).
  */
 final class HierarchicalMoe extends NormalMoe {
+    @Override String algorithm() { return "hierarchical"; }
+
     private final HostRoutes routes;
     private final SymmetricBuffer staging;
     private final Peers stagePeers;
@@ -101,6 +103,7 @@ final class HierarchicalMoe extends NormalMoe {
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
         ensureOpen();
+        count("dispatch");
         int t = (int) host("topkIdx", topkIdx).dim(0);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
@@ -147,6 +150,7 @@ final class HierarchicalMoe extends NormalMoe {
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
+        count("cachedDispatch");
         TwoLevelHandle h = twoLevel(handle);
         boolean fp8 = startCachedDispatch(x, scales);
         try (Arena tmp = Arena.ofConfined()) {
@@ -163,6 +167,7 @@ final class HierarchicalMoe extends NormalMoe {
 
     @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
         ensureOpen();
+        count("combine");
         TwoLevelHandle h = twoLevel(handle);
         int n = h.recv;
         long rowBytes = 2L * hidden;

@@ -35,6 +35,8 @@ import java.util.Arrays;
  * unused hook cannot deadlock the job.
  */
 final class LowLatencyMoe extends PortableMoe {
+    @Override String algorithm() { return "direct"; }
+
     private static final RowMath MATH = RowMath.BEST;
 
     private final long slotBytes, sendIdxOff, sendXOff, recvOff;
@@ -102,6 +104,7 @@ final class LowLatencyMoe extends PortableMoe {
 
     @Override public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureOpen();
+        count("lowLatencyDispatch");
         int t = (int) host("topkIdx", topkIdx).dim(0);
         host("x", x);
         long gen = dispatches;
@@ -193,6 +196,7 @@ final class LowLatencyMoe extends PortableMoe {
     @Override public synchronized LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights,
                                                                       MoeHandle handle) {
         ensureOpen();
+        count("lowLatencyCombine");
         Handle h = own(handle);
         receive(h);
         int slot = h.slot;

@@ -34,6 +34,8 @@ import java.util.Arrays;
  * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
 class NormalMoe extends PortableMoe {
+    @Override String algorithm() { return "flat"; }
+
     private static final RowMath MATH = RowMath.BEST;
     // Header words, double-buffered by operation parity: a rank writes the next operation's words
     // only after a barrier every peer passes after reading the previous ones.
@@ -94,6 +96,7 @@ class NormalMoe extends PortableMoe {
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
         ensureOpen();
+        count("dispatch");
         int t = (int) host("topkIdx", topkIdx).dim(0);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
@@ -126,6 +129,7 @@ class NormalMoe extends PortableMoe {
 
     @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
+        count("cachedDispatch");
         NormalHandle h = own(handle);
         boolean fp8 = startCachedDispatch(x, scales);
         pushRows(h.tokens, h.rowAt, x, scales, fp8, null);
@@ -136,6 +140,7 @@ class NormalMoe extends PortableMoe {
 
     @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
         ensureOpen();
+        count("combine");
         NormalHandle h = own(handle);
         int n = h.recv;
         long rowBytes = 2L * hidden;

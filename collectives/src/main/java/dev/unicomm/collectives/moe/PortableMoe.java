@@ -16,13 +16,18 @@ import dev.unicomm.api.Tensor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import dev.unicomm.spi.AlgorithmCounts;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What both portable modes share: one symmetric buffer of exactly {@link MoeConfig#sizeHint(int)}
  * bytes, peer access, the layout computation and host-memory checks. Arguments arrive validated
  * by the API's checking layer; this class re-checks only what the implementation relies on.
  */
-abstract class PortableMoe implements MoeBuffer {
+abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
     final Communicator comm;
     final MoeConfig config;
     final int ranks, me, numLocal, hidden, topk, maxTokens;
@@ -32,6 +37,8 @@ abstract class PortableMoe implements MoeBuffer {
     /** Private memory: combine outputs, reused from call to call. */
     final Arena arena = Arena.ofShared();
     private boolean closed;
+    /** Calls by operation, for {@link #algorithmCounts()}. */
+    private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
 
     PortableMoe(Communicator comm, MoeConfig config) {
         this.comm = comm;
@@ -48,6 +55,19 @@ abstract class PortableMoe implements MoeBuffer {
     }
 
     @Override public MoeConfig config() { return config; }
+
+    /** The algorithm this buffer runs, fixed at open: {@code flat}, {@code hierarchical} or {@code direct} (low latency). */
+    abstract String algorithm();
+
+    /** Counts one call of {@code op} (an operation of {@link MoeBuffer}) under this buffer's algorithm. */
+    final void count(String op) { calls.computeIfAbsent(op, k -> new LongAdder()).increment(); }
+
+    /** {@code moe.<operation>/<algorithm>}: every call of this buffer ran its one algorithm. */
+    @Override public Map<String, Long> algorithmCounts() {
+        Map<String, Long> m = new TreeMap<>();
+        calls.forEach((op, n) -> m.put("moe." + op + "/" + algorithm(), n.sum()));
+        return m;
+    }
 
 
     @Override public MoeLayout layout(Tensor topkIdx) {

@@ -5,6 +5,7 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Team;
+import dev.unicomm.spi.AlgorithmCounts;
 import dev.unicomm.spi.LocalReduction;
 import java.lang.foreign.MemorySegment;
 import java.util.EnumSet;
@@ -27,6 +28,8 @@ final class CheckedCollectives implements Collectives {
     private final boolean unwrap;
     /** The implementation's local arithmetic, if it offers it: small reductions then ride in the call agreement. */
     private final LocalReduction local;
+    /** Calls this layer finished itself (carried in the agreement) or whose implementation does not say which algorithm ran. */
+    private final AlgorithmTally tally = new AlgorithmTally();
 
     CheckedCollectives(CheckedCommunicator c, Collectives impl, boolean unwrap) {
         this.c = c;
@@ -60,6 +63,14 @@ final class CheckedCollectives implements Collectives {
             throw new IllegalArgumentException("reductions support " + REDUCIBLE + ", not " + dt);
     }
 
+    /**
+     * Calls by {@code operation/algorithm}: the implementation's own counts where it keeps them, calls whose data
+     * rode in the call agreement as {@code carried}, and an implementation's that does not say as {@code native}.
+     */
+    java.util.Map<String, Long> algorithmCounts() {
+        return AlgorithmTally.sum(impl instanceof AlgorithmCounts ac ? ac.algorithmCounts() : java.util.Map.of(), tally);
+    }
+
     /** Closes the implementation if it owns resources (portable collectives own symmetric scratch memory). */
     void release() {
         if (impl instanceof AutoCloseable ac) {
@@ -83,6 +94,7 @@ final class CheckedCollectives implements Collectives {
 
     private void commit(CollectiveEvent e, String op, Team team, long bytes, DType dtype, ReduceOp rop) {
         e.end();
+        if (!(impl instanceof AlgorithmCounts)) tally.add(op + "/native");
         if (!e.shouldCommit()) return;
         e.operation = op;
         e.teamRank = team.rank();
@@ -140,6 +152,7 @@ final class CheckedCollectives implements Collectives {
                 isRoot ? src.segment() : null, isRoot ? bytes : 0);
         if (!isRoot) MemorySegment.copy(inputs[root], 0, dst.segment(), 0, bytes);
         else if (!same(dst, src)) MemorySegment.copy(src.segment(), 0, dst.segment(), 0, bytes);
+        tally.add("broadcast/carried");
         commit(e, "broadcast", team, bytes, dtype, null);
     }
 
@@ -188,6 +201,7 @@ final class CheckedCollectives implements Collectives {
             if (p != r) MemorySegment.copy(inputs[p], 0, out, p * b, b);
             else if (!inPlace) MemorySegment.copy(mine, 0, out, r * b, b);
         }
+        tally.add("allgather/carried");
         commit(e, "allgather", team, b, dtype, null);
     }
 
@@ -239,6 +253,7 @@ final class CheckedCollectives implements Collectives {
         MemorySegment[] inputs = calls.agreeCarrying(team.calls, team.raw, CallLedger.Op.ALLREDUCE, count, CallLedger.pack(dtype, op),
                 src.segment(), bytes);
         local.reduceLocally(dtype, op, inputs, dst.segment(), count);
+        tally.add("allreduce/carried");
         commit(e, "allreduce", team, bytes, dtype, op);
     }
 

@@ -53,6 +53,9 @@ public final class CheckedCommunicator implements Communicator {
     private final Set<CheckedBuffer> live = ConcurrentHashMap.newKeySet();
     private final CallLedger calls;
     private volatile Collectives collectives;
+    /** MoE buffers open now, and the algorithm counts of those closed (guarded by {@code moeBuffers}). */
+    private final Set<CheckedMoe> moeBuffers = new java.util.HashSet<>();
+    private final AlgorithmTally closedMoe = new AlgorithmTally();
     private volatile boolean open = true;
     private volatile boolean released;
     /** Reopens the backend among the survivors in {@link #shrink()}; {@code null}: cannot shrink. */
@@ -219,6 +222,27 @@ public final class CheckedCommunicator implements Communicator {
         }
         throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_COLLECTIVES,
                 "collectives: the backend has none of its own and dev.unicomm:collectives is not on the class path");
+    }
+
+    @Override public java.util.Map<String, Long> algorithmCounts() {
+        java.util.Map<String, Long> m = new java.util.TreeMap<>();
+        if (collectives instanceof CheckedCollectives cc) m.putAll(cc.algorithmCounts());
+        synchronized (moeBuffers) {
+            closedMoe.into(m);
+            for (CheckedMoe b : moeBuffers) b.algorithmCounts().forEach((k, n) -> m.merge(k, n, Long::sum));
+        }
+        return m;
+    }
+
+    void moeOpened(CheckedMoe b) {
+        synchronized (moeBuffers) { moeBuffers.add(b); }
+    }
+
+    /** Keeps a closing buffer's counts: {@link #algorithmCounts()} covers every call since connect. */
+    void moeClosed(CheckedMoe b) {
+        synchronized (moeBuffers) {
+            if (moeBuffers.remove(b)) closedMoe.addAll(b.algorithmCounts());
+        }
     }
 
     @Override public MoeBuffer moe(MoeConfig config) {

@@ -19,6 +19,7 @@ import dev.unicomm.api.ReceiveHook;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.UnsupportedCapabilityException;
+import dev.unicomm.spi.AlgorithmCounts;
 import java.lang.foreign.ValueLayout;
 
 /**
@@ -39,6 +40,8 @@ public final class CheckedMoe implements MoeBuffer {
     private final CheckedCommunicator comm; // null: no cross-rank agreement (unit tests of the checks)
     private long lowLatencyDispatches;
     private volatile boolean open = true;
+    /** Calls of an implementation that does not say which algorithm it ran. */
+    private final AlgorithmTally nativeCalls = new AlgorithmTally();
 
     /** Wraps {@code raw}, which serves {@code numRanks} ranks. */
     public CheckedMoe(MoeBuffer raw, int numRanks) { this(raw, numRanks, null); }
@@ -61,6 +64,12 @@ public final class CheckedMoe implements MoeBuffer {
         this.layoutRanks = mask == null ? numRanks : mask.jobSize();
         this.numLocalExperts = this.config.numLocalExperts(layoutRanks);
         this.masked = mask == null ? null : new MaskedExperts(mask, numLocalExperts);
+        if (comm != null) comm.moeOpened(this);
+    }
+
+    /** This buffer's calls by {@code moe.operation/algorithm} (the implementation's names, or {@code native}). */
+    java.util.Map<String, Long> algorithmCounts() {
+        return AlgorithmTally.sum(raw instanceof AlgorithmCounts ac ? ac.algorithmCounts() : java.util.Map.of(), nativeCalls);
     }
 
     /** A buffer of {@code config} masked by {@code mask} over {@code raw} (unit tests of the translation). */
@@ -76,6 +85,7 @@ public final class CheckedMoe implements MoeBuffer {
 
     private void commit(MoeEvent e, String op, Tensor input) {
         e.end();
+        if (!(raw instanceof AlgorithmCounts)) nativeCalls.add("moe." + (op.startsWith("dispatch (cached") ? "cachedDispatch" : op.split(" ")[0]) + "/native");
         if (!e.shouldCommit()) return;
         e.operation = op;
         e.ranks = numRanks;
@@ -295,6 +305,7 @@ public final class CheckedMoe implements MoeBuffer {
             if (!open) return;
             open = false;
         }
+        if (comm != null) comm.moeClosed(this);
         if (comm == null || comm.isOpen()) {
             raw.close();
             return;

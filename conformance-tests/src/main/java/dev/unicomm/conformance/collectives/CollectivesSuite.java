@@ -30,8 +30,14 @@ import org.opentest4j.AssertionFailedError;
  * {@link IllegalArgumentException}; wrong sizes, unsupported types and in-place alltoall fail locally.
  */
 public abstract class CollectivesSuite extends KitSuite {
-    /** Element counts: empty, odd, and large enough (> 16 KiB even for 16-bit types) to leave small-message paths. */
+    /** Element counts of the reductions: empty, odd, and large enough (> 16 KiB even for 16-bit types) to leave small-message paths. */
     static final int[] COUNTS = {0, 7, 9_001};
+    /**
+     * Byte counts of the collectives that move bytes (broadcast, allgather and alltoall per PE): empty, odd, and past
+     * 16 KiB, so that they too leave the small-message paths (the portable collectives' inline limit) and, on several
+     * hosts, run the two-level allgather.
+     */
+    static final int[] BYTE_COUNTS = {0, 7, 20_003};
     /** Per-PE bytes of the two buffers every rule uses. */
     static final long BUF = 1L << 20;
 
@@ -166,7 +172,7 @@ public abstract class CollectivesSuite extends KitSuite {
     static void broadcasts(Pe pe) {
         forEachTeam(pe, 1, (c, coll, t, base, a, b) -> {
             long seed = base;
-            for (int count : COUNTS) {
+            for (int count : BYTE_COUNTS) {
                 for (int root = 0; root < t.size(); root++) {
                     for (boolean inPlace : new boolean[] {false, true}) {
                         SymmetricBuffer dst = inPlace ? a : b;
@@ -185,7 +191,7 @@ public abstract class CollectivesSuite extends KitSuite {
         forEachTeam(pe, 100, (c, coll, t, base, a, b) -> {
             long seed = base;
             int n = t.size();
-            for (int count : COUNTS) {
+            for (int count : BYTE_COUNTS) {
                 int per = Math.min(count, (int) (BUF / n));
                 for (boolean inPlace : new boolean[] {false, true}) {
                     SymmetricBuffer dst = inPlace ? a : b;
@@ -257,7 +263,7 @@ public abstract class CollectivesSuite extends KitSuite {
         forEachTeam(pe, 9000, (c, coll, t, base, a, b) -> {
             long seed = base;
             int n = t.size(), me = t.rank();
-            for (int count : COUNTS) {
+            for (int count : BYTE_COUNTS) {
                 int per = Math.min(count, (int) (BUF / n));
                 write(c, a, 0, CollectiveReference.bytes(seed, me, n * per));
                 coll.alltoall(t, b, a, per, DType.UINT8);

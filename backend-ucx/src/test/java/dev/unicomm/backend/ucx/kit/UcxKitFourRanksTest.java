@@ -23,7 +23,11 @@ import org.junit.jupiter.api.Test;
 class UcxKitFourRanksTest {
     static final KitPlug PLUG = UcxKit.PLUG.ranks(4);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(UcxKitFourRanksTest.class); }
+    /** The kit ran, and on one host everything ran flat (the report's "ran:" lines). */
+    @AfterAll static void theKitRan() {
+        KitSuites.assertRulesRan(UcxKitFourRanksTest.class);
+        UcxKitAlgorithms.assertFlat(KitSuites.algorithms(UcxKitFourRanksTest.class));
+    }
 
     @Nested class Lifecycle extends LifecycleSuite {}
     @Nested class Heap extends HeapSuite {}

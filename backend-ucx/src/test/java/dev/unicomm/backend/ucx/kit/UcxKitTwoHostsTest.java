@@ -30,6 +30,8 @@ import org.junit.jupiter.api.Test;
  * ranks 0 and 1 on node0, 2 and 3 on node1 (the kit starts each worker through {@code testbed.sh exec} and
  * talks to it over its standard input and output; rank 0's stores listen on node0's bed address). UCX over
  * {@code UCX_TLS=tcp} on the bed's {@code eth0}, so every byte between the hosts crosses the bed's bridge.
+ * With {@code unicomm.moe.algorithm} at its default (auto), the normal-mode MoE rules must run the hierarchical
+ * MoE and the world's allgather, allreduce and reduce-scatter two levels ({@link UcxKitAlgorithms}).
  * Needs root (the test bed); skips with the bed's reason elsewhere.
  */
 class UcxKitTwoHostsTest {
@@ -49,9 +51,14 @@ class UcxKitTwoHostsTest {
                 host -> b.command(Integer.parseInt(host.substring("node".length())), List.of()).command(), b.address(0));
     }
 
+    /** The rules took the two-level paths (the report's "ran:" lines); then the bed goes. */
     @AfterAll static void downBed() {
-        if (bed != null) bed.close();
-        bed = null;
+        try {
+            if (bed != null) UcxKitAlgorithms.assertTwoLevel(KitSuites.algorithms(UcxKitTwoHostsTest.class));
+        } finally {
+            if (bed != null) bed.close();
+            bed = null;
+        }
     }
 
     @Nested class Lifecycle extends LifecycleSuite {}
