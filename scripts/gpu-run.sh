@@ -22,9 +22,14 @@
 #   elastic  - what survives a killed PE (ElasticGpuCheck under `unicomm run`, ELASTIC_RANKS): the last rank SIGKILLs
 #              itself inside a low-latency MoE loop; the survivors report how their call ended and what still works;
 #              then a fresh job of the survivors' count (the restart) reports its time to the first MoE iteration
+#   mask     - active-rank masks in the MoE kernels (MaskGpuCheck, MASK_RANKS, default 3 and 4 PEs): the last rank leaves,
+#              the survivors' normal BF16, low-latency and CUDA-graph calls are checked against the kit's reference with
+#              the same drops; MASK,... rows time the calls with every rank active and with one inactive; then the last
+#              rank SIGKILLs itself inside a low-latency and a normal loop and SIGSTOPs itself (MASK_FAULTS, elastic buffers,
+#              timeout MASK_TIMEOUT_S=10 s): DETECT lines, the survivors' next 100 calls verified, MASK rows of the survivors
 #   deepep   - DeepEP V1 (built here from DEEPEP_SRC) on bench moe's presets and SM counts: benchmarks/reference/deepep_moe.py
 #   remote   - the kit's MoE rules with NVSHMEM_DISABLE_P2P=1 and a NIC-less remote transport (UCX, libfabric over TCP)
-#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|wide|shapes|deepep|remote]...
+#   usage: gpu-run.sh [-n PEs] [all|check|bench|roofline|kit|layout|moe|graph|mask|wide|shapes|deepep|remote]...
 # (wide, shapes, deepep and remote are not part of all: name them.)
 # PEs (-n or PES): every step runs that many. Without it: one PE per GPU on a machine with several GPUs;
 # on one GPU 2 and 4 PEs (a development setting). PE r uses GPU r % GPUs. MPS is started (and stopped at the
@@ -43,11 +48,11 @@ if [ -n "${PES:-}" ]; then counts="$PES"; elif ((gpus > 1)); then counts="$gpus"
 # Each list may be set empty to skip that part (e.g. MOE_KIT_RANKS= when the whole kit runs anyway).
 KIT_RANKS="${KIT_RANKS-$counts}" MOE_KIT_RANKS="${MOE_KIT_RANKS-$counts}" GRAPH_RANKS="${GRAPH_RANKS-$counts}" CHECK_RANKS="${CHECK_RANKS-$counts}"
 MOE_RANKS="${MOE_RANKS:-${counts%% *}}" ROOF_RANKS="${ROOF_RANKS:-${MOE_RANKS}}" ELASTIC_RANKS="${ELASTIC_RANKS-$counts}"
-WIDE_RANKS="${WIDE_RANKS:-40}" SHAPES_RANKS="${SHAPES_RANKS:-2 8}"
+WIDE_RANKS="${WIDE_RANKS:-40}" SHAPES_RANKS="${SHAPES_RANKS:-2 8}" MASK_RANKS="${MASK_RANKS-${PES:-3 4}}"
 want() { [[ " $steps " == *" all "* || " $steps " == *" $1 "* ]]; }
 named() { [[ " $steps " == *" $1 "* ]]; }   # steps that `all` leaves out
 most=0
-for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS $ELASTIC_RANKS 2; do ((n > most)) && most=$n; done
+for n in $KIT_RANKS $MOE_KIT_RANKS $GRAPH_RANKS $CHECK_RANKS $MOE_RANKS $ROOF_RANKS $ELASTIC_RANKS $MASK_RANKS 2; do ((n > most)) && most=$n; done
 if named wide; then for n in $WIDE_RANKS; do ((n > most)) && most=$n; done; fi
 if named shapes; then for n in $SHAPES_RANKS; do ((n > most)) && most=$n; done; fi
 
@@ -108,6 +113,26 @@ if want graph; then
     echo "MoE graph check, $n PEs: $? ranks failed"
     grep -h '^FAIL\|^RESULT\|^GRAPH' "$out"/graph-${n}pe-rank*.log | cut -c1-300 | head -20
   done 2>&1 | tee "$out/graph.txt"
+fi
+
+# Active-rank masks in the MoE kernels (issue 50): a fixed inactive rank (the last), every surviving row checked against
+# the kit's reference with the same drops, a CUDA graph replayed across the change, MASK timing rows (all active vs one inactive).
+if want mask; then
+  for n in $MASK_RANKS; do
+    job $n mask-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MaskGpuCheck
+    echo "mask check, $n PEs (rank $((n - 1)) inactive after the all-active part): $? ranks failed; passes per rank: $(grep -c '^PASS' "$out"/mask-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
+    grep -h '^FAIL\|^RESULT' "$out"/mask-${n}pe-rank*.log | cut -c1-300 | head -20
+    grep -h '^MASK' "$out"/mask-${n}pe-rank*.log | sort -t, -k3,3 -k4,4 -k2,2n
+    # A rank failing inside a loop (elastic buffers, timeout MASK_TIMEOUT_S): the survivors' call that finds it gone, then 100 verified calls.
+    for mode in ${MASK_FAULTS-kill-ll kill-normal stop-ll}; do
+      CHECK_TIMEOUT_S=${MASK_TIMEOUT_S:-10} job $n mask-$mode-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MaskGpuCheck $mode
+      echo "mask $mode, $n PEs (rank $((n - 1)) fails): $? ranks failed (the failing rank counts as one); passes per rank: $(grep -c '^PASS' "$out"/mask-$mode-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
+      grep -h '^FAIL\|^RESULT\|^DETECT\|^KILL\|^INFO' "$out"/mask-$mode-${n}pe-rank*.log | cut -c1-300 | head -24
+      grep -h '^MASK' "$out"/mask-$mode-${n}pe-rank*.log | sort -t, -k2,2n
+      # MPS may refuse new processes after a killed PE: a fresh server for what follows.
+      if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after mask $mode"; fi
+    done
+  done 2>&1 | tee "$out/mask.txt"
 fi
 
 # What survives a killed PE (issue 23), under the real launcher; then the restart of the survivors as a new job.

@@ -43,6 +43,18 @@ typedef struct {
                                        mode's off_recv_idx is the row map and off_recv_w the weights, both
                                        [2][R][max_tokens][topk] int64 tagged with the generation in the high half */
     long long part_counts;          /* normal dispatch: device int32 [blocks][experts + nranks], each routing block's counts */
+    long long active;               /* device int32 [nranks + 1]: this PE's active-rank mask (1 active, 0 not), then the
+                                       count of inactive ranks; read at every use (data, not an argument: a CUDA graph
+                                       replays with the mask of the moment); 0: every rank active */
+    long long dropped;              /* device int32 [max_tokens]: per own token, top-k entries naming an inactive rank's
+                                       expert (written by the dispatches only while a rank is inactive); 0: none */
+    long long pre_barrier;          /* normal combine with an inactive rank: first a barrier of the active PEs on the
+                                       ready counters, which must reach this (the nvshmem barrier would wait for the
+                                       inactive PEs); 0: none (the host ran nvshmem's barrier, or none is needed) */
+    long long elastic;              /* 1: a peer that does not answer within timeout_ns is marked inactive in `active`
+                                       (UCN_MOE_ERR_LOST, not an error) and the operation goes on without it */
+    long long host_mask;            /* elastic: pinned int32 [nranks], the host's mirror: a lost rank's word is zeroed
+                                       before the error record, so the host learns every lost rank without a copy */
 } ucn_moe_args;
 
 #define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))
@@ -53,5 +65,7 @@ typedef struct {
 #define UCN_MOE_ERR_TIMEOUT 3    /* waited err_ns for rank err1 (what: err2) */
 #define UCN_MOE_ERR_TOPK 4       /* topk larger than the kernels support */
 #define UCN_MOE_ERR_ABORTED 5    /* the host set the abort word while waiting for rank err1 (what: err2) */
+#define UCN_MOE_ERR_LOST 6       /* elastic: rank err1 did not answer in time (what: err2) and is inactive now: not an
+                                    error; the host reads the device mask to learn every rank found inactive */
 
 #endif

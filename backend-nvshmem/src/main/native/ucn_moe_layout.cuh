@@ -21,7 +21,7 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
     for (int t = threadIdx.x; t < T; t += blockDim.x) {
         unsigned int mask = 0;
         for (int k = 0; k < K; k++) {
-            int e = moe_expert(idx, t, k, K, E, err, true);
+            int e = moe_live_expert(a, idx, t, k, K, E, err, true);
             if (e < 0) continue;
             atomicAdd(&cnt_e[e], 1);
             if (!WIDE) mask |= 1u << (e / L);
@@ -34,7 +34,7 @@ __global__ void __launch_bounds__(1024) moe_layout_kernel(ucn_moe_args a) {
         } else { // past 32 ranks no mask: clear the row, then mark each destination at its first expert
             for (int d = 0; d < R; d++) in_rank[(long long) t * R + d] = 0;
             for (int k = 0; k < K; k++) {
-                int d = moe_rank_first(idx, t, k, K, E, L);
+                int d = moe_live_rank_first(a, idx, t, k, K, E, L);
                 if (d < 0) continue;
                 in_rank[(long long) t * R + d] = 1;
                 atomicAdd(&cnt_r[d], 1);

@@ -34,16 +34,17 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
     if (WIDE) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + d,
-                        q.expected, deadline, moe_abort_word(a), (long long *) a.err, d, 4);
-    } else if (threadIdx.x < R) {
+            if (moe_live(a, d))
+                moe_wait_ge(a, (const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + d,
+                            q.expected, deadline, moe_abort_word(a), (long long *) a.err, d, 4);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge((const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
+        moe_wait_ge(a, (const unsigned long long *) ((char *) peers[me] + a.off_ready) + (long long) p * R + threadIdx.x,
                     q.expected, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 4);
     }
     __syncthreads();
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
-    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
+    bool ok = __shfl_sync(MOE_FULL, (int) moe_ok(a), 0);
     const int2 *route = (const int2 *) a.route + (long long) p * maxT * K;
     const float *w = (const float *) a.topk_w;
     // A warp per (token, 256 channels): few tokens still spread over the whole grid.
@@ -56,7 +57,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
         float wk = 0.f;
         if (lane < K) {
             int2 r = route[(long long) t * K + lane];
-            if (r.x >= 0) {
+            if (r.x >= 0 && moe_live(a, r.x / L)) { // an expert of a PE found gone since the dispatch: not summed
                 pe = r.x / L;
                 src = a.off_recv + p * a.region + ((long long) (r.x % L) * slots + r.y) * row_bytes + first;
                 wk = w[(long long) t * K + lane];
@@ -129,7 +130,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     // A: weights next to the row maps, [gen][src][t][k] on the expert slot's PE.
     for (long long i = (long long) blockIdx.x * blockDim.x + threadIdx.x; i < (long long) T * K; i += (long long) gridDim.x * blockDim.x) {
         int2 r = route[i];
-        if (r.x < 0) continue;
+        if (r.x < 0 || !moe_live(a, r.x / L)) continue;
         unsigned long long *to = (unsigned long long *) ((char *) peers[r.x / L] + a.off_recv_w);
         ((volatile unsigned long long *) to)[p * gen_words + (long long) me * maxT * K + i] =
             (unsigned long long) tag << 32 | (unsigned int) __float_as_uint(w[i]);
@@ -143,6 +144,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     for (long long item = gw; ok && item < (long long) R * maxT * chunks; item += warps) {
         long long st = item / chunks, c = (item % chunks) * 32 + lane;
         int s = (int) (st / maxT);
+        if (!moe_live(a, s)) continue; // warp-uniform: an inactive source's map entries are stale
         // The row map entry and the weight word are loaded together (one round trip, not two); a weight
         // not yet tagged with this generation is waited for below.
         unsigned long long ent = 0, wword = 0;
@@ -162,7 +164,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
         float wk = 0.f;
         if (row >= 0) {
             int v = (unsigned int) (wword >> 32) == tag ? (int) (unsigned int) wword
-                                                          : moe_wait_tag(wt + st * K + lane, tag, deadline, moe_abort_word(a), err, s);
+                                                          : moe_wait_tag(a, wt + st * K + lane, tag, deadline, moe_abort_word(a), err, s);
             wk = __uint_as_float((unsigned int) v);
         }
         float acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
@@ -195,18 +197,21 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
             f[0] = make_float4(acc[0], acc[1], acc[2], acc[3]);
             f[1] = make_float4(acc[4], acc[5], acc[6], acc[7]);
         }
-        ok = __all_sync(MOE_FULL, *(volatile long long *) err == 0); // after the stores: off the loads' path
+        ok = __all_sync(MOE_FULL, moe_ok(a)); // after the stores: off the loads' path
     }
     MOE_PHASE; // 2: sums pushed
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    if (WIDE)
-        for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
-    else if (threadIdx.x < R) moe_wait_ge(ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    if (WIDE) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            if (moe_live(a, d)) moe_wait_ge(a, ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
+        moe_wait_ge(a, ready + threadIdx.x, q.expected, deadline, moe_abort_word(a), err, threadIdx.x, 4);
+    }
     __syncthreads();
     MOE_PHASE; // 4: every PE's sums arrived
-    ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) err == 0), 0);
+    ok = __shfl_sync(MOE_FULL, (int) moe_ok(a), 0);
     // C: every PE's share of each own token, summed.
     const char *comb = own + a.off_comb + (long long) p * R * maxT * slot_bytes;
     for (long long item = gw; ok && item < (long long) T * chunks; item += warps) {
@@ -216,7 +221,7 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
         float wk = 0.f;
         if (lane < K) {
             int2 r = route[(long long) t * K + lane];
-            if (r.x >= 0) {
+            if (r.x >= 0 && moe_live(a, r.x / L)) {
                 pe = r.x / L;
                 wk = w[(long long) t * K + lane];
             }

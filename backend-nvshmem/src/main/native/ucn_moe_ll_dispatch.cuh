@@ -29,7 +29,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     for (int i = threadIdx.x; i < E * W; i += blockDim.x) bits[i] = 0;
     __syncthreads();
     for (int i = threadIdx.x; i < T * K; i += blockDim.x) {
-        int t = i / K, e = moe_expert(idx, t, i % K, K, E, err, blockIdx.x == 0);
+        int t = i / K, e = moe_live_expert(a, idx, t, i % K, K, E, err, blockIdx.x == 0);
         if (e >= 0) atomicOr(&bits[e * W + t / 32], 1u << (t % 32));
     }
     __syncthreads();
@@ -39,6 +39,7 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     if (blockIdx.x == 0) {
         for (int i = threadIdx.x; i < E * R; i += blockDim.x) {
             int e = i % E, d = i / E;
+            if (!moe_live(a, d)) continue; // an inactive PE gets nothing
             unsigned int c = 0;
             for (int j = 0; j < W; j++) c += __popc(bits[e * W + j]);
             moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * E + e) * 8, tag | c);
@@ -47,13 +48,17 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     float first_scale = 0.f;
     int4 first_q = !NV && a.fp8 ? moe_ll_first_piece(a, &first_scale) : make_int4(0, 0, 0, 0);
     unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-    for (int i = threadIdx.x; i < R * E; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
+    for (int i = threadIdx.x; i < R * E; i += blockDim.x)
+        if (moe_live(a, i / E)) moe_wait_tag(a, m + i, (unsigned int) q.gen, deadline, moe_abort_word(a), err, i / E);
     __syncthreads();
     MOE_PHASE; // 2: count matrix complete
+    // Drops under the mask as it is now: an elastic wait above may have found a peer gone (a block sees its own marks).
+    if (blockIdx.x == 0) moe_count_drops(a, threadIdx.x, blockDim.x, T);
     if (blockIdx.x == 0) {
         for (int le = threadIdx.x; le < L; le += blockDim.x) {
             int n = 0;
-            for (int s = 0; s < R; s++) n += (int) (unsigned int) m[(long long) s * E + (long long) me * L + le];
+            for (int s = 0; s < R; s++)
+                if (moe_live(a, s)) n += (int) (unsigned int) m[(long long) s * E + (long long) me * L + le]; // inactive: stale words
             ((int *) a.recv_count)[p * L + le] = n;
             ((int *) a.info)[le] = n;
         }
@@ -70,11 +75,12 @@ __global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
     if (WIDE) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
-        for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_ge(done + (long long) p * R + d, q.expected, until, moe_abort_word(a), err, d, 3);
-    } else if (threadIdx.x < R) {
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            if (moe_live(a, d)) moe_wait_ge(a, done + (long long) p * R + d, q.expected, until, moe_abort_word(a), err, d, 3);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         const unsigned long long *done = (const unsigned long long *) (peers[me] + a.off_done);
         unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge(done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
+        moe_wait_ge(a, done + (long long) p * R + threadIdx.x, q.expected, until, moe_abort_word(a), err, threadIdx.x, 3);
     }
     __syncthreads();
     MOE_PHASE; // 5: every PE's rows arrived

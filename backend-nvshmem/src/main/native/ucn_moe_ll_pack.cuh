@@ -66,9 +66,12 @@ __device__ __forceinline__ void moe_map_put(const ucn_moe_args &a, int d, int p,
  * Slot of expert e for my token t on e's PE: the tokens of lower source ranks (count matrix m),
  * then my tokens before t that chose e (bitmap).
  */
-__device__ __forceinline__ int moe_ll_slot(const unsigned int *bits, const unsigned long long *m, int W, int E, int me, int e, int t) {
+__device__ __forceinline__ int moe_ll_slot(const ucn_moe_args &a, const unsigned int *bits, const unsigned long long *m, int W, int E, int me,
+                                           int e, int t) {
     int slot = 0;
-    for (int s = 0; s < me; s++) slot += (int) (unsigned int) m[(long long) s * E + e];
+    bool all = !moe_any_inactive(a); // one load on the common path, not one per source
+    for (int s = 0; s < me; s++)
+        if (all || moe_live(a, s)) slot += (int) (unsigned int) m[(long long) s * E + e]; // an inactive source's words are stale
     for (int j = 0; j < t / 32; j++) slot += __popc(bits[e * W + j]);
     return slot + __popc(bits[e * W + t / 32] & ((1u << (t % 32)) - 1));
 }
@@ -120,10 +123,10 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
         int e = -1, d = 0;
         long long row = -1; // lane k < K: expert slot k's row on PE d, -1 for none
         if (lane < K) {
-            e = moe_expert(idx, t, lane, K, E, err, false);
+            e = moe_live_expert(a, idx, t, lane, K, E, err, false);
             if (e >= 0) {
                 d = e / L;
-                row = (long long) (e % L) * slots + moe_ll_slot(bits, m, W, E, me, e, t);
+                row = (long long) (e % L) * slots + moe_ll_slot(a, bits, m, W, E, me, e, t);
             }
         }
         if (g == 0) {
@@ -131,9 +134,12 @@ __device__ void moe_ll_store_pieces(const ucn_moe_args &a, const unsigned int *b
             for (int k = 0; k < K; k++) {
                 int dk = __shfl_sync(MOE_FULL, d, k);
                 long long rk = __shfl_sync(MOE_FULL, row, k);
-                if (WIDE)
-                    for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag | (rk >= 0 && pe == dk ? (unsigned long long) rk + 1 : 0ULL));
-                else if (lane < R) moe_map_put(a, lane, p, t, k, tag | (rk >= 0 && lane == dk ? (unsigned long long) rk + 1 : 0ULL));
+                if (WIDE) {
+                    for (int pe = lane; pe < R; pe += 32)
+                        if (moe_live(a, pe)) moe_map_put(a, pe, p, t, k, tag | (rk >= 0 && pe == dk ? (unsigned long long) rk + 1 : 0ULL));
+                } else if (lane < R && moe_live(a, lane)) {
+                    moe_map_put(a, lane, p, t, k, tag | (rk >= 0 && lane == dk ? (unsigned long long) rk + 1 : 0ULL));
+                }
             }
         }
         long long ch = g * 512 + lane * 16;
@@ -170,20 +176,26 @@ __device__ void moe_ll_rows_per_slot(const ucn_moe_args &a, const unsigned int *
     for (int work = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); work < T * K * split; work += warps) {
         int item = work / split, part = work % split;
         int t = item / K, k = item % K;
-        int e = moe_expert(idx, t, k, K, E, err, false);
+        int e = moe_live_expert(a, idx, t, k, K, E, err, false);
         if (e < 0) {
             if (lane == 0 && part == 0) route[item] = make_int2(-1, -1);
-            if (!NV && WIDE && part == 0)
-                for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag);
-            else if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag);
+            if (!NV && WIDE && part == 0) {
+                for (int pe = lane; pe < R; pe += 32)
+                    if (moe_live(a, pe)) moe_map_put(a, pe, p, t, k, tag);
+            } else if (!NV && part == 0 && lane < R && moe_live(a, lane)) {
+                moe_map_put(a, lane, p, t, k, tag);
+            }
             continue;
         }
-        int d = e / L, slot = moe_ll_slot(bits, m, W, E, me, e, t);
+        int d = e / L, slot = moe_ll_slot(a, bits, m, W, E, me, e, t);
         if (lane == 0 && part == 0) route[item] = make_int2(e, slot);
         long long row = (long long) (e % L) * slots + slot;
-        if (!NV && WIDE && part == 0)
-            for (int pe = lane; pe < R; pe += 32) moe_map_put(a, pe, p, t, k, tag | (pe == d ? (unsigned long long) row + 1 : 0ULL));
-        else if (!NV && part == 0 && lane < R) moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
+        if (!NV && WIDE && part == 0) {
+            for (int pe = lane; pe < R; pe += 32)
+                if (moe_live(a, pe)) moe_map_put(a, pe, p, t, k, tag | (pe == d ? (unsigned long long) row + 1 : 0ULL));
+        } else if (!NV && part == 0 && lane < R && moe_live(a, lane)) {
+            moe_map_put(a, lane, p, t, k, tag | (lane == d ? (unsigned long long) row + 1 : 0ULL));
+        }
         const char *src = (const char *) a.x + (long long) t * 2 * H;
         long long data_off = region + row * stride;
         if (!a.fp8) {

@@ -20,6 +20,17 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     const long long *peers = (const long long *) a.peers;
     char *own = (char *) peers[me];
     int warps = gridDim.x * (blockDim.x >> 5), gw = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5);
+    if (a.pre_barrier != 0) {
+        // Every active PE is past its previous combine (its pulls from this PE's receive area) before y is
+        // staged there: each grid signals the ready counters once (moe_signal_all), every block waits for all.
+        moe_signal_all<NV>(a, a.off_ready, me);
+        unsigned long long until = moe_now() + (unsigned long long) a.timeout_ns;
+        for (int d = threadIdx.x; d < R; d += blockDim.x)
+            if (moe_live(a, d))
+                moe_wait_ge(a, (const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.pre_barrier, until,
+                            moe_abort_word(a), (long long *) a.err, d, 6);
+        __syncthreads();
+    }
     if (a.y != 0)
         for (long long r = gw; r < a.recv_tokens; r += warps)
             moe_warp_copy(own + a.off_recv + r * row_bytes, (const char *) a.y + r * row_bytes, row_bytes, lane);
@@ -32,21 +43,23 @@ __global__ void __launch_bounds__(512) moe_normal_combine_kernel(ucn_moe_args a)
     if (WIDE) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            moe_wait_ge((const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.expected,
-                        deadline, moe_abort_word(a), (long long *) a.err, d, 2);
-    } else if (threadIdx.x < R) {
+            if (moe_live(a, d))
+                moe_wait_ge(a, (const unsigned long long *) (own + a.off_ready) + d, (unsigned long long) a.expected,
+                            deadline, moe_abort_word(a), (long long *) a.err, d, 2);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge((const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
+        moe_wait_ge(a, (const unsigned long long *) (own + a.off_ready) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 2);
     }
     __syncthreads();
     MOE_PHASE; // 3: every PE staged
     // Warp-uniform (lane 0's view), so no warp splits around its shuffles.
-    bool ok = __shfl_sync(MOE_FULL, (int) (*(volatile long long *) a.err == 0), 0);
+    bool ok = __shfl_sync(MOE_FULL, (int) moe_ok(a), 0);
     const int *pos = (const int *) a.pos, *send_off = (const int *) a.send_off;
     for (int t = gw; ok && t < T; t += warps) {
         int my_pe; // lane l's rank: l itself up to 32 ranks, past 32 the token's l-th destination (ascending)
         int my_slot = moe_token_dests<WIDE>(pos, send_off, R, t, lane, &my_pe);
+        if (my_slot >= 0 && !moe_live(a, my_pe)) my_slot = -1; // an inactive PE's contribution is not summed
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         int4 *out = (int4 *) ((char *) a.out + t * row_bytes);
         // Loops stay warp-uniform so that every shuffle has all lanes; four 16-byte loads per lane

@@ -23,7 +23,7 @@ __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline
             moe_store_release_gpu(release, (unsigned long long) a.seq); // all blocks' writes, seen above
         } else {
             for (unsigned int spins = 1; *release != (unsigned long long) a.seq; spins++)
-                if (moe_spin_ends(spins, deadline, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
+                if (moe_spin_ends(a, spins, deadline, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
             moe_fence_acquire_gpu(); // the volatile load above, made an acquire
         }
     }
@@ -49,7 +49,7 @@ __device__ void moe_wide_positions(const ucn_moe_args &a, int t0, int t1, int *b
                 long long e = idx[(long long) t * K + k];
                 if (e < 0 || e >= E) continue;
                 int d = (int) (e / L) - g0;
-                if (d >= 0 && d < 32) mask |= 1u << d;
+                if (d >= 0 && d < 32 && moe_live(a, g0 + d)) mask |= 1u << d;
             }
             int G = min(32, R - g0);
             for (int d = 0; d < G; d++) {
@@ -116,10 +116,10 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
         unsigned int mask = 0;
         if (WIDE) {
             for (int k = 0; k < K; k++) {
-                int e = moe_expert(idx, t, k, K, E, err, true);
+                int e = moe_live_expert(a, idx, t, k, K, E, err, true);
                 if (e < 0) continue;
                 atomicAdd(&cnt_e[e], 1);
-                int d = moe_rank_first(idx, t, k, K, E, L);
+                int d = moe_live_rank_first(a, idx, t, k, K, E, L);
                 if (d >= 0) atomicAdd(&tot[d], 1);
             }
             continue;
@@ -143,12 +143,13 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
                     moe_record(err, UCN_MOE_ERR_DUPLICATE, t, k, e);
                     continue;
                 }
+                if (!moe_live(a, (int) (e / L))) continue; // dropped: its rank is inactive
                 atomicAdd(&cnt_e[e], 1);
                 mask |= 1u << (e / L);
             }
         } else {
             for (int k = 0; k < K; k++) {
-                int e = moe_expert(idx, t, k, K, E, err, true);
+                int e = moe_live_expert(a, idx, t, k, K, E, err, true);
                 if (e < 0) continue;
                 atomicAdd(&cnt_e[e], 1);
                 mask |= 1u << (e / L);
@@ -228,13 +229,15 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
     for (int i = threadIdx.x; i < R * row; i += blockDim.x) {
         int d = i / row, j = i % row;
+        if (!moe_live(a, d)) continue; // an inactive PE gets nothing
         unsigned int v = j < R ? base[j] : cnt_e[d * L + j - R];
         moe_put_word<NV>(a, d, a.off_cnt + (((long long) p * R + me) * row + j) * 8, tag | v);
     }
     const unsigned long long *m = (const unsigned long long *) (peers[me] + a.off_cnt) + (long long) p * R * row;
     MOE_PHASE; // 4: counts sent
     __syncthreads();
-    for (int i = threadIdx.x; i < R * row; i += blockDim.x) moe_wait_tag(m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
+    for (int i = threadIdx.x; i < R * row; i += blockDim.x)
+        if (moe_live(a, i / row)) moe_wait_tag(a, m + i, (unsigned int) a.gen, deadline, moe_abort_word(a), err, i / row);
     __syncthreads();
     MOE_PHASE; // 5: count matrix complete
     moe_trace_end(tr, 3);
@@ -242,22 +245,26 @@ __global__ void __launch_bounds__(1024) moe_normal_prep_kernel(ucn_moe_args a) {
     if (WIDE) {
         for (int d = threadIdx.x; d < R; d += blockDim.x) {
             int s_off = 0;
-            for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[(long long) s * row + d];
+            for (int s = 0; s < me; s++)
+                if (moe_live(a, s)) s_off += (int) (unsigned int) m[(long long) s * row + d]; // inactive: stale words
             ((int *) a.send_off)[d] = s_off;
         }
     } else if (threadIdx.x < R) {
         int s_off = 0;
-        for (int s = 0; s < me; s++) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
+        for (int s = 0; s < me; s++)
+            if (moe_live(a, s)) s_off += (int) (unsigned int) m[s * row + threadIdx.x];
         ((int *) a.send_off)[threadIdx.x] = s_off;
     }
     if (threadIdx.x == 0) {
         int n = 0;
-        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + me];
+        for (int s = 0; s < R; s++)
+            if (moe_live(a, s)) n += (int) (unsigned int) m[s * row + me];
         info[0] = n;
     }
     for (int le = threadIdx.x; le < L; le += blockDim.x) {
         int n = 0;
-        for (int s = 0; s < R; s++) n += (int) (unsigned int) m[s * row + R + le];
+        for (int s = 0; s < R; s++)
+            if (moe_live(a, s)) n += (int) (unsigned int) m[s * row + R + le];
         info[1 + le] = n;
     }
 }
@@ -281,14 +288,20 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (CACHED) {
         long long row = R + L, p = a.gen & 1;
         unsigned long long tag = (unsigned long long) (unsigned int) a.gen << 32;
-        if (WIDE && blockIdx.x == 0)
-            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_put_word<NV>(a, d, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
-        else if (blockIdx.x == 0 && threadIdx.x < R) moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        if (WIDE && blockIdx.x == 0) {
+            for (int d = threadIdx.x; d < R; d += blockDim.x)
+                if (moe_live(a, d)) moe_put_word<NV>(a, d, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        } else if (blockIdx.x == 0 && threadIdx.x < R && moe_live(a, threadIdx.x)) {
+            moe_put_word<NV>(a, threadIdx.x, a.off_cnt + ((p * R + a.rank) * row) * 8, tag);
+        }
         const unsigned long long *m = (const unsigned long long *) (peers[a.rank] + a.off_cnt) + p * R * row;
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        if (WIDE)
-            for (int d = threadIdx.x; d < R; d += blockDim.x) moe_wait_tag(m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
-        else if (threadIdx.x < R) moe_wait_tag(m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+        if (WIDE) {
+            for (int d = threadIdx.x; d < R; d += blockDim.x)
+                if (moe_live(a, d)) moe_wait_tag(a, m + d * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, d);
+        } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
+            moe_wait_tag(a, m + threadIdx.x * row, (unsigned int) a.gen, deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x);
+        }
         __syncthreads();
         MOE_PHASE; // 1: every PE entered
     }
@@ -296,9 +309,12 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     const long long *idx = (const long long *) a.topk_idx;
     const float *w = (const float *) a.topk_w;
     int warps = gridDim.x * (blockDim.x >> 5);
+    // Drops under the mask as it is now (after the routing kernel's waits, which may have found a peer gone).
+    if (!CACHED) moe_count_drops(a, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x, T);
     for (int t = blockIdx.x * (blockDim.x >> 5) + (threadIdx.x >> 5); t < T; t += warps) {
         int my_pe; // lane l's rank: l itself up to 32 ranks (moe_token_dests)
         int my_slot = moe_token_dests<WIDE>(pos, send_off, R, t, lane, &my_pe);
+        if (my_slot >= 0 && !moe_live(a, my_pe)) my_slot = -1; // routed before a peer was found gone: not sent
         unsigned int dests = __ballot_sync(MOE_FULL, my_slot >= 0);
         const char *src = (const char *) a.x + t * row_bytes;
         // Lane d: where the row goes on PE d. The row is read once and stored to every destination.
@@ -325,7 +341,7 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
                 moe_put_rows<NV>(a, d, a.off_recv_scales + slot * scale_bytes, (const char *) a.x_scales + t * scale_bytes, scale_bytes, lane);
             if (idx != 0) {
                 for (int k = lane; k < K; k += 32) {
-                    int e = moe_expert(idx, t, k, K, E, (long long *) a.err, false);
+                    int e = moe_live_expert(a, idx, t, k, K, E, (long long *) a.err, false);
                     long long local = (e >= 0 && e / L == d) ? e - (long long) d * L : -1;
                     float wk = w != 0 && local >= 0 ? w[(long long) t * K + k] : 0.f;
                     long long *ip = (long long *) moe_at<NV>(a, d, a.off_recv_idx) + slot * K + k;
@@ -351,11 +367,12 @@ __global__ void __launch_bounds__(512) moe_normal_dispatch_kernel(ucn_moe_args a
     if (WIDE) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
         for (int d = threadIdx.x; d < R; d += blockDim.x)
-            moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
-                        deadline, moe_abort_word(a), (long long *) a.err, d, 1);
-    } else if (threadIdx.x < R) {
+            if (moe_live(a, d))
+                moe_wait_ge(a, (const unsigned long long *) (peers[a.rank] + a.off_done) + d, (unsigned long long) a.expected,
+                            deadline, moe_abort_word(a), (long long *) a.err, d, 1);
+    } else if (threadIdx.x < R && moe_live(a, threadIdx.x)) {
         unsigned long long deadline = moe_now() + (unsigned long long) a.timeout_ns;
-        moe_wait_ge((const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
+        moe_wait_ge(a, (const unsigned long long *) (peers[a.rank] + a.off_done) + threadIdx.x, (unsigned long long) a.expected,
                     deadline, moe_abort_word(a), (long long *) a.err, threadIdx.x, 1);
     }
     __syncthreads();

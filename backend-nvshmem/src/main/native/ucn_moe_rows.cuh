@@ -79,6 +79,38 @@ __device__ __forceinline__ int moe_rank_first(const long long *idx, int t, int k
     return d;
 }
 
+/* moe_expert under the active-rank mask: an entry naming an inactive rank's expert is dropped (-1). */
+__device__ __forceinline__ int moe_live_expert(const ucn_moe_args &a, const long long *idx, int t, int k, int K, int E, long long *err,
+                                               bool report) {
+    int e = moe_expert(idx, t, k, K, E, err, report);
+    return e >= 0 && !moe_live(a, e / (int) a.local_experts) ? -1 : e;
+}
+
+/* moe_rank_first under the active-rank mask: -1 for an inactive rank (all its entries are dropped). */
+__device__ __forceinline__ int moe_live_rank_first(const ucn_moe_args &a, const long long *idx, int t, int k, int K, int E, int L) {
+    int d = moe_rank_first(idx, t, k, K, E, L);
+    return d >= 0 && !moe_live(a, d) ? -1 : d;
+}
+
+/*
+ * droppedPerToken: per own token in [first, end) in steps of `stride`, the entries naming an inactive
+ * rank's expert (what the host path's ExpertMask reports). Written only while the mask has an
+ * inactive rank; the host reads it only then.
+ */
+__device__ void moe_count_drops(const ucn_moe_args &a, int first, int stride, int end) {
+    if (a.dropped == 0 || !moe_any_inactive(a)) return;
+    const long long *idx = (const long long *) a.topk_idx;
+    int K = (int) a.topk, E = (int) a.experts, L = (int) a.local_experts;
+    for (int t = first; t < end; t += stride) {
+        int n = 0;
+        for (int k = 0; k < K; k++) {
+            long long e = idx[(long long) t * K + k];
+            if (e >= 0 && e < E && !moe_live(a, (int) (e / L))) n++;
+        }
+        ((int *) a.dropped)[t] = n;
+    }
+}
+
 /*
  * Normal mode, a warp per token t: where the token goes, one destination per lane. Up to 32 ranks
  * (WIDE false) lane d is rank d; past 32, lane j holds the token's j-th destination rank (ascending,

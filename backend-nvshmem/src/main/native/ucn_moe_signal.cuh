@@ -36,7 +36,7 @@ __device__ __forceinline__ char *moe_scratch(const ucn_moe_args &a) {
 }
 
 /*
- * Makes this block's writes complete, then adds to word [index] of every PE's counter array at
+ * Makes this block's writes complete, then adds to word [index] of every active PE's counter array at
  * off: 1 per block, block 0 the rest of MOE_SIGNAL_PER_OP, so the sum reaches the target only
  * once every block of the grid has added, and PEs need not agree on grid sizes.
  */
@@ -47,10 +47,12 @@ __device__ void moe_signal_all(const ucn_moe_args &a, long long off, long long i
         unsigned long long v = blockIdx.x == 0 ? MOE_SIGNAL_PER_OP - gridDim.x + 1 : 1ULL;
         if (NV) {
             nvshmem_quiet(); // this PE's puts are delivered before the counters move
-            for (int d = 0; d < a.nranks; d++) nvshmemx_signal_op((uint64_t *) moe_at<NV>(a, d, off + index * 8), v, NVSHMEM_SIGNAL_ADD, d);
+            for (int d = 0; d < a.nranks; d++)
+                if (moe_live(a, d)) nvshmemx_signal_op((uint64_t *) moe_at<NV>(a, d, off + index * 8), v, NVSHMEM_SIGNAL_ADD, d);
         } else {
             moe_fence_release_sys(); // the block's stores (ordered by __syncthreads) before the counters
-            for (int d = 0; d < a.nranks; d++) atomicAdd_system((unsigned long long *) moe_at<NV>(a, d, off + index * 8), v);
+            for (int d = 0; d < a.nranks; d++)
+                if (moe_live(a, d)) atomicAdd_system((unsigned long long *) moe_at<NV>(a, d, off + index * 8), v);
         }
     }
 }

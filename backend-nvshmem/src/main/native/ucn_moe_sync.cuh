@@ -51,11 +51,49 @@ __device__ __forceinline__ const volatile long long *moe_abort_word(const ucn_mo
     return a.host_slot == 0 ? nullptr : (const volatile long long *) a.host_slot + 5;
 }
 
+/*
+ * Whether PE d is in this PE's active set (the buffer's device mask, a.active; 0: all active). A load
+ * per use, so a mask changed between two launches or graph replays is what the next one sees; a plain
+ * (L1-cached) load, not volatile: inside a kernel the mask changes only by this block's own marks
+ * (moe_lose), which its threads see after the __syncthreads that follows every wait (each block does its
+ * own waits). Inactive PEs are neither sent to nor waited for, and their experts' top-k entries are dropped.
+ */
+__device__ __forceinline__ bool moe_live(const ucn_moe_args &a, int d) {
+    return a.active == 0 || ((const int *) a.active)[d] != 0;
+}
+
+/* Whether the mask has an inactive rank (its last word, nonzero once one is). */
+__device__ __forceinline__ bool moe_any_inactive(const ucn_moe_args &a) {
+    return a.active != 0 && ((const int *) a.active)[a.nranks] != 0;
+}
+
+/*
+ * Elastic buffers (a.elastic): PE who did not answer in time. It leaves this PE's mask at once (every
+ * later wait and send of this operation and of the next ones skips it) and the host learns of it through
+ * the error record (UCN_MOE_ERR_LOST, unless a real error came first: the host then reads the mask too).
+ */
+__device__ void moe_lose(const ucn_moe_args &a, long long *err, long long who, long long what, long long v) {
+    volatile int *act = (volatile int *) a.active;
+    act[who] = 0;
+    act[a.nranks] = 1;
+    if (a.host_mask != 0) ((volatile int *) a.host_mask)[who] = 0;
+    __threadfence_system(); // the marks before the record (the host reads the mirror once it sees the record)
+    moe_record(err, UCN_MOE_ERR_LOST, who, what, v);
+}
+
+/* Whether the operation may use what it has: no error, or only a lost peer (elastic). */
+__device__ __forceinline__ bool moe_ok(const ucn_moe_args &a) {
+    long long c = *(const volatile long long *) a.err;
+    return c == 0 || c == UCN_MOE_ERR_LOST;
+}
+
 /* True (and an error record) when a spin must end: past the deadline, or the host aborted the job. */
-__device__ bool moe_spin_ends(unsigned int spins, unsigned long long deadline, const volatile long long *abort,
+__device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigned long long deadline, const volatile long long *abort,
                               long long *err, long long who, long long what, long long v) {
     if (moe_now() > deadline) {
-        moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
+        // Elastic: a peer (not this PE's own grid barrier, what 5) that did not answer is lost, not an error.
+        if (a.elastic && a.active != 0 && what != 5 && who >= 0 && who < a.nranks && who != a.rank) moe_lose(a, err, who, what, v);
+        else moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
         return true;
     }
     if (spins % MOE_ABORT_POLL == 0 && abort != nullptr && *abort != 0) {
@@ -66,19 +104,19 @@ __device__ bool moe_spin_ends(unsigned int spins, unsigned long long deadline, c
 }
 
 /* Spins until *p >= v (unsigned); false (and an error record) at the deadline or on abort. */
-__device__ bool moe_wait_ge(const unsigned long long *p, unsigned long long v, unsigned long long deadline,
+__device__ bool moe_wait_ge(const ucn_moe_args &a, const unsigned long long *p, unsigned long long v, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who, long long what) {
     for (unsigned int spins = 1; *(const volatile unsigned long long *) p < v; spins++)
-        if (moe_spin_ends(spins, deadline, abort, err, who, what, (long long) v)) return false;
+        if (moe_spin_ends(a, spins, deadline, abort, err, who, what, (long long) v)) return false;
     moe_fence_acquire_gpu(); // the writes the counter's adders released are visible to this thread
     return true;
 }
 
 /* Spins until the tag (high 32 bits) of *p is tag; returns the low 32 bits, or -1 at the deadline or on abort. */
-__device__ int moe_wait_tag(const unsigned long long *p, unsigned int tag, unsigned long long deadline,
+__device__ int moe_wait_tag(const ucn_moe_args &a, const unsigned long long *p, unsigned int tag, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who) {
     unsigned long long v;
     for (unsigned int spins = 1; (unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag; spins++)
-        if (moe_spin_ends(spins, deadline, abort, err, who, 0, (long long) tag)) return -1;
+        if (moe_spin_ends(a, spins, deadline, abort, err, who, 0, (long long) tag)) return -1;
     return (int) (unsigned int) v;
 }

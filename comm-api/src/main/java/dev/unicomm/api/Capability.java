@@ -41,5 +41,12 @@ public enum Capability {
      * process dies is reported to every survivor as a {@link RankFailedException}, and
      * {@link Communicator#shrink()} opens a communicator over the survivors.
      */
-    ELASTIC
+    ELASTIC,
+    /**
+     * An open MoE buffer's active-rank set can be read and changed without reopening it
+     * ({@link MoeBuffer#activeRanks()}, {@link MoeBuffer#setActiveRanks(ExpertMask)}): inactive ranks'
+     * experts are skipped, top-k entries naming them dropped and counted per token, nobody sends to
+     * or waits for them (Mooncake EP's {@code update_ep_member}, DeepEP's elastic status query).
+     */
+    MOE_ACTIVE_MASK
 }

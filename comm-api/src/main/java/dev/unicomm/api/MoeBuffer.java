@@ -140,6 +140,36 @@ public interface MoeBuffer extends AutoCloseable {
                 + ") has no stream-ordered low-latency path; use lowLatencyCombine(y, topkIdx, topkWeights, handle)");
     }
 
+    /**
+     * The job ranks whose experts this buffer serves now, as an {@link ExpertMask} over
+     * {@code jobSize} = the buffer's ranks (communicator rank = job rank). Starts all active; changes
+     * by {@link #setActiveRanks(ExpertMask)} and, where the implementation detects failed peers
+     * inside its calls (docs/moe.md, "Elastic GPU"), when a call finds a peer dead: compare it with
+     * the set before the call to learn which ranks were newly found inactive.
+     *
+     * @throws UnsupportedCapabilityException where the backend lacks {@link Capability#MOE_ACTIVE_MASK}
+     */
+    default ExpertMask activeRanks() {
+        throw new UnsupportedCapabilityException(getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.activeRanks()");
+    }
+
+    /**
+     * Sets the ranks whose experts this buffer serves (Mooncake EP's {@code update_ep_member}),
+     * without reopening it. Later operations behave like a buffer opened with this mask
+     * ({@code docs/spec/moe.md}, expert mask): entries naming an inactive rank's expert are dropped and
+     * counted per token ({@code droppedPerToken}), nothing is sent to or awaited from inactive ranks,
+     * combine sums live contributions only. Local to this rank, not collective: every active rank
+     * must set the same mask between the same two operations (after a combine, before the next
+     * dispatch); inactive ranks stop calling the buffer's operations. {@code mask.jobSize()} must equal
+     * the buffer's ranks and this rank must be active.
+     *
+     * @throws UnsupportedCapabilityException where the backend lacks {@link Capability#MOE_ACTIVE_MASK}
+     * @throws IllegalArgumentException       if the mask does not fit the buffer or leaves this rank inactive
+     */
+    default void setActiveRanks(ExpertMask mask) {
+        throw new UnsupportedCapabilityException(getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");
+    }
+
     /** Frees the buffer (collective). Handles and result views become invalid. */
     @Override void close();
 }

@@ -31,7 +31,8 @@ import java.util.Set;
 public final class NvshmemBackendProvider implements CommBackendProvider {
     private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
             Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA,
-            Capability.NATIVE_COLLECTIVES, Capability.NATIVE_MOE, Capability.MULTI_PROCESS, Capability.MULTI_HOST);
+            Capability.NATIVE_COLLECTIVES, Capability.NATIVE_MOE, Capability.MULTI_PROCESS, Capability.MULTI_HOST,
+            Capability.MOE_ACTIVE_MASK);
 
     /** Cheap: natives load on {@link #availability()} or {@link #open}. */
     public NvshmemBackendProvider() {}

@@ -2,6 +2,7 @@ package dev.unicomm.internal.checked;
 
 import static dev.unicomm.internal.checked.MoeChecks.tensor;
 
+import dev.unicomm.api.Capability;
 import dev.unicomm.api.Combined;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
@@ -17,6 +18,7 @@ import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.ReceiveHook;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.Tensor;
+import dev.unicomm.api.UnsupportedCapabilityException;
 import dev.unicomm.spi.AlgorithmCounts;
 import java.lang.foreign.ValueLayout;
 
@@ -201,7 +203,8 @@ public final class CheckedMoe implements MoeBuffer {
             commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
             return r;
         });
-        int[] dropped = masked == null ? null : masked.dropped(topkIdx);
+        // Without a host-path mask, the implementation's drops (filled when its hook has run, like recvCount).
+        int[] dropped = masked == null ? d.droppedPerToken() : masked.dropped(topkIdx);
         Handle h;
         synchronized (this) {
             h = new Handle(this, d.handle(), ++lowLatencyDispatches, dropped);
@@ -210,7 +213,8 @@ public final class CheckedMoe implements MoeBuffer {
             ensureFresh("hook", h);
             d.hook().await();
         };
-        return new LowLatencyDispatched(d.recvX(), d.recvScales(), d.recvCount(), h, hook, dropped == null ? null : dropped.clone());
+        return new LowLatencyDispatched(d.recvX(), d.recvScales(), d.recvCount(), h, hook,
+                dropped == null || masked == null ? dropped : dropped.clone());
     }
 
     @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
@@ -260,6 +264,41 @@ public final class CheckedMoe implements MoeBuffer {
             return out;
         });
     }
+
+    /**
+     * A buffer opened with an {@link ExpertMask} reports that mask (fixed: its communicator is the
+     * survivors'); a plain buffer asks the implementation where the backend has
+     * {@link Capability#MOE_ACTIVE_MASK}, else every rank is active (nothing can change it).
+     */
+    @Override public ExpertMask activeRanks() {
+        ensureOpen();
+        if (masked != null) return masked.mask();
+        if (!activeMaskSupported()) return ExpertMask.all(numRanks);
+        ExpertMask m = raw.activeRanks();
+        if (m == null || m.jobSize() != numRanks)
+            throw new IllegalStateException("the MoE implementation reported active ranks " + m + " for a buffer of " + numRanks + " ranks");
+        return m;
+    }
+
+    /** Checked here (size, this rank active), then set by the implementation; local, so no call agreement. */
+    @Override public void setActiveRanks(ExpertMask mask) {
+        ensureOpen();
+        if (comm != null && !comm.has(Capability.MOE_ACTIVE_MASK))
+            throw new UnsupportedCapabilityException(comm.backend().name(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");
+        Checks.notNull("mask", mask);
+        if (masked != null)
+            throw new IllegalStateException("this buffer was opened with " + masked.mask() + " over the survivors' communicator; its active set "
+                    + "is fixed: open moe(config) on a communicator of the whole job to change active ranks on an open buffer");
+        if (mask.jobSize() != numRanks)
+            throw new IllegalArgumentException("mask " + mask + " is for a job of " + mask.jobSize() + " ranks, but this buffer serves "
+                    + numRanks + " ranks (jobSize must equal the buffer's ranks)");
+        if (comm != null && !mask.rankActive(comm.rank()))
+            throw new IllegalArgumentException("mask " + mask + " leaves this rank (" + comm.rank() + ") inactive; only active ranks set the "
+                    + "mask, an inactive rank stops calling the buffer's operations");
+        raw.setActiveRanks(mask);
+    }
+
+    private boolean activeMaskSupported() { return comm == null || comm.has(Capability.MOE_ACTIVE_MASK); }
 
     @Override public void close() {
         synchronized (this) {
@@ -364,6 +403,7 @@ public final class CheckedMoe implements MoeBuffer {
     }
 
     private Dispatched wrap(Dispatched d, int[] dropped) {
+        if (dropped == null) dropped = d.droppedPerToken(); // the implementation's own (an active-rank mask on the device)
         MoeHandle h = d.handle() instanceof Handle ch && ch.owner == this ? ch : new Handle(this, d.handle(), 0, dropped);
         return new Dispatched(d.recvX(), d.recvScales(), d.recvTopkIdx(), d.recvTopkWeights(), d.numRecvTokensPerExpert(), h,
                 dropped == null ? null : dropped.clone());

@@ -24,7 +24,7 @@ class CheckedMoeTest {
     final Arena arena = Arena.ofAuto();
 
     /** An implementation that records how often it was reached and returns well-formed results. */
-    final class Recording implements MoeBuffer {
+    class Recording implements MoeBuffer {
         final MoeConfig config;
         int calls;
 

@@ -21,9 +21,12 @@ import java.util.Locale;
  *                        ({@code aligned}, DeepEP's bench method: no launch gap and no host skew between the PEs inside the events)
  * @param moeTransport    {@code nvshmem.moe.transport}: auto (loads/stores where every heap is mapped, else NVSHMEM),
  *                        loadstore or nvshmem
+ * @param moeElastic      {@code nvshmem.moe.elastic} (default: {@code elastic}, the job's elastic mode): a peer that does not
+ *                        answer a MoE kernel within the timeout leaves the buffer's active ranks and the operation goes on
+ *                        without it (docs/moe.md, "Elastic GPU"), instead of failing with a timeout
  */
 public record NvshmemSettings(Duration timeout, boolean finalizeOnClose, long bounceBytes, long scratchBytes,
-                              String moeSms, String moeLlSms, int moeProfile, String moeTransport) {
+                              String moeSms, String moeLlSms, int moeProfile, String moeTransport, boolean moeElastic) {
 
     static NvshmemSettings of(CommConfig config, boolean solo) {
         boolean finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
@@ -33,7 +36,9 @@ public record NvshmemSettings(Duration timeout, boolean finalizeOnClose, long bo
         String moeTransport = config.property("nvshmem.moe.transport", "auto").trim().toLowerCase(Locale.ROOT);
         long bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
         long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
-        return new NvshmemSettings(config.timeout(), finalizeOnClose, bounceBytes, scratchBytes, moeSms, moeLlSms, moeProfile, moeTransport);
+        boolean moeElastic = Boolean.parseBoolean(config.property("nvshmem.moe.elastic", Boolean.toString(config.elastic())));
+        return new NvshmemSettings(config.timeout(), finalizeOnClose, bounceBytes, scratchBytes, moeSms, moeLlSms, moeProfile, moeTransport,
+                moeElastic);
     }
 
     static int moeProfileMode(String value) {

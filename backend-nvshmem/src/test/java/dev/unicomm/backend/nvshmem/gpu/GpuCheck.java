@@ -49,12 +49,15 @@ public final class GpuCheck {
     }
 
     /** Opens a communicator over the file store in {@code UNICOMM_FILE_STORE}. */
-    public static Communicator connect(Map<String, String> env, long heapBytes) {
+    public static Communicator connect(Map<String, String> env, long heapBytes) { return connect(env, heapBytes, Map.of()); }
+
+    /** As {@link #connect(Map, long)}, with {@code unicomm.*} settings ({@code properties}). */
+    public static Communicator connect(Map<String, String> env, long heapBytes, Map<String, String> properties) {
         int rank = Integer.parseInt(env.get("UNICOMM_RANK"));
         int size = Integer.parseInt(env.get("UNICOMM_WORLD_SIZE"));
         Duration timeout = Duration.ofSeconds(Long.parseLong(env.getOrDefault("UNICOMM_TIMEOUT_S", "60")));
         Path dir = Path.of(env.get("UNICOMM_FILE_STORE"));
-        var config = new CommConfig("nvshmem", rank, size, rank, "file:" + dir, 0, null, false, timeout, heapBytes, Map.of());
+        var config = new CommConfig("nvshmem", rank, size, rank, "file:" + dir, 0, null, false, timeout, heapBytes, properties);
         var store = new FileStore(dir, rank, size, timeout);
         var provider = new NvshmemBackendProvider();
         var raw = provider.open(new BackendContext(config, store));

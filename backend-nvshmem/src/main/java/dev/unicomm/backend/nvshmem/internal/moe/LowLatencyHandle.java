@@ -9,11 +9,16 @@ final class LowLatencyHandle implements MoeHandle {
     final long gen, stamp;
     final int tokens;
     final int[] counts;
+    /** The active-rank mask's epoch of the dispatch, and its drops per token (filled at receive; null while all are active). */
+    final long maskEpoch;
+    final int[] dropped;
     int numRecv = -1;
     boolean received;
 
-    LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long stamp, int[] counts) {
+    LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long stamp, int[] counts, long maskEpoch, int[] dropped) {
         this.owner = owner;
+        this.maskEpoch = maskEpoch;
+        this.dropped = dropped;
         this.gen = gen;
         this.tokens = tokens;
         this.stamp = stamp;

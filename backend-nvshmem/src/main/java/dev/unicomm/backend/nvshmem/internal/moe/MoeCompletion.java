@@ -35,6 +35,10 @@ final class MoeCompletion {
     final long pinned, device;
     final MemorySegment host;
     private final long[] seq = new long[SLOTS];
+    /** Elastic buffers: the kernels mark silent peers inactive themselves, so no store health check ends a wait early. */
+    private final boolean elastic;
+    /** Called when a kernel found a peer gone (and before any other error is thrown): the host reads the device mask. */
+    private Runnable onLost = () -> {};
 
     MoeCompletion(MoeHost c, long stream, int infoInts, long device, int experts) {
         this.c = c;
@@ -44,7 +48,10 @@ final class MoeCompletion {
         this.pinned = NvOps.pinnedAlloc(SLOTS * slotBytes);
         this.host = MemorySegment.ofAddress(pinned).reinterpret(SLOTS * slotBytes).fill((byte) 0);
         this.device = device;
+        this.elastic = c.settings().moeElastic();
     }
+
+    void onLost(Runnable r) { this.onLost = r; }
 
     /** Device bytes the slots need (error records and done counters). */
     static long deviceBytes() { return SLOTS * DEVICE_SLOT; }
@@ -73,7 +80,8 @@ final class MoeCompletion {
      * what the kernel recorded, if anything.
      */
     void await(int s, long stamp, String kernel) {
-        long at = s * slotBytes, start = System.nanoTime(), limit = c.timeout().toNanos() + 1_000_000_000L;
+        // Elastic: two of the kernels' deadlines (a routing wait, then a data wait, each may find a peer gone).
+        long at = s * slotBytes, start = System.nanoTime(), limit = (elastic ? 2 : 1) * c.timeout().toNanos() + 1_000_000_000L;
         long spins = 0;
         while ((long) STAMP.getVolatile(host, at) < stamp) {
             if ((++spins & 1023) == 0) {
@@ -87,7 +95,7 @@ final class MoeCompletion {
                     throw new CommException(kernel + " ended without reporting completion (stamp " + stamp + ")");
                 long waited = System.nanoTime() - start;
                 if (waited > limit) throw new CommTimeoutException(kernel, c.timeout());
-                if (waited > 5_000_000) {
+                if (waited > 5_000_000 && !elastic) {
                     try {
                         c.checkHealthy();
                     } catch (RuntimeException e) {
@@ -113,8 +121,27 @@ final class MoeCompletion {
                 v = host.get(ValueLayout.JAVA_LONG, at + 32);
         host.set(ValueLayout.JAVA_LONG, at + 8, 0);
         NvOps.fillAsync(err(s), 0, 32, stream);
-        c.await(stream, "clearing a MoE error record");
+        if (elastic) {
+            onLost.run(); // whatever the record says, the kernels may have marked peers inactive
+            // A lost peer is no error: the clearing above is queued before this slot's next kernel (same stream), not waited for.
+            if (code == dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_LOST) return;
+            drain("clearing a MoE error record");
+        } else {
+            c.await(stream, "clearing a MoE error record");
+        }
         throw MoeErrors.of(code, a, b, v, kernel, experts, c.timeout());
+    }
+
+    /**
+     * Waits (bounded by twice the timeout) until the buffer's stream is idle, without the store's health check,
+     * which in a job that lost a rank would end every wait: elastic buffers go on without it.
+     */
+    void drain(String what) {
+        long until = System.nanoTime() + 2 * c.timeout().toNanos();
+        while (!NvOps.streamDone(stream)) {
+            if (System.nanoTime() > until) throw new CommTimeoutException(what, c.timeout());
+            LockSupport.parkNanos(20_000);
+        }
     }
 
     /** Sets every slot's abort word: every running or queued MoE kernel of this buffer ends its spins. */

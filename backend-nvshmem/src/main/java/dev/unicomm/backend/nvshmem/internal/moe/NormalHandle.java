@@ -8,13 +8,16 @@ final class NormalHandle implements MoeHandle {
     final NvshmemMoe owner;
     final long pos;
     final int tokens;
+    /** The active-rank mask's epoch it was routed under (MoeActiveMask): its positions name only ranks active then. */
+    final long maskEpoch;
     int numRecv;
     int[] perExpert;
 
-    NormalHandle(NvshmemMoe owner, long pos, int tokens) {
+    NormalHandle(NvshmemMoe owner, long pos, int tokens, long maskEpoch) {
         this.owner = owner;
         this.pos = pos;
         this.tokens = tokens;
+        this.maskEpoch = maskEpoch;
     }
 
     @Override public Mode mode() { return Mode.NORMAL; }

@@ -22,7 +22,7 @@ final class NormalRoutes {
         this.routeBytes = routeBytes;
     }
 
-    NormalHandle newHandle(NvshmemMoe owner, int tokens) {
+    NormalHandle newHandle(NvshmemMoe owner, int tokens, long maskEpoch) {
         Long r = freeRoutes.poll();
         if (r == null) {
             // cudaMalloc is slow: take routing memory for ROUTES_PER_SLAB handles at once.
@@ -30,7 +30,7 @@ final class NormalRoutes {
             for (int i = 1; i < ROUTES_PER_SLAB; i++) freeRoutes.add(slab + i * stride);
             r = slab;
         }
-        NormalHandle h = new NormalHandle(owner, r, tokens);
+        NormalHandle h = new NormalHandle(owner, r, tokens, maskEpoch);
         long mem = r;
         ConcurrentLinkedQueue<Long> pool = freeRoutes;
         // An unreachable handle's routing memory goes back to the pool (freed with the buffer).

@@ -6,6 +6,7 @@ import dev.unicomm.api.Combined;
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
+import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.LowLatencyDispatchedOnStream;
@@ -57,7 +58,7 @@ public final class NvshmemMoe implements MoeBuffer {
     private final NormalRoutes routes;
     private final MoeDeviceMemory memory = new MoeDeviceMemory();
     private final NvMoeArgs args = new NvMoeArgs();
-    private long normalGen, dispatches, combines, llGen;
+    private long normalGen, dispatches, readySignals, llGen; // readySignals: combines and (with an inactive rank) their barriers
     private final long[] llDispatches = new long[2], llCombines = new long[2];
     private boolean lastWasCombine, open = true;
     /** Stream-ordered low-latency mode: device counters {generation, dispatches, combines} (0 in normal mode). */
@@ -67,6 +68,12 @@ public final class NvshmemMoe implements MoeBuffer {
     private boolean usedOnStream;
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
+    /** The active-rank mask the kernels read (MoeBuffer.setActiveRanks). */
+    private final MoeActiveMask mask;
+    /** Elastic (unicomm.nvshmem.moe.elastic): kernels mark silent peers inactive instead of failing. */
+    private final boolean elastic;
+    /** The stream the latest stream-ordered operation ran on: mask changes are queued there. */
+    private long lastOnStream;
 
     public NvshmemMoe(MoeHost c, MoeConfig cfg, SymmetricBuffer sym, long[] peerBases, int blocks, boolean viaNvshmem) {
         this.c = c;
@@ -109,6 +116,14 @@ public final class NvshmemMoe implements MoeBuffer {
         NvOps.copyAsync(peers, done.info(0), 8L * ranks, stream);
         NvOps.fillAsync(done.device, 0, MoeCompletion.deviceBytes(), stream);
         if (ctl != 0) NvOps.fillAsync(ctl, 0, 32, stream);
+        this.mask = new MoeActiveMask(memory, ranks, maxT, stream);
+        this.elastic = c.settings().moeElastic();
+        done.onLost(() -> {
+            int[] lost = mask.refresh();
+            if (lost.length > 0)
+                System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "MoE buffer (rank " + me + "): rank(s) "
+                        + java.util.Arrays.toString(lost) + " did not answer within " + c.timeout() + " and are inactive now; active: " + mask.asExpertMask());
+        });
         NvOps.fillAsync(base, 0, lay.total(), stream);
         c.await(stream, "MoE buffer: clearing its memory");
         args.set(RANK, me).set(NRANKS, ranks).set(HIDDEN, hidden).set(TOPK, topk).set(EXPERTS, experts)
@@ -117,7 +132,8 @@ public final class NvshmemMoe implements MoeBuffer {
                 .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region()).set(OFF_COMB, lay.comb()).set(PART_COUNTS, partCounts)
                 .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
                 .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
-                .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank);
+                .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank)
+                .set(ACTIVE, mask.device()).set(ELASTIC, c.settings().moeElastic() ? 1 : 0).set(HOST_MASK, mask.hostMirror());
         // Every PE has cleared its block before anyone writes into a peer's.
         c.barrierAll(stream);
         c.await(stream, "MoE buffer: barrier after clearing");
@@ -160,12 +176,13 @@ public final class NvshmemMoe implements MoeBuffer {
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
         long xa = tensors.aligned("x", x), sa = fp8 ? tensors.aligned("scales", scales) : 0;
         long idx = tensors.staged("topkIdx", topkIdx, stageIdx), w = tensors.staged("topkWeights", topkWeights, stageW);
-        NormalHandle h = routes.newHandle(this, t);
+        NormalHandle h = routes.newHandle(this, t, mask.epoch());
         normalGen++;
         dispatches++;
         args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
                 .set(TOPK_W, w).set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
-                .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS);
+                .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS)
+                .set(DROPPED, elastic || mask.anyInactive() ? mask.droppedHost(MoeActiveMask.NORMAL) : 0);
         long stamp = useSlot(MoeCompletion.SYNC);
         long launch = System.nanoTime();
         NvOps.moeNormalDispatch(args.words(), false);
@@ -185,12 +202,13 @@ public final class NvshmemMoe implements MoeBuffer {
             perExpert[e] = (v + expertAlignment - 1) / expertAlignment * expertAlignment;
         }
         h.numRecv = n;
-        return received(fp8, n, perExpert, true, topkWeights != null, h);
+        int[] dropped = mask.anyInactive() ? mask.dropped(MoeActiveMask.NORMAL, t, new int[t]) : null;
+        return received(fp8, n, perExpert, true, topkWeights != null, h, dropped);
     }
 
     @Override public synchronized Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
-        NormalHandle h = normalHandle(handle);
+        NormalHandle h = normalHandle(handle, "dispatch(x, scales, handle)");
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
         long xa = tensors.aligned("x", x), sa = fp8 ? tensors.aligned("scales", scales) : 0;
         // No count exchange; the kernel first waits until every PE has entered this dispatch (so is done with
@@ -206,34 +224,38 @@ public final class NvshmemMoe implements MoeBuffer {
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel (cached routing)");
         if (times != null)
             times.record(fp8 ? "normal dispatch fp8 cached" : "normal dispatch cached", "cached dispatch kernel (waits for every PE, then sends)", null);
-        return received(fp8, h.numRecv, h.perExpert, false, false, h);
+        return received(fp8, h.numRecv, h.perExpert, false, false, h, null); // the checked layer reports the handle's drops
     }
 
-    private Dispatched received(boolean fp8, int n, int[] perExpert, boolean ids, boolean weights, NormalHandle h) {
+    private Dispatched received(boolean fp8, int n, int[] perExpert, boolean ids, boolean weights, NormalHandle h, int[] dropped) {
         h.perExpert = perExpert;
         Tensor recvX = tensors.device(base + lay.recv(), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);
         Tensor recvScales = fp8 ? tensors.device(base + lay.recvScales(), DType.FP32, n, hidden / MoeConfig.FP8_BLOCK) : null;
         Tensor recvIdx = ids ? tensors.device(base + lay.recvIdx(), DType.INT64, n, topk) : null;
         Tensor recvW = weights ? tensors.device(base + lay.recvW(), DType.FP32, n, topk) : null;
-        return new Dispatched(recvX, recvScales, recvIdx, recvW, perExpert.clone(), h);
+        return new Dispatched(recvX, recvScales, recvIdx, recvW, perExpert.clone(), h, dropped);
     }
 
     @Override public synchronized Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
         ensureOpen();
-        NormalHandle h = normalHandle(handle);
+        NormalHandle h = normalHandle(handle, "combine");
         long ya = tensors.aligned("y", y);
         long yw = 0;
         if (topkWeights != null) {
             boolean inPlace = !topkWeights.memory().kind().isHost() && topkWeights.memory().address() == base + lay.recvW();
             yw = inPlace ? 0 : tensors.staged("topkWeights", topkWeights, stageW);
         }
-        // Peers may still be pulling the previous combine's rows out of this PE's receive area.
-        if (lastWasCombine) c.barrierAll(stream);
-        combines++;
+        // Peers may still be pulling the previous combine's rows out of this PE's receive area. With an
+        // inactive rank nvshmem's barrier would wait for it: the kernel then runs a barrier of the active PEs.
+        long preBarrier = 0;
+        // Elastic buffers always use the kernel's barrier: nvshmem's has no deadline, so a peer that died would stall it.
+        if (lastWasCombine && (elastic || mask.anyInactive())) preBarrier = ++readySignals * SIGNAL_PER_OP;
+        else if (lastWasCombine) c.barrierAll(stream);
+        readySignals++;
         args.clearOperation().set(TOKENS, h.tokens).set(RECV_TOKENS, h.numRecv).set(POS, h.pos)
                 .set(SEND_OFF, h.pos + 4L * maxT * ranks).set(Y, ya == base + lay.recv() ? 0 : ya).set(Y_W, yw)
-                .set(OUT, out).set(OUT_W, topkWeights != null ? outW : 0).set(EXPECTED, combines * SIGNAL_PER_OP)
-                .set(THREADS, NORMAL_THREADS);
+                .set(OUT, out).set(OUT_W, topkWeights != null ? outW : 0).set(EXPECTED, readySignals * SIGNAL_PER_OP)
+                .set(THREADS, NORMAL_THREADS).set(PRE_BARRIER, preBarrier);
         long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeNormalCombine(args.words());
         lastWasCombine = true;
@@ -244,10 +266,18 @@ public final class NvshmemMoe implements MoeBuffer {
     }
 
 
-    private NormalHandle normalHandle(MoeHandle handle) {
+    private NormalHandle normalHandle(MoeHandle handle, String op) {
         if (!(handle instanceof NormalHandle h) || h.owner != this)
             throw new IllegalArgumentException("handle was made by another MoE buffer; pass the handle of a dispatch on this one");
+        requireEpoch(h.maskEpoch, op);
         return h;
+    }
+
+    /** A handle routed under an older active-rank mask may name ranks inactive now: it is not used. */
+    private void requireEpoch(long epoch, String op) {
+        if (epoch != mask.epoch())
+            throw new IllegalStateException(op + ": the handle was made before the active ranks changed (now " + mask.asExpertMask()
+                    + "); dispatch again with the new mask");
     }
 
     // ------------------------------------------------------------------------- low-latency mode
@@ -263,15 +293,16 @@ public final class NvshmemMoe implements MoeBuffer {
         int p = (int) (llGen & 1);
         llDispatches[p]++;
         args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(GEN, llGen)
-                .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS);
+                .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS)
+                .set(DROPPED, elastic || mask.anyInactive() ? mask.droppedHost(MoeActiveMask.LL_EVEN + p) : 0);
         long stamp = useSlot(MoeCompletion.LL_DISPATCH + p);
         NvOps.moeLowLatencyDispatch(args.words());
         if (times != null) times.record(useFp8 ? "ll dispatch fp8" : "ll dispatch bf16", useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
-        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local]);
+        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local], mask.epoch(), elastic || mask.anyInactive() ? new int[t] : null);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
         Tensor recvX = tensors.device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
         Tensor scales = useFp8 ? tensors.device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
-        return new LowLatencyDispatched(recvX, scales, h.counts, h, () -> receive(h));
+        return new LowLatencyDispatched(recvX, scales, h.counts, h, () -> receive(h), h.dropped);
     }
 
     private synchronized void receive(LowLatencyHandle h) {
@@ -284,6 +315,7 @@ public final class NvshmemMoe implements MoeBuffer {
         done.await(slot, h.stamp, "moe_ll_dispatch_kernel");
         int sum = 0;
         for (int e = 0; e < local; e++) sum += h.counts[e] = done.infoInt(slot, e);
+        if (h.dropped != null) mask.dropped(MoeActiveMask.LL_EVEN + (int) (h.gen & 1), h.tokens, h.dropped);
         h.numRecv = sum;
         h.received = true;
     }
@@ -292,6 +324,7 @@ public final class NvshmemMoe implements MoeBuffer {
         ensureOpen();
         if (!(handle instanceof LowLatencyHandle h) || h.owner != this)
             throw new IllegalArgumentException("handle was made by another MoE buffer; pass the handle of a dispatch on this one");
+        requireEpoch(h.maskEpoch, "lowLatencyCombine");
         long ya = tensors.aligned("y", y);
         receive(h);
         long w = tensors.staged("topkWeights", topkWeights, stageW);
@@ -327,7 +360,10 @@ public final class NvshmemMoe implements MoeBuffer {
         int t = (int) topkIdx.dim(0);
         long xa = tensors.aligned("x", x), idx = tensors.onDevice("topkIdx", topkIdx);
         usedOnStream = true;
-        args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(THREADS, LL_THREADS);
+        // Drops go to device memory, always named: a captured graph replayed after a mask change writes them too.
+        args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(THREADS, LL_THREADS)
+                .set(DROPPED, mask.droppedDevice());
+        lastOnStream = on.handle();
         launchOnStream(on, MoeCompletion.LL_DISPATCH, () -> NvOps.moeLowLatencyDispatch(args.words()));
         StreamOrderedHandle h = new StreamOrderedHandle(this, t);
         pendingOnStream = h;
@@ -369,6 +405,30 @@ public final class NvshmemMoe implements MoeBuffer {
                     : "moe_ll_combine_kernel (stream-ordered, earlier call)");
     }
 
+    // --------------------------------------------------------------------------- active ranks
+
+    @Override public synchronized ExpertMask activeRanks() {
+        ensureOpen();
+        return mask.asExpertMask();
+    }
+
+    /**
+     * Queued on the stream the buffer's operations run on (the caller's stream after stream-ordered
+     * ones: a graph replayed there sees the change from its next replay on). Ranks only leave
+     * ({@link MoeActiveMask}); a handle or low-latency result of an older mask is refused afterwards.
+     */
+    @Override public synchronized void setActiveRanks(ExpertMask m) {
+        ensureOpen();
+        if (m == null) throw new IllegalArgumentException("mask must not be null");
+        if (m.jobSize() != ranks)
+            throw new IllegalArgumentException("mask " + m + " is for a job of " + m.jobSize() + " ranks; this buffer serves " + ranks);
+        if (!m.rankActive(me))
+            throw new IllegalArgumentException("mask " + m + " leaves this rank (" + me + ") inactive; only active ranks set the mask");
+        if (pendingOnStream != null)
+            throw new IllegalStateException("a stream-ordered low-latency dispatch waits for its combine; change the active ranks after it");
+        mask.set(m, usedOnStream ? lastOnStream : stream);
+    }
+
     // ---------------------------------------------------------------------------------- helpers
 
     private void ensureOpen() {
@@ -382,6 +442,10 @@ public final class NvshmemMoe implements MoeBuffer {
         if (times != null) for (String line : times.summary(me)) System.err.println(line);
         if (c.aborted()) {
             closeAfterAbort();
+            return;
+        }
+        if (mask.anyInactive()) { // an inactive PE would never join the collective free
+            closeWithoutInactive();
             return;
         }
         List<String> problems = new ArrayList<>();
@@ -398,6 +462,7 @@ public final class NvshmemMoe implements MoeBuffer {
         memory.freeAll(problems);
         try {
             done.free();
+            mask.free();
         } catch (RuntimeException e) {
             problems.add("stream/pinned: " + e.getMessage());
         }
@@ -422,6 +487,19 @@ public final class NvshmemMoe implements MoeBuffer {
         if (!drained) return;
         memory.freeAll(null);
         done.free();
+        mask.free();
+    }
+
+    /**
+     * Close while a rank is inactive: this PE's kernels are drained and its local memory freed, but
+     * the symmetric block stays until the job ends (nvshmem_free is collective over every PE of the
+     * job, and an inactive PE, dead or not, does not take part).
+     */
+    private void closeWithoutInactive() {
+        c.await(stream, "closing the MoE buffer (a rank is inactive: local memory only)");
+        memory.freeAll(null);
+        done.free();
+        mask.free();
     }
 
     @Override public String toString() {
