@@ -7,7 +7,7 @@ open module dev.unicomm.benchmarks {
     requires dev.unicomm.api;
     requires dev.unicomm.collectives;
     requires dev.unicomm.launch;
-    requires dev.unicomm.conformance;
+    requires dev.unicomm.moe.reference;
     requires info.picocli;
     requires jdk.jfr;
     requires java.desktop;

@@ -37,7 +37,7 @@ import org.junit.jupiter.api.Test;
  */
 class DocExampleProjectTest {
     /** The unicomm modules the example needs, with the reactor's parent pom. */
-    static final List<String> MODULES = List.of("comm-api", "launcher", "collectives", "conformance-tests", "backend-shm");
+    static final List<String> MODULES = List.of("comm-api", "launcher", "moe-reference", "collectives", "conformance-tests", "backend-shm");
     /** One rule of the doc's kit test: enough to show the plug, the suites and the worker JVMs work. */
     static final String ONE_RULE = "VendorXKitTest$Heap#required_heap_allocate_free";
     static final Duration BUILD_LIMIT = Duration.ofMinutes(5);

@@ -1,4 +1,4 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.moe.reference;
 
 /**
  * bfloat16 as 16-bit patterns (the high half of an IEEE fp32): widening is exact, narrowing rounds

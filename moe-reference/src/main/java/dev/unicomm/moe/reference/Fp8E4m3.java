@@ -1,4 +1,4 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.moe.reference;
 
 /**
  * FP8 e4m3 ("fn" variant used by DeepEP: bias 7, 3 mantissa bits, no infinities, largest finite

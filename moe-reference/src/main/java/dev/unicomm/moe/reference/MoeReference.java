@@ -1,4 +1,4 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.moe.reference;
 
 import java.util.ArrayList;
 import java.util.Arrays;

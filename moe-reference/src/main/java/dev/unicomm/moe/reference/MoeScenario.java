@@ -1,4 +1,4 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.moe.reference;
 
 import dev.unicomm.api.MoeConfig;
 import java.util.ArrayList;

@@ -1,4 +1,4 @@
-package dev.unicomm.conformance.moe;
+package dev.unicomm.moe.reference;
 
 /**
  * One rank's input to a dispatch, as plain arrays (little-endian rows as a tensor's bytes).
