@@ -18,4 +18,5 @@ open module dev.unicomm.benchmarks {
     requires jmh.core;
     exports dev.unicomm.benchmarks;
     exports dev.unicomm.benchmarks.bench;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.benchmarks.bench.BenchSettingsProvider;
 }

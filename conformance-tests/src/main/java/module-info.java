@@ -19,4 +19,5 @@ module dev.unicomm.conformance {
     opens dev.unicomm.conformance.collectives to org.junit.platform.commons;
 
     uses dev.unicomm.spi.CommBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.conformance.KitSettingsProvider;
 }
