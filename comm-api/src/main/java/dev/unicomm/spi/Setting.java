@@ -1,5 +1,7 @@
 package dev.unicomm.spi;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -19,6 +21,21 @@ public record Setting(String key, String defaultValue, String meaning) {
             throw new IllegalArgumentException("a setting's key is given without the 'unicomm.' prefix and without spaces, got '" + key + "'");
         if (defaultValue == null) throw new IllegalArgumentException("setting " + key + " needs a default (a phrase such as 'unset' where none)");
         if (meaning == null || meaning.isBlank()) throw new IllegalArgumentException("setting " + key + " needs a meaning");
+    }
+
+    /**
+     * Settings from a table, one per line: {@code key | default | meaning} (blank lines skipped), so that a module
+     * lists its keys as one readable block. A line without exactly three {@code |}-separated cells is refused, naming it.
+     */
+    public static List<Setting> table(String rows) {
+        List<Setting> out = new ArrayList<>();
+        for (String line : rows.strip().split("\n")) {
+            if (line.isBlank()) continue;
+            String[] cells = line.split("\\|", -1);
+            if (cells.length != 3) throw new IllegalArgumentException("a settings row is 'key | default | meaning', got '" + line.strip() + "'");
+            out.add(new Setting(cells[0].strip(), cells[1].strip(), cells[2].strip()));
+        }
+        return List.copyOf(out);
     }
 
     /** The system property: {@code unicomm.KEY}. */

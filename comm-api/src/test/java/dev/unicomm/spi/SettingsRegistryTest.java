@@ -36,6 +36,16 @@ class SettingsRegistryTest {
         assertTrue(assertThrows(IllegalArgumentException.class, () -> new Setting("shm.dir", "x", " ")).getMessage().contains("needs a meaning"));
     }
 
+    @Test void aTableGivesOneSettingPerRowAndRefusesABadRow() {
+        assertEquals(List.of(DIR, TIMEOUT), Setting.table("""
+                shm.dir | /dev/shm | heap files
+
+                timeout | 60s      | waits
+                """));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Setting.table("shm.dir | /dev/shm"));
+        assertTrue(e.getMessage().contains("'shm.dir | /dev/shm'"), e.getMessage());
+    }
+
     @Test void comm_apiRegistersItsOwnKeys() {
         List<String> keys = SettingsRegistry.all().stream().map(Setting::key).toList();
         assertTrue(keys.containsAll(List.of("timeout", "heap.size", "store", "token", "elastic")), keys.toString());

@@ -8,12 +8,12 @@ import java.util.List;
 /** The ucx backend's settings (docs/backends/ucx.md); every {@code UCX_*} variable goes to UCX itself unchanged. */
 public final class UcxSettingsProvider implements SettingsProvider {
     @Override public List<Setting> settings() {
-        return List.of(
-                new Setting("ucx.library", UcxProbe.DEFAULT_LIBRARY, "soname or path of libucp"),
-                new Setting("ucx.progress_spin", "200", "empty progress rounds before the progress thread sleeps"),
-                new Setting("ucx.progress_poll_ms", "1", "longest sleep of the progress thread (0-1000)"),
-                new Setting("ucx.print_info", "false", "print every endpoint's lanes and transports to stderr at open"),
-                new Setting("ucx.progress_while_waiting", "caller",
-                        "caller: the progress thread steps aside while a thread of this PE progresses in a wait; both: it keeps progressing"));
+        return Setting.table("""
+                ucx.library                | %s     | soname or path of libucp
+                ucx.progress_spin          | 200    | empty progress rounds before the progress thread sleeps
+                ucx.progress_poll_ms       | 1      | longest sleep of the progress thread (0-1000)
+                ucx.print_info             | false  | print every endpoint's lanes and transports to stderr at open
+                ucx.progress_while_waiting | caller | caller: the progress thread steps aside while a thread of this PE progresses in a wait; both: it keeps progressing
+                """.formatted(UcxProbe.DEFAULT_LIBRARY));
     }
 }
