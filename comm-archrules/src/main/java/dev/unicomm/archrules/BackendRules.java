@@ -2,10 +2,14 @@ package dev.unicomm.archrules;
 
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackages;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.lang.ArchRule;
@@ -56,19 +60,17 @@ public final class BackendRules {
         String[] outside = new String[exempt.length + 1];
         outside[0] = "..internal..";
         System.arraycopy(exempt, 0, outside, 1, exempt.length);
-        return noClasses()
-                .that().resideOutsideOfPackages(outside)
-                .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco..")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
-                .because("native bindings are a backend's internal detail")
-                .allowEmptyShould(true);
+        return noNativesIn(resideOutsideOfPackages(outside));
     }
 
     /** In a backend under {@code root}, JavaCPP and FFM downcalls only in an {@code internal} package. */
     public static ArchRule nativesStayInternalIn(String root) {
+        return noNativesIn(resideInAPackage(root + "..").and(resideOutsideOfPackage("..internal..")));
+    }
+
+    private static ArchRule noNativesIn(DescribedPredicate<JavaClass> classes) {
         return noClasses()
-                .that().resideInAPackage(root + "..").and().resideOutsideOfPackage("..internal..")
+                .that(classes)
                 .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco..")
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
