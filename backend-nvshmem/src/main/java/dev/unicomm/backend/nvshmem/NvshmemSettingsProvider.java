@@ -19,6 +19,7 @@ public final class NvshmemSettingsProvider implements SettingsProvider {
                 nvshmem.moe.ll.sms    | the whole GPU (this PE's share when shared) | blocks per low-latency MoE kernel
                 nvshmem.moe.transport | auto                                        | auto (loads/stores where every heap is mapped, else NVSHMEM), loadstore or nvshmem
                 nvshmem.moe.profile   | false                                       | time the MoE kernels: false, true (= launch) or aligned
+                nvshmem.moe.elastic   | the job's elastic mode (unicomm.elastic)    | MoE kernels mark a peer silent past the timeout inactive and go on without it
                 """);
     }
 }
