@@ -86,10 +86,22 @@ final class UcxRma implements Rma {
         if (local.isNative()) {
             long addr = local.address() + localOffset;
             MemorySegment ep = ep(pe, call);
-            MemorySegment req = put ? ucp.put(ep, addr, bytes, remote, peers.rkey(pe), plain)
-                    : ucp.get(ep, addr, bytes, remote, peers.rkey(pe), plain);
-            if (blocking) w.await(req, call, pe, timeout, health);
-            else release(req, call, pe);
+            if (blocking) {
+                w.await(put ? ucp.put(ep, addr, bytes, remote, peers.rkey(pe), plain)
+                        : ucp.get(ep, addr, bytes, remote, peers.rkey(pe), plain), call, pe, timeout, health);
+                return;
+            }
+            // Non-blocking: the caller is at work on the worker, so the progress thread stays aside (UcxWorker), and an
+            // operation UCX could not finish in place (socket full) gets one progress call here, as the next one will.
+            w.enterWait();
+            try {
+                MemorySegment req = put ? ucp.put(ep, addr, bytes, remote, peers.rkey(pe), plain)
+                        : ucp.get(ep, addr, bytes, remote, peers.rkey(pe), plain);
+                release(req, call, pe);
+                if (req.address() != 0) w.progressOnce();
+            } finally {
+                w.exitWait();
+            }
             return;
         }
         Arena staging = Arena.ofConfined();                    // a Java array has no stable address: copy
@@ -150,11 +162,12 @@ final class UcxRma implements Rma {
     }
 
     private long waitUntil(MemorySegment word, long bufferOffset, long signalOffset, Cmp cmp, long value, long deadline) {
-        for (long i = 0; ; i++) {
+        for (long i = 0, idle = 0; ; i++) {
             long v = (long) WORD.getAcquire(word, signalOffset);
             if (cmp.test(v, value)) return v;
             // Progress here too: the updates arrive through this PE's worker (the progress thread also drives it).
-            if (w.progressOnce() == 0 && i > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
+            if (w.progressOnce() != 0) idle = 0;
+            else if (++idle > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
             if ((i & 63) == 63) {
                 health.run();
                 if (System.nanoTime() - deadline > 0)

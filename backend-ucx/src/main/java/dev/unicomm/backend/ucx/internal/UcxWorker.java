@@ -18,10 +18,12 @@ import java.util.concurrent.locks.LockSupport;
  * {@code poll(2)} on the worker's event fd for at most {@code pollMillis} (wakes at once on incoming
  * traffic or on {@code ucp_worker_signal} at close); after a quiet timeout it sleeps again without
  * spinning. The bound catches data a progress call left half-read (edge-triggered event sets). Threads waiting for their own requests progress
- * the worker themselves as well (the fast path: no hand-off), and while one does, the progress thread steps
- * aside ({@link #callerProgress}): two threads progressing one {@code THREAD_MODE_MULTI} worker take turns on
- * its lock, and on a host with few cores the second one takes the CPU the peer's or our own sender needs
- * (measured: put bandwidth between two bed hosts 2x lower with both progressing).
+ * the worker themselves as well (the fast path: no hand-off), and while one does, or one issued an operation
+ * within the last {@link #HANDBACK_NANOS}, the progress thread steps aside ({@link #callerProgress}): two threads
+ * progressing one {@code THREAD_MODE_MULTI} worker take turns on its lock, and on a host with few cores the
+ * second one takes the CPU the peer's or our own sender needs (measured: put bandwidth between two bed hosts 2x
+ * lower with both progressing; a stream of {@code putNbi} with the progress thread spinning beside it ~0.6x
+ * {@code ucx_perftest}'s, which never runs a second thread).
  */
 final class UcxWorker implements AutoCloseable {
     private static final int WAIT_SPIN = 2_000;
@@ -41,6 +43,8 @@ final class UcxWorker implements AutoCloseable {
     private volatile Throwable progressFailure;
     /** Threads now progressing the worker in a wait of their own ({@link #enterWait}). */
     private final java.util.concurrent.atomic.AtomicInteger waiting = new java.util.concurrent.atomic.AtomicInteger();
+    /** How many times callers entered the worker ({@link #enterWait}): while it moves, a caller is still at work on it. */
+    private final java.util.concurrent.atomic.AtomicLong visits = new java.util.concurrent.atomic.AtomicLong();
     /** Whether the progress thread steps aside while a caller waits ({@code ucx.progress_while_waiting=caller}). */
     private final boolean callerProgress;
     private volatile java.util.function.BiConsumer<Integer, CommTimeoutException> peerTimedOut = (pe, e) -> {};
@@ -129,13 +133,17 @@ final class UcxWorker implements AutoCloseable {
     /** The progress thread's loop: bounded by {@link #close()}, which clears {@code running} and signals the worker. */
     private void serve() {
         int idle = 0;
+        long seen = 0;
         try {
             while (running) {
                 for (Runnable t; (t = tasks.poll()) != null; ) t.run();
-                if (callerProgress && waiting.get() > 0) {
-                    // A caller progresses the worker in its wait (and serves the peers meanwhile): stay off the worker's
-                    // lock while one does, re-checking every HANDBACK_NANOS. Not woken when the caller leaves: a caller
-                    // that waits again a few microseconds later (a ping-pong) would find this thread on the lock.
+                long v = visits.get();
+                if (callerProgress && (waiting.get() > 0 || v != seen)) {
+                    // A caller progresses the worker in its wait, or is issuing operations (a stream of putNbi, whose
+                    // calls progress it too): stay off the worker's lock while one does, re-checking every
+                    // HANDBACK_NANOS. Not woken when the caller leaves: a caller that waits again a few microseconds
+                    // later (a ping-pong, the next putNbi) would find this thread on the lock.
+                    seen = v;
                     LockSupport.parkNanos(HANDBACK_NANOS);
                     idle = 0;
                     continue;
@@ -185,14 +193,16 @@ final class UcxWorker implements AutoCloseable {
     }
 
     private void awaitProgressing(MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health, long deadline) {
-        for (long i = 0; ; i++) {
+        for (long i = 0, idle = 0; ; i++) {
             byte s = ucp.requestStatus(statusPtr);
             if (s != UcpAbi.INPROGRESS) {
                 ucp.requestFree(statusPtr);
                 if (s != UcpAbi.OK) throw Ucx.failure(ucp, s, call, pe, health);
                 return;
             }
-            if (ucp.progress(worker) == 0 && i > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
+            // Sleep only after WAIT_SPIN empty rounds in a row: a long flush that still moves data keeps the pipe full.
+            if (ucp.progress(worker) != 0) idle = 0;
+            else if (++idle > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
             if ((i & 63) == 63) {
                 try {
                     health.run();
@@ -210,9 +220,12 @@ final class UcxWorker implements AutoCloseable {
     }
 
     /** Marks the calling thread as progressing the worker in a wait: the progress thread steps aside until {@link #exitWait}. */
-    void enterWait() { waiting.incrementAndGet(); }
+    void enterWait() {
+        waiting.incrementAndGet();
+        visits.incrementAndGet();
+    }
 
-    /** Ends {@link #enterWait}; the progress thread takes the worker back within {@link #HANDBACK_NANOS} of the last waiter leaving. */
+    /** Ends {@link #enterWait}; the progress thread takes the worker back within 1-2 {@link #HANDBACK_NANOS} of the last waiter leaving. */
     void exitWait() { waiting.decrementAndGet(); }
 
     /** The transports and memory domains of this worker's context ({@code ucp_context_print_info}'s text). */

@@ -12,7 +12,8 @@ import java.util.Arrays;
 
 /**
  * Two ranks, one per host, measured the way {@code ucx_perftest} measures the same four things, so the rows
- * sit beside its output: put and get bandwidth (a window of non-blocking operations, then a quiet; MB = 2^20 B),
+ * sit beside its output: put and get bandwidth (a window of non-blocking operations, then a quiet; and put as one stream
+ * with a quiet at the end, as {@code ucx_perftest}'s put_bw pipelines; MB = 2^20 B),
  * 8-byte put latency (ping-pong of blocking puts, each side waiting for the other's word: half a round trip, as
  * {@code ucp_put_lat}) and fetch-add latency (as {@code ucp_fadd}). Rank 1 only serves (waits in a barrier, or
  * answers the ping-pong). Prints {@code BENCH} lines; args: {@code LABEL SIZES(comma) ITERS_LAT}.
@@ -28,14 +29,21 @@ public final class BedRmaBench {
         try (Communicator comm = Unicomm.connect(); SymmetricBuffer buf = comm.heap().allocate(max, 4096);
              SymmetricBuffer words = comm.heap().allocate(64); Arena a = Arena.ofConfined()) {
             MemorySegment local = a.allocate(max, 4096);
-            for (long s : sizes) bandwidth(comm, label, true, buf, local, s);
-            for (long s : sizes) bandwidth(comm, label, false, buf, local, s);
+            for (long s : sizes) bandwidth(comm, label, true, false, buf, local, s);
+            for (long s : sizes) bandwidth(comm, label, true, true, buf, local, s);
+            for (long s : sizes) bandwidth(comm, label, false, false, buf, local, s);
             putLatency(comm, label, words, a, latIters);
             faddLatency(comm, label, words, latIters);
         }
     }
 
-    private static void bandwidth(Communicator comm, String label, boolean put, SymmetricBuffer buf, MemorySegment local, long size) {
+    /**
+     * {@code stream=false}: windows of 16 non-blocking operations, each followed by a quiet (OpenSHMEM benchmarks' uni_bw:
+     * every window waits for the target's acknowledgements); {@code stream=true}: the same operations back to back and one
+     * quiet at the end, as {@code ucx_perftest}'s put_bw (its sender bounds only operations not yet sent, and flushes once).
+     */
+    private static void bandwidth(Communicator comm, String label, boolean put, boolean stream, SymmetricBuffer buf, MemorySegment local,
+                                  long size) {
         int window = 16;
         long total = Math.max(8L << 20, Math.min(256L << 20, size * 2000)); // enough bytes for a stable figure, bounded in time
         int windows = (int) Math.max(4, total / (size * window));
@@ -46,16 +54,42 @@ public final class BedRmaBench {
             Runnable one = put ? () -> rma.putNbi(buf, 0, mem, 0, size, 1) : () -> rma.getNbi(mem, 0, buf, 0, size, 1);
             for (int i = 0; i < window; i++) one.run();
             rma.quiet();
+            long cpu0 = progressThreadCpuMillis();
             long t0 = System.nanoTime();
             for (int w = 0; w < windows; w++) {
                 for (int i = 0; i < window; i++) one.run();
-                rma.quiet();
+                if (!stream) rma.quiet();
             }
+            rma.quiet();
             double s = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("BENCH %s %s_bw size=%d window=%d windows=%d MBps=%.1f%n", label, put ? "put" : "get", size, window, windows,
-                    (double) size * window * windows / s / (1 << 20));
+            long cpu = progressThreadCpuMillis() - cpu0;
+            System.out.printf("BENCH %s %s_bw size=%d window=%d windows=%d MBps=%.1f (progress thread CPU %d ms of %.0f ms)%n", label,
+                    (put ? "put" : "get") + (stream ? "_stream" : ""), size, window, windows, (double) size * window * windows / s / (1 << 20), cpu, s * 1e3);
         }
         comm.barrier();
+    }
+
+    /**
+     * CPU time (user + system, 10 ms ticks) of this process's UCX progress threads so far, from /proc (Linux; -1 elsewhere):
+     * how much of a core the progress thread took beside the caller while it issued and waited.
+     */
+    private static long progressThreadCpuMillis() {
+        long ticks = 0;
+        try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+            for (var t : (Iterable<java.nio.file.Path>) tasks::iterator) {
+                try {
+                    if (!java.nio.file.Files.readString(t.resolve("comm")).startsWith("unicomm-ucx-pro")) continue;
+                    String stat = java.nio.file.Files.readString(t.resolve("stat"));
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);   // utime, stime (fields 14, 15)
+                } catch (java.io.IOException e) {
+                    // the thread ended meanwhile
+                }
+            }
+        } catch (java.io.IOException e) {
+            return -1;
+        }
+        return ticks * 10;
     }
 
     /** Ping-pong of 8-byte blocking puts: rank 0 puts i into rank 1's word 0 and waits for i in its own word 1, rank 1 answers. */
