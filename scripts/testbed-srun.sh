@@ -6,7 +6,7 @@
 # Needs root, slurm-wlm, munge, libucx0 and the distribution (scripts/build.sh). Everything it starts is
 # stopped, and the bed removed, on exit; traffic stays between the bed's hosts.
 #
-#   scripts/testbed-srun.sh            output: see benchmarks/results/launch-srun-*/
+#   scripts/testbed-srun.sh            output: see results/launch-srun-*/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/jdk25.sh

@@ -10,4 +10,5 @@ module dev.unicomm.backend.ascend {
     opens dev.unicomm.backend.ascend.internal to org.bytedeco.javacpp;
 
     provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.ascend.AscendBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.ascend.AscendSettingsProvider;
 }

@@ -6,4 +6,5 @@ module dev.unicomm.backend.nvshmem {
     opens dev.unicomm.backend.nvshmem.internal to org.bytedeco.javacpp;
 
     provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.nvshmem.NvshmemBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.nvshmem.NvshmemSettingsProvider;
 }

@@ -11,4 +11,5 @@ module dev.unicomm.backend.rdma {
     opens dev.unicomm.backend.rdma.internal to org.bytedeco.javacpp;
 
     provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.rdma.RdmaBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.rdma.RdmaSettingsProvider;
 }

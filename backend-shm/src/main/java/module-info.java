@@ -5,4 +5,5 @@
 module dev.unicomm.backend.shm {
     requires dev.unicomm.api;
     provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.shm.ShmBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.shm.ShmSettingsProvider;
 }

@@ -7,7 +7,7 @@ open module dev.unicomm.benchmarks {
     requires dev.unicomm.api;
     requires dev.unicomm.collectives;
     requires dev.unicomm.launch;
-    requires dev.unicomm.conformance;
+    requires dev.unicomm.moe.reference;
     requires info.picocli;
     requires jdk.jfr;
     requires java.desktop;
@@ -18,4 +18,5 @@ open module dev.unicomm.benchmarks {
     requires jmh.core;
     exports dev.unicomm.benchmarks;
     exports dev.unicomm.benchmarks.bench;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.benchmarks.bench.BenchSettingsProvider;
 }

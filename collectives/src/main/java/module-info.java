@@ -7,4 +7,5 @@ module dev.unicomm.collectives {
     exports dev.unicomm.collectives.fp8;
     provides dev.unicomm.spi.CollectivesProvider with dev.unicomm.collectives.PortableCollectivesProvider;
     provides dev.unicomm.spi.MoeProvider with dev.unicomm.collectives.moe.PortableMoeProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.collectives.CollectivesSettingsProvider;
 }

@@ -14,4 +14,6 @@ module dev.unicomm.api {
     uses dev.unicomm.spi.CommBackendProvider;
     uses dev.unicomm.spi.CollectivesProvider;
     uses dev.unicomm.spi.MoeProvider;
+    uses dev.unicomm.spi.SettingsProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.internal.checked.CoreSettings;
 }

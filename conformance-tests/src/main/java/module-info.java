@@ -5,6 +5,7 @@
 module dev.unicomm.conformance {
     requires transitive dev.unicomm.api;
     requires dev.unicomm.launch;
+    requires transitive dev.unicomm.moe.reference;
     requires transitive org.junit.jupiter.api;
     requires org.junit.platform.launcher;
     requires org.junit.platform.reporting;
@@ -12,11 +13,11 @@ module dev.unicomm.conformance {
     exports dev.unicomm.conformance;
     exports dev.unicomm.conformance.configured;
     exports dev.unicomm.conformance.collectives;
-    exports dev.unicomm.conformance.moe;
     // JUnit instantiates the suites and calls their test methods reflectively.
     opens dev.unicomm.conformance to org.junit.platform.commons;
     opens dev.unicomm.conformance.configured to org.junit.platform.commons;
     opens dev.unicomm.conformance.collectives to org.junit.platform.commons;
 
     uses dev.unicomm.spi.CommBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.conformance.KitSettingsProvider;
 }

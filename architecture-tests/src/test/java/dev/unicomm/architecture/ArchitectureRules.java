@@ -1,32 +1,25 @@
 package dev.unicomm.architecture;
 
-import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.methods;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
-import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.unicomm.archrules.BackendRules;
 
-/** The project's architecture, as rules. Applied to the real classes and, in a test, to bad fixtures. */
+/**
+ * The project's architecture, as rules. Applied to the real classes and, in a test, to bad fixtures. The rules any backend
+ * obeys live in comm-archrules ({@link BackendRules}), published for backends built elsewhere; the rest are this tree's own.
+ */
 final class ArchitectureRules {
     private ArchitectureRules() {}
 
-    /** The API and SPI know no backend, and nothing built on top of them. */
-    static final ArchRule API_KNOWS_NO_BACKEND = noClasses()
-            .that().resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.internal..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.backend..", "dev.unicomm.collectives..",
-                    "dev.unicomm.conformance..", "dev.unicomm.cli..", "dev.unicomm.benchmarks..", "dev.unicomm.launch..")
-            .because("comm-api must stay hardware-neutral: backends plug in through the SPI")
-            .allowEmptyShould(true);
+    /** The API and SPI know no backend, and nothing built on top of them (published in comm-archrules). */
+    static final ArchRule API_KNOWS_NO_BACKEND = BackendRules.API_KNOWS_NO_BACKEND;
 
-    /** No backend depends on another backend. */
-    static final ArchRule BACKENDS_ARE_INDEPENDENT = slices()
-            .matching("dev.unicomm.backend.(*)..")
-            .should().notDependOnEachOther()
-            .because("each backend is a separate artifact chosen by class path")
-            .allowEmptyShould(true);
+    /** No backend depends on another backend (published in comm-archrules). */
+    static final ArchRule BACKENDS_ARE_INDEPENDENT = BackendRules.BACKENDS_ARE_INDEPENDENT;
 
     /** Portable algorithms use the API only. */
     static final ArchRule COLLECTIVES_USE_THE_API_ONLY = noClasses()
@@ -36,18 +29,12 @@ final class ArchitectureRules {
             .allowEmptyShould(true);
 
     /**
-     * JavaCPP and FFM downcalls stay in a backend's internal package. One exemption: the
+     * JavaCPP and FFM downcalls stay in a backend's internal package (comm-archrules' rule). One exemption: the
      * interop-javacpp adapter package, whose public API takes a framework's JavaCPP {@code Pointer}
      * (it reads the pointer's address and binds no native code); its dependency is on JavaCPP's
      * {@code Pointer} types only, which {@link #INTEROP_SEES_ONLY_POINTERS} checks.
      */
-    static final ArchRule NATIVES_STAY_INTERNAL = noClasses()
-            .that().resideOutsideOfPackages("..internal..", "dev.unicomm.interop.javacpp")
-            .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco..")
-            .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
-            .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
-            .because("native bindings are a backend's internal detail")
-            .allowEmptyShould(true);
+    static final ArchRule NATIVES_STAY_INTERNAL = BackendRules.nativesStayInternal("dev.unicomm.interop.javacpp");
 
     /** The interop exemption is narrow: the adapter uses JavaCPP's pointer classes, not its loader or natives. */
     static final ArchRule INTEROP_SEES_ONLY_POINTERS = noClasses()
@@ -59,12 +46,8 @@ final class ArchitectureRules {
             .because("the adapter only reads addresses of a framework's pointers; binding natives belongs in a backend's internal package")
             .allowEmptyShould(true);
 
-    /** JNI {@code native} methods too. */
-    static final ArchRule NATIVE_METHODS_STAY_INTERNAL = methods()
-            .that().haveModifier(JavaModifier.NATIVE)
-            .should().beDeclaredInClassesThat().resideInAPackage("..internal..")
-            .because("native bindings are a backend's internal detail")
-            .allowEmptyShould(true);
+    /** JNI {@code native} methods too (published in comm-archrules). */
+    static final ArchRule NATIVE_METHODS_STAY_INTERNAL = BackendRules.NATIVE_METHODS_STAY_INTERNAL;
 
     /** The one front door: in the API, only {@code Unicomm} reaches the SPI's selection or the internals. */
     static final ArchRule ONE_FRONT_DOOR = noClasses()

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.unicomm.archrules.BackendRules;
 import org.junit.jupiter.api.Test;
 
 /** Shows that each rule fails on a deliberately bad dependency (fixtures in the test sources). */
@@ -41,6 +42,16 @@ class RulesCatchBadDependenciesTest {
 
     @Test void aBackendReachingIntoTheValidatingLayerIsCaught() {
         assertViolation(ArchitectureRules.INTERNALS_STAY_INSIDE, "dev.unicomm.backend.fixturea.ReachesIntoTheValidatingLayer");
+    }
+
+    /** The published rules a vendor's build runs catch the same bad classes when checked as one backend's own. */
+    @Test void thePublishedBackendRulesCatchABackendThatLeaksOrReachesAcross() {
+        AssertionError other = assertThrows(AssertionError.class, () -> BackendRules.noOtherBackend("dev.unicomm.backend.fixturea").check(FIXTURES));
+        assertTrue(other.getMessage().contains("dev.unicomm.backend.fixturea.UsesOtherBackend"), other.getMessage());
+        AssertionError internals = assertThrows(AssertionError.class, () -> BackendRules.apiAndSpiOnly("dev.unicomm.backend.fixturea").check(FIXTURES));
+        assertTrue(internals.getMessage().contains("dev.unicomm.backend.fixturea.ReachesIntoTheValidatingLayer"), internals.getMessage());
+        AssertionError natives = assertThrows(AssertionError.class, () -> BackendRules.check("dev.unicomm.backend.fixtureb", FIXTURES));
+        assertTrue(natives.getMessage().contains("dev.unicomm.backend.fixtureb.LeakyNativeBinding"), natives.getMessage());
     }
 
     @Test void aPackageCycleIsCaught() {

@@ -33,6 +33,33 @@ class InfoCommandTest {
         assertTrue(run("info", "--json").contains("\"detail\":\"UCX "), "the JSON carries the detail too");
     }
 
+    /**
+     * {@code info --settings}: every module's keys (comm-api, collectives, each backend the cli ships, the kit), each with
+     * its value and where it came from; a system property wins over the default, and a secret is never printed.
+     */
+    @org.junit.jupiter.api.parallel.ResourceLock("system-properties")
+    @Test void infoSettingsPrintsEveryKeyWithItsValueAndSource() {
+        System.setProperty("unicomm.collectives.slot.bytes", "131072");
+        System.setProperty("unicomm.token", "s3cret-token");
+        try {
+            String out = run("info", "--settings");
+            assertTrue(out.startsWith("unicomm settings ("), out);
+            assertTrue(out.contains("unicomm.collectives.slot.bytes (UNICOMM_COLLECTIVES_SLOT_BYTES) = 131072  [system property unicomm.collectives.slot.bytes]"), out);
+            assertTrue(out.contains("unicomm.token (UNICOMM_TOKEN) = (set, not shown)  [system property unicomm.token]"), out);
+            assertTrue(!out.contains("s3cret-token"), "a token must never be printed:\n" + out);
+            for (String key : java.util.List.of("unicomm.timeout", "unicomm.heap.size", "unicomm.shm.dir", "unicomm.rdma.device", "unicomm.ucx.library",
+                    "unicomm.nvshmem.moe.sms", "unicomm.ascend.device", "unicomm.kit.ranks", "unicomm.moe.algorithm", "unicomm.rma.reference"))
+                assertTrue(out.contains("  " + key + " ("), () -> key + " missing from:\n" + out);
+            if (System.getenv("UNICOMM_MOE_ALGORITHM") == null)
+                assertTrue(out.contains("unicomm.moe.algorithm (UNICOMM_MOE_ALGORITHM) = auto  [default]"), out);
+            String json = run("info", "--settings", "--json").trim();
+            assertTrue(json.startsWith("[{\"key\":") && json.contains("\"source\":\"system property unicomm.collectives.slot.bytes\""), json);
+        } finally {
+            System.clearProperty("unicomm.collectives.slot.bytes");
+            System.clearProperty("unicomm.token");
+        }
+    }
+
     @Test void infoJsonIsAnArray() {
         String out = run("info", "--json").trim();
         assertTrue(out.startsWith("[") && out.contains("]"), out);

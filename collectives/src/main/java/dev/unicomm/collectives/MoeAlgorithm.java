@@ -2,6 +2,7 @@ package dev.unicomm.collectives;
 
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.HostTopology;
+import dev.unicomm.spi.BackendSettings;
 import java.util.Locale;
 
 /**
@@ -20,6 +21,8 @@ public enum MoeAlgorithm {
 
     /** The setting's key. */
     public static final String PROPERTY = "unicomm.moe.algorithm";
+    /** {@link #PROPERTY} without the prefix, as the settings lookup takes it. */
+    static final String KEY = "moe.algorithm";
 
     /**
      * What a normal MoE buffer opened now on {@code comm} runs: the setting, or with {@code auto} the
@@ -45,8 +48,7 @@ public enum MoeAlgorithm {
     }
 
     private static String setting() {
-        String v = System.getProperty(PROPERTY);
-        if (v == null) v = System.getenv().getOrDefault("UNICOMM_MOE_ALGORITHM", "auto");
+        String v = BackendSettings.fromEnvironment().get(KEY, "auto");
         return v.trim().toLowerCase(Locale.ROOT);
     }
 

@@ -1,7 +1,6 @@
 package dev.unicomm.spi;
 
 import dev.unicomm.api.CommConfig;
-import java.util.Locale;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -10,7 +9,9 @@ import java.util.function.Function;
  * property, else the environment variable {@code UNICOMM_KEY} (dots as underscores, upper case).
  * Keys are given without the prefix, e.g. {@code rdma.device}. Handed to
  * {@link CommBackendProvider#availability(BackendSettings)} so that a backend does not re-implement
- * the lookup; {@link #of(CommConfig)} gives the same view of an opened job's configuration.
+ * the lookup; {@link #of(CommConfig)} gives the same view of an opened job's configuration. This is the
+ * one lookup: code reads {@code unicomm.*} settings through it (or {@link CommConfig#property}), never through
+ * {@code System.getProperty}/{@code getenv}, and lists each key once in a {@link SettingsProvider}.
  */
 @FunctionalInterface
 public interface BackendSettings {
@@ -31,7 +32,7 @@ public interface BackendSettings {
     static BackendSettings from(Map<String, String> env, Function<String, String> systemProperties) {
         return key -> {
             String v = systemProperties.apply("unicomm." + key);
-            return v != null ? v : env.get("UNICOMM_" + key.toUpperCase(Locale.ROOT).replace('.', '_'));
+            return v != null ? v : env.get(Setting.variable(key));
         };
     }
 

@@ -16,7 +16,7 @@ import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
-import dev.unicomm.conformance.moe.KitTensors;
+import dev.unicomm.moe.reference.KitTensors;
 import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.Store;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package dev.unicomm.conformance;
 
+import dev.unicomm.spi.BackendSettings;
 import java.time.Duration;
 import java.util.Locale;
 
@@ -37,10 +38,11 @@ public final class KitSettings {
             HEAP, JVM_ARGS, CLASSPATH, REPEAT, LOGS);
 
 
-    /** The property, else the environment variable, else {@code def}. */
+    /** The property, else the environment variable (the settings lookup), else {@code def}; blank counts as unset. */
     public static String get(String property, String def) {
-        String v = System.getProperty(property);
-        if (v == null || v.isBlank()) v = System.getenv(property.toUpperCase(Locale.ROOT).replace('.', '_'));
+        if (!property.startsWith("unicomm."))
+            throw new IllegalArgumentException("a kit setting is a unicomm.* property, got '" + property + "'");
+        String v = BackendSettings.fromEnvironment().get(property.substring("unicomm.".length()));
         return v == null || v.isBlank() ? def : v.trim();
     }
 

@@ -11,11 +11,10 @@ import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.UnsupportedCapabilityException;
-import dev.unicomm.conformance.moe.ActiveMaskChecks;
-import dev.unicomm.conformance.moe.KitTensors;
-import dev.unicomm.conformance.moe.MoeConformance;
-import dev.unicomm.conformance.moe.MoeScenario;
-import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import dev.unicomm.moe.reference.KitTensors;
+import dev.unicomm.moe.reference.MoeConformance;
+import dev.unicomm.moe.reference.MoeScenario;
+import dev.unicomm.moe.reference.MoeScenario.Routing;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import org.junit.jupiter.api.Test;
@@ -23,7 +22,7 @@ import org.junit.jupiter.api.function.Executable;
 import org.opentest4j.AssertionFailedError;
 
 /**
- * MoE dispatch/combine against the plain-Java reference ({@code dev.unicomm.conformance.moe}) on
+ * MoE dispatch/combine against the plain-Java reference ({@code dev.unicomm.moe.reference}, module moe-reference) on
  * random routings: tokens whose experts all live on one rank, experts with zero tokens, -1 slots,
  * uneven token counts per rank (one rank with none), hidden sizes not a multiple of 128 where
  * BF16 allows it. Data movement must be bit-exact, sums within one bf16 ulp, FP8 within e4m3

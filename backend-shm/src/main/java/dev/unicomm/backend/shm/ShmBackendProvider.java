@@ -4,6 +4,7 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
+import dev.unicomm.spi.BackendSettings;
 import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.CommBackendProvider;
 import java.io.IOException;
@@ -26,6 +27,8 @@ public final class ShmBackendProvider implements CommBackendProvider {
     /** Below every hardware backend: it is the fallback that always works. */
     public static final int PRIORITY = BackendPriority.HOST;
     static final String DEFAULT_DIR = "/dev/shm";
+    /** The heap files' directory setting, {@code unicomm.shm.dir} (listed by {@link ShmSettingsProvider}). */
+    static final String DIR_KEY = "shm.dir";
     /** Appended to every fix: the troubleshooting page's section for this backend. */
     private static final String SEE = "; see docs/troubleshooting.md#shm-devshm-missing-or-not-writable";
 
@@ -42,12 +45,12 @@ public final class ShmBackendProvider implements CommBackendProvider {
 
     @Override public Set<Capability> capabilities() { return CAPABILITIES; }
 
-    @Override public Availability availability() {
-        return availability(directory(System.getProperty("unicomm.shm.dir"), System.getenv("UNICOMM_SHM_DIR")));
-    }
+    @Override public Availability availability() { return availability(BackendSettings.fromEnvironment()); }
+
+    @Override public Availability availability(BackendSettings settings) { return availability(directory(settings.get(DIR_KEY))); }
 
     @Override public BackendCommunicator open(BackendContext context) {
-        Path dir = directory(context.config().property("unicomm.shm.dir", null), null);
+        Path dir = directory(context.config().property(DIR_KEY, null));
         availability(dir).ensureAvailable(this);
         return ShmCommunicator.open(context, dir);
     }
@@ -71,8 +74,7 @@ public final class ShmBackendProvider implements CommBackendProvider {
     }
 
     /** The directory for the heap files: the setting if given, else {@value #DEFAULT_DIR}. */
-    static Path directory(String property, String env) {
-        String d = property != null && !property.isBlank() ? property : env != null && !env.isBlank() ? env : DEFAULT_DIR;
-        return Path.of(d);
+    static Path directory(String setting) {
+        return Path.of(setting != null && !setting.isBlank() ? setting : DEFAULT_DIR);
     }
 }

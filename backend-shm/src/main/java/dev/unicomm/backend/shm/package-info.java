@@ -1,5 +1,6 @@
 /**
- * The {@code shm} backend. Public: only {@link dev.unicomm.backend.shm.ShmBackendProvider}; users
+ * The {@code shm} backend. Public: only {@link dev.unicomm.backend.shm.ShmBackendProvider} and its settings
+ * ({@link dev.unicomm.backend.shm.ShmSettingsProvider}), both found through the SPI; users
  * reach everything else through {@code dev.unicomm.api.Unicomm}.
  *
  * <p>Layout of one PE's shared file: a control area ({@code Control}: header, collective mailbox,

@@ -1,6 +1,6 @@
 package dev.unicomm.benchmarks.bench;
 
-import dev.unicomm.conformance.moe.Bf16;
+import dev.unicomm.moe.reference.Bf16;
 import java.util.SplittableRandom;
 
 /**

@@ -12,11 +12,12 @@ import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
 import dev.unicomm.collectives.fp8.Fp8Quantiser;
-import dev.unicomm.conformance.moe.Bf16;
-import dev.unicomm.conformance.moe.Fp8E4m3;
-import dev.unicomm.conformance.moe.KitTensors;
-import dev.unicomm.conformance.moe.MoeReference;
-import dev.unicomm.conformance.moe.TokenBatch;
+import dev.unicomm.moe.reference.Bf16;
+import dev.unicomm.moe.reference.Fp8E4m3;
+import dev.unicomm.moe.reference.KitTensors;
+import dev.unicomm.moe.reference.MoeReference;
+import dev.unicomm.moe.reference.TokenBatch;
+import dev.unicomm.spi.BackendSettings;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -42,7 +43,7 @@ public final class MoeBenchWorker {
     private MoeBenchWorker() {}
 
     /** Print every timed normal dispatch (with unicomm.nvshmem.moe.profile, for the kernel breakdown). */
-    private static final boolean PROFILE = profiling(System.getenv("UNICOMM_NVSHMEM_MOE_PROFILE"));
+    private static final boolean PROFILE = profiling(BackendSettings.fromEnvironment().get("nvshmem.moe.profile"));
 
     /** As the backend reads unicomm.nvshmem.moe.profile: anything but unset or "false" times the kernels. */
     private static boolean profiling(String value) {

@@ -11,7 +11,7 @@ import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.Tensor;
-import dev.unicomm.conformance.moe.KitTensors;
+import dev.unicomm.moe.reference.KitTensors;
 import java.lang.foreign.Arena;
 import java.lang.foreign.ValueLayout;
 import java.util.Locale;

@@ -2,6 +2,7 @@ package dev.unicomm.benchmarks.bench;
 
 import dev.unicomm.launch.JobLauncher;
 import dev.unicomm.launch.JobSpec;
+import dev.unicomm.spi.BackendSettings;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,6 +24,8 @@ import picocli.CommandLine.Option;
 @Command(name = "rma", mixinStandardHelpOptions = true,
         description = "One-sided RMA benchmark: put/get/put-with-signal (8 B - 64 MiB), atomics, barrier; ratio vs a same-run copy.")
 public final class RmaBenchCommand implements Callable<Integer> {
+    /** The native reference program when {@code --reference} is not given: {@code unicomm.rma.reference} / {@code UNICOMM_RMA_REFERENCE}. */
+    static final String REFERENCE_KEY = "rma.reference";
 
     @Option(names = "--backend", defaultValue = "shm", description = "Backend to measure (default: ${DEFAULT-VALUE}).")
     String backend;
@@ -50,7 +53,7 @@ public final class RmaBenchCommand implements Callable<Integer> {
     CsvOption csv = new CsvOption();
 
     @Option(names = "--reference", description = "Device backends: the native reference program to run in the same job "
-            + "(benchmarks/reference/rma_ref built with nvcc; default: $UNICOMM_RMA_REFERENCE). Without it the rows have no ratio.")
+            + "(benchmarks/reference/rma_ref built with nvcc; default: unicomm.rma.reference / $UNICOMM_RMA_REFERENCE). Without it the rows have no ratio.")
     Path reference;
 
     @Option(names = "--compare", paramLabel = "FILE",
@@ -74,7 +77,8 @@ public final class RmaBenchCommand implements Callable<Integer> {
                 BenchLimits.size("--max-size", maxSize, BenchLimits.MAX_SIZE), factor);
         if (deviceHeap()) {
             // The heap is GPU memory: measure stream-ordered RMA of device buffers against the native reference.
-            if (reference == null && System.getenv("UNICOMM_RMA_REFERENCE") != null) reference = Path.of(System.getenv("UNICOMM_RMA_REFERENCE"));
+            String configured = BackendSettings.fromEnvironment().get(REFERENCE_KEY);
+            if (reference == null && configured != null) reference = Path.of(configured);
             System.err.println("bench rma: backend " + backend + " (device heap), 2 ranks, " + sizes.size() + " sizes "
                     + BenchReport.size(sizes.getFirst()) + " .. " + BenchReport.size(sizes.getLast())
                     + (reference == null ? ", no native reference (--reference)" : ", reference " + reference));

@@ -37,9 +37,12 @@ import org.junit.jupiter.api.Test;
  */
 class DocExampleProjectTest {
     /** The unicomm modules the example needs, with the reactor's parent pom. */
-    static final List<String> MODULES = List.of("comm-api", "launcher", "collectives", "conformance-tests", "backend-shm");
-    /** One rule of the doc's kit test: enough to show the plug, the suites and the worker JVMs work. */
-    static final String ONE_RULE = "VendorXKitTest$Heap#required_heap_allocate_free";
+    static final List<String> MODULES = List.of("comm-api", "launcher", "moe-reference", "collectives", "conformance-tests", "backend-shm", "comm-archrules");
+    /**
+     * One rule of the doc's kit test (enough to show the plug, the suites and the worker JVMs work) and the doc's
+     * architecture test (the published backend rules on the example's classes).
+     */
+    static final String ONE_RULE = "VendorXKitTest$Heap#required_heap_allocate_free,VendorXArchitectureTest";
     static final Duration BUILD_LIMIT = Duration.ofMinutes(5);
 
     static Path root;
@@ -121,6 +124,11 @@ class DocExampleProjectTest {
             assertTrue(pkg.find(), "the doc's kit test declares its package");
             Path tests = Files.createDirectories(project.resolve("src/test/java/" + pkg.group(1).replace('.', '/')));
             Files.writeString(tests.resolve("VendorXKitTest.java"), kitTest);
+            String archTest = block(doc, "java", "BackendRules");
+            Matcher archPkg = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE).matcher(archTest);
+            assertTrue(archPkg.find(), "the doc's architecture test declares its package");
+            Path archDir = Files.createDirectories(project.resolve("src/test/java/" + archPkg.group(1).replace('.', '/')));
+            Files.writeString(archDir.resolve("VendorXArchitectureTest.java"), archTest);
         }
         return project;
     }
@@ -136,15 +144,19 @@ class DocExampleProjectTest {
         Path reports = project.resolve("target/surefire-reports");
         assertTrue(Files.isDirectory(reports), "no surefire reports: no test ran\n" + b.tail());
         int tests = 0;
+        StringBuilder all = new StringBuilder();
         // test cases, not the testsuite's tests attribute: surefire counts a nested class's cases under it as 0
         try (Stream<Path> files = Files.list(reports)) {
             for (Path f : files.filter(p -> p.getFileName().toString().startsWith("TEST-")).toList()) {
-                Matcher m = Pattern.compile("<testcase ").matcher(Files.readString(f));
+                String report = Files.readString(f);
+                all.append(report);
+                Matcher m = Pattern.compile("<testcase ").matcher(report);
                 while (m.find()) tests++;
             }
         }
-        assertEquals(1, tests, "the kit's rule ran, once:\n" + b.tail());
-        assertTrue(b.output.contains("Tests run: 1, Failures: 0, Errors: 0, Skipped: 0"), b.tail());
+        assertEquals(2, tests, "the kit's rule and the architecture test ran, once each:\n" + b.tail());
+        assertTrue(all.toString().contains("name=\"obeysUnicommsBackendRules\""), "the published backend rules ran:\n" + b.tail());
+        assertTrue(b.output.contains("Tests run: 2, Failures: 0, Errors: 0, Skipped: 0"), b.tail());
     }
 
     // ---- Maven -------------------------------------------------------------------------------

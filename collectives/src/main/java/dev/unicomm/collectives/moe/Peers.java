@@ -3,8 +3,11 @@ package dev.unicomm.collectives.moe;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.spi.BackendSettings;
+import dev.unicomm.spi.Setting;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Reads from every rank's copy of one symmetric buffer: by direct load where the backend maps the
@@ -43,15 +46,32 @@ final class Peers {
         if (remote[pe]) remoteBytes += bytes;
     }
 
+    /** The switch for collectives and MoE alike (see {@link dev.unicomm.collectives.CollectivesSettings#direct}). */
+    static final String DIRECT = "collectives.direct";
+    /** The MoE's own switch before {@value #DIRECT} covered it: still read where the new key is unset, with a warning. */
+    static final String DEPRECATED_DIRECT = "moe.direct";
+    private static final AtomicBoolean WARNED = new AtomicBoolean();
+
     /**
-     * {@code -Dunicomm.moe.direct} / {@code UNICOMM_MOE_DIRECT} (default true): false moves every MoE
-     * byte by RMA even where the backend maps peers, so the path of backends without direct access
-     * (RDMA) can be run and tested on shared memory. Every rank must use the same value.
+     * {@code -Dunicomm.collectives.direct} / {@code UNICOMM_COLLECTIVES_DIRECT} (default true; the deprecated
+     * {@code unicomm.moe.direct} where that is unset): false moves every MoE byte by RMA even where the backend
+     * maps peers, so the path of backends without direct access (RDMA) can be run and tested on shared memory.
+     * Every rank must use the same value.
      */
-    static boolean directAllowed() {
-        String v = System.getProperty("unicomm.moe.direct", System.getenv().getOrDefault("UNICOMM_MOE_DIRECT", "true")).trim();
+    static boolean directAllowed() { return directAllowed(BackendSettings.fromEnvironment()); }
+
+    static boolean directAllowed(BackendSettings settings) {
+        String key = DIRECT, v = settings.get(DIRECT);
+        if (v == null && (v = settings.get(DEPRECATED_DIRECT)) != null) {
+            key = DEPRECATED_DIRECT;
+            if (WARNED.compareAndSet(false, true))
+                System.getLogger("dev.unicomm.collectives").log(System.Logger.Level.WARNING,
+                        "unicomm.moe.direct (UNICOMM_MOE_DIRECT) is deprecated: set unicomm.collectives.direct "
+                                + "(UNICOMM_COLLECTIVES_DIRECT), which switches collectives and MoE alike");
+        }
+        v = v == null ? "true" : v.trim();
         if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false"))
-            throw new IllegalArgumentException("unicomm.moe.direct (UNICOMM_MOE_DIRECT) must be true or false, got '" + v + "'");
+            throw new IllegalArgumentException("unicomm." + key + " (" + Setting.variable(key) + ") must be true or false, got '" + v + "'");
         return Boolean.parseBoolean(v);
     }
 

@@ -2,26 +2,14 @@ package dev.unicomm.collectives.fp8;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.unicomm.moe.reference.Fp8E4m3;
 import org.junit.jupiter.api.Test;
 
-/** The fast e4m3 encoder against a plain nearest-value search over the code table. */
+/** The fast e4m3 encoder against the MoE reference's plain nearest-value search over the code table. */
 class Fp8EncodeTest {
-    static float decode(int code) {
-        int exp = (code >>> 3) & 0xF, man = code & 7;
-        float v = exp == 0 ? man * 0x1p-9f : (1f + man / 8f) * (float) Math.scalb(1.0, exp - 7);
-        return (code & 0x80) != 0 ? -v : v;
-    }
-
-    /** Nearest of codes 0..126 by value, ties to the even code; sign copied; beyond 448 saturates; NaN -> 0x7F. */
+    /** Nearest code by value, ties to the even code; sign copied; beyond 448 saturates; NaN -> 0x7F. */
     static byte slow(float f) {
-        if (Float.isNaN(f)) return 0x7F;
-        float a = Math.abs(f);
-        int best = 0;
-        for (int c = 1; c <= 126; c++) {
-            float d = Math.abs(decode(c) - a), db = Math.abs(decode(best) - a);
-            if (d < db || (d == db && c % 2 == 0)) best = c;
-        }
-        return (byte) ((Float.floatToRawIntBits(f) < 0 ? 0x80 : 0) | best);
+        return Fp8E4m3.encode(f);
     }
 
     @Test void encodesLikeANearestEvenSearch() {

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.moe.reference.Bf16;
+import dev.unicomm.moe.reference.Fp8E4m3;
 import dev.unicomm.collectives.fp8.Fp8Quantiser;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;

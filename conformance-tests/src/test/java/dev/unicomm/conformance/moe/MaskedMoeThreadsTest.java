@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.moe.reference.MoeConformance;
+import dev.unicomm.moe.reference.MoeScenario;
 import dev.unicomm.api.CallMismatchException;
 import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
-import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import dev.unicomm.moe.reference.MoeScenario.Routing;
 import org.junit.jupiter.api.Test;
 
 /**

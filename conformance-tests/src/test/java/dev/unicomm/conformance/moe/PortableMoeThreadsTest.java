@@ -2,9 +2,11 @@ package dev.unicomm.conformance.moe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.unicomm.moe.reference.MoeConformance;
+import dev.unicomm.moe.reference.MoeScenario;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
-import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import dev.unicomm.moe.reference.MoeScenario.Routing;
 import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.testsupport.ThreadJob;
 import java.time.Duration;

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.moe.reference.Bf16;
+import dev.unicomm.moe.reference.Fp8E4m3;
+import dev.unicomm.moe.reference.MoeReference;
+import dev.unicomm.moe.reference.TokenBatch;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,8 +1,9 @@
 package dev.unicomm.conformance.moe;
 
+import dev.unicomm.moe.reference.MoeConformance;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
-import dev.unicomm.conformance.moe.MoeScenario.Routing;
+import dev.unicomm.moe.reference.MoeScenario.Routing;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.AfterEach;

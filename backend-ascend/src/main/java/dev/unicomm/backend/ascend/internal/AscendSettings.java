@@ -1,6 +1,7 @@
 package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.CommConfig;
+import dev.unicomm.spi.BackendSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -156,11 +157,9 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
         return parts.isEmpty() ? null : String.join("; ", parts);
     }
 
-    /** System property, else the matching {@code UNICOMM_*} environment variable. */
+    /** System property, else the matching {@code UNICOMM_*} environment variable: the settings lookup, for a full key. */
     public static String systemSetting(String key) {
-        String v = System.getProperty(key);
-        if (v != null) return v;
-        return System.getenv(key.toUpperCase().replace('.', '_'));
+        return BackendSettings.fromEnvironment().get(key.substring("unicomm.".length()));
     }
 
     private static String or(String v, String def) { return v == null || v.isBlank() ? def : v; }

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.nvshmem.internal;
 
 import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendSettings;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -58,7 +59,7 @@ public final class NvLibrary {
         if (NvshmemShim.ucn_probe_driver() != 0)
             return Availability.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.ucn_load_error()),
                     "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)" + see("nvshmem-nvidia-driver-not-installed"));
-        String ops = setting("unicomm.nvshmem.ops", "UNICOMM_NVSHMEM_OPS", env);
+        String ops = setting("nvshmem.ops", env);
         if (ops == null) {
             File f = extract();
             if (f == null)
@@ -90,9 +91,9 @@ public final class NvLibrary {
     /** The pointer to the troubleshooting page's section, appended to every fix. */
     private static String see(String anchor) { return "; see docs/troubleshooting.md#" + anchor; }
 
-    private static String setting(String property, String variable, Map<String, String> env) {
-        String v = System.getProperty(property);
-        if (v == null || v.isBlank()) v = env.get(variable);
+    /** {@code unicomm.KEY}, else {@code UNICOMM_KEY} in {@code env}: the settings lookup; blank counts as unset. */
+    private static String setting(String key, Map<String, String> env) {
+        String v = BackendSettings.from(env, System::getProperty).get(key);
         return v == null || v.isBlank() ? null : v;
     }
 
@@ -119,7 +120,7 @@ public final class NvLibrary {
 
     /** The NVSHMEM host library to preload, or null to leave it to the loader's search path. */
     static String findHostLibrary(Map<String, String> env) {
-        for (String home : new String[] {System.getProperty("unicomm.nvshmem.home"), env.get("UNICOMM_NVSHMEM_HOME"), env.get("NVSHMEM_HOME")}) {
+        for (String home : new String[] {setting("nvshmem.home", env), env.get("NVSHMEM_HOME")}) {
             if (home == null || home.isBlank()) continue;
             for (Path p : List.of(Path.of(home, "lib", HOST_LIB), Path.of(home, HOST_LIB))) {
                 if (Files.isRegularFile(p)) return p.toString();

@@ -2,6 +2,7 @@ package dev.unicomm.backend.rdma.internal;
 
 import dev.unicomm.api.NativeCallException;
 import dev.unicomm.spi.Availability;
+import dev.unicomm.spi.BackendSettings;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -9,8 +10,10 @@ import java.nio.charset.StandardCharsets;
  * backend goes through {@link VerbsShim}; this class turns its error codes into exceptions.
  */
 public final class Verbs {
-    /** System property naming another libibverbs to load (default {@code libibverbs.so.1}). */
+    /** Setting naming another libibverbs to load (default {@code libibverbs.so.1}). */
     public static final String LIBRARY_PROPERTY = "unicomm.rdma.libibverbs";
+    /** {@link #LIBRARY_PROPERTY} without the prefix, as the settings lookup takes it. */
+    public static final String LIBRARY_KEY = "rdma.libibverbs";
 
     private Verbs() {}
 
@@ -31,7 +34,7 @@ public final class Verbs {
                             + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)" + see("rdma-verbs-library-not-found"));
         }
         byte[] err = new byte[1024];
-        String path = System.getProperty(LIBRARY_PROPERTY, "");
+        String path = BackendSettings.fromEnvironment().get(LIBRARY_KEY, "");
         int rc = VerbsShim.ucv_load(path, err, err.length);
         if (rc != 0) {
             return Availability.no(text(err),

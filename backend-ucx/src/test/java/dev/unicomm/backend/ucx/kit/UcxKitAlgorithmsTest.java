@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 /** The checks of {@link UcxKitAlgorithms} pass on the lines a run of each kind writes and fail on the other kind's. */
 class UcxKitAlgorithmsTest {
-    /** Lines as the 2 x 2 bed report has them (benchmarks/results/kit-reports/ucx/kit-ucx-2hosts-x2.txt). */
+    /** Lines as the 2 x 2 bed report has them (results/kit-reports/ucx/kit-ucx-2hosts-x2.txt). */
     static final Map<String, String> BED = Map.of(
             "required_moe_normal_uniform_routing", "allreduce/inline=1, moe.cachedDispatch/hierarchical=1, moe.combine/hierarchical=2, moe.dispatch/hierarchical=1",
             "required_moe_low_latency_uniform_routing", "moe.lowLatencyCombine/direct=5, moe.lowLatencyDispatch/direct=9",

@@ -14,7 +14,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Writes the kit reports of backend-ucx (JSON and text, as under {@code benchmarks/results/kit-reports/}):
+ * Writes the kit reports of backend-ucx (JSON and text, as under {@code results/kit-reports/}):
  * {@code -Dunicomm.ucx.kit.reports=DIR} runs {@link UcxKitTwoHostsTest} (2 hosts x 2 ranks) and
  * {@link UcxKitFourRanksTest} (4 ranks on one host) through the kit's runner and writes
  * {@code kit-ucx-2hosts-x2.{json,txt}} and {@code kit-ucx-4ranks.{json,txt}} there. Off by default: CI runs the
