@@ -161,10 +161,12 @@ public interface MoeBuffer extends AutoCloseable {
      * combine sums live contributions only. Local to this rank, not collective: every active rank
      * must set the same mask between the same two operations (after a combine, before the next
      * dispatch); inactive ranks stop calling the buffer's operations. {@code mask.jobSize()} must equal
-     * the buffer's ranks and this rank must be active.
+     * the buffer's ranks and this rank must be active. Ranks only leave: a mask that re-activates a rank
+     * inactive on this buffer is refused (it missed operations; open a new buffer to use it again).
      *
      * @throws UnsupportedCapabilityException where the backend lacks {@link Capability#MOE_ACTIVE_MASK}
-     * @throws IllegalArgumentException       if the mask does not fit the buffer or leaves this rank inactive
+     * @throws IllegalArgumentException       if the mask does not fit the buffer, leaves this rank inactive or
+     *                                        re-activates a rank
      */
     default void setActiveRanks(ExpertMask mask) {
         throw new UnsupportedCapabilityException(getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");

@@ -3,6 +3,7 @@ package dev.unicomm.conformance;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.api.Capability;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.LowLatencyDispatched;
@@ -180,6 +181,46 @@ public abstract class MoeSuite extends KitSuite {
                         () -> moe.dispatch(x, idx, w, null), IllegalStateException.class);
             }
         });
+    }
+
+    // ------------------------------------------------------ active-rank mask on an open buffer (MOE_ACTIVE_MASK)
+
+    /**
+     * Verifies §7.7 (an active-rank mask set on an open buffer): every rank opens a normal buffer of the whole job, the
+     * last rank leaves (it calls nothing more on the buffer), the others set the mask without it and run BF16 dispatch
+     * (layout, rows, ids, weights, droppedPerToken, cached-handle dispatch) and combine against the reference fed the same
+     * drops / if it fails, look at the kernels' mask reads (an inactive rank's experts skipped, its entries counted per token).
+     */
+    @Verifies("7.7")
+    @Test void optional_moe_active_mask_normal() {
+        assumeCapability(Capability.MOE_ACTIVE_MASK);
+        assumeRanks(2);
+        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> { }).normal());
+    }
+
+    /**
+     * Verifies §7.7 (an active-rank mask set on an open buffer) in low-latency mode: BF16 and FP8 dispatch (recvCount,
+     * every valid slot, droppedPerToken) and the weighted combine of live contributions, the double-buffer rule too /
+     * if it fails, look at slot numbering that skips the inactive rank and the combine's sum over live entries only.
+     */
+    @Verifies("7.7")
+    @Test void optional_moe_active_mask_low_latency() {
+        assumeCapability(Capability.MOE_ACTIVE_MASK);
+        assumeRanks(2);
+        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> { }).lowLatency());
+    }
+
+    /**
+     * Verifies §9.13 for setActiveRanks: a mask of the wrong job size, one that leaves the calling rank inactive, and
+     * (on the survivors) one that re-activates the rank that left are each refused with one line naming the fault, the
+     * active set unchanged, and the buffer still matches the reference after them / if it fails, look at the Java-side
+     * checks of setActiveRanks (CheckedMoe and the backend's own).
+     */
+    @Verifies("9.13")
+    @Test void optional_moe_active_mask_bad_input() {
+        assumeCapability(Capability.MOE_ACTIVE_MASK);
+        assumeRanks(2);
+        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> { }).badInput());
     }
 
     static Tensor ids(Arena a, long... v) {

@@ -295,7 +295,26 @@ public final class CheckedMoe implements MoeBuffer {
         if (comm != null && !mask.rankActive(comm.rank()))
             throw new IllegalArgumentException("mask " + mask + " leaves this rank (" + comm.rank() + ") inactive; only active ranks set the "
                     + "mask, an inactive rank stops calling the buffer's operations");
+        refuseReactivation(mask);
         raw.setActiveRanks(mask);
+    }
+
+    /**
+     * Ranks only leave an open buffer: one that left missed operations the others ran (their arrival
+     * counts moved on without it), so the same message on every backend, before the implementation.
+     */
+    private void refuseReactivation(ExpertMask mask) {
+        ExpertMask now;
+        try {
+            now = raw.activeRanks();
+        } catch (UnsupportedCapabilityException e) {
+            return; // the implementation has no active set: its setActiveRanks says so
+        }
+        if (now == null) return;
+        for (int r = 0; r < numRanks; r++)
+            if (mask.rankActive(r) && !now.rankActive(r))
+                throw new IllegalArgumentException("mask " + mask + " re-activates rank " + r + ", which is inactive on this buffer ("
+                        + now + "): ranks only leave an open buffer; open a new buffer on a communicator of the whole job to use rank " + r + " again");
     }
 
     private boolean activeMaskSupported() { return comm == null || comm.has(Capability.MOE_ACTIVE_MASK); }

@@ -52,6 +52,17 @@ class ActiveRanksTest extends CheckedMoeTest {
         assertEquals(ExpertMask.all(RANKS), impl.mask);
     }
 
+    @Test void aMaskThatReactivatesARankIsRefusedBeforeTheImplementation() {
+        Masking impl = new Masking(normalConfig());
+        CheckedMoe moe = new CheckedMoe(impl, RANKS);
+        ExpertMask one = new ExpertMask(RANKS, new int[] {0});
+        moe.setActiveRanks(one);
+        expect("re-activates rank 1, which is inactive on this buffer", IllegalArgumentException.class, () -> moe.setActiveRanks(ExpertMask.all(RANKS)));
+        assertSame(one, impl.mask);
+        moe.setActiveRanks(one); // the same set again is no change
+        assertSame(one, impl.mask);
+    }
+
     @Test void aValidMaskReachesTheImplementationAndIsReadBack() {
         Masking impl = new Masking(normalConfig());
         CheckedMoe moe = new CheckedMoe(impl, RANKS);

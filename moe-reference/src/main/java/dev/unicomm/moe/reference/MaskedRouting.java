@@ -45,6 +45,17 @@ public final class MaskedRouting {
         return out;
     }
 
+    /**
+     * Original ids with every entry naming an inactive rank's expert turned into -1, numbering kept: how a
+     * buffer of the whole job whose active ranks were set on the open buffer
+     * ({@code MoeBuffer.setActiveRanks}) must treat them.
+     */
+    public long[] dropInactive(long[] ids) {
+        long[] out = ids.clone();
+        for (int i = 0; i < out.length; i++) if (out[i] >= 0 && !mask.rankActive((int) (out[i] / local))) out[i] = -1;
+        return out;
+    }
+
     /** Per token of {@code ids [T, k]}, the entries naming an inactive rank's expert. */
     public int[] dropped(long[] ids, int k) {
         int[] d = new int[ids.length / k];

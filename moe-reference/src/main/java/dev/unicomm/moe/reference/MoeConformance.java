@@ -28,6 +28,7 @@ public final class MoeConformance {
     private final int rank, hidden, topk;
     private final KitTensors mem;
     private final MaskedRouting masked; // null: a plain buffer
+    private final boolean onOpenBuffer; // the mask was set on an open buffer of the whole job (setActiveRanks)
 
     public MoeConformance(Communicator comm, MoeScenario scenario) {
         this(comm, scenario, null);
@@ -41,10 +42,31 @@ public final class MoeConformance {
      * whose results must report no drops ({@code null}).
      */
     public MoeConformance(Communicator comm, MoeScenario scenario, ExpertMask mask) {
+        this(comm, scenario, mask, false);
+    }
+
+    /**
+     * Checks a buffer of the whole job ({@code moe(scenario.config())}, {@code scenario.ranks()} =
+     * {@code mask.jobSize()}) after the active ranks called {@code setActiveRanks(mask)} on it: the
+     * reference is the same job with the inactive ranks sending nothing and every entry naming their
+     * experts -1 (numbering and layout of the whole job, zeros where inactive), and every dispatch must
+     * report those drops per token. Only active ranks run it (an inactive rank calls nothing on the buffer).
+     */
+    public static MoeConformance onActiveRanks(Communicator comm, MoeScenario scenario, ExpertMask activeRanks) {
+        if (activeRanks.jobSize() != scenario.ranks())
+            throw new IllegalArgumentException("mask " + activeRanks + " is not over the scenario's " + scenario.ranks() + " ranks");
+        if (!activeRanks.rankActive(comm.rank()))
+            throw new IllegalArgumentException("rank " + comm.rank() + " is inactive in " + activeRanks + ": it takes no part in the check");
+        return new MoeConformance(comm, scenario, activeRanks, true);
+    }
+
+    private MoeConformance(Communicator comm, MoeScenario scenario, ExpertMask mask, boolean onOpenBuffer) {
         this.comm = comm;
         this.sc = scenario;
+        this.onOpenBuffer = onOpenBuffer;
         this.masked = mask == null ? null : new MaskedRouting(mask, scenario.config().numExperts());
-        this.ref = mask == null ? scenario.reference() : new MoeReference(scenario.ranks(), masked.compactConfig(scenario.config()).numExperts(),
+        this.ref = mask == null || onOpenBuffer ? scenario.reference()
+                : new MoeReference(scenario.ranks(), masked.compactConfig(scenario.config()).numExperts(),
                 scenario.config().hidden(), scenario.config().numTopk());
         this.rank = comm.rank();
         this.hidden = scenario.config().hidden();
@@ -68,7 +90,16 @@ public final class MoeConformance {
 
     /** The inputs as the reference sees them: with a mask, the inactive ranks' entries dropped. */
     private List<TokenBatch> seenByReference(List<TokenBatch> in) {
-        return masked == null ? in : in.stream().map(masked::compact).toList();
+        if (masked == null) return in;
+        if (!onOpenBuffer) return in.stream().map(masked::compact).toList();
+        List<TokenBatch> out = new java.util.ArrayList<>(in.size());
+        for (int r = 0; r < in.size(); r++) {
+            TokenBatch b = in.get(r);
+            out.add(masked.mask().rankActive(r)
+                    ? new TokenBatch(b.tokens(), b.x(), b.scales(), masked.dropInactive(b.topkIdx()), b.topkWeights())
+                    : new TokenBatch(0, new byte[0], b.scales() == null ? null : new float[0], new long[0], new float[0]));
+        }
+        return out;
     }
 
     /** The drops a dispatch of {@code ids} must report: {@code null} without a mask. */
@@ -92,7 +123,7 @@ public final class MoeConformance {
 
         MoeLayout layout = moe.layout(idx);
         MoeReference.Layout rl = ref.layout(in.get(rank).topkIdx());
-        if (masked != null) rl = masked.expand(rl, mine.tokens());
+        if (masked != null && !onOpenBuffer) rl = masked.expand(rl, mine.tokens());
         same("layout.tokensPerRank", rl.tokensPerRank(), mem.host(layout.tokensPerRank()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
         same("layout.tokensPerExpert", rl.tokensPerExpert(), mem.host(layout.tokensPerExpert()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
         byte[] inRank = mem.host(layout.isTokenInRank()).toArray(ValueLayout.JAVA_BYTE);
