@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.backend.rdma.WiredDevices;
 import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.KitSuites;
 import java.util.Map;
 
 /**
@@ -37,8 +38,12 @@ final class RdmaTwoDevicesKit {
     }
 
     /** The ranks on rxe0 and those on rxe1 really exchanged data over the veth pair (not each device's loopback). */
-    static void afterCheckTheWireCarriedTraffic() {
+    static void afterCheckTheWireCarriedTraffic() { afterCheckTheWireCarriedTraffic(null); }
+
+    /** As {@link #afterCheckTheWireCarriedTraffic()}, and first that the rules of {@code kitTest}'s nested suites ran. */
+    static void afterCheckTheWireCarriedTraffic(Class<?> kitTest) {
         if (!counting) return; // skipped: no wired devices here (JUnit runs @AfterAll after a failed assumption too)
+        if (kitTest != null) KitSuites.assertRulesRan(kitTest);
         long a = WiredDevices.txBytes(WiredDevices.NETDEV_A) - txA, b = WiredDevices.txBytes(WiredDevices.NETDEV_B) - txB;
         assertTrue(a > 64 * 1024 && b > 64 * 1024, "the kit's cross-device traffic did not cross the veth pair: veth0 sent " + a + " bytes, veth1 " + b);
     }
