@@ -1,8 +1,7 @@
 package dev.unicomm.backend.rdma.kit;
 
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.RmaSuite;
-import java.time.Duration;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -11,16 +10,12 @@ import org.junit.jupiter.api.BeforeAll;
  * (src/test/vm/run-vm-tests.sh) selects a few of its rules by name, those where every rank talks to
  * every other or moves 16 MiB across the wire (4 worker JVMs under emulation: the whole suite takes
  * about 4 minutes there); {@code RDMA_VM_TESTS=dev.unicomm.backend.rdma.kit.RdmaTwoDevicesKitLeanTest}
- * runs all of it. The other suites across the devices: {@link RdmaTwoDevicesKitTest}, by hand.
+ * runs all of it. Every suite across the devices: {@link RdmaTwoDevicesKitTest}, by hand.
  */
 class RdmaTwoDevicesKitLeanTest extends RmaSuite {
+    static final KitPlug PLUG = RdmaTwoDevicesKit.PLUG;
+
     @BeforeAll static void wired() { RdmaTwoDevicesKit.before(); }
 
     @AfterAll static void crossedTheWire() { RdmaTwoDevicesKit.afterCheckTheWireCarriedTraffic(); }
-
-    @Override protected String backend() { return RdmaTwoDevicesKit.BACKEND; }
-    @Override protected int ranks() { return RdmaTwoDevicesKit.RANKS; }
-    @Override protected Duration timeout() { return RdmaTwoDevicesKit.TIMEOUT; }
-    @Override protected long heapSize() { return RdmaTwoDevicesKit.HEAP; }
-    @Override protected Map<String, String> workerEnvironment() { return RdmaTwoDevicesKit.ENV; }
 }
