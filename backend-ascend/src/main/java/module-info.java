@@ -7,8 +7,12 @@ module dev.unicomm.backend.ascend {
     requires org.bytedeco.javacpp;
 
     exports dev.unicomm.backend.ascend;
-    opens dev.unicomm.backend.ascend.internal to org.bytedeco.javacpp;
 
-    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.ascend.AscendBackendProvider;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.ascend.AscendSettingsProvider;
+    opens dev.unicomm.backend.ascend.internal to
+            org.bytedeco.javacpp;
+
+    provides dev.unicomm.spi.CommBackendProvider with
+            dev.unicomm.backend.ascend.AscendBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.backend.ascend.AscendSettingsProvider;
 }

@@ -8,8 +8,11 @@ module dev.unicomm.backend.rdma {
 
     exports dev.unicomm.backend.rdma;
     // JavaCPP's Loader reads the binding's annotations and extracts its JNI library from this package.
-    opens dev.unicomm.backend.rdma.internal to org.bytedeco.javacpp;
+    opens dev.unicomm.backend.rdma.internal to
+            org.bytedeco.javacpp;
 
-    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.rdma.RdmaBackendProvider;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.rdma.RdmaSettingsProvider;
+    provides dev.unicomm.spi.CommBackendProvider with
+            dev.unicomm.backend.rdma.RdmaBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.backend.rdma.RdmaSettingsProvider;
 }

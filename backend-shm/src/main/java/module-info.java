@@ -4,6 +4,9 @@
  */
 module dev.unicomm.backend.shm {
     requires dev.unicomm.api;
-    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.shm.ShmBackendProvider;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.shm.ShmSettingsProvider;
+
+    provides dev.unicomm.spi.CommBackendProvider with
+            dev.unicomm.backend.shm.ShmBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.backend.shm.ShmSettingsProvider;
 }

@@ -7,6 +7,8 @@ module dev.unicomm.backend.ucx {
 
     exports dev.unicomm.backend.ucx;
 
-    provides dev.unicomm.spi.CommBackendProvider with dev.unicomm.backend.ucx.UcxBackendProvider;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.backend.ucx.UcxSettingsProvider;
+    provides dev.unicomm.spi.CommBackendProvider with
+            dev.unicomm.backend.ucx.UcxBackendProvider;
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.backend.ucx.UcxSettingsProvider;
 }

@@ -16,7 +16,10 @@ open module dev.unicomm.benchmarks {
     requires static jdk.incubator.vector;
     requires org.jfree.jfreechart;
     requires jmh.core;
+
     exports dev.unicomm.benchmarks;
     exports dev.unicomm.benchmarks.bench;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.benchmarks.bench.BenchSettingsProvider;
+
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.benchmarks.bench.BenchSettingsProvider;
 }

@@ -7,6 +7,9 @@ module dev.unicomm.cli {
     requires dev.unicomm.conformance;
     requires org.junit.platform.engine;
     requires org.junit.jupiter.api;
-    opens dev.unicomm.cli to info.picocli;
+
+    opens dev.unicomm.cli to
+            info.picocli;
+
     uses dev.unicomm.spi.CommBackendProvider;
 }

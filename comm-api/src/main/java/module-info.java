@@ -7,13 +7,18 @@
  */
 module dev.unicomm.api {
     requires jdk.jfr;
+
     exports dev.unicomm.api;
     exports dev.unicomm.spi;
-    exports dev.unicomm.internal.rendezvous to dev.unicomm.launch, dev.unicomm.conformance;
+    exports dev.unicomm.internal.rendezvous to
+            dev.unicomm.launch,
+            dev.unicomm.conformance;
 
     uses dev.unicomm.spi.CommBackendProvider;
     uses dev.unicomm.spi.CollectivesProvider;
     uses dev.unicomm.spi.MoeProvider;
     uses dev.unicomm.spi.SettingsProvider;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.internal.checked.CoreSettings;
+
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.internal.checked.CoreSettings;
 }

@@ -14,10 +14,15 @@ module dev.unicomm.conformance {
     exports dev.unicomm.conformance.configured;
     exports dev.unicomm.conformance.collectives;
     // JUnit instantiates the suites and calls their test methods reflectively.
-    opens dev.unicomm.conformance to org.junit.platform.commons;
-    opens dev.unicomm.conformance.configured to org.junit.platform.commons;
-    opens dev.unicomm.conformance.collectives to org.junit.platform.commons;
+    opens dev.unicomm.conformance to
+            org.junit.platform.commons;
+    opens dev.unicomm.conformance.configured to
+            org.junit.platform.commons;
+    opens dev.unicomm.conformance.collectives to
+            org.junit.platform.commons;
 
     uses dev.unicomm.spi.CommBackendProvider;
-    provides dev.unicomm.spi.SettingsProvider with dev.unicomm.conformance.KitSettingsProvider;
+
+    provides dev.unicomm.spi.SettingsProvider with
+            dev.unicomm.conformance.KitSettingsProvider;
 }

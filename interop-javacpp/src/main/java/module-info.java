@@ -2,5 +2,6 @@
 module dev.unicomm.interop.javacpp {
     requires transitive dev.unicomm.api;
     requires transitive org.bytedeco.javacpp;
+
     exports dev.unicomm.interop.javacpp;
 }

@@ -13,14 +13,16 @@ import org.junit.jupiter.api.Test;
 /** unicomm-bom must pin every published module of the reactor (and nothing that does not exist). */
 class BomCoversModulesTest {
     /** Build-only modules that are not published for users (test-support: harnesses for this project's own tests). */
-    private static final Set<String> NOT_PUBLISHED = Set.of("architecture-tests", "benchmarks", "test-support", "unicomm-bom");
+    private static final Set<String> NOT_PUBLISHED =
+            Set.of("architecture-tests", "benchmarks", "test-support", "unicomm-bom");
     /** Parent poms: published (the backends' poms need them) but never a dependency, so not in a BOM. */
     private static final Set<String> PARENTS = Set.of("backend-native-parent");
 
     @Test
     void bomListsEveryPublishedModule() throws Exception {
         Path root = Path.of("..").toAbsolutePath().normalize();
-        Set<String> modules = all(Pattern.compile("<module>([^<]+)</module>"), Files.readString(root.resolve("pom.xml")));
+        Set<String> modules =
+                all(Pattern.compile("<module>([^<]+)</module>"), Files.readString(root.resolve("pom.xml")));
         modules.removeAll(NOT_PUBLISHED);
         modules.removeAll(PARENTS);
         String bom = Files.readString(root.resolve("unicomm-bom/pom.xml"));

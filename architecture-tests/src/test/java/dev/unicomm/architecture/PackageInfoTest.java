@@ -22,7 +22,10 @@ class PackageInfoTest {
     @Test
     void everyMainPackageHasAPackageInfo() throws IOException {
         List<String> missing = missing(ROOT);
-        assertEquals(List.of(), missing, "packages without a package-info.java (one sentence: what lives there, who may depend on it)");
+        assertEquals(
+                List.of(),
+                missing,
+                "packages without a package-info.java (one sentence: what lives there, who may depend on it)");
     }
 
     @Test
@@ -41,8 +44,11 @@ class PackageInfoTest {
         TreeSet<String> out = new TreeSet<>();
         try (Stream<Path> walk = Files.walk(root)) {
             List<Path> dirs = walk.filter(Files::isDirectory)
-                    .filter(d -> !d.toString().contains("/target/") && !d.endsWith("target") && !d.toString().contains("/.git"))
-                    .filter(d -> root.relativize(d).toString().replace('\\', '/').matches("(.+/)?src/main/java/.+"))
+                    .filter(d -> !d.toString().contains("/target/")
+                            && !d.endsWith("target")
+                            && !d.toString().contains("/.git"))
+                    .filter(d ->
+                            root.relativize(d).toString().replace('\\', '/').matches("(.+/)?src/main/java/.+"))
                     .toList();
             for (Path d : dirs) {
                 boolean hasJava;

@@ -33,7 +33,9 @@ import org.openjdk.jmh.annotations.Warmup;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
+@Fork(
+        value = 1,
+        jvmArgsAppend = {"--enable-native-access=ALL-UNNAMED", "--add-modules=jdk.incubator.vector"})
 public class Fp8QuantiserBenchmark {
     static final int HIDDEN = 7168;
     static final int SMALL_TOKENS = 128, LARGE_TOKENS = 2048;
@@ -48,7 +50,8 @@ public class Fp8QuantiserBenchmark {
 
         @Setup(Level.Trial)
         public void create() {
-            if (!Fp8Quantiser.vectorised()) throw new IllegalStateException("the fork lacks --add-modules jdk.incubator.vector");
+            if (!Fp8Quantiser.vectorised())
+                throw new IllegalStateException("the fork lacks --add-modules jdk.incubator.vector");
             arena = Arena.ofShared();
             long values = (long) tokens() * HIDDEN;
             src = arena.allocate(2 * values, 64);
@@ -57,42 +60,55 @@ public class Fp8QuantiserBenchmark {
             copy = arena.allocate(2 * values, 64);
             SplittableRandom rnd = new SplittableRandom(1);
             for (long i = 0; i < values; i++) // normal-ish activations: |x| mostly below 8
-                src.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short) (Float.floatToRawIntBits((float) rnd.nextGaussian()) >>> 16));
+            src.setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, (short)
+                    (Float.floatToRawIntBits((float) rnd.nextGaussian()) >>> 16));
         }
 
         @TearDown(Level.Trial)
-        public void close() { arena.close(); }
+        public void close() {
+            arena.close();
+        }
     }
 
     @State(Scope.Thread)
     public static class Small extends Tokens {
-        @Override int tokens() { return SMALL_TOKENS; }
+        @Override
+        int tokens() {
+            return SMALL_TOKENS;
+        }
     }
 
     @State(Scope.Thread)
     public static class Large extends Tokens {
-        @Override int tokens() { return LARGE_TOKENS; }
+        @Override
+        int tokens() {
+            return LARGE_TOKENS;
+        }
     }
 
-    @Benchmark @OperationsPerInvocation(SMALL_BYTES)
+    @Benchmark
+    @OperationsPerInvocation(SMALL_BYTES)
     public MemorySegment quantiseSmall(Small s) {
         Fp8Quantiser.quantise(s.src, 0, SMALL_TOKENS, HIDDEN, s.codes, 0, s.scales, 0);
         return s.codes;
     }
 
-    @Benchmark @OperationsPerInvocation(SMALL_BYTES)
+    @Benchmark
+    @OperationsPerInvocation(SMALL_BYTES)
     public MemorySegment copySmall(Small s) {
         MemorySegment.copy(s.src, 0, s.copy, 0, SMALL_BYTES);
         return s.copy;
     }
 
-    @Benchmark @OperationsPerInvocation(LARGE_BYTES)
+    @Benchmark
+    @OperationsPerInvocation(LARGE_BYTES)
     public MemorySegment quantiseLarge(Large s) {
         Fp8Quantiser.quantise(s.src, 0, LARGE_TOKENS, HIDDEN, s.codes, 0, s.scales, 0);
         return s.codes;
     }
 
-    @Benchmark @OperationsPerInvocation(LARGE_BYTES)
+    @Benchmark
+    @OperationsPerInvocation(LARGE_BYTES)
     public MemorySegment copyLarge(Large s) {
         MemorySegment.copy(s.src, 0, s.copy, 0, LARGE_BYTES);
         return s.copy;

@@ -16,7 +16,9 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler {
 
     private final boolean verbose;
 
-    CliErrors(boolean verbose) { this.verbose = verbose; }
+    CliErrors(boolean verbose) {
+        this.verbose = verbose;
+    }
 
     /** Bad arguments found while parsing, or thrown by a command as a {@link CommandLine.ParameterException}. */
     static int onBadArguments(CommandLine.ParameterException e, String[] args) {
@@ -27,7 +29,8 @@ final class CliErrors implements CommandLine.IExecutionExceptionHandler {
         return USAGE;
     }
 
-    @Override public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
+    @Override
+    public int handleExecutionException(Exception e, CommandLine cl, CommandLine.ParseResult parsed) {
         PrintWriter err = cl.getErr();
         String name = cl.getCommandSpec().qualifiedName();
         if (verbose) {

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.junit.platform.engine.DiscoverySelector;
@@ -26,22 +25,33 @@ import picocli.CommandLine.Option;
  * {@code unicomm conformance}: runs the conformance kit against one backend and writes the report a
  * vendor attaches to a release (table on stdout, optionally JSON and JUnit XML).
  */
-@Command(name = "conformance", mixinStandardHelpOptions = true,
+@Command(
+        name = "conformance",
+        mixinStandardHelpOptions = true,
         description = {
-                "Runs the conformance kit against a backend: every suite as a real multi-process job of N ranks.",
-                "Prints one line per rule (rule, level, result, time, reason for failures and skips) and a summary;",
-                "exit code 0 when no rule failed, 1 when some did, 2 for bad arguments,",
-                "3 when the kit itself could not run (a tool failure, not the backend's)."},
+            "Runs the conformance kit against a backend: every suite as a real multi-process job of N ranks.",
+            "Prints one line per rule (rule, level, result, time, reason for failures and skips) and a summary;",
+            "exit code 0 when no rule failed, 1 when some did, 2 for bad arguments,",
+            "3 when the kit itself could not run (a tool failure, not the backend's)."
+        },
         footer = {"", "Example:  unicomm conformance --backend shm -n 4 --json shm-kit.json --junit-xml kit-xml/"})
 public final class ConformanceCommand implements Callable<Integer> {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--backend", required = true, paramLabel = "NAME", description = "backend to test (see 'unicomm info')")
+    @Option(
+            names = "--backend",
+            required = true,
+            paramLabel = "NAME",
+            description = "backend to test (see 'unicomm info')")
     String backend;
 
-    @Option(names = {"-n", "--ranks"}, defaultValue = "2", paramLabel = "N", description = "ranks per job (default ${DEFAULT-VALUE})")
+    @Option(
+            names = {"-n", "--ranks"},
+            defaultValue = "2",
+            paramLabel = "N",
+            description = "ranks per job (default ${DEFAULT-VALUE})")
     int ranks;
 
     @Option(names = "--json", paramLabel = "FILE", description = "write the report as JSON to FILE")
@@ -50,19 +60,31 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--junit-xml", paramLabel = "DIR", description = "write JUnit XML reports into DIR")
     Path junitXml;
 
-    @Option(names = "--suite", paramLabel = "NAME", split = ",",
-            description = "run only these suites (repeatable or comma separated): ${COMPLETION-CANDIDATES}; the default run is every suite"
-                    + " but FaultInjection and Elastic (they SIGKILL ranks at every phase), which run only when named",
+    @Option(
+            names = "--suite",
+            paramLabel = "NAME",
+            split = ",",
+            description =
+                    "run only these suites (repeatable or comma separated): ${COMPLETION-CANDIDATES}; the default run is every suite"
+                            + " but FaultInjection and Elastic (they SIGKILL ranks at every phase), which run only when named",
             completionCandidates = SuiteNames.class)
     List<String> suites = new ArrayList<>();
 
-    @Option(names = "--skip-suite", paramLabel = "NAME", split = ",",
-            description = "leave these suites out of the run (repeatable or comma separated), e.g. Faults, to run it alone afterwards:"
-                    + " under NVIDIA MPS a killed rank leaves the MPS server refusing new processes")
+    @Option(
+            names = "--skip-suite",
+            paramLabel = "NAME",
+            split = ",",
+            description =
+                    "leave these suites out of the run (repeatable or comma separated), e.g. Faults, to run it alone afterwards:"
+                            + " under NVIDIA MPS a killed rank leaves the MPS server refusing new processes")
     List<String> skipSuites = new ArrayList<>();
 
-    @Option(names = "--rule", paramLabel = "RULE", split = ",",
-            description = "run only these rules of the selected suites (repeatable or comma separated), e.g. required_rma_put_all_sizes")
+    @Option(
+            names = "--rule",
+            paramLabel = "RULE",
+            split = ",",
+            description =
+                    "run only these rules of the selected suites (repeatable or comma separated), e.g. required_rma_put_all_sizes")
     List<String> rules = new ArrayList<>();
 
     @Option(names = "--timeout", paramLabel = "T", description = "limit of every wait inside the ranks (default 30s)")
@@ -71,16 +93,23 @@ public final class ConformanceCommand implements Callable<Integer> {
     @Option(names = "--heap", paramLabel = "BYTES", description = "symmetric heap per rank, e.g. 64M (default 64M)")
     String heap;
 
-    @Option(names = {"--cp", "--classpath"}, paramLabel = "CLASSPATH", description = "where the backend under test lives, if not on unicomm's class path")
+    @Option(
+            names = {"--cp", "--classpath"},
+            paramLabel = "CLASSPATH",
+            description = "where the backend under test lives, if not on unicomm's class path")
     String classpath;
 
-    @Option(names = {"-J", "--jvm-option"}, paramLabel = "OPTION", description = "extra JVM option for every rank (repeatable)")
+    @Option(
+            names = {"-J", "--jvm-option"},
+            paramLabel = "OPTION",
+            description = "extra JVM option for every rank (repeatable)")
     List<String> jvmOptions = new ArrayList<>();
 
     @Option(names = "--quiet", description = "no line per rule while running; only the final table")
     boolean quiet;
 
-    @Override public Integer call() throws IOException {
+    @Override
+    public Integer call() throws IOException {
         PrintStream out = System.out;
         if (ranks < 1 || ranks > 1024) return usage("-n must be in 1..1024, got " + ranks);
         List<Class<?>> selected;
@@ -93,14 +122,21 @@ public final class ConformanceCommand implements Callable<Integer> {
         }
         try (ExtraClassPath extra = ExtraClassPath.install(classpath)) {
             BackendRegistry registry = BackendRegistry.load();
-            var provider = registry.providers().stream().filter(p -> p.name().equals(backend)).findFirst();
+            var provider = registry.providers().stream()
+                    .filter(p -> p.name().equals(backend))
+                    .findFirst();
             if (provider.isEmpty())
                 return usage("unknown backend '" + backend + "'; on the class path: "
-                        + registry.providers().stream().map(p -> p.name()).sorted().toList() + " (add its jar with --cp)");
+                        + registry.providers().stream()
+                                .map(p -> p.name())
+                                .sorted()
+                                .toList() + " (add its jar with --cp)");
             BackendReport r = BackendRegistry.report(provider.get());
             if (!r.available()) {
-                spec.commandLine().getErr().println("backend '" + backend + "' is not available here: " + r.cause()
-                        + (r.fix().isBlank() ? "" : "\nfix: " + r.fix()));
+                spec.commandLine()
+                        .getErr()
+                        .println("backend '" + backend + "' is not available here: " + r.cause()
+                                + (r.fix().isBlank() ? "" : "\nfix: " + r.fix()));
                 return 1;
             }
             Map<String, String> settings = new LinkedHashMap<>();
@@ -117,14 +153,17 @@ public final class ConformanceCommand implements Callable<Integer> {
             out.println();
             out.print(report.table());
             if (json != null) {
-                if (json.toAbsolutePath().getParent() != null) Files.createDirectories(json.toAbsolutePath().getParent());
+                if (json.toAbsolutePath().getParent() != null)
+                    Files.createDirectories(json.toAbsolutePath().getParent());
                 Files.writeString(json, report.json());
                 out.println("JSON report: " + json);
             }
             if (junitXml != null) out.println("JUnit XML: " + junitXml);
             if (report.certification() == KitReport.Certification.TOOL_FAILURE) {
-                spec.commandLine().getErr().println("unicomm conformance: the kit could not run (a tool failure, not the backend's): "
-                        + report.certificationLine());
+                spec.commandLine()
+                        .getErr()
+                        .println("unicomm conformance: the kit could not run (a tool failure, not the backend's): "
+                                + report.certificationLine());
                 return 3;
             }
             return report.passed() ? 0 : 1;
@@ -146,18 +185,27 @@ public final class ConformanceCommand implements Callable<Integer> {
     static List<Class<?>> select(List<String> names, List<String> skip) {
         List<Class<?>> out = new ArrayList<>(select(names));
         for (String n : skip) out.remove(KitSuites.byName(n));
-        if (out.isEmpty()) throw new IllegalArgumentException("--skip-suite " + String.join(",", skip) + " leaves no suite to run");
+        if (out.isEmpty())
+            throw new IllegalArgumentException("--skip-suite " + String.join(",", skip) + " leaves no suite to run");
         return out;
     }
 
     /** Whole suites, or only the named rules (each must be a rule of one of the suites). */
     static List<DiscoverySelector> selectors(List<Class<?>> suites, List<String> rules) {
-        if (rules.isEmpty()) return suites.stream().map(c -> (DiscoverySelector) DiscoverySelectors.selectClass(c)).toList();
+        if (rules.isEmpty())
+            return suites.stream()
+                    .map(c -> (DiscoverySelector) DiscoverySelectors.selectClass(c))
+                    .toList();
         List<DiscoverySelector> out = new ArrayList<>();
         for (String rule : rules) {
             String r = rule.trim();
-            Class<?> owner = suites.stream().filter(c -> hasRule(c, r)).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                    "no rule '" + r + "' in the selected suites (rule ids look like required_rma_put_all_sizes; see a full run's report)"));
+            Class<?> owner = suites.stream()
+                    .filter(c -> hasRule(c, r))
+                    .findFirst()
+                    .orElseThrow(
+                            () -> new IllegalArgumentException(
+                                    "no rule '" + r
+                                            + "' in the selected suites (rule ids look like required_rma_put_all_sizes; see a full run's report)"));
             out.add(DiscoverySelectors.selectMethod(owner, r));
         }
         return out;
@@ -166,7 +214,9 @@ public final class ConformanceCommand implements Callable<Integer> {
     private static boolean hasRule(Class<?> suite, String rule) {
         for (Class<?> c = suite; c != null; c = c.getSuperclass()) {
             for (var m : c.getDeclaredMethods()) {
-                if (m.getName().equals(rule) && m.getParameterCount() == 0 && m.isAnnotationPresent(org.junit.jupiter.api.Test.class)) return true;
+                if (m.getName().equals(rule)
+                        && m.getParameterCount() == 0
+                        && m.isAnnotationPresent(org.junit.jupiter.api.Test.class)) return true;
             }
         }
         return false;
@@ -174,7 +224,8 @@ public final class ConformanceCommand implements Callable<Integer> {
 
     /** The suite names for the help text, found the same way as the suites themselves. */
     static final class SuiteNames implements Iterable<String> {
-        @Override public java.util.Iterator<String> iterator() {
+        @Override
+        public java.util.Iterator<String> iterator() {
             return KitSuites.configured().stream().map(KitSuites::shortName).iterator();
         }
     }

@@ -40,8 +40,11 @@ final class ExtraClassPath implements AutoCloseable {
     /** The entries of {@code classpath} that are not on this JVM's class path already. */
     static List<String> notYetLoaded(String classpath) {
         if (classpath == null || classpath.isBlank()) return List.of();
-        Set<Path> onPath = Arrays.stream(System.getProperty("java.class.path", "").split(File.pathSeparator))
-                .filter(e -> !e.isBlank()).map(e -> Path.of(e).toAbsolutePath().normalize()).collect(Collectors.toSet());
+        Set<Path> onPath = Arrays.stream(
+                        System.getProperty("java.class.path", "").split(File.pathSeparator))
+                .filter(e -> !e.isBlank())
+                .map(e -> Path.of(e).toAbsolutePath().normalize())
+                .collect(Collectors.toSet());
         List<String> out = new ArrayList<>();
         for (String e : classpath.split(File.pathSeparator)) {
             if (!e.isBlank() && !onPath.contains(Path.of(e).toAbsolutePath().normalize())) out.add(e);
@@ -61,7 +64,8 @@ final class ExtraClassPath implements AutoCloseable {
         return urls;
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         Thread.currentThread().setContextClassLoader(previous);
         if (loader != null) {
             try {

@@ -11,21 +11,29 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code unicomm info}: every backend on the class path, whether it can run here, and why not. */
-@Command(name = "info", description = "List the backends on the class path: version, availability, cause, fix, capabilities; "
-        + "with --settings, every unicomm.* setting and its effective value.")
+@Command(
+        name = "info",
+        description = "List the backends on the class path: version, availability, cause, fix, capabilities; "
+                + "with --settings, every unicomm.* setting and its effective value.")
 final class InfoCommand implements Callable<Integer> {
 
     @Option(names = "--json", description = "Print JSON instead of a table.")
     boolean json;
 
-    @Option(names = "--settings", description = "Print every unicomm.* setting: its effective value, where it came from "
-            + "(system property, environment or default) and what it means.")
+    @Option(
+            names = "--settings",
+            description = "Print every unicomm.* setting: its effective value, where it came from "
+                    + "(system property, environment or default) and what it means.")
     boolean settings;
 
-    @Option(names = {"--cp", "--classpath"}, paramLabel = "CLASSPATH", description = "also look for backends here (an out-of-tree backend's jars)")
+    @Option(
+            names = {"--cp", "--classpath"},
+            paramLabel = "CLASSPATH",
+            description = "also look for backends here (an out-of-tree backend's jars)")
     String classpath;
 
-    @Override public Integer call() {
+    @Override
+    public Integer call() {
         try (ExtraClassPath extra = ExtraClassPath.install(classpath)) {
             return settings ? settings() : report();
         }
@@ -39,9 +47,12 @@ final class InfoCommand implements Callable<Integer> {
         } else {
             System.out.println("unicomm backends (" + reports.size() + " found, highest priority first):");
             System.out.print(BackendReport.table(reports));
-            reports.stream().filter(BackendReport::available).findFirst().ifPresentOrElse(
-                    r -> System.out.println("default backend: " + r.name()),
-                    () -> System.out.println("default backend: none available"));
+            reports.stream()
+                    .filter(BackendReport::available)
+                    .findFirst()
+                    .ifPresentOrElse(
+                            r -> System.out.println("default backend: " + r.name()),
+                            () -> System.out.println("default backend: none available"));
             System.out.println(acrossHosts(reports));
         }
         registry.loadErrors().forEach(e -> System.out.println("load error: " + e));
@@ -51,8 +62,10 @@ final class InfoCommand implements Callable<Integer> {
     private Integer settings() {
         List<SettingsRegistry.Value> values = SettingsRegistry.effective();
         if (json) {
-            System.out.println(values.stream().map(v -> "{\"key\":" + Json.str(v.setting().property()) + ",\"value\":" + Json.str(shown(v))
-                    + ",\"source\":" + Json.str(v.source()) + ",\"meaning\":" + Json.str(v.setting().meaning()) + "}")
+            System.out.println(values.stream()
+                    .map(v -> "{\"key\":" + Json.str(v.setting().property()) + ",\"value\":" + Json.str(shown(v))
+                            + ",\"source\":" + Json.str(v.source()) + ",\"meaning\":"
+                            + Json.str(v.setting().meaning()) + "}")
                     .collect(Collectors.joining(",", "[", "]")));
         } else {
             System.out.print(settingsTable(values));
@@ -62,11 +75,21 @@ final class InfoCommand implements Callable<Integer> {
 
     /** One block per setting: property and variable, then the value in effect and where it came from, then the meaning. */
     static String settingsTable(List<SettingsRegistry.Value> values) {
-        StringBuilder b = new StringBuilder("unicomm settings (" + values.size() + "; system property unicomm.KEY, else environment UNICOMM_KEY, else the default):\n");
+        StringBuilder b = new StringBuilder("unicomm settings (" + values.size()
+                + "; system property unicomm.KEY, else environment UNICOMM_KEY, else the default):\n");
         for (SettingsRegistry.Value v : values) {
-            b.append("  ").append(v.setting().property()).append(" (").append(v.setting().variable()).append(") = ").append(shown(v))
-                    .append("  [").append(v.source()).append("]\n")
-                    .append("      ").append(v.setting().meaning()).append('\n');
+            b.append("  ")
+                    .append(v.setting().property())
+                    .append(" (")
+                    .append(v.setting().variable())
+                    .append(") = ")
+                    .append(shown(v))
+                    .append("  [")
+                    .append(v.source())
+                    .append("]\n")
+                    .append("      ")
+                    .append(v.setting().meaning())
+                    .append('\n');
         }
         return b.toString();
     }
@@ -81,9 +104,14 @@ final class InfoCommand implements Callable<Integer> {
 
     /** Which backends a job across hosts may use (selection takes only those when the ranks span hosts). */
     static String acrossHosts(List<BackendReport> reports) {
-        List<String> can = reports.stream().filter(r -> r.capabilities().contains(Capability.MULTI_HOST))
-                .map(r -> r.name() + (r.available() ? "" : " (not available here)")).toList();
-        List<String> cannot = reports.stream().filter(r -> !r.capabilities().contains(Capability.MULTI_HOST)).map(BackendReport::name).toList();
+        List<String> can = reports.stream()
+                .filter(r -> r.capabilities().contains(Capability.MULTI_HOST))
+                .map(r -> r.name() + (r.available() ? "" : " (not available here)"))
+                .toList();
+        List<String> cannot = reports.stream()
+                .filter(r -> !r.capabilities().contains(Capability.MULTI_HOST))
+                .map(BackendReport::name)
+                .toList();
         return "across hosts: " + (can.isEmpty() ? "no backend here can span hosts" : String.join(", ", can))
                 + (cannot.isEmpty() ? "" : "; one host only: " + String.join(", ", cannot));
     }

@@ -15,11 +15,15 @@ final class Json {
     }
 
     static String reports(List<BackendReport> reports) {
-        return reports.stream().map(r -> "{\"name\":" + str(r.name()) + ",\"version\":" + str(r.version())
-                + ",\"priority\":" + r.priority() + ",\"available\":" + r.available()
-                + ",\"cause\":" + str(r.cause()) + ",\"fix\":" + str(r.fix()) + ",\"detail\":" + str(r.detail())
-                + ",\"capabilities\":[" + r.capabilities().stream().map(c -> str(c.name())).sorted()
-                .collect(Collectors.joining(",")) + "]}")
+        return reports.stream()
+                .map(r -> "{\"name\":" + str(r.name()) + ",\"version\":" + str(r.version())
+                        + ",\"priority\":" + r.priority() + ",\"available\":" + r.available()
+                        + ",\"cause\":" + str(r.cause()) + ",\"fix\":" + str(r.fix()) + ",\"detail\":" + str(r.detail())
+                        + ",\"capabilities\":["
+                        + r.capabilities().stream()
+                                .map(c -> str(c.name()))
+                                .sorted()
+                                .collect(Collectors.joining(",")) + "]}")
                 .collect(Collectors.joining(",", "[", "]"));
     }
 }

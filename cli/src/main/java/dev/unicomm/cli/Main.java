@@ -6,20 +6,31 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /** {@code unicomm}: the command-line entry point. Subcommands are added by the features that own them. */
-@Command(name = "unicomm", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
+@Command(
+        name = "unicomm",
+        mixinStandardHelpOptions = true,
+        versionProvider = Main.Version.class,
         description = "One Java API for symmetric heaps, RMA, RDMA endpoints, collectives and MoE dispatch/combine.",
-        subcommands = {InfoCommand.class, RunCommand.class, ConformanceCommand.class, dev.unicomm.benchmarks.bench.BenchCommand.class})
+        subcommands = {
+            InfoCommand.class,
+            RunCommand.class,
+            ConformanceCommand.class,
+            dev.unicomm.benchmarks.bench.BenchCommand.class
+        })
 public final class Main implements Runnable {
 
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Read before parsing ({@link #wantsVerbose}); declared so that every subcommand accepts it. */
-    @Option(names = "--verbose", scope = ScopeType.INHERIT,
+    @Option(
+            names = "--verbose",
+            scope = ScopeType.INHERIT,
             description = "On an error, print its stack trace (and the ranks' stack traces) instead of one line.")
     boolean verbose;
 
-    @Override public void run() {
+    @Override
+    public void run() {
         spec.commandLine().usage(System.out);
     }
 
@@ -55,7 +66,8 @@ public final class Main implements Runnable {
 
     /** The version from the jar manifest, or "dev" in a build tree. */
     static final class Version implements CommandLine.IVersionProvider {
-        @Override public String[] getVersion() {
+        @Override
+        public String[] getVersion() {
             String v = Main.class.getPackage().getImplementationVersion();
             return new String[] {"unicomm " + (v == null ? "dev" : v) + " (Java " + Runtime.version() + ")"};
         }

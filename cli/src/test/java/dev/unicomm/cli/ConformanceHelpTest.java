@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 
 /** {@code unicomm conformance --help} names exactly the suites the default run leaves out (it once named one of two). */
 class ConformanceHelpTest {
-    @Test void theHelpNamesEverySuiteRunOnlyWhenNamed() {
+    @Test
+    void theHelpNamesEverySuiteRunOnlyWhenNamed() {
         PrintStream old = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true));
@@ -26,9 +27,20 @@ class ConformanceHelpTest {
         }
         String help = buf.toString().replaceAll("\\s+", " ");
         assertEquals(0, code, help);
-        Matcher m = Pattern.compile("the default run is every suite but ([A-Za-z, and]+?) \\(").matcher(help);
+        Matcher m = Pattern.compile("the default run is every suite but ([A-Za-z, and]+?) \\(")
+                .matcher(help);
         assertTrue(m.find(), "--help no longer says what the default run leaves out: " + help);
-        List<String> named = KitSuites.configured().stream().filter(c -> c.isAnnotationPresent(OnlyWhenNamed.class)).map(KitSuites::shortName).sorted().toList();
-        assertEquals(named, List.of(m.group(1).split(",? and |, ")).stream().map(String::trim).sorted().toList(), help);
+        List<String> named = KitSuites.configured().stream()
+                .filter(c -> c.isAnnotationPresent(OnlyWhenNamed.class))
+                .map(KitSuites::shortName)
+                .sorted()
+                .toList();
+        assertEquals(
+                named,
+                List.of(m.group(1).split(",? and |, ")).stream()
+                        .map(String::trim)
+                        .sorted()
+                        .toList(),
+                help);
     }
 }

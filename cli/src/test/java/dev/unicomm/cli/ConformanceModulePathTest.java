@@ -26,20 +26,43 @@ class ConformanceModulePathTest {
         Set<String> picked = new LinkedHashSet<>();
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             String n = e.replace(File.separatorChar, '/');
-            boolean testOnly = n.endsWith("/test-classes") || n.contains("/test-support/") || n.contains("/junit-jupiter-params-")
+            boolean testOnly = n.endsWith("/test-classes")
+                    || n.contains("/test-support/")
+                    || n.contains("/junit-jupiter-params-")
                     || n.matches(".*/junit-jupiter-[0-9][^/]*\\.jar$"); // the aggregator, which requires params
             if (!testOnly && Files.exists(Path.of(e))) picked.add(e);
         }
-        assertTrue(picked.stream().anyMatch(e -> e.replace(File.separatorChar, '/').contains("/cli/")), "cli's classes on the test class path: " + picked);
+        assertTrue(
+                picked.stream().anyMatch(e -> e.replace(File.separatorChar, '/').contains("/cli/")),
+                "cli's classes on the test class path: " + picked);
         return String.join(File.pathSeparator, picked);
     }
 
-    @Test void conformanceRunsItsRulesOnTheModulePath(@TempDir Path dir) throws Exception {
+    @Test
+    void conformanceRunsItsRulesOnTheModulePath(@TempDir Path dir) throws Exception {
         String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder pb = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED", "-XX:TieredStopAtLevel=1",
-                "-p", modulePath(), "--add-modules", "ALL-MODULE-PATH", "-m", "dev.unicomm.cli/dev.unicomm.cli.Main",
-                "conformance", "--backend", "shm", "-n", "2", "--suite", "Heap", "--rule", "required_heap_allocate_free")
-                .directory(dir.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("out.txt").toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        javaBin,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-XX:TieredStopAtLevel=1",
+                        "-p",
+                        modulePath(),
+                        "--add-modules",
+                        "ALL-MODULE-PATH",
+                        "-m",
+                        "dev.unicomm.cli/dev.unicomm.cli.Main",
+                        "conformance",
+                        "--backend",
+                        "shm",
+                        "-n",
+                        "2",
+                        "--suite",
+                        "Heap",
+                        "--rule",
+                        "required_heap_allocate_free")
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out.txt").toFile());
         pb.environment().keySet().removeIf(k -> k.startsWith("UNICOMM_") || k.equals("CLASSPATH"));
         Process p = pb.start();
         boolean done = p.waitFor(5, TimeUnit.MINUTES);
@@ -50,7 +73,11 @@ class ConformanceModulePathTest {
         assertTrue(out.contains("PASSED   required_heap_allocate_free"), out);
         assertTrue(out.contains("1 rules: 1 passed, 0 failed"), out);
         assertFalse(out.contains("TOOL_FAILURE") || out.contains("NOT_CERTIFIED"), out);
-        assertTrue(java.util.regex.Pattern.compile("backend shm \\d+\\.\\d+").matcher(out).find(), "the module's version, not dev: " + out);
+        assertTrue(
+                java.util.regex.Pattern.compile("backend shm \\d+\\.\\d+")
+                        .matcher(out)
+                        .find(),
+                "the module's version, not dev: " + out);
         assertTrue(out.contains("certification: PARTIAL_RUN"), out);
     }
 }

@@ -32,7 +32,12 @@ public final class ElasticRank {
         try {
             for (int i = 0; i < 1_000_000 && System.nanoTime() < end; i++) {
                 if (rank == victim && i == 20) {
-                    new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                    new ProcessBuilder(
+                                    "kill",
+                                    "-9",
+                                    Long.toString(ProcessHandle.current().pid()))
+                            .start()
+                            .waitFor();
                     Thread.sleep(10_000); // SIGKILL is on its way
                 }
                 c.barrier();
@@ -45,7 +50,8 @@ public final class ElasticRank {
         c.close();
         if (failAfter) System.exit(5);
         long expected = Arrays.stream(s.jobRanks()).sum();
-        try (SymmetricBuffer src = s.heap().allocate(8); SymmetricBuffer dst = s.heap().allocate(8)) {
+        try (SymmetricBuffer src = s.heap().allocate(8);
+                SymmetricBuffer dst = s.heap().allocate(8)) {
             MemorySegment one = Arena.ofAuto().allocate(8);
             for (int i = 0; i < 5; i++) {
                 one.set(ValueLayout.JAVA_LONG, 0, s.jobRanks()[s.rank()]);
@@ -53,7 +59,9 @@ public final class ElasticRank {
                 s.collectives().allreduce(s.world(), dst, src, 1, DType.INT64, ReduceOp.SUM);
                 s.rma().get(one, dst, 0, s.rank());
                 long sum = one.get(ValueLayout.JAVA_LONG, 0);
-                if (sum != expected) throw new IllegalStateException("allreduce on the survivors gave " + sum + ", expected " + expected);
+                if (sum != expected)
+                    throw new IllegalStateException(
+                            "allreduce on the survivors gave " + sum + ", expected " + expected);
             }
         }
         System.out.println("rank " + rank + " went on as " + s.rank() + "/" + s.size() + " allreduce ok");

@@ -14,7 +14,8 @@ import java.lang.foreign.MemorySegment;
  */
 public final class LinkDownRank {
     public static void main(String[] args) {
-        try (Communicator c = Unicomm.connect(); SymmetricBuffer buf = c.heap().allocate(64)) {
+        try (Communicator c = Unicomm.connect();
+                SymmetricBuffer buf = c.heap().allocate(64)) {
             MemorySegment local = Arena.ofAuto().allocate(64);
             System.out.println("UP " + c.rank());
             long end = System.nanoTime() + 120_000_000_000L;

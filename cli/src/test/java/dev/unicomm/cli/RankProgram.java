@@ -10,7 +10,8 @@ public final class RankProgram {
 
     public static void main(String[] args) {
         CommConfig config = CommConfig.fromEnvironment();
-        if (args.length == 2 && args[0].equals("killed")) { // args: killed RANK -> that rank dies, the others hit the abort
+        if (args.length == 2
+                && args[0].equals("killed")) { // args: killed RANK -> that rank dies, the others hit the abort
             Store store = Rendezvous.connect(config);
             store.barrier("all");
             if (Integer.parseInt(args[1]) == config.rank()) Runtime.getRuntime().halt(137); // as if killed
@@ -31,6 +32,7 @@ public final class RankProgram {
                     + " backend=" + config.backend() + " args=" + String.join(",", args));
         }
         // args: fail RANK CODE -> that rank exits with CODE
-        if (args.length == 3 && args[0].equals("fail") && Integer.parseInt(args[1]) == config.rank()) System.exit(Integer.parseInt(args[2]));
+        if (args.length == 3 && args[0].equals("fail") && Integer.parseInt(args[1]) == config.rank())
+            System.exit(Integer.parseInt(args[2]));
     }
 }

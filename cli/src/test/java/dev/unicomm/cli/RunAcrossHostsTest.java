@@ -25,25 +25,33 @@ import org.junit.jupiter.api.Timeout;
 class RunAcrossHostsTest {
     static final String TOKEN = "secret-of-the-job-on-two-hosts-0123456789";
 
-    @Test void aJobOfTwoHostsSelectsABackendThatSpansThemAndKnowsItsHosts(TestBed bed) throws Exception {
-        boolean ucx = BackendRegistry.load().providers().stream().anyMatch(p -> p.name().equals("ucx") && p.availability().available());
+    @Test
+    void aJobOfTwoHostsSelectsABackendThatSpansThemAndKnowsItsHosts(TestBed bed) throws Exception {
+        boolean ucx = BackendRegistry.load().providers().stream()
+                .anyMatch(p -> p.name().equals("ucx") && p.availability().available());
         assumeTrue(ucx, "backend ucx is not available here (apt-get install libucx0)");
         List<String> outs = job(bed, List.of());
         for (int node = 0; node < 2; node++) {
             for (int local = 0; local < 2; local++) {
                 int rank = node * 2 + local;
-                String want = "[" + local + "] RANK " + rank + "/4 local " + local + "/2 host " + node + "/2 sum 6 nodesum " + (node == 0 ? 1 : 5);
+                String want = "[" + local + "] RANK " + rank + "/4 local " + local + "/2 host " + node
+                        + "/2 sum 6 nodesum " + (node == 0 ? 1 : 5);
                 assertTrue(outs.get(node).contains(want), "node " + node + " wants '" + want + "':\n" + outs.get(node));
             }
         }
     }
 
-    @Test void shmAcrossTwoHostsFailsEveryRankInOneLine(TestBed bed) throws Exception {
+    @Test
+    void shmAcrossTwoHostsFailsEveryRankInOneLine(TestBed bed) throws Exception {
         List<String> outs = job(bed, List.of("--backend", "shm"));
         for (int node = 0; node < 2; node++)
             for (int local = 0; local < 2; local++)
-                assertTrue(outs.get(node).contains("[" + local + "] FAILED CommException: backend 'shm' cannot span hosts, but this job runs on "
-                        + "2 hosts: node0 (ranks 0-1), node1 (ranks 2-3)"), outs.get(node));
+                assertTrue(
+                        outs.get(node)
+                                .contains("[" + local
+                                        + "] FAILED CommException: backend 'shm' cannot span hosts, but this job runs on "
+                                        + "2 hosts: node0 (ranks 0-1), node1 (ranks 2-3)"),
+                        outs.get(node));
     }
 
     /** Both launchers' output; each must exit within the limit (0 for a job that ran, else non-zero). */
@@ -51,10 +59,32 @@ class RunAcrossHostsTest {
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> launchers = new ArrayList<>();
         for (int node = 0; node < 2; node++) {
-            List<String> cmd = new ArrayList<>(List.of("env", "UNICOMM_TOKEN=" + TOKEN, java, "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData",
-                    "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--nnodes", "2", "--node-rank", "" + node,
-                    "--nproc-per-node", "2", "--master-addr", bed.address(0), "--master-port", "29517", "--wait-timeout", "60s",
-                    "--timeout", "240s", "-J-XX:-UsePerfData", "-J-XX:TieredStopAtLevel=1"));
+            List<String> cmd = new ArrayList<>(List.of(
+                    "env",
+                    "UNICOMM_TOKEN=" + TOKEN,
+                    java,
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:-UsePerfData",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    Main.class.getName(),
+                    "run",
+                    "--nnodes",
+                    "2",
+                    "--node-rank",
+                    "" + node,
+                    "--nproc-per-node",
+                    "2",
+                    "--master-addr",
+                    bed.address(0),
+                    "--master-port",
+                    "29517",
+                    "--wait-timeout",
+                    "60s",
+                    "--timeout",
+                    "240s",
+                    "-J-XX:-UsePerfData",
+                    "-J-XX:TieredStopAtLevel=1"));
             cmd.addAll(extra);
             cmd.addAll(List.of("--", TopologyRank.class.getName()));
             launchers.add(bed.command(node, cmd).redirectErrorStream(true).start());
@@ -66,7 +96,10 @@ class RunAcrossHostsTest {
         }
         boolean failing = extra.contains("shm");
         for (int node = 0; node < 2; node++)
-            assertEquals(failing, launchers.get(node).exitValue() != 0, "node " + node + " exit " + launchers.get(node).exitValue() + ":\n" + outs.get(node));
+            assertEquals(
+                    failing,
+                    launchers.get(node).exitValue() != 0,
+                    "node " + node + " exit " + launchers.get(node).exitValue() + ":\n" + outs.get(node));
         return outs;
     }
 }

@@ -15,12 +15,27 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(600)
 class RunElasticTest {
-    @Test void survivorsOfAKilledRankShrinkAndFinishAndRunSaysTheJobCompletedAfterLosingIt() {
-        Captured r = CliRunner.run("run", "-n", "4", "--backend", "shm", "--elastic", "--timeout", "120s", "--",
-                ElasticRank.class.getName(), "2");
+    @Test
+    void survivorsOfAKilledRankShrinkAndFinishAndRunSaysTheJobCompletedAfterLosingIt() {
+        Captured r = CliRunner.run(
+                "run",
+                "-n",
+                "4",
+                "--backend",
+                "shm",
+                "--elastic",
+                "--timeout",
+                "120s",
+                "--",
+                ElasticRank.class.getName(),
+                "2");
         String all = r.out() + r.err();
         assertEquals(JobLauncher.LOST_RANKS_EXIT_CODE, r.code(), all);
-        assertTrue(r.err().contains("[unicomm run] job completed after losing ranks [2] (exit code " + JobLauncher.LOST_RANKS_EXIT_CODE + ")"), all);
+        assertTrue(
+                r.err()
+                        .contains("[unicomm run] job completed after losing ranks [2] (exit code "
+                                + JobLauncher.LOST_RANKS_EXIT_CODE + ")"),
+                all);
         assertFalse(r.err().contains("stopping the ranks still running"), all);
         assertTrue(r.out().contains("[0] rank 0 lost ranks [2]"), all);
         assertTrue(r.out().contains("[0] rank 0 went on as 0/3 allreduce ok"), all);
@@ -29,9 +44,21 @@ class RunElasticTest {
     }
 
     /** The same job, elastic mode set the way the user did (a JVM option; UNICOMM_ELASTIC=true works alike), survivors failing after the shrink. */
-    @Test void elasticJobWhoseSurvivorsAllFailIsAFailure() {
-        Captured r = CliRunner.run("run", "-n", "3", "--backend", "shm", "-J-Dunicomm.elastic=true", "--timeout", "120s", "--",
-                ElasticRank.class.getName(), "1", "fail-after");
+    @Test
+    void elasticJobWhoseSurvivorsAllFailIsAFailure() {
+        Captured r = CliRunner.run(
+                "run",
+                "-n",
+                "3",
+                "--backend",
+                "shm",
+                "-J-Dunicomm.elastic=true",
+                "--timeout",
+                "120s",
+                "--",
+                ElasticRank.class.getName(),
+                "1",
+                "fail-after");
         String all = r.out() + r.err();
         assertEquals(137, r.code(), all); // the first failure's: rank 1's SIGKILL
         assertTrue(r.out().contains("[2] rank 2 lost ranks [1]"), all);

@@ -31,54 +31,100 @@ class RunLinkDownTest {
     static final String TOKEN = "secret-of-the-job-whose-link-goes-down-0123456789";
     static final Duration WAIT = Duration.ofSeconds(10);
 
-    @Test void aHostWhoseLinkGoesDownIsNamedByTheOtherHostAndNothingIsLeft(TestBed bed) throws Exception {
-        boolean ucx = BackendRegistry.load().providers().stream().anyMatch(p -> p.name().equals("ucx") && p.availability().available());
+    @Test
+    void aHostWhoseLinkGoesDownIsNamedByTheOtherHostAndNothingIsLeft(TestBed bed) throws Exception {
+        boolean ucx = BackendRegistry.load().providers().stream()
+                .anyMatch(p -> p.name().equals("ucx") && p.availability().available());
         assumeTrue(ucx, "backend ucx is not available here (apt-get install libucx0)");
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> launchers = new ArrayList<>();
         List<Output> outs = new ArrayList<>();
         for (int node = 0; node < 2; node++) {
-            List<String> cmd = List.of("env", "UNICOMM_TOKEN=" + TOKEN, "UCX_TLS=tcp", "UCX_NET_DEVICES=eth0", java, "-XX:TieredStopAtLevel=1",
-                    "-XX:-UsePerfData", "-cp", System.getProperty("java.class.path"), Main.class.getName(), "run", "--nnodes", "2",
-                    "--node-rank", "" + node, "--nproc-per-node", "2", "--master-addr", bed.address(0), "--master-port", "29518",
-                    "--wait-timeout", WAIT.toSeconds() + "s", "--timeout", "200s", "-J-XX:-UsePerfData", "-J-XX:TieredStopAtLevel=1",
-                    "--", LinkDownRank.class.getName());
+            List<String> cmd = List.of(
+                    "env",
+                    "UNICOMM_TOKEN=" + TOKEN,
+                    "UCX_TLS=tcp",
+                    "UCX_NET_DEVICES=eth0",
+                    java,
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:-UsePerfData",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    Main.class.getName(),
+                    "run",
+                    "--nnodes",
+                    "2",
+                    "--node-rank",
+                    "" + node,
+                    "--nproc-per-node",
+                    "2",
+                    "--master-addr",
+                    bed.address(0),
+                    "--master-port",
+                    "29518",
+                    "--wait-timeout",
+                    WAIT.toSeconds() + "s",
+                    "--timeout",
+                    "200s",
+                    "-J-XX:-UsePerfData",
+                    "-J-XX:TieredStopAtLevel=1",
+                    "--",
+                    LinkDownRank.class.getName());
             Process p = bed.command(node, cmd).redirectErrorStream(true).start();
             launchers.add(p);
             outs.add(Output.drain(p.getInputStream()));
         }
         long upBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(180);
-        while (!(outs.get(0).text().contains("UP 1") && outs.get(1).text().contains("UP 3")) && System.nanoTime() < upBy) {
-            assertTrue(launchers.stream().allMatch(Process::isAlive), () -> "a launcher ended before the job was up:\n" + outs);
+        while (!(outs.get(0).text().contains("UP 1") && outs.get(1).text().contains("UP 3"))
+                && System.nanoTime() < upBy) {
+            assertTrue(
+                    launchers.stream().allMatch(Process::isAlive),
+                    () -> "a launcher ended before the job was up:\n" + outs);
             Thread.sleep(100);
         }
-        assertTrue(outs.get(0).text().contains("UP 0") && outs.get(1).text().contains("UP 2"), () -> "the job did not come up:\n" + outs);
+        assertTrue(
+                outs.get(0).text().contains("UP 0") && outs.get(1).text().contains("UP 2"),
+                () -> "the job did not come up:\n" + outs);
         Thread.sleep(500); // a few rounds of the loop across the link
 
         TestBed.Ran down = bed.run(1, Duration.ofSeconds(20), "ip", "link", "set", "eth0", "down");
         assertEquals(0, down.exitCode(), down.output());
         long downAt = System.nanoTime();
 
-        assertTrue(launchers.get(0).waitFor(3 * WAIT.toSeconds() + 30, TimeUnit.SECONDS), () -> "node0's launcher still runs:\n" + outs.get(0));
+        assertTrue(
+                launchers.get(0).waitFor(3 * WAIT.toSeconds() + 30, TimeUnit.SECONDS),
+                () -> "node0's launcher still runs:\n" + outs.get(0));
         double node0Seconds = (System.nanoTime() - downAt) / 1e9;
-        assertTrue(launchers.get(1).waitFor(3 * WAIT.toSeconds() + 30, TimeUnit.SECONDS), () -> "node1's launcher still runs:\n" + outs.get(1));
+        assertTrue(
+                launchers.get(1).waitFor(3 * WAIT.toSeconds() + 30, TimeUnit.SECONDS),
+                () -> "node1's launcher still runs:\n" + outs.get(1));
         String out0 = outs.get(0).text();
         assertNotEquals(0, launchers.get(0).exitValue(), out0);
         assertNotEquals(0, launchers.get(1).exitValue(), outs.get(1).text());
         // node0's ranks say which ranks they lost (ranks 2 and 3 live on node1), in one line each, no stack trace.
         for (int local = 0; local < 2; local++) {
             String prefix = "[" + local + "] FAILED ";
-            String line = out0.lines().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
-            assertTrue(line.matches(".*ranks? [23]\\b.*"), "rank " + local + " of node0 names no rank of node1:\n" + out0);
+            String line =
+                    out0.lines().filter(l -> l.startsWith(prefix)).findFirst().orElse("");
+            assertTrue(
+                    line.matches(".*ranks? [23]\\b.*"), "rank " + local + " of node0 names no rank of node1:\n" + out0);
         }
         assertFalse(out0.contains("\tat "), "a stack trace reached the user:\n" + out0);
-        assertTrue(node0Seconds < 2 * WAIT.toSeconds() + 15, "node0 took " + node0Seconds + " s after the link went down:\n" + out0);
+        assertTrue(
+                node0Seconds < 2 * WAIT.toSeconds() + 15,
+                "node0 took " + node0Seconds + " s after the link went down:\n" + out0);
         System.out.println(out0);
-        System.out.printf("link down -> node0's launcher exited after %.1f s (wait timeout %d s)%n", node0Seconds, WAIT.toSeconds());
+        System.out.printf(
+                "link down -> node0's launcher exited after %.1f s (wait timeout %d s)%n",
+                node0Seconds, WAIT.toSeconds());
 
         for (int node = 0; node < 2; node++) {
-            TestBed.Ran shm = bed.run(node, Duration.ofSeconds(20), "sh", "-c", "ls -A /dev/shm; ps -eo comm | grep -c java || true");
-            assertEquals("0", shm.output().strip(), "node" + node + " kept files in /dev/shm or java processes:\n" + shm.output());
+            TestBed.Ran shm = bed.run(
+                    node, Duration.ofSeconds(20), "sh", "-c", "ls -A /dev/shm; ps -eo comm | grep -c java || true");
+            assertEquals(
+                    "0",
+                    shm.output().strip(),
+                    "node" + node + " kept files in /dev/shm or java processes:\n" + shm.output());
         }
     }
 
@@ -90,13 +136,20 @@ class RunLinkDownTest {
                 try (in) {
                     byte[] b = new byte[4096];
                     for (int n; (n = in.read(b)) > 0; ) o.buf.append(new String(b, 0, n, StandardCharsets.UTF_8));
-                } catch (IOException ignored) { /* the process ended */ }
+                } catch (IOException ignored) {
+                    /* the process ended */
+                }
             });
             return o;
         }
 
-        String text() { return buf.toString(); }
+        String text() {
+            return buf.toString();
+        }
 
-        @Override public String toString() { return text(); }
+        @Override
+        public String toString() {
+            return text();
+        }
     }
 }

@@ -21,13 +21,28 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(600)
 class RunSecurityTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private List<String> job(String name) throws IOException {
         Path d = Files.createDirectories(dir.resolve(name));
-        Captured r = CliRunner.run("run", "-n", "2", "--tls", "--backend", "shm", "--timeout", "60s", "--", SecretProbe.class.getName(), d.toString());
+        Captured r = CliRunner.run(
+                "run",
+                "-n",
+                "2",
+                "--tls",
+                "--backend",
+                "shm",
+                "--timeout",
+                "60s",
+                "--",
+                SecretProbe.class.getName(),
+                d.toString());
         assertEquals(0, r.code(), r.out() + r.err());
-        assertTrue(r.out().contains("[0] probe rank 0 store TcpStore[rank=0/2") && r.out().contains(", tls]"), r.out());
+        assertTrue(
+                r.out().contains("[0] probe rank 0 store TcpStore[rank=0/2")
+                        && r.out().contains(", tls]"),
+                r.out());
         assertTrue(r.out().contains("[1] probe rank 1 store TcpStore[rank=1/2"), r.out());
         List<String> a = Files.readAllLines(d.resolve("rank-0")), b = Files.readAllLines(d.resolve("rank-1"));
         assertEquals(a, b, "both ranks of a job share its token, key password and keystore");
@@ -42,24 +57,38 @@ class RunSecurityTest {
     }
 
     /** A rank with a near-miss of the token, then none, is rejected; the host logs it without any secret. */
-    @Test void wrongAndMissingTokensAreRejectedAndLoggedWithoutTheSecret() throws IOException {
-        Captured r = CliRunner.run("run", "-n", "2", "--timeout", "30s", "--", SecretProbe.class.getName(), dir.toString(), "wrong-token");
+    @Test
+    void wrongAndMissingTokensAreRejectedAndLoggedWithoutTheSecret() throws IOException {
+        Captured r = CliRunner.run(
+                "run", "-n", "2", "--timeout", "30s", "--", SecretProbe.class.getName(), dir.toString(), "wrong-token");
         String all = r.out() + r.err();
         assertEquals(0, r.code(), all);
-        assertTrue(r.out().contains("[1] rejected: the rendezvous store at") && r.out().contains("presented a wrong token"), all);
+        assertTrue(
+                r.out().contains("[1] rejected: the rendezvous store at")
+                        && r.out().contains("presented a wrong token"),
+                all);
         assertTrue(r.out().contains("presented no token"), all);
         assertFalse(all.contains("ADMITTED"), all);
         // Issue 45: a turned-away connection may be a stranger (another job on the port): the host goes on, unharmed.
         assertTrue(r.out().contains("[0] host done"), all);
         assertFalse(r.out().contains("host saw the rejection"), all);
         // The host's own log (rank 0's standard error) names the rejection...
-        assertTrue(r.err().contains("[0] ") && r.err().contains("rejected a connection") && r.err().contains("a wrong token"), r.err());
+        assertTrue(
+                r.err().contains("[0] ")
+                        && r.err().contains("rejected a connection")
+                        && r.err().contains("a wrong token"),
+                r.err());
         // ...and no 40+ character run of token alphabet (the token or the near-miss) appears anywhere.
-        assertFalse(java.util.regex.Pattern.compile("[A-Za-z0-9_-]{40,}").matcher(all).find(), "a secret-like string was printed:\n" + all);
+        assertFalse(
+                java.util.regex.Pattern.compile("[A-Za-z0-9_-]{40,}")
+                        .matcher(all)
+                        .find(),
+                "a secret-like string was printed:\n" + all);
     }
 
     /** (That every job gets a fresh token is JobLauncherTest.eachJobGetsItsOwnTokenSharedByItsRanks.) */
-    @Test void aTlsJobRunsEndToEndAndItsSecretsAreNeverPrinted() throws IOException {
+    @Test
+    void aTlsJobRunsEndToEndAndItsSecretsAreNeverPrinted() throws IOException {
         job("one");
     }
 }

@@ -9,9 +9,9 @@ import dev.unicomm.internal.checked.CheckedCommunicator;
 import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.internal.rendezvous.TcpStore;
 import dev.unicomm.spi.Store;
-import java.time.Duration;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * A rank for {@link RunSecurityTest}: opens a full communicator (store over TLS when the job says
@@ -29,9 +29,11 @@ public final class SecretProbe {
         try (Communicator c = Unicomm.connect()) {
             c.barrier();
             String store = c instanceof CheckedCommunicator cc ? cc.store().toString() : "?";
-            Files.writeString(Path.of(args[0], "rank-" + c.rank()), System.getenv("UNICOMM_TOKEN") + "\n"
-                    + System.getenv().getOrDefault("UNICOMM_TLS_PASSWORD", "") + "\n"
-                    + System.getenv().getOrDefault("UNICOMM_TLS_KEYSTORE", "") + "\n");
+            Files.writeString(
+                    Path.of(args[0], "rank-" + c.rank()),
+                    System.getenv("UNICOMM_TOKEN") + "\n"
+                            + System.getenv().getOrDefault("UNICOMM_TLS_PASSWORD", "") + "\n"
+                            + System.getenv().getOrDefault("UNICOMM_TLS_KEYSTORE", "") + "\n");
             System.out.println("probe rank " + c.rank() + " store " + store);
         }
     }
@@ -51,7 +53,8 @@ public final class SecretProbe {
                 } catch (CommTimeoutException expected) {
                     System.out.println("host done");
                 } catch (dev.unicomm.api.CommAbortedException expected) {
-                    // Not expected since issue 45: a turned-away connection (maybe a stranger's) no longer fails the host.
+                    // Not expected since issue 45: a turned-away connection (maybe a stranger's) no longer fails the
+                    // host.
                     System.out.println("host saw the rejection: " + expected.getMessage());
                 }
                 long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
@@ -63,7 +66,8 @@ public final class SecretProbe {
         String nearMiss = token.substring(0, token.length() - 1) + (token.endsWith("A") ? "B" : "A");
         for (String t : new String[] {nearMiss, null}) {
             try {
-                TcpStore.connect(config.storeHost(), config.storePort(), 1, 2, t, null, Duration.ofSeconds(3), null).close();
+                TcpStore.connect(config.storeHost(), config.storePort(), 1, 2, t, null, Duration.ofSeconds(3), null)
+                        .close();
                 System.out.println("ADMITTED with " + (t == null ? "no token" : "a wrong token"));
             } catch (CommException e) {
                 System.out.println("rejected: " + e.getMessage());

@@ -2,10 +2,10 @@ package dev.unicomm.cli;
 
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
+import dev.unicomm.api.Memory;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Unicomm;
-import dev.unicomm.api.Memory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -21,8 +21,9 @@ public final class TopologyRank {
             long world = sum(c, c.world(), c.rank());
             var node = c.nodeTeam();
             long nodeSum = sum(c, node, c.rank());
-            System.out.println("RANK " + c.rank() + "/" + c.size() + " local " + t.localRank() + "/" + t.localSize() + " host " + t.host() + "/"
-                    + t.hostCount() + " sum " + world + " nodesum " + nodeSum + " env-local " + System.getenv("UNICOMM_LOCAL_RANK"));
+            System.out.println("RANK " + c.rank() + "/" + c.size() + " local " + t.localRank() + "/" + t.localSize()
+                    + " host " + t.host() + "/" + t.hostCount() + " sum " + world + " nodesum " + nodeSum
+                    + " env-local " + System.getenv("UNICOMM_LOCAL_RANK"));
         } catch (RuntimeException e) {
             System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage());
             System.exit(3);
@@ -30,7 +31,8 @@ public final class TopologyRank {
     }
 
     private static long sum(Communicator c, dev.unicomm.api.Team team, long value) {
-        try (SymmetricBuffer src = c.heap().allocate(8); SymmetricBuffer dst = c.heap().allocate(8)) {
+        try (SymmetricBuffer src = c.heap().allocate(8);
+                SymmetricBuffer dst = c.heap().allocate(8)) {
             // Through RMA to itself, which every backend has (direct access is optional).
             MemorySegment local = Arena.ofAuto().allocate(8);
             local.set(ValueLayout.JAVA_LONG, 0, value);

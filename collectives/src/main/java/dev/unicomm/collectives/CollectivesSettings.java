@@ -21,13 +21,17 @@ public record CollectivesSettings(long slotBytes, long inlineBytes, boolean dire
 
     public CollectivesSettings {
         if (slotBytes < 64 || slotBytes % 64 != 0)
-            throw new IllegalArgumentException("unicomm.collectives.slot.bytes must be a multiple of 64 and >= 64, got " + slotBytes);
+            throw new IllegalArgumentException(
+                    "unicomm.collectives.slot.bytes must be a multiple of 64 and >= 64, got " + slotBytes);
         if (inlineBytes < 0 || inlineBytes > slotBytes)
-            throw new IllegalArgumentException("unicomm.collectives.inline.bytes must be in [0, slot bytes = " + slotBytes + "], got " + inlineBytes);
+            throw new IllegalArgumentException("unicomm.collectives.inline.bytes must be in [0, slot bytes = "
+                    + slotBytes + "], got " + inlineBytes);
     }
 
     /** The defaults. */
-    public static CollectivesSettings defaults() { return new CollectivesSettings(DEFAULT_SLOT_BYTES, DEFAULT_INLINE_BYTES, true); }
+    public static CollectivesSettings defaults() {
+        return new CollectivesSettings(DEFAULT_SLOT_BYTES, DEFAULT_INLINE_BYTES, true);
+    }
 
     /** Reads the settings from the job's configuration (defaults where unset). */
     static CollectivesSettings of(CommConfig config) {
@@ -35,7 +39,8 @@ public record CollectivesSettings(long slotBytes, long inlineBytes, boolean dire
         long inline = number(config, "unicomm.collectives.inline.bytes", Math.min(DEFAULT_INLINE_BYTES, slot));
         String direct = config.property("unicomm.collectives.direct", "true").trim();
         if (!direct.equalsIgnoreCase("true") && !direct.equalsIgnoreCase("false"))
-            throw new IllegalArgumentException("unicomm.collectives.direct must be true or false, got '" + direct + "'");
+            throw new IllegalArgumentException(
+                    "unicomm.collectives.direct must be true or false, got '" + direct + "'");
         return new CollectivesSettings(slot, inline, Boolean.parseBoolean(direct));
     }
 

@@ -21,13 +21,24 @@ import java.util.Arrays;
  * @param team      fingerprint of the team's member list
  * @param pair      4 pair-specific words
  */
-record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long count, long root, long team, long[] pair) {
+record Descriptor(
+        Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long count, long root, long team, long[] pair) {
     /** Encoded size in bytes. */
     static final int BYTES = 64;
+
     private static final long MAGIC = 0x55434fL; // "UCO": catches reading a slot nobody wrote
 
     /** The collectives, as named in messages. */
-    enum Kind { BARRIER, BROADCAST, ALLGATHER, ALLREDUCE, REDUCE_SCATTER, ALLTOALL, ALLTOALLV, VERDICT }
+    enum Kind {
+        BARRIER,
+        BROADCAST,
+        ALLGATHER,
+        ALLREDUCE,
+        REDUCE_SCATTER,
+        ALLTOALL,
+        ALLTOALLV,
+        VERDICT
+    }
 
     /** How the data moves once everybody agreed. */
     enum Algorithm {
@@ -47,8 +58,11 @@ record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long
 
     /** Writes the descriptor at {@code seg[0..64)}. */
     void write(MemorySegment seg, long[] pairWords) {
-        long w0 = MAGIC << 40 | (long) kind.ordinal() << 24 | (long) algorithm.ordinal() << 16
-                | (long) (dtype == null ? 0 : dtype.ordinal() + 1) << 8 | (op == null ? 0 : op.ordinal() + 1);
+        long w0 = MAGIC << 40
+                | (long) kind.ordinal() << 24
+                | (long) algorithm.ordinal() << 16
+                | (long) (dtype == null ? 0 : dtype.ordinal() + 1) << 8
+                | (op == null ? 0 : op.ordinal() + 1);
         seg.set(ValueLayout.JAVA_LONG, 0, w0);
         seg.set(ValueLayout.JAVA_LONG, 8, count);
         seg.set(ValueLayout.JAVA_LONG, 16, root);
@@ -66,21 +80,36 @@ record Descriptor(Kind kind, Algorithm algorithm, DType dtype, ReduceOp op, long
     /** Reads a descriptor written by {@link #write}; a garbled one comes back as an error. */
     static Descriptor read(MemorySegment seg) {
         long w0 = seg.get(ValueLayout.JAVA_LONG, 0);
-        if (w0 >>> 40 != MAGIC) throw new IllegalStateException("collectives scratch slot holds no descriptor (word 0x" + Long.toHexString(w0) + ")");
-        int k = (int) (w0 >>> 24) & 0xff, a = (int) (w0 >>> 16) & 0xff, d = (int) (w0 >>> 8) & 0xff, o = (int) w0 & 0xff;
+        if (w0 >>> 40 != MAGIC)
+            throw new IllegalStateException(
+                    "collectives scratch slot holds no descriptor (word 0x" + Long.toHexString(w0) + ")");
+        int k = (int) (w0 >>> 24) & 0xff,
+                a = (int) (w0 >>> 16) & 0xff,
+                d = (int) (w0 >>> 8) & 0xff,
+                o = (int) w0 & 0xff;
         long[] pair = new long[4];
         for (int i = 0; i < 4; i++) pair[i] = seg.get(ValueLayout.JAVA_LONG, 32 + 8L * i);
-        return new Descriptor(KINDS[k], ALGORITHMS[a], d == 0 ? null : DTYPES[d - 1],
-                o == 0 ? null : OPS[o - 1], seg.get(ValueLayout.JAVA_LONG, 8),
-                seg.get(ValueLayout.JAVA_LONG, 16), seg.get(ValueLayout.JAVA_LONG, 24), pair);
+        return new Descriptor(
+                KINDS[k],
+                ALGORITHMS[a],
+                d == 0 ? null : DTYPES[d - 1],
+                o == 0 ? null : OPS[o - 1],
+                seg.get(ValueLayout.JAVA_LONG, 8),
+                seg.get(ValueLayout.JAVA_LONG, 16),
+                seg.get(ValueLayout.JAVA_LONG, 24),
+                pair);
     }
 
     /** Whether the words every member must share are equal. */
     boolean agreesWith(Descriptor o) {
         // DIRECT vs RMA may differ (peer reachability is per rank): the call then runs RMA everywhere.
-        return kind == o.kind && (algorithm == Algorithm.INLINE) == (o.algorithm == Algorithm.INLINE)
-                && dtype == o.dtype && op == o.op
-                && count == o.count && root == o.root && team == o.team;
+        return kind == o.kind
+                && (algorithm == Algorithm.INLINE) == (o.algorithm == Algorithm.INLINE)
+                && dtype == o.dtype
+                && op == o.op
+                && count == o.count
+                && root == o.root
+                && team == o.team;
     }
 
     /** Fingerprint of a team: its size and its members' world ranks, in order. */

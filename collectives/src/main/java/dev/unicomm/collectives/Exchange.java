@@ -43,6 +43,7 @@ final class Exchange {
     private final long[] slotSeen;
     /** Host of every world rank, to count the payload bytes this PE sends to other hosts. */
     private final int[] hostOf;
+
     private long interHostBytes;
 
     /** Allocates the scratch buffer: collective over the communicator. */
@@ -73,27 +74,43 @@ final class Exchange {
         return align64(8L * worldSize) + 2L * worldSize * slot + slot;
     }
 
-    private static long align64(long v) { return (v + 63) & ~63L; }
+    private static long align64(long v) {
+        return (v + 63) & ~63L;
+    }
 
     /** Payload capacity of one slot. */
-    long capacity() { return cap; }
+    long capacity() {
+        return cap;
+    }
 
     /** Completes this PE's outstanding RMA. */
-    void quiet() { rma.quiet(); }
+    void quiet() {
+        rma.quiet();
+    }
 
     /** Orders this PE's earlier messages before the next ones (per target). */
-    void beginRound() { rma.fence(); }
+    void beginRound() {
+        rma.fence();
+    }
 
     /** The staging area's descriptor part. */
-    MemorySegment stagingHeader() { return local.asSlice(stagingOff, HEADER); }
+    MemorySegment stagingHeader() {
+        return local.asSlice(stagingOff, HEADER);
+    }
 
     /** The staging area's payload part, {@code bytes} long (a partial result is built there, then sent). */
-    MemorySegment stagingPayload(long bytes) { return local.asSlice(stagingOff + HEADER, bytes); }
+    MemorySegment stagingPayload(long bytes) {
+        return local.asSlice(stagingOff + HEADER, bytes);
+    }
 
     /** Payload bytes this PE has put to PEs on other hosts (descriptors and flags not counted). */
-    long interHostBytes() { return interHostBytes; }
+    long interHostBytes() {
+        return interHostBytes;
+    }
 
-    private void count(int pe, long bytes) { if (hostOf[pe] != hostOf[me]) interHostBytes += bytes; }
+    private void count(int pe, long bytes) {
+        if (hostOf[pe] != hostOf[me]) interHostBytes += bytes;
+    }
 
     /** Copies {@code payload} behind the staged descriptor. */
     void stagePayload(MemorySegment payload) {

@@ -38,7 +38,9 @@ public enum MoeAlgorithm {
             case "flat" -> FLAT;
             case "hierarchical" -> topo.singleHost() ? FLAT : HIERARCHICAL;
             case "auto" -> forTopology(topo);
-            default -> throw new IllegalArgumentException(PROPERTY + " (UNICOMM_MOE_ALGORITHM) must be flat, hierarchical or auto, got '" + v + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        PROPERTY + " (UNICOMM_MOE_ALGORITHM) must be flat, hierarchical or auto, got '" + v + "'");
         };
     }
 
@@ -53,5 +55,8 @@ public enum MoeAlgorithm {
     }
 
     /** {@code flat} or {@code hierarchical}, as the setting spells it. */
-    @Override public String toString() { return name().toLowerCase(Locale.ROOT); }
+    @Override
+    public String toString() {
+        return name().toLowerCase(Locale.ROOT);
+    }
 }

@@ -60,8 +60,9 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
     /** As above; {@code twoLevel} false keeps every collective flat across hosts. */
     PortableCollectives(Communicator comm, CollectivesSettings settings, boolean twoLevel) {
         if (!comm.heap().kind().isHost())
-            throw new IllegalStateException("portable collectives work on host-memory heaps; backend '" + comm.backend().name()
-                    + "' has a " + comm.heap().kind() + " heap and must provide native collectives");
+            throw new IllegalStateException("portable collectives work on host-memory heaps; backend '"
+                    + comm.backend().name() + "' has a " + comm.heap().kind()
+                    + " heap and must provide native collectives");
         this.settings = settings;
         this.directCapable = settings.direct() && comm.has(Capability.DIRECT_PEER_ACCESS);
         this.hosts = twoLevel ? TwoLevelGroups.of(comm.topology()) : null;
@@ -70,26 +71,35 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
     }
 
     /** Calls by {@code operation/algorithm}, for {@link #algorithmCounts()}. */
-    private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> calls = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Map<String, java.util.concurrent.atomic.LongAdder> calls =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Counts one call of {@code op} under the algorithm every member agreed to run. */
     private void count(String op, Algorithm a) {
-        calls.computeIfAbsent(op + "/" + a.name().toLowerCase(java.util.Locale.ROOT), k -> new java.util.concurrent.atomic.LongAdder()).increment();
+        calls.computeIfAbsent(
+                        op + "/" + a.name().toLowerCase(java.util.Locale.ROOT),
+                        k -> new java.util.concurrent.atomic.LongAdder())
+                .increment();
     }
 
     /** {@code operation/algorithm}: inline, direct, rma or two_level, as the members agreed in each call's first round. */
-    @Override public java.util.Map<String, Long> algorithmCounts() {
+    @Override
+    public java.util.Map<String, Long> algorithmCounts() {
         java.util.Map<String, Long> m = new java.util.TreeMap<>();
         calls.forEach((k, n) -> m.put(k, n.sum()));
         return m;
     }
 
     /** Payload bytes this rank has put to ranks on other hosts so far (for tests and benchmarks). */
-    long interHostBytes() { return ex.interHostBytes(); }
+    long interHostBytes() {
+        return ex.interHostBytes();
+    }
 
     /** Whether the world's reduction of {@code dtype} runs the two-level chain: it must move fewer bytes across hosts. */
     private boolean chainReduces(Ctx c, boolean allreduce, DType dtype) {
-        return chain != null && hosts.coversWorld(c.w) && TwoLevelReduction.fewerBytes(allreduce, dtype, hosts.hosts(), hosts.local());
+        return chain != null
+                && hosts.coversWorld(c.w)
+                && TwoLevelReduction.fewerBytes(allreduce, dtype, hosts.hosts(), hosts.local());
     }
 
     /** The members of one call's team. */
@@ -116,21 +126,31 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
 
     // ---------------------------------------------------------------- the collectives
 
-    @Override public synchronized void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+    @Override
+    public synchronized void broadcast(
+            Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
         long bytes = count * dtype.byteSize(); // the validating layer checked it against both buffers
         Ctx c = ctx(team);
         boolean isRoot = c.r == root;
-        Algorithm want = bytes <= settings.inlineBytes() ? Algorithm.INLINE : reachable(c, root, src) ? Algorithm.DIRECT : Algorithm.RMA;
+        Algorithm want = bytes <= settings.inlineBytes()
+                ? Algorithm.INLINE
+                : reachable(c, root, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(0, bytes);
-        Entry e = entry(c, Descriptor.of(Kind.BROADCAST, want, null, null, bytes, root, c.fingerprint),
-                isRoot && want == Algorithm.INLINE ? p -> mine : null, true, null);
+        Entry e = entry(
+                c,
+                Descriptor.of(Kind.BROADCAST, want, null, null, bytes, root, c.fingerprint),
+                isRoot && want == Algorithm.INLINE ? p -> mine : null,
+                true,
+                null);
         count("broadcast", e.algorithm);
         MemorySegment out = dst.segment().asSlice(0, bytes);
         if (isRoot) {
             if (!same(dst, src)) MemorySegment.copy(mine, 0, out, 0, bytes);
         }
         switch (e.algorithm) {
-            case INLINE -> { if (!isRoot) MemorySegment.copy(e.slots[root], Exchange.HEADER, out, 0, bytes); }
+            case INLINE -> {
+                if (!isRoot) MemorySegment.copy(e.slots[root], Exchange.HEADER, out, 0, bytes);
+            }
             case DIRECT -> {
                 if (!isRoot) MemorySegment.copy(peer(src, c.w[root]), 0, out, 0, bytes);
                 flagRound(c);
@@ -146,23 +166,32 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
     }
 
-    @Override public synchronized void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+    @Override
+    public synchronized void allgather(
+            Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         Ctx c = ctx(team);
         long b = countPerPe * dtype.byteSize();
         boolean inPlace = same(dst, src);
         long myOff = inPlace ? c.r * b : 0;
-        Algorithm want = b <= settings.inlineBytes() ? Algorithm.INLINE
-                : hosts != null && hosts.coversWorld(c.w) ? Algorithm.TWO_LEVEL
-                : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
+        Algorithm want = b <= settings.inlineBytes()
+                ? Algorithm.INLINE
+                : hosts != null && hosts.coversWorld(c.w)
+                        ? Algorithm.TWO_LEVEL
+                        : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(myOff, b);
-        Entry e = entry(c, Descriptor.of(Kind.ALLGATHER, want, null, null, b, -1, c.fingerprint),
-                want == Algorithm.INLINE ? p -> mine : null, true, null);
+        Entry e = entry(
+                c,
+                Descriptor.of(Kind.ALLGATHER, want, null, null, b, -1, c.fingerprint),
+                want == Algorithm.INLINE ? p -> mine : null,
+                true,
+                null);
         count("allgather", e.algorithm);
         MemorySegment out = dst.segment();
         if (!inPlace) MemorySegment.copy(mine, 0, out, c.r * b, b);
         switch (e.algorithm) {
             case INLINE -> {
-                for (int p = 0; p < c.n; p++) if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
+                for (int p = 0; p < c.n; p++)
+                    if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
             }
             case DIRECT -> {
                 for (int i = 1; i < c.n; i++) {
@@ -202,16 +231,24 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
     }
 
-    @Override public synchronized void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+    @Override
+    public synchronized void allreduce(
+            Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
         Ctx c = ctx(team);
         int es = dtype.byteSize();
         long bytes = count * es;
-        Algorithm want = bytes <= settings.inlineBytes() ? Algorithm.INLINE
-                : chainReduces(c, true, dtype) ? Algorithm.TWO_LEVEL
-                : reachable(c, -1, src, dst) ? Algorithm.DIRECT : Algorithm.RMA;
+        Algorithm want = bytes <= settings.inlineBytes()
+                ? Algorithm.INLINE
+                : chainReduces(c, true, dtype)
+                        ? Algorithm.TWO_LEVEL
+                        : reachable(c, -1, src, dst) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(0, bytes);
-        Entry e = entry(c, Descriptor.of(Kind.ALLREDUCE, want, dtype, op, count, -1, c.fingerprint),
-                want == Algorithm.INLINE ? p -> mine : null, true, null);
+        Entry e = entry(
+                c,
+                Descriptor.of(Kind.ALLREDUCE, want, dtype, op, count, -1, c.fingerprint),
+                want == Algorithm.INLINE ? p -> mine : null,
+                true,
+                null);
         count("allreduce", e.algorithm);
         MemorySegment out = dst.segment();
         if (c.n == 1) {
@@ -249,18 +286,29 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
     }
 
-    @Override public synchronized void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
+    @Override
+    public synchronized void reduceScatter(
+            Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
         Ctx c = ctx(team);
         int es = dtype.byteSize();
         long blockBytes = countPerPe * es;
         long dstOff = same(dst, src) ? c.r * blockBytes : 0;
-        Algorithm want = blockBytes <= settings.inlineBytes() ? Algorithm.INLINE
-                : chainReduces(c, false, dtype) ? Algorithm.TWO_LEVEL
-                : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
+        Algorithm want = blockBytes <= settings.inlineBytes()
+                ? Algorithm.INLINE
+                : chainReduces(c, false, dtype)
+                        ? Algorithm.TWO_LEVEL
+                        : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment in = src.segment();
-        // Pair word 0 tells the others where this member keeps its block (in place or not): two levels put results there.
-        Entry e = entry(c, new Descriptor(Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint, new long[] {dstOff, 0, 0, 0}),
-                want == Algorithm.INLINE ? p -> in.asSlice(p * blockBytes, blockBytes) : null, false, null);
+        // Pair word 0 tells the others where this member keeps its block (in place or not): two levels put results
+        // there.
+        Entry e = entry(
+                c,
+                new Descriptor(
+                        Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint, new long[] {dstOff, 0, 0, 0
+                        }),
+                want == Algorithm.INLINE ? p -> in.asSlice(p * blockBytes, blockBytes) : null,
+                false,
+                null);
         count("reduceScatter", e.algorithm);
         MemorySegment out = dst.segment().asSlice(dstOff, blockBytes);
         long[] blocks = new long[c.n + 1];
@@ -285,19 +333,28 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
     }
 
-    @Override public synchronized void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+    @Override
+    public synchronized void alltoall(
+            Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         Ctx c = ctx(team);
         long b = countPerPe * dtype.byteSize();
-        Algorithm want = b <= settings.inlineBytes() ? Algorithm.INLINE : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
+        Algorithm want = b <= settings.inlineBytes()
+                ? Algorithm.INLINE
+                : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment in = src.segment();
-        Entry e = entry(c, Descriptor.of(Kind.ALLTOALL, want, null, null, b, -1, c.fingerprint),
-                want == Algorithm.INLINE ? p -> in.asSlice(p * b, b) : null, false, null);
+        Entry e = entry(
+                c,
+                Descriptor.of(Kind.ALLTOALL, want, null, null, b, -1, c.fingerprint),
+                want == Algorithm.INLINE ? p -> in.asSlice(p * b, b) : null,
+                false,
+                null);
         count("alltoall", e.algorithm);
         MemorySegment out = dst.segment();
         MemorySegment.copy(in, c.r * b, out, c.r * b, b);
         switch (e.algorithm) {
             case INLINE -> {
-                for (int p = 0; p < c.n; p++) if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
+                for (int p = 0; p < c.n; p++)
+                    if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
             }
             case DIRECT -> {
                 for (int i = 1; i < c.n; i++) {
@@ -317,27 +374,39 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
     }
 
-    @Override public synchronized void alltoallv(Team team, SymmetricBuffer dst, long[] recvCountsIn, long[] recvOffsetsIn,
-                                                 SymmetricBuffer src, long[] sendCountsIn, long[] sendOffsetsIn, DType dtype) {
+    @Override
+    public synchronized void alltoallv(
+            Team team,
+            SymmetricBuffer dst,
+            long[] recvCountsIn,
+            long[] recvOffsetsIn,
+            SymmetricBuffer src,
+            long[] sendCountsIn,
+            long[] sendOffsetsIn,
+            DType dtype) {
         // The exchange works in bytes; counts and offsets arrive in elements of dtype.
         long[] recvCounts = inBytes(recvCountsIn, dtype), recvOffsets = inBytes(recvOffsetsIn, dtype);
         long[] sendCounts = inBytes(sendCountsIn, dtype), sendOffsets = inBytes(sendOffsetsIn, dtype);
         Ctx c = ctx(team);
         Algorithm want = reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         long[][] pair = new long[c.n][];
-        for (int p = 0; p < c.n; p++) pair[p] = new long[] {sendCounts[p], sendOffsets[p], recvCounts[p], recvOffsets[p]};
+        for (int p = 0; p < c.n; p++)
+            pair[p] = new long[] {sendCounts[p], sendOffsets[p], recvCounts[p], recvOffsets[p]};
         Entry e = entry(c, Descriptor.of(Kind.ALLTOALLV, want, null, null, 0, -1, c.fingerprint), null, false, pair);
         count("alltoallv", e.algorithm);
         // Counts are pair-wise: each member checks its own pairs, then all share their verdicts.
-        String problem = sendCounts[c.r] == recvCounts[c.r] ? null
+        String problem = sendCounts[c.r] == recvCounts[c.r]
+                ? null
                 : "team rank " + c.r + " sends itself " + sendCounts[c.r] + " bytes but expects " + recvCounts[c.r];
         for (int p = 0; p < c.n && problem == null; p++) {
             if (p == c.r) continue;
             long[] theirs = e.descriptors[p].pair();
             if (theirs[0] != recvCounts[p])
-                problem = "team rank " + p + " sends " + theirs[0] + " bytes to team rank " + c.r + ", which expects " + recvCounts[p];
+                problem = "team rank " + p + " sends " + theirs[0] + " bytes to team rank " + c.r + ", which expects "
+                        + recvCounts[p];
             else if (theirs[2] != sendCounts[p])
-                problem = "team rank " + p + " expects " + theirs[2] + " bytes from team rank " + c.r + ", which sends " + sendCounts[p];
+                problem = "team rank " + p + " expects " + theirs[2] + " bytes from team rank " + c.r + ", which sends "
+                        + sendCounts[p];
         }
         shareVerdicts(c, problem);
         MemorySegment in = src.segment(), out = dst.segment();
@@ -346,7 +415,8 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
             case DIRECT -> {
                 for (int i = 1; i < c.n; i++) {
                     int p = (c.r + i) % c.n;
-                    MemorySegment.copy(peer(src, c.w[p]), e.descriptors[p].pair()[1], out, recvOffsets[p], recvCounts[p]);
+                    MemorySegment.copy(
+                            peer(src, c.w[p]), e.descriptors[p].pair()[1], out, recvOffsets[p], recvCounts[p]);
                 }
                 flagRound(c);
             }
@@ -368,12 +438,17 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
     }
 
     /** The inline allreduce's arithmetic, for inputs that arrived in the call agreement. */
-    @Override public synchronized void reduceLocally(DType dtype, ReduceOp op, MemorySegment[] inputs, MemorySegment out, long count) {
+    @Override
+    public synchronized void reduceLocally(
+            DType dtype, ReduceOp op, MemorySegment[] inputs, MemorySegment out, long count) {
         reducer.reduce(dtype, op, inputs, out, count);
     }
 
     /** Frees the scratch memory (collective over the communicator). */
-    @Override public synchronized void close() { ex.close(); }
+    @Override
+    public synchronized void close() {
+        ex.close();
+    }
 
     // ---------------------------------------------------------------- building blocks
 
@@ -421,9 +496,15 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
     }
 
     private static IllegalArgumentException disagreement(Descriptor[] all) {
-        StringBuilder sb = new StringBuilder("collective call mismatch: every member of the team must make the same call "
-                + "(same collective, counts, dtype, op, root, team and unicomm.collectives.* settings); got");
-        for (int p = 0; p < all.length; p++) sb.append(p == 0 ? " " : "; ").append("team rank ").append(p).append(": ").append(all[p].describe());
+        StringBuilder sb =
+                new StringBuilder("collective call mismatch: every member of the team must make the same call "
+                        + "(same collective, counts, dtype, op, root, team and unicomm.collectives.* settings); got");
+        for (int p = 0; p < all.length; p++)
+            sb.append(p == 0 ? " " : "; ")
+                    .append("team rank ")
+                    .append(p)
+                    .append(": ")
+                    .append(all[p].describe());
         return new IllegalArgumentException(sb.toString());
     }
 
@@ -443,8 +524,10 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
                 int p = (c.r - i + c.n) % c.n;
                 MemorySegment slot = ex.awaitSlot(c.w[p]);
                 long n = Descriptor.read(slot).count();
-                if (n > 0) verdicts[p] = new String(slot.asSlice(Exchange.HEADER, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
-                        java.nio.charset.StandardCharsets.UTF_8);
+                if (n > 0)
+                    verdicts[p] = new String(
+                            slot.asSlice(Exchange.HEADER, n).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+                            java.nio.charset.StandardCharsets.UTF_8);
             }
         }
         StringBuilder sb = null;
@@ -468,8 +551,15 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
      * of {@code src}; this member's reduced block goes to {@code dst[dstOff..]}. Each round moves one
      * slot-sized piece of every block to its owner.
      */
-    private void reduceScatterRounds(Ctx c, DType dt, ReduceOp op, SymmetricBuffer src, SymmetricBuffer dst,
-                                     long[] blocks, int es, long dstOff) {
+    private void reduceScatterRounds(
+            Ctx c,
+            DType dt,
+            ReduceOp op,
+            SymmetricBuffer src,
+            SymmetricBuffer dst,
+            long[] blocks,
+            int es,
+            long dstOff) {
         long piece = Math.max(1, ex.capacity() / es);
         long longest = 0;
         for (int j = 0; j < c.n; j++) longest = Math.max(longest, blocks[j + 1] - blocks[j]);
@@ -494,7 +584,9 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
     }
 
-    private static long clamp(long left, long piece) { return Math.max(0, Math.min(left, piece)); }
+    private static long clamp(long left, long piece) {
+        return Math.max(0, Math.min(left, piece));
+    }
 
     /** Whether every peer's copy of every buffer is load/store reachable (only the root's, for {@code root >= 0}). */
     private boolean reachable(Ctx c, int root, SymmetricBuffer... bufs) {
@@ -509,8 +601,9 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
     }
 
     private static MemorySegment peer(SymmetricBuffer b, int worldRank) {
-        return b.peer(worldRank).orElseThrow(() -> new IllegalStateException(
-                "PE " + worldRank + "'s buffer became unreachable for direct access during a collective"));
+        return b.peer(worldRank)
+                .orElseThrow(() -> new IllegalStateException(
+                        "PE " + worldRank + "'s buffer became unreachable for direct access during a collective"));
     }
 
     private static boolean same(SymmetricBuffer a, SymmetricBuffer b) {

@@ -14,7 +14,8 @@ import dev.unicomm.spi.CollectivesProvider;
  * freed when the communicator closes.
  */
 public final class PortableCollectivesProvider implements CollectivesProvider {
-    @Override public Collectives create(Communicator comm, CommConfig config) {
+    @Override
+    public Collectives create(Communicator comm, CommConfig config) {
         return new PortableCollectives(comm, CollectivesSettings.of(config), CollectivesSettings.twoLevel(config));
     }
 }

@@ -36,7 +36,9 @@ final class Reducer {
                 case FP32, BF16, FP16 -> floatBlock(dtype, op, srcs, dst, done, n);
                 case INT32 -> intBlock(op, srcs, dst, done, n);
                 case INT64 -> longBlock(op, srcs, dst, done, n);
-                default -> throw new IllegalArgumentException("reductions support INT32, INT64, FP32, FP16, BF16, not " + dtype);
+                default ->
+                    throw new IllegalArgumentException(
+                            "reductions support INT32, INT64, FP32, FP16, BF16, not " + dtype);
             }
         }
     }
@@ -52,7 +54,14 @@ final class Reducer {
      * {@code partial} result is written that wide too; the last link writes {@code dtype}. Chained links
      * give the same bits as one {@link #reduce} over all sources, as every step is the same float operation.
      */
-    void reduceLink(DType dtype, ReduceOp op, MemorySegment acc, MemorySegment[] srcs, MemorySegment dst, long count, boolean partial) {
+    void reduceLink(
+            DType dtype,
+            ReduceOp op,
+            MemorySegment acc,
+            MemorySegment[] srcs,
+            MemorySegment dst,
+            long count,
+            boolean partial) {
         boolean half = partialBytes(dtype) != dtype.byteSize();
         if (!half) {
             MemorySegment[] all = srcs;
@@ -120,10 +129,18 @@ final class Reducer {
 
     private static void combine(ReduceOp op, float[] a, float[] b, int n) {
         switch (op) {
-            case SUM -> { for (int i = 0; i < n; i++) a[i] += b[i]; }
-            case PROD -> { for (int i = 0; i < n; i++) a[i] *= b[i]; }
-            case MIN -> { for (int i = 0; i < n; i++) a[i] = Math.min(a[i], b[i]); }
-            case MAX -> { for (int i = 0; i < n; i++) a[i] = Math.max(a[i], b[i]); }
+            case SUM -> {
+                for (int i = 0; i < n; i++) a[i] += b[i];
+            }
+            case PROD -> {
+                for (int i = 0; i < n; i++) a[i] *= b[i];
+            }
+            case MIN -> {
+                for (int i = 0; i < n; i++) a[i] = Math.min(a[i], b[i]);
+            }
+            case MAX -> {
+                for (int i = 0; i < n; i++) a[i] = Math.max(a[i], b[i]);
+            }
         }
     }
 
@@ -133,10 +150,18 @@ final class Reducer {
         for (int s = 1; s < srcs.length; s++) {
             MemorySegment.copy(srcs[s], ValueLayout.JAVA_INT_UNALIGNED, off, ib, 0, n);
             switch (op) {
-                case SUM -> { for (int i = 0; i < n; i++) ia[i] += ib[i]; }
-                case PROD -> { for (int i = 0; i < n; i++) ia[i] *= ib[i]; }
-                case MIN -> { for (int i = 0; i < n; i++) ia[i] = Math.min(ia[i], ib[i]); }
-                case MAX -> { for (int i = 0; i < n; i++) ia[i] = Math.max(ia[i], ib[i]); }
+                case SUM -> {
+                    for (int i = 0; i < n; i++) ia[i] += ib[i];
+                }
+                case PROD -> {
+                    for (int i = 0; i < n; i++) ia[i] *= ib[i];
+                }
+                case MIN -> {
+                    for (int i = 0; i < n; i++) ia[i] = Math.min(ia[i], ib[i]);
+                }
+                case MAX -> {
+                    for (int i = 0; i < n; i++) ia[i] = Math.max(ia[i], ib[i]);
+                }
             }
         }
         MemorySegment.copy(ia, 0, dst, ValueLayout.JAVA_INT_UNALIGNED, off, n);
@@ -148,10 +173,18 @@ final class Reducer {
         for (int s = 1; s < srcs.length; s++) {
             MemorySegment.copy(srcs[s], ValueLayout.JAVA_LONG_UNALIGNED, off, lb, 0, n);
             switch (op) {
-                case SUM -> { for (int i = 0; i < n; i++) la[i] += lb[i]; }
-                case PROD -> { for (int i = 0; i < n; i++) la[i] *= lb[i]; }
-                case MIN -> { for (int i = 0; i < n; i++) la[i] = Math.min(la[i], lb[i]); }
-                case MAX -> { for (int i = 0; i < n; i++) la[i] = Math.max(la[i], lb[i]); }
+                case SUM -> {
+                    for (int i = 0; i < n; i++) la[i] += lb[i];
+                }
+                case PROD -> {
+                    for (int i = 0; i < n; i++) la[i] *= lb[i];
+                }
+                case MIN -> {
+                    for (int i = 0; i < n; i++) la[i] = Math.min(la[i], lb[i]);
+                }
+                case MAX -> {
+                    for (int i = 0; i < n; i++) la[i] = Math.max(la[i], lb[i]);
+                }
             }
         }
         MemorySegment.copy(la, 0, dst, ValueLayout.JAVA_LONG_UNALIGNED, off, n);

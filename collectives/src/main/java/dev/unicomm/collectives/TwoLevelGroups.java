@@ -26,10 +26,14 @@ final class TwoLevelGroups {
     }
 
     /** Ranks per host. */
-    int local() { return node.length; }
+    int local() {
+        return node.length;
+    }
 
     /** Number of hosts. */
-    int hosts() { return column.length; }
+    int hosts() {
+        return column.length;
+    }
 
     /** The groups of this rank, or null where the topology does not call for two levels. */
     static TwoLevelGroups of(HostTopology topo) {

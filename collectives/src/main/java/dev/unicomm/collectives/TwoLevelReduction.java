@@ -52,7 +52,9 @@ final class TwoLevelReduction {
     /** One piece of a share: elements [start, start+len) of the vector, in the block of owner (reduce-scatter) or -1. */
     private record Piece(long start, long len, int owner) {}
 
-    private int rank(int host, int localRank) { return host * local + localRank; }
+    private int rank(int host, int localRank) {
+        return host * local + localRank;
+    }
 
     /** Allreduce of {@code count} elements: local rank l's share is chunk l of the vector cut into L. */
     void allreduce(DType dt, ReduceOp op, SymmetricBuffer src, SymmetricBuffer dst, long count) {
@@ -86,14 +88,17 @@ final class TwoLevelReduction {
     }
 
     /** Elements per piece: a partial fits one slot. */
-    private long pieceElements(DType dt) { return Math.max(1, ex.capacity() / Reducer.partialBytes(dt)); }
+    private long pieceElements(DType dt) {
+        return Math.max(1, ex.capacity() / Reducer.partialBytes(dt));
+    }
 
     /** Cuts element ranges [r0, r1), [r2, r3), ... into pieces; {@code localRank >= 0} marks range h as rank(h, localRank)'s block. */
     private Piece[] cut(long[] ranges, int localRank, long piece) {
         java.util.List<Piece> out = new java.util.ArrayList<>();
         for (int i = 0; i < ranges.length; i += 2) {
             for (long first = ranges[i]; first < ranges[i + 1]; first += piece)
-                out.add(new Piece(first, Math.min(piece, ranges[i + 1] - first), localRank < 0 ? -1 : rank(i / 2, localRank)));
+                out.add(new Piece(
+                        first, Math.min(piece, ranges[i + 1] - first), localRank < 0 ? -1 : rank(i / 2, localRank)));
         }
         return out.toArray(Piece[]::new);
     }
@@ -114,7 +119,8 @@ final class TwoLevelReduction {
      * of dst); else {@code scatter[0][r]} is rank r's block offset in dst and {@code scatter[1][0]} the block
      * length, and each result piece goes to its block's owner only.
      */
-    private void chain(DType dt, ReduceOp op, SymmetricBuffer src, SymmetricBuffer dst, Piece[][] pieces, long[][] scatter) {
+    private void chain(
+            DType dt, ReduceOp op, SymmetricBuffer src, SymmetricBuffer dst, Piece[][] pieces, long[][] scatter) {
         int es = dt.byteSize(), pb = Reducer.partialBytes(dt);
         int steps = pieces[l].length, prev = k > 0 ? rank(k - 1, l) : -1, next = k < hosts - 1 ? rank(k + 1, l) : -1;
         int last = rank(hosts - 1, l);
@@ -139,7 +145,8 @@ final class TwoLevelReduction {
                 ex.sendStaged(next, p.len * pb);
             } else if (scatter == null) {
                 reducer.reduceLink(dt, op, acc, srcs, dst.segment().asSlice(p.start * es, p.len * es), p.len, false);
-                for (int h = 0; h < hosts - 1; h++) ex.sendInto(rank(h, l), dst, p.start * es, dst, p.start * es, p.len * es);
+                for (int h = 0; h < hosts - 1; h++)
+                    ex.sendInto(rank(h, l), dst, p.start * es, dst, p.start * es, p.len * es);
             } else if (p.len > 0) {
                 long at = scatter[0][p.owner] + (p.start - p.owner * scatter[1][0]) * es;
                 if (p.owner == rank(k, l)) {

@@ -21,7 +21,12 @@ final class Reference {
                     int acc = in[0].getInt(i * 4);
                     for (int k = 1; k < in.length; k++) {
                         int x = in[k].getInt(i * 4);
-                        acc = switch (op) { case SUM -> acc + x; case PROD -> acc * x; case MIN -> Math.min(acc, x); case MAX -> Math.max(acc, x); };
+                        acc = switch (op) {
+                            case SUM -> acc + x;
+                            case PROD -> acc * x;
+                            case MIN -> Math.min(acc, x);
+                            case MAX -> Math.max(acc, x);
+                        };
                     }
                     out.putInt(i * 4, acc);
                 }
@@ -29,7 +34,12 @@ final class Reference {
                     long acc = in[0].getLong(i * 8);
                     for (int k = 1; k < in.length; k++) {
                         long x = in[k].getLong(i * 8);
-                        acc = switch (op) { case SUM -> acc + x; case PROD -> acc * x; case MIN -> Math.min(acc, x); case MAX -> Math.max(acc, x); };
+                        acc = switch (op) {
+                            case SUM -> acc + x;
+                            case PROD -> acc * x;
+                            case MIN -> Math.min(acc, x);
+                            case MAX -> Math.max(acc, x);
+                        };
                     }
                     out.putLong(i * 8, acc);
                 }
@@ -37,7 +47,12 @@ final class Reference {
                     float acc = load(dt, in[0], i);
                     for (int k = 1; k < in.length; k++) {
                         float x = load(dt, in[k], i);
-                        acc = switch (op) { case SUM -> acc + x; case PROD -> acc * x; case MIN -> Math.min(acc, x); case MAX -> Math.max(acc, x); };
+                        acc = switch (op) {
+                            case SUM -> acc + x;
+                            case PROD -> acc * x;
+                            case MIN -> Math.min(acc, x);
+                            case MAX -> Math.max(acc, x);
+                        };
                     }
                     switch (dt) {
                         case FP32 -> out.putFloat(i * 4, acc);

@@ -31,7 +31,9 @@ class TwoLevelReductionTest {
     @ParameterizedTest(name = "hosts {0}")
     @CsvSource({"0 0 1 1", "0 0 1 1 2 2", "0 0 0 1 1 1", "0 1 0 1"})
     void sameBitsAsFlatAndFewerBytesAcrossHosts(String hostsOfRanks) {
-        int[] hostOf = Arrays.stream(hostsOfRanks.split(" ")).mapToInt(Integer::parseInt).toArray();
+        int[] hostOf = Arrays.stream(hostsOfRanks.split(" "))
+                .mapToInt(Integer::parseInt)
+                .toArray();
         int n = hostOf.length, hosts = Arrays.stream(hostOf).max().orElseThrow() + 1, local = n / hosts;
         boolean hostMajor = true;
         for (int r = 0; r < n; r++) hostMajor &= hostOf[r] == r / local;
@@ -40,9 +42,10 @@ class TwoLevelReductionTest {
             w.job().hosts(hostOf).runOk(comm -> {
                 CollectivesSettings small = new CollectivesSettings(256, INLINE, false);
                 try (PortableCollectives two = new PortableCollectives(comm, small, true);
-                     PortableCollectives flat = new PortableCollectives(comm, small, false);
-                     SymmetricBuffer a = comm.heap().allocate(64 << 10); SymmetricBuffer b = comm.heap().allocate(64 << 10);
-                     SymmetricBuffer tally = comm.heap().allocate(16)) {
+                        PortableCollectives flat = new PortableCollectives(comm, small, false);
+                        SymmetricBuffer a = comm.heap().allocate(64 << 10);
+                        SymmetricBuffer b = comm.heap().allocate(64 << 10);
+                        SymmetricBuffer tally = comm.heap().allocate(16)) {
                     long seed = 900;
                     for (int count : COUNTS) {
                         for (boolean inPlace : new boolean[] {false, true}) {
@@ -50,7 +53,21 @@ class TwoLevelReductionTest {
                                 for (ReduceOp op : ReduceOp.values()) {
                                     boolean all = true;
                                     do {
-                                        check(comm, two, flat, tally, a, inPlace ? a : b, dt, op, count, seed++, all, hosts, local, chainable);
+                                        check(
+                                                comm,
+                                                two,
+                                                flat,
+                                                tally,
+                                                a,
+                                                inPlace ? a : b,
+                                                dt,
+                                                op,
+                                                count,
+                                                seed++,
+                                                all,
+                                                hosts,
+                                                local,
+                                                chainable);
                                         all = !all;
                                     } while (!all);
                                 }
@@ -65,15 +82,28 @@ class TwoLevelReductionTest {
     /** The formula's choice: the chain only where it moves fewer bytes (BF16/FP16 reduce-scatter on 2 ranks a host stays flat). */
     @Test
     void chainOnlyWhereItMovesFewerBytes() {
-        assertTrue(TwoLevelReduction.fewerBytes(true, DType.BF16, 2, 2));    // 3 S (H-1) < 4 S (H-1)
-        assertTrue(TwoLevelReduction.fewerBytes(false, DType.FP32, 2, 2));   // 1.5 S < 2 S
-        assertFalse(TwoLevelReduction.fewerBytes(false, DType.BF16, 2, 2));  // 2.5 S > 2 S
-        assertTrue(TwoLevelReduction.fewerBytes(false, DType.FP16, 2, 3));   // 2.5 S < 3 S
+        assertTrue(TwoLevelReduction.fewerBytes(true, DType.BF16, 2, 2)); // 3 S (H-1) < 4 S (H-1)
+        assertTrue(TwoLevelReduction.fewerBytes(false, DType.FP32, 2, 2)); // 1.5 S < 2 S
+        assertFalse(TwoLevelReduction.fewerBytes(false, DType.BF16, 2, 2)); // 2.5 S > 2 S
+        assertTrue(TwoLevelReduction.fewerBytes(false, DType.FP16, 2, 3)); // 2.5 S < 3 S
     }
 
     /** One call of one collective on both instances; results against the reference, bytes against the formulas. */
-    private static void check(Communicator comm, PortableCollectives two, PortableCollectives flat, SymmetricBuffer tally, SymmetricBuffer src, SymmetricBuffer dst,
-                              DType dt, ReduceOp op, int count, long seed, boolean allreduce, int hosts, int local, boolean chainable) {
+    private static void check(
+            Communicator comm,
+            PortableCollectives two,
+            PortableCollectives flat,
+            SymmetricBuffer tally,
+            SymmetricBuffer src,
+            SymmetricBuffer dst,
+            DType dt,
+            ReduceOp op,
+            int count,
+            long seed,
+            boolean allreduce,
+            int hosts,
+            int local,
+            boolean chainable) {
         int n = comm.size(), me = comm.rank(), es = dt.byteSize();
         int elements = allreduce ? count : count * n;
         byte[][] in = new byte[n][];
@@ -93,13 +123,15 @@ class TwoLevelReductionTest {
             crossed[i] = sum(comm, tally, impls[i].interHostBytes() - before);
             got[i] = dst.segment().asSlice(at, len).toArray(ValueLayout.JAVA_BYTE);
         }
-        String what = (allreduce ? "allreduce " : "reduceScatter ") + dt + " " + op + " count " + count + (src == dst ? " in place" : "");
+        String what = (allreduce ? "allreduce " : "reduceScatter ") + dt + " " + op + " count " + count
+                + (src == dst ? " in place" : "");
         assertArrayEquals(want, got[1], () -> "flat " + what);
         assertArrayEquals(got[1], got[0], () -> "two levels differ from flat: " + what);
         if ((long) count * es <= INLINE) return; // inline: no two levels, payload rides in the descriptors
         long s = (long) elements * es, pb = Reducer.partialBytes(dt);
         long flatBytes = allreduce ? 2 * s * (n - local) : s * (n - local);
-        long chainBytes = allreduce ? (hosts - 1) * (long) count * (pb + es)
+        long chainBytes = allreduce
+                ? (hosts - 1) * (long) count * (pb + es)
                 : (hosts - 1) * (long) n * count * pb + (long) local * (hosts - 1) * count * es;
         boolean chain = chainable && TwoLevelReduction.fewerBytes(allreduce, dt, hosts, local);
         assertEquals(flatBytes, crossed[1], () -> "flat bytes across hosts, " + what);

@@ -16,8 +16,15 @@ import java.util.stream.Collectors;
  * @param capabilities what it can do
  * @param detail       one line on what the backend found here (library version, transports), empty if it says nothing
  */
-public record BackendReport(String name, String version, int priority, boolean available,
-                            String cause, String fix, Set<Capability> capabilities, String detail) {
+public record BackendReport(
+        String name,
+        String version,
+        int priority,
+        boolean available,
+        String cause,
+        String fix,
+        Set<Capability> capabilities,
+        String detail) {
     public BackendReport {
         capabilities = Set.copyOf(capabilities);
         cause = cause == null ? "" : cause;
@@ -26,26 +33,37 @@ public record BackendReport(String name, String version, int priority, boolean a
     }
 
     /** Without a detail line. */
-    public BackendReport(String name, String version, int priority, boolean available, String cause, String fix, Set<Capability> capabilities) {
+    public BackendReport(
+            String name,
+            String version,
+            int priority,
+            boolean available,
+            String cause,
+            String fix,
+            Set<Capability> capabilities) {
         this(name, version, priority, available, cause, fix, capabilities, "");
     }
 
     /** Renders reports as an aligned text table, one provider per block. */
     public static String table(List<BackendReport> reports) {
         if (reports.isEmpty()) {
-            return "  (no unicomm backend on the class or module path: add one, e.g. dev.unicomm:backend-shm)" + System.lineSeparator();
+            return "  (no unicomm backend on the class or module path: add one, e.g. dev.unicomm:backend-shm)"
+                    + System.lineSeparator();
         }
         StringBuilder sb = new StringBuilder();
         for (BackendReport r : reports) {
-            sb.append(String.format("  %-10s %-16s priority %-4d %s%n", r.name(), r.version(), r.priority(),
-                    r.available() ? "AVAILABLE" : "UNAVAILABLE"));
+            sb.append(String.format(
+                    "  %-10s %-16s priority %-4d %s%n",
+                    r.name(), r.version(), r.priority(), r.available() ? "AVAILABLE" : "UNAVAILABLE"));
             if (!r.available()) {
                 sb.append("      cause: ").append(r.cause()).append(System.lineSeparator());
                 sb.append("      fix:   ").append(r.fix()).append(System.lineSeparator());
             }
-            if (!r.detail().isEmpty()) sb.append("      detail: ").append(r.detail()).append(System.lineSeparator());
-            sb.append("      capabilities: ").append(r.capabilities().stream().map(Enum::name).sorted()
-                    .collect(Collectors.joining(", "))).append(System.lineSeparator());
+            if (!r.detail().isEmpty())
+                sb.append("      detail: ").append(r.detail()).append(System.lineSeparator());
+            sb.append("      capabilities: ")
+                    .append(r.capabilities().stream().map(Enum::name).sorted().collect(Collectors.joining(", ")))
+                    .append(System.lineSeparator());
         }
         return sb.toString();
     }

@@ -15,5 +15,7 @@ public final class BackendUnavailableException extends CommException {
     }
 
     /** One report per provider found on the class or module path. */
-    public List<BackendReport> reports() { return reports; }
+    public List<BackendReport> reports() {
+        return reports;
+    }
 }

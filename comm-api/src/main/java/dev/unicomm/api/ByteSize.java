@@ -22,15 +22,19 @@ public final class ByteSize {
      */
     public static long parse(String what, String text) {
         Matcher m = text == null ? null : GRAMMAR.matcher(text.trim().toUpperCase(Locale.ROOT));
-        if (m == null || !m.matches() || (m.group(3) != null && m.group(3).startsWith("I") && m.group(2).isEmpty()))
-            throw bad(what, text);
-        int shift = switch (m.group(2)) {
-            case "K" -> 10;
-            case "M" -> 20;
-            case "G" -> 30;
-            case "T" -> 40;
-            default -> 0;
-        };
+        if (m == null
+                || !m.matches()
+                || (m.group(3) != null
+                        && m.group(3).startsWith("I")
+                        && m.group(2).isEmpty())) throw bad(what, text);
+        int shift =
+                switch (m.group(2)) {
+                    case "K" -> 10;
+                    case "M" -> 20;
+                    case "G" -> 30;
+                    case "T" -> 40;
+                    default -> 0;
+                };
         try {
             return Math.multiplyExact(Long.parseLong(m.group(1)), 1L << shift);
         } catch (NumberFormatException | ArithmeticException e) {

@@ -16,8 +16,12 @@ public final class CallMismatchException extends IllegalArgumentException {
     }
 
     /** The call this member made (e.g. {@code "moe dispatch"}). */
-    public String operation() { return operation; }
+    public String operation() {
+        return operation;
+    }
 
     /** The (team) rank whose call differs from the others', or that rejected its own arguments. */
-    public int offendingRank() { return offendingRank; }
+    public int offendingRank() {
+        return offendingRank;
+    }
 }

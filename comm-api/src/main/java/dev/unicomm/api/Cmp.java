@@ -2,7 +2,12 @@ package dev.unicomm.api;
 
 /** Comparison used by wait-until: the wait ends when {@code word CMP value} holds. */
 public enum Cmp {
-    EQ, NE, GT, GE, LT, LE;
+    EQ,
+    NE,
+    GT,
+    GE,
+    LT,
+    LE;
 
     /** Whether {@code word CMP value} holds (signed 64-bit comparison). */
     public boolean test(long word, long value) {

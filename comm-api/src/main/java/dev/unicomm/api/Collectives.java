@@ -41,8 +41,15 @@ public interface Collectives {
      * member {@code j}, which receives them at element {@code recvOffsets[i]} of {@code dst}, where
      * {@code recvCounts[i]} must equal the sender's count.
      */
-    void alltoallv(Team team, SymmetricBuffer dst, long[] recvCounts, long[] recvOffsets,
-                   SymmetricBuffer src, long[] sendCounts, long[] sendOffsets, DType dtype);
+    void alltoallv(
+            Team team,
+            SymmetricBuffer dst,
+            long[] recvCounts,
+            long[] recvOffsets,
+            SymmetricBuffer src,
+            long[] sendCounts,
+            long[] sendOffsets,
+            DType dtype);
 
     // Byte-counted forms of 0.1.0 (2026-11-29/30), kept so that code written then still compiles and links;
     // each is the element-counted call with UINT8 elements (one element per byte).
@@ -98,8 +105,14 @@ public interface Collectives {
      *     To be removed after 0.2.0.
      */
     @Deprecated(since = "0.1.0", forRemoval = true)
-    default void alltoallv(Team team, SymmetricBuffer dst, long[] recvBytes, long[] recvOffsets,
-                           SymmetricBuffer src, long[] sendBytes, long[] sendOffsets) {
+    default void alltoallv(
+            Team team,
+            SymmetricBuffer dst,
+            long[] recvBytes,
+            long[] recvOffsets,
+            SymmetricBuffer src,
+            long[] sendBytes,
+            long[] sendOffsets) {
         alltoallv(team, dst, recvBytes, recvOffsets, src, sendBytes, sendOffsets, DType.UINT8);
     }
 }

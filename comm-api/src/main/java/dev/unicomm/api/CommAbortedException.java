@@ -25,5 +25,7 @@ public class CommAbortedException extends CommException {
     }
 
     /** The rank that failed, or {@code -1} if the rendezvous host was lost. */
-    public int failedRank() { return failedRank; }
+    public int failedRank() {
+        return failedRank;
+    }
 }

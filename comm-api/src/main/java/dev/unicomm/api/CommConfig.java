@@ -35,8 +35,18 @@ import java.util.Properties;
  * @param heapSize  symmetric heap bytes per PE
  * @param properties every {@code unicomm.*} setting seen, for backend-specific options
  */
-public record CommConfig(String backend, int rank, int worldSize, int localRank, String storeHost, int storePort,
-                         String token, boolean tls, Duration timeout, long heapSize, Map<String, String> properties) {
+public record CommConfig(
+        String backend,
+        int rank,
+        int worldSize,
+        int localRank,
+        String storeHost,
+        int storePort,
+        String token,
+        boolean tls,
+        Duration timeout,
+        long heapSize,
+        Map<String, String> properties) {
 
     /** Default symmetric heap per PE: 256 MiB. */
     public static final long DEFAULT_HEAP_SIZE = 256L << 20;
@@ -48,12 +58,15 @@ public record CommConfig(String backend, int rank, int worldSize, int localRank,
         if (rank < 0 || rank >= worldSize)
             throw new IllegalArgumentException("rank must be in [0, " + worldSize + "), got " + rank);
         if (localRank < 0) throw new IllegalArgumentException("local rank must be >= 0, got " + localRank);
-        if (storePort < 0 || storePort > 65535) throw new IllegalArgumentException("store port must be in [0, 65535], got " + storePort);
+        if (storePort < 0 || storePort > 65535)
+            throw new IllegalArgumentException("store port must be in [0, 65535], got " + storePort);
         if (timeout == null || timeout.isNegative() || timeout.isZero())
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         if (heapSize <= 0) throw new IllegalArgumentException("heap size must be > 0, got " + heapSize);
         if (worldSize > 1 && (storeHost == null || storeHost.isBlank()))
-            throw new IllegalArgumentException("a job of " + worldSize + " ranks needs a rendezvous store: set UNICOMM_STORE=host:port (or MASTER_ADDR/MASTER_PORT), or start it with 'unicomm run'");
+            throw new IllegalArgumentException(
+                    "a job of " + worldSize
+                            + " ranks needs a rendezvous store: set UNICOMM_STORE=host:port (or MASTER_ADDR/MASTER_PORT), or start it with 'unicomm run'");
         properties = Map.copyOf(properties);
     }
 
@@ -74,17 +87,20 @@ public record CommConfig(String backend, int rank, int worldSize, int localRank,
 
     /** A copy with another backend name. */
     public CommConfig withBackend(String name) {
-        return new CommConfig(name, rank, worldSize, localRank, storeHost, storePort, token, tls, timeout, heapSize, properties);
+        return new CommConfig(
+                name, rank, worldSize, localRank, storeHost, storePort, token, tls, timeout, heapSize, properties);
     }
 
     /** A copy with another timeout. */
     public CommConfig withTimeout(Duration t) {
-        return new CommConfig(backend, rank, worldSize, localRank, storeHost, storePort, token, tls, t, heapSize, properties);
+        return new CommConfig(
+                backend, rank, worldSize, localRank, storeHost, storePort, token, tls, t, heapSize, properties);
     }
 
     /** A copy with another heap size. */
     public CommConfig withHeapSize(long bytes) {
-        return new CommConfig(backend, rank, worldSize, localRank, storeHost, storePort, token, tls, timeout, bytes, properties);
+        return new CommConfig(
+                backend, rank, worldSize, localRank, storeHost, storePort, token, tls, timeout, bytes, properties);
     }
 
     /**
@@ -96,19 +112,25 @@ public record CommConfig(String backend, int rank, int worldSize, int localRank,
         String v = properties.get(key);
         if (v == null) v = properties.get("unicomm." + key);
         // Environment names arrive lower-cased with every '_' turned into '.'.
-        if (v == null) v = properties.get("unicomm." + key.toLowerCase(java.util.Locale.ROOT).replace('_', '.'));
+        if (v == null)
+            v = properties.get(
+                    "unicomm." + key.toLowerCase(java.util.Locale.ROOT).replace('_', '.'));
         return v == null ? def : v;
     }
 
     /** Elastic mode ({@code unicomm.elastic=true} / {@code UNICOMM_ELASTIC=true}): see {@link Capability#ELASTIC}. */
-    public boolean elastic() { return Boolean.parseBoolean(property("elastic", "false")); }
+    public boolean elastic() {
+        return Boolean.parseBoolean(property("elastic", "false"));
+    }
 
     /** A copy for rank {@code newRank} of a job of {@code newSize} ranks (a shrunken communicator). */
     public CommConfig withRank(int newRank, int newSize) {
-        return new CommConfig(backend, newRank, newSize, localRank, storeHost, storePort, token, tls, timeout, heapSize, properties);
+        return new CommConfig(
+                backend, newRank, newSize, localRank, storeHost, storePort, token, tls, timeout, heapSize, properties);
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         // Never print the token.
         return "CommConfig[backend=" + backend + ", rank=" + rank + "/" + worldSize + ", localRank=" + localRank
                 + ", store=" + storeHost + ":" + storePort + ", token=" + (token == null ? "none" : "***")

@@ -22,7 +22,9 @@ public interface Communicator extends AutoCloseable {
     Set<Capability> capabilities();
 
     /** Whether the backend has {@code capability}. */
-    default boolean has(Capability capability) { return capabilities().contains(capability); }
+    default boolean has(Capability capability) {
+        return capabilities().contains(capability);
+    }
 
     /** The timeout every wait of this communicator uses. */
     Duration timeout();
@@ -58,8 +60,9 @@ public interface Communicator extends AutoCloseable {
      * @throws UnsupportedOperationException where the communicator is not unicomm's validating layer
      */
     default MoeBuffer moe(MoeConfig config, ExpertMask mask) {
-        throw new UnsupportedOperationException("moe(config, mask) is implemented by the communicators Unicomm.connect returns, not by "
-                + getClass().getSimpleName());
+        throw new UnsupportedOperationException(
+                "moe(config, mask) is implemented by the communicators Unicomm.connect returns, not by "
+                        + getClass().getSimpleName());
     }
 
     /**
@@ -118,7 +121,9 @@ public interface Communicator extends AutoCloseable {
      * backend's own MoE) are counted under algorithm {@code native}; communicators not opened by
      * {@link Unicomm#connect()} return an empty map.
      */
-    default java.util.Map<String, Long> algorithmCounts() { return java.util.Map.of(); }
+    default java.util.Map<String, Long> algorithmCounts() {
+        return java.util.Map.of();
+    }
 
     /**
      * Which ranks share a host, agreed by every rank at connect. The default, for communicators that
@@ -136,10 +141,12 @@ public interface Communicator extends AutoCloseable {
      * @throws UnsupportedOperationException on communicators that were not opened by {@link Unicomm#connect()}
      */
     default Team nodeTeam() {
-        throw new UnsupportedOperationException("nodeTeam() is implemented by the communicators Unicomm.connect returns, not by "
-                + getClass().getSimpleName());
+        throw new UnsupportedOperationException(
+                "nodeTeam() is implemented by the communicators Unicomm.connect returns, not by "
+                        + getClass().getSimpleName());
     }
 
     /** Closes the communicator (collective); open buffers are reported and released. */
-    @Override void close();
+    @Override
+    void close();
 }

@@ -5,5 +5,6 @@ public interface DeviceBuffer extends Memory, AutoCloseable {
     /** Whether the memory is still allocated. */
     boolean isOpen();
 
-    @Override void close();
+    @Override
+    void close();
 }

@@ -11,7 +11,8 @@ public record DeviceMemory(long address, long byteSize, MemoryKind kind) impleme
         if (byteSize < 0) throw new IllegalArgumentException("byteSize must be >= 0, got " + byteSize);
     }
 
-    @Override public MemorySegment segment() {
+    @Override
+    public MemorySegment segment() {
         throw new IllegalStateException(kind + " memory at 0x" + Long.toHexString(address)
                 + " is device memory; the host cannot dereference it (copy it with DeviceRuntime.copy)");
     }

@@ -14,12 +14,23 @@ package dev.unicomm.api;
  *                               inactive rank and were dropped (a buffer opened with an {@link ExpertMask});
  *                               a cached-handle dispatch reports its handle's; {@code null} without a mask
  */
-public record Dispatched(Tensor recvX, Tensor recvScales, Tensor recvTopkIdx, Tensor recvTopkWeights,
-                         int[] numRecvTokensPerExpert, MoeHandle handle, int[] droppedPerToken) {
+public record Dispatched(
+        Tensor recvX,
+        Tensor recvScales,
+        Tensor recvTopkIdx,
+        Tensor recvTopkWeights,
+        int[] numRecvTokensPerExpert,
+        MoeHandle handle,
+        int[] droppedPerToken) {
 
     /** A result without a mask ({@code droppedPerToken} {@code null}): what implementations return. */
-    public Dispatched(Tensor recvX, Tensor recvScales, Tensor recvTopkIdx, Tensor recvTopkWeights,
-                      int[] numRecvTokensPerExpert, MoeHandle handle) {
+    public Dispatched(
+            Tensor recvX,
+            Tensor recvScales,
+            Tensor recvTopkIdx,
+            Tensor recvTopkWeights,
+            int[] numRecvTokensPerExpert,
+            MoeHandle handle) {
         this(recvX, recvScales, recvTopkIdx, recvTopkWeights, numRecvTokensPerExpert, handle, null);
     }
 }

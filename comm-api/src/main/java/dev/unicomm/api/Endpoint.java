@@ -95,7 +95,8 @@ public interface Endpoint extends AutoCloseable {
     }
 
     /** Closes queue pairs and deregisters regions; outstanding futures fail. Idempotent. */
-    @Override void close();
+    @Override
+    void close();
 
     /**
      * A completed receive.

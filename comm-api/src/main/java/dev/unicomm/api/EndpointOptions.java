@@ -16,18 +16,22 @@ import java.time.Duration;
  * @param timeout      limit of the blocking conveniences ({@link Endpoint#await}) and of waiting for
  *                     send-queue space
  */
-public record EndpointOptions(String device, int port, int gidIndex, LinkType linkType, int queuePairs,
-                              boolean busyPoll, Duration timeout) {
+public record EndpointOptions(
+        String device, int port, int gidIndex, LinkType linkType, int queuePairs, boolean busyPoll, Duration timeout) {
 
     /** Link layers. */
-    public enum LinkType { ROCE, INFINIBAND }
+    public enum LinkType {
+        ROCE,
+        INFINIBAND
+    }
 
     /** Most queue pairs per endpoint. */
     public static final int MAX_QUEUE_PAIRS = 64;
 
     public EndpointOptions {
         if (port < 1) throw new IllegalArgumentException("port must be >= 1, got " + port);
-        if (gidIndex < -1) throw new IllegalArgumentException("gidIndex must be >= -1 (-1 = pick one), got " + gidIndex);
+        if (gidIndex < -1)
+            throw new IllegalArgumentException("gidIndex must be >= -1 (-1 = pick one), got " + gidIndex);
         if (linkType == null) throw new IllegalArgumentException("linkType must not be null (ROCE or INFINIBAND)");
         if (queuePairs < 1 || queuePairs > MAX_QUEUE_PAIRS)
             throw new IllegalArgumentException("queuePairs must be in 1.." + MAX_QUEUE_PAIRS + ", got " + queuePairs);
@@ -41,23 +45,37 @@ public record EndpointOptions(String device, int port, int gidIndex, LinkType li
     }
 
     /** A copy on another device. */
-    public EndpointOptions withDevice(String name) { return new EndpointOptions(name, port, gidIndex, linkType, queuePairs, busyPoll, timeout); }
+    public EndpointOptions withDevice(String name) {
+        return new EndpointOptions(name, port, gidIndex, linkType, queuePairs, busyPoll, timeout);
+    }
 
     /** A copy on another port. */
-    public EndpointOptions withPort(int number) { return new EndpointOptions(device, number, gidIndex, linkType, queuePairs, busyPoll, timeout); }
+    public EndpointOptions withPort(int number) {
+        return new EndpointOptions(device, number, gidIndex, linkType, queuePairs, busyPoll, timeout);
+    }
 
     /** A copy with another GID index. */
-    public EndpointOptions withGidIndex(int index) { return new EndpointOptions(device, port, index, linkType, queuePairs, busyPoll, timeout); }
+    public EndpointOptions withGidIndex(int index) {
+        return new EndpointOptions(device, port, index, linkType, queuePairs, busyPoll, timeout);
+    }
 
     /** A copy with another link type. */
-    public EndpointOptions withLinkType(LinkType type) { return new EndpointOptions(device, port, gidIndex, type, queuePairs, busyPoll, timeout); }
+    public EndpointOptions withLinkType(LinkType type) {
+        return new EndpointOptions(device, port, gidIndex, type, queuePairs, busyPoll, timeout);
+    }
 
     /** A copy with another number of queue pairs. */
-    public EndpointOptions withQueuePairs(int n) { return new EndpointOptions(device, port, gidIndex, linkType, n, busyPoll, timeout); }
+    public EndpointOptions withQueuePairs(int n) {
+        return new EndpointOptions(device, port, gidIndex, linkType, n, busyPoll, timeout);
+    }
 
     /** A copy with busy polling on or off (off: event-driven completions). */
-    public EndpointOptions withBusyPoll(boolean on) { return new EndpointOptions(device, port, gidIndex, linkType, queuePairs, on, timeout); }
+    public EndpointOptions withBusyPoll(boolean on) {
+        return new EndpointOptions(device, port, gidIndex, linkType, queuePairs, on, timeout);
+    }
 
     /** A copy with another timeout. */
-    public EndpointOptions withTimeout(Duration t) { return new EndpointOptions(device, port, gidIndex, linkType, queuePairs, busyPoll, t); }
+    public EndpointOptions withTimeout(Duration t) {
+        return new EndpointOptions(device, port, gidIndex, linkType, queuePairs, busyPoll, t);
+    }
 }

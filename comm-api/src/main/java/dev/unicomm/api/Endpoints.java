@@ -17,7 +17,9 @@ public interface Endpoints {
     Endpoint open(EndpointOptions options);
 
     /** Opens an endpoint with {@link EndpointOptions#defaults()}. */
-    default Endpoint open() { return open(EndpointOptions.defaults()); }
+    default Endpoint open() {
+        return open(EndpointOptions.defaults());
+    }
 
     /**
      * Endpoints of backend {@code backend} without a communicator.

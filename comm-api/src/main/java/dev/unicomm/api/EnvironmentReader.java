@@ -11,15 +11,17 @@ final class EnvironmentReader {
 
     /** Launcher conventions, in priority order: rank, size, local rank variables (Slurm's older size name last). */
     private static final String[][] CONVENTIONS = {
-            {"UNICOMM_RANK", "UNICOMM_WORLD_SIZE", "UNICOMM_LOCAL_RANK"},
-            {"RANK", "WORLD_SIZE", "LOCAL_RANK"},
-            {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
-            {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NPROCS"},
+        {"UNICOMM_RANK", "UNICOMM_WORLD_SIZE", "UNICOMM_LOCAL_RANK"},
+        {"RANK", "WORLD_SIZE", "LOCAL_RANK"},
+        {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK"},
+        {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", "SLURM_NPROCS"},
     };
 
     /** This process's place in the job, and the variables it was read from (for messages). */
     private record Launch(int rank, int size, int localRank, String source, String convention) {
-        String who() { return "rank " + rank + " of " + size + (source.isEmpty() ? "" : " (" + source + ")"); }
+        String who() {
+            return "rank " + rank + " of " + size + (source.isEmpty() ? "" : " (" + source + ")");
+        }
     }
 
     /**
@@ -39,17 +41,28 @@ final class EnvironmentReader {
             }
             if (r == null && s == null) continue;
             String l = own ? settings.get("unicomm.local.rank") : env.get(c[2]);
-            if (r != null && s == null && c[0].equals("SLURM_PROCID") && r.trim().equals("0"))
-                return new Launch(0, 1, l == null ? -1 : parseInt(c[2], l), "SLURM_PROCID=0 without SLURM_NTASKS: one task", c[0]);
+            if (r != null
+                    && s == null
+                    && c[0].equals("SLURM_PROCID")
+                    && r.trim().equals("0"))
+                return new Launch(
+                        0,
+                        1,
+                        l == null ? -1 : parseInt(c[2], l),
+                        "SLURM_PROCID=0 without SLURM_NTASKS: one task",
+                        c[0]);
             if (r == null || s == null) {
                 String set = r != null ? c[0] + "=" + r : sizeName + "=" + s;
                 String missing = r != null ? c[1] : c[0];
-                throw userError("incomplete launch variables: " + set + (l != null ? " and " + c[2] + "=" + l + " are" : " is") + " set but "
-                        + missing + " is not; set " + c[0] + " and " + c[1] + " together (a rank that ran alone would leave the"
+                throw userError("incomplete launch variables: " + set
+                        + (l != null ? " and " + c[2] + "=" + l + " are" : " is") + " set but "
+                        + missing + " is not; set " + c[0] + " and " + c[1]
+                        + " together (a rank that ran alone would leave the"
                         + " others waiting), or neither for a single-process job");
             }
             String source = c[0] + "=" + r + ", " + sizeName + "=" + s;
-            return new Launch(parseInt(c[0], r), parseInt(sizeName, s), l == null ? -1 : parseInt(c[2], l), source, c[0]);
+            return new Launch(
+                    parseInt(c[0], r), parseInt(sizeName, s), l == null ? -1 : parseInt(c[2], l), source, c[0]);
         }
         return new Launch(0, 1, -1, "", "");
     }
@@ -67,10 +80,17 @@ final class EnvironmentReader {
                 String id = env.get("TORCHELASTIC_RUN_ID");
                 yield id == null || id.isBlank() || id.equals("none") ? null : "torchrun:" + id;
             }
-            case "OMPI_COMM_WORLD_RANK" -> env.get("PMIX_NAMESPACE") != null ? "pmix:" + env.get("PMIX_NAMESPACE")
-                    : env.get("OMPI_MCA_ess_base_jobid") != null ? "ompi:" + env.get("OMPI_MCA_ess_base_jobid") : null;
-            case "SLURM_PROCID" -> env.get("SLURM_JOB_ID") == null ? null
-                    : "slurm:" + env.get("SLURM_JOB_ID") + (env.get("SLURM_STEP_ID") == null ? "" : "." + env.get("SLURM_STEP_ID"));
+            case "OMPI_COMM_WORLD_RANK" ->
+                env.get("PMIX_NAMESPACE") != null
+                        ? "pmix:" + env.get("PMIX_NAMESPACE")
+                        : env.get("OMPI_MCA_ess_base_jobid") != null
+                                ? "ompi:" + env.get("OMPI_MCA_ess_base_jobid")
+                                : null;
+            case "SLURM_PROCID" ->
+                env.get("SLURM_JOB_ID") == null
+                        ? null
+                        : "slurm:" + env.get("SLURM_JOB_ID")
+                                + (env.get("SLURM_STEP_ID") == null ? "" : "." + env.get("SLURM_STEP_ID"));
             default -> null;
         };
     }
@@ -90,7 +110,8 @@ final class EnvironmentReader {
         Map<String, String> settings = new HashMap<>();
         // UNICOMM_FOO_BAR -> unicomm.foo.bar ; properties override the environment.
         env.forEach((k, v) -> {
-            if (k.startsWith("UNICOMM_")) settings.put("unicomm." + k.substring(8).toLowerCase().replace('_', '.'), v);
+            if (k.startsWith("UNICOMM_"))
+                settings.put("unicomm." + k.substring(8).toLowerCase().replace('_', '.'), v);
         });
         for (String name : props.stringPropertyNames()) {
             if (name.startsWith("unicomm.")) settings.put(name, props.getProperty(name));
@@ -113,23 +134,27 @@ final class EnvironmentReader {
         } else if (size > 1) {
             String addr = env.get("MASTER_ADDR"), mport = env.get("MASTER_PORT");
             // mpirun and srun say where rank 0 runs; nobody needs to set MASTER_ADDR by hand there.
-            var derived = addr == null ? LauncherStore.derive(env, mport) : java.util.Optional.<LauncherStore.Derived>empty();
+            var derived =
+                    addr == null ? LauncherStore.derive(env, mport) : java.util.Optional.<LauncherStore.Derived>empty();
             if (derived.isPresent()) {
                 var d = derived.get();
                 if (d.host() == null)
-                    throw userError(launch.who() + " was started by " + d.source() + ", which does not say where rank 0 runs here: set "
-                            + d.missing());
+                    throw userError(launch.who() + " was started by " + d.source()
+                            + ", which does not say where rank 0 runs here: set " + d.missing());
                 host = d.host();
                 port = d.port();
                 if (token == null) token = d.token();
             } else {
                 if (addr == null && mport == null)
-                    throw userError(launch.who() + " has no rendezvous store: set UNICOMM_STORE=host:port, or MASTER_ADDR and MASTER_PORT"
+                    throw userError(launch.who()
+                            + " has no rendezvous store: set UNICOMM_STORE=host:port, or MASTER_ADDR and MASTER_PORT"
                             + " (torchrun's names), to rank 0's address and a free port, the same on every rank; or start the job with"
                             + " 'bin/unicomm run -n " + size + "'");
                 if (addr == null || mport == null)
-                    throw userError(launch.who() + " cannot find the rendezvous store: " + (addr == null ? "MASTER_PORT=" + mport : "MASTER_ADDR=" + addr)
-                            + " is set but " + (addr == null ? "MASTER_ADDR" : "MASTER_PORT") + " is missing; set both, or UNICOMM_STORE=host:port");
+                    throw userError(launch.who() + " cannot find the rendezvous store: "
+                            + (addr == null ? "MASTER_PORT=" + mport : "MASTER_ADDR=" + addr) + " is set but "
+                            + (addr == null ? "MASTER_ADDR" : "MASTER_PORT")
+                            + " is missing; set both, or UNICOMM_STORE=host:port");
                 host = addr;
                 port = parseInt("MASTER_PORT", mport);
             }
@@ -137,14 +162,17 @@ final class EnvironmentReader {
         String backend = settings.get("unicomm.backend");
         if (backend != null && backend.isBlank()) backend = null;
         Duration timeout = settings.containsKey("unicomm.timeout")
-                ? parseDuration(settings.get("unicomm.timeout")) : CommConfig.DEFAULT_TIMEOUT;
+                ? parseDuration(settings.get("unicomm.timeout"))
+                : CommConfig.DEFAULT_TIMEOUT;
         long heap = settings.containsKey("unicomm.heap.size")
-                ? ByteSize.parse("UNICOMM_HEAP_SIZE (unicomm.heap.size)", settings.get("unicomm.heap.size")) : CommConfig.DEFAULT_HEAP_SIZE;
+                ? ByteSize.parse("UNICOMM_HEAP_SIZE (unicomm.heap.size)", settings.get("unicomm.heap.size"))
+                : CommConfig.DEFAULT_HEAP_SIZE;
         boolean tls = Boolean.parseBoolean(settings.getOrDefault("unicomm.tls", "false"));
         try {
             return new CommConfig(backend, rank, size, localRank, host, port, token, tls, timeout, heap, settings);
         } catch (IllegalArgumentException e) {
-            throw userError(launch.source().isEmpty() ? e.getMessage() : e.getMessage() + " (from " + launch.source() + ")");
+            throw userError(
+                    launch.source().isEmpty() ? e.getMessage() : e.getMessage() + " (from " + launch.source() + ")");
         }
     }
 

@@ -23,9 +23,11 @@ public record ExpertMask(int jobSize, int[] activeJobRanks) {
         for (int i = 0; i < activeJobRanks.length; i++) {
             int r = activeJobRanks[i];
             if (r < 0 || r >= jobSize)
-                throw new IllegalArgumentException("activeJobRanks[" + i + "] = " + r + " is not a rank of a job of " + jobSize);
+                throw new IllegalArgumentException(
+                        "activeJobRanks[" + i + "] = " + r + " is not a rank of a job of " + jobSize);
             if (i > 0 && r <= activeJobRanks[i - 1])
-                throw new IllegalArgumentException("activeJobRanks must be strictly increasing, got " + Arrays.toString(activeJobRanks));
+                throw new IllegalArgumentException(
+                        "activeJobRanks must be strictly increasing, got " + Arrays.toString(activeJobRanks));
         }
     }
 
@@ -47,13 +49,20 @@ public record ExpertMask(int jobSize, int[] activeJobRanks) {
     }
 
     /** A copy of the active job ranks. */
-    @Override public int[] activeJobRanks() { return activeJobRanks.clone(); }
+    @Override
+    public int[] activeJobRanks() {
+        return activeJobRanks.clone();
+    }
 
     /** Ranks still active. */
-    public int activeCount() { return activeJobRanks.length; }
+    public int activeCount() {
+        return activeJobRanks.length;
+    }
 
     /** Whether every rank of the job is active (the mask drops nothing). */
-    public boolean allActive() { return activeJobRanks.length == jobSize; }
+    public boolean allActive() {
+        return activeJobRanks.length == jobSize;
+    }
 
     /** Whether job rank {@code jobRank} is active. */
     public boolean rankActive(int jobRank) {
@@ -70,11 +79,18 @@ public record ExpertMask(int jobSize, int[] activeJobRanks) {
         return rankActive(expert / config.numLocalExperts(jobSize));
     }
 
-    @Override public boolean equals(Object o) {
+    @Override
+    public boolean equals(Object o) {
         return o instanceof ExpertMask m && m.jobSize == jobSize && Arrays.equals(m.activeJobRanks, activeJobRanks);
     }
 
-    @Override public int hashCode() { return 31 * jobSize + Arrays.hashCode(activeJobRanks); }
+    @Override
+    public int hashCode() {
+        return 31 * jobSize + Arrays.hashCode(activeJobRanks);
+    }
 
-    @Override public String toString() { return "ExpertMask[jobSize=" + jobSize + ", active=" + Arrays.toString(activeJobRanks) + "]"; }
+    @Override
+    public String toString() {
+        return "ExpertMask[jobSize=" + jobSize + ", active=" + Arrays.toString(activeJobRanks) + "]";
+    }
 }

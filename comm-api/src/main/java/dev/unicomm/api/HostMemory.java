@@ -9,10 +9,19 @@ public record HostMemory(MemorySegment segment) implements Memory {
         Objects.requireNonNull(segment, "segment");
     }
 
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
 
     /** The native address, or 0 for a heap segment. */
-    @Override public long address() { return segment.isNative() ? segment.address() : 0L; }
+    @Override
+    public long address() {
+        return segment.isNative() ? segment.address() : 0L;
+    }
 
-    @Override public long byteSize() { return segment.byteSize(); }
+    @Override
+    public long byteSize() {
+        return segment.byteSize();
+    }
 }

@@ -22,14 +22,18 @@ public final class HostTopology {
      */
     public HostTopology(int rank, int[] hostOfRank, List<String> hostNames) {
         if (hostOfRank.length == 0) throw new IllegalArgumentException("a topology needs at least one rank");
-        if (rank < 0 || rank >= hostOfRank.length) throw new IllegalArgumentException("rank must be in [0, " + hostOfRank.length + "), got " + rank);
+        if (rank < 0 || rank >= hostOfRank.length)
+            throw new IllegalArgumentException("rank must be in [0, " + hostOfRank.length + "), got " + rank);
         int next = 0;
         for (int r = 0; r < hostOfRank.length; r++) {
             int h = hostOfRank[r];
-            if (h < 0 || h > next) throw new IllegalArgumentException("hosts must be numbered by their first rank: rank " + r + " has host " + h);
+            if (h < 0 || h > next)
+                throw new IllegalArgumentException(
+                        "hosts must be numbered by their first rank: rank " + r + " has host " + h);
             if (h == next) next++;
         }
-        if (hostNames.size() != next) throw new IllegalArgumentException(next + " hosts need " + next + " names, got " + hostNames.size());
+        if (hostNames.size() != next)
+            throw new IllegalArgumentException(next + " hosts need " + next + " names, got " + hostNames.size());
         this.rank = rank;
         this.hostOfRank = hostOfRank.clone();
         this.hostNames = List.copyOf(hostNames);
@@ -41,24 +45,34 @@ public final class HostTopology {
     }
 
     /** Number of ranks. */
-    public int size() { return hostOfRank.length; }
+    public int size() {
+        return hostOfRank.length;
+    }
 
     /** Number of hosts. */
-    public int hostCount() { return hostNames.size(); }
+    public int hostCount() {
+        return hostNames.size();
+    }
 
     /** This rank's host. */
-    public int host() { return hostOfRank[rank]; }
+    public int host() {
+        return hostOfRank[rank];
+    }
 
     /** The host of {@code rank}. */
     public int hostOf(int rank) {
-        if (rank < 0 || rank >= hostOfRank.length) throw new IllegalArgumentException("rank must be in [0, " + hostOfRank.length + "), got " + rank);
+        if (rank < 0 || rank >= hostOfRank.length)
+            throw new IllegalArgumentException("rank must be in [0, " + hostOfRank.length + "), got " + rank);
         return hostOfRank[rank];
     }
 
     /** The ranks on {@code host}, ascending. */
     public int[] ranksOn(int host) {
-        if (host < 0 || host >= hostCount()) throw new IllegalArgumentException("host must be in [0, " + hostCount() + "), got " + host);
-        return java.util.stream.IntStream.range(0, hostOfRank.length).filter(r -> hostOfRank[r] == host).toArray();
+        if (host < 0 || host >= hostCount())
+            throw new IllegalArgumentException("host must be in [0, " + hostCount() + "), got " + host);
+        return java.util.stream.IntStream.range(0, hostOfRank.length)
+                .filter(r -> hostOfRank[r] == host)
+                .toArray();
     }
 
     /** This rank's index among the ranks of its host. */
@@ -69,16 +83,21 @@ public final class HostTopology {
     }
 
     /** Number of ranks on this rank's host. */
-    public int localSize() { return ranksOn(host()).length; }
+    public int localSize() {
+        return ranksOn(host()).length;
+    }
 
     /** The display name (hostname) of {@code host}. */
     public String hostName(int host) {
-        if (host < 0 || host >= hostCount()) throw new IllegalArgumentException("host must be in [0, " + hostCount() + "), got " + host);
+        if (host < 0 || host >= hostCount())
+            throw new IllegalArgumentException("host must be in [0, " + hostCount() + "), got " + host);
         return hostNames.get(host);
     }
 
     /** Whether every rank runs on one host. */
-    public boolean singleHost() { return hostCount() == 1; }
+    public boolean singleHost() {
+        return hostCount() == 1;
+    }
 
     /**
      * The topology of a communicator made of {@code members} of this one (ranks of this one, in the new
@@ -101,11 +120,15 @@ public final class HostTopology {
     }
 
     /** {@code "2 hosts: node0 (ranks 0-1), node1 (ranks 2-3)"}. */
-    @Override public String toString() {
+    @Override
+    public String toString() {
         StringBuilder b = new StringBuilder(hostCount() + (hostCount() == 1 ? " host: " : " hosts: "));
         for (int h = 0; h < hostCount(); h++) {
             if (h > 0) b.append(", ");
-            b.append(hostNames.get(h)).append(" (ranks ").append(ranges(ranksOn(h))).append(')');
+            b.append(hostNames.get(h))
+                    .append(" (ranks ")
+                    .append(ranges(ranksOn(h)))
+                    .append(')');
         }
         return b.toString();
     }

@@ -48,8 +48,18 @@ final class LauncherStore {
         String jobId = env.get("OMPI_MCA_ess_base_jobid");
         String token = env.get("OMPI_MCA_orte_precondition_transports");
         if (addrs.isEmpty() || (port == null && jobId == null))
-            return new Derived(null, 0, null, "Open MPI", "MASTER_ADDR (the address of rank 0's host) and MASTER_PORT, exported with mpirun -x (or UNICOMM_STORE=host:port)");
-        return new Derived(addrs.getFirst(), port != null ? parsePort(port) : portOf(jobId), token, "Open MPI (mpirun's address, port from the job id)", null);
+            return new Derived(
+                    null,
+                    0,
+                    null,
+                    "Open MPI",
+                    "MASTER_ADDR (the address of rank 0's host) and MASTER_PORT, exported with mpirun -x (or UNICOMM_STORE=host:port)");
+        return new Derived(
+                addrs.getFirst(),
+                port != null ? parsePort(port) : portOf(jobId),
+                token,
+                "Open MPI (mpirun's address, port from the job id)",
+                null);
     }
 
     /** Slurm gives the step's node list (rank 0 runs on its first node) and the job and step ids. */
@@ -58,9 +68,19 @@ final class LauncherStore {
         String first = nodes == null ? null : firstHost(nodes);
         String job = env.get("SLURM_JOB_ID");
         if (first == null || (port == null && job == null))
-            return new Derived(null, 0, null, "Slurm", "MASTER_ADDR (the address of rank 0's host) and MASTER_PORT (or UNICOMM_STORE=host:port)");
+            return new Derived(
+                    null,
+                    0,
+                    null,
+                    "Slurm",
+                    "MASTER_ADDR (the address of rank 0's host) and MASTER_PORT (or UNICOMM_STORE=host:port)");
         String id = job + "." + env.getOrDefault("SLURM_STEP_ID", "0");
-        return new Derived(first, port != null ? parsePort(port) : portOf(id), null, "Slurm (the step's first node, port from the job and step id)", null);
+        return new Derived(
+                first,
+                port != null ? parsePort(port) : portOf(id),
+                null,
+                "Slurm (the step's first node, port from the job and step id)",
+                null);
     }
 
     private static final Pattern TCP = Pattern.compile("tcp://([0-9.]+):\\d+");

@@ -14,8 +14,8 @@ package dev.unicomm.api;
  * @param droppedPerToken per input token, how many of its top-k entries named an expert of an inactive
  *                   rank and were dropped (a buffer opened with an {@link ExpertMask}); {@code null} without a mask
  */
-public record LowLatencyDispatched(Tensor recvX, Tensor recvScales, int[] recvCount, MoeHandle handle,
-                                   ReceiveHook hook, int[] droppedPerToken) {
+public record LowLatencyDispatched(
+        Tensor recvX, Tensor recvScales, int[] recvCount, MoeHandle handle, ReceiveHook hook, int[] droppedPerToken) {
 
     /** A result without a mask ({@code droppedPerToken} {@code null}): what implementations return. */
     public LowLatencyDispatched(Tensor recvX, Tensor recvScales, int[] recvCount, MoeHandle handle, ReceiveHook hook) {

@@ -12,7 +12,11 @@ public record MemoryKind(Type type, int device) {
     public static final MemoryKind HOST = new MemoryKind(Type.HOST, -1);
 
     /** The kinds of memory unicomm knows. */
-    public enum Type { HOST, CUDA, ASCEND }
+    public enum Type {
+        HOST,
+        CUDA,
+        ASCEND
+    }
 
     public MemoryKind {
         if (type == null) throw new IllegalArgumentException("memory type must not be null");
@@ -23,13 +27,22 @@ public record MemoryKind(Type type, int device) {
     }
 
     /** CUDA device memory on device {@code ordinal}. */
-    public static MemoryKind cuda(int ordinal) { return new MemoryKind(Type.CUDA, ordinal); }
+    public static MemoryKind cuda(int ordinal) {
+        return new MemoryKind(Type.CUDA, ordinal);
+    }
 
     /** Ascend NPU device memory on device {@code ordinal}. */
-    public static MemoryKind ascend(int ordinal) { return new MemoryKind(Type.ASCEND, ordinal); }
+    public static MemoryKind ascend(int ordinal) {
+        return new MemoryKind(Type.ASCEND, ordinal);
+    }
 
     /** Whether this is host memory. */
-    public boolean isHost() { return type == Type.HOST; }
+    public boolean isHost() {
+        return type == Type.HOST;
+    }
 
-    @Override public String toString() { return isHost() ? "HOST" : type + ":" + device; }
+    @Override
+    public String toString() {
+        return isHost() ? "HOST" : type + ":" + device;
+    }
 }

@@ -56,8 +56,8 @@ public interface MoeBuffer extends AutoCloseable {
      * {@code recvTopkWeights} is {@code null}); {@code layout} from {@link #layout} of the same
      * {@code topkIdx}; {@code expertAlignment >= 1} rounds {@code numRecvTokensPerExpert} up.
      */
-    Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout,
-                        int expertAlignment);
+    Dispatched dispatch(
+            Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout, int expertAlignment);
 
     /** BF16 normal dispatch with expert alignment 1. */
     default Dispatched dispatch(Tensor x, Tensor topkIdx, Tensor topkWeights, MoeLayout layout) {
@@ -78,7 +78,9 @@ public interface MoeBuffer extends AutoCloseable {
     Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights);
 
     /** Combine without weights. */
-    default Combined combine(Tensor y, MoeHandle handle) { return combine(y, handle, null); }
+    default Combined combine(Tensor y, MoeHandle handle) {
+        return combine(y, handle, null);
+    }
 
     /**
      * Low-latency dispatch of {@code x [T, H]} BF16, {@code T <= maxTokensPerRank}. Returns once
@@ -104,8 +106,8 @@ public interface MoeBuffer extends AutoCloseable {
     LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle);
 
     /** As {@link #lowLatencyCombine}, also receiving before returning unless {@code returnRecvHook}. */
-    default LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle,
-                                                 boolean returnRecvHook) {
+    default LowLatencyCombined lowLatencyCombine(
+            Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle, boolean returnRecvHook) {
         LowLatencyCombined c = lowLatencyCombine(y, topkIdx, topkWeights, handle);
         if (!returnRecvHook) c.hook().await();
         return c;
@@ -124,8 +126,9 @@ public interface MoeBuffer extends AutoCloseable {
      * @throws UnsupportedOperationException where the implementation has no stream-ordered path
      */
     default LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
-        throw new UnsupportedOperationException("this MoE implementation (" + getClass().getSimpleName()
-                + ") has no stream-ordered low-latency path; use lowLatencyDispatch(x, topkIdx, useFp8)");
+        throw new UnsupportedOperationException(
+                "this MoE implementation (" + getClass().getSimpleName()
+                        + ") has no stream-ordered low-latency path; use lowLatencyDispatch(x, topkIdx, useFp8)");
     }
 
     /**
@@ -136,8 +139,9 @@ public interface MoeBuffer extends AutoCloseable {
      * @throws UnsupportedOperationException where the implementation has no stream-ordered path
      */
     default Tensor lowLatencyCombine(Stream stream, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
-        throw new UnsupportedOperationException("this MoE implementation (" + getClass().getSimpleName()
-                + ") has no stream-ordered low-latency path; use lowLatencyCombine(y, topkIdx, topkWeights, handle)");
+        throw new UnsupportedOperationException(
+                "this MoE implementation (" + getClass().getSimpleName()
+                        + ") has no stream-ordered low-latency path; use lowLatencyCombine(y, topkIdx, topkWeights, handle)");
     }
 
     /**
@@ -150,7 +154,8 @@ public interface MoeBuffer extends AutoCloseable {
      * @throws UnsupportedCapabilityException where the backend lacks {@link Capability#MOE_ACTIVE_MASK}
      */
     default ExpertMask activeRanks() {
-        throw new UnsupportedCapabilityException(getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.activeRanks()");
+        throw new UnsupportedCapabilityException(
+                getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.activeRanks()");
     }
 
     /**
@@ -169,9 +174,11 @@ public interface MoeBuffer extends AutoCloseable {
      *                                        re-activates a rank
      */
     default void setActiveRanks(ExpertMask mask) {
-        throw new UnsupportedCapabilityException(getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");
+        throw new UnsupportedCapabilityException(
+                getClass().getSimpleName(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");
     }
 
     /** Frees the buffer (collective). Handles and result views become invalid. */
-    @Override void close();
+    @Override
+    void close();
 }

@@ -34,7 +34,10 @@ package dev.unicomm.api;
 public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerRank, int numTopk, boolean useFp8) {
 
     /** Normal mode moves each token once per destination rank; low-latency mode once per expert. */
-    public enum Mode { NORMAL, LOW_LATENCY }
+    public enum Mode {
+        NORMAL,
+        LOW_LATENCY
+    }
 
     /** Channels that share one FP8 scale. */
     public static final int FP8_BLOCK = 128;
@@ -48,7 +51,8 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
         if (mode == null) throw new IllegalArgumentException("mode must not be null");
         if (numExperts <= 0) throw new IllegalArgumentException("numExperts must be > 0, got " + numExperts);
         if (hidden <= 0) throw new IllegalArgumentException("hidden must be > 0, got " + hidden);
-        if (maxTokensPerRank <= 0) throw new IllegalArgumentException("maxTokensPerRank must be > 0, got " + maxTokensPerRank);
+        if (maxTokensPerRank <= 0)
+            throw new IllegalArgumentException("maxTokensPerRank must be > 0, got " + maxTokensPerRank);
         if (numTopk <= 0 || numTopk > numExperts)
             throw new IllegalArgumentException("numTopk must be in [1, numExperts=" + numExperts + "], got " + numTopk);
         if (useFp8 && hidden % FP8_BLOCK != 0)
@@ -57,19 +61,30 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
 
     /** Normal mode, top-8, BF16 and FP8 allowed where hidden is a multiple of 128. */
     public static MoeConfig normal(int numExperts, int hidden, int maxTokensPerRank) {
-        return new MoeConfig(Mode.NORMAL, numExperts, hidden, maxTokensPerRank, Math.min(8, numExperts), hidden % FP8_BLOCK == 0);
+        return new MoeConfig(
+                Mode.NORMAL, numExperts, hidden, maxTokensPerRank, Math.min(8, numExperts), hidden % FP8_BLOCK == 0);
     }
 
     /** Low-latency mode, top-8, FP8 allowed where hidden is a multiple of 128. */
     public static MoeConfig lowLatency(int numExperts, int hidden, int maxTokensPerRank) {
-        return new MoeConfig(Mode.LOW_LATENCY, numExperts, hidden, maxTokensPerRank, Math.min(8, numExperts), hidden % FP8_BLOCK == 0);
+        return new MoeConfig(
+                Mode.LOW_LATENCY,
+                numExperts,
+                hidden,
+                maxTokensPerRank,
+                Math.min(8, numExperts),
+                hidden % FP8_BLOCK == 0);
     }
 
     /** A copy with another top-k. */
-    public MoeConfig withTopk(int k) { return new MoeConfig(mode, numExperts, hidden, maxTokensPerRank, k, useFp8); }
+    public MoeConfig withTopk(int k) {
+        return new MoeConfig(mode, numExperts, hidden, maxTokensPerRank, k, useFp8);
+    }
 
     /** A copy with FP8 allowed or not. */
-    public MoeConfig withFp8(boolean fp8) { return new MoeConfig(mode, numExperts, hidden, maxTokensPerRank, numTopk, fp8); }
+    public MoeConfig withFp8(boolean fp8) {
+        return new MoeConfig(mode, numExperts, hidden, maxTokensPerRank, numTopk, fp8);
+    }
 
     /** Experts hosted by each rank of a job of {@code numRanks} ranks. */
     public int numLocalExperts(int numRanks) {
@@ -88,7 +103,8 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
         long r = numRanks, t = maxTokensPerRank, h = hidden, k = numTopk;
         if (mode == Mode.NORMAL) {
             long row = Math.addExact(2 * h, 12 * k);
-            return Math.addExact(HEADER_BYTES + Math.max(12 * t * k, 8 * r), Math.multiplyExact(Math.multiplyExact(t, row), r));
+            return Math.addExact(
+                    HEADER_BYTES + Math.max(12 * t * k, 8 * r), Math.multiplyExact(Math.multiplyExact(t, row), r));
         }
         long fixed = HEADER_BYTES + SIGNAL_BYTES_PER_RANK * r;
         long l = numExperts / numRanks;
@@ -107,6 +123,7 @@ public record MoeConfig(Mode mode, int numExperts, int hidden, int maxTokensPerR
     private void checkRanks(int numRanks) {
         if (numRanks < 1) throw new IllegalArgumentException("numRanks must be >= 1, got " + numRanks);
         if (numExperts % numRanks != 0)
-            throw new IllegalArgumentException("numExperts (" + numExperts + ") must be divisible by the number of ranks (" + numRanks + ")");
+            throw new IllegalArgumentException(
+                    "numExperts (" + numExperts + ") must be divisible by the number of ranks (" + numRanks + ")");
     }
 }

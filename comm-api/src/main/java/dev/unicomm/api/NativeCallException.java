@@ -12,8 +12,12 @@ public final class NativeCallException extends CommException {
     }
 
     /** The native function that failed. */
-    public String call() { return call; }
+    public String call() {
+        return call;
+    }
 
     /** Its return or error code. */
-    public long code() { return code; }
+    public long code() {
+        return code;
+    }
 }

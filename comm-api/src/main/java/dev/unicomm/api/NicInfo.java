@@ -9,7 +9,9 @@ import java.util.List;
  * @param ports its ports
  */
 public record NicInfo(String name, List<Port> ports) {
-    public NicInfo { ports = List.copyOf(ports); }
+    public NicInfo {
+        ports = List.copyOf(ports);
+    }
 
     /**
      * One port of a device.
@@ -21,10 +23,14 @@ public record NicInfo(String name, List<Port> ports) {
      * @param gids      the port's non-zero GIDs
      */
     public record Port(int number, String state, String linkLayer, int activeMtu, List<Gid> gids) {
-        public Port { gids = List.copyOf(gids); }
+        public Port {
+            gids = List.copyOf(gids);
+        }
 
         /** Whether the port can carry traffic now. */
-        public boolean active() { return "ACTIVE".equals(state); }
+        public boolean active() {
+            return "ACTIVE".equals(state);
+        }
     }
 
     /**

@@ -14,16 +14,24 @@ public final class RankFailedException extends CommAbortedException {
     private static final String SHRINK_HINT = "; call shrink() to go on with the survivors";
 
     public RankFailedException(int[] failedRanks, String reason) {
-        super(first(failedRanks), reason != null && reason.endsWith(SHRINK_HINT) ? reason
-                : reason + (failedRanks.length > 1 ? " (failed ranks " + Arrays.toString(failedRanks) + ")" : "") + SHRINK_HINT);
+        super(
+                first(failedRanks),
+                reason != null && reason.endsWith(SHRINK_HINT)
+                        ? reason
+                        : reason
+                                + (failedRanks.length > 1 ? " (failed ranks " + Arrays.toString(failedRanks) + ")" : "")
+                                + SHRINK_HINT);
         this.failedRanks = failedRanks.clone();
     }
 
     private static int first(int[] ranks) {
-        if (ranks == null || ranks.length == 0) throw new IllegalArgumentException("a rank failure names at least one rank");
+        if (ranks == null || ranks.length == 0)
+            throw new IllegalArgumentException("a rank failure names at least one rank");
         return ranks[0];
     }
 
     /** Every rank known to have failed (this communicator's numbering), ascending. */
-    public int[] failedRanks() { return failedRanks.clone(); }
+    public int[] failedRanks() {
+        return failedRanks.clone();
+    }
 }

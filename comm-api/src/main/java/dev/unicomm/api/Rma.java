@@ -43,12 +43,30 @@ public interface Rma {
      * Put, then update the 64-bit signal word {@code signal[signalOffset]} on {@code pe} with
      * {@code op}/{@code value} once the data is visible there.
      */
-    void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                   SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe);
+    void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe);
 
     /** Non-blocking {@link #putSignal}: the source is reusable after {@link #quiet()}. */
-    void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                      SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe);
+    void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe);
 
     /**
      * Waits until the local signal word {@code signal[signalOffset]} satisfies {@code cmp value};
@@ -93,7 +111,9 @@ public interface Rma {
      *
      * @throws UnsupportedCapabilityException if the backend has no streams and {@code stream} is a device stream
      */
-    default Rma on(Stream stream) { return new HostStreamRma(this, stream); }
+    default Rma on(Stream stream) {
+        return new HostStreamRma(this, stream);
+    }
 
     /** Convenience: puts the whole of {@code src} at {@code dst[dstOffset..]} on {@code pe}. */
     default void put(SymmetricBuffer dst, long dstOffset, MemorySegment src, int pe) {

@@ -19,5 +19,6 @@ public interface Stream extends AutoCloseable {
     boolean isOpen();
 
     /** Destroys an owned stream (after synchronizing); forgets a wrapped one. */
-    @Override void close();
+    @Override
+    void close();
 }

@@ -36,12 +36,15 @@ public interface SymmetricBuffer extends Memory, AutoCloseable {
      * @return the memory, or empty where PE {@code pe} is not load/store reachable from here
      * @throws IndexOutOfBoundsException if {@code pe} is not a PE of the communicator
      */
-    default Optional<Memory> peerMemory(int pe) { return peer(pe).map(Memory::of); }
+    default Optional<Memory> peerMemory(int pe) {
+        return peer(pe).map(Memory::of);
+    }
 
     /**
      * Frees the buffer on every PE (collective). First completes this PE's outstanding RMA, as
      * {@link Rma#quiet()} does, so no put issued before close lands in memory handed out again
      * (docs/spec/semantics.md §3.3).
      */
-    @Override void close();
+    @Override
+    void close();
 }

@@ -16,7 +16,9 @@ public interface SymmetricHeap {
      * @throws IllegalArgumentException if {@code bytes < 0}, or PEs asked for different sizes
      * @throws OutOfSymmetricMemoryException if the heap cannot hold it
      */
-    default SymmetricBuffer allocate(long bytes) { return allocate(bytes, DEFAULT_ALIGNMENT); }
+    default SymmetricBuffer allocate(long bytes) {
+        return allocate(bytes, DEFAULT_ALIGNMENT);
+    }
 
     /**
      * Allocates {@code bytes} aligned to {@code alignment} (a power of two) on every PE (collective).

@@ -62,7 +62,8 @@ public interface Team extends AutoCloseable {
     }
 
     /** Frees the team (collective over it). */
-    @Override void close();
+    @Override
+    void close();
 
     /** Result of {@link #split2d(int)}. */
     record Split2d(Team x, Team y) {}

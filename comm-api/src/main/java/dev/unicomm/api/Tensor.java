@@ -43,22 +43,33 @@ public final class Tensor {
     public static Tensor allocate(Arena arena, DType dtype, long... shape) {
         long n = 1;
         for (long s : shape) n = Math.multiplyExact(n, Math.max(s, 0));
-        MemorySegment seg = arena.allocate(Math.max(1, n * dtype.byteSize()), 64).fill((byte) 0);
+        MemorySegment seg =
+                arena.allocate(Math.max(1, n * dtype.byteSize()), 64).fill((byte) 0);
         return new Tensor(Memory.of(seg.asSlice(0, n * dtype.byteSize())), dtype, shape);
     }
 
-    public Memory memory() { return memory; }
+    public Memory memory() {
+        return memory;
+    }
 
-    public DType dtype() { return dtype; }
+    public DType dtype() {
+        return dtype;
+    }
 
     /** A copy of the shape. */
-    public long[] shape() { return shape.clone(); }
+    public long[] shape() {
+        return shape.clone();
+    }
 
     /** Number of dimensions. */
-    public int rank() { return shape.length; }
+    public int rank() {
+        return shape.length;
+    }
 
     /** Size of dimension {@code i}. */
-    public long dim(int i) { return shape[i]; }
+    public long dim(int i) {
+        return shape[i];
+    }
 
     /** Number of elements. */
     public long numel() {
@@ -68,12 +79,17 @@ public final class Tensor {
     }
 
     /** Size in bytes of the elements. */
-    public long byteSize() { return numel() * dtype.byteSize(); }
+    public long byteSize() {
+        return numel() * dtype.byteSize();
+    }
 
     /** The host segment (exactly the tensor's bytes). */
-    public MemorySegment segment() { return memory.segment().asSlice(0, byteSize()); }
+    public MemorySegment segment() {
+        return memory.segment().asSlice(0, byteSize());
+    }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "Tensor[" + dtype + Arrays.toString(shape) + " @" + memory.kind() + "]";
     }
 }

@@ -116,23 +116,36 @@ public final class Unicomm {
                         + WhoOffers.describe(Capability.P2P_ENDPOINTS, registry));
         } else {
             List<CommBackendProvider> withEndpoints = registry.providers().stream()
-                    .filter(x -> WhoOffers.declares(x, Capability.P2P_ENDPOINTS)).toList();
+                    .filter(x -> WhoOffers.declares(x, Capability.P2P_ENDPOINTS))
+                    .toList();
             if (withEndpoints.isEmpty())
-                throw new IllegalArgumentException("no backend on the class path offers P2P endpoints (backends here: "
-                        + registry.knownNames() + "); the rdma and ucx backends do: add dev.unicomm:backend-rdma (verbs) or dev.unicomm:backend-ucx (any network UCX drives)");
+                throw new IllegalArgumentException(
+                        "no backend on the class path offers P2P endpoints (backends here: " + registry.knownNames()
+                                + "); the rdma and ucx backends do: add dev.unicomm:backend-rdma (verbs) or dev.unicomm:backend-ucx (any network UCX drives)");
             try {
                 p = BackendRegistry.of(withEndpoints).select(null);
             } catch (BackendUnavailableException e) {
-                List<String> others = registry.providers().stream().filter(x -> !withEndpoints.contains(x))
-                        .filter(x -> BackendRegistry.report(x).available()).map(CommBackendProvider::name).sorted().toList();
-                throw new BackendUnavailableException("no backend that offers P2P endpoints is available here"
-                        + (others.isEmpty() ? "" : " (available: " + String.join(", ", others) + ", which offer" + (others.size() == 1 ? "s" : "")
-                        + " no P2P endpoints)") + "; " + WhoOffers.describe(Capability.P2P_ENDPOINTS, BackendRegistry.of(withEndpoints)), e.reports());
+                List<String> others = registry.providers().stream()
+                        .filter(x -> !withEndpoints.contains(x))
+                        .filter(x -> BackendRegistry.report(x).available())
+                        .map(CommBackendProvider::name)
+                        .sorted()
+                        .toList();
+                throw new BackendUnavailableException(
+                        "no backend that offers P2P endpoints is available here"
+                                + (others.isEmpty()
+                                        ? ""
+                                        : " (available: " + String.join(", ", others) + ", which offer"
+                                                + (others.size() == 1 ? "s" : "") + " no P2P endpoints)")
+                                + "; "
+                                + WhoOffers.describe(Capability.P2P_ENDPOINTS, BackendRegistry.of(withEndpoints)),
+                        e.reports());
             }
         }
         CommBackendProvider chosen = p;
-        return chosen.endpoints().orElseThrow(() -> new IllegalArgumentException(
-                "backend '" + chosen.name() + "' offers no endpoints without a communicator"));
+        return chosen.endpoints()
+                .orElseThrow(() -> new IllegalArgumentException(
+                        "backend '" + chosen.name() + "' offers no endpoints without a communicator"));
     }
 
     /** One report per backend on the class or module path: availability, cause, fix, capabilities. */

@@ -10,5 +10,7 @@ public final class UnsupportedCapabilityException extends CommException {
     }
 
     /** The missing capability. */
-    public Capability capability() { return capability; }
+    public Capability capability() {
+        return capability;
+    }
 }

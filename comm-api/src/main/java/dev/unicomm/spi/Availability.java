@@ -27,22 +27,32 @@ public record Availability(boolean available, String cause, String fix, Throwabl
     }
 
     /** Without a detail line. */
-    public Availability(boolean available, String cause, String fix, Throwable error) { this(available, cause, fix, error, ""); }
+    public Availability(boolean available, String cause, String fix, Throwable error) {
+        this(available, cause, fix, error, "");
+    }
 
     /** Without a Throwable (a condition found, not an exception caught). */
-    public Availability(boolean available, String cause, String fix) { this(available, cause, fix, null); }
+    public Availability(boolean available, String cause, String fix) {
+        this(available, cause, fix, null);
+    }
 
     /** Available. */
-    public static Availability yes() { return new Availability(true, "", "", null); }
+    public static Availability yes() {
+        return new Availability(true, "", "", null);
+    }
 
     /**
      * Available, with one short line about what the backend found here ({@code unicomm info} prints it), e.g. the
      * library version and the transports it will use.
      */
-    public static Availability yes(String detail) { return new Availability(true, "", "", null, detail); }
+    public static Availability yes(String detail) {
+        return new Availability(true, "", "", null, detail);
+    }
 
     /** Unavailable because of {@code cause}; {@code fix} says what to do. */
-    public static Availability no(String cause, String fix) { return new Availability(false, cause, fix, null); }
+    public static Availability no(String cause, String fix) {
+        return new Availability(false, cause, fix, null);
+    }
 
     /** Unavailable because {@code error} was thrown; its message is the cause, {@code fix} says what to do. */
     public static Availability no(Throwable error, String fix) {
@@ -69,13 +79,15 @@ public record Availability(boolean available, String cause, String fix, Throwabl
     /** {@link #ensureAvailable(String)} whose report also carries the provider's version, priority and capabilities. */
     public void ensureAvailable(CommBackendProvider provider) {
         if (available) return;
-        throw unavailable(new BackendReport(provider.name(), provider.version(), provider.priority(), false, cause, fix,
-                provider.capabilities()));
+        throw unavailable(new BackendReport(
+                provider.name(), provider.version(), provider.priority(), false, cause, fix, provider.capabilities()));
     }
 
     private BackendUnavailableException unavailable(BackendReport report) {
-        var e = new BackendUnavailableException("backend '" + report.name() + "' is not available here: " + cause
-                + " (fix: " + (fix.isBlank() ? "none known" : fix) + ")", List.of(report));
+        var e = new BackendUnavailableException(
+                "backend '" + report.name() + "' is not available here: " + cause + " (fix: "
+                        + (fix.isBlank() ? "none known" : fix) + ")",
+                List.of(report));
         if (error != null) e.initCause(error);
         return e;
     }

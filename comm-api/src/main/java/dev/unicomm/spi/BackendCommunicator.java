@@ -39,16 +39,22 @@ public interface BackendCommunicator extends AutoCloseable {
     boolean acceptsLocal(MemoryKind kind);
 
     /** Native collectives, for backends that declare {@code NATIVE_COLLECTIVES}. */
-    default Optional<Collectives> nativeCollectives() { return Optional.empty(); }
+    default Optional<Collectives> nativeCollectives() {
+        return Optional.empty();
+    }
 
     /**
      * Native MoE, for backends that declare {@code NATIVE_MOE}. The backend allocates what the buffer
      * needs from its own heap; the validating layer owns the returned buffer as a whole.
      */
-    default Optional<MoeBuffer> nativeMoe(MoeConfig config) { return Optional.empty(); }
+    default Optional<MoeBuffer> nativeMoe(MoeConfig config) {
+        return Optional.empty();
+    }
 
     /** The device runtime of device backends. */
-    default Optional<DeviceRuntime> device() { return Optional.empty(); }
+    default Optional<DeviceRuntime> device() {
+        return Optional.empty();
+    }
 
     /**
      * A barrier that carries call words, if the backend has one as cheap as its barrier; the API then
@@ -56,11 +62,16 @@ public interface BackendCommunicator extends AutoCloseable {
      * arguments fails every rank's call. Without it calls run unchecked (only the implementations' own
      * checks apply): backends should provide one.
      */
-    default Optional<CallAgreement> callAgreement() { return Optional.empty(); }
+    default Optional<CallAgreement> callAgreement() {
+        return Optional.empty();
+    }
 
     /** Point-to-point endpoints of backends that declare {@code P2P_ENDPOINTS}. */
-    default Optional<Endpoints> endpoints() { return Optional.empty(); }
+    default Optional<Endpoints> endpoints() {
+        return Optional.empty();
+    }
 
     /** Releases everything (collective). */
-    @Override void close();
+    @Override
+    void close();
 }

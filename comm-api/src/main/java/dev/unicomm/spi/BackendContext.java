@@ -10,7 +10,11 @@ import dev.unicomm.api.CommConfig;
  * @param store  the job's rendezvous store, already connected
  */
 public record BackendContext(CommConfig config, Store store) {
-    public int rank() { return config.rank(); }
+    public int rank() {
+        return config.rank();
+    }
 
-    public int size() { return config.worldSize(); }
+    public int size() {
+        return config.worldSize();
+    }
 }

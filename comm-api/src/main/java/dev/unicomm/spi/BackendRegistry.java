@@ -68,10 +68,14 @@ public final class BackendRegistry {
     }
 
     /** The providers, in discovery order. */
-    public List<CommBackendProvider> providers() { return providers; }
+    public List<CommBackendProvider> providers() {
+        return providers;
+    }
 
     /** Providers that failed to load (class missing, constructor threw), as messages. */
-    public List<String> loadErrors() { return loadErrors; }
+    public List<String> loadErrors() {
+        return loadErrors;
+    }
 
     /** One report per provider, highest priority first; probes availability (never throws). */
     public List<BackendReport> reports() {
@@ -86,8 +90,8 @@ public final class BackendRegistry {
         } catch (Throwable t) {
             a = Availability.no("availability probe threw " + t, "report this as a bug in backend '" + p.name() + "'");
         }
-        return new BackendReport(p.name(), p.version(), p.priority(), a.available(), a.cause(), a.fix(), p.capabilities(),
-                a.detail());
+        return new BackendReport(
+                p.name(), p.version(), p.priority(), a.available(), a.cause(), a.fix(), p.capabilities(), a.detail());
     }
 
     /**
@@ -99,12 +103,15 @@ public final class BackendRegistry {
      */
     public CommBackendProvider select(String explicitName) {
         if (explicitName != null) {
-            CommBackendProvider p = providers.stream().filter(x -> x.name().equals(explicitName)).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("unknown backend '" + explicitName
-                            + "'; known backends: " + knownNames()));
+            CommBackendProvider p = providers.stream()
+                    .filter(x -> x.name().equals(explicitName))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "unknown backend '" + explicitName + "'; known backends: " + knownNames()));
             BackendReport r = report(p);
             if (!r.available())
-                throw new BackendUnavailableException("backend '" + explicitName + "' is not available here", List.of(r));
+                throw new BackendUnavailableException(
+                        "backend '" + explicitName + "' is not available here", List.of(r));
             return p;
         }
         List<BackendReport> reports = new ArrayList<>();
@@ -114,14 +121,16 @@ public final class BackendRegistry {
             reports.add(r);
         }
         String summary = providers.isEmpty()
-                ? "no unicomm backend found on the class or module path" + (loadErrors.isEmpty() ? "" : " (load errors: " + loadErrors + ")")
+                ? "no unicomm backend found on the class or module path"
+                        + (loadErrors.isEmpty() ? "" : " (load errors: " + loadErrors + ")")
                 : "no unicomm backend is available here";
         throw new BackendUnavailableException(summary, reports);
     }
 
     /** The providers' names, sorted (for messages). */
     public String knownNames() {
-        return providers.isEmpty() ? "(none: add a backend artifact such as dev.unicomm:backend-shm)"
+        return providers.isEmpty()
+                ? "(none: add a backend artifact such as dev.unicomm:backend-shm)"
                 : providers.stream().map(CommBackendProvider::name).sorted().collect(Collectors.joining(", "));
     }
 

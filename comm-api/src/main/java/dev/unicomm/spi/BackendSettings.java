@@ -26,7 +26,9 @@ public interface BackendSettings {
     }
 
     /** System properties, then environment variables of this process. */
-    static BackendSettings fromEnvironment() { return from(System.getenv(), System::getProperty); }
+    static BackendSettings fromEnvironment() {
+        return from(System.getenv(), System::getProperty);
+    }
 
     /** The lookup over {@code env} and {@code systemProperties} (tests, embedding). */
     static BackendSettings from(Map<String, String> env, Function<String, String> systemProperties) {
@@ -37,5 +39,7 @@ public interface BackendSettings {
     }
 
     /** The settings of an opened job ({@link CommConfig#property}). */
-    static BackendSettings of(CommConfig config) { return key -> config.property(key, null); }
+    static BackendSettings of(CommConfig config) {
+        return key -> config.property(key, null);
+    }
 }

@@ -28,5 +28,7 @@ public interface CallAgreement {
      * GPU), the API agrees only on calls whose own cost dwarfs it: collectives, heap allocation and
      * freeing, team splits and MoE buffer opening; barriers and MoE dispatch/combine run unchecked.
      */
-    default boolean coversEveryCall() { return true; }
+    default boolean coversEveryCall() {
+        return true;
+    }
 }

@@ -46,7 +46,9 @@ public interface CommBackendProvider {
      * this one; the default ignores the settings, so providers that need none implement only
      * {@link #availability()}. Never throws.
      */
-    default Availability availability(BackendSettings settings) { return availability(); }
+    default Availability availability(BackendSettings settings) {
+        return availability();
+    }
 
     /**
      * Opens this PE's side of a communicator. Collective: every rank of the job calls it.
@@ -59,5 +61,7 @@ public interface CommBackendProvider {
      * Point-to-point endpoints usable without a communicator (DLSlime style), for backends that
      * declare {@code P2P_ENDPOINTS}; loads natives lazily like {@link #open}.
      */
-    default Optional<Endpoints> endpoints() { return Optional.empty(); }
+    default Optional<Endpoints> endpoints() {
+        return Optional.empty();
+    }
 }

@@ -27,18 +27,59 @@ public class ForwardingBackendCommunicator implements BackendCommunicator {
     }
 
     /** The communicator calls go to. */
-    protected final BackendCommunicator delegate() { return delegate; }
+    protected final BackendCommunicator delegate() {
+        return delegate;
+    }
 
-    @Override public int rank() { return delegate.rank(); }
-    @Override public int size() { return delegate.size(); }
-    @Override public SymmetricHeap heap() { return delegate.heap(); }
-    @Override public Rma rma() { return delegate.rma(); }
-    @Override public Team world() { return delegate.world(); }
-    @Override public void barrier() { delegate.barrier(); }
-    @Override public boolean acceptsLocal(MemoryKind kind) { return delegate.acceptsLocal(kind); }
-    @Override public Optional<Collectives> nativeCollectives() { return delegate.nativeCollectives(); }
-    @Override public Optional<MoeBuffer> nativeMoe(MoeConfig config) { return delegate.nativeMoe(config); }
-    @Override public Optional<DeviceRuntime> device() { return delegate.device(); }
+    @Override
+    public int rank() {
+        return delegate.rank();
+    }
+
+    @Override
+    public int size() {
+        return delegate.size();
+    }
+
+    @Override
+    public SymmetricHeap heap() {
+        return delegate.heap();
+    }
+
+    @Override
+    public Rma rma() {
+        return delegate.rma();
+    }
+
+    @Override
+    public Team world() {
+        return delegate.world();
+    }
+
+    @Override
+    public void barrier() {
+        delegate.barrier();
+    }
+
+    @Override
+    public boolean acceptsLocal(MemoryKind kind) {
+        return delegate.acceptsLocal(kind);
+    }
+
+    @Override
+    public Optional<Collectives> nativeCollectives() {
+        return delegate.nativeCollectives();
+    }
+
+    @Override
+    public Optional<MoeBuffer> nativeMoe(MoeConfig config) {
+        return delegate.nativeMoe(config);
+    }
+
+    @Override
+    public Optional<DeviceRuntime> device() {
+        return delegate.device();
+    }
     /**
      * The delegate's call agreement, handed the delegate's own teams: the teams this communicator hands out
      * may be {@link ForwardingTeam}s, which the delegate does not know, so they are unwrapped on the way.
@@ -46,33 +87,67 @@ public class ForwardingBackendCommunicator implements BackendCommunicator {
      * through it instead of {@link Team#barrier()}: so each exchange first calls
      * {@link #completeBeforeAgreement(Team)}, or this communicator's own RMA engine would be skipped.
      */
-    @Override public Optional<CallAgreement> callAgreement() {
-        return delegate.callAgreement().map(a -> a instanceof PayloadAgreement p ? new PayloadAgreement() {
-            @Override public long[][] exchange(Team team, long[] words) {
-                completeBeforeAgreement(team);
-                return p.exchange(ForwardingTeam.unwrap(team), words);
-            }
-            @Override public boolean coversEveryCall() { return p.coversEveryCall(); }
-            @Override public long payloadCapacity() { return p.payloadCapacity(); }
-            @Override public void exchange(Team team, long[] words, long[][] all, java.lang.foreign.MemorySegment payload, long bytes,
-                                           java.lang.foreign.MemorySegment[] inputs) {
-                completeBeforeAgreement(team);
-                p.exchange(ForwardingTeam.unwrap(team), words, all, payload, bytes, inputs);
-            }
-        } : new CallAgreement() {
-            @Override public long[][] exchange(Team team, long[] words) {
-                completeBeforeAgreement(team);
-                return a.exchange(ForwardingTeam.unwrap(team), words);
-            }
-            @Override public boolean coversEveryCall() { return a.coversEveryCall(); }
-        });
+    @Override
+    public Optional<CallAgreement> callAgreement() {
+        return delegate.callAgreement()
+                .map(a -> a instanceof PayloadAgreement p
+                        ? new PayloadAgreement() {
+                            @Override
+                            public long[][] exchange(Team team, long[] words) {
+                                completeBeforeAgreement(team);
+                                return p.exchange(ForwardingTeam.unwrap(team), words);
+                            }
+
+                            @Override
+                            public boolean coversEveryCall() {
+                                return p.coversEveryCall();
+                            }
+
+                            @Override
+                            public long payloadCapacity() {
+                                return p.payloadCapacity();
+                            }
+
+                            @Override
+                            public void exchange(
+                                    Team team,
+                                    long[] words,
+                                    long[][] all,
+                                    java.lang.foreign.MemorySegment payload,
+                                    long bytes,
+                                    java.lang.foreign.MemorySegment[] inputs) {
+                                completeBeforeAgreement(team);
+                                p.exchange(ForwardingTeam.unwrap(team), words, all, payload, bytes, inputs);
+                            }
+                        }
+                        : new CallAgreement() {
+                            @Override
+                            public long[][] exchange(Team team, long[] words) {
+                                completeBeforeAgreement(team);
+                                return a.exchange(ForwardingTeam.unwrap(team), words);
+                            }
+
+                            @Override
+                            public boolean coversEveryCall() {
+                                return a.coversEveryCall();
+                            }
+                        });
     }
-    @Override public Optional<Endpoints> endpoints() { return delegate.endpoints(); }
+
+    @Override
+    public Optional<Endpoints> endpoints() {
+        return delegate.endpoints();
+    }
     /**
      * What a call-agreement exchange over {@code team} (one of the teams this communicator handed out)
      * completes first: by default this communicator's {@link #rma()}'s outstanding operations ({@code quiet}).
      */
-    protected void completeBeforeAgreement(Team team) { rma().quiet(); }
+    protected void completeBeforeAgreement(Team team) {
+        rma().quiet();
+    }
 
-    @Override public void close() { delegate.close(); }
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

@@ -20,14 +20,47 @@ public class ForwardingSymmetricBuffer implements SymmetricBuffer {
     }
 
     /** The buffer calls go to. */
-    public final SymmetricBuffer delegate() { return delegate; }
+    public final SymmetricBuffer delegate() {
+        return delegate;
+    }
 
-    @Override public MemoryKind kind() { return delegate.kind(); }
-    @Override public long address() { return delegate.address(); }
-    @Override public long byteSize() { return delegate.byteSize(); }
-    @Override public MemorySegment segment() { return delegate.segment(); }
-    @Override public long offset() { return delegate.offset(); }
-    @Override public boolean isOpen() { return delegate.isOpen(); }
-    @Override public Optional<MemorySegment> peer(int pe) { return delegate.peer(pe); }
-    @Override public void close() { delegate.close(); }
+    @Override
+    public MemoryKind kind() {
+        return delegate.kind();
+    }
+
+    @Override
+    public long address() {
+        return delegate.address();
+    }
+
+    @Override
+    public long byteSize() {
+        return delegate.byteSize();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return delegate.segment();
+    }
+
+    @Override
+    public long offset() {
+        return delegate.offset();
+    }
+
+    @Override
+    public boolean isOpen() {
+        return delegate.isOpen();
+    }
+
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
+        return delegate.peer(pe);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

@@ -18,10 +18,27 @@ public class ForwardingSymmetricHeap implements SymmetricHeap {
     }
 
     /** The heap calls go to. */
-    protected final SymmetricHeap delegate() { return delegate; }
+    protected final SymmetricHeap delegate() {
+        return delegate;
+    }
 
-    @Override public SymmetricBuffer allocate(long bytes, long alignment) { return delegate.allocate(bytes, alignment); }
-    @Override public long capacity() { return delegate.capacity(); }
-    @Override public long used() { return delegate.used(); }
-    @Override public MemoryKind kind() { return delegate.kind(); }
+    @Override
+    public SymmetricBuffer allocate(long bytes, long alignment) {
+        return delegate.allocate(bytes, alignment);
+    }
+
+    @Override
+    public long capacity() {
+        return delegate.capacity();
+    }
+
+    @Override
+    public long used() {
+        return delegate.used();
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return delegate.kind();
+    }
 }

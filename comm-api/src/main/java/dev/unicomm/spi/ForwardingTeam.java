@@ -19,7 +19,9 @@ public class ForwardingTeam implements Team {
     }
 
     /** The team calls go to. */
-    protected final Team delegate() { return delegate; }
+    protected final Team delegate() {
+        return delegate;
+    }
 
     /** The innermost team behind {@code t}, through any number of forwarding layers ({@code t} itself if it is not one). */
     public static Team unwrap(Team t) {
@@ -29,20 +31,53 @@ public class ForwardingTeam implements Team {
     }
 
     /** What a team split from this one becomes; the default returns it unchanged. */
-    protected Team wrap(Team child) { return child; }
+    protected Team wrap(Team child) {
+        return child;
+    }
 
-    @Override public int rank() { return delegate.rank(); }
-    @Override public int size() { return delegate.size(); }
-    @Override public int worldRank(int teamRank) { return delegate.worldRank(teamRank); }
-    @Override public int translate(int teamRank, Team dest) { return delegate.translate(teamRank, dest); }
-    @Override public Team split(int start, int stride, int size) { return wrap(delegate.split(start, stride, size)); }
+    @Override
+    public int rank() {
+        return delegate.rank();
+    }
 
-    @Override public Split2d split2d(int xRange) {
+    @Override
+    public int size() {
+        return delegate.size();
+    }
+
+    @Override
+    public int worldRank(int teamRank) {
+        return delegate.worldRank(teamRank);
+    }
+
+    @Override
+    public int translate(int teamRank, Team dest) {
+        return delegate.translate(teamRank, dest);
+    }
+
+    @Override
+    public Team split(int start, int stride, int size) {
+        return wrap(delegate.split(start, stride, size));
+    }
+
+    @Override
+    public Split2d split2d(int xRange) {
         Split2d s = delegate.split2d(xRange);
         return new Split2d(wrap(s.x()), wrap(s.y()));
     }
 
-    @Override public void barrier() { delegate.barrier(); }
-    @Override public void barrier(Stream stream) { delegate.barrier(stream); }
-    @Override public void close() { delegate.close(); }
+    @Override
+    public void barrier() {
+        delegate.barrier();
+    }
+
+    @Override
+    public void barrier(Stream stream) {
+        delegate.barrier(stream);
+    }
+
+    @Override
+    public void close() {
+        delegate.close();
+    }
 }

@@ -25,5 +25,6 @@ public interface PayloadAgreement extends CallAgreement {
      *
      * @throws IllegalArgumentException if {@code payloadBytes} exceeds {@link #payloadCapacity()}
      */
-    void exchange(Team team, long[] words, long[][] all, MemorySegment payload, long payloadBytes, MemorySegment[] inputs);
+    void exchange(
+            Team team, long[] words, long[][] all, MemorySegment payload, long payloadBytes, MemorySegment[] inputs);
 }

@@ -18,9 +18,13 @@ import java.util.Locale;
 public record Setting(String key, String defaultValue, String meaning) {
     public Setting {
         if (key == null || key.isBlank() || key.startsWith("unicomm.") || !key.equals(key.trim()))
-            throw new IllegalArgumentException("a setting's key is given without the 'unicomm.' prefix and without spaces, got '" + key + "'");
-        if (defaultValue == null) throw new IllegalArgumentException("setting " + key + " needs a default (a phrase such as 'unset' where none)");
-        if (meaning == null || meaning.isBlank()) throw new IllegalArgumentException("setting " + key + " needs a meaning");
+            throw new IllegalArgumentException(
+                    "a setting's key is given without the 'unicomm.' prefix and without spaces, got '" + key + "'");
+        if (defaultValue == null)
+            throw new IllegalArgumentException(
+                    "setting " + key + " needs a default (a phrase such as 'unset' where none)");
+        if (meaning == null || meaning.isBlank())
+            throw new IllegalArgumentException("setting " + key + " needs a meaning");
     }
 
     /**
@@ -32,18 +36,26 @@ public record Setting(String key, String defaultValue, String meaning) {
         for (String line : rows.strip().split("\n")) {
             if (line.isBlank()) continue;
             String[] cells = line.split("\\|", -1);
-            if (cells.length != 3) throw new IllegalArgumentException("a settings row is 'key | default | meaning', got '" + line.strip() + "'");
+            if (cells.length != 3)
+                throw new IllegalArgumentException(
+                        "a settings row is 'key | default | meaning', got '" + line.strip() + "'");
             out.add(new Setting(cells[0].strip(), cells[1].strip(), cells[2].strip()));
         }
         return List.copyOf(out);
     }
 
     /** The system property: {@code unicomm.KEY}. */
-    public String property() { return "unicomm." + key; }
+    public String property() {
+        return "unicomm." + key;
+    }
 
     /** The environment variable: {@code UNICOMM_KEY}, dots as underscores, upper case. */
-    public String variable() { return variable(key); }
+    public String variable() {
+        return variable(key);
+    }
 
     /** The environment variable of {@code key} (given without the prefix). */
-    public static String variable(String key) { return "UNICOMM_" + key.toUpperCase(Locale.ROOT).replace('.', '_'); }
+    public static String variable(String key) {
+        return "UNICOMM_" + key.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
 }

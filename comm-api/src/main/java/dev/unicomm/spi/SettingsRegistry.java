@@ -36,7 +36,8 @@ public final class SettingsRegistry {
             for (Setting s : p.settings()) {
                 String by = p.getClass().getName();
                 if (byKey.putIfAbsent(s.key(), s) != null)
-                    throw new IllegalStateException("setting unicomm." + s.key() + " is registered by both " + owner.get(s.key()) + " and " + by);
+                    throw new IllegalStateException("setting unicomm." + s.key() + " is registered by both "
+                            + owner.get(s.key()) + " and " + by);
                 owner.put(s.key(), by);
             }
         }
@@ -44,16 +45,22 @@ public final class SettingsRegistry {
     }
 
     /** Every registered setting's value in this process's system properties and environment. */
-    public static List<Value> effective() { return effective(all(), System.getenv(), System::getProperty); }
+    public static List<Value> effective() {
+        return effective(all(), System.getenv(), System::getProperty);
+    }
 
     /** The values of {@code settings} in {@code env} and {@code systemProperties}, looked up as {@link BackendSettings#from}. */
-    public static List<Value> effective(List<Setting> settings, Map<String, String> env, Function<String, String> systemProperties) {
+    public static List<Value> effective(
+            List<Setting> settings, Map<String, String> env, Function<String, String> systemProperties) {
         BackendSettings lookup = BackendSettings.from(env, systemProperties);
         List<Value> out = new ArrayList<>();
         for (Setting s : settings) {
             String v = lookup.get(s.key());
-            String source = v == null ? DEFAULT
-                    : systemProperties.apply(s.property()) != null ? "system property " + s.property() : "environment " + s.variable();
+            String source = v == null
+                    ? DEFAULT
+                    : systemProperties.apply(s.property()) != null
+                            ? "system property " + s.property()
+                            : "environment " + s.variable();
             out.add(new Value(s, v == null ? s.defaultValue() : v, source));
         }
         out.sort(Comparator.comparing(v -> v.setting().key()));

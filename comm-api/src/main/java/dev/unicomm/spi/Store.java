@@ -40,5 +40,6 @@ public interface Store extends AutoCloseable {
     default void checkHealthy() {}
 
     /** Leaves the store (rank 0 stops serving once every rank has left). */
-    @Override void close();
+    @Override
+    void close();
 }

@@ -14,10 +14,13 @@ class ExpertMaskTest {
 
     static void expect(String fragment, org.junit.jupiter.api.function.Executable e) {
         Throwable t = assertThrows(IllegalArgumentException.class, e);
-        assertTrue(t.getMessage().contains(fragment), () -> "message '" + t.getMessage() + "' should contain '" + fragment + "'");
+        assertTrue(
+                t.getMessage().contains(fragment),
+                () -> "message '" + t.getMessage() + "' should contain '" + fragment + "'");
     }
 
-    @Test void badMasksAreRejectedWithTheReason() {
+    @Test
+    void badMasksAreRejectedWithTheReason() {
         expect("jobSize must be >= 1, got 0", () -> new ExpertMask(0, new int[] {0}));
         expect("at least one live rank", () -> new ExpertMask(4, new int[0]));
         expect("at least one live rank", () -> new ExpertMask(4, null));
@@ -28,7 +31,8 @@ class ExpertMaskTest {
         expect("jobSize must be >= 1", () -> ExpertMask.all(0));
     }
 
-    @Test void ranksAreCopiedInAndOut() {
+    @Test
+    void ranksAreCopiedInAndOut() {
         int[] ranks = {0, 1, 3};
         ExpertMask m = new ExpertMask(4, ranks);
         ranks[2] = 2;
@@ -40,7 +44,8 @@ class ExpertMaskTest {
         assertFalse(m.equals(new ExpertMask(5, new int[] {0, 1, 3})));
     }
 
-    @Test void expertsLiveWhereTheOriginalJobPlacedThem() {
+    @Test
+    void expertsLiveWhereTheOriginalJobPlacedThem() {
         ExpertMask m = new ExpertMask(4, new int[] {0, 1, 3});
         MoeConfig cfg = MoeConfig.normal(16, 128, 8); // 4 experts per job rank
         assertTrue(m.rankActive(3));
@@ -54,8 +59,11 @@ class ExpertMaskTest {
         expect("must be divisible", () -> m.expertActive(MoeConfig.normal(18, 128, 8), 0));
     }
 
-    @Test void ofTakesTheCommunicatorsJobRanks() {
-        Communicator shrunk = (Communicator) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {Communicator.class},
+    @Test
+    void ofTakesTheCommunicatorsJobRanks() {
+        Communicator shrunk = (Communicator) Proxy.newProxyInstance(
+                getClass().getClassLoader(),
+                new Class<?>[] {Communicator.class},
                 (p, method, args) -> switch (method.getName()) {
                     case "jobRanks" -> new int[] {0, 1, 3};
                     case "size" -> 3;
@@ -66,7 +74,8 @@ class ExpertMaskTest {
                 });
         assertEquals(new ExpertMask(4, new int[] {0, 1, 3}), ExpertMask.of(shrunk, 4));
         expect("activeJobRanks[2] = 3 is not a rank of a job of 3", () -> ExpertMask.of(shrunk, 3));
-        UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+        UnsupportedOperationException e = assertThrows(
+                UnsupportedOperationException.class,
                 () -> shrunk.moe(MoeConfig.normal(16, 128, 8), ExpertMask.of(shrunk, 4)));
         assertTrue(e.getMessage().contains("moe(config, mask)"), e.getMessage());
     }

@@ -51,6 +51,9 @@ class HostTopologyTest {
         assertThrows(IllegalArgumentException.class, () -> new HostTopology(0, new int[] {1, 0}, List.of("a", "b")));
         assertThrows(IllegalArgumentException.class, () -> new HostTopology(0, new int[] {0, 1}, List.of("a")));
         assertThrows(IllegalArgumentException.class, () -> new HostTopology(2, new int[] {0, 0}, List.of("a")));
-        assertEquals("host must be in [0, 2), got 2", assertThrows(IllegalArgumentException.class, () -> nodeMajor(0).ranksOn(2)).getMessage());
+        assertEquals(
+                "host must be in [0, 2), got 2",
+                assertThrows(IllegalArgumentException.class, () -> nodeMajor(0).ranksOn(2))
+                        .getMessage());
     }
 }

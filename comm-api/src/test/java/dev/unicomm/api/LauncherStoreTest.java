@@ -13,10 +13,16 @@ import org.junit.jupiter.api.Test;
 /** The store's address from what mpirun and srun give every rank (values as Open MPI 4.1 and Slurm 22.05 set them). */
 class LauncherStoreTest {
     private static final Map<String, String> OMPI = Map.of(
-            "OMPI_COMM_WORLD_RANK", "2", "OMPI_COMM_WORLD_SIZE", "4",
-            "OMPI_MCA_orte_hnp_uri", "550174720.0;tcp://127.0.0.1:45661;tcp://10.77.0.1:45661;tcp6://[fd00::2]:50063",
-            "OMPI_MCA_ess_base_jobid", "550174721",
-            "OMPI_MCA_orte_precondition_transports", "903b55774aa64f7e-f2846bf833393e66");
+            "OMPI_COMM_WORLD_RANK",
+            "2",
+            "OMPI_COMM_WORLD_SIZE",
+            "4",
+            "OMPI_MCA_orte_hnp_uri",
+            "550174720.0;tcp://127.0.0.1:45661;tcp://10.77.0.1:45661;tcp6://[fd00::2]:50063",
+            "OMPI_MCA_ess_base_jobid",
+            "550174721",
+            "OMPI_MCA_orte_precondition_transports",
+            "903b55774aa64f7e-f2846bf833393e66");
 
     @Test
     void openMpiGivesMpirunsReachableAddressAPortFromTheJobAndItsKey() {
@@ -31,21 +37,39 @@ class LauncherStoreTest {
     @Test
     void everyRankOfAJobGetsTheSamePortAndOtherJobsMostlyAnother() {
         assertEquals(LauncherStore.portOf("550174721"), LauncherStore.portOf("550174721"));
-        long distinct = java.util.stream.IntStream.range(0, 100).map(i -> LauncherStore.portOf(Integer.toString(550174721 + 65536 * i))).distinct().count();
-        assertTrue(distinct >= 95, "100 consecutive Open MPI job ids should nearly all get ports of their own, got " + distinct);
+        long distinct = java.util.stream.IntStream.range(0, 100)
+                .map(i -> LauncherStore.portOf(Integer.toString(550174721 + 65536 * i)))
+                .distinct()
+                .count();
+        assertTrue(
+                distinct >= 95,
+                "100 consecutive Open MPI job ids should nearly all get ports of their own, got " + distinct);
     }
 
     @Test
     void withoutMpirunsAddressItSaysWhatToSet() {
-        LauncherStore.Derived d = LauncherStore.derive(Map.of("OMPI_COMM_WORLD_SIZE", "4", "OMPI_COMM_WORLD_RANK", "1"), null).orElseThrow();
+        LauncherStore.Derived d = LauncherStore.derive(
+                        Map.of("OMPI_COMM_WORLD_SIZE", "4", "OMPI_COMM_WORLD_RANK", "1"), null)
+                .orElseThrow();
         assertNull(d.host());
         assertTrue(d.missing().contains("MASTER_ADDR") && d.missing().contains("MASTER_PORT"), d.missing());
     }
 
     @Test
     void slurmGivesTheStepsFirstNode() {
-        Map<String, String> env = Map.of("SLURM_PROCID", "3", "SLURM_NTASKS", "4", "SLURM_STEP_NODELIST", "node[0-1]",
-                "SLURM_JOB_NODELIST", "node[0-3]", "SLURM_JOB_ID", "17", "SLURM_STEP_ID", "2");
+        Map<String, String> env = Map.of(
+                "SLURM_PROCID",
+                "3",
+                "SLURM_NTASKS",
+                "4",
+                "SLURM_STEP_NODELIST",
+                "node[0-1]",
+                "SLURM_JOB_NODELIST",
+                "node[0-3]",
+                "SLURM_JOB_ID",
+                "17",
+                "SLURM_STEP_ID",
+                "2");
         LauncherStore.Derived d = LauncherStore.derive(env, null).orElseThrow();
         assertEquals("node0", d.host());
         assertEquals(LauncherStore.portOf("17.2"), d.port());
@@ -65,13 +89,16 @@ class LauncherStoreTest {
 
     @Test
     void orteUrisListReachableAddressesFirst() {
-        assertEquals(List.of("10.0.0.5", "192.168.1.2", "127.0.0.1"),
-                LauncherStore.tcpAddresses("1.0;tcp://127.0.0.1:1;tcp://10.0.0.5:1;tcp6://[fd00::2]:3;tcp://192.168.1.2:9"));
+        assertEquals(
+                List.of("10.0.0.5", "192.168.1.2", "127.0.0.1"),
+                LauncherStore.tcpAddresses(
+                        "1.0;tcp://127.0.0.1:1;tcp://10.0.0.5:1;tcp6://[fd00::2]:3;tcp://192.168.1.2:9"));
     }
 
     @Test
     void aBadMasterPortIsOneLine() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> LauncherStore.derive(OMPI, "99999"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> LauncherStore.derive(OMPI, "99999"));
         assertEquals("MASTER_PORT must be a port number 1..65535, got '99999'", e.getMessage());
     }
 }

@@ -15,7 +15,8 @@ import org.junit.jupiter.api.Test;
 /** Framework memory in, no copies out: ByteBuffer, MemorySegment and device address adapters. */
 class MemoryAdaptersTest {
 
-    @Test void directByteBufferIsViewedFromPositionToLimitWithoutACopy() {
+    @Test
+    void directByteBufferIsViewedFromPositionToLimitWithoutACopy() {
         ByteBuffer bb = ByteBuffer.allocateDirect(64).order(ByteOrder.nativeOrder());
         bb.position(8).limit(40);
         Memory m = Memory.of(bb);
@@ -29,7 +30,8 @@ class MemoryAdaptersTest {
         assertEquals(MemorySegment.ofBuffer(bb).address(), m.address());
     }
 
-    @Test void heapAndReadOnlyBuffersKeepTheirNature() {
+    @Test
+    void heapAndReadOnlyBuffersKeepTheirNature() {
         Memory heap = Memory.of(ByteBuffer.allocate(16));
         assertFalse(heap.segment().isNative());
         assertEquals(0, heap.address(), "heap memory has no native address");
@@ -39,7 +41,8 @@ class MemoryAdaptersTest {
         assertThrows(IllegalArgumentException.class, () -> Memory.of((ByteBuffer) null));
     }
 
-    @Test void segmentsAreUsedAsGiven() {
+    @Test
+    void segmentsAreUsedAsGiven() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment seg = arena.allocate(128);
             Memory m = Memory.of(seg.asSlice(16, 32));
@@ -48,7 +51,8 @@ class MemoryAdaptersTest {
         }
     }
 
-    @Test void deviceAddressesAreDescribedNotDereferenced() {
+    @Test
+    void deviceAddressesAreDescribedNotDereferenced() {
         Memory d = Memory.device(0x7f00_0000_1000L, 4096, MemoryKind.cuda(0));
         assertEquals(0x7f00_0000_1000L, d.address());
         assertEquals(4096, d.byteSize());

@@ -17,12 +17,19 @@ import org.junit.jupiter.api.Test;
 /** Issue 45, item 4: messages a user reads say each thing once, in words, and point at what would work. */
 class UserFacingMessagesTest {
 
-    record Fake(String name, int priority, Availability availability, Set<Capability> capabilities) implements CommBackendProvider {
-        @Override public BackendCommunicator open(BackendContext context) { throw new AssertionError("not opened here"); }
+    record Fake(String name, int priority, Availability availability, Set<Capability> capabilities)
+            implements CommBackendProvider {
+        @Override
+        public BackendCommunicator open(BackendContext context) {
+            throw new AssertionError("not opened here");
+        }
     }
 
     private static final Fake SHM = new Fake("shm", 10, Availability.yes(), Set.of(Capability.RMA));
-    private static final Fake RDMA = new Fake("rdma", 200, Availability.no("libibverbs.so.1 not found", "install rdma-core"),
+    private static final Fake RDMA = new Fake(
+            "rdma",
+            200,
+            Availability.no("libibverbs.so.1 not found", "install rdma-core"),
             Set.of(Capability.RMA, Capability.P2P_ENDPOINTS));
 
     private static int occurrences(String text, String part) {
@@ -31,11 +38,18 @@ class UserFacingMessagesTest {
         return n;
     }
 
-    @Test void anAbortPassedOnFromAnotherFailureSaysItsPrefixOnce() {
+    @Test
+    void anAbortPassedOnFromAnotherFailureSaysItsPrefixOnce() {
         assertEquals("rank 2 failed: boom", new CommAbortedException(2, "rank 2 failed: boom").getMessage());
-        assertEquals("rank 2 failed: rank 2 hit a bug", new CommAbortedException(2, "rank 2 hit a bug").getMessage(), "a user's own words stay");
-        assertEquals("rank 2 failed: rank 3 sent garbage", new CommAbortedException(2, "rank 3 sent garbage").getMessage());
-        assertEquals("the rendezvous host failed: gone", new CommAbortedException(-1, "the rendezvous host failed: gone").getMessage());
+        assertEquals(
+                "rank 2 failed: rank 2 hit a bug",
+                new CommAbortedException(2, "rank 2 hit a bug").getMessage(),
+                "a user's own words stay");
+        assertEquals(
+                "rank 2 failed: rank 3 sent garbage", new CommAbortedException(2, "rank 3 sent garbage").getMessage());
+        assertEquals(
+                "the rendezvous host failed: gone",
+                new CommAbortedException(-1, "the rendezvous host failed: gone").getMessage());
         RankFailedException once = new RankFailedException(new int[] {1}, "its process exited");
         RankFailedException again = new RankFailedException(new int[] {1}, once.getMessage());
         assertEquals(once.getMessage(), again.getMessage());
@@ -43,15 +57,27 @@ class UserFacingMessagesTest {
         assertEquals(1, occurrences(again.getMessage(), "call shrink()"), again.getMessage());
     }
 
-    @Test void endpointsWithoutAnAvailableBackendThatOffersThemNameTheAvailableOnesAndTheOneThatWould() {
-        var e = assertThrows(BackendUnavailableException.class, () -> Unicomm.endpoints(null, BackendRegistry.of(List.of(SHM, RDMA))));
+    @Test
+    void endpointsWithoutAnAvailableBackendThatOffersThemNameTheAvailableOnesAndTheOneThatWould() {
+        var e = assertThrows(
+                BackendUnavailableException.class,
+                () -> Unicomm.endpoints(null, BackendRegistry.of(List.of(SHM, RDMA))));
         String first = e.getMessage().lines().findFirst().orElseThrow();
         assertFalse(first.contains("no unicomm backend is available here"), first);
-        assertTrue(first.contains("shm") && first.contains("no P2P endpoints") && first.contains("rdma")
-                && first.contains("libibverbs.so.1 not found"), first);
-        var named = assertThrows(IllegalArgumentException.class, () -> Unicomm.endpoints("shm", BackendRegistry.of(List.of(SHM, RDMA))));
-        assertTrue(named.getMessage().contains("'shm' does not offer P2P endpoints") && named.getMessage().contains("rdma"), named.getMessage());
-        var none = assertThrows(IllegalArgumentException.class, () -> Unicomm.endpoints(null, BackendRegistry.of(List.of(SHM))));
+        assertTrue(
+                first.contains("shm")
+                        && first.contains("no P2P endpoints")
+                        && first.contains("rdma")
+                        && first.contains("libibverbs.so.1 not found"),
+                first);
+        var named = assertThrows(
+                IllegalArgumentException.class, () -> Unicomm.endpoints("shm", BackendRegistry.of(List.of(SHM, RDMA))));
+        assertTrue(
+                named.getMessage().contains("'shm' does not offer P2P endpoints")
+                        && named.getMessage().contains("rdma"),
+                named.getMessage());
+        var none = assertThrows(
+                IllegalArgumentException.class, () -> Unicomm.endpoints(null, BackendRegistry.of(List.of(SHM))));
         assertTrue(none.getMessage().contains("shm") && none.getMessage().contains("backend-rdma"), none.getMessage());
     }
 }

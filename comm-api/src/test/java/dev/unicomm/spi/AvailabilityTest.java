@@ -11,11 +11,13 @@ import dev.unicomm.api.BackendUnavailableException;
 import org.junit.jupiter.api.Test;
 
 class AvailabilityTest {
-    @Test void anAvailableBackendPassesTheEnsure() {
+    @Test
+    void anAvailableBackendPassesTheEnsure() {
         assertDoesNotThrow(() -> Availability.yes().ensureAvailable("x"));
     }
 
-    @Test void theEnsureNamesBackendCauseAndFixAndChainsTheError() {
+    @Test
+    void theEnsureNamesBackendCauseAndFixAndChainsTheError() {
         var loadError = new UnsatisfiedLinkError("libfoo.so: cannot open shared object file");
         var a = Availability.no(loadError, "install foo");
         assertEquals("libfoo.so: cannot open shared object file", a.cause());
@@ -27,7 +29,8 @@ class AvailabilityTest {
         assertEquals("foo", e.reports().getFirst().name());
     }
 
-    @Test void aStringCauseKeepsWorkingWithoutAnError() {
+    @Test
+    void aStringCauseKeepsWorkingWithoutAnError() {
         var a = Availability.no("no device", null);
         assertNull(a.error());
         assertEquals("", a.fix());
@@ -36,8 +39,11 @@ class AvailabilityTest {
         assertTrue(e.getMessage().contains("no device"), e.getMessage());
     }
 
-    @Test void anErrorWithoutMessageStillSaysWhy() {
-        assertEquals("java.lang.IllegalStateException", Availability.no(new IllegalStateException(), "fix").cause());
+    @Test
+    void anErrorWithoutMessageStillSaysWhy() {
+        assertEquals(
+                "java.lang.IllegalStateException",
+                Availability.no(new IllegalStateException(), "fix").cause());
         assertThrows(IllegalArgumentException.class, () -> Availability.no((Throwable) null, "fix"));
     }
 }

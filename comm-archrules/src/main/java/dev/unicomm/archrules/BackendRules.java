@@ -32,23 +32,34 @@ public final class BackendRules {
 
     /** The API and SPI know no backend, and nothing built on top of them. */
     public static final ArchRule API_KNOWS_NO_BACKEND = noClasses()
-            .that().resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.internal..")
-            .should().dependOnClassesThat().resideInAnyPackage("dev.unicomm.backend..", "dev.unicomm.collectives..",
-                    "dev.unicomm.conformance..", "dev.unicomm.cli..", "dev.unicomm.benchmarks..", "dev.unicomm.launch..")
+            .that()
+            .resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", "dev.unicomm.internal..")
+            .should()
+            .dependOnClassesThat()
+            .resideInAnyPackage(
+                    "dev.unicomm.backend..",
+                    "dev.unicomm.collectives..",
+                    "dev.unicomm.conformance..",
+                    "dev.unicomm.cli..",
+                    "dev.unicomm.benchmarks..",
+                    "dev.unicomm.launch..")
             .because("comm-api must stay hardware-neutral: backends plug in through the SPI")
             .allowEmptyShould(true);
 
     /** No in-tree backend depends on another backend. */
-    public static final ArchRule BACKENDS_ARE_INDEPENDENT = slices()
-            .matching("dev.unicomm.backend.(*)..")
-            .should().notDependOnEachOther()
+    public static final ArchRule BACKENDS_ARE_INDEPENDENT = slices().matching("dev.unicomm.backend.(*)..")
+            .should()
+            .notDependOnEachOther()
             .because("each backend is a separate artifact chosen by class path")
             .allowEmptyShould(true);
 
     /** JNI {@code native} methods only in an {@code internal} package. */
     public static final ArchRule NATIVE_METHODS_STAY_INTERNAL = methods()
-            .that().haveModifier(JavaModifier.NATIVE)
-            .should().beDeclaredInClassesThat().resideInAPackage("..internal..")
+            .that()
+            .haveModifier(JavaModifier.NATIVE)
+            .should()
+            .beDeclaredInClassesThat()
+            .resideInAPackage("..internal..")
             .because("native bindings are a backend's internal detail")
             .allowEmptyShould(true);
 
@@ -71,9 +82,15 @@ public final class BackendRules {
     private static ArchRule noNativesIn(DescribedPredicate<JavaClass> classes) {
         return noClasses()
                 .that(classes)
-                .should().dependOnClassesThat().resideInAnyPackage("org.bytedeco..")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.Linker")
-                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage("org.bytedeco..")
+                .orShould()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("java.lang.foreign.Linker")
+                .orShould()
+                .dependOnClassesThat()
+                .haveFullyQualifiedName("java.lang.foreign.SymbolLookup")
                 .because("native bindings are a backend's internal detail")
                 .allowEmptyShould(true);
     }
@@ -81,8 +98,14 @@ public final class BackendRules {
     /** In a backend under {@code root}, JNI {@code native} methods only in an {@code internal} package. */
     public static ArchRule nativeMethodsStayInternalIn(String root) {
         return methods()
-                .that().areDeclaredInClassesThat().resideInAPackage(root + "..").and().haveModifier(JavaModifier.NATIVE)
-                .should().beDeclaredInClassesThat().resideInAPackage("..internal..")
+                .that()
+                .areDeclaredInClassesThat()
+                .resideInAPackage(root + "..")
+                .and()
+                .haveModifier(JavaModifier.NATIVE)
+                .should()
+                .beDeclaredInClassesThat()
+                .resideInAPackage("..internal..")
                 .because("native bindings are a backend's internal detail")
                 .allowEmptyShould(true);
     }
@@ -90,25 +113,36 @@ public final class BackendRules {
     /** A backend whose classes live under {@code root} depends on no unicomm backend but itself. */
     public static ArchRule noOtherBackend(String root) {
         return noClasses()
-                .that().resideInAPackage(root + "..")
-                .should().dependOnClassesThat(resideInAPackage("dev.unicomm.backend..").and(resideInAPackage(root + "..").negate()))
-                .because("each backend is a separate artifact chosen by class path: reach another one through the SPI, if at all")
+                .that()
+                .resideInAPackage(root + "..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.unicomm.backend..")
+                        .and(resideInAPackage(root + "..").negate()))
+                .because(
+                        "each backend is a separate artifact chosen by class path: reach another one through the SPI, if at all")
                 .allowEmptyShould(true);
     }
 
     /** A backend under {@code root} reaches unicomm only through its API and SPI (no internals, kit, collectives or cli). */
     public static ArchRule apiAndSpiOnly(String root) {
         return noClasses()
-                .that().resideInAPackage(root + "..")
-                .should().dependOnClassesThat(resideInAPackage("dev.unicomm..")
-                        .and(resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", root + "..").negate()))
+                .that()
+                .resideInAPackage(root + "..")
+                .should()
+                .dependOnClassesThat(resideInAPackage("dev.unicomm..")
+                        .and(resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", root + "..")
+                                .negate()))
                 .because("a backend implements the SPI; everything else of unicomm may change under it")
                 .allowEmptyShould(true);
     }
 
     /** The rules a backend under {@code root} obeys. */
     public static List<ArchRule> forBackend(String root) {
-        return List.of(nativesStayInternalIn(root), nativeMethodsStayInternalIn(root), noOtherBackend(root), apiAndSpiOnly(root));
+        return List.of(
+                nativesStayInternalIn(root),
+                nativeMethodsStayInternalIn(root),
+                noOtherBackend(root),
+                apiAndSpiOnly(root));
     }
 
     /** Checks {@code classes} (a backend's own, imported without its tests) against {@link #forBackend}; throws on the first broken rule. */

@@ -31,25 +31,32 @@ public final class ActiveMaskChecks {
      * @param whileInactive what the leaving rank does between the barriers: nothing on the buffer in the kit's
      *                      rules; the kit's own tests use it to drive a test double
      */
-    public ActiveMaskChecks(Communicator comm, BiFunction<Communicator, MoeConfig, MoeBuffer> open, Runnable whileInactive) {
+    public ActiveMaskChecks(
+            Communicator comm, BiFunction<Communicator, MoeConfig, MoeBuffer> open, Runnable whileInactive) {
         this.comm = comm;
         this.open = open;
         this.whileInactive = whileInactive;
     }
 
     /** The rank that leaves in these checks: the last one. */
-    public static int leaving(int ranks) { return ranks - 1; }
+    public static int leaving(int ranks) {
+        return ranks - 1;
+    }
 
     /** Every rank but {@link #leaving}. */
-    public static ExpertMask withoutLast(int ranks) { return new ExpertMask(ranks, IntStream.range(0, ranks - 1).toArray()); }
+    public static ExpertMask withoutLast(int ranks) {
+        return new ExpertMask(ranks, IntStream.range(0, ranks - 1).toArray());
+    }
 
     /** Normal BF16 dispatch/combine (layout, cached-handle dispatch too) after the mask, two routings, against the reference with the same drops. */
     public void normal() {
         int n = comm.size();
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * n, 96, 24, 4, false);
         step(cfg, (moe, mask) -> {
-            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNIFORM, 41, false), mask).checkNormal(moe, false);
-            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNUSED_SLOTS, 42, true), mask).checkNormal(moe, false);
+            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNIFORM, 41, false), mask)
+                    .checkNormal(moe, false);
+            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNUSED_SLOTS, 42, true), mask)
+                    .checkNormal(moe, false);
         });
     }
 
@@ -58,8 +65,10 @@ public final class ActiveMaskChecks {
         int n = comm.size();
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 4 * n, 256, 6, 3, true);
         step(cfg, (moe, mask) -> {
-            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNIFORM, 43, true), mask).checkLowLatency(moe, false);
-            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNUSED_SLOTS, 44, false), mask).checkLowLatency(moe, true);
+            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNIFORM, 43, true), mask)
+                    .checkLowLatency(moe, false);
+            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNUSED_SLOTS, 44, false), mask)
+                    .checkLowLatency(moe, true);
         });
     }
 
@@ -85,7 +94,8 @@ public final class ActiveMaskChecks {
             moe.setActiveRanks(without);
             expectActive(moe, without, "after setActiveRanks");
             refused(moe, all, "re-activates rank " + leaving(n), without);
-            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNIFORM, 45, false), without).checkNormal(moe, false);
+            MoeConformance.onActiveRanks(comm, scenario(cfg, Routing.UNIFORM, 45, false), without)
+                    .checkNormal(moe, false);
             moe.close();
         }
         comm.barrier();
@@ -111,14 +121,20 @@ public final class ActiveMaskChecks {
 
     private MoeScenario scenario(MoeConfig cfg, Routing routing, long seed, boolean emptyRank) {
         int n = comm.size();
-        return new MoeScenario("active-mask-" + routing.name().toLowerCase(), cfg, n, seed, routing,
+        return new MoeScenario(
+                "active-mask-" + routing.name().toLowerCase(),
+                cfg,
+                n,
+                seed,
+                routing,
                 MoeScenario.unevenTokens(n, cfg.maxTokensPerRank(), emptyRank));
     }
 
     private void expectActive(MoeBuffer moe, ExpertMask expected, String when) {
         ExpertMask got = moe.activeRanks();
         if (!expected.equals(got))
-            throw new AssertionError("rank " + comm.rank() + ": activeRanks() " + when + " is " + got + ", expected " + expected);
+            throw new AssertionError(
+                    "rank " + comm.rank() + ": activeRanks() " + when + " is " + got + ", expected " + expected);
     }
 
     /** {@code mask} must be refused with an {@link IllegalArgumentException} naming {@code fragment} on one line, leaving {@code before}. */
@@ -128,11 +144,14 @@ public final class ActiveMaskChecks {
         } catch (IllegalArgumentException e) {
             String m = e.getMessage();
             if (m == null || !m.contains(fragment) || m.contains("\n"))
-                throw new AssertionError("rank " + comm.rank() + ": setActiveRanks(" + mask + ") was refused with '" + m
-                        + "', which should be one line naming '" + fragment + "'", e);
+                throw new AssertionError(
+                        "rank " + comm.rank() + ": setActiveRanks(" + mask + ") was refused with '" + m
+                                + "', which should be one line naming '" + fragment + "'",
+                        e);
             expectActive(moe, before, "after the refused setActiveRanks(" + mask + ")");
             return;
         }
-        throw new AssertionError("rank " + comm.rank() + ": setActiveRanks(" + mask + ") was accepted; it should be refused ('" + fragment + "')");
+        throw new AssertionError("rank " + comm.rank() + ": setActiveRanks(" + mask
+                + ") was accepted; it should be refused ('" + fragment + "')");
     }
 }

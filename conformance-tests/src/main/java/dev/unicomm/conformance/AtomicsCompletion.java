@@ -19,9 +19,13 @@ final class AtomicsCompletion {
     static final long DATA = 256 << 10;
     static final int ROUNDS = 3;
 
-    static int right(Communicator c) { return (c.rank() + 1) % c.size(); }
+    static int right(Communicator c) {
+        return (c.rank() + 1) % c.size();
+    }
 
-    static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
+    static int left(Communicator c) {
+        return (c.rank() + c.size() - 1) % c.size();
+    }
 
     /** §2.4: data put, fence, then an atomic set of a flag to the same PE: a PE that sees the flag sees the data. */
     static void fenceOrdersPutBeforeAtomic(Pe pe) {
@@ -38,9 +42,19 @@ final class AtomicsCompletion {
                 c.rma().atomicSet(b, flagAt, round, right(c));
                 long r = round;
                 step.check(() -> side.checkThenTell("checked/" + r + "/" + c.rank(), () -> {
-                    Mem.awaitLong(c, b, flagAt, v -> v == r, v -> v == r - 1 || v == -1, pe.timeout(), "round " + r + " flag from rank " + left(c));
-                    Mem.expectPattern(Mem.read(c, b, 0, DATA), (int) r * 10 + left(c), "round " + r + ": data put before a fence,"
-                            + " read locally once the atomic set issued after the fence was seen (fence orders puts before atomics to one PE)");
+                    Mem.awaitLong(
+                            c,
+                            b,
+                            flagAt,
+                            v -> v == r,
+                            v -> v == r - 1 || v == -1,
+                            pe.timeout(),
+                            "round " + r + " flag from rank " + left(c));
+                    Mem.expectPattern(
+                            Mem.read(c, b, 0, DATA),
+                            (int) r * 10 + left(c),
+                            "round " + r + ": data put before a fence,"
+                                    + " read locally once the atomic set issued after the fence was seen (fence orders puts before atomics to one PE)");
                 }));
                 side.await("checked/" + round + "/" + right(c)); // no completion point before the target looked
             }
@@ -65,10 +79,15 @@ final class AtomicsCompletion {
                 side.await("quiet-returned/" + round + "/" + left(c));
                 long r = round;
                 step.check(() -> side.checkThenTell("checked/" + r + "/" + c.rank(), () -> {
-                    Mem.expectWord(r * (left(c) + 1), Mem.readLong(c, w, 0), "round " + r + ": word after rank " + left(c)
-                            + "'s atomicAdds and its quiet, read locally (quiet completes atomics too)");
-                    Mem.expectWord(r * 100 + left(c), Mem.readLong(c, w, 8), "round " + r + ": word after rank " + left(c)
-                            + "'s atomicSet and its quiet, read locally");
+                    Mem.expectWord(
+                            r * (left(c) + 1),
+                            Mem.readLong(c, w, 0),
+                            "round " + r + ": word after rank " + left(c)
+                                    + "'s atomicAdds and its quiet, read locally (quiet completes atomics too)");
+                    Mem.expectWord(
+                            r * 100 + left(c),
+                            Mem.readLong(c, w, 8),
+                            "round " + r + ": word after rank " + left(c) + "'s atomicSet and its quiet, read locally");
                 }));
                 side.await("checked/" + round + "/" + right(c));
             }
@@ -96,13 +115,21 @@ final class AtomicsCompletion {
                 int r = round;
                 if (atomicFetch) {
                     long got = c.rma().atomicFetch(b, 0, right(c));
-                    step.check(() -> Mem.expectWord(want, got, "round " + r + ": atomic fetch of rank " + right(c)
-                            + "'s word after it changed it and a barrier (an atomic fetch must read the target, not a cached value)"));
+                    step.check(
+                            () -> Mem.expectWord(
+                                    want,
+                                    got,
+                                    "round " + r + ": atomic fetch of rank " + right(c)
+                                            + "'s word after it changed it and a barrier (an atomic fetch must read the target, not a cached value)"));
                 } else {
                     MemorySegment got = MemorySegment.ofArray(new byte[4088]);
                     c.rma().get(Memory.of(got), 0, b, 8, 4088, right(c));
-                    step.check(() -> Mem.expectPattern(got, (int) want, "round " + r + ": get from rank " + right(c)
-                            + " after it changed its bytes and a barrier (a get must read the target, not a copy of an earlier get)"));
+                    step.check(
+                            () -> Mem.expectPattern(
+                                    got,
+                                    (int) want,
+                                    "round " + r + ": get from rank " + right(c)
+                                            + " after it changed its bytes and a barrier (a get must read the target, not a copy of an earlier get)"));
                 }
                 c.barrier();
             }
@@ -119,7 +146,8 @@ final class AtomicsCompletion {
         Capabilities.require(pe.comm(), Capability.SIGNALS);
         Communicator c = pe.comm();
         InStep step = new InStep();
-        try (SymmetricBuffer w = c.heap().allocate(64); SymmetricBuffer data = c.heap().allocate(64L * c.size())) {
+        try (SymmetricBuffer w = c.heap().allocate(64);
+                SymmetricBuffer data = c.heap().allocate(64L * c.size())) {
             for (int round = 0; round < ROUNDS; round++) {
                 // a new, large start value each round: a total kept anywhere but in the word cannot match it
                 long start = 1_000_003L * (round + 1) + 77;
@@ -129,16 +157,31 @@ final class AtomicsCompletion {
                     if (turn == c.rank()) {
                         c.rma().atomicAdd(w, 0, 1, 0);
                         c.rma().quiet();
-                        c.rma().putSignal(data, 64L * c.rank(), Memory.of(Mem.patterned(64, c.rank())), 0, 64, w, 0, 1, SignalOp.ADD, 0);
+                        c.rma()
+                                .putSignal(
+                                        data,
+                                        64L * c.rank(),
+                                        Memory.of(Mem.patterned(64, c.rank())),
+                                        0,
+                                        64,
+                                        w,
+                                        0,
+                                        1,
+                                        SignalOp.ADD,
+                                        0);
                         c.rma().quiet();
                     }
                     c.barrier();
                 }
                 long want = start + 2L * c.size(), got = c.rma().atomicFetch(w, 0, 0);
                 int r = round;
-                step.check(() -> Mem.expectWord(want, got, "round " + r + ": word on rank 0 that started at " + start + ", after "
-                        + c.size() + " atomicAdds and " + c.size() + " signal ADDs of 1, one rank at a time (atomics and signal updates"
-                        + " of one word must see each other)"));
+                step.check(() -> Mem.expectWord(
+                        want,
+                        got,
+                        "round " + r + ": word on rank 0 that started at " + start + ", after "
+                                + c.size() + " atomicAdds and " + c.size()
+                                + " signal ADDs of 1, one rank at a time (atomics and signal updates"
+                                + " of one word must see each other)"));
                 if (c.rank() == 0) {
                     long sig = c.rma().signalFetch(w, 0);
                     step.check(() -> Mem.expectWord(want, sig, "round " + r + ": signal fetch of the same word"));

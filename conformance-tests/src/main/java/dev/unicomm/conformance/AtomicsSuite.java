@@ -28,14 +28,18 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
     @Verifies("5.2")
-    @Test void optional_atomics_fetch_add_contention() {
+    @Test
+    void optional_atomics_fetch_add_contention() {
         var results = spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer w = word(c, 0)) {
                 long[] seen = new long[PER_RANK];
                 for (int i = 0; i < PER_RANK; i++) seen[i] = c.rma().atomicFetchAdd(w, 0, 1, 0);
                 c.barrier();
-                Mem.expectWord((long) PER_RANK * c.size(), c.rma().atomicFetch(w, 0, 0), "total of all fetch-adds on rank 0's word");
+                Mem.expectWord(
+                        (long) PER_RANK * c.size(),
+                        c.rma().atomicFetch(w, 0, 0),
+                        "total of all fetch-adds on rank 0's word");
                 pe.report(Arrays.stream(seen).mapToObj(Long::toString).collect(Collectors.joining(",")));
                 c.barrier();
             }
@@ -55,16 +59,21 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
     @Verifies("5.2")
-    @Test void optional_atomics_add_contention_every_pe() {
+    @Test
+    void optional_atomics_add_contention_every_pe() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int n = c.size();
             try (SymmetricBuffer w = word(c, 1000)) {
-                for (int i = 0; i < PER_RANK; i++) for (int p = 0; p < n; p++) c.rma().atomicAdd(w, 0, c.rank() + 1, p);
+                for (int i = 0; i < PER_RANK; i++)
+                    for (int p = 0; p < n; p++) c.rma().atomicAdd(w, 0, c.rank() + 1, p);
                 c.rma().quiet();
                 c.barrier();
                 long want = 1000 + (long) PER_RANK * n * (n + 1) / 2;
-                Mem.expectWord(want, Mem.readLong(c, w, 0), "own word after " + PER_RANK + " adds of (rank+1) from every rank");
+                Mem.expectWord(
+                        want,
+                        Mem.readLong(c, w, 0),
+                        "own word after " + PER_RANK + " adds of (rank+1) from every rank");
                 c.barrier();
             }
         });
@@ -72,16 +81,19 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.2: compare-and-swap returns what it found and writes only on a match / if it fails, look at compareSwap's result and condition. */
     @Verifies("5.2")
-    @Test void optional_atomics_compare_swap_semantics() {
+    @Test
+    void optional_atomics_compare_swap_semantics() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int right = (c.rank() + 1) % c.size();
             try (SymmetricBuffer w = word(c, 7)) {
                 c.barrier();
                 if (c.rank() == 0) {
-                    Mem.expectWord(7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
+                    Mem.expectWord(
+                            7, c.rma().atomicCompareSwap(w, 0, 8, 99, right), "failed CAS returns the current value");
                     Mem.expectWord(7, c.rma().atomicFetch(w, 0, right), "failed CAS must not write");
-                    Mem.expectWord(7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
+                    Mem.expectWord(
+                            7, c.rma().atomicCompareSwap(w, 0, 7, -5, right), "successful CAS returns the old value");
                     Mem.expectWord(-5, c.rma().atomicFetch(w, 0, right), "successful CAS writes the new value");
                 }
                 c.barrier();
@@ -91,7 +103,8 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
     @Verifies("5.2")
-    @Test void optional_atomics_compare_swap_contention() {
+    @Test
+    void optional_atomics_compare_swap_contention() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int per = 200;
@@ -103,7 +116,10 @@ public abstract class AtomicsSuite extends KitSuite {
                     while ((prev = c.rma().atomicCompareSwap(w, 0, cur, cur + 1, target)) != cur) cur = prev;
                 }
                 c.barrier();
-                Mem.expectWord((long) per * c.size(), c.rma().atomicFetch(w, 0, target), "counter incremented by CAS loops on every rank");
+                Mem.expectWord(
+                        (long) per * c.size(),
+                        c.rma().atomicFetch(w, 0, target),
+                        "counter incremented by CAS loops on every rank");
                 c.barrier();
             }
         });
@@ -111,7 +127,8 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.2: concurrent atomic updates are never lost / if it fails, look at atomicity of the read-modify-write (it must be one remote operation). */
     @Verifies("5.2")
-    @Test void optional_atomics_swap_contention() {
+    @Test
+    void optional_atomics_swap_contention() {
         var results = spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int per = 200;
@@ -129,14 +146,19 @@ public abstract class AtomicsSuite extends KitSuite {
         for (String v : values(results)) for (String x : v.split(",")) seen.add(Long.parseLong(x));
         Set<Long> unique = new HashSet<>(seen);
         int n = results.size();
-        assertEquals(seen.size(), unique.size(), "a swapped value was returned twice: " + seen.size() + " results, " + unique.size() + " distinct");
+        assertEquals(
+                seen.size(),
+                unique.size(),
+                "a swapped value was returned twice: " + seen.size() + " results, " + unique.size() + " distinct");
         assertEquals(n * 200 + 1, unique.size(), "values written + the initial one");
-        for (long i = -1; i < n * 200L; i++) if (!unique.contains(i)) throw new AssertionFailedError("value " + i + " was lost by swap");
+        for (long i = -1; i < n * 200L; i++)
+            if (!unique.contains(i)) throw new AssertionFailedError("value " + i + " was lost by swap");
     }
 
     /** Verifies §5.1: atomics act on exactly their 64-bit word / if it fails, look at word addressing in the atomic path. */
     @Verifies("5.1")
-    @Test void optional_atomics_set_and_fetch() {
+    @Test
+    void optional_atomics_set_and_fetch() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int right = (c.rank() + 1) % c.size();
@@ -145,8 +167,12 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 int left = (c.rank() + c.size() - 1) % c.size();
-                Mem.expectWord(0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
-                Mem.expectWord(0x1234_5678_9abc_def0L ^ c.rank(), c.rma().atomicFetch(w, 8L * c.rank(), right), "fetch of the word set on rank " + right);
+                Mem.expectWord(
+                        0x1234_5678_9abc_def0L ^ left, Mem.readLong(c, w, 8L * left), "word set by rank " + left);
+                Mem.expectWord(
+                        0x1234_5678_9abc_def0L ^ c.rank(),
+                        c.rma().atomicFetch(w, 8L * c.rank(), right),
+                        "fetch of the word set on rank " + right);
                 c.barrier();
             }
         });
@@ -154,7 +180,8 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.1: atomics wrap around as two's complement / if it fails, look at overflow handling in the atomic path. */
     @Verifies("5.1")
-    @Test void optional_atomics_wraparound() {
+    @Test
+    void optional_atomics_wraparound() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer w = word(c, Long.MAX_VALUE)) {
@@ -164,7 +191,8 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().atomicAdd(w, 0, -1, me);
                 Mem.expectWord(Long.MAX_VALUE, c.rma().atomicFetch(w, 0, me), "MIN - 1 wraps to MAX");
                 Mem.expectWord(Long.MAX_VALUE, c.rma().atomicSwap(w, 0, -42, me), "swap returns the old value");
-                Mem.expectWord(-42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
+                Mem.expectWord(
+                        -42, c.rma().atomicCompareSwap(w, 0, -42, Long.MIN_VALUE, me), "CAS on a negative value");
                 Mem.expectWord(Long.MIN_VALUE, c.rma().atomicFetch(w, 0, me), "CAS stored MIN");
                 c.barrier();
             }
@@ -173,7 +201,8 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.3: an atomic fetch after quiet sees the completed put / if it fails, look at ordering between the put and atomic paths. */
     @Verifies("5.3")
-    @Test void optional_atomics_fetch_sees_completed_put() {
+    @Test
+    void optional_atomics_fetch_sees_completed_put() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int right = (c.rank() + 1) % c.size();
@@ -181,7 +210,9 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().put(w, 8, dev.unicomm.api.Memory.of(Mem.longs(555 + c.rank())), 0, 8, right);
                 c.rma().quiet();
                 c.barrier();
-                Mem.expectWord(555 + c.rank(), c.rma().atomicFetch(w, 8, right),
+                Mem.expectWord(
+                        555 + c.rank(),
+                        c.rma().atomicFetch(w, 8, right),
                         "atomic fetch of the word this rank put on rank " + right + " before quiet and barrier");
                 c.barrier();
             }
@@ -190,7 +221,8 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §5.1: atomics act on exactly their 64-bit word / if it fails, look at word addressing in the atomic path. */
     @Verifies("5.1")
-    @Test void optional_atomics_distinct_words_independent() {
+    @Test
+    void optional_atomics_distinct_words_independent() {
         spmd(Capability.ATOMICS, pe -> {
             Communicator c = pe.comm();
             int n = c.size();
@@ -202,7 +234,10 @@ public abstract class AtomicsSuite extends KitSuite {
                 c.rma().quiet();
                 c.barrier();
                 for (int r = 0; r < n; r++)
-                    Mem.expectWord((long) PER_RANK * (r + 1), c.rma().atomicFetch(w, 8L * r, 0), "word of rank " + r + " on rank 0");
+                    Mem.expectWord(
+                            (long) PER_RANK * (r + 1),
+                            c.rma().atomicFetch(w, 8L * r, 0),
+                            "word of rank " + r + " on rank 0");
                 c.barrier();
             }
         });
@@ -210,25 +245,29 @@ public abstract class AtomicsSuite extends KitSuite {
 
     /** Verifies §2.4 (fence orders puts before atomics to one PE) / if it fails, look at atomics taking a path that overtakes queued puts: fence must order both. */
     @Verifies("2.4")
-    @Test void optional_atomics_fence_orders_put_before_atomic() {
+    @Test
+    void optional_atomics_fence_orders_put_before_atomic() {
         spmd(Capability.ATOMICS, AtomicsCompletion::fenceOrdersPutBeforeAtomic);
     }
 
     /** Verifies §2.3 (quiet completes atomics) / if it fails, look at non-fetching atomics (add, set) deferred past quiet. */
     @Verifies("2.3")
-    @Test void optional_atomics_quiet_completes_atomic_updates() {
+    @Test
+    void optional_atomics_quiet_completes_atomic_updates() {
         spmd(Capability.ATOMICS, AtomicsCompletion::quietCompletesAtomicUpdates);
     }
 
     /** Verifies §5.3 (an atomic fetch sees completed puts) / if it fails, look at atomic fetches served from a cached value. */
     @Verifies("5.3")
-    @Test void optional_atomics_fetch_sees_updates_after_barrier() {
+    @Test
+    void optional_atomics_fetch_sees_updates_after_barrier() {
         spmd(Capability.ATOMICS, pe -> AtomicsCompletion.readsSeeUpdates(pe, true));
     }
 
     /** Verifies §5.1 (atomic with respect to signal updates on the same word) / if it fails, look at signal words kept or counted apart from atomic words. */
     @Verifies("5.1")
-    @Test void optional_atomics_mixed_with_signal_add_on_one_word() {
+    @Test
+    void optional_atomics_mixed_with_signal_add_on_one_word() {
         spmd(Capability.ATOMICS, AtomicsCompletion::atomicsAndSignalAddsShareAWord);
     }
 }

@@ -39,8 +39,18 @@ public abstract class ElasticSuite extends KitSuite {
     static CommConfig elastic(CommConfig c) {
         Map<String, String> props = new HashMap<>(c.properties());
         props.put("unicomm.elastic", "true");
-        return new CommConfig(c.backend(), c.rank(), c.worldSize(), c.localRank(), c.storeHost(), c.storePort(), c.token(), c.tls(),
-                c.timeout(), c.heapSize(), props);
+        return new CommConfig(
+                c.backend(),
+                c.rank(),
+                c.worldSize(),
+                c.localRank(),
+                c.storeHost(),
+                c.storePort(),
+                c.token(),
+                c.tls(),
+                c.timeout(),
+                c.heapSize(),
+                props);
     }
 
     /**
@@ -60,10 +70,12 @@ public abstract class ElasticSuite extends KitSuite {
         long end = t0 + pe.timeout().multipliedBy(2).toNanos();
         try {
             while (System.nanoTime() < end) step.run(c);
-            throw new AssertionFailedError("the loop ran for twice the timeout without a RankFailedException for rank " + victim);
+            throw new AssertionFailedError(
+                    "the loop ran for twice the timeout without a RankFailedException for rank " + victim);
         } catch (RankFailedException e) {
             long ms = (System.nanoTime() - t0) / 1_000_000;
-            assertArrayEquals(new int[] {victim}, e.failedRanks(), "the exception must name the killed rank: " + e.getMessage());
+            assertArrayEquals(
+                    new int[] {victim}, e.failedRanks(), "the exception must name the killed rank: " + e.getMessage());
             assertTrue(ms <= pe.timeout().plusSeconds(5).toMillis(), "noticed after " + ms + " ms");
         }
         long s0 = System.nanoTime();
@@ -74,7 +86,8 @@ public abstract class ElasticSuite extends KitSuite {
         assertArrayEquals(IntStream.range(0, victim).toArray(), s.jobRanks(), "job ranks of the shrunken communicator");
         long c0 = System.nanoTime();
         c.close(); // released by shrink: must neither hang nor throw
-        assertTrue(System.nanoTime() - c0 < Duration.ofSeconds(5).toNanos(), "closing the old communicator took too long");
+        assertTrue(
+                System.nanoTime() - c0 < Duration.ofSeconds(5).toNanos(), "closing the old communicator took too long");
         return s;
     }
 
@@ -88,17 +101,23 @@ public abstract class ElasticSuite extends KitSuite {
      * <p>Killed in a barrier loop; after the shrink an allreduce of the job ranks must add up to the survivors'.
      */
     @Verifies("7.6")
-    @Test void optional_elastic_rank_failure_is_named_and_shrink_excludes_it() {
+    @Test
+    void optional_elastic_rank_failure_is_named_and_shrink_excludes_it() {
         assumeCapability(Capability.ELASTIC);
         assumeRanks(2);
         spmdKilling(ranks() - 1, pe -> {
             Communicator s = killLastAndShrink(pe, Communicator::barrier);
-            try (SymmetricBuffer src = s.heap().allocate(8); SymmetricBuffer dst = s.heap().allocate(8)) {
+            try (SymmetricBuffer src = s.heap().allocate(8);
+                    SymmetricBuffer dst = s.heap().allocate(8)) {
                 s.rma().put(src, 0, longBytes(s.jobRanks()[s.rank()]), s.rank());
                 s.collectives().allreduce(s.world(), dst, src, 1, DType.INT64, ReduceOp.SUM);
-                java.lang.foreign.MemorySegment out = java.lang.foreign.Arena.ofAuto().allocate(8);
+                java.lang.foreign.MemorySegment out =
+                        java.lang.foreign.Arena.ofAuto().allocate(8);
                 s.rma().get(out, dst, 0, s.rank());
-                assertEquals((long) IntStream.of(s.jobRanks()).sum(), out.get(ValueLayout.JAVA_LONG, 0), "allreduce on the survivors");
+                assertEquals(
+                        (long) IntStream.of(s.jobRanks()).sum(),
+                        out.get(ValueLayout.JAVA_LONG, 0),
+                        "allreduce on the survivors");
             }
             s.close();
         });
@@ -110,7 +129,8 @@ public abstract class ElasticSuite extends KitSuite {
      * / if it fails, look at the validating layer's close of buffers and teams whose communicator was released.
      */
     @Verifies("7.6")
-    @Test void optional_elastic_buffer_and_team_of_the_released_communicator_close_quietly() {
+    @Test
+    void optional_elastic_buffer_and_team_of_the_released_communicator_close_quietly() {
         assumeCapability(Capability.ELASTIC);
         assumeRanks(2);
         spmdKilling(ranks() - 1, pe -> {
@@ -137,13 +157,15 @@ public abstract class ElasticSuite extends KitSuite {
      * Verifies §7.7: after a rank dies inside MoE dispatch/combine and the survivors shrink, a MoE buffer on the shrunken communicator (experts spread over the survivors) matches the reference / if it fails, look at shrink() releasing the old MoE buffer and the backend's reopen.
      */
     @Verifies("7.7")
-    @Test void optional_elastic_moe_after_shrink_matches_the_reference() {
+    @Test
+    void optional_elastic_moe_after_shrink_matches_the_reference() {
         assumeCapability(Capability.ELASTIC);
         assumeRanks(2);
         spmdKilling(ranks() - 1, pe -> {
             int n = pe.size();
             // Experts divisible by the job's size and by the survivors'.
-            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 2 * n * (n - 1), 96, 24, Math.min(4, 2 * n * (n - 1)), false);
+            MoeConfig cfg =
+                    new MoeConfig(MoeConfig.Mode.NORMAL, 2 * n * (n - 1), 96, 24, Math.min(4, 2 * n * (n - 1)), false);
             MoeBuffer[] moe = new MoeBuffer[1];
             Communicator s = killLastAndShrink(pe, c -> {
                 if (moe[0] == null) moe[0] = MoeSuite.open(c, cfg);
@@ -163,12 +185,14 @@ public abstract class ElasticSuite extends KitSuite {
      * <p>Issue #45 item 3: a try-with-resources spanning the shrink threw IllegalStateException at its end.
      */
     @Verifies("7.6")
-    @Test void optional_elastic_moe_buffer_of_the_released_communicator_closes_quietly() {
+    @Test
+    void optional_elastic_moe_buffer_of_the_released_communicator_closes_quietly() {
         assumeCapability(Capability.ELASTIC);
         assumeRanks(2);
         spmdKilling(ranks() - 1, pe -> {
             int n = pe.size();
-            MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 2 * n * (n - 1), 96, 24, Math.min(4, 2 * n * (n - 1)), false);
+            MoeConfig cfg =
+                    new MoeConfig(MoeConfig.Mode.NORMAL, 2 * n * (n - 1), 96, 24, Math.min(4, 2 * n * (n - 1)), false);
             MoeBuffer[] moe = new MoeBuffer[1];
             Communicator s = killLastAndShrink(pe, c -> {
                 if (moe[0] == null) moe[0] = MoeSuite.open(c, cfg);
@@ -176,7 +200,8 @@ public abstract class ElasticSuite extends KitSuite {
             });
             moe[0].close();
             moe[0].close();
-            IllegalStateException e = assertThrows(IllegalStateException.class, moe[0]::footprintBytes, "a closed MoE buffer");
+            IllegalStateException e =
+                    assertThrows(IllegalStateException.class, moe[0]::footprintBytes, "a closed MoE buffer");
             assertTrue(e.getMessage().contains("closed"), e.getMessage());
             try (MoeBuffer m = MoeSuite.open(s, cfg)) {
                 new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 3, false)).checkNormal(m, false);
@@ -192,7 +217,8 @@ public abstract class ElasticSuite extends KitSuite {
      * expert count and the mask of the survivors.
      */
     @Verifies("7.7")
-    @Test void optional_elastic_moe_mask_keeps_experts_in_place() {
+    @Test
+    void optional_elastic_moe_mask_keeps_experts_in_place() {
         assumeCapability(Capability.ELASTIC);
         assumeRanks(2);
         spmdKilling(ranks() - 1, pe -> {
@@ -203,15 +229,18 @@ public abstract class ElasticSuite extends KitSuite {
             Communicator s = killLastAndShrink(pe, c -> {
                 ExpertMask all = ExpertMask.of(c, n);
                 if (moe[0] == null) moe[0] = openMasked(c, cfg, all);
-                new MoeConformance(c, MoeSuite.scenario(c, cfg, Routing.UNIFORM, 5, false), all).checkNormal(moe[0], false);
+                new MoeConformance(c, MoeSuite.scenario(c, cfg, Routing.UNIFORM, 5, false), all)
+                        .checkNormal(moe[0], false);
             });
             ExpertMask survivors = ExpertMask.of(s, n);
             try (MoeBuffer m = openMasked(s, cfg, survivors)) {
                 assertEquals(cfg, m.config(), "the masked buffer keeps the original expert count");
-                new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 7, false), survivors).checkNormal(m, false);
+                new MoeConformance(s, MoeSuite.scenario(s, cfg, Routing.UNIFORM, 7, false), survivors)
+                        .checkNormal(m, false);
             }
             try (MoeBuffer m = openMasked(s, ll, survivors)) {
-                new MoeConformance(s, MoeSuite.scenario(s, ll, Routing.UNIFORM, 9, false), survivors).checkLowLatency(m, false);
+                new MoeConformance(s, MoeSuite.scenario(s, ll, Routing.UNIFORM, 9, false), survivors)
+                        .checkLowLatency(m, false);
             }
             s.close();
         });
@@ -222,7 +251,8 @@ public abstract class ElasticSuite extends KitSuite {
         try {
             return c.moe(cfg, mask);
         } catch (UnsupportedCapabilityException e) {
-            throw new AssertionFailedError("no MoE implementation for backend '" + c.backend().name() + "': " + e.getMessage(), e);
+            throw new AssertionFailedError(
+                    "no MoE implementation for backend '" + c.backend().name() + "': " + e.getMessage(), e);
         }
     }
 

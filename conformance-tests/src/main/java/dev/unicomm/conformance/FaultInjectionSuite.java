@@ -16,8 +16,8 @@ import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.api.Unicomm;
-import dev.unicomm.moe.reference.KitTensors;
 import dev.unicomm.internal.rendezvous.Rendezvous;
+import dev.unicomm.moe.reference.KitTensors;
 import dev.unicomm.spi.Store;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -75,7 +75,9 @@ public abstract class FaultInjectionSuite extends KitSuite {
     }
 
     /** Notes the time and SIGKILLs this JVM at once (falls back to {@link Runtime#halt}: no clean-up either way). */
-    static void killSelfNow(Pe pe) { killSelfNow(clockFile(pe)); }
+    static void killSelfNow(Pe pe) {
+        killSelfNow(clockFile(pe));
+    }
 
     private static void killSelfNow(Path clock) {
         try {
@@ -85,7 +87,10 @@ public abstract class FaultInjectionSuite extends KitSuite {
             // no figure for this rule; the kill matters more
         }
         try {
-            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+            new ProcessBuilder(
+                            "kill", "-9", Long.toString(ProcessHandle.current().pid()))
+                    .start()
+                    .waitFor();
         } catch (Exception e) {
             // no kill(1): vanish anyway
         }
@@ -112,16 +117,21 @@ public abstract class FaultInjectionSuite extends KitSuite {
         } catch (CommAbortedException e) {
             seen = e;
         } catch (CommException e) {
-            throw new AssertionFailedError(what + ": expected CommAbortedException naming rank " + victims + ", got " + e, e);
+            throw new AssertionFailedError(
+                    what + ": expected CommAbortedException naming rank " + victims + ", got " + e, e);
         }
         long atMs = System.currentTimeMillis();
         long tookMs = (System.nanoTime() - t0) / 1_000_000;
-        assertTrue(victims.contains(seen.failedRank()),
+        assertTrue(
+                victims.contains(seen.failedRank()),
                 what + ": the exception must name the killed rank " + victims + ": " + seen.getMessage());
-        assertTrue(tookMs <= limit.toMillis(), what + " took " + tookMs + " ms to fail; limit " + limit.toMillis() + " ms");
+        assertTrue(
+                tookMs <= limit.toMillis(),
+                what + " took " + tookMs + " ms to fail; limit " + limit.toMillis() + " ms");
         long detectMs = -1;
         Path clock = clockFile(pe);
-        if (Files.exists(clock)) detectMs = atMs - Long.parseLong(Files.readString(clock).trim());
+        if (Files.exists(clock))
+            detectMs = atMs - Long.parseLong(Files.readString(clock).trim());
         pe.report(detectMs + "," + seen.failedRank());
     }
 
@@ -129,7 +139,7 @@ public abstract class FaultInjectionSuite extends KitSuite {
     static void closeQuietly(Pe pe, Communicator c, AutoCloseable... held) throws Exception {
         long t0 = System.nanoTime();
         List<AutoCloseable> all = new ArrayList<>(List.of(held)); // what the loop used (MoE buffer, tensors) first,
-        all.add(c);                                                // then the communicator, like a user's try block
+        all.add(c); // then the communicator, like a user's try block
         for (AutoCloseable r : all) {
             try {
                 r.close();
@@ -139,8 +149,11 @@ public abstract class FaultInjectionSuite extends KitSuite {
         }
         long ms = (System.nanoTime() - t0) / 1_000_000;
         long limit = pe.timeout().plusSeconds(5).toMillis();
-        assertTrue(ms <= limit, "close() after the abort took " + ms + " ms" + (held.length > 0 ? " (with " + held.length
-                + " resources the loop used)" : "") + "; limit " + limit + " ms");
+        assertTrue(
+                ms <= limit,
+                "close() after the abort took " + ms + " ms"
+                        + (held.length > 0 ? " (with " + held.length + " resources the loop used)" : "") + "; limit "
+                        + limit + " ms");
     }
 
     /** Runs {@code step} until it throws, or fails after twice the timeout (a survivor never loops forever). */
@@ -166,7 +179,9 @@ public abstract class FaultInjectionSuite extends KitSuite {
         }
     }
 
-    static int last(Pe pe) { return pe.size() - 1; }
+    static int last(Pe pe) {
+        return pe.size() - 1;
+    }
 
     // ---- rules ------------------------------------------------------------------------------------
 
@@ -175,7 +190,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
      * <p>The victim joins a fresh job's rendezvous store and dies before opening: the others are opening.
      */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_after_joining_rendezvous() {
+    @Test
+    void required_faultinj_rank_killed_after_joining_rendezvous() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
             CommConfig fresh = pe.freshConfig();
@@ -183,7 +199,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
                 Rendezvous.connect(fresh); // joined; the store connection dies with the process
                 killSelfNow(pe);
             } else {
-                expectAbort(pe, Set.of(last(pe)), "opening a communicator", () -> Unicomm.connect(fresh).close());
+                expectAbort(pe, Set.of(last(pe)), "opening a communicator", () -> Unicomm.connect(fresh)
+                        .close());
             }
         });
     }
@@ -195,7 +212,10 @@ public abstract class FaultInjectionSuite extends KitSuite {
      * waits in the same open; the middle ranks never open and see the abort on the job's communicator.
      */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_inside_open() { killInsideOpen(); }
+    @Test
+    void required_faultinj_rank_killed_inside_open() {
+        killInsideOpen();
+    }
 
     /** The body of {@link #required_faultinj_rank_killed_inside_open}, for backends' own follow-up checks. */
     protected final List<RankResult> killInsideOpen() {
@@ -204,11 +224,14 @@ public abstract class FaultInjectionSuite extends KitSuite {
             CommConfig fresh = pe.freshConfig();
             int victim = last(pe);
             if (pe.rank() == victim) {
-                killSelfAfter(pe, 3000); // long enough to be inside the open, after creating its resources, on a loaded machine
+                killSelfAfter(
+                        pe,
+                        3000); // long enough to be inside the open, after creating its resources, on a loaded machine
                 Unicomm.connect(fresh).close(); // blocks: the middle ranks never come
                 Thread.sleep(60_000);
             } else if (pe.rank() == 0) {
-                expectAbort(pe, Set.of(victim), "opening a communicator", () -> Unicomm.connect(fresh).close());
+                expectAbort(pe, Set.of(victim), "opening a communicator", () -> Unicomm.connect(fresh)
+                        .close());
             } else {
                 expectAbort(pe, Set.of(victim), "barrier", pe.comm()::barrier);
                 closeQuietly(pe, pe.comm());
@@ -221,7 +244,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
      * <p>A rank that dies before it ever reaches the rendezvous cannot be named: the others time out instead.
      */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_before_rendezvous_times_the_others_out() {
+    @Test
+    void required_faultinj_rank_killed_before_rendezvous_times_the_others_out() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
             CommConfig fresh = pe.freshConfig().withTimeout(Duration.ofSeconds(3));
@@ -236,9 +260,11 @@ public abstract class FaultInjectionSuite extends KitSuite {
                     // The first survivor to time out aborts the open, so the others may see its abort instead.
                     long ms = (System.nanoTime() - t0) / 1_000_000;
                     assertTrue(ms <= fresh.timeout().plusSeconds(5).toMillis(), "open took " + ms + " ms to fail");
-                    assertTrue(!(e instanceof CommAbortedException a) || a.failedRank() != last(pe) && a.failedRank() >= 0,
+                    assertTrue(
+                            !(e instanceof CommAbortedException a) || a.failedRank() != last(pe) && a.failedRank() >= 0,
                             "an abort here must come from a survivor that timed out: " + e.getMessage());
-                    pe.report(ms + "," + (e instanceof CommAbortedException a ? "abort-by-" + a.failedRank() : "timeout"));
+                    pe.report(ms + ","
+                            + (e instanceof CommAbortedException a ? "abort-by-" + a.failedRank() : "timeout"));
                 }
             }
         });
@@ -249,7 +275,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
      * <p>The rendezvous host (rank 0) is killed while every rank is connected to its store.
      */
     @Verifies("7.2")
-    @Test void required_faultinj_rendezvous_host_killed_while_ranks_wait_on_the_store() {
+    @Test
+    void required_faultinj_rendezvous_host_killed_while_ranks_wait_on_the_store() {
         assumeRanks(2);
         kill(0, pe -> {
             CommConfig fresh = pe.freshConfig();
@@ -272,7 +299,8 @@ public abstract class FaultInjectionSuite extends KitSuite {
      * <p>The rendezvous host (rank 0) is killed while the others wait in a barrier of the communicator.
      */
     @Verifies("7.2")
-    @Test void required_faultinj_rendezvous_host_killed_in_barrier() {
+    @Test
+    void required_faultinj_rendezvous_host_killed_in_barrier() {
         assumeRanks(2);
         kill(0, pe -> {
             Communicator c = pe.comm();
@@ -290,18 +318,22 @@ public abstract class FaultInjectionSuite extends KitSuite {
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_in_heap_allocation() {
+    @Test
+    void required_faultinj_rank_killed_in_heap_allocation() {
         assumeRanks(2);
-        kill(ranks() - 1, pe -> killInsideLoop(pe, last(pe), "allocate/free", () -> {
-            try (SymmetricBuffer b = pe.comm().heap().allocate(64 << 10)) {
-                Mem.write(pe.comm(), b, 0, Mem.longs(1)); // through RMA where the heap is device memory
-            }
-        }));
+        kill(
+                ranks() - 1,
+                pe -> killInsideLoop(pe, last(pe), "allocate/free", () -> {
+                    try (SymmetricBuffer b = pe.comm().heap().allocate(64 << 10)) {
+                        Mem.write(pe.comm(), b, 0, Mem.longs(1)); // through RMA where the heap is device memory
+                    }
+                }));
     }
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_mid_rma() {
+    @Test
+    void required_faultinj_rank_killed_mid_rma() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
             Communicator c = pe.comm();
@@ -322,32 +354,41 @@ public abstract class FaultInjectionSuite extends KitSuite {
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_in_barrier() {
+    @Test
+    void required_faultinj_rank_killed_in_barrier() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> killInsideLoop(pe, last(pe), "barrier", pe.comm()::barrier));
     }
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_in_allreduce() {
+    @Test
+    void required_faultinj_rank_killed_in_allreduce() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
             Communicator c = pe.comm();
             SymmetricBuffer src = c.heap().allocate(64 << 10), dst = c.heap().allocate(64 << 10);
-            killInsideLoop(pe, last(pe), "allreduce",
-                    () -> c.collectives().allreduce(c.world(), dst, src, 16 << 10, DType.FP32, ReduceOp.SUM), dst, src);
+            killInsideLoop(
+                    pe,
+                    last(pe),
+                    "allreduce",
+                    () -> c.collectives().allreduce(c.world(), dst, src, 16 << 10, DType.FP32, ReduceOp.SUM),
+                    dst,
+                    src);
         });
     }
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faultinj_rank_killed_in_moe_dispatch_combine() {
+    @Test
+    void required_faultinj_rank_killed_in_moe_dispatch_combine() {
         assumeRanks(2);
         kill(ranks() - 1, pe -> {
             Communicator c = pe.comm();
             int tokens = 32, hidden = 128, k = 2, experts = 2 * c.size();
             MoeBuffer moe = MoeSuite.open(c, new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, tokens, k, false));
-            KitTensors kt = new KitTensors(c); // x in device memory where the backend's MoE runs on a device, as in the Moe suite
+            KitTensors kt = new KitTensors(
+                    c); // x in device memory where the backend's MoE runs on a device, as in the Moe suite
             Tensor x = kt.place(kt.hostTensor(DType.BF16, tokens, hidden));
             Tensor idx = kt.hostTensor(DType.INT64, tokens, k);
             Tensor w = kt.hostTensor(DType.FP32, tokens, k);
@@ -360,10 +401,16 @@ public abstract class FaultInjectionSuite extends KitSuite {
                 w.segment().setAtIndex(ValueLayout.JAVA_FLOAT, 2L * t + 1, 0.5f);
             }
             var layout = moe.layout(idx);
-            killInsideLoop(pe, last(pe), "MoE dispatch/combine", () -> {
-                Dispatched d = moe.dispatch(x, idx, w, layout);
-                moe.combine(d.recvX(), d.handle());
-            }, kt, moe); // a survivor closes both after the abort, before its communicator, within the close limit
+            killInsideLoop(
+                    pe,
+                    last(pe),
+                    "MoE dispatch/combine",
+                    () -> {
+                        Dispatched d = moe.dispatch(x, idx, w, layout);
+                        moe.combine(d.recvX(), d.handle());
+                    },
+                    kt,
+                    moe); // a survivor closes both after the abort, before its communicator, within the close limit
         });
     }
 
@@ -373,16 +420,23 @@ public abstract class FaultInjectionSuite extends KitSuite {
     protected static final List<String> DETECTIONS = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     /** Where the suite writes its figures (a CSV), or {@code null} for nowhere. */
-    protected Path detectionLog() { return Files.isDirectory(Path.of("target")) ? Path.of("target", "reliability", "fault-detection.csv") : null; }
+    protected Path detectionLog() {
+        return Files.isDirectory(Path.of("target")) ? Path.of("target", "reliability", "fault-detection.csv") : null;
+    }
 
     @AfterAll
     final void writeFigures() throws IOException {
         Path out = detectionLog();
         if (out != null && !DETECTIONS.isEmpty()) {
             Files.createDirectories(out.getParent());
-            Files.write(out, Stream.concat(Stream.of("backend,ranks,rule,rank,detect_ms,named_rank"), DETECTIONS.stream()).toList());
+            Files.write(
+                    out,
+                    Stream.concat(Stream.of("backend,ranks,rule,rank,detect_ms,named_rank"), DETECTIONS.stream())
+                            .toList());
         }
-        Path clocks = Path.of(System.getProperty("java.io.tmpdir"), "unicomm-faultinj-" + ProcessHandle.current().pid());
+        Path clocks = Path.of(
+                System.getProperty("java.io.tmpdir"),
+                "unicomm-faultinj-" + ProcessHandle.current().pid());
         if (Files.isDirectory(clocks)) {
             try (Stream<Path> s = Files.walk(clocks)) {
                 s.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -31,11 +31,14 @@ public abstract class FaultSuite extends KitSuite {
         } catch (CommAbortedException e) {
             assertEquals(victim, e.failedRank(), what + ": the exception must name the dead rank: " + e.getMessage());
         } catch (RuntimeException e) {
-            throw new AssertionFailedError(what + ": expected CommAbortedException naming rank " + victim + ", got " + e, e);
+            throw new AssertionFailedError(
+                    what + ": expected CommAbortedException naming rank " + victim + ", got " + e, e);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - t0);
         Duration limit = c.timeout().plusSeconds(5);
-        assertTrue(took.compareTo(limit) <= 0, what + " took " + took.toMillis() + " ms to fail; limit " + limit.toMillis() + " ms");
+        assertTrue(
+                took.compareTo(limit) <= 0,
+                what + " took " + took.toMillis() + " ms to fail; limit " + limit.toMillis() + " ms");
         // the survivor can still tear down without hanging; close may report the abort again
         long c0 = System.nanoTime();
         try {
@@ -49,7 +52,8 @@ public abstract class FaultSuite extends KitSuite {
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faults_rank_killed_in_barrier() {
+    @Test
+    void required_faults_rank_killed_in_barrier() {
         assumeRanks(2);
         int victim = ranks() - 1;
         spmdKilling(victim, pe -> {
@@ -66,7 +70,8 @@ public abstract class FaultSuite extends KitSuite {
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faults_rank_exits_in_barrier() {
+    @Test
+    void required_faults_rank_exits_in_barrier() {
         assumeRanks(2);
         int victim = ranks() - 1;
         spmdKilling(victim, pe -> {
@@ -83,7 +88,8 @@ public abstract class FaultSuite extends KitSuite {
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void optional_faults_rank_killed_in_signal_wait() {
+    @Test
+    void optional_faults_rank_killed_in_signal_wait() {
         assumeRanks(2);
         assumeCapability(Capability.SIGNALS);
         int victim = ranks() - 1;
@@ -103,7 +109,8 @@ public abstract class FaultSuite extends KitSuite {
 
     /** Verifies §7.2: a dead rank is named by CommAbortedException on every survivor, which can still close / if it fails, look at abort propagation through the store and the blocking waits. */
     @Verifies("7.2")
-    @Test void required_faults_rank_killed_in_team_barrier() {
+    @Test
+    void required_faults_rank_killed_in_team_barrier() {
         assumeRanks(2);
         int victim = ranks() - 1;
         spmdKilling(victim, pe -> {
@@ -113,7 +120,8 @@ public abstract class FaultSuite extends KitSuite {
                 Faults.killSelfAfter(Duration.ofMillis(300));
                 Thread.sleep(60_000);
             } else {
-                expectAbort(pe, c.size() - 1, "world team barrier", () -> c.world().barrier());
+                expectAbort(
+                        pe, c.size() - 1, "world team barrier", () -> c.world().barrier());
             }
         });
     }

@@ -16,7 +16,11 @@ public final class Faults {
         Thread.ofPlatform().daemon().name("kit-fault-killer").start(() -> {
             try {
                 Thread.sleep(delay);
-                Process p = new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start();
+                Process p = new ProcessBuilder(
+                                "kill",
+                                "-9",
+                                Long.toString(ProcessHandle.current().pid()))
+                        .start();
                 p.waitFor(5, TimeUnit.SECONDS);
             } catch (Exception e) {
                 // no kill(1) here: vanish anyway

@@ -20,7 +20,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
     @Verifies("3.1")
-    @Test void required_heap_allocate_free() {
+    @Test
+    void required_heap_allocate_free() {
         spmd(pe -> {
             Communicator c = pe.comm();
             SymmetricBuffer b = c.heap().allocate(1000);
@@ -34,7 +35,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.1: a buffer has the same offset on every PE / if it fails, look at the allocator's determinism across PEs. */
     @Verifies("3.1")
-    @Test void required_heap_same_offsets_everywhere() {
+    @Test
+    void required_heap_same_offsets_everywhere() {
         var results = spmd(pe -> {
             Communicator c = pe.comm();
             List<SymmetricBuffer> bufs = new ArrayList<>();
@@ -53,7 +55,9 @@ public abstract class HeapSuite extends KitSuite {
             List<SymmetricBuffer> live = new ArrayList<>(bufs);
             live.add(again);
             for (SymmetricBuffer b : live)
-                assertTrue(b.offset() >= 0, "offset " + b.offset() + " is negative: offsets count from the start of the heap");
+                assertTrue(
+                        b.offset() >= 0,
+                        "offset " + b.offset() + " is negative: offsets count from the start of the heap");
             again.close();
             for (SymmetricBuffer b : bufs) b.close();
             pe.report(offsets);
@@ -63,17 +67,24 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.2: buffers are aligned as promised / if it fails, look at the allocator's alignment rounding. */
     @Verifies("3.2")
-    @Test void required_heap_default_alignment() {
+    @Test
+    void required_heap_default_alignment() {
         spmd(pe -> {
             Communicator c = pe.comm();
             List<SymmetricBuffer> bufs = new ArrayList<>();
             for (long s : new long[] {1, 3, 65, 100, 7}) {
                 SymmetricBuffer b = c.heap().allocate(s);
                 bufs.add(b);
-                assertEquals(0, b.offset() % SymmetricHeap.DEFAULT_ALIGNMENT,
-                        "offset " + b.offset() + " of a " + s + "-byte buffer is not " + SymmetricHeap.DEFAULT_ALIGNMENT + "-aligned");
+                assertEquals(
+                        0,
+                        b.offset() % SymmetricHeap.DEFAULT_ALIGNMENT,
+                        "offset " + b.offset() + " of a " + s + "-byte buffer is not " + SymmetricHeap.DEFAULT_ALIGNMENT
+                                + "-aligned");
                 if (b.kind().isHost() && b.segment().isNative())
-                    assertEquals(0, b.segment().address() % SymmetricHeap.DEFAULT_ALIGNMENT, "address of a " + s + "-byte buffer");
+                    assertEquals(
+                            0,
+                            b.segment().address() % SymmetricHeap.DEFAULT_ALIGNMENT,
+                            "address of a " + s + "-byte buffer");
             }
             for (SymmetricBuffer b : bufs) b.close();
         });
@@ -81,7 +92,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.2: buffers are aligned as promised / if it fails, look at the allocator's alignment rounding. */
     @Verifies("3.2")
-    @Test void required_heap_explicit_alignments() {
+    @Test
+    void required_heap_explicit_alignments() {
         spmd(pe -> {
             Communicator c = pe.comm();
             List<SymmetricBuffer> bufs = new ArrayList<>();
@@ -98,7 +110,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
     @Verifies("3.1")
-    @Test void required_heap_zero_bytes() {
+    @Test
+    void required_heap_zero_bytes() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(0)) {
@@ -112,11 +125,14 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.2: live buffers never overlap / if it fails, look at the allocator's free lists. */
     @Verifies("3.2")
-    @Test void required_heap_buffers_disjoint() {
+    @Test
+    void required_heap_buffers_disjoint() {
         spmd(pe -> {
             Communicator c = pe.comm();
-            try (SymmetricBuffer a = c.heap().allocate(4096); SymmetricBuffer b = c.heap().allocate(4096)) {
-                assertTrue(a.offset() + a.byteSize() <= b.offset() || b.offset() + b.byteSize() <= a.offset(),
+            try (SymmetricBuffer a = c.heap().allocate(4096);
+                    SymmetricBuffer b = c.heap().allocate(4096)) {
+                assertTrue(
+                        a.offset() + a.byteSize() <= b.offset() || b.offset() + b.byteSize() <= a.offset(),
                         "live buffers overlap: [" + a.offset() + "+4096) and [" + b.offset() + "+4096)");
                 Mem.clear(c, a, (byte) 0x11);
                 Mem.clear(c, b, (byte) 0x22);
@@ -127,7 +143,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
     @Verifies("3.1")
-    @Test void required_heap_local_segment_writable() {
+    @Test
+    void required_heap_local_segment_writable() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(8192)) {
@@ -141,7 +158,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
     @Verifies("3.1")
-    @Test void required_heap_used_accounting() {
+    @Test
+    void required_heap_used_accounting() {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
             long before = h.used();
@@ -155,7 +173,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.1: allocation and free work as a collective / if it fails, look at the symmetric allocator. */
     @Verifies("3.1")
-    @Test void required_heap_reuse_after_free() {
+    @Test
+    void required_heap_reuse_after_free() {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
             long quarter = (h.capacity() - h.used()) / 4;
@@ -170,14 +189,19 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.4: running out of heap throws OutOfSymmetricMemoryException and the heap stays usable / if it fails, look at the allocator's capacity accounting. */
     @Verifies("3.4")
-    @Test void required_heap_out_of_memory_reported() {
+    @Test
+    void required_heap_out_of_memory_reported() {
         spmd(pe -> {
             Communicator c = pe.comm();
             SymmetricHeap h = c.heap();
             long used = h.used();
-            var e = assertThrows(OutOfSymmetricMemoryException.class, () -> h.allocate(h.capacity() + 1),
+            var e = assertThrows(
+                    OutOfSymmetricMemoryException.class,
+                    () -> h.allocate(h.capacity() + 1),
                     "allocating more than the heap holds");
-            assertTrue(e.getMessage().contains(Long.toString(h.capacity() + 1)), "message names the request: " + e.getMessage());
+            assertTrue(
+                    e.getMessage().contains(Long.toString(h.capacity() + 1)),
+                    "message names the request: " + e.getMessage());
             assertEquals(used, h.used(), "a failed allocation must not change used()");
             // the heap and the job go on working
             try (SymmetricBuffer b = h.allocate(4096)) {
@@ -190,7 +214,8 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.4: running out of heap throws OutOfSymmetricMemoryException and the heap stays usable / if it fails, look at the allocator's capacity accounting. */
     @Verifies("3.4")
-    @Test void required_heap_fill_to_capacity() {
+    @Test
+    void required_heap_fill_to_capacity() {
         spmd(pe -> {
             SymmetricHeap h = pe.comm().heap();
             List<SymmetricBuffer> bufs = new ArrayList<>();
@@ -207,16 +232,20 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.2: direct peer access maps the peers' buffers / if it fails, look at SymmetricBuffer.peer. */
     @Verifies("3.2")
-    @Test void optional_heap_direct_peer_access() {
+    @Test
+    void optional_heap_direct_peer_access() {
         spmd(Capability.DIRECT_PEER_ACCESS, pe -> {
             Communicator c = pe.comm();
             int right = (c.rank() + 1) % c.size();
             try (SymmetricBuffer b = c.heap().allocate(4096)) {
-                MemorySegment peer = b.peer(right).orElseThrow(() -> new AssertionError("peer(" + right + ") is empty although DIRECT_PEER_ACCESS is declared"));
+                MemorySegment peer = b.peer(right)
+                        .orElseThrow(() -> new AssertionError(
+                                "peer(" + right + ") is empty although DIRECT_PEER_ACCESS is declared"));
                 assertEquals(4096, peer.byteSize(), "peer segment size");
                 MemorySegment.copy(Mem.patterned(4096, 40 + c.rank()), 0, peer, 0, 4096);
                 c.barrier();
-                Mem.expectPattern(Mem.read(c, b, 0, 4096), 40 + (c.rank() + c.size() - 1) % c.size(), "stores through peer()");
+                Mem.expectPattern(
+                        Mem.read(c, b, 0, 4096), 40 + (c.rank() + c.size() - 1) % c.size(), "stores through peer()");
                 c.barrier();
             }
         });
@@ -224,11 +253,14 @@ public abstract class HeapSuite extends KitSuite {
 
     /** Verifies §3.2: direct peer access maps the peers' buffers / if it fails, look at SymmetricBuffer.peer. */
     @Verifies("3.2")
-    @Test void optional_heap_peer_self_aliases_local() {
+    @Test
+    void optional_heap_peer_self_aliases_local() {
         spmd(Capability.DIRECT_PEER_ACCESS, pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(64)) {
-                MemorySegment self = b.peer(c.rank()).orElseThrow(() -> new AssertionError("peer(own rank) is empty although DIRECT_PEER_ACCESS is declared"));
+                MemorySegment self = b.peer(c.rank())
+                        .orElseThrow(() ->
+                                new AssertionError("peer(own rank) is empty although DIRECT_PEER_ACCESS is declared"));
                 Mem.write(c, b, 0, Mem.patterned(64, 5));
                 Mem.expectPattern(self.asSlice(0, 64), 5, "peer(own rank) must alias the local part");
             }
@@ -240,7 +272,8 @@ public abstract class HeapSuite extends KitSuite {
      * SymmetricBuffer.close: a put issued before close landed after it, in memory handed out again.
      */
     @Verifies("3.3")
-    @Test void required_heap_close_completes_puts() {
+    @Test
+    void required_heap_close_completes_puts() {
         spmd(pe -> {
             Communicator c = pe.comm();
             int right = (c.rank() + 1) % c.size();
@@ -258,8 +291,12 @@ public abstract class HeapSuite extends KitSuite {
                     c.rma().quiet();
                     c.barrier();
                     int r = round;
-                    step.check(() -> Mem.expectFilled(Mem.read(c, next, 0, n), (byte) 0x5A, "round " + r
-                            + ": a buffer allocated after close (close must complete the puts to the closed buffer)"));
+                    step.check(
+                            () -> Mem.expectFilled(
+                                    Mem.read(c, next, 0, n),
+                                    (byte) 0x5A,
+                                    "round " + r
+                                            + ": a buffer allocated after close (close must complete the puts to the closed buffer)"));
                     c.barrier();
                 }
             }

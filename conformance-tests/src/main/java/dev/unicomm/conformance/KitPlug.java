@@ -45,9 +45,17 @@ public final class KitPlug {
     private final Map<String, String> untested;
     private final Supplier<WorkerPlacement> placement;
 
-    private KitPlug(String backend, Integer ranks, Duration timeout, Long heapSize, Supplier<Map<String, String>> environment,
-                    boolean gated, String requireVariable, String howToRun, Map<String, String> untested,
-                    Supplier<WorkerPlacement> placement) {
+    private KitPlug(
+            String backend,
+            Integer ranks,
+            Duration timeout,
+            Long heapSize,
+            Supplier<Map<String, String>> environment,
+            boolean gated,
+            String requireVariable,
+            String howToRun,
+            Map<String, String> untested,
+            Supplier<WorkerPlacement> placement) {
         this.placement = placement;
         this.backend = backend;
         this.ranks = ranks;
@@ -69,19 +77,23 @@ public final class KitPlug {
     /** Ranks (worker JVMs) of each suite's job. */
     public KitPlug ranks(int n) {
         if (n < 1) throw new IllegalArgumentException("ranks must be at least 1, got " + n);
-        return new KitPlug(backend, n, timeout, heapSize, environment, gated, requireVariable, howToRun, untested, placement);
+        return new KitPlug(
+                backend, n, timeout, heapSize, environment, gated, requireVariable, howToRun, untested, placement);
     }
 
     /** Timeout of every wait inside the workers' communicators (the rule and start limits follow from it). */
     public KitPlug timeout(Duration d) {
-        if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException("timeout must be positive, got " + d);
-        return new KitPlug(backend, ranks, d, heapSize, environment, gated, requireVariable, howToRun, untested, placement);
+        if (d == null || d.isNegative() || d.isZero())
+            throw new IllegalArgumentException("timeout must be positive, got " + d);
+        return new KitPlug(
+                backend, ranks, d, heapSize, environment, gated, requireVariable, howToRun, untested, placement);
     }
 
     /** Symmetric heap bytes per PE. */
     public KitPlug heapSize(long bytes) {
         if (bytes <= 0) throw new IllegalArgumentException("heap size must be positive, got " + bytes);
-        return new KitPlug(backend, ranks, timeout, bytes, environment, gated, requireVariable, howToRun, untested, placement);
+        return new KitPlug(
+                backend, ranks, timeout, bytes, environment, gated, requireVariable, howToRun, untested, placement);
     }
 
     /** Extra environment variables of the workers (backend options). */
@@ -92,7 +104,17 @@ public final class KitPlug {
 
     /** Extra environment variables of the workers, computed when a suite's job starts (may throw to fail the suite with a reason). */
     public KitPlug workerEnvironment(Supplier<Map<String, String>> env) {
-        return new KitPlug(backend, ranks, timeout, heapSize, Objects.requireNonNull(env), gated, requireVariable, howToRun, untested, placement);
+        return new KitPlug(
+                backend,
+                ranks,
+                timeout,
+                heapSize,
+                Objects.requireNonNull(env),
+                gated,
+                requireVariable,
+                howToRun,
+                untested,
+                placement);
     }
 
     /**
@@ -102,7 +124,8 @@ public final class KitPlug {
      * it); {@code howToRun} (may be null) is added to the console notice (where the rules do run).
      */
     public KitPlug skipWhereUnavailable(String requireVariable, String howToRun) {
-        return new KitPlug(backend, ranks, timeout, heapSize, environment, true, requireVariable, howToRun, untested, placement);
+        return new KitPlug(
+                backend, ranks, timeout, heapSize, environment, true, requireVariable, howToRun, untested, placement);
     }
 
     /**
@@ -113,7 +136,8 @@ public final class KitPlug {
         if (reason == null || reason.isBlank()) throw new IllegalArgumentException("an untested rule needs its reason");
         Map<String, String> more = new LinkedHashMap<>(untested);
         for (String r : rules) more.put(r, reason);
-        return new KitPlug(backend, ranks, timeout, heapSize, environment, gated, requireVariable, howToRun, more, placement);
+        return new KitPlug(
+                backend, ranks, timeout, heapSize, environment, gated, requireVariable, howToRun, more, placement);
     }
 
     /**
@@ -122,40 +146,71 @@ public final class KitPlug {
      * worker runs on this host.
      */
     public KitPlug placement(Supplier<WorkerPlacement> where) {
-        return new KitPlug(backend, ranks, timeout, heapSize, environment, gated, requireVariable, howToRun, untested,
+        return new KitPlug(
+                backend,
+                ranks,
+                timeout,
+                heapSize,
+                environment,
+                gated,
+                requireVariable,
+                howToRun,
+                untested,
                 Objects.requireNonNull(where));
     }
 
     /** The plug's placement now, or null (every worker on this host). */
-    public WorkerPlacement placement() { return placement == null ? null : placement.get(); }
+    public WorkerPlacement placement() {
+        return placement == null ? null : placement.get();
+    }
 
-    public String backend() { return backend; }
+    public String backend() {
+        return backend;
+    }
 
-    public Optional<Integer> ranks() { return Optional.ofNullable(ranks); }
+    public Optional<Integer> ranks() {
+        return Optional.ofNullable(ranks);
+    }
 
-    public Optional<Duration> timeout() { return Optional.ofNullable(timeout); }
+    public Optional<Duration> timeout() {
+        return Optional.ofNullable(timeout);
+    }
 
-    public Optional<Long> heapSize() { return Optional.ofNullable(heapSize); }
+    public Optional<Long> heapSize() {
+        return Optional.ofNullable(heapSize);
+    }
 
     /** The workers' extra environment (empty if the plug sets none). */
-    public Map<String, String> workerEnvironment() { return environment == null ? Map.of() : environment.get(); }
+    public Map<String, String> workerEnvironment() {
+        return environment == null ? Map.of() : environment.get();
+    }
 
     /** Whether the kit skips this backend's rules where it is unavailable. */
-    public boolean gated() { return gated; }
+    public boolean gated() {
+        return gated;
+    }
 
     /** The variable that turns the gate's skip into a failure, if any. */
-    public Optional<String> requireVariable() { return Optional.ofNullable(requireVariable); }
+    public Optional<String> requireVariable() {
+        return Optional.ofNullable(requireVariable);
+    }
 
     /** Where the gated rules do run, for the console notice, if said. */
-    public Optional<String> howToRun() { return Optional.ofNullable(howToRun); }
+    public Optional<String> howToRun() {
+        return Optional.ofNullable(howToRun);
+    }
 
     /** Rule id -> why this backend cannot run it. */
-    public Map<String, String> untested() { return untested; }
+    public Map<String, String> untested() {
+        return untested;
+    }
 
     /** The untested rule ids that are no rule of the kit (must be empty). */
     List<String> unknownUntestedRules() {
         if (untested.isEmpty()) return List.of();
-        List<String> known = KitSuites.abstractSuites().stream().flatMap(s -> KitSuites.rules(s).stream()).toList();
+        List<String> known = KitSuites.abstractSuites().stream()
+                .flatMap(s -> KitSuites.rules(s).stream())
+                .toList();
         List<String> unknown = new ArrayList<>(untested.keySet());
         unknown.removeAll(known);
         unknown.sort(null);
@@ -193,7 +248,8 @@ public final class KitPlug {
         return Optional.empty();
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "KitPlug[" + backend + (ranks == null ? "" : ", " + ranks + " ranks") + (gated ? ", gated" : "")
                 + (untested.isEmpty() ? "" : ", " + untested.size() + " untested") + "]";
     }
@@ -205,6 +261,8 @@ public final class KitPlug {
         /** How the reason of an untested rule begins (the report recognises it). */
         public static final String PREFIX = "untested on backend ";
 
-        Untested(String backend, String reason) { super(PREFIX + backend + ": " + reason); }
+        Untested(String backend, String reason) {
+            super(PREFIX + backend + ": " + reason);
+        }
     }
 }

@@ -38,7 +38,9 @@ public final class KitRunner {
     private KitRunner() {}
 
     /** Every configured suite of a default run, found by {@link KitSuites} (all suites but those run only when named). */
-    public static List<Class<?>> defaultSuites() { return KitSuites.defaultRun(); }
+    public static List<Class<?>> defaultSuites() {
+        return KitSuites.defaultRun();
+    }
 
     /**
      * Runs {@code suites} with the given kit settings (e.g. {@code unicomm.kit.backend=shm},
@@ -47,23 +49,37 @@ public final class KitRunner {
      * @param junitXmlDir where to write JUnit XML (one file per suite), or {@code null}
      * @param progress    where to print one line per finished rule, or {@code null}
      */
-    public static KitReport run(List<Class<?>> suites, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
-        return runSelected(suites.stream().map(c -> (DiscoverySelector) selectClass(c)).toList(), settings, junitXmlDir, progress);
+    public static KitReport run(
+            List<Class<?>> suites, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
+        return runSelected(
+                suites.stream().map(c -> (DiscoverySelector) selectClass(c)).toList(), settings, junitXmlDir, progress);
     }
 
     /** Runs only the named rules of {@code suite} (for focused runs: a vendor's bisection, the kit's own tests). */
-    public static KitReport runRules(Class<?> suite, List<String> rules, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
-        return runSelected(rules.stream().map(r -> (DiscoverySelector) selectMethod(suite, r)).toList(), settings, junitXmlDir, progress);
+    public static KitReport runRules(
+            Class<?> suite, List<String> rules, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
+        return runSelected(
+                rules.stream()
+                        .map(r -> (DiscoverySelector) selectMethod(suite, r))
+                        .toList(),
+                settings,
+                junitXmlDir,
+                progress);
     }
 
     /** Runs whatever {@code selectors} select, with the given kit settings. */
-    public static KitReport runSelected(List<DiscoverySelector> selectors, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
+    public static KitReport runSelected(
+            List<DiscoverySelector> selectors, Map<String, String> settings, Path junitXmlDir, PrintStream progress) {
         Map<String, String> saved = new HashMap<>();
         settings.forEach((k, v) -> saved.put(k, System.setProperty(k, v)));
         try {
             String backend = KitSettings.get(KitSettings.BACKEND, "?");
-            String version = BackendRegistry.load().providers().stream().filter(p -> p.name().equals(backend)).findFirst()
-                    .map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("(not on the class path)");
+            String version = BackendRegistry.load().providers().stream()
+                    .filter(p -> p.name().equals(backend))
+                    .findFirst()
+                    .map(p -> BackendRegistry.report(p))
+                    .map(BackendReport::version)
+                    .orElse("(not on the class path)");
             Collector collector = new Collector(progress);
             LauncherDiscoveryRequest request = LauncherDiscoveryRequestBuilder.request()
                     .selectors(selectors)
@@ -73,13 +89,21 @@ public final class KitRunner {
             List<TestExecutionListener> listeners = new ArrayList<>(List.of(collector));
             if (junitXmlDir != null)
                 listeners.add(new LegacyXmlReportGeneratingListener(junitXmlDir, new PrintWriter(System.err, true)));
-            if (progress != null) progress.println("worker logs: " + KitSuite.logDir().toAbsolutePath());
+            if (progress != null)
+                progress.println("worker logs: " + KitSuite.logDir().toAbsolutePath());
             Instant started = Instant.now();
             launcher.execute(request, listeners.toArray(TestExecutionListener[]::new));
             String b = collector.backend != null ? collector.backend : backend;
-            var provider = BackendRegistry.load().providers().stream().filter(p -> p.name().equals(b)).findFirst();
-            if (!b.equals(backend)) version = provider.map(p -> BackendRegistry.report(p)).map(BackendReport::version).orElse("?");
-            List<String> caps = provider.map(p -> p.capabilities().stream().map(Enum::name).sorted().toList()).orElse(List.of());
+            var provider = BackendRegistry.load().providers().stream()
+                    .filter(p -> p.name().equals(b))
+                    .findFirst();
+            if (!b.equals(backend))
+                version = provider.map(p -> BackendRegistry.report(p))
+                        .map(BackendReport::version)
+                        .orElse("?");
+            List<String> caps = provider.map(p ->
+                            p.capabilities().stream().map(Enum::name).sorted().toList())
+                    .orElse(List.of());
             int ranks = collector.ranks > 0 ? collector.ranks : KitSettings.getInt(KitSettings.RANKS, 2);
             Map<String, String> effective = new java.util.TreeMap<>();
             for (String k : KitSettings.ALL) {
@@ -91,10 +115,19 @@ public final class KitRunner {
             }
             effective.put(KitSettings.BACKEND, b);
             Provenance provenance = Provenance.of(effective, collector.jvmArgs);
-            return new KitReport(b, version, caps, ranks, started, collector.entries, KitSuite.logDir().toAbsolutePath().toString(), provenance);
+            return new KitReport(
+                    b,
+                    version,
+                    caps,
+                    ranks,
+                    started,
+                    collector.entries,
+                    KitSuite.logDir().toAbsolutePath().toString(),
+                    provenance);
         } finally {
             saved.forEach((k, old) -> {
-                if (old == null) System.clearProperty(k); else System.setProperty(k, old);
+                if (old == null) System.clearProperty(k);
+                else System.setProperty(k, old);
             });
         }
     }
@@ -105,17 +138,22 @@ public final class KitRunner {
         private final Map<String, Long> startNanos = new ConcurrentHashMap<>();
         /** Each rule's algorithm line ({@link KitSuite#REPORT_ALGORITHMS}), by test id until the rule finishes. */
         private final Map<String, String> algorithms = new ConcurrentHashMap<>();
+
         private final PrintStream progress;
         volatile String backend;
         volatile int ranks;
 
-        Collector(PrintStream progress) { this.progress = progress; }
+        Collector(PrintStream progress) {
+            this.progress = progress;
+        }
 
         /** The hooks' effective settings, as the rules published them (a run of several suites keeps each differing value). */
         final Map<String, String> settings = new java.util.TreeMap<>();
+
         volatile List<String> jvmArgs = List.of();
 
-        @Override public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
+        @Override
+        public void reportingEntryPublished(TestIdentifier id, org.junit.platform.engine.reporting.ReportEntry entry) {
             Map<String, String> kv = entry.getKeyValuePairs();
             String ran = kv.get(KitSuite.REPORT_ALGORITHMS);
             if (ran != null) {
@@ -138,26 +176,36 @@ public final class KitRunner {
             }
         }
 
-        @Override public void executionStarted(TestIdentifier id) { startNanos.put(id.getUniqueId(), System.nanoTime()); }
+        @Override
+        public void executionStarted(TestIdentifier id) {
+            startNanos.put(id.getUniqueId(), System.nanoTime());
+        }
 
-        @Override public void executionSkipped(TestIdentifier id, String reason) {
+        @Override
+        public void executionSkipped(TestIdentifier id, String reason) {
             if (id.isTest()) add(id, KitReport.Result.SKIPPED, reason, Duration.ZERO);
         }
 
-        @Override public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+        @Override
+        public void executionFinished(TestIdentifier id, TestExecutionResult result) {
             Long t0 = startNanos.remove(id.getUniqueId());
             Duration time = t0 == null ? Duration.ZERO : Duration.ofNanos(System.nanoTime() - t0);
-            String reason = result.getThrowable().map(t -> String.valueOf(t.getMessage())).orElse("");
-            KitReport.Result r = switch (result.getStatus()) {
-                case SUCCESSFUL -> KitReport.Result.PASSED;
-                case ABORTED -> KitReport.Result.SKIPPED;
-                case FAILED -> KitReport.Result.FAILED;
-            };
+            String reason = result.getThrowable()
+                    .map(t -> String.valueOf(t.getMessage()))
+                    .orElse("");
+            KitReport.Result r =
+                    switch (result.getStatus()) {
+                        case SUCCESSFUL -> KitReport.Result.PASSED;
+                        case ABORTED -> KitReport.Result.SKIPPED;
+                        case FAILED -> KitReport.Result.FAILED;
+                    };
             if (id.isTest()) {
                 add(id, r, reason, time);
             } else if (r == KitReport.Result.FAILED && id.getSource().orElse(null) instanceof ClassSource cs) {
-                entries.add(new KitReport.Entry(cs.getJavaClass().getSimpleName(), "(suite set-up or tear-down)", r, reason, time));
-                if (progress != null) progress.println("FAILED   " + cs.getJavaClass().getSimpleName() + " set-up/tear-down: " + reason);
+                entries.add(new KitReport.Entry(
+                        cs.getJavaClass().getSimpleName(), "(suite set-up or tear-down)", r, reason, time));
+                if (progress != null)
+                    progress.println("FAILED   " + cs.getJavaClass().getSimpleName() + " set-up/tear-down: " + reason);
             }
         }
 
@@ -172,8 +220,15 @@ public final class KitRunner {
             String ran = algorithms.remove(id.getUniqueId());
             entries.add(new KitReport.Entry(suite, rule, r, reason, time, clause, ran == null ? "" : ran));
             if (progress != null)
-                progress.printf("%-8s %-48s %-6s %7.2fs%s%n", r, rule, clause.isEmpty() ? "" : "\u00a7" + clause, time.toMillis() / 1000.0,
-                        reason.isEmpty() ? "" : "  " + reason.lines().findFirst().orElse(""));
+                progress.printf(
+                        "%-8s %-48s %-6s %7.2fs%s%n",
+                        r,
+                        rule,
+                        clause.isEmpty() ? "" : "\u00a7" + clause,
+                        time.toMillis() / 1000.0,
+                        reason.isEmpty()
+                                ? ""
+                                : "  " + reason.lines().findFirst().orElse(""));
         }
     }
 }

@@ -34,9 +34,8 @@ public final class KitSettings {
     public static final String LOGS = "unicomm.kit.logs";
 
     /** Every setting, for the report's provenance. */
-    public static final java.util.List<String> ALL = java.util.List.of(BACKEND, RANKS, TIMEOUT, RULE_TIMEOUT, START_TIMEOUT,
-            HEAP, JVM_ARGS, CLASSPATH, REPEAT, LOGS);
-
+    public static final java.util.List<String> ALL = java.util.List.of(
+            BACKEND, RANKS, TIMEOUT, RULE_TIMEOUT, START_TIMEOUT, HEAP, JVM_ARGS, CLASSPATH, REPEAT, LOGS);
 
     /** The property, else the environment variable (the settings lookup), else {@code def}; blank counts as unset. */
     public static String get(String property, String def) {

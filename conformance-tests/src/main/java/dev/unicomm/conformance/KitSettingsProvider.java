@@ -6,7 +6,8 @@ import java.util.List;
 
 /** The conformance kit's settings ({@link KitSettings}); a suite's plug or hooks may hard-wire them instead. */
 public final class KitSettingsProvider implements SettingsProvider {
-    @Override public List<Setting> settings() {
+    @Override
+    public List<Setting> settings() {
         return Setting.table("""
                 kit.backend       | the plug's backend                     | backend under test
                 kit.ranks         | 2                                      | ranks (worker JVMs) per suite

@@ -15,14 +15,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.TestReporter;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.TestReporter;
 import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
 
@@ -53,6 +53,7 @@ public abstract class KitSuite {
     private WorkerGroup group;
     /** What every rule of this suite throws when the plug's gate closed (a skip, or a failure when required); null when open. */
     private Throwable gate;
+
     private RuntimeException startFailure;
     private BackendReport report;
     private String rule = "?";
@@ -73,9 +74,11 @@ public abstract class KitSuite {
     protected String backend() {
         if (plug().isPresent()) return plug().get().backend();
         String b = KitSettings.get(KitSettings.BACKEND, null);
-        if (b == null) throw new IllegalStateException("no backend to test: declare a static KitPlug in "
-                + getClass().getName().replace('$', '.') + "'s kit test, override backend(), or set -D" + KitSettings.BACKEND
-                + " / UNICOMM_KIT_BACKEND");
+        if (b == null)
+            throw new IllegalStateException("no backend to test: declare a static KitPlug in "
+                    + getClass().getName().replace('$', '.') + "'s kit test, override backend(), or set -D"
+                    + KitSettings.BACKEND
+                    + " / UNICOMM_KIT_BACKEND");
         return b;
     }
 
@@ -86,47 +89,62 @@ public abstract class KitSuite {
 
     /** Timeout of every wait inside the workers' communicators. */
     protected Duration timeout() {
-        return plug().flatMap(KitPlug::timeout).orElseGet(() -> KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(30)));
+        return plug().flatMap(KitPlug::timeout)
+                .orElseGet(() -> KitSettings.getDuration(KitSettings.TIMEOUT, Duration.ofSeconds(30)));
     }
 
     /** How long one rule may take on all ranks before the parent kills the job and fails the rule. */
     protected Duration ruleTimeout() {
-        return KitSettings.getDuration(KitSettings.RULE_TIMEOUT, timeout().multipliedBy(2).plusSeconds(10));
+        return KitSettings.getDuration(
+                KitSettings.RULE_TIMEOUT, timeout().multipliedBy(2).plusSeconds(10));
     }
 
     /**
      * How long a suite's job may take to start: its own limit, apart from the rules', so that a slow
      * start on a loaded or emulated machine (the soft-RoCE VM under TCG) can be given room.
      */
-    protected Duration startTimeout() { return KitSettings.getDuration(KitSettings.START_TIMEOUT, timeout().plusSeconds(60)); }
+    protected Duration startTimeout() {
+        return KitSettings.getDuration(KitSettings.START_TIMEOUT, timeout().plusSeconds(60));
+    }
 
     /** Symmetric heap bytes per PE. */
     protected long heapSize() {
         return plug().flatMap(KitPlug::heapSize)
-                .orElseGet(() -> dev.unicomm.api.ByteSize.parse(KitSettings.HEAP, KitSettings.get(KitSettings.HEAP, "64M")));
+                .orElseGet(() ->
+                        dev.unicomm.api.ByteSize.parse(KitSettings.HEAP, KitSettings.get(KitSettings.HEAP, "64M")));
     }
 
     /** JVM options of the workers (defaults favour start-up time). */
     protected List<String> workerJvmArgs() {
-        List<String> args = new ArrayList<>(List.of("--enable-native-access=ALL-UNNAMED", "-XX:+UseSerialGC",
-                "-XX:TieredStopAtLevel=1", "-Xss1m", "-Xmx256m"));
+        List<String> args = new ArrayList<>(List.of(
+                "--enable-native-access=ALL-UNNAMED",
+                "-XX:+UseSerialGC",
+                "-XX:TieredStopAtLevel=1",
+                "-Xss1m",
+                "-Xmx256m"));
         String extra = KitSettings.get(KitSettings.JVM_ARGS, "");
         if (!extra.isBlank()) args.addAll(Arrays.asList(extra.trim().split("\\s+")));
         return args;
     }
 
     /** Extra environment variables of the workers (backend options such as {@code UNICOMM_SHM_...}). */
-    protected Map<String, String> workerEnvironment() { return plug().map(KitPlug::workerEnvironment).orElse(Map.of()); }
+    protected Map<String, String> workerEnvironment() {
+        return plug().map(KitPlug::workerEnvironment).orElse(Map.of());
+    }
 
     /**
      * Where the workers run: {@code null} (the default) starts every rank on this host through the shared job
      * launcher; a {@link WorkerPlacement} starts each rank on its host through the placement's command (a job
      * across hosts; the control channel is then each worker's standard input and output).
      */
-    protected WorkerPlacement placement() { return plug().map(KitPlug::placement).orElse(null); }
+    protected WorkerPlacement placement() {
+        return plug().map(KitPlug::placement).orElse(null);
+    }
 
     /** Whether workers open the suite's communicator at start ({@link Pe#comm()}); the harness's own tests say no. */
-    protected boolean connectAtStart() { return true; }
+    protected boolean connectAtStart() {
+        return true;
+    }
 
     // ---- what rules call ---------------------------------------------------------------------
 
@@ -141,7 +159,8 @@ public abstract class KitSuite {
     /** Runs an optional rule's body on every rank, or skips it when the backend lacks {@code needed}. */
     protected final List<RankResult> spmd(Capability needed, Body body) {
         if (!rule.startsWith("optional_"))
-            throw new IllegalStateException("rule " + rule + ": only rules named optional_... may depend on a capability");
+            throw new IllegalStateException(
+                    "rule " + rule + ": only rules named optional_... may depend on a capability");
         assumeCapability(needed);
         return execute(body, -1);
     }
@@ -159,10 +178,13 @@ public abstract class KitSuite {
     /** Skips the current (optional) rule when the backend does not declare {@code needed}; required rules cannot be skipped. */
     protected final void assumeCapability(Capability needed) {
         if (!rule.startsWith("optional_"))
-            throw new IllegalStateException("rule " + rule + ": only rules named optional_... may depend on a capability");
+            throw new IllegalStateException(
+                    "rule " + rule + ": only rules named optional_... may depend on a capability");
         Set<Capability> caps = capabilities();
-        Assumptions.assumeTrue(caps.contains(needed), () -> "backend '" + backend() + "' does not declare " + needed
-                + " (it declares " + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
+        Assumptions.assumeTrue(
+                caps.contains(needed),
+                () -> "backend '" + backend() + "' does not declare " + needed + " (it declares "
+                        + caps.stream().map(Enum::name).sorted().collect(Collectors.joining(", ")) + ")");
     }
 
     /**
@@ -175,10 +197,14 @@ public abstract class KitSuite {
     }
 
     /** The capabilities the backend's provider declares. */
-    protected final Set<Capability> capabilities() { return report().capabilities(); }
+    protected final Set<Capability> capabilities() {
+        return report().capabilities();
+    }
 
     /** The id of the rule running now. */
-    protected final String rule() { return rule; }
+    protected final String rule() {
+        return rule;
+    }
 
     /** Every rank's {@linkplain Pe#report reported} value, in rank order. */
     protected static List<String> values(List<RankResult> results) {
@@ -190,7 +216,9 @@ public abstract class KitSuite {
         List<String> v = values(results);
         if (v.stream().distinct().count() != 1)
             throw new AssertionFailedError("rule " + rule + ": " + what + " differs across ranks: "
-                    + results.stream().map(x -> "rank " + x.rank() + "=" + x.value()).collect(Collectors.joining(", ")));
+                    + results.stream()
+                            .map(x -> "rank " + x.rank() + "=" + x.value())
+                            .collect(Collectors.joining(", ")));
     }
 
     // ---- machinery ---------------------------------------------------------------------------
@@ -209,8 +237,16 @@ public abstract class KitSuite {
     /** "rank 0 on node0, rank 1 on node0, ... (stores at ADDRESS)": the report's record of a run across hosts. */
     static String placementLine(WorkerPlacement where, int ranks) {
         StringBuilder b = new StringBuilder();
-        for (int r = 0; r < ranks; r++) b.append(r == 0 ? "" : ", ").append("rank ").append(r).append(" on ").append(where.host(r));
-        return b.append(" (rendezvous at ").append(where.rankZeroAddress()).append(')').toString();
+        for (int r = 0; r < ranks; r++)
+            b.append(r == 0 ? "" : ", ")
+                    .append("rank ")
+                    .append(r)
+                    .append(" on ")
+                    .append(where.host(r));
+        return b.append(" (rendezvous at ")
+                .append(where.rankZeroAddress())
+                .append(')')
+                .toString();
     }
 
     /** Starts the suite's job once, before its first rule; a failure to start is reported by every rule. */
@@ -235,10 +271,23 @@ public abstract class KitSuite {
         if (untested != null) throw new KitPlug.Untested(backend(), untested);
         KitSuites.countRule(getClass());
         // the hooks' effective values, which a subclass may hard-wire: the report's provenance names them
-        reporter.publishEntry(Map.of(REPORT_BACKEND, backend(), REPORT_RANKS, Integer.toString(ranks()),
-                KitSettings.TIMEOUT, timeout().toString(), KitSettings.RULE_TIMEOUT, ruleTimeout().toString(),
-                KitSettings.START_TIMEOUT, startTimeout().toString(), KitSettings.HEAP, Long.toString(heapSize()),
-                KitSettings.REPEAT, Integer.toString(repeat()), REPORT_JVM_ARGS, String.join("\n", workerJvmArgs())));
+        reporter.publishEntry(Map.of(
+                REPORT_BACKEND,
+                backend(),
+                REPORT_RANKS,
+                Integer.toString(ranks()),
+                KitSettings.TIMEOUT,
+                timeout().toString(),
+                KitSettings.RULE_TIMEOUT,
+                ruleTimeout().toString(),
+                KitSettings.START_TIMEOUT,
+                startTimeout().toString(),
+                KitSettings.HEAP,
+                Long.toString(heapSize()),
+                KitSettings.REPEAT,
+                Integer.toString(repeat()),
+                REPORT_JVM_ARGS,
+                String.join("\n", workerJvmArgs())));
         WorkerPlacement where = placement();
         if (where != null) reporter.publishEntry(REPORT_PLACEMENT, placementLine(where, ranks()));
     }
@@ -249,7 +298,9 @@ public abstract class KitSuite {
      * breaks its clause, and repeating it is how the kit's own tests and a vendor hunting a flaky
      * failure show that.
      */
-    protected int repeat() { return Math.max(1, KitSettings.getInt(KitSettings.REPEAT, 1)); }
+    protected int repeat() {
+        return Math.max(1, KitSettings.getInt(KitSettings.REPEAT, 1));
+    }
 
     /**
      * The plug's checks, before the suite's job starts: its untested rules must be rules of the kit; where
@@ -261,8 +312,9 @@ public abstract class KitSuite {
         KitPlug p = plug().get();
         List<String> unknown = p.unknownUntestedRules();
         if (!unknown.isEmpty())
-            startFailure = new IllegalStateException("the kit plug of backend " + p.backend() + " marks rules untested that the kit"
-                    + " does not have: " + unknown + " (renamed or removed? see the kit's rule list)");
+            startFailure = new IllegalStateException(
+                    "the kit plug of backend " + p.backend() + " marks rules untested that the kit" + " does not have: "
+                            + unknown + " (renamed or removed? see the kit's rule list)");
         if (!p.gated()) return null;
         BackendReport r;
         try {
@@ -271,7 +323,8 @@ public abstract class KitSuite {
             return e; // not on the class path: every rule fails with it
         }
         if (r.available()) return null;
-        String why = "backend " + p.backend() + " is not available here: " + r.cause() + (r.fix().isBlank() ? "" : " (fix: " + r.fix() + ")");
+        String why = "backend " + p.backend() + " is not available here: " + r.cause()
+                + (r.fix().isBlank() ? "" : " (fix: " + r.fix() + ")");
         if (p.requireVariable().map(System::getenv).isPresent())
             return new AssertionFailedError(p.requireVariable().get() + " is set, but " + why);
         KitSuites.countGated(getClass(), why + p.howToRun().map(h -> "; " + h).orElse(""));
@@ -312,7 +365,10 @@ public abstract class KitSuite {
         KitSuites.recordAlgorithms(getClass(), rule, line);
         if (reporter == null) return;
         if (!line.isEmpty()) reporter.publishEntry(REPORT_ALGORITHMS, line);
-        results.stream().map(RankResult::topology).filter(t -> !t.isEmpty()).findFirst()
+        results.stream()
+                .map(RankResult::topology)
+                .filter(t -> !t.isEmpty())
+                .findFirst()
                 .ifPresent(t -> reporter.publishEntry(REPORT_TOPOLOGY, t));
     }
 
@@ -327,8 +383,10 @@ public abstract class KitSuite {
                 byLine.computeIfAbsent(r.algorithms(), k -> new ArrayList<>()).add(r.rank());
         }
         if (byLine.size() == 1) return byLine.keySet().iterator().next();
-        return byLine.entrySet().stream().map(e -> (e.getValue().size() == 1 ? "rank " : "ranks ")
-                + e.getValue().stream().map(String::valueOf).collect(Collectors.joining(",")) + ": " + (e.getKey().isEmpty() ? "none" : e.getKey()))
+        return byLine.entrySet().stream()
+                .map(e -> (e.getValue().size() == 1 ? "rank " : "ranks ")
+                        + e.getValue().stream().map(String::valueOf).collect(Collectors.joining(",")) + ": "
+                        + (e.getKey().isEmpty() ? "none" : e.getKey()))
                 .collect(Collectors.joining("; "));
     }
 
@@ -338,8 +396,13 @@ public abstract class KitSuite {
         for (RankResult r : results) {
             if (r.rank() == victim) {
                 if (r.outcome() != Outcome.DIED)
-                    bad.add(new RankResult(r.rank(), Outcome.FAILED, "was meant to be killed by the rule but finished "
-                            + r.outcome() + (r.message().isEmpty() ? "" : ": " + r.message()), r.value(), r.time()));
+                    bad.add(new RankResult(
+                            r.rank(),
+                            Outcome.FAILED,
+                            "was meant to be killed by the rule but finished " + r.outcome()
+                                    + (r.message().isEmpty() ? "" : ": " + r.message()),
+                            r.value(),
+                            r.time()));
             } else if (r.outcome() != Outcome.PASSED && r.outcome() != Outcome.SKIPPED) {
                 bad.add(r);
             }
@@ -347,12 +410,16 @@ public abstract class KitSuite {
         if (!bad.isEmpty()) {
             // first line: the first failing rank's cause, so one-line views (progress, table) show why
             RankResult first = bad.getFirst();
-            String cause = "rank " + first.rank() + " " + first.outcome() + (first.message().isEmpty() ? ""
-                    : ": " + first.message().lines().findFirst().orElse("")) + (bad.size() > 1 ? " (and " + (bad.size() - 1) + " more)" : "");
-            throw new AssertionFailedError(cause + "\nrule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
-                    + bad.stream().map(r -> Integer.toString(r.rank())).collect(Collectors.joining(", "))
-                    + " of " + results.size() + " (backend " + backend() + "):\n  "
-                    + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
+            String cause = "rank " + first.rank() + " " + first.outcome()
+                    + (first.message().isEmpty()
+                            ? ""
+                            : ": " + first.message().lines().findFirst().orElse(""))
+                    + (bad.size() > 1 ? " (and " + (bad.size() - 1) + " more)" : "");
+            throw new AssertionFailedError(
+                    cause + "\nrule " + rule + " failed on " + (bad.size() == 1 ? "rank " : "ranks ")
+                            + bad.stream().map(r -> Integer.toString(r.rank())).collect(Collectors.joining(", "))
+                            + " of " + results.size() + " (backend " + backend() + "):\n  "
+                            + bad.stream().map(RankResult::toString).collect(Collectors.joining("\n  ")));
         }
         return results;
     }
@@ -365,7 +432,8 @@ public abstract class KitSuite {
         if (group == null) {
             // A job that failed to start is not started again for every rule: each rule reports that failure.
             if (startFailure != null)
-                throw new IllegalStateException("the suite's job did not start: " + startFailure.getMessage(), startFailure);
+                throw new IllegalStateException(
+                        "the suite's job did not start: " + startFailure.getMessage(), startFailure);
             try {
                 report();
                 group = startJob();
@@ -401,9 +469,19 @@ public abstract class KitSuite {
     }
 
     private WorkerGroup startJobOn(String classPath) {
-        return WorkerGroup.start(new WorkerGroup.Spec(getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
-                ranks(), backend(), timeout(), heapSize(), connectAtStart(), workerJvmArgs(), classPath,
-                workerEnvironment(), logDir(), startTimeout(), placement()));
+        return WorkerGroup.start(new WorkerGroup.Spec(
+                getClass().getSimpleName() + "-" + ranks() + "r-" + generation,
+                ranks(),
+                backend(),
+                timeout(),
+                heapSize(),
+                connectAtStart(),
+                workerJvmArgs(),
+                classPath,
+                workerEnvironment(),
+                logDir(),
+                startTimeout(),
+                placement()));
     }
 
     private BackendReport report() {
@@ -421,9 +499,14 @@ public abstract class KitSuite {
     private CommBackendProvider provider() {
         BackendRegistry registry = BackendRegistry.load();
         String name = backend();
-        return registry.providers().stream().filter(x -> x.name().equals(name)).findFirst()
+        return registry.providers().stream()
+                .filter(x -> x.name().equals(name))
+                .findFirst()
                 .orElseThrow(() -> new IllegalStateException("backend '" + name + "' is not on the class path; found: "
-                        + registry.providers().stream().map(CommBackendProvider::name).sorted().toList()));
+                        + registry.providers().stream()
+                                .map(CommBackendProvider::name)
+                                .sorted()
+                                .toList()));
     }
 
     /**
@@ -445,14 +528,16 @@ public abstract class KitSuite {
             }
         }
         entries.addAll(Arrays.asList(System.getProperty("java.class.path", "").split(File.pathSeparator)));
-        // on the module path (unicomm conformance run as modules) the jars are there: workers get them on their class path
+        // on the module path (unicomm conformance run as modules) the jars are there: workers get them on their class
+        // path
         entries.addAll(Arrays.asList(System.getProperty("jdk.module.path", "").split(File.pathSeparator)));
         String extra = KitSettings.get(KitSettings.CLASSPATH, "");
         if (!extra.isBlank()) entries.addAll(Arrays.asList(extra.split(File.pathSeparator)));
         entries.removeIf(String::isBlank);
         if (entries.isEmpty())
-            throw new KitToolException("the kit found no class path or module path for its worker JVMs (java.class.path and"
-                    + " jdk.module.path are empty; set " + KitSettings.CLASSPATH + ")");
+            throw new KitToolException(
+                    "the kit found no class path or module path for its worker JVMs (java.class.path and"
+                            + " jdk.module.path are empty; set " + KitSettings.CLASSPATH + ")");
         return String.join(File.pathSeparator, entries);
     }
 
@@ -461,8 +546,11 @@ public abstract class KitSuite {
         String configured = KitSettings.get(KitSettings.LOGS, null);
         if (configured != null) return Path.of(configured);
         Path target = Path.of("target");
-        return Files.isDirectory(target) ? target.resolve("unicomm-kit")
-                : Path.of(System.getProperty("java.io.tmpdir"), "unicomm-kit-" + ProcessHandle.current().pid());
+        return Files.isDirectory(target)
+                ? target.resolve("unicomm-kit")
+                : Path.of(
+                        System.getProperty("java.io.tmpdir"),
+                        "unicomm-kit-" + ProcessHandle.current().pid());
     }
 
     @AfterAll

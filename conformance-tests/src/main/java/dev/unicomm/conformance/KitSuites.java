@@ -33,20 +33,28 @@ public final class KitSuites {
 
     /** Every configured suite, default run first, each group by name. */
     public static List<Class<?>> configured() {
-        List<Class<?>> all = scan(CONFIGURED_PACKAGE, c -> KitSuite.class.isAssignableFrom(c) && !Modifier.isAbstract(c.getModifiers()));
-        all.sort(Comparator.comparing((Class<?> c) -> c.isAnnotationPresent(OnlyWhenNamed.class)).thenComparing(Class::getSimpleName));
+        List<Class<?>> all = scan(
+                CONFIGURED_PACKAGE, c -> KitSuite.class.isAssignableFrom(c) && !Modifier.isAbstract(c.getModifiers()));
+        all.sort(Comparator.comparing((Class<?> c) -> c.isAnnotationPresent(OnlyWhenNamed.class))
+                .thenComparing(Class::getSimpleName));
         return all;
     }
 
     /** The configured suites of a default run (all but those marked {@link OnlyWhenNamed}). */
     public static List<Class<?>> defaultRun() {
-        return configured().stream().filter(c -> !c.isAnnotationPresent(OnlyWhenNamed.class)).toList();
+        return configured().stream()
+                .filter(c -> !c.isAnnotationPresent(OnlyWhenNamed.class))
+                .toList();
     }
 
     /** Every abstract suite of the kit (what a backend's own JUnit subclasses extend). */
     public static List<Class<?>> abstractSuites() {
-        List<Class<?>> all = scan("dev.unicomm.conformance", c -> KitSuite.class.isAssignableFrom(c) && c != KitSuite.class
-                && Modifier.isAbstract(c.getModifiers()) && !c.getPackageName().equals(CONFIGURED_PACKAGE));
+        List<Class<?>> all = scan(
+                "dev.unicomm.conformance",
+                c -> KitSuite.class.isAssignableFrom(c)
+                        && c != KitSuite.class
+                        && Modifier.isAbstract(c.getModifiers())
+                        && !c.getPackageName().equals(CONFIGURED_PACKAGE));
         all.sort(Comparator.comparing(Class::getSimpleName));
         return all;
     }
@@ -64,20 +72,28 @@ public final class KitSuites {
      */
     public static Class<?> byName(String name) {
         String want = normal(name);
-        return configured().stream().filter(c -> normal(shortName(c)).equals(want)).findFirst()
+        return configured().stream()
+                .filter(c -> normal(shortName(c)).equals(want))
+                .findFirst()
                 .orElseThrow(() -> new IllegalArgumentException("unknown suite '" + name + "'; suites: " + names()));
     }
 
     /** The short names of every configured suite, those run only when named marked so. */
     public static String names() {
-        return String.join(", ", configured().stream()
-                .map(c -> shortName(c) + (c.isAnnotationPresent(OnlyWhenNamed.class) ? " (only when named)" : "")).toList());
+        return String.join(
+                ", ",
+                configured().stream()
+                        .map(c ->
+                                shortName(c) + (c.isAnnotationPresent(OnlyWhenNamed.class) ? " (only when named)" : ""))
+                        .toList());
     }
 
     /** The abstract suites that no configured suite extends (must be empty; the kit's own tests check it). */
     public static List<Class<?>> unconfigured() {
         List<Class<?>> configured = configured();
-        return abstractSuites().stream().filter(a -> configured.stream().noneMatch(a::isAssignableFrom)).toList();
+        return abstractSuites().stream()
+                .filter(a -> configured.stream().noneMatch(a::isAssignableFrom))
+                .toList();
     }
 
     /**
@@ -86,16 +102,22 @@ public final class KitSuites {
      */
     public static List<String> missingFrom(Class<?> kitTest) {
         List<Class<?>> nested = List.of(kitTest.getDeclaredClasses());
-        return defaultRun().stream().map(Class::getSuperclass)
-                .filter(s -> nested.stream().noneMatch(s::isAssignableFrom)).map(Class::getSimpleName).toList();
+        return defaultRun().stream()
+                .map(Class::getSuperclass)
+                .filter(s -> nested.stream().noneMatch(s::isAssignableFrom))
+                .map(Class::getSimpleName)
+                .toList();
     }
 
-    private static final java.util.Map<Class<?>, java.util.Map<String, String>> ALGORITHMS = new java.util.concurrent.ConcurrentHashMap<>();
+    private static final java.util.Map<Class<?>, java.util.Map<String, String>> ALGORITHMS =
+            new java.util.concurrent.ConcurrentHashMap<>();
 
     /** Records which algorithms a rule's calls ran (its {@link KitSuite} line), under the class enclosing its suite. */
     static void recordAlgorithms(Class<?> suite, String rule, String line) {
         Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
-        ALGORITHMS.computeIfAbsent(outer, k -> new java.util.concurrent.ConcurrentHashMap<>()).put(rule, line);
+        ALGORITHMS
+                .computeIfAbsent(outer, k -> new java.util.concurrent.ConcurrentHashMap<>())
+                .put(rule, line);
     }
 
     /**
@@ -114,7 +136,9 @@ public final class KitSuites {
     /** Counts a rule that started in this JVM, under the class enclosing its suite (a backend's kit test). */
     static void countRule(Class<?> suite) {
         Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
-        RULES_STARTED.computeIfAbsent(outer, k -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+        RULES_STARTED
+                .computeIfAbsent(outer, k -> new java.util.concurrent.atomic.AtomicInteger())
+                .incrementAndGet();
     }
 
     private static final java.util.Map<Class<?>, String> GATED = new java.util.concurrent.ConcurrentHashMap<>();
@@ -144,9 +168,10 @@ public final class KitSuites {
     public static void assertRulesRan(Class<?> kitTest) {
         // a kit test its plug's gate skipped (no device here) ran nothing, and said why on every suite and the console
         if (rulesStarted(kitTest) == 0 && !GATED.containsKey(kitTest))
-            throw new org.opentest4j.AssertionFailedError("no conformance rule of " + kitTest.getSimpleName() + "'s nested suites ran:"
-                    + " the test run did not execute the kit (use maven-surefire-plugin 3.x, which runs JUnit 5 @Nested classes,"
-                    + " and check test filters); a run of no rules certifies nothing");
+            throw new org.opentest4j.AssertionFailedError(
+                    "no conformance rule of " + kitTest.getSimpleName() + "'s nested suites ran:"
+                            + " the test run did not execute the kit (use maven-surefire-plugin 3.x, which runs JUnit 5 @Nested classes,"
+                            + " and check test filters); a run of no rules certifies nothing");
     }
 
     /** The rule ids (test methods named {@code required_...} / {@code optional_...}) of a suite, its superclasses' included. */
@@ -174,10 +199,15 @@ public final class KitSuites {
         String prefix = pkg.replace('.', '/') + '/';
         List<String> names = new ArrayList<>();
         try {
-            Path where = Path.of(KitSuites.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+            Path where = Path.of(KitSuites.class
+                    .getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI());
             if (Files.isDirectory(where)) {
                 try (Stream<Path> files = Files.walk(where.resolve(prefix))) {
-                    files.map(f -> where.relativize(f).toString().replace('\\', '/')).forEach(names::add);
+                    files.map(f -> where.relativize(f).toString().replace('\\', '/'))
+                            .forEach(names::add);
                 }
             } else {
                 try (JarFile jar = new JarFile(where.toFile())) {
@@ -193,7 +223,8 @@ public final class KitSuites {
         for (String n : names) {
             if (!n.startsWith(prefix) || !n.endsWith(".class") || n.contains("$")) continue;
             try {
-                Class<?> c = Class.forName(n.substring(0, n.length() - 6).replace('/', '.'), false, KitSuites.class.getClassLoader());
+                Class<?> c = Class.forName(
+                        n.substring(0, n.length() - 6).replace('/', '.'), false, KitSuites.class.getClassLoader());
                 if (keep.test(c)) out.add(c);
             } catch (ClassNotFoundException | LinkageError e) {
                 // not loadable from here: skipped, as JUnit's scanner does
@@ -207,7 +238,8 @@ public final class KitSuites {
         List<Class<?>> found = new ArrayList<>(ReflectionSupport.findAllClassesInPackage(pkg, keep, n -> true));
         Module m = KitSuites.class.getModule();
         if (found.isEmpty() && m.isNamed())
-            found.addAll(ReflectionSupport.findAllClassesInModule(m.getName(), c -> c.getPackageName().startsWith(pkg) && keep.test(c), n -> true));
+            found.addAll(ReflectionSupport.findAllClassesInModule(
+                    m.getName(), c -> c.getPackageName().startsWith(pkg) && keep.test(c), n -> true));
         if (found.isEmpty()) found.addAll(fromOwnCodeSource(pkg, keep));
         if (found.isEmpty())
             throw new IllegalStateException("no kit suites found in package " + pkg + " (class loader "

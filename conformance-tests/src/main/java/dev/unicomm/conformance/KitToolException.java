@@ -11,7 +11,11 @@ public final class KitToolException extends IllegalStateException {
     /** How the reason of a rule that failed this way begins (the report recognises it). */
     public static final String PREFIX = "kit tool failure: ";
 
-    public KitToolException(String message) { super(PREFIX + message); }
+    public KitToolException(String message) {
+        super(PREFIX + message);
+    }
 
-    public KitToolException(String message, Throwable cause) { super(PREFIX + message, cause); }
+    public KitToolException(String message, Throwable cause) {
+        super(PREFIX + message, cause);
+    }
 }

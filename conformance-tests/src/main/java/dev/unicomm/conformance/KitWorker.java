@@ -42,16 +42,23 @@ public final class KitWorker {
             try {
                 talk(new DataInputStream(new BufferedInputStream(System.in)), out, rank, heap);
             } catch (IOException e) {
-                System.exit(3); // the kit is gone (input closed): nothing else would end this JVM on a host the kit cannot reach
+                System.exit(
+                        3); // the kit is gone (input closed): nothing else would end this JVM on a host the kit cannot
+                // reach
             }
             System.exit(0);
         }
         int colon = control.lastIndexOf(':');
         try (Socket s = new Socket()) {
-            s.connect(new InetSocketAddress(control.substring(0, colon), Integer.parseInt(control.substring(colon + 1))), 30_000);
+            s.connect(
+                    new InetSocketAddress(control.substring(0, colon), Integer.parseInt(control.substring(colon + 1))),
+                    30_000);
             s.setTcpNoDelay(true);
-            talk(new DataInputStream(new BufferedInputStream(s.getInputStream())),
-                    new DataOutputStream(new BufferedOutputStream(s.getOutputStream())), rank, heap);
+            talk(
+                    new DataInputStream(new BufferedInputStream(s.getInputStream())),
+                    new DataOutputStream(new BufferedOutputStream(s.getOutputStream())),
+                    rank,
+                    heap);
         }
         // The parent asked us to exit: do it now, even if a backend left a non-daemon thread behind.
         System.exit(0);
@@ -78,7 +85,8 @@ public final class KitWorker {
         serve(in, out, comm, heap, topology(comm));
     }
 
-    private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap, String topology) throws IOException {
+    private static void serve(DataInputStream in, DataOutputStream out, Communicator comm, long heap, String topology)
+            throws IOException {
         long usedBefore = -1; // heap in use before the last rule, for the probe after a failure
         while (true) {
             int type = in.readInt();
@@ -212,7 +220,8 @@ public final class KitWorker {
             long used = heapUsed(comm);
             comm.barrier(); // every rank passes both barriers, whatever it found
             return usedBefore >= 0 && used != usedBefore
-                    ? "the failed rule left " + (used - usedBefore) + " bytes of symmetric heap allocated" : "";
+                    ? "the failed rule left " + (used - usedBefore) + " bytes of symmetric heap allocated"
+                    : "";
         } catch (Throwable t) {
             return "probe after a failed rule: " + describe(t);
         }
@@ -225,7 +234,8 @@ public final class KitWorker {
         t.printStackTrace(new PrintWriter(w));
         String[] lines = w.toString().split("\n");
         StringBuilder b = new StringBuilder();
-        for (int i = 0; i < Math.min(lines.length, 12); i++) b.append(i == 0 ? "" : "\n").append(lines[i].stripTrailing());
+        for (int i = 0; i < Math.min(lines.length, 12); i++)
+            b.append(i == 0 ? "" : "\n").append(lines[i].stripTrailing());
         return b.toString();
     }
 }

@@ -16,12 +16,14 @@ public final class Leaks {
     public static Set<String> fds() {
         try (Stream<Path> s = Files.list(Path.of("/proc/self/fd"))) {
             return s.map(p -> {
-                try {
-                    return p.getFileName() + " -> " + Files.readSymbolicLink(p);
-                } catch (IOException e) {
-                    return null; // the fd used to list the folder is gone already
-                }
-            }).filter(x -> x != null).collect(Collectors.toCollection(TreeSet::new));
+                        try {
+                            return p.getFileName() + " -> " + Files.readSymbolicLink(p);
+                        } catch (IOException e) {
+                            return null; // the fd used to list the folder is gone already
+                        }
+                    })
+                    .filter(x -> x != null)
+                    .collect(Collectors.toCollection(TreeSet::new));
         } catch (IOException e) {
             throw new IllegalStateException("cannot list /proc/self/fd: " + e, e);
         }
@@ -35,9 +37,11 @@ public final class Leaks {
         // Carrier threads belong to the JDK's virtual-thread scheduler, which grows its pool on demand
         // (the store server runs on virtual threads) and retires idle carriers after a keep-alive; since
         // JDK 25 that pool also starts one DelayScheduler thread at the first timed park of a virtual thread.
-        return Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(Thread::isAlive)
                 .filter(t -> !JDK_SCHEDULER_THREADS.contains(t.getClass().getName()))
-                .map(t -> t.getName() + "#" + t.threadId()).collect(Collectors.toCollection(TreeSet::new));
+                .map(t -> t.getName() + "#" + t.threadId())
+                .collect(Collectors.toCollection(TreeSet::new));
     }
 
     /** Files under /dev/shm this process maps or holds open (a "(deleted)" suffix is dropped). */
@@ -59,5 +63,7 @@ public final class Leaks {
     }
 
     /** Whether this is Linux with /proc (where the probes work). */
-    public static boolean supported() { return Files.isDirectory(Path.of("/proc/self/fd")); }
+    public static boolean supported() {
+        return Files.isDirectory(Path.of("/proc/self/fd"));
+    }
 }

@@ -58,11 +58,17 @@ public final class Mem {
         long first = s.mismatch(want);
         if (first < 0) return;
         long at = first & ~7L;
-        long got = at + 8 <= s.byteSize() ? s.get(ValueLayout.JAVA_LONG_UNALIGNED, at) : s.get(ValueLayout.JAVA_BYTE, first);
-        long exp = at + 8 <= s.byteSize() ? want.get(ValueLayout.JAVA_LONG_UNALIGNED, at) : want.get(ValueLayout.JAVA_BYTE, first);
-        String belongs = (got >>> 40) == seed ? " (that is word " + (got & 0xff_ffff_ffffL) + " of the source: bytes arrived out of place)" : "";
-        throw new AssertionFailedError(what + ": byte " + first + " of " + s.byteSize() + " is wrong; the word at " + at + " is "
-                + hex(got) + ", expected " + hex(exp) + belongs);
+        long got = at + 8 <= s.byteSize()
+                ? s.get(ValueLayout.JAVA_LONG_UNALIGNED, at)
+                : s.get(ValueLayout.JAVA_BYTE, first);
+        long exp = at + 8 <= s.byteSize()
+                ? want.get(ValueLayout.JAVA_LONG_UNALIGNED, at)
+                : want.get(ValueLayout.JAVA_BYTE, first);
+        String belongs = (got >>> 40) == seed
+                ? " (that is word " + (got & 0xff_ffff_ffffL) + " of the source: bytes arrived out of place)"
+                : "";
+        throw new AssertionFailedError(what + ": byte " + first + " of " + s.byteSize() + " is wrong; the word at " + at
+                + " is " + hex(got) + ", expected " + hex(exp) + belongs);
     }
 
     /** Fills {@code s} with pattern {@code seed}. */
@@ -76,9 +82,11 @@ public final class Mem {
         long first = s.mismatch(want);
         if (first < 0) return;
         long bad = 0;
-        for (long i = first; i < s.byteSize(); i++) if (s.get(ValueLayout.JAVA_BYTE, i) != want.get(ValueLayout.JAVA_BYTE, i)) bad++;
-        throw new AssertionFailedError(what + ": " + bad + " of " + s.byteSize() + " bytes wrong; first at byte " + first
-                + " is 0x" + hex(s.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(pattern(seed, first)));
+        for (long i = first; i < s.byteSize(); i++)
+            if (s.get(ValueLayout.JAVA_BYTE, i) != want.get(ValueLayout.JAVA_BYTE, i)) bad++;
+        throw new AssertionFailedError(
+                what + ": " + bad + " of " + s.byteSize() + " bytes wrong; first at byte " + first + " is 0x"
+                        + hex(s.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(pattern(seed, first)));
     }
 
     /** Fails unless every byte of {@code s} is {@code b}. */
@@ -87,8 +95,9 @@ public final class Mem {
         java.util.Arrays.fill(want, b);
         long i = s.mismatch(MemorySegment.ofArray(want));
         if (i >= 0)
-            throw new AssertionFailedError(what + ": byte " + i + " of " + s.byteSize() + " is 0x" + hex(s.get(ValueLayout.JAVA_BYTE, i))
-                    + ", expected 0x" + hex(b) + " (memory outside the transfer was touched, or a transfer was lost)");
+            throw new AssertionFailedError(what + ": byte " + i + " of " + s.byteSize() + " is 0x"
+                    + hex(s.get(ValueLayout.JAVA_BYTE, i)) + ", expected 0x" + hex(b)
+                    + " (memory outside the transfer was touched, or a transfer was lost)");
     }
 
     /** Fails naming {@code what} and the first differing byte unless {@code actual} equals {@code expected}. */
@@ -98,10 +107,13 @@ public final class Mem {
         long first = actual.mismatch(expected);
         if (first >= 0)
             throw new AssertionFailedError(what + ": byte " + first + " of " + actual.byteSize() + " is 0x"
-                    + hex(actual.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x" + hex(expected.get(ValueLayout.JAVA_BYTE, first)));
+                    + hex(actual.get(ValueLayout.JAVA_BYTE, first)) + ", expected 0x"
+                    + hex(expected.get(ValueLayout.JAVA_BYTE, first)));
     }
 
-    private static String hex(byte b) { return String.format("%02x", b & 0xff); }
+    private static String hex(byte b) {
+        return String.format("%02x", b & 0xff);
+    }
 
     /** A copy of {@code len} bytes of this PE's part of {@code buf} from {@code offset}. */
     public static MemorySegment read(Communicator c, SymmetricBuffer buf, long offset, long len) {
@@ -156,7 +168,8 @@ public final class Mem {
      * Polls the local word at {@code offset} until {@code until} holds; fails after {@code limit}
      * naming {@code what} and the last value seen.
      */
-    public static long awaitLong(Communicator c, SymmetricBuffer buf, long offset, LongPredicate until, Duration limit, String what) {
+    public static long awaitLong(
+            Communicator c, SymmetricBuffer buf, long offset, LongPredicate until, Duration limit, String what) {
         return awaitLong(c, buf, offset, until, v -> true, limit, what);
     }
 
@@ -167,8 +180,14 @@ public final class Mem {
      * flag that stays torn (a lost byte) can never become right, and waiting out the limit only makes
      * the failure slow.
      */
-    public static long awaitLong(Communicator c, SymmetricBuffer buf, long offset, LongPredicate until, LongPredicate stillWaiting,
-                                 Duration limit, String what) {
+    public static long awaitLong(
+            Communicator c,
+            SymmetricBuffer buf,
+            long offset,
+            LongPredicate until,
+            LongPredicate stillWaiting,
+            Duration limit,
+            String what) {
         long start = System.nanoTime();
         long deadline = start + limit.toNanos();
         long settle = Math.max(1_000_000_000L, limit.toNanos() / 10);
@@ -196,10 +215,14 @@ public final class Mem {
     /** Fails unless the 64-bit word {@code actual} is {@code expected}, showing both in hex and decimal (bit patterns hide in decimal). */
     public static void expectWord(long expected, long actual, String what) {
         if (expected != actual)
-            throw new AssertionFailedError(what + ": " + hex(actual) + " (" + actual + "), expected " + hex(expected) + " (" + expected + ")",
-                    expected, actual);
+            throw new AssertionFailedError(
+                    what + ": " + hex(actual) + " (" + actual + "), expected " + hex(expected) + " (" + expected + ")",
+                    expected,
+                    actual);
     }
 
     /** A 64-bit word as it is stored: 16 hex digits, so a missing byte shows as a run of 0s or fs. */
-    public static String hex(long v) { return String.format("0x%016x", v); }
+    public static String hex(long v) {
+        return String.format("0x%016x", v);
+    }
 }

@@ -36,14 +36,21 @@ public abstract class MoeSuite extends KitSuite {
             return c.moe(cfg);
         } catch (UnsupportedCapabilityException e) {
             // required rules: a backend without MoE fails them, it does not skip them
-            throw new AssertionFailedError("no MoE implementation for backend '" + c.backend().name() + "': " + e.getMessage()
-                    + ". Fix: declare NATIVE_MOE and provide one, or declare RMA, SIGNALS and ATOMICS and put "
-                    + "dev.unicomm:collectives (the portable MoE) on the class path", e);
+            throw new AssertionFailedError(
+                    "no MoE implementation for backend '" + c.backend().name() + "': " + e.getMessage()
+                            + ". Fix: declare NATIVE_MOE and provide one, or declare RMA, SIGNALS and ATOMICS and put "
+                            + "dev.unicomm:collectives (the portable MoE) on the class path",
+                    e);
         }
     }
 
     static MoeScenario scenario(Communicator c, MoeConfig cfg, Routing routing, long seed, boolean emptyRank) {
-        return new MoeScenario(routing.name().toLowerCase(), cfg, c.size(), seed, routing,
+        return new MoeScenario(
+                routing.name().toLowerCase(),
+                cfg,
+                c.size(),
+                seed,
+                routing,
                 MoeScenario.unevenTokens(c.size(), cfg.maxTokensPerRank(), emptyRank));
     }
 
@@ -64,7 +71,8 @@ public abstract class MoeSuite extends KitSuite {
     static void lowLatency(Pe pe, Routing routing, long seed) {
         Communicator c = pe.comm();
         boolean many = routing == Routing.ONE_RANK;
-        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, (many ? 12 : 4) * c.size(), 256, 6, many ? 10 : 3, true);
+        MoeConfig cfg =
+                new MoeConfig(MoeConfig.Mode.LOW_LATENCY, (many ? 12 : 4) * c.size(), 256, 6, many ? 10 : 3, true);
         try (MoeBuffer moe = open(c, cfg)) {
             new MoeConformance(c, scenario(c, cfg, routing, seed, seed % 2 == 1)).checkLowLatency(moe, false);
             new MoeConformance(c, scenario(c, cfg, routing, seed + 1, seed % 2 == 0)).checkLowLatency(moe, true);
@@ -73,23 +81,36 @@ public abstract class MoeSuite extends KitSuite {
 
     /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
     @Verifies("9.3")
-    @Test void required_moe_normal_uniform_routing() { spmd(pe -> normalBf16(pe, Routing.UNIFORM, 1)); }
+    @Test
+    void required_moe_normal_uniform_routing() {
+        spmd(pe -> normalBf16(pe, Routing.UNIFORM, 1));
+    }
 
     /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
     @Verifies("9.3")
-    @Test void required_moe_normal_tokens_on_one_rank() { spmd(pe -> normalBf16(pe, Routing.ONE_RANK, 2)); }
+    @Test
+    void required_moe_normal_tokens_on_one_rank() {
+        spmd(pe -> normalBf16(pe, Routing.ONE_RANK, 2));
+    }
 
     /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
     @Verifies("9.3")
-    @Test void required_moe_normal_experts_without_tokens() { spmd(pe -> normalBf16(pe, Routing.HALF_EXPERTS_IDLE, 3)); }
+    @Test
+    void required_moe_normal_experts_without_tokens() {
+        spmd(pe -> normalBf16(pe, Routing.HALF_EXPERTS_IDLE, 3));
+    }
 
     /** Verifies §9.3: normal dispatch and combine match the reference (order, local ids, unweighted sum) / if it fails, look at the received order and the handle's route back. */
     @Verifies("9.3")
-    @Test void required_moe_normal_unused_slots_and_uneven_tokens() { spmd(pe -> normalBf16(pe, Routing.UNUSED_SLOTS, 4)); }
+    @Test
+    void required_moe_normal_unused_slots_and_uneven_tokens() {
+        spmd(pe -> normalBf16(pe, Routing.UNUSED_SLOTS, 4));
+    }
 
     /** Verifies §9.2: normal dispatch carries FP8 data and scales bit-exactly and combines / if it fails, look at the FP8 tuple path of dispatch. */
     @Verifies("9.2")
-    @Test void required_moe_normal_fp8() {
+    @Test
+    void required_moe_normal_fp8() {
         spmd(pe -> {
             Communicator c = pe.comm();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 4 * c.size(), 256, 16, 4, true);
@@ -101,15 +122,22 @@ public abstract class MoeSuite extends KitSuite {
 
     /** Verifies §9.7: low-latency dispatch/combine match the reference (slots, FP8, weighted sum) / if it fails, look at slot assignment per local expert and the weighted combine. */
     @Verifies("9.7")
-    @Test void required_moe_low_latency_uniform_routing() { spmd(pe -> lowLatency(pe, Routing.UNIFORM, 11)); }
+    @Test
+    void required_moe_low_latency_uniform_routing() {
+        spmd(pe -> lowLatency(pe, Routing.UNIFORM, 11));
+    }
 
     /** Verifies §9.7: low-latency dispatch/combine match the reference (slots, FP8, weighted sum) / if it fails, look at slot assignment per local expert and the weighted combine. */
     @Verifies("9.7")
-    @Test void required_moe_low_latency_tokens_on_one_rank() { spmd(pe -> lowLatency(pe, Routing.ONE_RANK, 13)); }
+    @Test
+    void required_moe_low_latency_tokens_on_one_rank() {
+        spmd(pe -> lowLatency(pe, Routing.ONE_RANK, 13));
+    }
 
     /** Verifies §9.7: low-latency dispatch/combine match the reference (slots, FP8, weighted sum) / if it fails, look at slot assignment per local expert and the weighted combine. */
     @Verifies("9.7")
-    @Test void required_moe_low_latency_experts_without_tokens_and_unused_slots() {
+    @Test
+    void required_moe_low_latency_experts_without_tokens_and_unused_slots() {
         spmd(pe -> {
             lowLatency(pe, Routing.HALF_EXPERTS_IDLE, 15);
             lowLatency(pe, Routing.UNUSED_SLOTS, 17);
@@ -123,7 +151,8 @@ public abstract class MoeSuite extends KitSuite {
      * per-expert arrays sized for fewer experts, or row offsets computed in 32 bits.
      */
     @Verifies("9.3")
-    @Test void required_moe_edge_shapes() {
+    @Test
+    void required_moe_edge_shapes() {
         spmd(pe -> {
             Communicator c = pe.comm();
             int n = c.size(), most = 2048 / n * n;
@@ -150,35 +179,49 @@ public abstract class MoeSuite extends KitSuite {
 
     /** Verifies §9.13: bad MoE input is rejected by name, stale handles detected / if it fails, look at MoE argument checks and the double-buffer bookkeeping. */
     @Verifies("9.13")
-    @Test void required_moe_bad_input_is_rejected_by_name() {
+    @Test
+    void required_moe_bad_input_is_rejected_by_name() {
         spmd(pe -> {
             Communicator c = pe.comm();
             int e = 4 * c.size();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, e, 128, 4, 2, false);
-            try (Arena a = Arena.ofConfined(); KitTensors kt = new KitTensors(c); MoeBuffer moe = open(c, cfg);
-                 MoeBuffer other = open(c, cfg)) {
+            try (Arena a = Arena.ofConfined();
+                    KitTensors kt = new KitTensors(c);
+                    MoeBuffer moe = open(c, cfg);
+                    MoeBuffer other = open(c, cfg)) {
                 Tensor x = kt.place(Tensor.allocate(a, DType.BF16, 2, 128));
                 Tensor idx = ids(a, 0, 1, 2, -1);
                 expect("topkIdx[0, 1] = " + e, () -> moe.lowLatencyDispatch(x, ids(a, 0, e, 1, -1), false));
                 expect("topkIdx[1, 0] = -2", () -> moe.lowLatencyDispatch(x, ids(a, 0, 1, -2, -1), false));
                 expect("names expert 1 twice", () -> moe.lowLatencyDispatch(x, ids(a, 1, 1, 0, -1), false));
-                expect("x must have shape [2, 128]", () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.BF16, 2, 64), idx, false));
-                expect("x must be BF16", () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.FP32, 2, 128), idx, false));
-                expect("tokens but the buffer was sized for at most 4",
-                        () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.BF16, 5, 128), ids(a, new long[10]), false));
+                expect(
+                        "x must have shape [2, 128]",
+                        () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.BF16, 2, 64), idx, false));
+                expect(
+                        "x must be BF16",
+                        () -> moe.lowLatencyDispatch(Tensor.allocate(a, DType.FP32, 2, 128), idx, false));
+                expect(
+                        "tokens but the buffer was sized for at most 4",
+                        () -> moe.lowLatencyDispatch(
+                                Tensor.allocate(a, DType.BF16, 5, 128), ids(a, new long[10]), false));
                 expect("useFp8", () -> moe.lowLatencyDispatch(x, idx, true));
                 Tensor y = kt.place(Tensor.allocate(a, DType.BF16, e / c.size(), (long) c.size() * 4, 128));
                 Tensor w = Tensor.allocate(a, DType.FP32, 2, 2);
                 LowLatencyDispatched first = moe.lowLatencyDispatch(x, idx, false);
                 LowLatencyDispatched foreign = other.lowLatencyDispatch(x, idx, false);
-                expect("handle was made by another MoE buffer", () -> moe.lowLatencyCombine(y, idx, w, foreign.handle()));
+                expect(
+                        "handle was made by another MoE buffer",
+                        () -> moe.lowLatencyCombine(y, idx, w, foreign.handle()));
                 moe.lowLatencyDispatch(x, idx, false);
                 moe.lowLatencyDispatch(x, idx, false).hook().await();
-                IllegalStateException stale = assertThrows(IllegalStateException.class, () -> moe.lowLatencyCombine(y, idx, w, first.handle()));
+                IllegalStateException stale = assertThrows(
+                        IllegalStateException.class, () -> moe.lowLatencyCombine(y, idx, w, first.handle()));
                 assertTrue(stale.getMessage().contains("stale"), "stale handle message: " + stale.getMessage());
                 foreign.hook().await();
-                expect("this buffer was configured for LOW_LATENCY",
-                        () -> moe.dispatch(x, idx, w, null), IllegalStateException.class);
+                expect(
+                        "this buffer was configured for LOW_LATENCY",
+                        () -> moe.dispatch(x, idx, w, null),
+                        IllegalStateException.class);
             }
         });
     }
@@ -192,10 +235,11 @@ public abstract class MoeSuite extends KitSuite {
      * drops / if it fails, look at the kernels' mask reads (an inactive rank's experts skipped, its entries counted per token).
      */
     @Verifies("7.7")
-    @Test void optional_moe_active_mask_normal() {
+    @Test
+    void optional_moe_active_mask_normal() {
         assumeCapability(Capability.MOE_ACTIVE_MASK);
         assumeRanks(2);
-        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> { }).normal());
+        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> {}).normal());
     }
 
     /**
@@ -204,10 +248,11 @@ public abstract class MoeSuite extends KitSuite {
      * if it fails, look at slot numbering that skips the inactive rank and the combine's sum over live entries only.
      */
     @Verifies("7.7")
-    @Test void optional_moe_active_mask_low_latency() {
+    @Test
+    void optional_moe_active_mask_low_latency() {
         assumeCapability(Capability.MOE_ACTIVE_MASK);
         assumeRanks(2);
-        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> { }).lowLatency());
+        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> {}).lowLatency());
     }
 
     /**
@@ -217,10 +262,11 @@ public abstract class MoeSuite extends KitSuite {
      * checks of setActiveRanks (CheckedMoe and the backend's own).
      */
     @Verifies("9.13")
-    @Test void optional_moe_active_mask_bad_input() {
+    @Test
+    void optional_moe_active_mask_bad_input() {
         assumeCapability(Capability.MOE_ACTIVE_MASK);
         assumeRanks(2);
-        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> { }).badInput());
+        spmd(Capability.MOE_ACTIVE_MASK, pe -> new ActiveMaskChecks(pe.comm(), MoeSuite::open, () -> {}).badInput());
     }
 
     static Tensor ids(Arena a, long... v) {
@@ -229,10 +275,13 @@ public abstract class MoeSuite extends KitSuite {
         return t;
     }
 
-    static void expect(String fragment, Executable e) { expect(fragment, e, IllegalArgumentException.class); }
+    static void expect(String fragment, Executable e) {
+        expect(fragment, e, IllegalArgumentException.class);
+    }
 
     static void expect(String fragment, Executable e, Class<? extends RuntimeException> type) {
         RuntimeException t = assertThrows(type, e);
-        assertTrue(t.getMessage().contains(fragment), "message '" + t.getMessage() + "' should name '" + fragment + "'");
+        assertTrue(
+                t.getMessage().contains(fragment), "message '" + t.getMessage() + "' should name '" + fragment + "'");
     }
 }

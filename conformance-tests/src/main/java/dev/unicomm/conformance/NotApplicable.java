@@ -13,7 +13,9 @@ public final class NotApplicable extends TestAbortedException {
     /** How the reason of a rule skipped for too few ranks begins (the report recognises it). */
     public static final String TOO_FEW_RANKS = "not applicable with ";
 
-    private NotApplicable(String reason) { super(reason); }
+    private NotApplicable(String reason) {
+        super(reason);
+    }
 
     /** Skips the rule unless the job has at least {@code n} ranks. */
     public static void unlessRanks(int size, int n, String why) {

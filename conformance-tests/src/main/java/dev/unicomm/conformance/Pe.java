@@ -30,27 +30,41 @@ public final class Pe {
 
     /** The suite's communicator over all ranks. */
     public Communicator comm() {
-        if (comm == null) throw new IllegalStateException("this suite's workers run without a communicator (connectAtStart() is false)");
+        if (comm == null)
+            throw new IllegalStateException(
+                    "this suite's workers run without a communicator (connectAtStart() is false)");
         return comm;
     }
 
     /** This worker's rank in the job. */
-    public int rank() { return Integer.parseInt(System.getenv("UNICOMM_RANK")); }
+    public int rank() {
+        return Integer.parseInt(System.getenv("UNICOMM_RANK"));
+    }
 
     /** The number of ranks in the job. */
-    public int size() { return Integer.parseInt(System.getenv("UNICOMM_WORLD_SIZE")); }
+    public int size() {
+        return Integer.parseInt(System.getenv("UNICOMM_WORLD_SIZE"));
+    }
 
     /** Name of the backend under test. */
-    public String backend() { return System.getenv("UNICOMM_BACKEND"); }
+    public String backend() {
+        return System.getenv("UNICOMM_BACKEND");
+    }
 
     /** The communicators' wait timeout in this job. */
-    public Duration timeout() { return KitSettings.parseDuration("UNICOMM_TIMEOUT", System.getenv("UNICOMM_TIMEOUT")); }
+    public Duration timeout() {
+        return KitSettings.parseDuration("UNICOMM_TIMEOUT", System.getenv("UNICOMM_TIMEOUT"));
+    }
 
     /** Heap bytes per PE the kit configured. */
-    public long heapSize() { return heapSize; }
+    public long heapSize() {
+        return heapSize;
+    }
 
     /** Id of the rule being run (the test method's name). */
-    public String rule() { return rule; }
+    public String rule() {
+        return rule;
+    }
 
     /**
      * Configuration for another communicator over all ranks with a fresh rendezvous store. Collective
@@ -60,7 +74,8 @@ public final class Pe {
         if (nextPort >= freshPorts.size())
             throw new IllegalStateException("a rule may open at most " + freshPorts.size() + " extra communicators");
         Map<String, String> env = new HashMap<>(System.getenv());
-        // on the job's rendezvous host (rank 0's), which every rank reaches: loopback on one host, an address of rank 0's host across hosts
+        // on the job's rendezvous host (rank 0's), which every rank reaches: loopback on one host, an address of rank
+        // 0's host across hosts
         String job = System.getenv().getOrDefault("UNICOMM_STORE", "127.0.0.1:0");
         env.put("UNICOMM_STORE", job.substring(0, job.lastIndexOf(':') + 1) + freshPorts.get(nextPort++));
         // the worker's system properties carry the run's -J/-D settings: every communicator the kit opens uses them
@@ -80,11 +95,13 @@ public final class Pe {
         return p;
     }
 
-    private static final java.util.Set<String> JOB_PLACE = java.util.Set.of("unicomm.rank", "unicomm.world.size",
-            "unicomm.local.rank", "unicomm.store");
+    private static final java.util.Set<String> JOB_PLACE =
+            java.util.Set.of("unicomm.rank", "unicomm.world.size", "unicomm.local.rank", "unicomm.store");
 
     /** Opens another communicator over all ranks (collective). */
-    public Communicator connectAnother() { return Unicomm.connect(freshConfig()); }
+    public Communicator connectAnother() {
+        return Unicomm.connect(freshConfig());
+    }
 
     /**
      * Opens a one-PE communicator of the backend under test, private to this rank (with the job's
@@ -96,7 +113,9 @@ public final class Pe {
         env.put("UNICOMM_WORLD_SIZE", "1");
         env.put("UNICOMM_LOCAL_RANK", Integer.toString(rank()));
         env.remove("UNICOMM_STORE");
-        return Unicomm.connect(CommConfig.fromEnvironment(env, runSettings()).withTimeout(timeout).withHeapSize(heapSize));
+        return Unicomm.connect(CommConfig.fromEnvironment(env, runSettings())
+                .withTimeout(timeout)
+                .withHeapSize(heapSize));
     }
 
     /**
@@ -117,7 +136,11 @@ public final class Pe {
     }
 
     /** Hands {@code v} to the parent, which sees every rank's value in {@link RankResult#value()}. */
-    public void report(Object v) { value = String.valueOf(v); }
+    public void report(Object v) {
+        value = String.valueOf(v);
+    }
 
-    String value() { return value; }
+    String value() {
+        return value;
+    }
 }

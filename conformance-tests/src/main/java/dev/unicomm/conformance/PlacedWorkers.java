@@ -24,13 +24,16 @@ final class PlacedWorkers {
     private final List<Process> processes = new ArrayList<>();
     private final PrintStream log;
 
-    private PlacedWorkers(PrintStream log) { this.log = log; }
+    private PlacedWorkers(PrintStream log) {
+        this.log = log;
+    }
 
     /**
      * Starts every rank. {@code env} is the suite's and the kit's variables; {@code storePort} a port for
      * rank 0's store, {@code token} the job's secret.
      */
-    static PlacedWorkers start(WorkerGroup.Spec spec, Map<String, String> env, int storePort, String token, PrintStream log) {
+    static PlacedWorkers start(
+            WorkerGroup.Spec spec, Map<String, String> env, int storePort, String token, PrintStream log) {
         PlacedWorkers w = new PlacedWorkers(log);
         WorkerPlacement place = spec.placement();
         Map<String, Integer> perHost = new HashMap<>();
@@ -49,8 +52,10 @@ final class PlacedWorkers {
                 e.put("UNICOMM_BACKEND", spec.backend());
                 e.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
                 e.put("UNICOMM_KIT_CONTROL", WorkerGroup.STDIO);
-                log.println("[kit] rank " + r + " on " + place.host(r) + ": " + String.join(" ", cmd.subList(0, cmd.size() - javaCommand(spec).size()))
-                        + " java ...");
+                log.println("[kit] rank " + r + " on " + place.host(r) + ": "
+                        + String.join(
+                                " ",
+                                cmd.subList(0, cmd.size() - javaCommand(spec).size())) + " java ...");
                 Process p = pb.start();
                 w.processes.add(p);
                 int rank = r;
@@ -70,7 +75,8 @@ final class PlacedWorkers {
         cmd.add(dev.unicomm.launch.JobSpec.currentJava());
         cmd.add("-Dstdout.encoding=UTF-8");
         cmd.add("-Dstderr.encoding=UTF-8");
-        // The VM's own messages would otherwise land in the control channel (unified logging writes warnings to stdout).
+        // The VM's own messages would otherwise land in the control channel (unified logging writes warnings to
+        // stdout).
         cmd.add("-XX:+DisplayVMOutputToStderr");
         cmd.add("-Xlog:disable");
         cmd.add("-Xlog:all=warning:stderr");
@@ -83,12 +89,18 @@ final class PlacedWorkers {
         return cmd;
     }
 
-    InputStream control(int rank) { return processes.get(rank).getInputStream(); }
+    InputStream control(int rank) {
+        return processes.get(rank).getInputStream();
+    }
 
-    OutputStream commands(int rank) { return processes.get(rank).getOutputStream(); }
+    OutputStream commands(int rank) {
+        return processes.get(rank).getOutputStream();
+    }
 
     /** Whether rank {@code rank}'s wrapper (and so, normally, its worker) still runs. */
-    boolean alive(int rank) { return rank < processes.size() && processes.get(rank).isAlive(); }
+    boolean alive(int rank) {
+        return rank < processes.size() && processes.get(rank).isAlive();
+    }
 
     /** Waits up to {@code millis} for rank {@code rank}'s wrapper to end. */
     void awaitExit(int rank, long millis) {
@@ -101,7 +113,9 @@ final class PlacedWorkers {
     }
 
     /** Whether every worker has exited. */
-    boolean allExited() { return processes.stream().noneMatch(Process::isAlive); }
+    boolean allExited() {
+        return processes.stream().noneMatch(Process::isAlive);
+    }
 
     /**
      * Kills every worker: the wrappers and everything below them (a wrapper that enters a namespace keeps

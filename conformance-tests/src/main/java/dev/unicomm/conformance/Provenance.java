@@ -23,8 +23,13 @@ import java.util.stream.Collectors;
  * @param settings       the run's settings, by {@link KitSettings} name (and the hooks' effective values)
  * @param jvmOptions     the workers' JVM options
  */
-public record Provenance(String kitVersion, String unicommVersion, int ruleCount, String ruleSetDigest,
-                         Map<String, String> settings, List<String> jvmOptions) {
+public record Provenance(
+        String kitVersion,
+        String unicommVersion,
+        int ruleCount,
+        String ruleSetDigest,
+        Map<String, String> settings,
+        List<String> jvmOptions) {
 
     public Provenance {
         settings = Map.copyOf(settings);
@@ -32,13 +37,18 @@ public record Provenance(String kitVersion, String unicommVersion, int ruleCount
     }
 
     /** The kit's version: its module's, else its manifest's, else the one the build wrote into {@code kit.properties}. */
-    public static String currentKitVersion() { return versionOf(KitSuite.class, "kit.version"); }
+    public static String currentKitVersion() {
+        return versionOf(KitSuite.class, "kit.version");
+    }
 
     /** The unicomm API's version on this path: comm-api's module or manifest version, else the one the kit was built against. */
-    public static String currentUnicommVersion() { return versionOf(dev.unicomm.api.Communicator.class, "unicomm.built.against"); }
+    public static String currentUnicommVersion() {
+        return versionOf(dev.unicomm.api.Communicator.class, "unicomm.built.against");
+    }
 
     private static String versionOf(Class<?> c, String builtKey) {
-        String v = c.getModule().getDescriptor() == null ? null
+        String v = c.getModule().getDescriptor() == null
+                ? null
                 : c.getModule().getDescriptor().rawVersion().orElse(null);
         if (v == null) v = c.getPackage().getImplementationVersion();
         if (v == null) v = builtIn().getProperty(builtKey);
@@ -57,8 +67,11 @@ public record Provenance(String kitVersion, String unicommVersion, int ruleCount
 
     /** The rule set of the default run as sorted {@code suite/rule/clause} lines. */
     static List<String> ruleSet() {
-        return KitSuites.defaultRun().stream().flatMap(s -> KitSuites.rules(s).stream()
-                .map(r -> KitSuites.shortName(s) + "/" + r + "/" + clause(s, r))).sorted().toList();
+        return KitSuites.defaultRun().stream()
+                .flatMap(s ->
+                        KitSuites.rules(s).stream().map(r -> KitSuites.shortName(s) + "/" + r + "/" + clause(s, r)))
+                .sorted()
+                .toList();
     }
 
     private static String clause(Class<?> suite, String rule) {
@@ -76,7 +89,8 @@ public record Provenance(String kitVersion, String unicommVersion, int ruleCount
     /** {@code sha256:<hex>} of {@code lines} joined by newlines. */
     static String digest(List<String> lines) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
+            byte[] d = MessageDigest.getInstance("SHA-256")
+                    .digest(String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
             return "sha256:" + HexFormat.of().formatHex(d);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JDK", e);
@@ -86,15 +100,21 @@ public record Provenance(String kitVersion, String unicommVersion, int ruleCount
     /** The provenance of a run with these effective settings and worker JVM options. */
     static Provenance of(Map<String, String> settings, List<String> jvmOptions) {
         List<String> rules = ruleSet();
-        return new Provenance(currentKitVersion(), currentUnicommVersion(), rules.size(), digest(rules), settings, jvmOptions);
+        return new Provenance(
+                currentKitVersion(), currentUnicommVersion(), rules.size(), digest(rules), settings, jvmOptions);
     }
 
     /** As a JSON object. */
     String json() {
-        return "{\"kitVersion\": " + KitReport.str(kitVersion) + ", \"unicommVersion\": " + KitReport.str(unicommVersion)
+        return "{\"kitVersion\": " + KitReport.str(kitVersion) + ", \"unicommVersion\": "
+                + KitReport.str(unicommVersion)
                 + ", \"ruleSet\": {\"rules\": " + ruleCount + ", \"digest\": " + KitReport.str(ruleSetDigest) + "}"
-                + ", \"settings\": " + settings.entrySet().stream().sorted(Map.Entry.comparingByKey())
-                        .map(e -> KitReport.str(e.getKey()) + ": " + KitReport.str(e.getValue())).collect(Collectors.joining(", ", "{", "}"))
-                + ", \"jvmOptions\": " + jvmOptions.stream().map(KitReport::str).collect(Collectors.joining(", ", "[", "]")) + "}";
+                + ", \"settings\": "
+                + settings.entrySet().stream()
+                        .sorted(Map.Entry.comparingByKey())
+                        .map(e -> KitReport.str(e.getKey()) + ": " + KitReport.str(e.getValue()))
+                        .collect(Collectors.joining(", ", "{", "}"))
+                + ", \"jvmOptions\": "
+                + jvmOptions.stream().map(KitReport::str).collect(Collectors.joining(", ", "[", "]")) + "}";
     }
 }

@@ -14,13 +14,15 @@ import java.time.Duration;
  *                {@link dev.unicomm.api.Communicator#algorithmCounts()}; "" if none or unknown)
  * @param topology which ranks share a host in the job, as that rank's communicator sees it ("" if unknown)
  */
-public record RankResult(int rank, Outcome outcome, String message, String value, Duration time, String algorithms, String topology) {
+public record RankResult(
+        int rank, Outcome outcome, String message, String value, Duration time, String algorithms, String topology) {
     /** A result without algorithm counts or topology. */
     public RankResult(int rank, Outcome outcome, String message, String value, Duration time) {
         this(rank, outcome, message, value, time, "", "");
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "rank " + rank + " " + outcome + (message.isEmpty() ? "" : ": " + message);
     }
 }

@@ -21,11 +21,18 @@ final class RemoteCompletion {
     private static final byte GUARD = (byte) 0xEE;
 
     /** Who issues the put: the rule body's thread, or another thread of the same PE that ends before the completion call. */
-    enum Issuer { THIS_THREAD, OTHER_THREAD }
+    enum Issuer {
+        THIS_THREAD,
+        OTHER_THREAD
+    }
 
-    static int right(Communicator c) { return (c.rank() + 1) % c.size(); }
+    static int right(Communicator c) {
+        return (c.rank() + 1) % c.size();
+    }
 
-    static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
+    static int left(Communicator c) {
+        return (c.rank() + c.size() - 1) % c.size();
+    }
 
     /** Writer puts to its right neighbour, quiets, tells it; the target checks locally, then tells back. */
     static void quietSeenByTarget(Pe pe, Issuer issuer) {
@@ -42,11 +49,18 @@ final class RemoteCompletion {
                 side.tell("quiet-returned/" + round + "/" + c.rank());
                 side.await("quiet-returned/" + round + "/" + left(c));
                 int r = round;
-                step.check(() -> side.checkThenTell("checked/" + r + "/" + c.rank(), () -> Mem.expectPattern(Mem.read(c, b, 0, BYTES),
-                        r * 10 + left(c), "round " + r + ": " + BYTES + " bytes put by rank " + left(c) + (issuer == Issuer.OTHER_THREAD
-                                ? " from a second thread" : "") + ", read locally once its quiet had returned (told through the kit's side"
-                                + " channel, not the backend): quiet must complete every put of the PE at the target")));
-                side.await("checked/" + round + "/" + right(c)); // nothing may complete the put before its target looked
+                step.check(
+                        () -> side.checkThenTell(
+                                "checked/" + r + "/" + c.rank(),
+                                () -> Mem.expectPattern(
+                                        Mem.read(c, b, 0, BYTES),
+                                        r * 10 + left(c),
+                                        "round " + r + ": " + BYTES + " bytes put by rank " + left(c)
+                                                + (issuer == Issuer.OTHER_THREAD ? " from a second thread" : "")
+                                                + ", read locally once its quiet had returned (told through the kit's side"
+                                                + " channel, not the backend): quiet must complete every put of the PE at the target")));
+                side.await(
+                        "checked/" + round + "/" + right(c)); // nothing may complete the put before its target looked
             }
             c.barrier();
         }
@@ -62,12 +76,17 @@ final class RemoteCompletion {
             c.barrier();
             for (int round = 0; round < ROUNDS; round++) {
                 int seed = round * 10 + c.rank();
-                issue(pe, Issuer.OTHER_THREAD, () -> c.rma().put(b, 0, Memory.of(Mem.patterned(BYTES, seed)), 0, BYTES, right(c)));
+                issue(pe, Issuer.OTHER_THREAD, () -> c.rma()
+                        .put(b, 0, Memory.of(Mem.patterned(BYTES, seed)), 0, BYTES, right(c)));
                 c.barrier();
                 int r = round;
-                step.check(() -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), r * 10 + left(c), "round " + r + ": " + BYTES
-                        + " bytes put by a second thread of rank " + left(c) + ", read locally after the world barrier (the barrier"
-                        + " must complete every put of the PE, from any thread)"));
+                step.check(() -> Mem.expectPattern(
+                        Mem.read(c, b, 0, BYTES),
+                        r * 10 + left(c),
+                        "round " + r + ": " + BYTES
+                                + " bytes put by a second thread of rank " + left(c)
+                                + ", read locally after the world barrier (the barrier"
+                                + " must complete every put of the PE, from any thread)"));
                 c.barrier();
             }
         }
@@ -84,14 +103,18 @@ final class RemoteCompletion {
         try (SymmetricBuffer b = c.heap().allocate(slot * n)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
-            for (int p = 0; p < n; p++) c.rma().put(b, slot * c.rank(), Memory.of(Mem.patterned(slot, c.rank() * 31 + p)), 0, slot, p);
+            for (int p = 0; p < n; p++)
+                c.rma().put(b, slot * c.rank(), Memory.of(Mem.patterned(slot, c.rank() * 31 + p)), 0, slot, p);
             c.rma().quiet();
             side.tell("quiet-returned/" + c.rank());
             for (int r = 0; r < n; r++) side.await("quiet-returned/" + r);
             step.check(() -> side.checkThenTell("checked/" + c.rank(), () -> {
                 for (int r = 0; r < n; r++)
-                    Mem.expectPattern(Mem.read(c, b, slot * r, slot), r * 31 + c.rank(), "slot put by rank " + r + " (one of its puts to "
-                            + n + " PEs), read locally once its quiet had returned: quiet completes the puts to every PE, not only to one");
+                    Mem.expectPattern(
+                            Mem.read(c, b, slot * r, slot),
+                            r * 31 + c.rank(),
+                            "slot put by rank " + r + " (one of its puts to " + n
+                                    + " PEs), read locally once its quiet had returned: quiet completes the puts to every PE, not only to one");
             }));
             for (int r = 0; r < n; r++) side.await("checked/" + r);
             c.barrier();
@@ -115,7 +138,9 @@ final class RemoteCompletion {
         });
         Duration limit = pe.timeout();
         try {
-            if (!t.join(limit)) throw new AssertionFailedError("a put from a second thread did not return within " + limit.toMillis() + " ms");
+            if (!t.join(limit))
+                throw new AssertionFailedError(
+                        "a put from a second thread did not return within " + limit.toMillis() + " ms");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AssertionFailedError("interrupted while a second thread put");

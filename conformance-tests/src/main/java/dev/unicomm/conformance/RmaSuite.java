@@ -12,8 +12,45 @@ import org.junit.jupiter.api.Test;
 public abstract class RmaSuite extends KitSuite {
 
     /** Size classes: zero, tiny and odd, around cache lines and pages, and megabytes. */
-    static final long[] SIZES = {0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256,
-            1000, 1023, 1024, 4095, 4096, 4097, 65535, 65536, 65537, (1 << 20) - 1, 1 << 20, (1 << 20) + 13, 4 << 20};
+    static final long[] SIZES = {
+        0,
+        1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        8,
+        9,
+        15,
+        16,
+        17,
+        31,
+        32,
+        33,
+        63,
+        64,
+        65,
+        127,
+        128,
+        129,
+        255,
+        256,
+        1000,
+        1023,
+        1024,
+        4095,
+        4096,
+        4097,
+        65535,
+        65536,
+        65537,
+        (1 << 20) - 1,
+        1 << 20,
+        (1 << 20) + 13,
+        4 << 20
+    };
+
     private static final byte GUARD = (byte) 0xEE;
 
     /** Slot offsets for {@link #SIZES} with at least one guard byte after each, 64-aligned. */
@@ -23,13 +60,18 @@ public abstract class RmaSuite extends KitSuite {
         return off;
     }
 
-    static int right(Communicator c) { return (c.rank() + 1) % c.size(); }
+    static int right(Communicator c) {
+        return (c.rank() + 1) % c.size();
+    }
 
-    static int left(Communicator c) { return (c.rank() + c.size() - 1) % c.size(); }
+    static int left(Communicator c) {
+        return (c.rank() + c.size() - 1) % c.size();
+    }
 
     /** Verifies §2.1: a put of every size class delivers exactly its bytes / if it fails, look at the put path's size thresholds (inline, bounce buffer, chunking). */
     @Verifies("2.1")
-    @Test void required_rma_put_all_sizes() {
+    @Test
+    void required_rma_put_all_sizes() {
         spmd(pe -> {
             Communicator c = pe.comm();
             long[] off = slots();
@@ -37,12 +79,24 @@ public abstract class RmaSuite extends KitSuite {
                 Mem.clear(c, b, GUARD);
                 c.barrier();
                 for (int i = 0; i < SIZES.length; i++)
-                    c.rma().put(b, off[i], Memory.of(Mem.patterned(SIZES[i], c.rank() * 100 + i)), 0, SIZES[i], right(c));
+                    c.rma()
+                            .put(
+                                    b,
+                                    off[i],
+                                    Memory.of(Mem.patterned(SIZES[i], c.rank() * 100 + i)),
+                                    0,
+                                    SIZES[i],
+                                    right(c));
                 c.rma().quiet();
                 c.barrier();
                 for (int i = 0; i < SIZES.length; i++) {
-                    Mem.expectPattern(Mem.read(c, b, off[i], SIZES[i]), left(c) * 100 + i, "put of " + SIZES[i] + " bytes from rank " + left(c));
-                    Mem.expectFilled(Mem.read(c, b, off[i] + SIZES[i], off[i + 1] - off[i] - SIZES[i]), GUARD,
+                    Mem.expectPattern(
+                            Mem.read(c, b, off[i], SIZES[i]),
+                            left(c) * 100 + i,
+                            "put of " + SIZES[i] + " bytes from rank " + left(c));
+                    Mem.expectFilled(
+                            Mem.read(c, b, off[i] + SIZES[i], off[i + 1] - off[i] - SIZES[i]),
+                            GUARD,
                             "bytes after the put of " + SIZES[i]);
                 }
                 c.barrier();
@@ -52,18 +106,23 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.1: a get of every size class fills exactly its bytes / if it fails, look at the get path's size thresholds. */
     @Verifies("2.1")
-    @Test void required_rma_get_all_sizes() {
+    @Test
+    void required_rma_get_all_sizes() {
         spmd(pe -> {
             Communicator c = pe.comm();
             long[] off = slots();
             try (SymmetricBuffer b = c.heap().allocate(off[SIZES.length])) {
-                for (int i = 0; i < SIZES.length; i++) Mem.write(c, b, off[i], Mem.patterned(SIZES[i], c.rank() * 100 + i));
+                for (int i = 0; i < SIZES.length; i++)
+                    Mem.write(c, b, off[i], Mem.patterned(SIZES[i], c.rank() * 100 + i));
                 c.barrier();
                 for (int i = 0; i < SIZES.length; i++) {
                     MemorySegment dst = MemorySegment.ofArray(new byte[Math.toIntExact(SIZES[i] + 8)]);
                     dst.fill(GUARD);
                     c.rma().get(Memory.of(dst), 0, b, off[i], SIZES[i], right(c));
-                    Mem.expectPattern(dst.asSlice(0, SIZES[i]), right(c) * 100 + i, "get of " + SIZES[i] + " bytes from rank " + right(c));
+                    Mem.expectPattern(
+                            dst.asSlice(0, SIZES[i]),
+                            right(c) * 100 + i,
+                            "get of " + SIZES[i] + " bytes from rank " + right(c));
                     Mem.expectFilled(dst.asSlice(SIZES[i]), GUARD, "local bytes after the get of " + SIZES[i]);
                 }
                 c.barrier();
@@ -73,7 +132,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.1: puts at odd offsets and lengths touch nothing outside their range / if it fails, look at offset arithmetic and alignment assumptions in put. */
     @Verifies("2.1")
-    @Test void required_rma_put_unaligned() {
+    @Test
+    void required_rma_put_unaligned() {
         spmd(pe -> {
             Communicator c = pe.comm();
             long[] dstOffs = {1, 3, 5, 7, 13, 61};
@@ -87,7 +147,14 @@ public abstract class RmaSuite extends KitSuite {
                 for (int i = 0; i < dstOffs.length; i++) {
                     for (long len : lens) {
                         long srcOff = srcOffs[k % srcOffs.length];
-                        c.rma().put(b, k * stride + dstOffs[i], Memory.of(Mem.patterned(srcOff + len, c.rank() * 50 + k)), srcOff, len, right(c));
+                        c.rma()
+                                .put(
+                                        b,
+                                        k * stride + dstOffs[i],
+                                        Memory.of(Mem.patterned(srcOff + len, c.rank() * 50 + k)),
+                                        srcOff,
+                                        len,
+                                        right(c));
                         k++;
                     }
                 }
@@ -97,11 +164,14 @@ public abstract class RmaSuite extends KitSuite {
                 for (int i = 0; i < dstOffs.length; i++) {
                     for (long len : lens) {
                         long srcOff = srcOffs[k % srcOffs.length];
-                        MemorySegment expected = Mem.patterned(srcOff + len, left(c) * 50 + k).asSlice(srcOff, len);
-                        String what = "put of " + len + " bytes from source offset " + srcOff + " to offset " + dstOffs[i];
+                        MemorySegment expected =
+                                Mem.patterned(srcOff + len, left(c) * 50 + k).asSlice(srcOff, len);
+                        String what =
+                                "put of " + len + " bytes from source offset " + srcOff + " to offset " + dstOffs[i];
                         Mem.expectEqual(Mem.read(c, b, k * stride + dstOffs[i], len), expected, what);
                         Mem.expectFilled(Mem.read(c, b, k * stride, dstOffs[i]), GUARD, "bytes before the " + what);
-                        Mem.expectFilled(Mem.read(c, b, k * stride + dstOffs[i] + len, 8), GUARD, "bytes after the " + what);
+                        Mem.expectFilled(
+                                Mem.read(c, b, k * stride + dstOffs[i] + len, 8), GUARD, "bytes after the " + what);
                         k++;
                     }
                 }
@@ -112,7 +182,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.1: gets at odd offsets and lengths fill exactly their range / if it fails, look at offset arithmetic and alignment assumptions in get. */
     @Verifies("2.1")
-    @Test void required_rma_get_unaligned() {
+    @Test
+    void required_rma_get_unaligned() {
         spmd(pe -> {
             Communicator c = pe.comm();
             long[] srcOffs = {1, 3, 5, 7, 13, 61};
@@ -142,7 +213,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.1: zero-byte puts and gets touch nothing, even at a buffer's end / if it fails, look at range checks that reject or mishandle length 0. */
     @Verifies("2.1")
-    @Test void required_rma_zero_byte_transfers() {
+    @Test
+    void required_rma_zero_byte_transfers() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(256)) {
@@ -165,7 +237,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.8: puts and gets to the calling PE itself work / if it fails, look at the loopback path (target PE == own rank). */
     @Verifies("2.8")
-    @Test void required_rma_put_get_self() {
+    @Test
+    void required_rma_put_get_self() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(70_000)) {
@@ -182,7 +255,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.1: every PE puts to every PE at once without interference / if it fails, look at per-target state (queues, connections) shared between targets. */
     @Verifies("2.1")
-    @Test void required_rma_put_all_to_all() {
+    @Test
+    void required_rma_put_all_to_all() {
         spmd(pe -> {
             Communicator c = pe.comm();
             int n = c.size();
@@ -201,11 +275,13 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.8: native segments and symmetric buffers work as local source and destination / if it fails, look at acceptsLocal and local memory registration. */
     @Verifies("2.8")
-    @Test void required_rma_native_and_symmetric_local_memory() {
+    @Test
+    void required_rma_native_and_symmetric_local_memory() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (Arena arena = Arena.ofConfined();
-                 SymmetricBuffer b = c.heap().allocate(3 * 4096); SymmetricBuffer local = c.heap().allocate(4096)) {
+                    SymmetricBuffer b = c.heap().allocate(3 * 4096);
+                    SymmetricBuffer local = c.heap().allocate(4096)) {
                 MemorySegment nat = arena.allocate(4096, 1);
                 Mem.fill(nat, 200 + c.rank());
                 c.rma().put(b, 0, Memory.of(nat), 0, 4096, right(c));
@@ -227,7 +303,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.2: a blocking put's source may be overwritten as soon as put returns / if it fails, look at put returning before it copied or sent the source. */
     @Verifies("2.2")
-    @Test void required_rma_put_source_reusable_on_return() {
+    @Test
+    void required_rma_put_source_reusable_on_return() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(1 << 16)) {
@@ -236,7 +313,8 @@ public abstract class RmaSuite extends KitSuite {
                 src.fill((byte) 0); // a blocking put must have taken the data already
                 c.rma().quiet();
                 c.barrier();
-                Mem.expectPattern(Mem.read(c, b, 0, 1 << 16), 17 + left(c), "target after the source was overwritten on return");
+                Mem.expectPattern(
+                        Mem.read(c, b, 0, 1 << 16), 17 + left(c), "target after the source was overwritten on return");
                 c.barrier();
             }
         });
@@ -244,14 +322,16 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.5: the world barrier completes outstanding puts / if it fails, look at Communicator.barrier: it must quiet before synchronising. */
     @Verifies("2.5")
-    @Test void required_rma_barrier_completes_puts() {
+    @Test
+    void required_rma_barrier_completes_puts() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(1 << 18)) {
                 for (int round = 0; round < 5; round++) {
                     c.rma().put(b, 0, Memory.of(Mem.patterned(1 << 18, round * 10 + c.rank())), 0, 1 << 18, right(c));
                     c.barrier(); // no quiet: the barrier completes outstanding puts
-                    Mem.expectPattern(Mem.read(c, b, 0, 1 << 18), round * 10 + left(c), "round " + round + " after barrier only");
+                    Mem.expectPattern(
+                            Mem.read(c, b, 0, 1 << 18), round * 10 + left(c), "round " + round + " after barrier only");
                     c.barrier();
                 }
             }
@@ -260,11 +340,17 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.3 (quiet completes puts at the target) / if it fails, look at quiet: it must wait for remote delivery, not only order. */
     @Verifies("2.3")
-    @Test void required_rma_quiet_completes_puts() { spmd(pe -> quietCompletes(pe, false)); }
+    @Test
+    void required_rma_quiet_completes_puts() {
+        spmd(pe -> quietCompletes(pe, false));
+    }
 
     /** Verifies §2.3 for non-blocking puts / if it fails, look at quiet's tracking of outstanding putNbi. */
     @Verifies("2.3")
-    @Test void optional_rma_quiet_completes_put_nbi() { spmd(Capability.NONBLOCKING_RMA, pe -> quietCompletes(pe, true)); }
+    @Test
+    void optional_rma_quiet_completes_put_nbi() {
+        spmd(Capability.NONBLOCKING_RMA, pe -> quietCompletes(pe, true));
+    }
 
     /**
      * Puts to the right neighbour, quiets, then reads the same bytes back with a get, with no barrier in
@@ -283,8 +369,11 @@ public abstract class RmaSuite extends KitSuite {
                 c.rma().quiet();
                 MemorySegment back = MemorySegment.ofArray(new byte[(int) n]);
                 c.rma().get(Memory.of(back), 0, b, 0, n, right(c));
-                Mem.expectPattern(back, round * 10 + c.rank(), "round " + round + ": get from rank " + right(c)
-                        + " right after quiet (quiet must complete the put at the target, not only order it)");
+                Mem.expectPattern(
+                        back,
+                        round * 10 + c.rank(),
+                        "round " + round + ": get from rank " + right(c)
+                                + " right after quiet (quiet must complete the put at the target, not only order it)");
             }
             c.barrier();
         }
@@ -292,14 +381,18 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.6 (a team barrier completes the caller's RMA) / if it fails, look at Team.barrier: it must quiet first. */
     @Verifies("2.6")
-    @Test void required_rma_world_team_barrier_completes_puts() {
+    @Test
+    void required_rma_world_team_barrier_completes_puts() {
         spmd(pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(1 << 16)) {
                 for (int round = 0; round < 5; round++) {
                     c.rma().put(b, 0, Memory.of(Mem.patterned(1 << 16, round * 10 + c.rank())), 0, 1 << 16, right(c));
                     c.world().barrier(); // no quiet: the team barrier completes outstanding puts
-                    Mem.expectPattern(Mem.read(c, b, 0, 1 << 16), round * 10 + left(c), "round " + round + " after a world-team barrier only");
+                    Mem.expectPattern(
+                            Mem.read(c, b, 0, 1 << 16),
+                            round * 10 + left(c),
+                            "round " + round + " after a world-team barrier only");
                     c.world().barrier();
                 }
             }
@@ -311,7 +404,8 @@ public abstract class RmaSuite extends KitSuite {
      * split into chunks or packets: the first wrong 8-byte word is printed with the index it holds.
      */
     @Verifies("2.1")
-    @Test void required_rma_put_keeps_byte_order() {
+    @Test
+    void required_rma_put_keeps_byte_order() {
         spmd(pe -> {
             Communicator c = pe.comm();
             long[] lens = {(1 << 20) + 13, 4L << 20};
@@ -322,7 +416,8 @@ public abstract class RmaSuite extends KitSuite {
                     c.rma().put(b, 8, Memory.of(Mem.indexed(len, c.rank() + 1)), 0, len, right(c));
                     c.rma().quiet();
                     c.barrier();
-                    Mem.expectIndexed(Mem.read(c, b, 8, len), left(c) + 1, "put of " + len + " bytes from rank " + left(c));
+                    Mem.expectIndexed(
+                            Mem.read(c, b, 8, len), left(c) + 1, "put of " + len + " bytes from rank " + left(c));
                     Mem.expectFilled(Mem.read(c, b, 8 + len, 8), GUARD, "bytes after the put of " + len);
                     c.barrier();
                 }
@@ -332,13 +427,15 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.3: data put before a quiet is visible before a flag put after it / if it fails, look at quiet's completion of earlier puts. */
     @Verifies("2.3")
-    @Test void required_rma_quiet_orders_puts() {
+    @Test
+    void required_rma_quiet_orders_puts() {
         spmd(pe -> handshake(pe, false));
     }
 
     /** Verifies §2.4: data put before a fence is visible before a flag put after it / if it fails, look at fence: puts to one PE must not overtake each other across it. */
     @Verifies("2.4")
-    @Test void required_rma_fence_orders_puts() {
+    @Test
+    void required_rma_fence_orders_puts() {
         spmd(pe -> handshake(pe, true));
     }
 
@@ -356,16 +453,33 @@ public abstract class RmaSuite extends KitSuite {
             c.barrier();
             for (long round = 0; round < 20; round++) {
                 c.rma().put(b, 0, Memory.of(Mem.patterned(data, (int) round * 7 + c.rank())), 0, data, right(c));
-                if (fence) c.rma().fence(); else c.rma().quiet();
+                if (fence) c.rma().fence();
+                else c.rma().quiet();
                 c.rma().put(b, flagAt, Memory.of(Mem.longs(round)), 0, 8, right(c));
                 c.rma().quiet();
                 long r = round;
-                Mem.awaitLong(c, b, flagAt, v -> v == r, v -> v == r - 1 || v == -1, pe.timeout(), "round " + round + " flag from rank " + left(c));
-                Mem.expectPattern(Mem.read(c, b, 0, data), (int) round * 7 + left(c), "round " + round
-                        + ": data seen after its flag (" + (fence ? "fence" : "quiet") + " must order the data before the flag)");
+                Mem.awaitLong(
+                        c,
+                        b,
+                        flagAt,
+                        v -> v == r,
+                        v -> v == r - 1 || v == -1,
+                        pe.timeout(),
+                        "round " + round + " flag from rank " + left(c));
+                Mem.expectPattern(
+                        Mem.read(c, b, 0, data),
+                        (int) round * 7 + left(c),
+                        "round " + round + ": data seen after its flag (" + (fence ? "fence" : "quiet")
+                                + " must order the data before the flag)");
                 c.rma().put(b, ackAt, Memory.of(Mem.longs(round)), 0, 8, left(c));
                 c.rma().quiet();
-                Mem.awaitLong(c, b, ackAt, v -> v == r, v -> v == r - 1 || v == -1, pe.timeout(),
+                Mem.awaitLong(
+                        c,
+                        b,
+                        ackAt,
+                        v -> v == r,
+                        v -> v == r - 1 || v == -1,
+                        pe.timeout(),
                         "round " + round + " acknowledgement from rank " + right(c));
             }
             c.barrier();
@@ -374,7 +488,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.4: fence orders puts to each of several PEs / if it fails, look at per-target ordering in fence. */
     @Verifies("2.4")
-    @Test void required_rma_fence_orders_puts_to_every_pe() {
+    @Test
+    void required_rma_fence_orders_puts_to_every_pe() {
         spmd(pe -> {
             Communicator c = pe.comm();
             int n = c.size();
@@ -394,7 +509,9 @@ public abstract class RmaSuite extends KitSuite {
                     }
                     long w = writer;
                     Mem.awaitLong(c, b, slot, v -> v == w, v -> v == -1, pe.timeout(), "flag from rank " + writer);
-                    Mem.expectPattern(Mem.read(c, b, 0, slot), writer * 13 + c.rank(),
+                    Mem.expectPattern(
+                            Mem.read(c, b, 0, slot),
+                            writer * 13 + c.rank(),
                             "data from rank " + writer + " seen after its fenced flag");
                     c.barrier();
                 }
@@ -404,7 +521,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.5: a get from a third PE after a barrier sees puts completed by it / if it fails, look at barrier completion towards PEs other than the getter. */
     @Verifies("2.5")
-    @Test void required_rma_get_after_barrier_sees_puts() {
+    @Test
+    void required_rma_get_after_barrier_sees_puts() {
         spmd(pe -> {
             Communicator c = pe.comm();
             int n = c.size();
@@ -416,7 +534,10 @@ public abstract class RmaSuite extends KitSuite {
                 int far = (c.rank() + 2) % n;
                 MemorySegment got = MemorySegment.ofArray(new byte[8192]);
                 c.rma().get(Memory.of(got), 0, b, 0, 8192, far);
-                Mem.expectPattern(got, 500 + (far + n - 1) % n, "get from rank " + far + " of the data rank " + (far + n - 1) % n + " put there");
+                Mem.expectPattern(
+                        got,
+                        500 + (far + n - 1) % n,
+                        "get from rank " + far + " of the data rank " + (far + n - 1) % n + " put there");
                 c.barrier();
             }
         });
@@ -424,7 +545,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.1: a 16 MiB put and get arrive whole / if it fails, look at chunking and registration limits of large transfers. */
     @Verifies("2.1")
-    @Test void required_rma_large_transfer() {
+    @Test
+    void required_rma_large_transfer() {
         spmd(pe -> {
             Communicator c = pe.comm();
             long n = 16L << 20;
@@ -443,7 +565,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.7: many outstanding non-blocking puts complete at quiet / if it fails, look at the tracking of outstanding putNbi. */
     @Verifies("2.7")
-    @Test void optional_rma_put_nbi_quiet() {
+    @Test
+    void optional_rma_put_nbi_quiet() {
         spmd(Capability.NONBLOCKING_RMA, pe -> {
             Communicator c = pe.comm();
             int count = 64;
@@ -462,7 +585,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.7: a non-blocking put's source may be reused after quiet / if it fails, look at quiet returning before putNbi sources were consumed. */
     @Verifies("2.7")
-    @Test void optional_rma_put_nbi_source_reusable_after_quiet() {
+    @Test
+    void optional_rma_put_nbi_source_reusable_after_quiet() {
         spmd(Capability.NONBLOCKING_RMA, pe -> {
             Communicator c = pe.comm();
             try (SymmetricBuffer b = c.heap().allocate(1 << 16)) {
@@ -471,7 +595,10 @@ public abstract class RmaSuite extends KitSuite {
                 c.rma().quiet();
                 src.fill((byte) 0);
                 c.barrier();
-                Mem.expectPattern(Mem.read(c, b, 0, 1 << 16), 600 + left(c), "target after the source was overwritten after quiet");
+                Mem.expectPattern(
+                        Mem.read(c, b, 0, 1 << 16),
+                        600 + left(c),
+                        "target after the source was overwritten after quiet");
                 c.barrier();
             }
         });
@@ -479,7 +606,8 @@ public abstract class RmaSuite extends KitSuite {
 
     /** Verifies §2.7: non-blocking gets fill their destinations by quiet / if it fails, look at the tracking of outstanding getNbi. */
     @Verifies("2.7")
-    @Test void optional_rma_get_nbi_quiet() {
+    @Test
+    void optional_rma_get_nbi_quiet() {
         spmd(Capability.NONBLOCKING_RMA, pe -> {
             Communicator c = pe.comm();
             int count = 64;
@@ -504,7 +632,8 @@ public abstract class RmaSuite extends KitSuite {
      * channel, never through the backend.
      */
     @Verifies("2.3")
-    @Test void required_rma_quiet_completes_puts_seen_by_target() {
+    @Test
+    void required_rma_quiet_completes_puts_seen_by_target() {
         spmd(pe -> RemoteCompletion.quietSeenByTarget(pe, RemoteCompletion.Issuer.THIS_THREAD));
     }
 
@@ -513,25 +642,29 @@ public abstract class RmaSuite extends KitSuite {
      * contexts: quiet must complete the puts of every thread of the PE, not only the calling thread's.
      */
     @Verifies("2.3")
-    @Test void required_rma_quiet_completes_puts_of_other_threads() {
+    @Test
+    void required_rma_quiet_completes_puts_of_other_threads() {
         spmd(pe -> RemoteCompletion.quietSeenByTarget(pe, RemoteCompletion.Issuer.OTHER_THREAD));
     }
 
     /** Verifies §2.5 for puts of another thread / if it fails, look at Communicator.barrier: it must complete every thread's RMA, not only the caller's. */
     @Verifies("2.5")
-    @Test void required_rma_barrier_completes_puts_of_other_threads() {
+    @Test
+    void required_rma_barrier_completes_puts_of_other_threads() {
         spmd(RemoteCompletion::barrierCompletesOtherThreadsPuts);
     }
 
     /** Verifies §2.3 ("complete at the target (to every PE)") / if it fails, look at quiet draining only some targets' queues or connections. */
     @Verifies("2.3")
-    @Test void required_rma_quiet_completes_puts_to_every_pe() {
+    @Test
+    void required_rma_quiet_completes_puts_to_every_pe() {
         spmd(RemoteCompletion::quietCompletesToEveryPe);
     }
 
     /** Verifies §2.5 (after a barrier every PE sees every put, by get too) / if it fails, look at a get served from a cache or an earlier transfer's bounce buffer. */
     @Verifies("2.5")
-    @Test void required_rma_get_sees_updates_after_barrier() {
+    @Test
+    void required_rma_get_sees_updates_after_barrier() {
         spmd(pe -> AtomicsCompletion.readsSeeUpdates(pe, false));
     }
 }

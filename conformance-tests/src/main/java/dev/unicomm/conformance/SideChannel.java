@@ -28,18 +28,24 @@ public final class SideChannel implements AutoCloseable {
     }
 
     /** Publishes {@code key} (with an empty value). Each key is set once per rule. */
-    public void tell(String key) { tell(key, ""); }
+    public void tell(String key) {
+        tell(key, "");
+    }
 
     /** Publishes {@code key} with {@code value}. */
-    public void tell(String key, String value) { store.set(key, value.getBytes(StandardCharsets.UTF_8)); }
+    public void tell(String key, String value) {
+        store.set(key, value.getBytes(StandardCharsets.UTF_8));
+    }
 
     /** Waits until {@code key} is published and returns its value; fails naming {@code key} after the timeout. */
     public String await(String key) {
         try {
             return new String(store.get(key, timeout), StandardCharsets.UTF_8);
         } catch (RuntimeException e) {
-            throw new AssertionFailedError("side channel: '" + key + "' was not published within " + timeout.toMillis()
-                    + " ms (" + e.getMessage() + ")", e);
+            throw new AssertionFailedError(
+                    "side channel: '" + key + "' was not published within " + timeout.toMillis() + " ms ("
+                            + e.getMessage() + ")",
+                    e);
         }
     }
 
@@ -62,10 +68,16 @@ public final class SideChannel implements AutoCloseable {
     /** {@link #checkThenTell} for a check that produces a value. */
     public <T> T checkThenTell(String key, Supplier<T> check) {
         Object[] out = new Object[1];
-        checkThenTell(key, () -> { out[0] = check.get(); });
-        @SuppressWarnings("unchecked") T t = (T) out[0];
+        checkThenTell(key, () -> {
+            out[0] = check.get();
+        });
+        @SuppressWarnings("unchecked")
+        T t = (T) out[0];
         return t;
     }
 
-    @Override public void close() { store.close(); }
+    @Override
+    public void close() {
+        store.close();
+    }
 }

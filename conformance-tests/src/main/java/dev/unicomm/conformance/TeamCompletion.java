@@ -46,9 +46,13 @@ final class TeamCompletion {
                     c.rma().put(b, 0, Memory.of(Mem.patterned(BYTES, round * 10 + t.rank())), 0, BYTES, next);
                     t.barrier(); // no quiet: the team barrier completes the caller's RMA
                     int r = round;
-                    step.check(() -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), r * 10 + prevTeamRank, "round " + r + ": " + BYTES
-                            + " bytes from team rank " + prevTeamRank + " of " + which + ", read locally after that team's barrier only"
-                            + " (Team.barrier must complete RMA on every team, not only the world's)"));
+                    step.check(() -> Mem.expectPattern(
+                            Mem.read(c, b, 0, BYTES),
+                            r * 10 + prevTeamRank,
+                            "round " + r + ": " + BYTES
+                                    + " bytes from team rank " + prevTeamRank + " of " + which
+                                    + ", read locally after that team's barrier only"
+                                    + " (Team.barrier must complete RMA on every team, not only the world's)"));
                     t.barrier();
                 }
             }
@@ -65,19 +69,26 @@ final class TeamCompletion {
         Communicator c = pe.comm();
         SideChannel side = pe.sideChannel();
         InStep step = new InStep();
-        try (Team solo = c.world().split(0, 1, 1); SymmetricBuffer b = c.heap().allocate(BYTES)) {
+        try (Team solo = c.world().split(0, 1, 1);
+                SymmetricBuffer b = c.heap().allocate(BYTES)) {
             Mem.clear(c, b, GUARD);
             c.barrier();
             if (solo.rank() == 0) {
-                for (int p = 1; p < c.size(); p++) c.rma().put(b, 0, Memory.of(Mem.patterned(BYTES, 70 + p)), 0, BYTES, p);
+                for (int p = 1; p < c.size(); p++)
+                    c.rma().put(b, 0, Memory.of(Mem.patterned(BYTES, 70 + p)), 0, BYTES, p);
                 solo.barrier();
                 side.tell("team-barrier-returned");
                 for (int p = 1; p < c.size(); p++) side.await("checked/" + p);
             } else {
                 side.await("team-barrier-returned");
-                step.check(() -> side.checkThenTell("checked/" + c.rank(), () -> Mem.expectPattern(Mem.read(c, b, 0, BYTES), 70 + c.rank(), BYTES
-                        + " bytes put by rank 0, read locally once the barrier of its one-member team had returned (Team.barrier"
-                        + " completes the caller's RMA to every PE, not only to the team's members)")));
+                step.check(() -> side.checkThenTell(
+                        "checked/" + c.rank(),
+                        () -> Mem.expectPattern(
+                                Mem.read(c, b, 0, BYTES),
+                                70 + c.rank(),
+                                BYTES
+                                        + " bytes put by rank 0, read locally once the barrier of its one-member team had returned (Team.barrier"
+                                        + " completes the caller's RMA to every PE, not only to the team's members)")));
             }
             c.barrier();
         }

@@ -11,6 +11,7 @@ final class Wire {
 
     /** First int of a worker's hello, so a stray connection is told apart. */
     static final int MAGIC = 0x554b4954; // "UKIT"
+
     static final int RUN = 1;
     static final int EXIT = 2;
     static final int RESULT = 3;
@@ -36,7 +37,8 @@ final class Wire {
 
     static byte[] readBytes(DataInputStream in) throws IOException {
         int n = in.readInt();
-        if (n < 0 || n > MAX_BYTES) throw new IOException("control frame of " + n + " bytes is outside 0.." + MAX_BYTES);
+        if (n < 0 || n > MAX_BYTES)
+            throw new IOException("control frame of " + n + " bytes is outside 0.." + MAX_BYTES);
         byte[] b = new byte[n];
         in.readFully(b);
         return b;

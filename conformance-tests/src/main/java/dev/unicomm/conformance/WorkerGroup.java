@@ -46,15 +46,35 @@ final class WorkerGroup implements AutoCloseable {
     static final int FRESH_PORTS = 8;
 
     /** How to start the workers. */
-    record Spec(String name, int ranks, String backend, Duration commTimeout, long heapBytes, boolean connect,
-                List<String> jvmArgs, String classPath, Map<String, String> env, Path logDir, Duration startTimeout,
-                WorkerPlacement placement) {}
+    record Spec(
+            String name,
+            int ranks,
+            String backend,
+            Duration commTimeout,
+            long heapBytes,
+            boolean connect,
+            List<String> jvmArgs,
+            String classPath,
+            Map<String, String> env,
+            Path logDir,
+            Duration startTimeout,
+            WorkerPlacement placement) {}
 
     /** {@code UNICOMM_KIT_CONTROL} of a worker whose control channel is its standard input and output. */
     static final String STDIO = "stdio";
 
-    private record Event(int rank, int seq, Outcome outcome, String message, String value, String algorithms, String topology, long nanos) {
-        Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) { this(rank, seq, outcome, message, value, "", "", nanos); }
+    private record Event(
+            int rank,
+            int seq,
+            Outcome outcome,
+            String message,
+            String value,
+            String algorithms,
+            String topology,
+            long nanos) {
+        Event(int rank, int seq, Outcome outcome, String message, String value, long nanos) {
+            this(rank, seq, outcome, message, value, "", "", nanos);
+        }
     }
 
     private final Spec spec;
@@ -106,19 +126,33 @@ final class WorkerGroup implements AutoCloseable {
             env.put("UNICOMM_KIT_CONNECT", Boolean.toString(spec.connect()));
             // After a rank dies the launcher stops the others; give survivors time to report first.
             Duration grace = spec.commTimeout().plusSeconds(10);
-            JobSpec job = new JobSpec(spec.ranks(), JobSpec.currentJava(), Arrays.asList(spec.classPath().split(File.pathSeparator)),
-                    KitWorker.class.getName(), List.of(), spec.jvmArgs(), env, spec.backend(), false, spec.commTimeout(), null, grace);
+            JobSpec job = new JobSpec(
+                    spec.ranks(),
+                    JobSpec.currentJava(),
+                    Arrays.asList(spec.classPath().split(File.pathSeparator)),
+                    KitWorker.class.getName(),
+                    List.of(),
+                    spec.jvmArgs(),
+                    env,
+                    spec.backend(),
+                    false,
+                    spec.commTimeout(),
+                    null,
+                    grace);
             PrintStream sink = new PrintStream(new FileOutputStream(log.toFile()), true, StandardCharsets.UTF_8);
-            launcher = Thread.ofPlatform().daemon().name("kit-job-" + spec.name()).start(() -> {
-                try {
-                    jobResult = JobLauncher.run(job, sink, sink);
-                } catch (RuntimeException e) {
-                    launchError = e;
-                    sink.println("[kit] job launcher: " + e);
-                } finally {
-                    sink.close();
-                }
-            });
+            launcher = Thread.ofPlatform()
+                    .daemon()
+                    .name("kit-job-" + spec.name())
+                    .start(() -> {
+                        try {
+                            jobResult = JobLauncher.run(job, sink, sink);
+                        } catch (RuntimeException e) {
+                            launchError = e;
+                            sink.println("[kit] job launcher: " + e);
+                        } finally {
+                            sink.close();
+                        }
+                    });
             long deadline = System.nanoTime() + spec.startTimeout().toNanos();
             Socket[] byRank = new Socket[spec.ranks()];
             DataInputStream[] ins = new DataInputStream[spec.ranks()];
@@ -133,7 +167,8 @@ final class WorkerGroup implements AutoCloseable {
                 }
                 int rank = in.readInt();
                 long pid = in.readLong();
-                if (rank < 0 || rank >= spec.ranks() || byRank[rank] != null) throw new IOException("bad hello from rank " + rank);
+                if (rank < 0 || rank >= spec.ranks() || byRank[rank] != null)
+                    throw new IOException("bad hello from rank " + rank);
                 pids[rank] = pid;
                 byRank[rank] = s;
                 ins[rank] = in;
@@ -147,7 +182,8 @@ final class WorkerGroup implements AutoCloseable {
                     String err = Wire.readString(ins[r]);
                     if (!err.isEmpty()) startErrors.add("rank " + r + ": " + err);
                 } catch (SocketTimeoutException e) {
-                    startErrors.add("rank " + r + ": did not open its communicator within " + spec.startTimeout().toSeconds() + " s");
+                    startErrors.add("rank " + r + ": did not open its communicator within "
+                            + spec.startTimeout().toSeconds() + " s");
                 } catch (IOException e) {
                     startErrors.add("rank " + r + ": exited while starting" + logTail(r));
                 }
@@ -175,7 +211,8 @@ final class WorkerGroup implements AutoCloseable {
         env.put("UNICOMM_KIT_CONNECT", Boolean.toString(spec.connect()));
         placedLog = new PrintStream(new FileOutputStream(log.toFile()), true, StandardCharsets.UTF_8);
         int storePort = freePorts(1).getFirst();
-        placed = PlacedWorkers.start(spec, env, storePort, HexFormat.of().formatHex(SecureRandom.getSeed(24)), placedLog);
+        placed = PlacedWorkers.start(
+                spec, env, storePort, HexFormat.of().formatHex(SecureRandom.getSeed(24)), placedLog);
         long deadline = System.nanoTime() + spec.startTimeout().toNanos();
         // Pipes have no read timeout: each rank's hello and start report are read on a thread of their own.
         List<java.util.concurrent.CompletableFuture<String>> opened = new ArrayList<>();
@@ -190,14 +227,18 @@ final class WorkerGroup implements AutoCloseable {
                     DataInputStream in = ins[rank];
                     int magic = in.readInt();
                     if (magic != Wire.MAGIC || !Wire.readString(in).equals(token)) {
-                        byte[] head = java.nio.ByteBuffer.allocate(4).putInt(magic).array();
-                        f.complete("rank " + rank + ": its worker wrote something else than the kit's hello on standard output (it began '"
-                                + new String(head, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?") + "'; the placement's command must"
+                        byte[] head =
+                                java.nio.ByteBuffer.allocate(4).putInt(magic).array();
+                        f.complete("rank " + rank
+                                + ": its worker wrote something else than the kit's hello on standard output (it began '"
+                                + new String(head, StandardCharsets.ISO_8859_1).replaceAll("\\p{Cntrl}", "?")
+                                + "'; the placement's command must"
                                 + " pass the worker's standard output through untouched)");
                         return;
                     }
                     int said = in.readInt();
-                    in.readLong(); // its pid in its own host's PID namespace: of no use here, the wrapper process is killed instead
+                    in.readLong(); // its pid in its own host's PID namespace: of no use here, the wrapper process
+                    // is killed instead
                     if (said != rank) {
                         f.complete("rank " + rank + ": its worker says it is rank " + said);
                         return;
@@ -215,7 +256,8 @@ final class WorkerGroup implements AutoCloseable {
                 String err = opened.get(r).get(Math.max(1, remainingMillis(deadline)), TimeUnit.MILLISECONDS);
                 if (!err.isEmpty()) startErrors.add(err);
             } catch (java.util.concurrent.TimeoutException e) {
-                startErrors.add("rank " + r + ": did not open its communicator within " + spec.startTimeout().toSeconds() + " s");
+                startErrors.add("rank " + r + ": did not open its communicator within "
+                        + spec.startTimeout().toSeconds() + " s");
             } catch (java.util.concurrent.ExecutionException | InterruptedException e) {
                 startErrors.add("rank " + r + ": " + e);
             }
@@ -232,8 +274,9 @@ final class WorkerGroup implements AutoCloseable {
     private Socket accept(ServerSocket control, long deadline) throws IOException {
         while (true) {
             long left = remainingMillis(deadline);
-            if (left <= 0) throw new IllegalStateException("only " + sockets.size() + " of " + spec.ranks()
-                    + " worker JVMs connected within " + spec.startTimeout().toSeconds() + " s" + logTail(-1));
+            if (left <= 0)
+                throw new IllegalStateException("only " + sockets.size() + " of " + spec.ranks()
+                        + " worker JVMs connected within " + spec.startTimeout().toSeconds() + " s" + logTail(-1));
             control.setSoTimeout((int) Math.min(left, 500));
             try {
                 return control.accept();
@@ -257,7 +300,8 @@ final class WorkerGroup implements AutoCloseable {
                         events.add(new Event(rank, -1, Outcome.PASSED, "exited", "", 0));
                         return;
                     }
-                    if (type != Wire.RESULT) throw new IOException("unexpected control frame " + type + " from rank " + rank);
+                    if (type != Wire.RESULT)
+                        throw new IOException("unexpected control frame " + type + " from rank " + rank);
                     int s = in.readInt();
                     Outcome o = Outcome.values()[in.readInt()];
                     String msg = Wire.readString(in);
@@ -270,11 +314,14 @@ final class WorkerGroup implements AutoCloseable {
                 events.add(new Event(rank, -2, Outcome.DIED, "", "", 0));
             }
         });
-        t.setUncaughtExceptionHandler((th, e) -> events.add(new Event(rank, -2, Outcome.DIED, String.valueOf(e), "", 0)));
+        t.setUncaughtExceptionHandler(
+                (th, e) -> events.add(new Event(rank, -2, Outcome.DIED, String.valueOf(e), "", 0)));
     }
 
     /** Whether a previous rule left the job in a state that needs a restart. */
-    boolean broken() { return broken; }
+    boolean broken() {
+        return broken;
+    }
 
     /**
      * Runs {@code body} on every rank and returns one result per rank, in rank order. When a rank
@@ -330,8 +377,14 @@ final class WorkerGroup implements AutoCloseable {
                 results[e.rank()] = died(e.rank(), Duration.ofNanos(System.nanoTime() - t0));
                 missing--;
             } else if (e.seq() == mySeq) {
-                results[e.rank()] = new RankResult(e.rank(), e.outcome(), e.message(), e.value(), Duration.ofNanos(e.nanos()),
-                        e.algorithms(), e.topology());
+                results[e.rank()] = new RankResult(
+                        e.rank(),
+                        e.outcome(),
+                        e.message(),
+                        e.value(),
+                        Duration.ofNanos(e.nanos()),
+                        e.algorithms(),
+                        e.topology());
                 missing--;
             } else {
                 continue;
@@ -343,8 +396,13 @@ final class WorkerGroup implements AutoCloseable {
         }
         for (int r = 0; r < results.length; r++) {
             if (results[r] == null) {
-                results[r] = new RankResult(r, Outcome.HUNG, "did not finish rule " + rule + " within " + limit.toMillis()
-                        + " ms; the job was killed (log: " + log + ")", "", limit);
+                results[r] = new RankResult(
+                        r,
+                        Outcome.HUNG,
+                        "did not finish rule " + rule + " within " + limit.toMillis() + " ms; the job was killed (log: "
+                                + log + ")",
+                        "",
+                        limit);
             }
         }
         boolean failed = false, clean = !aborted;
@@ -416,21 +474,29 @@ final class WorkerGroup implements AutoCloseable {
             boolean alive = placed.alive(r);
             long until = System.nanoTime() + 1_000_000_000L;
             while (!alive && !logMentionsExit(r) && System.nanoTime() < until) sleepQuietly(50);
-            return new RankResult(r, Outcome.DIED, "worker JVM " + (alive ? "closed its control channel" : "exited") + logTail(r), "", t);
+            return new RankResult(
+                    r,
+                    Outcome.DIED,
+                    "worker JVM " + (alive ? "closed its control channel" : "exited") + logTail(r),
+                    "",
+                    t);
         }
         // Let the process finish dying and the launcher write its note about it.
         long pid = pids[r];
-        if (pid > 0) ProcessHandle.of(pid).ifPresent(h -> {
-            try {
-                h.onExit().get(2, TimeUnit.SECONDS);
-            } catch (Exception e) {
-                // still alive: it closed the channel but lingers; reported as such
-            }
-        });
-        boolean alive = pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
+        if (pid > 0)
+            ProcessHandle.of(pid).ifPresent(h -> {
+                try {
+                    h.onExit().get(2, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    // still alive: it closed the channel but lingers; reported as such
+                }
+            });
+        boolean alive =
+                pid > 0 && ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false);
         long until = System.nanoTime() + 1_000_000_000L;
         while (!alive && !logMentionsExit(r) && System.nanoTime() < until) sleepQuietly(50);
-        return new RankResult(r, Outcome.DIED, "worker JVM " + (alive ? "closed its control channel" : "exited") + logTail(r), "", t);
+        return new RankResult(
+                r, Outcome.DIED, "worker JVM " + (alive ? "closed its control channel" : "exited") + logTail(r), "", t);
     }
 
     private boolean logMentionsExit(int r) {
@@ -453,10 +519,14 @@ final class WorkerGroup implements AutoCloseable {
     private String logTail(int r) {
         try {
             List<String> lines = Files.readAllLines(log).stream()
-                    .filter(l -> r < 0 || l.startsWith("[" + r + "] ") || l.contains("rank " + r + " ") || l.startsWith("[kit]"))
+                    .filter(l -> r < 0
+                            || l.startsWith("[" + r + "] ")
+                            || l.contains("rank " + r + " ")
+                            || l.startsWith("[kit]"))
                     .toList();
             List<String> tail = lines.subList(Math.max(0, lines.size() - 15), lines.size());
-            return tail.isEmpty() ? " (no output; log " + log + ")"
+            return tail.isEmpty()
+                    ? " (no output; log " + log + ")"
                     : " (log " + log + ", last lines:\n  " + String.join("\n  ", tail) + ")";
         } catch (IOException | RuntimeException e) {
             return " (log " + log + " unreadable: " + e + ")";
@@ -471,8 +541,10 @@ final class WorkerGroup implements AutoCloseable {
             }
             return b.toByteArray();
         } catch (IOException e) {
-            throw new IllegalArgumentException("the body of rule " + rule + " is not serializable (write it as a "
-                    + "method reference to a static method, or capture only serializable values): " + e, e);
+            throw new IllegalArgumentException(
+                    "the body of rule " + rule + " is not serializable (write it as a "
+                            + "method reference to a static method, or capture only serializable values): " + e,
+                    e);
         }
     }
 
@@ -495,10 +567,13 @@ final class WorkerGroup implements AutoCloseable {
         }
     }
 
-    private static long remainingMillis(long deadline) { return (deadline - System.nanoTime()) / 1_000_000; }
+    private static long remainingMillis(long deadline) {
+        return (deadline - System.nanoTime()) / 1_000_000;
+    }
 
     /** Asks the workers to close their communicators and exit; kills whatever is left after a grace period. */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!broken) {
             for (DataOutputStream out : outs) {
                 try {

@@ -32,24 +32,37 @@ public interface WorkerPlacement {
      * A placement that puts {@code prefix.apply(host)} in front of each rank's command, with rank {@code r}
      * on host {@code hostOfRank.apply(r)}.
      */
-    static WorkerPlacement byPrefix(IntFunction<String> hostOfRank, java.util.function.Function<String, List<String>> prefix,
-                                    String rankZeroAddress) {
+    static WorkerPlacement byPrefix(
+            IntFunction<String> hostOfRank,
+            java.util.function.Function<String, List<String>> prefix,
+            String rankZeroAddress) {
         Objects.requireNonNull(hostOfRank, "hostOfRank");
         Objects.requireNonNull(prefix, "prefix");
         if (rankZeroAddress == null || rankZeroAddress.isBlank())
-            throw new IllegalArgumentException("a placement needs the address of rank 0's host that every host reaches");
+            throw new IllegalArgumentException(
+                    "a placement needs the address of rank 0's host that every host reaches");
         return new WorkerPlacement() {
-            @Override public List<String> command(int rank, List<String> command) {
+            @Override
+            public List<String> command(int rank, List<String> command) {
                 List<String> c = new ArrayList<>(prefix.apply(host(rank)));
                 c.addAll(command);
                 return c;
             }
 
-            @Override public String host(int rank) { return hostOfRank.apply(rank); }
+            @Override
+            public String host(int rank) {
+                return hostOfRank.apply(rank);
+            }
 
-            @Override public String rankZeroAddress() { return rankZeroAddress; }
+            @Override
+            public String rankZeroAddress() {
+                return rankZeroAddress;
+            }
 
-            @Override public String toString() { return "placement by prefix, rank 0 at " + rankZeroAddress; }
+            @Override
+            public String toString() {
+                return "placement by prefix, rank 0 at " + rankZeroAddress;
+            }
         };
     }
 }

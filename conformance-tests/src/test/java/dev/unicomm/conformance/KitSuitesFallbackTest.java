@@ -14,11 +14,17 @@ import org.junit.jupiter.api.Test;
  */
 class KitSuitesFallbackTest {
 
-    @Test void ownCodeSourceFindsTheSameConfiguredSuitesAsTheScanner() {
+    @Test
+    void ownCodeSourceFindsTheSameConfiguredSuitesAsTheScanner() {
         Predicate<Class<?>> suite = c -> KitSuite.class.isAssignableFrom(c) && !Modifier.isAbstract(c.getModifiers());
         List<String> fallback = KitSuites.fromOwnCodeSource(KitSuites.CONFIGURED_PACKAGE, suite).stream()
-                .map(Class::getName).sorted(Comparator.naturalOrder()).toList();
-        List<String> scanned = KitSuites.configured().stream().map(Class::getName).sorted(Comparator.naturalOrder()).toList();
+                .map(Class::getName)
+                .sorted(Comparator.naturalOrder())
+                .toList();
+        List<String> scanned = KitSuites.configured().stream()
+                .map(Class::getName)
+                .sorted(Comparator.naturalOrder())
+                .toList();
         assertEquals(scanned, fallback);
         assertEquals(true, scanned.size() >= 11, "too few suites: " + scanned);
     }

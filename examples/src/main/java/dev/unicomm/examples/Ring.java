@@ -37,8 +37,8 @@ public final class Ring {
         int me = comm.rank(), n = comm.size();
         int right = (me + 1) % n, left = (me + n - 1) % n;
         try (SymmetricBuffer token = comm.heap().allocate(8);
-             SymmetricBuffer arrived = comm.heap().allocate(8);
-             SymmetricBuffer inbox = comm.heap().allocate(INBOX_BYTES)) {
+                SymmetricBuffer arrived = comm.heap().allocate(8);
+                SymmetricBuffer inbox = comm.heap().allocate(INBOX_BYTES)) {
             long total = passToken(comm, token, arrived, right);
 
             byte[] greeting = ("hello from PE " + me).getBytes(StandardCharsets.UTF_8);

@@ -31,7 +31,8 @@ class ModulePathRingTest {
         List<String> picked = new ArrayList<>();
         for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
             String n = e.replace(File.separatorChar, '/');
-            boolean ours = n.matches(".*/comm-api(/target/classes|-[^/]*\\.jar)$") || n.matches(".*/backend-shm(/target/classes|-[^/]*\\.jar)$")
+            boolean ours = n.matches(".*/comm-api(/target/classes|-[^/]*\\.jar)$")
+                    || n.matches(".*/backend-shm(/target/classes|-[^/]*\\.jar)$")
                     || n.endsWith("examples/target/classes");
             if (ours) picked.add(e);
         }
@@ -39,7 +40,8 @@ class ModulePathRingTest {
         return String.join(File.pathSeparator, picked);
     }
 
-    @Test void ringRunsAsNamedModulesWithTheBackendFoundByServiceBinding() throws Exception {
+    @Test
+    void ringRunsAsNamedModulesWithTheBackendFoundByServiceBinding() throws Exception {
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
             port = s.getLocalPort();
@@ -49,13 +51,34 @@ class ModulePathRingTest {
         List<Process> ranks = new ArrayList<>();
         try {
             for (int r = 0; r < 2; r++) {
-                ProcessBuilder pb = new ProcessBuilder(java, "-XX:TieredStopAtLevel=1",
-                        "--enable-native-access=dev.unicomm.backend.shm",
-                        "-p", modulePath(), "-m", "dev.unicomm.examples/dev.unicomm.examples.Ring").redirectErrorStream(true);
+                ProcessBuilder pb = new ProcessBuilder(
+                                java,
+                                "-XX:TieredStopAtLevel=1",
+                                "--enable-native-access=dev.unicomm.backend.shm",
+                                "-p",
+                                modulePath(),
+                                "-m",
+                                "dev.unicomm.examples/dev.unicomm.examples.Ring")
+                        .redirectErrorStream(true);
                 pb.environment().keySet().removeIf(k -> k.startsWith("UNICOMM_") || k.equals("CLASSPATH"));
-                pb.environment().putAll(Map.of("UNICOMM_RANK", Integer.toString(r), "UNICOMM_WORLD_SIZE", "2",
-                        "UNICOMM_LOCAL_RANK", Integer.toString(r), "UNICOMM_STORE", "127.0.0.1:" + port,
-                        "UNICOMM_TOKEN", token, "UNICOMM_BACKEND", "shm", "UNICOMM_HEAP_SIZE", "1M", "UNICOMM_TIMEOUT", "60s"));
+                pb.environment()
+                        .putAll(Map.of(
+                                "UNICOMM_RANK",
+                                Integer.toString(r),
+                                "UNICOMM_WORLD_SIZE",
+                                "2",
+                                "UNICOMM_LOCAL_RANK",
+                                Integer.toString(r),
+                                "UNICOMM_STORE",
+                                "127.0.0.1:" + port,
+                                "UNICOMM_TOKEN",
+                                token,
+                                "UNICOMM_BACKEND",
+                                "shm",
+                                "UNICOMM_HEAP_SIZE",
+                                "1M",
+                                "UNICOMM_TIMEOUT",
+                                "60s"));
                 ranks.add(pb.start());
             }
             String[] out = new String[2];
@@ -65,9 +88,13 @@ class ModulePathRingTest {
                 out[r] = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                 assertEquals(0, p.exitValue(), "rank " + r + " failed:\n" + out[r]);
             }
-            assertTrue(out[0].contains("PE 0 of 2: inbox from PE 1 says 'hello from PE 1'; token came back as 1 (expected 1)"), out[0]);
+            assertTrue(
+                    out[0].contains(
+                            "PE 0 of 2: inbox from PE 1 says 'hello from PE 1'; token came back as 1 (expected 1)"),
+                    out[0]);
             assertTrue(out[1].contains("PE 1 of 2: inbox from PE 0 says 'hello from PE 0'"), out[1]);
-            for (String o : out) assertFalse(o.contains("restricted method"), "native access was granted by module name:\n" + o);
+            for (String o : out)
+                assertFalse(o.contains("restricted method"), "native access was granted by module name:\n" + o);
         } finally {
             for (Process p : ranks) p.destroyForcibly();
         }

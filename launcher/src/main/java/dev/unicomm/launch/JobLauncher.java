@@ -53,6 +53,7 @@ public final class JobLauncher {
     private static final Duration TERM_GRACE = Duration.ofSeconds(2);
     /** How long output of exited ranks may take to drain (a leftover grandchild may hold the pipe). */
     private static final Duration DRAIN_LIMIT = Duration.ofSeconds(5);
+
     private static final String PREFIX = "[unicomm run] ";
 
     /** Runs the job with its output on {@link System#out} / {@link System#err}. */
@@ -89,7 +90,8 @@ public final class JobLauncher {
             jobEnv.put("UNICOMM_TOKEN", token);
             jobEnv.put("UNICOMM_TLS", Boolean.toString(spec.tls()));
             if (spec.backend() != null) jobEnv.put("UNICOMM_BACKEND", spec.backend());
-            if (spec.commTimeout() != null) jobEnv.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
+            if (spec.commTimeout() != null)
+                jobEnv.put("UNICOMM_TIMEOUT", spec.commTimeout().toMillis() + "ms");
             jobEnv.put(LauncherLink.ENV, "1");
             if (elastic) jobEnv.put("UNICOMM_ELASTIC", "true");
             if (Boolean.getBoolean("unicomm.verbose")) jobEnv.put("UNICOMM_VERBOSE", "1");
@@ -98,7 +100,8 @@ public final class JobLauncher {
                 // Every host's ranks must trust one key pair: the user hands the same keystore to every launcher.
                 requireSharedKeystore(spec);
             } else if (spec.tls()) {
-                // Made in memory and handed over through the ranks' pipes (LauncherLink): never a file, whenever the launcher dies.
+                // Made in memory and handed over through the ranks' pipes (LauncherLink): never a file, whenever the
+                // launcher dies.
                 String password = randomSecret();
                 keystoreBytes = StoreTls.createSelfSignedKeystore(password.toCharArray());
                 jobEnv.put("UNICOMM_TLS_KEYSTORE", StoreTls.FROM_LAUNCHER);
@@ -108,8 +111,9 @@ public final class JobLauncher {
             List<String> command = command(spec);
             for (int r = 0; r < spec.ranks(); r++) {
                 if (System.nanoTime() - jobDeadline >= 0) {
-                    err.println(PREFIX + "job timeout of " + spec.jobTimeout().toMillis() + " ms reached while starting rank " + r
-                            + " of " + spec.ranks() + "; stopping the ranks started so far");
+                    err.println(PREFIX + "job timeout of " + spec.jobTimeout().toMillis()
+                            + " ms reached while starting rank " + r + " of " + spec.ranks()
+                            + "; stopping the ranks started so far");
                     stopAll(ranks, Duration.ZERO);
                     List<Integer> codes = new ArrayList<>();
                     for (Process p : ranks) codes.add(p.isAlive() ? 137 : p.exitValue());
@@ -134,7 +138,8 @@ public final class JobLauncher {
                 try {
                     p = pb.start();
                 } catch (IOException e) {
-                    throw new CommException("cannot start rank " + r + " with " + spec.java() + ": " + e.getMessage(), e);
+                    throw new CommException(
+                            "cannot start rank " + r + " with " + spec.java() + ": " + e.getMessage(), e);
                 }
                 synchronized (ranks) {
                     ranks.add(p);
@@ -154,7 +159,8 @@ public final class JobLauncher {
             JobResult result = await(spec, elastic, ranks, err, jobDeadline);
             drain(pumps);
             if (result.completedAfterLosingRanks())
-                err.println(PREFIX + "job completed after losing ranks " + result.lostRanks() + " (exit code " + result.exitCode() + ")");
+                err.println(PREFIX + "job completed after losing ranks " + result.lostRanks() + " (exit code "
+                        + result.exitCode() + ")");
             return result;
         } finally {
             stopAll(ranks, TERM_GRACE);
@@ -180,9 +186,12 @@ public final class JobLauncher {
      */
     public static boolean isElastic(JobSpec spec) {
         if (spec.elastic()) return true;
-        String v = spec.env().containsKey("UNICOMM_ELASTIC") ? spec.env().get("UNICOMM_ELASTIC") : System.getenv("UNICOMM_ELASTIC");
+        String v = spec.env().containsKey("UNICOMM_ELASTIC")
+                ? spec.env().get("UNICOMM_ELASTIC")
+                : System.getenv("UNICOMM_ELASTIC");
         boolean on = Boolean.parseBoolean(v);
-        for (String o : spec.jvmOptions()) if (o.startsWith("-Dunicomm.elastic=")) on = Boolean.parseBoolean(o.substring(18));
+        for (String o : spec.jvmOptions())
+            if (o.startsWith("-Dunicomm.elastic=")) on = Boolean.parseBoolean(o.substring(18));
         return on;
     }
 
@@ -207,7 +216,8 @@ public final class JobLauncher {
      * Waits for every rank. After the first failure the rest are stopped once the kill grace is over,
      * except in elastic mode, where they may go on (the job timeout still applies).
      */
-    private static JobResult await(JobSpec spec, boolean elastic, List<Process> ranks, PrintStream err, long jobDeadline) {
+    private static JobResult await(
+            JobSpec spec, boolean elastic, List<Process> ranks, PrintStream err, long jobDeadline) {
         int n = ranks.size();
         LinkedBlockingQueue<Integer> exited = new LinkedBlockingQueue<>();
         for (int r = 0; r < n; r++) {
@@ -223,7 +233,9 @@ public final class JobLauncher {
             long wakeAt = Math.min(jobDeadline, killAt);
             Integer r;
             try {
-                r = wakeAt == Long.MAX_VALUE ? exited.take() : exited.poll(Math.max(0, wakeAt - System.nanoTime()), TimeUnit.NANOSECONDS);
+                r = wakeAt == Long.MAX_VALUE
+                        ? exited.take()
+                        : exited.poll(Math.max(0, wakeAt - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 err.println(PREFIX + "interrupted; stopping every rank");
@@ -234,10 +246,11 @@ public final class JobLauncher {
                 if (!stopped && System.nanoTime() - jobDeadline >= 0) {
                     timedOut = true;
                     if (failedRank < 0) exitCode = TIMEOUT_EXIT_CODE;
-                    err.println(PREFIX + "job timeout of " + spec.jobTimeout().toMillis() + " ms reached; stopping every rank");
+                    err.println(PREFIX + "job timeout of " + spec.jobTimeout().toMillis()
+                            + " ms reached; stopping every rank");
                 } else if (!stopped) {
-                    err.println(PREFIX + "stopping the ranks still running, " + spec.killGrace().toMillis() + " ms after rank "
-                            + failedRank + " failed");
+                    err.println(PREFIX + "stopping the ranks still running, "
+                            + spec.killGrace().toMillis() + " ms after rank " + failedRank + " failed");
                 }
                 if (!stopped) {
                     stopped = true;
@@ -258,13 +271,15 @@ public final class JobLauncher {
             if (stoppedRank >= 0) {
                 failedRank = stoppedRank;
                 err.println(PREFIX + "rank " + stoppedRank + " is stopped (SIGSTOP or a debugger: state T in /proc/"
-                        + ranks.get(stoppedRank).pid() + "/stat), the likely cause: rank " + r + " exited with code " + code
+                        + ranks.get(stoppedRank).pid() + "/stat), the likely cause: rank " + r + " exited with code "
+                        + code
                         + " while it waited on it");
             }
             if (done == n) {
                 err.println(PREFIX + "rank " + r + " exited with code " + code);
             } else if (elastic) {
-                err.println(PREFIX + "rank " + r + " exited with code " + code + "; elastic job: the other ranks may go on without it");
+                err.println(PREFIX + "rank " + r + " exited with code " + code
+                        + "; elastic job: the other ranks may go on without it");
             } else {
                 err.println(PREFIX + "rank " + r + " exited with code " + code + "; the other ranks get "
                         + spec.killGrace().toMillis() + " ms to stop before they are killed");
@@ -285,7 +300,8 @@ public final class JobLauncher {
             try {
                 String stat = Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"));
                 int close = stat.lastIndexOf(')'); // the command name in parentheses may hold spaces
-                if (close >= 0 && close + 2 < stat.length() && Character.toUpperCase(stat.charAt(close + 2)) == 'T') return r;
+                if (close >= 0 && close + 2 < stat.length() && Character.toUpperCase(stat.charAt(close + 2)) == 'T')
+                    return r;
             } catch (IOException | RuntimeException e) {
                 // no /proc (not Linux) or the process just ended: not stopped
             }
@@ -368,16 +384,20 @@ public final class JobLauncher {
     private static String sharedSecret(JobSpec spec) {
         String t = launcherEnv(spec, "UNICOMM_TOKEN");
         if (t == null || t.isBlank())
-            throw new IllegalArgumentException("a job across " + spec.nodes().nnodes() + " hosts needs one secret on every host: "
-                    + "export UNICOMM_TOKEN=$(openssl rand -hex 32) where you start the launchers, the same value on each host");
-        if (t.length() < 16) throw new IllegalArgumentException("UNICOMM_TOKEN must be at least 16 characters (use openssl rand -hex 32)");
+            throw new IllegalArgumentException(
+                    "a job across " + spec.nodes().nnodes() + " hosts needs one secret on every host: "
+                            + "export UNICOMM_TOKEN=$(openssl rand -hex 32) where you start the launchers, the same value on each host");
+        if (t.length() < 16)
+            throw new IllegalArgumentException(
+                    "UNICOMM_TOKEN must be at least 16 characters (use openssl rand -hex 32)");
         return t;
     }
 
     private static void requireSharedKeystore(JobSpec spec) {
         if (launcherEnv(spec, "UNICOMM_TLS_KEYSTORE") == null || launcherEnv(spec, "UNICOMM_TLS_PASSWORD") == null)
-            throw new IllegalArgumentException("--tls across hosts needs the same key pair on every host: set UNICOMM_TLS_KEYSTORE to a "
-                    + "PKCS12 file present on each host and UNICOMM_TLS_PASSWORD to its password (docs/running-jobs.md, across hosts)");
+            throw new IllegalArgumentException(
+                    "--tls across hosts needs the same key pair on every host: set UNICOMM_TLS_KEYSTORE to a "
+                            + "PKCS12 file present on each host and UNICOMM_TLS_PASSWORD to its password (docs/running-jobs.md, across hosts)");
     }
 
     /** A variable of the spec's environment, else of this launcher's. */

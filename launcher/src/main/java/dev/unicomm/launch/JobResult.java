@@ -15,7 +15,8 @@ import java.util.List;
  *                      -1 for a rank the job timeout hit before it was started)
  * @param lostRanks the ranks that failed while the others completed (elastic mode only; else empty)
  */
-public record JobResult(int exitCode, int failedRank, boolean timedOut, List<Integer> rankExitCodes, List<Integer> lostRanks) {
+public record JobResult(
+        int exitCode, int failedRank, boolean timedOut, List<Integer> rankExitCodes, List<Integer> lostRanks) {
     public JobResult {
         rankExitCodes = List.copyOf(rankExitCodes);
         lostRanks = List.copyOf(lostRanks);
@@ -27,8 +28,12 @@ public record JobResult(int exitCode, int failedRank, boolean timedOut, List<Int
     }
 
     /** Whether every rank exited with 0. */
-    public boolean succeeded() { return exitCode == 0; }
+    public boolean succeeded() {
+        return exitCode == 0;
+    }
 
     /** Whether an elastic job's survivors completed after the {@link #lostRanks} died. */
-    public boolean completedAfterLosingRanks() { return exitCode == JobLauncher.LOST_RANKS_EXIT_CODE && !lostRanks.isEmpty(); }
+    public boolean completedAfterLosingRanks() {
+        return exitCode == JobLauncher.LOST_RANKS_EXIT_CODE && !lostRanks.isEmpty();
+    }
 }

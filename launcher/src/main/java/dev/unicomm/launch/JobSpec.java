@@ -29,9 +29,21 @@ import java.util.Map;
  *                       launcher's environment, or {@code -Dunicomm.elastic=true} in {@code jvmOptions}, mean the same
  * @param nodes          this launcher's place in a job across hosts, or {@code null} when every rank runs here
  */
-public record JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
-                      List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
-                      Duration commTimeout, Duration jobTimeout, Duration killGrace, boolean elastic, NodeLayout nodes) {
+public record JobSpec(
+        int ranks,
+        String java,
+        List<String> classpath,
+        String mainClass,
+        List<String> args,
+        List<String> jvmOptions,
+        Map<String, String> env,
+        String backend,
+        boolean tls,
+        Duration commTimeout,
+        Duration jobTimeout,
+        Duration killGrace,
+        boolean elastic,
+        NodeLayout nodes) {
 
     /** Most ranks one launcher starts. */
     public static final int MAX_RANKS = 1024;
@@ -45,12 +57,15 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
     public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
 
     public JobSpec {
-        if (ranks < 1 || ranks > MAX_RANKS) throw new IllegalArgumentException("number of ranks must be in [1, " + MAX_RANKS + "], got " + ranks);
+        if (ranks < 1 || ranks > MAX_RANKS)
+            throw new IllegalArgumentException("number of ranks must be in [1, " + MAX_RANKS + "], got " + ranks);
         if (java == null || java.isBlank()) throw new IllegalArgumentException("java executable must be given");
         if (mainClass == null || mainClass.isBlank()) throw new IllegalArgumentException("main class must be given");
-        if (classpath == null || classpath.isEmpty()) throw new IllegalArgumentException("class path must have at least one entry");
+        if (classpath == null || classpath.isEmpty())
+            throw new IllegalArgumentException("class path must have at least one entry");
         for (String e : classpath)
-            if (e == null || e.isBlank()) throw new IllegalArgumentException("class path entries must not be blank: " + classpath);
+            if (e == null || e.isBlank())
+                throw new IllegalArgumentException("class path entries must not be blank: " + classpath);
         if (backend != null && backend.isBlank()) backend = null;
         requirePositive("comm timeout", commTimeout, true);
         requirePositive("job timeout", jobTimeout, true);
@@ -60,87 +75,296 @@ public record JobSpec(int ranks, String java, List<String> classpath, String mai
         jvmOptions = List.copyOf(jvmOptions);
         env = Map.copyOf(env);
         if (nodes != null && (long) nodes.nnodes() * ranks > MAX_WORLD)
-            throw new IllegalArgumentException(nodes.nnodes() + " nodes x " + ranks + " ranks is more than " + MAX_WORLD + " ranks in all");
+            throw new IllegalArgumentException(
+                    nodes.nnodes() + " nodes x " + ranks + " ranks is more than " + MAX_WORLD + " ranks in all");
     }
 
     /** As the canonical constructor, on one host. */
-    public JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
-                   List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
-                   Duration commTimeout, Duration jobTimeout, Duration killGrace, boolean elastic) {
-        this(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, null);
+    public JobSpec(
+            int ranks,
+            String java,
+            List<String> classpath,
+            String mainClass,
+            List<String> args,
+            List<String> jvmOptions,
+            Map<String, String> env,
+            String backend,
+            boolean tls,
+            Duration commTimeout,
+            Duration jobTimeout,
+            Duration killGrace,
+            boolean elastic) {
+        this(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                null);
     }
 
     /** Ranks of this host's launcher in the whole job: {@code ranks}, or {@code nnodes * ranks} across hosts. */
-    public int worldSize() { return nodes == null ? ranks : nodes.nnodes() * ranks; }
+    public int worldSize() {
+        return nodes == null ? ranks : nodes.nnodes() * ranks;
+    }
 
     /** As the canonical constructor, elastic mode off unless the environment or JVM options turn it on. */
-    public JobSpec(int ranks, String java, List<String> classpath, String mainClass, List<String> args,
-                   List<String> jvmOptions, Map<String, String> env, String backend, boolean tls,
-                   Duration commTimeout, Duration jobTimeout, Duration killGrace) {
-        this(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, false);
+    public JobSpec(
+            int ranks,
+            String java,
+            List<String> classpath,
+            String mainClass,
+            List<String> args,
+            List<String> jvmOptions,
+            Map<String, String> env,
+            String backend,
+            boolean tls,
+            Duration commTimeout,
+            Duration jobTimeout,
+            Duration killGrace) {
+        this(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                false);
     }
 
     private static void requirePositive(String what, Duration d, boolean nullable) {
         if (d == null && nullable) return;
-        if (d == null || d.isNegative() || d.isZero()) throw new IllegalArgumentException(what + " must be positive, got " + d);
+        if (d == null || d.isNegative() || d.isZero())
+            throw new IllegalArgumentException(what + " must be positive, got " + d);
     }
 
     /** {@code ranks} copies of {@code mainClass} on this JVM's java and class path, with defaults for the rest. */
     public static JobSpec of(int ranks, String mainClass, String... args) {
-        return new JobSpec(ranks, currentJava(), currentClasspath(), mainClass, Arrays.asList(args), List.of(), Map.of(),
-                null, false, null, null, DEFAULT_KILL_GRACE, false, null);
+        return new JobSpec(
+                ranks,
+                currentJava(),
+                currentClasspath(),
+                mainClass,
+                Arrays.asList(args),
+                List.of(),
+                Map.of(),
+                null,
+                false,
+                null,
+                null,
+                DEFAULT_KILL_GRACE,
+                false,
+                null);
     }
 
     /** The {@code java} executable running this JVM. */
     public static String currentJava() {
-        return ProcessHandle.current().info().command()
+        return ProcessHandle.current()
+                .info()
+                .command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }
 
     /** This JVM's class path entries ({@code java.class.path}). */
     public static List<String> currentClasspath() {
         String cp = System.getProperty("java.class.path", "");
-        return Arrays.stream(cp.split(File.pathSeparator)).filter(s -> !s.isBlank()).toList();
+        return Arrays.stream(cp.split(File.pathSeparator))
+                .filter(s -> !s.isBlank())
+                .toList();
     }
 
     public JobSpec withClasspath(List<String> entries) {
-        return new JobSpec(ranks, java, entries, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                entries,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withJvmOptions(List<String> options) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, options, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                options,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withEnv(Map<String, String> variables) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, variables, backend, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                variables,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withBackend(String name) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, name, tls, commTimeout, jobTimeout, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                name,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withTls(boolean on) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, on, commTimeout, jobTimeout, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                on,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withCommTimeout(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, t, jobTimeout, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                t,
+                jobTimeout,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withJobTimeout(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, t, killGrace, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                t,
+                killGrace,
+                elastic,
+                nodes);
     }
 
     public JobSpec withKillGrace(Duration t) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, t, elastic, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                t,
+                elastic,
+                nodes);
     }
 
     /** This launcher's part of a job across hosts ({@code null}: the whole job runs here). */
     public JobSpec withNodes(NodeLayout layout) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, elastic, layout);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                elastic,
+                layout);
     }
 
     public JobSpec withElastic(boolean on) {
-        return new JobSpec(ranks, java, classpath, mainClass, args, jvmOptions, env, backend, tls, commTimeout, jobTimeout, killGrace, on, nodes);
+        return new JobSpec(
+                ranks,
+                java,
+                classpath,
+                mainClass,
+                args,
+                jvmOptions,
+                env,
+                backend,
+                tls,
+                commTimeout,
+                jobTimeout,
+                killGrace,
+                on,
+                nodes);
     }
 }

@@ -21,6 +21,7 @@ final class LauncherLink {
 
     /** Set by the launcher in every rank's environment: the header is on standard input. */
     static final String ENV = "UNICOMM_LAUNCHER_PIPE";
+
     static final String MAGIC = "UNICOMM-LAUNCHER 1";
     static final String KEYSTORE = "keystore ";
     static final String END = "end";
@@ -32,7 +33,10 @@ final class LauncherLink {
     /** The header the launcher writes to a rank's standard input. */
     static byte[] header(byte[] keystore) {
         StringBuilder sb = new StringBuilder(MAGIC).append('\n');
-        if (keystore != null) sb.append(KEYSTORE).append(Base64.getEncoder().encodeToString(keystore)).append('\n');
+        if (keystore != null)
+            sb.append(KEYSTORE)
+                    .append(Base64.getEncoder().encodeToString(keystore))
+                    .append('\n');
         return sb.append(END).append('\n').toString().getBytes(StandardCharsets.US_ASCII);
     }
 
@@ -42,10 +46,13 @@ final class LauncherLink {
         InputStream pipe = new FileInputStream(FileDescriptor.in);
         String first = line(pipe);
         if (!MAGIC.equals(first))
-            throw new IOException("rank started with " + ENV + "=1 but its standard input does not come from 'unicomm run' (got "
-                    + (first == null ? "end of stream" : "'" + first.substring(0, Math.min(40, first.length())) + "'") + ")");
+            throw new IOException("rank started with " + ENV
+                    + "=1 but its standard input does not come from 'unicomm run' (got "
+                    + (first == null ? "end of stream" : "'" + first.substring(0, Math.min(40, first.length())) + "'")
+                    + ")");
         for (String l; (l = line(pipe)) != null && !l.equals(END); ) {
-            if (l.startsWith(KEYSTORE)) StoreTls.useLauncherKeystore(Base64.getDecoder().decode(l.substring(KEYSTORE.length())));
+            if (l.startsWith(KEYSTORE))
+                StoreTls.useLauncherKeystore(Base64.getDecoder().decode(l.substring(KEYSTORE.length())));
         }
         System.setIn(InputStream.nullInputStream()); // user code sees an empty standard input, as before
         Thread.ofPlatform().daemon().name("unicomm-launcher-watchdog").start(() -> watch(pipe));

@@ -18,14 +18,20 @@ public record NodeLayout(int nnodes, int nodeRank, String masterAddr, int master
     public static final int DEFAULT_PORT = 29500;
 
     public NodeLayout {
-        if (nnodes < 1 || nnodes > MAX_NODES) throw new IllegalArgumentException("--nnodes must be in [1, " + MAX_NODES + "], got " + nnodes);
+        if (nnodes < 1 || nnodes > MAX_NODES)
+            throw new IllegalArgumentException("--nnodes must be in [1, " + MAX_NODES + "], got " + nnodes);
         if (nodeRank < 0 || nodeRank >= nnodes)
-            throw new IllegalArgumentException("--node-rank must be in [0, " + nnodes + ") for --nnodes " + nnodes + ", got " + nodeRank);
+            throw new IllegalArgumentException(
+                    "--node-rank must be in [0, " + nnodes + ") for --nnodes " + nnodes + ", got " + nodeRank);
         if (masterAddr == null || masterAddr.isBlank())
-            throw new IllegalArgumentException("a job of " + nnodes + " nodes needs --master-addr: an address of node 0 that every host reaches");
-        if (masterPort < 1 || masterPort > 65535) throw new IllegalArgumentException("--master-port must be in [1, 65535], got " + masterPort);
+            throw new IllegalArgumentException(
+                    "a job of " + nnodes + " nodes needs --master-addr: an address of node 0 that every host reaches");
+        if (masterPort < 1 || masterPort > 65535)
+            throw new IllegalArgumentException("--master-port must be in [1, 65535], got " + masterPort);
     }
 
     /** The job rank of local rank {@code local} on this node. */
-    int rankOf(int local, int perNode) { return nodeRank * perNode + local; }
+    int rankOf(int local, int perNode) {
+        return nodeRank * perNode + local;
+    }
 }

@@ -29,18 +29,20 @@ final class Preflight {
         for (String entry : spec.classpath()) urls.addAll(urlsOf(entry));
         String main = spec.mainClass();
         // Not initialised: no static code of the user's runs in the launcher.
-        try (URLClassLoader loader = new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
+        try (URLClassLoader loader =
+                new URLClassLoader(urls.toArray(URL[]::new), ClassLoader.getPlatformClassLoader())) {
             Class<?> c;
             try {
                 c = Class.forName(main, false, loader);
             } catch (ClassNotFoundException e) {
-                throw new IllegalArgumentException("main class " + main + " is not on the ranks' class path (" + describe(spec.classpath())
-                        + "); check its spelling and --cp");
+                throw new IllegalArgumentException("main class " + main + " is not on the ranks' class path ("
+                        + describe(spec.classpath()) + "); check its spelling and --cp");
             } catch (LinkageError e) {
                 throw new IllegalArgumentException("main class " + main + " cannot be loaded: " + e);
             }
             if (mainMethod(c) == null)
-                throw new IllegalArgumentException("class " + main + " has no main method: declare 'public static void main(String[] args)'");
+                throw new IllegalArgumentException(
+                        "class " + main + " has no main method: declare 'public static void main(String[] args)'");
         } catch (LinkageError e) {
             throw new IllegalArgumentException("main class " + main + " cannot be loaded: " + e);
         } catch (IOException e) {
@@ -79,7 +81,8 @@ final class Preflight {
             }
             return jars;
         } catch (MalformedURLException e) {
-            throw new IllegalArgumentException("class path entry " + entry + " is not a usable path: " + e.getMessage());
+            throw new IllegalArgumentException(
+                    "class path entry " + entry + " is not a usable path: " + e.getMessage());
         } catch (IOException e) {
             throw new IllegalArgumentException("class path entry " + entry + " cannot be read: " + e.getMessage());
         }

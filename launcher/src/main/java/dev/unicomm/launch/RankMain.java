@@ -29,8 +29,10 @@ public final class RankMain {
                 // because another one did would only add dozens of frames per rank to the job's output.
                 String me = "rank " + System.getenv().getOrDefault("UNICOMM_RANK", "?") + " failed: ";
                 String message = String.valueOf(t.getMessage());
-                if (message.startsWith(me)) message = message.substring(me.length()); // its own failure: say "rank 2 failed" once
-                System.err.println("[unicomm] " + me + t.getClass().getSimpleName() + ": " + message + " (UNICOMM_VERBOSE=1 prints the stack trace)");
+                if (message.startsWith(me))
+                    message = message.substring(me.length()); // its own failure: say "rank 2 failed" once
+                System.err.println("[unicomm] " + me + t.getClass().getSimpleName() + ": " + message
+                        + " (UNICOMM_VERBOSE=1 prints the stack trace)");
                 System.exit(1);
             }
             throw t; // the JVM reports it as it would for a plain 'java Main'

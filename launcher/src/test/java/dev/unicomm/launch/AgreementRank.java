@@ -21,12 +21,20 @@ public final class AgreementRank {
     private AgreementRank() {}
 
     record TestProvider(String name, int priority, boolean here) implements CommBackendProvider {
-        @Override public Set<Capability> capabilities() { return Set.of(Capability.RMA); }
-        @Override public Availability availability() {
+        @Override
+        public Set<Capability> capabilities() {
+            return Set.of(Capability.RMA);
+        }
+
+        @Override
+        public Availability availability() {
             return here ? Availability.yes() : Availability.no("test backend switched off on this rank", "none");
         }
-        @Override public BackendCommunicator open(BackendContext context) {
-            context.store().barrier("test-open"); // an open is collective: it waits for every rank, like a real backend's
+
+        @Override
+        public BackendCommunicator open(BackendContext context) {
+            context.store()
+                    .barrier("test-open"); // an open is collective: it waits for every rank, like a real backend's
             throw new IllegalStateException("reached open of " + name);
         }
     }
@@ -35,7 +43,8 @@ public final class AgreementRank {
         CommConfig config = CommConfig.fromEnvironment();
         String alphaRank = System.getProperty("agreement.alphaRank", "all");
         boolean alpha = alphaRank.equals("all") || Integer.parseInt(alphaRank) == config.rank();
-        BackendRegistry registry = BackendRegistry.of(List.of(new TestProvider("alpha", 50, alpha), new TestProvider("beta", 10, true)));
+        BackendRegistry registry =
+                BackendRegistry.of(List.of(new TestProvider("alpha", 50, alpha), new TestProvider("beta", 10, true)));
         try {
             Unicomm.connect(config, registry).close();
         } catch (IllegalStateException e) {

@@ -1,9 +1,8 @@
 package dev.unicomm.launch;
 
-import dev.unicomm.internal.rendezvous.Rendezvous;
-
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommConfig;
+import dev.unicomm.internal.rendezvous.Rendezvous;
 import dev.unicomm.spi.Store;
 import java.nio.charset.StandardCharsets;
 
@@ -27,9 +26,11 @@ public final class LaunchedRank {
                     store.set("name/" + rank, ("r" + rank).getBytes(StandardCharsets.UTF_8));
                     store.barrier("named");
                     StringBuilder all = new StringBuilder();
-                    for (int p = 0; p < size; p++) all.append(new String(store.get("name/" + p), StandardCharsets.UTF_8));
+                    for (int p = 0; p < size; p++)
+                        all.append(new String(store.get("name/" + p), StandardCharsets.UTF_8));
                     System.out.println("rank " + rank + " of " + size + " sees " + all + " tls=" + config.tls()
-                            + " token=" + (config.token() != null && config.token().length() >= 40) + " backend=" + config.backend()
+                            + " token="
+                            + (config.token() != null && config.token().length() >= 40) + " backend=" + config.backend()
                             + " tokenhash=" + tokenHash(config.token()));
                     System.err.println("stderr of rank " + rank);
                     store.barrier("done");
@@ -66,11 +67,17 @@ public final class LaunchedRank {
                 System.out.println("rank " + rank + " finished");
                 System.exit(Integer.parseInt(args[4]));
             }
-            case "stop-self" -> { // args: the rank that SIGSTOPs itself; the others then wait on the store until its timeout
+            case "stop-self" -> { // args: the rank that SIGSTOPs itself; the others then wait on the store until its
+                // timeout
                 Store store = Rendezvous.connect(config);
                 store.barrier("connected");
                 if (rank == Integer.parseInt(args[1]))
-                    new ProcessBuilder("kill", "-STOP", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                    new ProcessBuilder(
+                                    "kill",
+                                    "-STOP",
+                                    Long.toString(ProcessHandle.current().pid()))
+                            .start()
+                            .waitFor();
                 store.barrier("after-stop");
             }
             case "own-abort" -> throw new CommAbortedException(rank, "it gave up"); // names this rank itself

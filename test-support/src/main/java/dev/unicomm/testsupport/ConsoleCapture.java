@@ -13,7 +13,9 @@ public final class ConsoleCapture {
     private ConsoleCapture() {}
 
     /** Code that returns an exit code. */
-    public interface Command { int run(); }
+    public interface Command {
+        int run();
+    }
 
     /**
      * What a command returned and printed.
@@ -24,7 +26,9 @@ public final class ConsoleCapture {
      */
     public record Captured(int code, String out, String err) {
         /** stdout then stderr: what to show when an assertion fails. */
-        public String log() { return out + err; }
+        public String log() {
+            return out + err;
+        }
     }
 
     /** Runs {@code command} with stdout and stderr captured; an exception it throws propagates (streams restored). */
@@ -33,7 +37,7 @@ public final class ConsoleCapture {
         PrintStream oldOut = System.out, oldErr = System.err;
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
             System.setOut(o);
             System.setErr(e);
             int code = command.run();

@@ -33,34 +33,43 @@ public final class MemoryStore {
     public MemoryStore(int ranks, Duration timeout) {
         if (ranks < 1) throw new IllegalArgumentException("ranks must be at least 1, got " + ranks);
         Objects.requireNonNull(timeout, "timeout");
-        if (timeout.isNegative() || timeout.isZero()) throw new IllegalArgumentException("timeout must be positive, got " + timeout);
+        if (timeout.isNegative() || timeout.isZero())
+            throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         this.ranks = ranks;
         this.timeout = timeout;
     }
 
     /** Ranks of the job. */
-    public int ranks() { return ranks; }
+    public int ranks() {
+        return ranks;
+    }
 
     /** Rank {@code rank}'s side of the store; each rank should take one view and close it once. */
     public Store view(int rank) {
-        if (rank < 0 || rank >= ranks) throw new IllegalArgumentException("rank must be in [0, " + ranks + "), got " + rank);
+        if (rank < 0 || rank >= ranks)
+            throw new IllegalArgumentException("rank must be in [0, " + ranks + "), got " + rank);
         return new View(rank);
     }
 
     /** Whether a rank has aborted the job. */
-    public synchronized boolean aborted() { return abortReason != null; }
+    public synchronized boolean aborted() {
+        return abortReason != null;
+    }
 
     private final class View implements Store {
         private final int rank;
         private volatile boolean closed;
 
-        View(int rank) { this.rank = rank; }
+        View(int rank) {
+            this.rank = rank;
+        }
 
         private void ensureOpen() {
             if (closed) throw new IllegalStateException("rank " + rank + " has closed its store view");
         }
 
-        @Override public void set(String key, byte[] value) {
+        @Override
+        public void set(String key, byte[] value) {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(value, "value");
             ensureOpen();
@@ -70,9 +79,13 @@ public final class MemoryStore {
             }
         }
 
-        @Override public byte[] get(String key) { return get(key, timeout); }
+        @Override
+        public byte[] get(String key) {
+            return get(key, timeout);
+        }
 
-        @Override public byte[] get(String key, Duration limit) {
+        @Override
+        public byte[] get(String key, Duration limit) {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(limit, "limit");
             ensureOpen();
@@ -82,7 +95,8 @@ public final class MemoryStore {
             }
         }
 
-        @Override public long add(String key, long delta) {
+        @Override
+        public long add(String key, long delta) {
             Objects.requireNonNull(key, "key");
             ensureOpen();
             synchronized (MemoryStore.this) {
@@ -94,7 +108,8 @@ public final class MemoryStore {
             }
         }
 
-        @Override public boolean contains(String key) {
+        @Override
+        public boolean contains(String key) {
             Objects.requireNonNull(key, "key");
             ensureOpen();
             synchronized (MemoryStore.this) {
@@ -102,7 +117,8 @@ public final class MemoryStore {
             }
         }
 
-        @Override public void barrier(String name) {
+        @Override
+        public void barrier(String name) {
             Objects.requireNonNull(name, "name");
             ensureOpen();
             synchronized (MemoryStore.this) {
@@ -112,7 +128,8 @@ public final class MemoryStore {
             }
         }
 
-        @Override public void abort(String reason) {
+        @Override
+        public void abort(String reason) {
             Objects.requireNonNull(reason, "reason");
             synchronized (MemoryStore.this) {
                 if (abortReason == null) {
@@ -123,15 +140,22 @@ public final class MemoryStore {
             }
         }
 
-        @Override public void checkHealthy() {
+        @Override
+        public void checkHealthy() {
             synchronized (MemoryStore.this) {
                 if (abortReason != null) throw new CommAbortedException(abortRank, abortReason);
             }
         }
 
-        @Override public void close() { closed = true; }
+        @Override
+        public void close() {
+            closed = true;
+        }
 
-        @Override public String toString() { return "MemoryStore[rank=" + rank + "/" + ranks + (closed ? ", closed" : "") + "]"; }
+        @Override
+        public String toString() {
+            return "MemoryStore[rank=" + rank + "/" + ranks + (closed ? ", closed" : "") + "]";
+        }
     }
 
     /** Waits (holding this store's monitor) until {@code done}, an abort, or {@code limit}. */

@@ -25,28 +25,37 @@ public final class ProcessJob {
      */
     public record Finished(JobResult result, String out, String err) {
         /** The job's exit code. */
-        public int exitCode() { return result.exitCode(); }
+        public int exitCode() {
+            return result.exitCode();
+        }
 
         /** Every rank's exit code, by rank. */
-        public List<Integer> rankExitCodes() { return result.rankExitCodes(); }
+        public List<Integer> rankExitCodes() {
+            return result.rankExitCodes();
+        }
 
         /** stdout then stderr: what to show when an assertion on the job fails. */
-        public String log() { return out + err; }
+        public String log() {
+            return out + err;
+        }
 
         /** What rank {@code rank} printed to stdout (to both streams after {@link #runMerged}), without the {@code [rank] } prefix. */
         public String rankOutput(int rank) {
             if (rank < 0 || rank >= result.rankExitCodes().size())
-                throw new IllegalArgumentException("rank must be in [0, " + result.rankExitCodes().size() + "), got " + rank);
+                throw new IllegalArgumentException(
+                        "rank must be in [0, " + result.rankExitCodes().size() + "), got " + rank);
             String prefix = "[" + rank + "] ";
             StringBuilder b = new StringBuilder();
-            out.lines().filter(l -> l.startsWith(prefix)).forEach(l -> b.append(l, prefix.length(), l.length()).append('\n'));
+            out.lines().filter(l -> l.startsWith(prefix)).forEach(l -> b.append(l, prefix.length(), l.length())
+                    .append('\n'));
             return b.toString();
         }
 
         /** Each rank's exit code and output ({@link #rankOutput}), by rank. */
         public List<RankOutput> ranks() {
             return java.util.stream.IntStream.range(0, result.rankExitCodes().size())
-                    .mapToObj(r -> new RankOutput(result.rankExitCodes().get(r), rankOutput(r))).toList();
+                    .mapToObj(r -> new RankOutput(result.rankExitCodes().get(r), rankOutput(r)))
+                    .toList();
         }
     }
 
@@ -64,7 +73,7 @@ public final class ProcessJob {
         ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
         JobResult result;
         try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
-             PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
+                PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, o, e);
         }
         return new Finished(result, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));

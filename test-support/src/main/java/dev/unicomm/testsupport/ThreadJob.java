@@ -46,13 +46,19 @@ public final class ThreadJob {
     public static final Duration DEFAULT_JOB_TIMEOUT = Duration.ofSeconds(120);
 
     /** A rank's body; what it returns is that rank's value. */
-    public interface Body<T> { T run(Communicator comm) throws Exception; }
+    public interface Body<T> {
+        T run(Communicator comm) throws Exception;
+    }
 
     /** A rank's body without a value. */
-    public interface Work { void run(Communicator comm) throws Exception; }
+    public interface Work {
+        void run(Communicator comm) throws Exception;
+    }
 
     /** Opens the raw backend communicator of one rank (a provider's {@code open}, or a test double's). */
-    public interface Opener { BackendCommunicator open(BackendContext context); }
+    public interface Opener {
+        BackendCommunicator open(BackendContext context);
+    }
 
     /**
      * How one rank ended: its value, or what its open, body or close threw.
@@ -63,7 +69,9 @@ public final class ThreadJob {
      */
     public record Outcome<T>(int rank, T value, Throwable error) {
         /** Whether the rank failed. */
-        public boolean failed() { return error != null; }
+        public boolean failed() {
+            return error != null;
+        }
 
         /** The value, or an {@link AssertionError} naming the rank and carrying its failure. */
         public T get() {
@@ -82,13 +90,28 @@ public final class ThreadJob {
     private final Duration jobTimeout;
     private final int[] hostOfRank; // null: every rank on one host
 
-    private ThreadJob(BackendReport backend, Opener opener, int ranks, Duration timeout, long heapSize,
-                      Map<String, String> properties, IntFunction<CommConfig> configs, Duration jobTimeout) {
+    private ThreadJob(
+            BackendReport backend,
+            Opener opener,
+            int ranks,
+            Duration timeout,
+            long heapSize,
+            Map<String, String> properties,
+            IntFunction<CommConfig> configs,
+            Duration jobTimeout) {
         this(backend, opener, ranks, timeout, heapSize, properties, configs, jobTimeout, null);
     }
 
-    private ThreadJob(BackendReport backend, Opener opener, int ranks, Duration timeout, long heapSize,
-                      Map<String, String> properties, IntFunction<CommConfig> configs, Duration jobTimeout, int[] hostOfRank) {
+    private ThreadJob(
+            BackendReport backend,
+            Opener opener,
+            int ranks,
+            Duration timeout,
+            long heapSize,
+            Map<String, String> properties,
+            IntFunction<CommConfig> configs,
+            Duration jobTimeout,
+            int[] hostOfRank) {
         this.hostOfRank = hostOfRank;
         this.backend = backend;
         this.opener = opener;
@@ -111,7 +134,8 @@ public final class ThreadJob {
         Objects.requireNonNull(backend, "backend");
         Objects.requireNonNull(opener, "opener");
         if (ranks < 1) throw new IllegalArgumentException("ranks must be at least 1, got " + ranks);
-        return new ThreadJob(backend, opener, ranks, DEFAULT_TIMEOUT, DEFAULT_HEAP_SIZE, Map.of(), null, DEFAULT_JOB_TIMEOUT);
+        return new ThreadJob(
+                backend, opener, ranks, DEFAULT_TIMEOUT, DEFAULT_HEAP_SIZE, Map.of(), null, DEFAULT_JOB_TIMEOUT);
     }
 
     /** Each rank's wait limit ({@link CommConfig#timeout()}, and the store's). */
@@ -128,7 +152,8 @@ public final class ThreadJob {
 
     /** Backend properties of every rank ({@link CommConfig#properties()}). */
     public ThreadJob properties(Map<String, String> props) {
-        return new ThreadJob(backend, opener, ranks, timeout, heapSize, Map.copyOf(props), configs, jobTimeout, hostOfRank);
+        return new ThreadJob(
+                backend, opener, ranks, timeout, heapSize, Map.copyOf(props), configs, jobTimeout, hostOfRank);
     }
 
     /**
@@ -154,20 +179,30 @@ public final class ThreadJob {
      */
     public ThreadJob hosts(int... hostOfRank) {
         if (hostOfRank.length != ranks)
-            throw new IllegalArgumentException("a topology of " + ranks + " ranks needs " + ranks + " hosts, got " + hostOfRank.length);
+            throw new IllegalArgumentException(
+                    "a topology of " + ranks + " ranks needs " + ranks + " hosts, got " + hostOfRank.length);
         int hosts = java.util.Arrays.stream(hostOfRank).max().orElse(0) + 1;
-        new HostTopology(0, hostOfRank, java.util.stream.IntStream.range(0, hosts).mapToObj(h -> "sim" + h).toList()); // validates
-        return new ThreadJob(backend, opener, ranks, timeout, heapSize, properties, configs, jobTimeout, hostOfRank.clone());
+        new HostTopology(
+                0,
+                hostOfRank,
+                java.util.stream.IntStream.range(0, hosts)
+                        .mapToObj(h -> "sim" + h)
+                        .toList()); // validates
+        return new ThreadJob(
+                backend, opener, ranks, timeout, heapSize, properties, configs, jobTimeout, hostOfRank.clone());
     }
 
     /** Rank {@code rank}'s configuration: the backend's name, an in-process store address, and this job's settings. */
     public CommConfig config(int rank) {
-        if (rank < 0 || rank >= ranks) throw new IllegalArgumentException("rank must be in [0, " + ranks + "), got " + rank);
+        if (rank < 0 || rank >= ranks)
+            throw new IllegalArgumentException("rank must be in [0, " + ranks + "), got " + rank);
         if (configs == null)
-            return new CommConfig(backend.name(), rank, ranks, rank, "in-process", 1, null, false, timeout, heapSize, properties);
+            return new CommConfig(
+                    backend.name(), rank, ranks, rank, "in-process", 1, null, false, timeout, heapSize, properties);
         CommConfig c = configs.apply(rank);
         if (c.rank() != rank || c.worldSize() != ranks)
-            throw new IllegalArgumentException("config for rank " + rank + " of " + ranks + " says rank " + c.rank() + " of " + c.worldSize());
+            throw new IllegalArgumentException(
+                    "config for rank " + rank + " of " + ranks + " says rank " + c.rank() + " of " + c.worldSize());
         return c;
     }
 
@@ -178,7 +213,8 @@ public final class ThreadJob {
         for (int r = 0; r < ranks; r++) cfgs.add(config(r));
         // The store's own waits use rank 0's limit, as the TCP store uses its host's.
         MemoryStore store = new MemoryStore(ranks, cfgs.get(0).timeout());
-        ExecutorService pool = Executors.newFixedThreadPool(ranks, Thread.ofPlatform().name("rank-", 0).daemon(true).factory());
+        ExecutorService pool = Executors.newFixedThreadPool(
+                ranks, Thread.ofPlatform().name("rank-", 0).daemon(true).factory());
         try {
             List<Future<Outcome<T>>> futures = new ArrayList<>();
             for (int r = 0; r < ranks; r++) {
@@ -194,7 +230,8 @@ public final class ThreadJob {
                 } catch (TimeoutException e) {
                     throw new AssertionError("thread job: rank " + r + " still running after " + jobTimeout, e);
                 } catch (ExecutionException e) {
-                    throw new AssertionError("thread job: rank " + r + " escaped its harness: " + e.getCause(), e.getCause());
+                    throw new AssertionError(
+                            "thread job: rank " + r + " escaped its harness: " + e.getCause(), e.getCause());
                 }
             }
             return out;
@@ -208,7 +245,12 @@ public final class ThreadJob {
 
     private HostTopology topology(int rank) {
         int hosts = java.util.Arrays.stream(hostOfRank).max().orElse(0) + 1;
-        return new HostTopology(rank, hostOfRank, java.util.stream.IntStream.range(0, hosts).mapToObj(h -> "sim" + h).toList());
+        return new HostTopology(
+                rank,
+                hostOfRank,
+                java.util.stream.IntStream.range(0, hosts)
+                        .mapToObj(h -> "sim" + h)
+                        .toList());
     }
 
     private <T> Outcome<T> runRank(int rank, CommConfig cfg, Store store, Body<T> body) {
@@ -216,7 +258,8 @@ public final class ThreadJob {
         BackendCommunicator raw = null;
         try {
             raw = opener.open(new BackendContext(cfg, store));
-            comm = hostOfRank == null ? new CheckedCommunicator(raw, backend, cfg, store)
+            comm = hostOfRank == null
+                    ? new CheckedCommunicator(raw, backend, cfg, store)
                     : new CheckedCommunicator(raw, backend, cfg, store, null, topology(rank));
         } catch (Throwable t) {
             store.abort("open failed on rank " + rank + ": " + t);
@@ -240,10 +283,12 @@ public final class ThreadJob {
         Outcome<T> root = null;
         for (Outcome<T> o : outcomes) {
             if (!o.failed()) continue;
-            if (root == null || (o.error() instanceof AssertionError && !(root.error() instanceof AssertionError))) root = o;
+            if (root == null || (o.error() instanceof AssertionError && !(root.error() instanceof AssertionError)))
+                root = o;
         }
         if (root != null) {
-            AssertionError e = new AssertionError("rank " + root.rank() + " of " + ranks + " failed: " + root.error(), root.error());
+            AssertionError e = new AssertionError(
+                    "rank " + root.rank() + " of " + ranks + " failed: " + root.error(), root.error());
             for (Outcome<T> o : outcomes) if (o.failed() && o != root) e.addSuppressed(o.error());
             throw e;
         }

@@ -20,7 +20,8 @@ class MemoryStoreTest {
     /** One thread per waiting rank (the common pool may have a single worker on a small machine). */
     private static final Executor RANKS = r -> Thread.ofPlatform().daemon().start(r);
 
-    @Test void aValueSetByOneRankReachesAWaitingRank() throws Exception {
+    @Test
+    void aValueSetByOneRankReachesAWaitingRank() throws Exception {
         MemoryStore store = new MemoryStore(2, LONG);
         Store r0 = store.view(0), r1 = store.view(1);
         CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> r1.get("k"), RANKS);
@@ -30,17 +31,21 @@ class MemoryStoreTest {
         assertFalse(r1.contains("other"));
     }
 
-    @Test void countersAddAcrossRanks() {
+    @Test
+    void countersAddAcrossRanks() {
         MemoryStore store = new MemoryStore(3, LONG);
         assertEquals(5, store.view(0).add("c", 5));
         assertEquals(3, store.view(2).add("c", -2));
         assertEquals(3, store.view(1).add("c", 0));
     }
 
-    @Test void theBarrierWaitsForEveryRank() throws Exception {
+    @Test
+    void theBarrierWaitsForEveryRank() throws Exception {
         MemoryStore store = new MemoryStore(3, LONG);
-        CompletableFuture<Void> a = CompletableFuture.runAsync(() -> store.view(0).barrier("b"), RANKS);
-        CompletableFuture<Void> b = CompletableFuture.runAsync(() -> store.view(1).barrier("b"), RANKS);
+        CompletableFuture<Void> a =
+                CompletableFuture.runAsync(() -> store.view(0).barrier("b"), RANKS);
+        CompletableFuture<Void> b =
+                CompletableFuture.runAsync(() -> store.view(1).barrier("b"), RANKS);
         Thread.sleep(200);
         assertFalse(a.isDone() || b.isDone(), "two of three ranks must not pass the barrier");
         store.view(2).barrier("b");
@@ -48,14 +53,18 @@ class MemoryStoreTest {
         b.get(30, TimeUnit.SECONDS);
     }
 
-    @Test void aWaitRunsIntoItsLimit() {
+    @Test
+    void aWaitRunsIntoItsLimit() {
         MemoryStore store = new MemoryStore(2, LONG);
         var e = assertThrows(CommTimeoutException.class, () -> store.view(0).get("never", Duration.ofMillis(50)));
         assertTrue(e.getMessage().contains("never"), e.getMessage());
-        assertThrows(CommTimeoutException.class, () -> new MemoryStore(2, Duration.ofMillis(50)).view(0).barrier("alone"));
+        assertThrows(
+                CommTimeoutException.class,
+                () -> new MemoryStore(2, Duration.ofMillis(50)).view(0).barrier("alone"));
     }
 
-    @Test void anAbortFailsWaitsAndHealthChecksNamingTheFirstAbortingRank() throws Exception {
+    @Test
+    void anAbortFailsWaitsAndHealthChecksNamingTheFirstAbortingRank() throws Exception {
         MemoryStore store = new MemoryStore(3, LONG);
         Store r0 = store.view(0);
         r0.checkHealthy();
@@ -66,12 +75,14 @@ class MemoryStoreTest {
         var aborted = (CommAbortedException) e.getCause();
         assertEquals(2, aborted.failedRank());
         assertTrue(aborted.getMessage().contains("rank 2 hit a bug"), aborted.getMessage());
-        var health = assertThrows(CommAbortedException.class, () -> store.view(1).checkHealthy());
+        var health =
+                assertThrows(CommAbortedException.class, () -> store.view(1).checkHealthy());
         assertEquals(2, health.failedRank());
         assertTrue(store.aborted());
     }
 
-    @Test void valuesAreCopiedAndAClosedViewRefusesUse() {
+    @Test
+    void valuesAreCopiedAndAClosedViewRefusesUse() {
         MemoryStore store = new MemoryStore(1, LONG);
         Store s = store.view(0);
         byte[] v = {7};
@@ -84,10 +95,13 @@ class MemoryStoreTest {
         assertArrayEquals(new byte[] {7}, store.view(0).get("k"), "closing a view leaves the job's values");
     }
 
-    @Test void badArgumentsAreRejected() {
+    @Test
+    void badArgumentsAreRejected() {
         assertThrows(IllegalArgumentException.class, () -> new MemoryStore(0, LONG));
         assertThrows(IllegalArgumentException.class, () -> new MemoryStore(1, Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> new MemoryStore(2, LONG).view(2));
-        assertThrows(NullPointerException.class, () -> new MemoryStore(1, LONG).view(0).set(null, new byte[0]));
+        assertThrows(
+                NullPointerException.class,
+                () -> new MemoryStore(1, LONG).view(0).set(null, new byte[0]));
     }
 }

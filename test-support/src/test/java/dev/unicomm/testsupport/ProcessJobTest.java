@@ -12,11 +12,14 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(300)
 class ProcessJobTest {
     private static JobSpec spec(String... args) {
-        return JobSpec.of(2, PrintingRank.class.getName(), args).withJvmOptions(List.of("-XX:TieredStopAtLevel=1"))
-                .withJobTimeout(Duration.ofSeconds(120)).withKillGrace(Duration.ofSeconds(60));
+        return JobSpec.of(2, PrintingRank.class.getName(), args)
+                .withJvmOptions(List.of("-XX:TieredStopAtLevel=1"))
+                .withJobTimeout(Duration.ofSeconds(120))
+                .withKillGrace(Duration.ofSeconds(60));
     }
 
-    @Test void keepsEachRanksLinesOnTheirStreamWithTheRankPrefix() {
+    @Test
+    void keepsEachRanksLinesOnTheirStreamWithTheRankPrefix() {
         ProcessJob.Finished f = ProcessJob.run(spec());
         assertEquals(0, f.exitCode(), f.log());
         assertTrue(f.out().contains("[0] out of rank 0 of 2") && f.out().contains("[1] out of rank 1 of 2"), f.out());
@@ -24,7 +27,8 @@ class ProcessJobTest {
         assertEquals("out of rank 1 of 2\n", f.rankOutput(1), f.log());
     }
 
-    @Test void aFailingRanksCodeIsTheJobsAndMergedOutputKeepsBothStreams() {
+    @Test
+    void aFailingRanksCodeIsTheJobsAndMergedOutputKeepsBothStreams() {
         ProcessJob.Finished f = ProcessJob.runMerged(spec("1", "7"));
         assertEquals(7, f.exitCode(), f.log());
         assertEquals(7, f.rankExitCodes().get(1), f.log());
@@ -32,6 +36,9 @@ class ProcessJobTest {
         assertEquals("", f.err());
         var rank1 = f.ranks().get(1);
         assertEquals(7, rank1.exitCode());
-        assertTrue(rank1.output().contains("out of rank 1 of 2\n") && rank1.output().contains("err of rank 1\n"), rank1.output());
+        assertTrue(
+                rank1.output().contains("out of rank 1 of 2\n")
+                        && rank1.output().contains("err of rank 1\n"),
+                rank1.output());
     }
 }

@@ -6,5 +6,7 @@ import dev.unicomm.spi.fixture.CycleHalfB;
 public final class CycleHalfA {
     private CycleHalfA() {}
 
-    public static int depth() { return CycleHalfB.name().length(); }
+    public static int depth() {
+        return CycleHalfB.name().length();
+    }
 }

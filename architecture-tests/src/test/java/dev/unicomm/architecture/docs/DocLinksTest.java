@@ -27,27 +27,32 @@ class DocLinksTest {
         Files.createDirectories(repo.resolve("docs"));
         Files.writeString(dir.resolve("outside.md"), "# Outside\n");
         Files.writeString(repo.resolve("docs/b.md"), "# Real heading\n## Same\n## Same\n");
-        Files.writeString(repo.resolve("docs/a.md"), String.join("\n",
-                "# A heading",
-                "Good: [b](b.md), [heading](b.md#real-heading), [second Same](b.md#same-1), [self](#a-heading), [folder](../docs/).",
-                "Code is not a link: `[x](missing-in-code.md)`.",
-                "```",
-                "[y](missing-in-fence.md)",
-                "```",
-                "Bad: [file](missing.md) and [anchor](b.md#no-such-heading).",
-                "![image](../img/absent.png)",
-                "[escape](../../outside.md) [url](https://example.com/) [self anchor](#nope)",
-                "[ref]: ../docs/gone.md",
-                ""));
+        Files.writeString(
+                repo.resolve("docs/a.md"),
+                String.join(
+                        "\n",
+                        "# A heading",
+                        "Good: [b](b.md), [heading](b.md#real-heading), [second Same](b.md#same-1), [self](#a-heading), [folder](../docs/).",
+                        "Code is not a link: `[x](missing-in-code.md)`.",
+                        "```",
+                        "[y](missing-in-fence.md)",
+                        "```",
+                        "Bad: [file](missing.md) and [anchor](b.md#no-such-heading).",
+                        "![image](../img/absent.png)",
+                        "[escape](../../outside.md) [url](https://example.com/) [self anchor](#nope)",
+                        "[ref]: ../docs/gone.md",
+                        ""));
         List<String> problems = new LinkChecker(repo).check(List.of(repo.resolve("docs/a.md")));
-        assertEquals(List.of(
-                "docs/a.md:7: (missing.md) no such file or folder",
-                "docs/a.md:7: (b.md#no-such-heading) no heading with anchor #no-such-heading in docs/b.md",
-                "docs/a.md:8: (../img/absent.png) no such file or folder",
-                "docs/a.md:9: (../../outside.md) points outside the repository",
-                "docs/a.md:9: (https://example.com/) is a URL: links must point inside the repository",
-                "docs/a.md:9: (#nope) no heading with anchor #nope in docs/a.md",
-                "docs/a.md:10: (../docs/gone.md) no such file or folder"), problems);
+        assertEquals(
+                List.of(
+                        "docs/a.md:7: (missing.md) no such file or folder",
+                        "docs/a.md:7: (b.md#no-such-heading) no heading with anchor #no-such-heading in docs/b.md",
+                        "docs/a.md:8: (../img/absent.png) no such file or folder",
+                        "docs/a.md:9: (../../outside.md) points outside the repository",
+                        "docs/a.md:9: (https://example.com/) is a URL: links must point inside the repository",
+                        "docs/a.md:9: (#nope) no heading with anchor #nope in docs/a.md",
+                        "docs/a.md:10: (../docs/gone.md) no such file or folder"),
+                problems);
     }
 
     @Test

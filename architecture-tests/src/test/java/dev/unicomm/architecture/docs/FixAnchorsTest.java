@@ -26,8 +26,10 @@ class FixAnchorsTest {
     static Set<String> cited(Path root) throws IOException {
         Set<String> out = new TreeSet<>();
         try (Stream<Path> walk = Files.walk(root)) {
-            for (Path p : walk.filter(f -> f.toString().endsWith(".java") && f.toString().contains("/src/main/")
-                    && !f.toString().contains("/target/")).toList()) {
+            for (Path p : walk.filter(f -> f.toString().endsWith(".java")
+                            && f.toString().contains("/src/main/")
+                            && !f.toString().contains("/target/"))
+                    .toList()) {
                 Matcher m = SEE.matcher(Files.readString(p));
                 while (m.find()) out.add(m.group(1) != null ? m.group(1) : m.group(2));
             }
@@ -37,11 +39,15 @@ class FixAnchorsTest {
 
     @Test
     void everyCitedTroubleshootingSectionExists() throws IOException {
-        Set<String> anchors = Markdown.read(DocLinksTest.ROOT.resolve("docs/troubleshooting.md")).anchors();
+        Set<String> anchors = Markdown.read(DocLinksTest.ROOT.resolve("docs/troubleshooting.md"))
+                .anchors();
         Set<String> cited = cited(DocLinksTest.ROOT);
         assertTrue(cited.size() >= 8, "the backends' fix texts cite the troubleshooting page; found only " + cited);
         List<String> missing = new ArrayList<>();
         for (String a : cited) if (!anchors.contains(a)) missing.add(a);
-        assertEquals(List.of(), missing, "fix texts cite sections docs/troubleshooting.md does not have (its anchors: " + anchors + ")");
+        assertEquals(
+                List.of(),
+                missing,
+                "fix texts cite sections docs/troubleshooting.md does not have (its anchors: " + anchors + ")");
     }
 }

@@ -30,7 +30,8 @@ final class LinkChecker {
             Path absolute = file.toAbsolutePath().normalize();
             for (Markdown.Link link : Markdown.read(absolute).links()) {
                 String why = problem(absolute, link.target());
-                if (why != null) problems.add(root.relativize(absolute) + ":" + link.line() + ": (" + link.target() + ") " + why);
+                if (why != null)
+                    problems.add(root.relativize(absolute) + ":" + link.line() + ": (" + link.target() + ") " + why);
             }
         }
         return problems;
@@ -41,15 +42,22 @@ final class LinkChecker {
         int hash = target.indexOf('#');
         String pathPart = decode(hash < 0 ? target : target.substring(0, hash));
         String anchor = hash < 0 ? null : decode(target.substring(hash + 1));
-        Path resolved = pathPart.isEmpty() ? file
-                : (pathPart.startsWith("/") ? root.resolve(pathPart.substring(1)) : file.getParent().resolve(pathPart)).normalize();
+        Path resolved = pathPart.isEmpty()
+                ? file
+                : (pathPart.startsWith("/")
+                                ? root.resolve(pathPart.substring(1))
+                                : file.getParent().resolve(pathPart))
+                        .normalize();
         if (!resolved.startsWith(root)) return "points outside the repository";
         for (Path part : root.relativize(resolved))
-            if (part.toString().equals("target")) return "points into build output (target/), which a checkout does not have";
+            if (part.toString().equals("target"))
+                return "points into build output (target/), which a checkout does not have";
         if (!Files.exists(resolved)) return "no such file or folder";
         if (anchor != null && resolved.toString().endsWith(".md")) {
-            Set<String> known = anchors.computeIfAbsent(resolved, p -> Markdown.read(p).anchors());
-            if (!known.contains(anchor)) return "no heading with anchor #" + anchor + " in " + root.relativize(resolved);
+            Set<String> known =
+                    anchors.computeIfAbsent(resolved, p -> Markdown.read(p).anchors());
+            if (!known.contains(anchor))
+                return "no heading with anchor #" + anchor + " in " + root.relativize(resolved);
         }
         return null;
     }

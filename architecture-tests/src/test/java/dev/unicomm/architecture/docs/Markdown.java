@@ -48,7 +48,8 @@ record Markdown(Path path, List<String> lines) {
         try (Stream<Path> walk = Files.walk(root)) {
             return walk.filter(p -> p.toString().endsWith(".md") && Files.isRegularFile(p))
                     .filter(p -> !inSkippedFolder(root.relativize(p)))
-                    .sorted().toList();
+                    .sorted()
+                    .toList();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -118,7 +119,9 @@ record Markdown(Path path, List<String> lines) {
 
     /** GitHub's heading slug: markup dropped, lower case, only letters, digits, '-', '_' and spaces kept, spaces to '-'. */
     static String slug(String heading) {
-        String text = heading.replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1").replace("`", "").replace("*", "");
+        String text = heading.replaceAll("!?\\[([^\\]]*)\\]\\([^)]*\\)", "$1")
+                .replace("`", "")
+                .replace("*", "");
         StringBuilder out = new StringBuilder();
         text.toLowerCase(Locale.ROOT).codePoints().forEach(c -> {
             if (c == ' ') out.append('-');
@@ -133,7 +136,9 @@ record Markdown(Path path, List<String> lines) {
         return s.length() >= fence.length() && s.chars().allMatch(c -> c == fence.charAt(0));
     }
 
-    private interface LineVisitor { void visit(int number, String line); }
+    private interface LineVisitor {
+        void visit(int number, String line);
+    }
 
     private void forEachProseLine(LineVisitor visitor) {
         String fence = null;

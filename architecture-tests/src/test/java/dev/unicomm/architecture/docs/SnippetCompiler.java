@@ -23,11 +23,16 @@ import javax.tools.ToolProvider;
  * own package, so two blocks may declare the same class name.
  */
 final class SnippetCompiler {
-    static final List<String> IMPORTS = List.of("dev.unicomm.api.*", "java.lang.foreign.*", "java.nio.*", "java.util.*",
-            "java.time.*", "java.util.concurrent.*");
+    static final List<String> IMPORTS = List.of(
+            "dev.unicomm.api.*",
+            "java.lang.foreign.*",
+            "java.nio.*",
+            "java.util.*",
+            "java.time.*",
+            "java.util.concurrent.*");
 
-    private static final Pattern TOP_LEVEL_TYPE =
-            Pattern.compile("(?m)^((public|final|abstract|sealed|non-sealed)\\s+)*(class|interface|record|enum)\\s+\\w+");
+    private static final Pattern TOP_LEVEL_TYPE = Pattern.compile(
+            "(?m)^((public|final|abstract|sealed|non-sealed)\\s+)*(class|interface|record|enum)\\s+\\w+");
 
     /** A block and where it came from. */
     record Snippet(String origin, int line, String code) {}
@@ -44,7 +49,8 @@ final class SnippetCompiler {
     /** Compiles all snippets in one javac run; returns one line per error ({@code file:line: message}), empty when all compile. */
     static List<String> compile(List<Snippet> snippets, String classpath) {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
-        if (javac == null) throw new IllegalStateException("no system Java compiler: run the tests on a JDK, not a JRE");
+        if (javac == null)
+            throw new IllegalStateException("no system Java compiler: run the tests on a JDK, not a JRE");
         List<Source> sources = new ArrayList<>();
         for (int i = 0; i < snippets.size(); i++) sources.add(Source.of(snippets.get(i), "docsnippet.s" + i));
         Path out;
@@ -54,13 +60,15 @@ final class SnippetCompiler {
             throw new UncheckedIOException(e);
         }
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        List<String> options = List.of("-classpath", classpath, "-d", out.toString(), "-proc:none", "-Xlint:none", "-nowarn");
+        List<String> options =
+                List.of("-classpath", classpath, "-d", out.toString(), "-proc:none", "-Xlint:none", "-nowarn");
         javac.getTask(null, null, diagnostics, options, null, sources).call();
         List<String> errors = new ArrayList<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             if (d.getKind() != Diagnostic.Kind.ERROR) continue;
             String where = d.getSource() instanceof Source s ? s.where(d.getLineNumber()) : "javac";
-            errors.add(where + ": " + d.getMessage(Locale.ROOT).lines().findFirst().orElse(""));
+            errors.add(
+                    where + ": " + d.getMessage(Locale.ROOT).lines().findFirst().orElse(""));
         }
         return errors;
     }
@@ -96,7 +104,9 @@ final class SnippetCompiler {
             for (String i : IMPORTS) imports.append("import ").append(i).append(";\n");
             List<String> lines = s.code().lines().toList();
             int leading = 0;
-            while (leading < lines.size() && (lines.get(leading).startsWith("import ") || lines.get(leading).isBlank())) leading++;
+            while (leading < lines.size()
+                    && (lines.get(leading).startsWith("import ")
+                            || lines.get(leading).isBlank())) leading++;
             for (String l : lines.subList(0, leading)) imports.append(l).append('\n');
             String head = header + imports + "class Snippet { void snippet(Communicator comm) throws Exception {\n";
             String body = String.join("\n", lines.subList(leading, lines.size()));
@@ -109,9 +119,15 @@ final class SnippetCompiler {
             return snippet.origin() + ":" + (snippet.line() + Math.max(1, javacLine - prefixLines));
         }
 
-        @Override public CharSequence getCharContent(boolean ignoreEncodingErrors) { return code; }
+        @Override
+        public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+            return code;
+        }
 
         /** A snippet's public class may have any name: javac's file-name rule does not apply to these sources. */
-        @Override public boolean isNameCompatible(String simpleName, Kind kind) { return kind == Kind.SOURCE; }
+        @Override
+        public boolean isNameCompatible(String simpleName, Kind kind) {
+            return kind == Kind.SOURCE;
+        }
     }
 }

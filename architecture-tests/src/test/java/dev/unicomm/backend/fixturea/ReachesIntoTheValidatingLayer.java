@@ -7,5 +7,7 @@ import dev.unicomm.internal.checked.CheckedCommunicator;
 public final class ReachesIntoTheValidatingLayer {
     private ReachesIntoTheValidatingLayer() {}
 
-    public static Object store(Communicator c) { return c instanceof CheckedCommunicator cc ? cc.store() : null; }
+    public static Object store(Communicator c) {
+        return c instanceof CheckedCommunicator cc ? cc.store() : null;
+    }
 }

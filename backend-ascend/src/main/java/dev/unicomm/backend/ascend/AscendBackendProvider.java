@@ -31,26 +31,44 @@ public final class AscendBackendProvider implements CommBackendProvider {
     /** Priority: above the host backends, below nothing else on a machine that has NPUs. */
     public static final int PRIORITY = BackendPriority.DEVICE;
 
-    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_ASCEND, Capability.MULTI_PROCESS, Capability.MULTI_HOST));
+    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(
+            Capability.RMA,
+            Capability.NONBLOCKING_RMA,
+            Capability.SIGNALS,
+            Capability.TEAMS,
+            Capability.STREAMS,
+            Capability.DEVICE_MEMORY_ASCEND,
+            Capability.MULTI_PROCESS,
+            Capability.MULTI_HOST));
 
     private final Function<String, String> settings;
 
     /** The provider {@link java.util.ServiceLoader} makes: settings from system properties and environment. */
-    public AscendBackendProvider() { this(AscendSettings::systemSetting); }
+    public AscendBackendProvider() {
+        this(AscendSettings::systemSetting);
+    }
 
     /** A provider reading its settings from {@code settings} instead (tests, embedding). */
-    public AscendBackendProvider(Function<String, String> settings) { this.settings = settings; }
+    public AscendBackendProvider(Function<String, String> settings) {
+        this.settings = settings;
+    }
 
-    @Override public String name() { return "ascend"; }
+    @Override
+    public String name() {
+        return "ascend";
+    }
 
-    @Override public int priority() { return PRIORITY; }
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
 
     /**
      * The capabilities above; with {@code unicomm.ascend.heap.side=host} the heap is host memory, so
      * {@code DEVICE_MEMORY_ASCEND} is left out (the NPU is still driven through {@code device()}).
      */
-    @Override public Set<Capability> capabilities() {
+    @Override
+    public Set<Capability> capabilities() {
         try {
             if (AscendSettings.from(settings).hostHeap()) {
                 EnumSet<Capability> host = EnumSet.copyOf(CAPABILITIES);
@@ -63,7 +81,8 @@ public final class AscendBackendProvider implements CommBackendProvider {
         return CAPABILITIES;
     }
 
-    @Override public Availability availability() {
+    @Override
+    public Availability availability() {
         AscendSettings s;
         try {
             s = AscendSettings.from(settings);
@@ -73,7 +92,8 @@ public final class AscendBackendProvider implements CommBackendProvider {
         return AvailabilityProbe.probe(s);
     }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         // The job's configuration wins; what it lacks comes from this provider's own source.
         AscendSettings s = AscendSettings.from(k -> {
             String v = context.config().property(k, null);

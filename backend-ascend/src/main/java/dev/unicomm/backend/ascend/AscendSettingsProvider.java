@@ -6,7 +6,8 @@ import java.util.List;
 
 /** The Ascend backend's settings (read by {@code internal.AscendSettings}, whose table says more). */
 public final class AscendSettingsProvider implements SettingsProvider {
-    @Override public List<Setting> settings() {
+    @Override
+    public List<Setting> settings() {
         return Setting.table("""
                 ascend.acl.library                   | libascendcl.so              | ACL runtime to dlopen (name or path)
                 ascend.shmem.library                 | libshmem.so                 | Ascend SHMEM library to dlopen

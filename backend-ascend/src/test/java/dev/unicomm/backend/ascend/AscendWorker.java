@@ -30,7 +30,9 @@ public final class AscendWorker {
 
     public static void main(String[] args) throws Exception {
         String scenario = args[0];
-        int[] ports = args.length > 1 ? Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray() : new int[0];
+        int[] ports = args.length > 1
+                ? Arrays.stream(args[1].split(",")).mapToInt(Integer::parseInt).toArray()
+                : new int[0];
         try {
             switch (scenario) {
                 case "cycles" -> cycles(ports);
@@ -72,13 +74,18 @@ public final class AscendWorker {
         for (int i = 1; i < ports.length; i++) cycle(config(ports[i]), i);
         // The rendezvous store's sockets and threads end asynchronously: give them two seconds.
         long deadline = System.nanoTime() + 2_000_000_000L;
-        while ((fds().size() > fds.size() || Thread.activeCount() > javaThreads) && System.nanoTime() < deadline) Thread.sleep(20);
+        while ((fds().size() > fds.size() || Thread.activeCount() > javaThreads) && System.nanoTime() < deadline)
+            Thread.sleep(20);
         java.util.Set<String> added = new java.util.TreeSet<>(fds());
         added.removeAll(fds);
         long streams2 = streamThreads(), shm2 = standinShm();
-        check(fds().size() <= fds.size(), "open/close cycles leaked file descriptors: " + fds.size() + " -> " + fds().size() + ", new: " + added);
+        check(
+                fds().size() <= fds.size(),
+                "open/close cycles leaked file descriptors: " + fds.size() + " -> " + fds().size() + ", new: " + added);
         check(streams2 <= streams, "open/close cycles leaked ACL stream threads: " + streams + " -> " + streams2);
-        check(Thread.activeCount() <= javaThreads, "open/close cycles leaked Java threads: " + javaThreads + " -> " + Thread.activeCount());
+        check(
+                Thread.activeCount() <= javaThreads,
+                "open/close cycles leaked Java threads: " + javaThreads + " -> " + Thread.activeCount());
         check(shm2 <= shm, "open/close cycles left stand-in shared-memory files: " + shm + " -> " + shm2);
     }
 
@@ -91,7 +98,9 @@ public final class AscendWorker {
                 c.barrier();
                 byte[] got = new byte[1 << 16];
                 c.rma().get(MemorySegment.ofArray(got), b, 0, c.rank());
-                check(Arrays.equals(got, pattern(1 << 16, seed * 16 + left)), "cycle " + seed + ": data from the left neighbour");
+                check(
+                        Arrays.equals(got, pattern(1 << 16, seed * 16 + left)),
+                        "cycle " + seed + ": data from the left neighbour");
                 c.barrier();
             }
         }
@@ -102,8 +111,11 @@ public final class AscendWorker {
         try (Communicator c = Unicomm.connect(config(0))) {
             int n = c.size(), right = (c.rank() + 1) % n, left = (c.rank() + n - 1) % n;
             var d = c.device();
-            try (SymmetricBuffer data = c.heap().allocate(8192); SymmetricBuffer sig = c.heap().allocate(64);
-                 DeviceBuffer src = d.allocate(8192); DeviceBuffer dst = d.allocate(8192); Stream s = d.createStream()) {
+            try (SymmetricBuffer data = c.heap().allocate(8192);
+                    SymmetricBuffer sig = c.heap().allocate(64);
+                    DeviceBuffer src = d.allocate(8192);
+                    DeviceBuffer dst = d.allocate(8192);
+                    Stream s = d.createStream()) {
                 d.fill(sig, 0, 64, (byte) 0);
                 d.copy(src, 0, Memory.of(MemorySegment.ofArray(pattern(8192, c.rank()))), 0, 8192);
                 c.barrier();
@@ -117,12 +129,17 @@ public final class AscendWorker {
                 s.synchronize();
                 byte[] got = new byte[8192];
                 d.copy(Memory.of(MemorySegment.ofArray(got)), 0, dst, 0, 8192);
-                check(Arrays.equals(got, pattern(8192, c.rank())), "stream get of what this PE put into its right neighbour");
+                check(
+                        Arrays.equals(got, pattern(8192, c.rank())),
+                        "stream get of what this PE put into its right neighbour");
                 d.copy(Memory.of(MemorySegment.ofArray(got)), 0, data, 0, 8192);
                 check(Arrays.equals(got, pattern(8192, left)), "data from the left neighbour");
                 // aclshmem_ptr: the right neighbour's copy as an address on this PE's device
-                Memory peer = data.peerMemory(right).orElseThrow(() -> new AssertionError("aclshmem_ptr returned NULL for a peer"));
-                check(!peer.kind().isHost() && peer.address() != data.address(), "peer memory is device memory elsewhere: " + peer);
+                Memory peer = data.peerMemory(right)
+                        .orElseThrow(() -> new AssertionError("aclshmem_ptr returned NULL for a peer"));
+                check(
+                        !peer.kind().isHost() && peer.address() != data.address(),
+                        "peer memory is device memory elsewhere: " + peer);
                 d.copy(Memory.of(MemorySegment.ofArray(got)), 0, peer, 0, 8192);
                 check(Arrays.equals(got, pattern(8192, c.rank())), "right neighbour's copy read through aclshmem_ptr");
                 c.barrier();
@@ -142,7 +159,9 @@ public final class AscendWorker {
             throw new AssertionError("opened although the ranks asked for different heaps: " + c);
         } catch (IllegalArgumentException | dev.unicomm.api.CommAbortedException e) {
             check(e.getMessage().contains("ascend settings differ between ranks"), "message: " + e.getMessage());
-            check(cfg.rank() != 1 || e instanceof IllegalArgumentException, "the disagreeing rank must see IllegalArgumentException: " + e);
+            check(
+                    cfg.rank() != 1 || e instanceof IllegalArgumentException,
+                    "the disagreeing rank must see IllegalArgumentException: " + e);
         }
     }
 
@@ -177,18 +196,20 @@ public final class AscendWorker {
     private static long streamThreads() throws IOException {
         try (java.util.stream.Stream<Path> s = Files.list(Path.of("/proc/self/task"))) {
             return s.filter(t -> {
-                try {
-                    return Files.readString(t.resolve("comm")).strip().equals("standin-stream");
-                } catch (IOException e) {
-                    return false; // the thread ended while we looked
-                }
-            }).count();
+                        try {
+                            return Files.readString(t.resolve("comm")).strip().equals("standin-stream");
+                        } catch (IOException e) {
+                            return false; // the thread ended while we looked
+                        }
+                    })
+                    .count();
         }
     }
 
     private static long standinShm() throws IOException {
         try (java.util.stream.Stream<Path> s = Files.list(Path.of("/dev/shm"))) {
-            return s.filter(p -> p.getFileName().toString().startsWith("uca_standin_")).count();
+            return s.filter(p -> p.getFileName().toString().startsWith("uca_standin_"))
+                    .count();
         }
     }
 }

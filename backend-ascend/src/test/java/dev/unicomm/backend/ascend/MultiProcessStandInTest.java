@@ -33,9 +33,19 @@ class MultiProcessStandInTest {
         String lib = StandIn.library().toString();
         JobSpec spec = JobSpec.of(2, AscendWorker.class.getName(), name, freePorts(5))
                 .withBackend("ascend")
-                .withJvmOptions(List.of("--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                        "-Dorg.bytedeco.javacpp.cachedir=" + System.getProperty("org.bytedeco.javacpp.cachedir", "target/javacpp-cache")))
-                .withEnv(Map.of("UNICOMM_ASCEND_ACL_LIBRARY", lib, "UNICOMM_ASCEND_SHMEM_LIBRARY", lib, "UNICOMM_HEAP_SIZE", "16M"))
+                .withJvmOptions(List.of(
+                        "--enable-native-access=ALL-UNNAMED",
+                        "-Xmx64m",
+                        "-XX:TieredStopAtLevel=1",
+                        "-Dorg.bytedeco.javacpp.cachedir="
+                                + System.getProperty("org.bytedeco.javacpp.cachedir", "target/javacpp-cache")))
+                .withEnv(Map.of(
+                        "UNICOMM_ASCEND_ACL_LIBRARY",
+                        lib,
+                        "UNICOMM_ASCEND_SHMEM_LIBRARY",
+                        lib,
+                        "UNICOMM_HEAP_SIZE",
+                        "16M"))
                 .withCommTimeout(Duration.ofSeconds(10))
                 .withJobTimeout(Duration.ofSeconds(90));
         ByteArrayOutputStream out = new ByteArrayOutputStream();

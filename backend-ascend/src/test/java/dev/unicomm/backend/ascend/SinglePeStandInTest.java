@@ -49,7 +49,8 @@ class SinglePeStandInTest {
         return out;
     }
 
-    @Test void openCloseCyclesLeaveNothingBehind() {
+    @Test
+    void openCloseCyclesLeaveNothingBehind() {
         for (int i = 0; i < 3; i++) {
             try (Communicator c = StandIn.open(Map.of())) {
                 assertEquals(0, c.rank());
@@ -61,7 +62,8 @@ class SinglePeStandInTest {
         }
     }
 
-    @Test void putAndGetThroughTheStagingBufferInChunks() {
+    @Test
+    void putAndGetThroughTheStagingBufferInChunks() {
         // 64 KiB staging, 200 000 bytes: four chunks each way, from a Java heap array (no address).
         try (Communicator c = StandIn.open(Map.of(AscendSettings.STAGING_SIZE, "64K"))) {
             byte[] data = pattern(200_000, 7);
@@ -80,17 +82,21 @@ class SinglePeStandInTest {
                 try (Arena a = Arena.ofConfined()) { // a native host segment goes straight to aclrtMemcpy
                     MemorySegment seg = a.allocate(100);
                     c.rma().get(Memory.of(seg), 0, buf, 1000, 100, 0);
-                    assertArrayEquals(java.util.Arrays.copyOfRange(data, 1000, 1100), seg.toArray(ValueLayout.JAVA_BYTE));
+                    assertArrayEquals(
+                            java.util.Arrays.copyOfRange(data, 1000, 1100), seg.toArray(ValueLayout.JAVA_BYTE));
                 }
             }
         }
     }
 
-    @Test void deviceOperandsGoStraightToAclshmemAndNbiCompletesAtQuiet() {
+    @Test
+    void deviceOperandsGoStraightToAclshmemAndNbiCompletesAtQuiet() {
         try (Communicator c = StandIn.open(Map.of())) {
             DeviceRuntime d = c.device();
             byte[] data = pattern(4096, 3);
-            try (SymmetricBuffer buf = c.heap().allocate(8192); DeviceBuffer src = d.allocate(4096); DeviceBuffer dst = d.allocate(4096)) {
+            try (SymmetricBuffer buf = c.heap().allocate(8192);
+                    DeviceBuffer src = d.allocate(4096);
+                    DeviceBuffer dst = d.allocate(4096)) {
                 d.copy(src, 0, Memory.of(MemorySegment.ofArray(data)), 0, 4096);
                 c.rma().putNbi(buf, 4096, src, 0, 4096, 0);
                 c.rma().quiet();
@@ -106,32 +112,59 @@ class SinglePeStandInTest {
         }
     }
 
-    @Test void signalsAre32BitAndValuesOutsideThatRangeAreRejected() {
+    @Test
+    void signalsAre32BitAndValuesOutsideThatRangeAreRejected() {
         try (Communicator c = StandIn.open(Map.of())) {
-            try (SymmetricBuffer data = c.heap().allocate(64); SymmetricBuffer sig = c.heap().allocate(16)) {
+            try (SymmetricBuffer data = c.heap().allocate(64);
+                    SymmetricBuffer sig = c.heap().allocate(16)) {
                 c.device().fill(sig, 0, 16, (byte) 0);
                 byte[] payload = pattern(64, 1);
-                c.rma().putSignal(data, 0, Memory.of(MemorySegment.ofArray(payload)), 0, 64, sig, 8, 41, SignalOp.SET, 0);
+                c.rma()
+                        .putSignal(
+                                data, 0, Memory.of(MemorySegment.ofArray(payload)), 0, 64, sig, 8, 41, SignalOp.SET, 0);
                 c.rma().putSignal(data, 0, Memory.of(MemorySegment.ofArray(payload)), 0, 0, sig, 8, 1, SignalOp.ADD, 0);
                 assertEquals(42, c.rma().signalWaitUntil(sig, 8, Cmp.EQ, 42));
                 assertArrayEquals(payload, read(c, data, 0, 64));
                 // ADD wraps modulo 2^32, as aclshmem's int32 signal does.
-                c.rma().putSignal(data, 0, Memory.of(MemorySegment.ofArray(payload)), 0, 0, sig, 0, Integer.MAX_VALUE, SignalOp.SET, 0);
+                c.rma()
+                        .putSignal(
+                                data,
+                                0,
+                                Memory.of(MemorySegment.ofArray(payload)),
+                                0,
+                                0,
+                                sig,
+                                0,
+                                Integer.MAX_VALUE,
+                                SignalOp.SET,
+                                0);
                 c.rma().putSignal(data, 0, Memory.of(MemorySegment.ofArray(payload)), 0, 0, sig, 0, 1, SignalOp.ADD, 0);
                 assertEquals(Integer.MIN_VALUE, c.rma().signalFetch(sig, 0));
                 // The word's other four bytes are not the signal's: they stay as they were.
                 byte[] word = read(c, sig, 8, 8);
                 assertEquals(0, word[4] | word[5] | word[6] | word[7]);
 
-                var tooBig = assertThrows(IllegalArgumentException.class, () -> c.rma().putSignal(data, 0,
-                        Memory.of(MemorySegment.ofArray(payload)), 0, 8, sig, 0, 1L << 32, SignalOp.SET, 0));
+                var tooBig = assertThrows(IllegalArgumentException.class, () -> c.rma()
+                        .putSignal(
+                                data,
+                                0,
+                                Memory.of(MemorySegment.ofArray(payload)),
+                                0,
+                                8,
+                                sig,
+                                0,
+                                1L << 32,
+                                SignalOp.SET,
+                                0));
                 assertTrue(tooBig.getMessage().contains("32-bit"), tooBig.getMessage());
-                assertThrows(IllegalArgumentException.class, () -> c.rma().signalWaitUntil(sig, 0, Cmp.GE, -(1L << 40)));
+                assertThrows(
+                        IllegalArgumentException.class, () -> c.rma().signalWaitUntil(sig, 0, Cmp.GE, -(1L << 40)));
             }
         }
     }
 
-    @Test void waitUntilTimesOutInsteadOfHanging() {
+    @Test
+    void waitUntilTimesOutInsteadOfHanging() {
         try (Communicator c = StandIn.open(Map.of(), Duration.ofMillis(300), 16L << 20)) {
             try (SymmetricBuffer sig = c.heap().allocate(8)) {
                 c.device().fill(sig, 0, 8, (byte) 0);
@@ -140,33 +173,60 @@ class SinglePeStandInTest {
                 assertTrue(e.getMessage().contains("signalWaitUntil"), e.getMessage());
                 assertTrue(System.nanoTime() - t0 < 10_000_000_000L);
                 // The discarded wait left the stream usable.
-                c.rma().putSignal(sig, 0, Memory.of(MemorySegment.ofArray(new byte[0])), 0, 0, sig, 0, 5, SignalOp.SET, 0);
+                c.rma()
+                        .putSignal(
+                                sig,
+                                0,
+                                Memory.of(MemorySegment.ofArray(new byte[0])),
+                                0,
+                                0,
+                                sig,
+                                0,
+                                5,
+                                SignalOp.SET,
+                                0);
                 assertEquals(5, c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 5));
             }
         }
     }
 
-    @Test void aWaitingThreadDoesNotHoldUpAnotherThreadsQuiet() throws Exception {
+    @Test
+    void aWaitingThreadDoesNotHoldUpAnotherThreadsQuiet() throws Exception {
         try (Communicator c = StandIn.open(Map.of(), Duration.ofSeconds(5), 16L << 20)) {
             try (SymmetricBuffer sig = c.heap().allocate(8)) {
                 c.device().fill(sig, 0, 8, (byte) 0);
-                var waiter = java.util.concurrent.CompletableFuture.supplyAsync(() -> c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 1));
+                var waiter = java.util.concurrent.CompletableFuture.supplyAsync(
+                        () -> c.rma().signalWaitUntil(sig, 0, Cmp.EQ, 1));
                 Thread.sleep(200); // the waiter is inside its wait now
                 long t0 = System.nanoTime();
                 c.rma().quiet();
                 assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "quiet queued behind another thread's wait-until");
-                c.rma().putSignal(sig, 0, Memory.of(MemorySegment.ofArray(new byte[0])), 0, 0, sig, 0, 1, SignalOp.SET, 0);
+                c.rma()
+                        .putSignal(
+                                sig,
+                                0,
+                                Memory.of(MemorySegment.ofArray(new byte[0])),
+                                0,
+                                0,
+                                sig,
+                                0,
+                                1,
+                                SignalOp.SET,
+                                0);
                 assertEquals(1, waiter.get(10, java.util.concurrent.TimeUnit.SECONDS));
             }
         }
     }
 
-    @Test void streamOrderedRmaRunsOnTheUsersStream() {
+    @Test
+    void streamOrderedRmaRunsOnTheUsersStream() {
         try (Communicator c = StandIn.open(Map.of())) {
             DeviceRuntime d = c.device();
             byte[] data = pattern(1024, 9);
-            try (SymmetricBuffer buf = c.heap().allocate(1024); SymmetricBuffer sig = c.heap().allocate(8);
-                 DeviceBuffer src = d.allocate(1024); Stream s = d.createStream()) {
+            try (SymmetricBuffer buf = c.heap().allocate(1024);
+                    SymmetricBuffer sig = c.heap().allocate(8);
+                    DeviceBuffer src = d.allocate(1024);
+                    Stream s = d.createStream()) {
                 d.fill(sig, 0, 8, (byte) 0);
                 d.copy(src, 0, Memory.of(MemorySegment.ofArray(data)), 0, 1024);
                 var onStream = c.rma().on(s);
@@ -193,7 +253,8 @@ class SinglePeStandInTest {
         }
     }
 
-    @Test void teamsSplitAndTranslateThroughAclshmem() {
+    @Test
+    void teamsSplitAndTranslateThroughAclshmem() {
         try (Communicator c = StandIn.open(Map.of())) {
             Team world = c.world();
             try (Team t = world.split(0, 1, 1)) {
@@ -211,17 +272,20 @@ class SinglePeStandInTest {
         }
     }
 
-    @Test void atomicsAreNotOffered() {
+    @Test
+    void atomicsAreNotOffered() {
         try (Communicator c = StandIn.open(Map.of())) {
             assertFalse(c.has(Capability.ATOMICS));
             try (SymmetricBuffer b = c.heap().allocate(8)) {
-                var e = assertThrows(UnsupportedCapabilityException.class, () -> c.rma().atomicFetchAdd(b, 0, 1, 0));
+                var e = assertThrows(
+                        UnsupportedCapabilityException.class, () -> c.rma().atomicFetchAdd(b, 0, 1, 0));
                 assertEquals(Capability.ATOMICS, e.capability());
             }
         }
     }
 
-    @Test void nativeFailuresNameTheCallAndTheCode() {
+    @Test
+    void nativeFailuresNameTheCallAndTheCode() {
         try (Communicator c = StandIn.open(Map.of())) {
             // The stand-in's "device" has 1 GiB: aclrtMalloc reports ACL_ERROR_RT_MEMORY_ALLOCATION.
             var e = assertThrows(NativeCallException.class, () -> c.device().allocate(2L << 30));
@@ -244,18 +308,22 @@ class SinglePeStandInTest {
         }
     }
 
-    @Test void theHeapRefusesWhatItCannotHold() {
+    @Test
+    void theHeapRefusesWhatItCannotHold() {
         try (Communicator c = StandIn.open(Map.of(), Duration.ofSeconds(20), 4L << 20)) {
-            var e = assertThrows(OutOfSymmetricMemoryException.class, () -> c.heap().allocate(5L << 20));
+            var e = assertThrows(
+                    OutOfSymmetricMemoryException.class, () -> c.heap().allocate(5L << 20));
             assertTrue(e.getMessage().contains("symmetric heap exhausted"), e.getMessage());
-            try (SymmetricBuffer a = c.heap().allocate(1 << 20); SymmetricBuffer b = c.heap().allocate(1 << 20, 4096)) {
+            try (SymmetricBuffer a = c.heap().allocate(1 << 20);
+                    SymmetricBuffer b = c.heap().allocate(1 << 20, 4096)) {
                 assertEquals(0, b.offset() % 4096);
                 assertTrue(b.offset() >= a.offset() + a.byteSize());
             }
         }
     }
 
-    @Test void aHostSideHeapIsLoadStoreReachable() {
+    @Test
+    void aHostSideHeapIsLoadStoreReachable() {
         try (Communicator c = StandIn.open(Map.of(AscendSettings.HEAP_SIDE, "host"))) {
             assertEquals(MemoryKind.HOST, c.heap().kind());
             try (SymmetricBuffer b = c.heap().allocate(256)) {
@@ -269,7 +337,8 @@ class SinglePeStandInTest {
         }
     }
 
-    @Test void theTlsSwitchReachesAscendShmemBeforeInit() throws Exception {
+    @Test
+    void theTlsSwitchReachesAscendShmemBeforeInit() throws Exception {
         try (Communicator c = StandIn.open(Map.of(AscendSettings.TLS, "false"))) {
             assertEquals(1, c.size());
         }
@@ -280,25 +349,39 @@ class SinglePeStandInTest {
         int off = indexOf(trace, "aclshmemx_set_conf_store_tls enable=0 info=");
         int on = indexOf(trace, "aclshmemx_set_conf_store_tls enable=1 info=tlsCaPath: /etc/ssl/certs/");
         assertTrue(off >= 0 && on > off, String.join("\n", trace));
-        assertTrue(trace.get(off + 1).startsWith("aclshmemx_init_attr") && trace.get(off + 1).contains("tls=0"), trace.get(off + 1));
-        assertTrue(trace.get(on + 1).startsWith("aclshmemx_init_attr") && trace.get(on + 1).contains("tls=1"), trace.get(on + 1));
+        assertTrue(
+                trace.get(off + 1).startsWith("aclshmemx_init_attr")
+                        && trace.get(off + 1).contains("tls=0"),
+                trace.get(off + 1));
+        assertTrue(
+                trace.get(on + 1).startsWith("aclshmemx_init_attr")
+                        && trace.get(on + 1).contains("tls=1"),
+                trace.get(on + 1));
     }
 
-    @Test void theTlsPrivateKeyGoesToAscendShmemAndNeverIntoItsTrace() throws Exception {
+    @Test
+    void theTlsPrivateKeyGoesToAscendShmemAndNeverIntoItsTrace() throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ascend-tls");
-        java.nio.file.Path key = java.nio.file.Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----secret");
+        java.nio.file.Path key =
+                java.nio.file.Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----secret");
         java.nio.file.Path pw = java.nio.file.Files.writeString(dir.resolve("pw.txt"), "hunter2");
-        try (Communicator c = StandIn.open(Map.of(AscendSettings.TLS_PRIVATE_KEY_FILE, key.toString(),
-                AscendSettings.TLS_PRIVATE_KEY_PASSWORD_FILE, pw.toString()))) {
+        try (Communicator c = StandIn.open(Map.of(
+                AscendSettings.TLS_PRIVATE_KEY_FILE,
+                key.toString(),
+                AscendSettings.TLS_PRIVATE_KEY_PASSWORD_FILE,
+                pw.toString()))) {
             assertEquals(1, c.size());
         }
         List<String> trace = StandIn.trace();
-        String expected = "aclshmemx_set_config_store_tls_key pk_len=" + java.nio.file.Files.size(key) + " pw_len=" + java.nio.file.Files.size(pw)
-                + " handler=0";
+        String expected = "aclshmemx_set_config_store_tls_key pk_len=" + java.nio.file.Files.size(key) + " pw_len="
+                + java.nio.file.Files.size(pw) + " handler=0";
         assertTrue(trace.contains(expected), expected + " missing from the trace: " + trace);
         assertFalse(String.join("\n", trace).contains("secret"));
-        var missing = assertThrows(IllegalArgumentException.class,
-                () -> StandIn.open(Map.of(AscendSettings.TLS_PRIVATE_KEY_FILE, dir.resolve("none.pem").toString())));
+        var missing = assertThrows(
+                IllegalArgumentException.class,
+                () -> StandIn.open(Map.of(
+                        AscendSettings.TLS_PRIVATE_KEY_FILE,
+                        dir.resolve("none.pem").toString())));
         assertTrue(missing.getMessage().contains("cannot be read"), missing.getMessage());
     }
 

@@ -24,13 +24,16 @@ final class StandIn {
 
     static Path library() {
         String p = System.getProperty("ascend.standin.library");
-        assumeTrue(p != null && Files.exists(Path.of(p)),
+        assumeTrue(
+                p != null && Files.exists(Path.of(p)),
                 "the stand-in test double is built by Maven (process-test-classes); run the tests through ./mvnw");
         return Path.of(p);
     }
 
     /** A single-PE communicator on the stand-in with extra {@code unicomm.*} settings. */
-    static Communicator open(Map<String, String> settings) { return open(settings, Duration.ofSeconds(20), 16L << 20); }
+    static Communicator open(Map<String, String> settings) {
+        return open(settings, Duration.ofSeconds(20), 16L << 20);
+    }
 
     static Communicator open(Map<String, String> settings, Duration timeout, long heap) {
         String lib = library().toString();
@@ -43,7 +46,9 @@ final class StandIn {
 
     /** This JVM's stand-in trace (control-plane calls), as lines. */
     static List<String> trace() throws IOException {
-        Path p = Path.of(System.getProperty("ascend.standin.dir"), "trace-" + ProcessHandle.current().pid() + ".log");
+        Path p = Path.of(
+                System.getProperty("ascend.standin.dir"),
+                "trace-" + ProcessHandle.current().pid() + ".log");
         return Files.exists(p) ? Files.readAllLines(p) : List.of();
     }
 }

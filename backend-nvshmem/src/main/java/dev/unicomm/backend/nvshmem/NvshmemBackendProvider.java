@@ -29,24 +29,46 @@ import java.util.Set;
  * ({@code false}, {@code true}, {@code aligned}).
  */
 public final class NvshmemBackendProvider implements CommBackendProvider {
-    private static final Set<Capability> CAPABILITIES = EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA,
-            Capability.NATIVE_COLLECTIVES, Capability.NATIVE_MOE, Capability.MULTI_PROCESS, Capability.MULTI_HOST,
+    private static final Set<Capability> CAPABILITIES = EnumSet.of(
+            Capability.RMA,
+            Capability.NONBLOCKING_RMA,
+            Capability.ATOMICS,
+            Capability.SIGNALS,
+            Capability.TEAMS,
+            Capability.STREAMS,
+            Capability.DEVICE_MEMORY_CUDA,
+            Capability.NATIVE_COLLECTIVES,
+            Capability.NATIVE_MOE,
+            Capability.MULTI_PROCESS,
+            Capability.MULTI_HOST,
             Capability.MOE_ACTIVE_MASK);
 
     /** Cheap: natives load on {@link #availability()} or {@link #open}. */
     public NvshmemBackendProvider() {}
 
-    @Override public String name() { return "nvshmem"; }
+    @Override
+    public String name() {
+        return "nvshmem";
+    }
 
     /** Above the host backends: when a GPU and NVSHMEM are here, they are what the user wants. */
-    @Override public int priority() { return BackendPriority.DEVICE; }
+    @Override
+    public int priority() {
+        return BackendPriority.DEVICE;
+    }
 
-    @Override public Set<Capability> capabilities() { return Set.copyOf(CAPABILITIES); }
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.copyOf(CAPABILITIES);
+    }
 
-    @Override public Availability availability() { return NvLibrary.availability(); }
+    @Override
+    public Availability availability() {
+        return NvLibrary.availability();
+    }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         availability().ensureAvailable(this);
         return NvshmemCommunicator.open(context, NvLibrary.deviceCount(), NvshmemMoeOpener::open);
     }

@@ -6,7 +6,8 @@ import java.util.List;
 
 /** The nvshmem backend's settings (docs/backends/nvshmem.md); NVSHMEM's own {@code NVSHMEM_*} variables go to it unchanged. */
 public final class NvshmemSettingsProvider implements SettingsProvider {
-    @Override public List<Setting> settings() {
+    @Override
+    public List<Setting> settings() {
         return Setting.table("""
                 nvshmem.home          | NVSHMEM_HOME, else a pip site-packages      | NVSHMEM install whose lib/ holds libnvshmem_host.so.3
                 nvshmem.ops           | the ops library of the natives jar          | path of another libunicomm_nvshmem_ops.so

@@ -10,10 +10,10 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import dev.unicomm.api.BackendUnavailableException;
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.CommConfig;
+import dev.unicomm.internal.rendezvous.LocalStore;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.spi.CommBackendProvider;
-import dev.unicomm.internal.rendezvous.LocalStore;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
@@ -29,9 +29,16 @@ class NvshmemBackendProviderTest {
     @Test
     void declaresTheGpuCapabilities() {
         var caps = new NvshmemBackendProvider().capabilities();
-        for (Capability c : new Capability[] {Capability.RMA, Capability.SIGNALS, Capability.ATOMICS, Capability.TEAMS,
-                Capability.STREAMS, Capability.DEVICE_MEMORY_CUDA, Capability.NATIVE_COLLECTIVES, Capability.MULTI_PROCESS})
-            assertTrue(caps.contains(c), "missing " + c);
+        for (Capability c : new Capability[] {
+            Capability.RMA,
+            Capability.SIGNALS,
+            Capability.ATOMICS,
+            Capability.TEAMS,
+            Capability.STREAMS,
+            Capability.DEVICE_MEMORY_CUDA,
+            Capability.NATIVE_COLLECTIVES,
+            Capability.MULTI_PROCESS
+        }) assertTrue(caps.contains(c), "missing " + c);
         // The heap is GPU memory: no host load/store into peers.
         assertFalse(caps.contains(Capability.DIRECT_PEER_ACCESS));
     }

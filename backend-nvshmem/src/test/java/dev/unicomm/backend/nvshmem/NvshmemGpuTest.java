@@ -27,13 +27,18 @@ class NvshmemGpuTest {
         int n = 2;
         List<Process> procs = new ArrayList<>();
         for (int r = 0; r < n; r++) {
-            var pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "--enable-native-access=ALL-UNNAMED", "-cp", System.getProperty("java.class.path"), GpuCheck.class.getName());
+            var pb = new ProcessBuilder(
+                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "--enable-native-access=ALL-UNNAMED",
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    GpuCheck.class.getName());
             pb.environment().put("UNICOMM_RANK", Integer.toString(r));
             pb.environment().put("UNICOMM_WORLD_SIZE", Integer.toString(n));
             pb.environment().put("UNICOMM_FILE_STORE", store.toString());
             pb.environment().put("UNICOMM_TIMEOUT_S", "30");
-            pb.redirectErrorStream(true).redirectOutput(store.resolve("rank" + r + ".log").toFile());
+            pb.redirectErrorStream(true)
+                    .redirectOutput(store.resolve("rank" + r + ".log").toFile());
             procs.add(pb.start());
         }
         for (int r = 0; r < n; r++) {
@@ -45,5 +50,7 @@ class NvshmemGpuTest {
         }
     }
 
-    private static String read(Path p) throws IOException { return Files.exists(p) ? Files.readString(p) : "(no log)"; }
+    private static String read(Path p) throws IOException {
+        return Files.exists(p) ? Files.readString(p) : "(no log)";
+    }
 }

@@ -25,16 +25,31 @@ public final class RdmaBackendProvider implements CommBackendProvider {
     /** Above the shared-memory backend: with a working NIC, RDMA is the better default across hosts. */
     public static final int PRIORITY = BackendPriority.NETWORK;
 
-    @Override public String name() { return "rdma"; }
-
-    @Override public int priority() { return PRIORITY; }
-
-    @Override public Set<Capability> capabilities() {
-        return EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA, Capability.ATOMICS, Capability.SIGNALS,
-                Capability.TEAMS, Capability.P2P_ENDPOINTS, Capability.MULTI_PROCESS, Capability.MULTI_HOST);
+    @Override
+    public String name() {
+        return "rdma";
     }
 
-    @Override public Availability availability() {
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return EnumSet.of(
+                Capability.RMA,
+                Capability.NONBLOCKING_RMA,
+                Capability.ATOMICS,
+                Capability.SIGNALS,
+                Capability.TEAMS,
+                Capability.P2P_ENDPOINTS,
+                Capability.MULTI_PROCESS,
+                Capability.MULTI_HOST);
+    }
+
+    @Override
+    public Availability availability() {
         try {
             return Devices.availability();
         } catch (Throwable t) {
@@ -42,10 +57,14 @@ public final class RdmaBackendProvider implements CommBackendProvider {
         }
     }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         availability().ensureAvailable(this);
         return RdmaCommunicator.open(context, RdmaEndpoints.get());
     }
 
-    @Override public Optional<Endpoints> endpoints() { return Optional.of(RdmaEndpoints.get()); }
+    @Override
+    public Optional<Endpoints> endpoints() {
+        return Optional.of(RdmaEndpoints.get());
+    }
 }

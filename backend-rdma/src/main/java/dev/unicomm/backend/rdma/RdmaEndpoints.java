@@ -31,14 +31,19 @@ final class RdmaEndpoints implements Endpoints {
     private RdmaEndpoints() {}
 
     /** The verbs endpoint factory (natives load on first use). */
-    static RdmaEndpoints get() { return INSTANCE; }
+    static RdmaEndpoints get() {
+        return INSTANCE;
+    }
 
     /**
      * The RDMA devices here with ports and GIDs.
      *
      * @throws IllegalStateException if libibverbs cannot be loaded (the message has the cause and the fix)
      */
-    @Override public List<NicInfo> devices() { return Devices.list(); }
+    @Override
+    public List<NicInfo> devices() {
+        return Devices.list();
+    }
 
     /**
      * Opens an endpoint.
@@ -46,5 +51,8 @@ final class RdmaEndpoints implements Endpoints {
      * @throws IllegalArgumentException if the device, port, link type or GID index does not exist (the message lists what does)
      * @throws IllegalStateException    if verbs are unavailable or the port is not ACTIVE
      */
-    @Override public Endpoint open(EndpointOptions options) { return VerbsEndpoint.open(options); }
+    @Override
+    public Endpoint open(EndpointOptions options) {
+        return VerbsEndpoint.open(options);
+    }
 }

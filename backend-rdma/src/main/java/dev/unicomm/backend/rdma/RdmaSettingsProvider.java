@@ -8,7 +8,8 @@ import java.util.List;
 
 /** The rdma backend's settings (docs/backends/rdma.md). Per-device ones take one value, or one per local rank separated by commas. */
 public final class RdmaSettingsProvider implements SettingsProvider {
-    @Override public List<Setting> settings() {
+    @Override
+    public List<Setting> settings() {
         return Setting.table("""
                 rdma.device      | the first device with an ACTIVE port | verbs device (e.g. mlx5_0), or one per local rank
                 rdma.port        | 1                                    | port of the device, or one per local rank

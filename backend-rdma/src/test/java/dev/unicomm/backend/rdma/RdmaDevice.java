@@ -17,7 +17,10 @@ public final class RdmaDevice {
         if (!a.available() && System.getenv("UNICOMM_RDMA_REQUIRE") != null)
             throw new AssertionError("UNICOMM_RDMA_REQUIRE is set but rdma is unavailable: " + a.cause());
         if (!a.available()) skipNotice(a.cause());
-        assumeTrue(a.available(), () -> "no usable RDMA device here (" + a.cause() + "); runs in the soft-RoCE VM: src/test/vm/run-vm-tests.sh");
+        assumeTrue(
+                a.available(),
+                () -> "no usable RDMA device here (" + a.cause()
+                        + "); runs in the soft-RoCE VM: src/test/vm/run-vm-tests.sh");
     }
 
     /** One console line per test JVM (Surefire shows skip counts, not reasons). */

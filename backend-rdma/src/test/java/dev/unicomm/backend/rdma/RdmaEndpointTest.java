@@ -27,12 +27,16 @@ class RdmaEndpointTest {
     private MemorySegment segA, segB;
     private Endpoint a, b;
 
-    @BeforeEach void connectPair() {
+    @BeforeEach
+    void connectPair() {
         RdmaDevice.require();
         arena = Arena.ofShared();
         segA = arena.allocate(SIZE, 4096);
         segB = arena.allocate(SIZE, 4096);
-        EndpointOptions o = EndpointOptions.defaults().withDevice(RdmaDevice.name()).withQueuePairs(2).withTimeout(Duration.ofSeconds(30));
+        EndpointOptions o = EndpointOptions.defaults()
+                .withDevice(RdmaDevice.name())
+                .withQueuePairs(2)
+                .withTimeout(Duration.ofSeconds(30));
         a = RdmaEndpoints.get().open(o);
         b = RdmaEndpoints.get().open(o.withBusyPoll(false)); // one busy-polling, one event-driven
         a.registerRegion("buf", Memory.of(segA));
@@ -41,7 +45,8 @@ class RdmaEndpointTest {
         a.connect(b.localInfo());
     }
 
-    @AfterEach void close() {
+    @AfterEach
+    void close() {
         if (a != null) a.close();
         if (b != null) b.close();
         if (arena != null) arena.close();
@@ -51,20 +56,29 @@ class RdmaEndpointTest {
         for (int i = 0; i < n; i++) s.set(ValueLayout.JAVA_BYTE, off + i, (byte) (seed + i * 7));
     }
 
-    private static byte[] bytes(MemorySegment s, long off, int n) { return s.asSlice(off, n).toArray(ValueLayout.JAVA_BYTE); }
+    private static byte[] bytes(MemorySegment s, long off, int n) {
+        return s.asSlice(off, n).toArray(ValueLayout.JAVA_BYTE);
+    }
 
-    @Test void devicesListPortsAndGids() {
-        NicInfo nic = RdmaEndpoints.get().devices().stream().filter(n -> n.name().equals(RdmaDevice.name())).findFirst().orElseThrow();
+    @Test
+    void devicesListPortsAndGids() {
+        NicInfo nic = RdmaEndpoints.get().devices().stream()
+                .filter(n -> n.name().equals(RdmaDevice.name()))
+                .findFirst()
+                .orElseThrow();
         NicInfo.Port p = nic.ports().get(0);
         assertEquals(1, p.number());
         assertTrue(p.active());
         assertTrue(p.activeMtu() >= 256);
         assertFalse(p.gids().isEmpty());
         if (p.linkLayer().equals("Ethernet"))
-            assertTrue(p.gids().stream().anyMatch(g -> g.type().equals("RoCE v2")), "a RoCE port has a RoCE v2 GID: " + p.gids());
+            assertTrue(
+                    p.gids().stream().anyMatch(g -> g.type().equals("RoCE v2")),
+                    "a RoCE port has a RoCE v2 GID: " + p.gids());
     }
 
-    @Test void batchedWriteAndReadMoveTheBytes() {
+    @Test
+    void batchedWriteAndReadMoveTheBytes() {
         int block = 512, n = 600; // more than one chunk of outstanding work requests, over 2 queue pairs
         long[] remote = new long[n], local = new long[n];
         for (int i = 0; i < n; i++) {
@@ -73,13 +87,15 @@ class RdmaEndpointTest {
         }
         fill(segA, 0, n * block, 3);
         a.write("buf", remote, local, block);
-        for (int i = 0; i < n; i++) assertArrayEquals(bytes(segA, local[i], block), bytes(segB, remote[i], block), "block " + i);
+        for (int i = 0; i < n; i++)
+            assertArrayEquals(bytes(segA, local[i], block), bytes(segB, remote[i], block), "block " + i);
         fill(segB, 0, 64 * 1024, 11);
         a.read("buf", new long[] {0, 8192, 16384}, new long[] {SIZE - 3 * 8192, SIZE - 2 * 8192, SIZE - 8192}, 8192);
         assertArrayEquals(bytes(segB, 0, 3 * 8192), bytes(segA, SIZE - 3 * 8192, 3 * 8192));
     }
 
-    @Test void writeWithImmediateCompletesThePeersReceive() {
+    @Test
+    void writeWithImmediateCompletesThePeersReceive() {
         CompletableFuture<Endpoint.Received> r = b.recv("buf", 0, 64);
         fill(segA, 4096, 512, 5);
         a.await(a.writeWithImm("buf", 8192, 4096, 512, 0xC0FFEE));
@@ -89,7 +105,8 @@ class RdmaEndpointTest {
         assertArrayEquals(bytes(segA, 4096, 512), bytes(segB, 8192, 512));
     }
 
-    @Test void sendLandsInThePostedReceive() {
+    @Test
+    void sendLandsInThePostedReceive() {
         CompletableFuture<Endpoint.Received> r1 = b.recv("buf", 100, 300);
         CompletableFuture<Endpoint.Received> r2 = b.recv("buf", 1000, 300);
         fill(segA, 0, 300, 9);
@@ -102,12 +119,14 @@ class RdmaEndpointTest {
         assertArrayEquals(bytes(segA, 0, 300), bytes(segB, 1000, 300));
     }
 
-    @Test void regionsRegisteredLaterAreLearnedWithUpdateRemote() {
+    @Test
+    void regionsRegisteredLaterAreLearnedWithUpdateRemote() {
         MemorySegment extraB = arena.allocate(4096, 4096);
         MemorySegment extraA = arena.allocate(4096, 4096);
         b.registerRegion("late", Memory.of(extraB));
         a.registerRegion("late", Memory.of(extraA));
-        var unknown = assertThrows(IllegalArgumentException.class, () -> a.writeBatch("late", new long[] {0}, new long[] {0}, 8));
+        var unknown = assertThrows(
+                IllegalArgumentException.class, () -> a.writeBatch("late", new long[] {0}, new long[] {0}, 8));
         assertTrue(unknown.getMessage().contains("updateRemote"), unknown.getMessage());
         a.updateRemote(b.localInfo());
         extraA.set(ValueLayout.JAVA_LONG, 0, 42L);
@@ -115,40 +134,54 @@ class RdmaEndpointTest {
         assertEquals(42L, extraB.get(ValueLayout.JAVA_LONG, 0));
     }
 
-    @Test void badInputIsRejectedBeforeAnythingIsPosted() {
-        var noRegion = assertThrows(IllegalArgumentException.class, () -> a.readBatch("nope", new long[] {0}, new long[] {0}, 8));
+    @Test
+    void badInputIsRejectedBeforeAnythingIsPosted() {
+        var noRegion = assertThrows(
+                IllegalArgumentException.class, () -> a.readBatch("nope", new long[] {0}, new long[] {0}, 8));
         assertTrue(noRegion.getMessage().contains("no local region 'nope'"), noRegion.getMessage());
-        var remoteRange = assertThrows(IndexOutOfBoundsException.class, () -> a.writeBatch("buf", new long[] {SIZE - 4}, new long[] {0}, 8));
-        assertTrue(remoteRange.getMessage().contains("remote") && remoteRange.getMessage().contains(SIZE + " bytes"), remoteRange.getMessage());
+        var remoteRange = assertThrows(
+                IndexOutOfBoundsException.class, () -> a.writeBatch("buf", new long[] {SIZE - 4}, new long[] {0}, 8));
+        assertTrue(
+                remoteRange.getMessage().contains("remote")
+                        && remoteRange.getMessage().contains(SIZE + " bytes"),
+                remoteRange.getMessage());
         assertThrows(IndexOutOfBoundsException.class, () -> a.readBatch("buf", new long[] {0}, new long[] {-1}, 8));
         assertThrows(IllegalArgumentException.class, () -> a.readBatch("buf", new long[] {0, 8}, new long[] {0}, 8));
         assertThrows(IllegalArgumentException.class, () -> a.readBatch("buf", new long[] {0}, new long[] {0}, 0));
         var twice = assertThrows(IllegalStateException.class, () -> a.connect(b.localInfo()));
         assertTrue(twice.getMessage().contains("already connected"), twice.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.registerRegion("buf", Memory.of(segA)), "duplicate name");
-        assertThrows(IllegalArgumentException.class, () -> a.registerRegion("heap", Memory.of(MemorySegment.ofArray(new byte[64]))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> a.registerRegion("heap", Memory.of(MemorySegment.ofArray(new byte[64]))));
         a.unregisterRegion("buf");
-        assertThrows(IllegalArgumentException.class, () -> a.writeBatch("buf", new long[] {0}, new long[] {0}, 8), "unregistered");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> a.writeBatch("buf", new long[] {0}, new long[] {0}, 8),
+                "unregistered");
         Arena gone = Arena.ofConfined();
         a.registerRegion("freed", Memory.of(gone.allocate(4096, 4096)));
         gone.close();
         var freed = assertThrows(IllegalStateException.class, () -> a.send("freed", 0, 8));
         assertTrue(freed.getMessage().contains("freed"), freed.getMessage());
-        try (Endpoint lonely = RdmaEndpoints.get().open(EndpointOptions.defaults().withDevice(RdmaDevice.name()))) {
+        try (Endpoint lonely =
+                RdmaEndpoints.get().open(EndpointOptions.defaults().withDevice(RdmaDevice.name()))) {
             lonely.registerRegion("buf", Memory.of(segA));
             var notConnected = assertThrows(IllegalStateException.class, () -> lonely.send("buf", 0, 8));
             assertTrue(notConnected.getMessage().contains("not connected"), notConnected.getMessage());
             var qpMismatch = assertThrows(IllegalArgumentException.class, () -> lonely.connect(b.localInfo()));
             assertTrue(qpMismatch.getMessage().contains("queue pairs"), qpMismatch.getMessage());
         }
-        assertThrows(IllegalArgumentException.class, () -> RdmaEndpoints.get().open(EndpointOptions.defaults().withDevice("no_such_dev")));
-        assertThrows(IllegalArgumentException.class,
-                () -> RdmaEndpoints.get().open(EndpointOptions.defaults().withDevice(RdmaDevice.name()).withGidIndex(100000)));
+        assertThrows(IllegalArgumentException.class, () -> RdmaEndpoints.get()
+                .open(EndpointOptions.defaults().withDevice("no_such_dev")));
+        assertThrows(IllegalArgumentException.class, () -> RdmaEndpoints.get()
+                .open(EndpointOptions.defaults().withDevice(RdmaDevice.name()).withGidIndex(100000)));
         b.close();
         assertThrows(IllegalStateException.class, () -> b.send("buf", 0, 8), "closed endpoint");
     }
 
-    @Test void aPeerThatDisappearsFailsTheTransferWithTheCompletionStatus() {
+    @Test
+    void aPeerThatDisappearsFailsTheTransferWithTheCompletionStatus() {
         b.close();
         CompletableFuture<Void> f = a.writeBatch("buf", new long[] {0}, new long[] {0}, 64);
         CommException e = assertThrows(CommException.class, () -> a.await(f));

@@ -15,7 +15,6 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -26,17 +25,23 @@ class RdmaRmaTest {
     /** Opens a 2-PE job (threads, in-memory rendezvous), runs {@code body} on both PEs concurrently, closes (collective). */
     private static void job(ThreadJob.Work body) {
         RdmaDevice.require();
-        ThreadJob.of(new RdmaBackendProvider(), 2).timeout(TIMEOUT).heapSize(8L << 20)
-                .properties(Map.of("rdma.device", RdmaDevice.name())).jobTimeout(TIMEOUT.multipliedBy(2)).runOk(body);
+        ThreadJob.of(new RdmaBackendProvider(), 2)
+                .timeout(TIMEOUT)
+                .heapSize(8L << 20)
+                .properties(Map.of("rdma.device", RdmaDevice.name()))
+                .jobTimeout(TIMEOUT.multipliedBy(2))
+                .runOk(body);
     }
 
-    @Test void putGetQuietAndBarrier() throws Exception {
+    @Test
+    void putGetQuietAndBarrier() throws Exception {
         job(comm -> {
             int me = comm.rank(), peer = 1 - me;
-            try (SymmetricBuffer buf = comm.heap().allocate(64 * 1024); Arena arena = Arena.ofConfined()) {
+            try (SymmetricBuffer buf = comm.heap().allocate(64 * 1024);
+                    Arena arena = Arena.ofConfined()) {
                 MemorySegment src = arena.allocate(40_000);
                 for (int i = 0; i < 40_000; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (me * 31 + i));
-                comm.rma().put(buf, 1000, src, peer);                       // staging path
+                comm.rma().put(buf, 1000, src, peer); // staging path
                 comm.rma().quiet();
                 comm.barrier();
                 byte[] got = buf.segment().asSlice(1000, 40_000).toArray(ValueLayout.JAVA_BYTE);
@@ -44,9 +49,9 @@ class RdmaRmaTest {
                 for (int i = 0; i < want.length; i++) want[i] = (byte) (peer * 31 + i);
                 assertArrayEquals(want, got, "PE " + me + " sees what PE " + peer + " put");
                 MemorySegment back = arena.allocate(40_000);
-                comm.rma().get(back, buf, 1000, peer);                       // reads its own bytes back from the peer
+                comm.rma().get(back, buf, 1000, peer); // reads its own bytes back from the peer
                 assertArrayEquals(src.toArray(ValueLayout.JAVA_BYTE), back.toArray(ValueLayout.JAVA_BYTE));
-                comm.rma().getNbi(Memory.of(back), 0, buf, 1000, 8, me);       // loopback to self, completed by quiet
+                comm.rma().getNbi(Memory.of(back), 0, buf, 1000, 8, me); // loopback to self, completed by quiet
                 comm.rma().putNbi(buf, 0, Memory.of(buf.segment()), 1000, 16, peer); // heap-registered source
                 comm.rma().quiet();
                 assertEquals(buf.segment().get(ValueLayout.JAVA_LONG, 1000), back.get(ValueLayout.JAVA_LONG, 0));
@@ -55,11 +60,13 @@ class RdmaRmaTest {
         });
     }
 
-    @Test void putWithSignalIsSeenAfterItsData() throws Exception {
+    @Test
+    void putWithSignalIsSeenAfterItsData() throws Exception {
         job(comm -> {
             int me = comm.rank();
-            try (SymmetricBuffer data = comm.heap().allocate(256 * 1024); SymmetricBuffer sig = comm.heap().allocate(64);
-                 Arena arena = Arena.ofConfined()) {
+            try (SymmetricBuffer data = comm.heap().allocate(256 * 1024);
+                    SymmetricBuffer sig = comm.heap().allocate(64);
+                    Arena arena = Arena.ofConfined()) {
                 if (me == 0) {
                     MemorySegment src = arena.allocate(256 * 1024);
                     for (int round = 1; round <= 3; round++) {
@@ -81,7 +88,8 @@ class RdmaRmaTest {
         });
     }
 
-    @Test void atomicsFromBothPesAreAtomic() throws Exception {
+    @Test
+    void atomicsFromBothPesAreAtomic() throws Exception {
         job(comm -> {
             try (SymmetricBuffer words = comm.heap().allocate(64)) {
                 for (int i = 0; i < 50; i++) comm.rma().atomicAdd(words, 0, 1, 0);
@@ -98,14 +106,16 @@ class RdmaRmaTest {
                 }
                 comm.barrier();
                 assertEquals(-5, comm.rma().atomicFetch(words, 0, 0));
-                var misaligned = assertThrows(IllegalArgumentException.class, () -> comm.rma().atomicAdd(words, 4, 1, 0));
+                var misaligned = assertThrows(
+                        IllegalArgumentException.class, () -> comm.rma().atomicAdd(words, 4, 1, 0));
                 assertTrue(misaligned.getMessage().contains("aligned"), misaligned.getMessage());
                 comm.barrier();
             }
         });
     }
 
-    @Test void teamsSplitTranslateAndBarrier() throws Exception {
+    @Test
+    void teamsSplitTranslateAndBarrier() throws Exception {
         job(comm -> {
             Team world = comm.world();
             try (Team odd = world.split(1, 1, 1)) {
@@ -120,7 +130,8 @@ class RdmaRmaTest {
             assertEquals(2, grid.y().size());
             grid.y().barrier();
             grid.x().barrier();
-            var mismatch = assertThrows(IllegalArgumentException.class, () -> comm.heap().allocate(comm.rank() == 0 ? 64 : 128));
+            var mismatch = assertThrows(
+                    IllegalArgumentException.class, () -> comm.heap().allocate(comm.rank() == 0 ? 64 : 128));
             assertTrue(mismatch.getMessage().contains("mismatch"), mismatch.getMessage());
             comm.barrier();
         });

@@ -24,23 +24,27 @@ public final class VmTestMain {
 
     public static void main(String[] args) {
         var request = LauncherDiscoveryRequestBuilder.request()
-                .selectors(Arrays.stream(args).map(VmTestMain::selector).toList()).build();
+                .selectors(Arrays.stream(args).map(VmTestMain::selector).toList())
+                .build();
         var summary = new SummaryGeneratingListener();
         TestExecutionListener progress = new TestExecutionListener() {
             private final java.util.Map<String, Long> started = new java.util.concurrent.ConcurrentHashMap<>();
 
-            @Override public void executionStarted(TestIdentifier id) {
+            @Override
+            public void executionStarted(TestIdentifier id) {
                 if (!id.isTest()) return;
                 started.put(id.getUniqueId(), System.nanoTime());
                 // Names the running test in the last output lines if the VM's idle watchdog stops it.
                 System.out.println("START " + id.getLegacyReportingName());
             }
 
-            @Override public void executionSkipped(TestIdentifier id, String reason) {
+            @Override
+            public void executionSkipped(TestIdentifier id, String reason) {
                 System.out.println("SKIP " + id.getLegacyReportingName() + ": " + reason);
             }
 
-            @Override public void executionFinished(TestIdentifier id, TestExecutionResult result) {
+            @Override
+            public void executionFinished(TestIdentifier id, TestExecutionResult result) {
                 if (!id.isTest()) return;
                 long ms = (System.nanoTime() - started.getOrDefault(id.getUniqueId(), System.nanoTime())) / 1_000_000;
                 System.out.println(result.getStatus() + " " + id.getDisplayName() + " (" + ms + " ms)"
@@ -52,7 +56,9 @@ public final class VmTestMain {
         PrintWriter out = new PrintWriter(System.out, true);
         s.printFailuresTo(out, 40);
         s.printTo(out);
-        boolean ok = s.getTotalFailureCount() == 0 && s.getTestsSkippedCount() == 0 && s.getTestsAbortedCount() == 0
+        boolean ok = s.getTotalFailureCount() == 0
+                && s.getTestsSkippedCount() == 0
+                && s.getTestsAbortedCount() == 0
                 && s.getTestsSucceededCount() > 0;
         System.exit(ok ? 0 : 1);
     }

@@ -27,9 +27,12 @@ public final class WiredDevices {
     /** Skips (or fails in the VM) unless rxe0 and rxe1 exist on veth0 and veth1. */
     public static void require() {
         Availability a = new RdmaBackendProvider().availability();
-        boolean wired = a.available() && Files.isDirectory(Path.of("/sys/class/infiniband", DEVICE_B))
+        boolean wired = a.available()
+                && Files.isDirectory(Path.of("/sys/class/infiniband", DEVICE_B))
                 && Files.isDirectory(Path.of("/sys/class/net", NETDEV_A));
-        String why = !a.available() ? a.cause() : "no " + DEVICE_B + " on " + NETDEV_B + " (the VM of src/test/vm/run-in-vm.sh has it)";
+        String why = !a.available()
+                ? a.cause()
+                : "no " + DEVICE_B + " on " + NETDEV_B + " (the VM of src/test/vm/run-in-vm.sh has it)";
         if (!wired && System.getenv("UNICOMM_RDMA_REQUIRE") != null)
             throw new AssertionError("UNICOMM_RDMA_REQUIRE is set but the two wired devices are missing: " + why);
         if (!a.available()) RdmaDevice.skipNotice(a.cause());
@@ -39,7 +42,8 @@ public final class WiredDevices {
     /** Bytes {@code netdev} has sent so far: traffic between the devices shows up here, loopback does not. */
     public static long txBytes(String netdev) {
         try {
-            return Long.parseLong(Files.readString(Path.of("/sys/class/net", netdev, "statistics", "tx_bytes")).strip());
+            return Long.parseLong(Files.readString(Path.of("/sys/class/net", netdev, "statistics", "tx_bytes"))
+                    .strip());
         } catch (IOException e) {
             throw new IllegalStateException("cannot read " + netdev + "'s counters: " + e, e);
         }
@@ -56,7 +60,8 @@ public final class WiredDevices {
                 throw new IllegalStateException(cmd + " did not finish in 30 s");
             }
             String out = new String(p.getInputStream().readAllBytes());
-            if (p.exitValue() != 0) throw new IllegalStateException(cmd + " failed (" + p.exitValue() + "): " + out.strip());
+            if (p.exitValue() != 0)
+                throw new IllegalStateException(cmd + " failed (" + p.exitValue() + "): " + out.strip());
         } catch (IOException e) {
             throw new IllegalStateException("cannot run " + cmd + ": " + e, e);
         } catch (InterruptedException e) {
@@ -70,8 +75,13 @@ public final class WiredDevices {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
         int seen = -1;
         while (System.nanoTime() < end) {
-            seen = dev.unicomm.backend.rdma.RdmaEndpoints.get().devices().stream().filter(n -> n.name().equals(device))
-                    .findFirst().orElseThrow().ports().get(0).activeMtu();
+            seen = dev.unicomm.backend.rdma.RdmaEndpoints.get().devices().stream()
+                    .filter(n -> n.name().equals(device))
+                    .findFirst()
+                    .orElseThrow()
+                    .ports()
+                    .get(0)
+                    .activeMtu();
             if (seen == mtu) return;
             try {
                 Thread.sleep(100);
@@ -80,6 +90,7 @@ public final class WiredDevices {
                 break;
             }
         }
-        throw new IllegalStateException(device + "'s active MTU is " + seen + ", not " + mtu + ", 20 s after its netdev changed");
+        throw new IllegalStateException(
+                device + "'s active MTU is " + seen + ", not " + mtu + ", 20 s after its netdev changed");
     }
 }

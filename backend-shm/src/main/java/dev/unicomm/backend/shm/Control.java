@@ -31,6 +31,7 @@ final class Control {
     static final long HDR_BLAME = 48;
     /** Length and UTF-8 bytes of the reason that goes with the blame word. */
     static final long HDR_REASON_LEN = 56;
+
     static final long HDR_REASON = 64;
     static final int REASON_BYTES = 1024;
     /**
@@ -45,6 +46,7 @@ final class Control {
     static final int TEAM_SLOTS = 64;
     /** Dissemination rounds per barrier: ceil(log2(size)), so up to 2^24 PEs. */
     static final int MAX_ROUNDS = 24;
+
     static final long SLOT_BYTES = 4096;
     static final long SLOT_MAILBOX = MAX_ROUNDS * LINE;
 
@@ -62,17 +64,27 @@ final class Control {
     }
 
     /** Offset of barrier-round {@code round}'s flag in team slot {@code slot}. */
-    static long roundFlag(int slot, int round) { return TEAMS + slot * SLOT_BYTES + round * LINE; }
+    static long roundFlag(int slot, int round) {
+        return TEAMS + slot * SLOT_BYTES + round * LINE;
+    }
 
     /** Offset of the split mailbox entry of team slot {@code slot} for split number {@code seq}. */
-    static long splitMailbox(int slot, long seq) { return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (seq & 1) * LINE; }
+    static long splitMailbox(int slot, long seq) {
+        return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (seq & 1) * LINE;
+    }
 
     /** Offset of the agreement mailbox entry of team slot {@code slot} for exchange number {@code seq}. */
-    static long agreeMailbox(int slot, long seq) { return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (2 + (seq & 1)) * LINE; }
+    static long agreeMailbox(int slot, long seq) {
+        return TEAMS + slot * SLOT_BYTES + SLOT_MAILBOX + (2 + (seq & 1)) * LINE;
+    }
 
     /** Offset of the agreement payload of team slot {@code slot} for exchange number {@code seq}. */
-    static long agreePayload(int slot, long seq) { return PAYLOADS + (2L * slot + (seq & 1)) * PAYLOAD_BYTES; }
+    static long agreePayload(int slot, long seq) {
+        return PAYLOADS + (2L * slot + (seq & 1)) * PAYLOAD_BYTES;
+    }
 
     /** Offset of team slot {@code slot}. */
-    static long slot(int slot) { return TEAMS + slot * SLOT_BYTES; }
+    static long slot(int slot) {
+        return TEAMS + slot * SLOT_BYTES;
+    }
 }

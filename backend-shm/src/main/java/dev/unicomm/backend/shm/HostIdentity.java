@@ -37,8 +37,9 @@ final class HostIdentity {
         String why = rank0.substring(0, rank0.indexOf(' ')).equals(mine.substring(0, mine.indexOf(' ')))
                 ? "the same host but another shared-memory folder (a container with its own /dev/shm?)"
                 : "another host";
-        throw new CommException("the shm backend needs every PE to share one shared-memory folder, but rank 0 runs on " + rank0
-                + " and rank " + rank + " on " + mine + " (" + why + "); share /dev/shm between them, or use a network backend (ucx, rdma)");
+        throw new CommException("the shm backend needs every PE to share one shared-memory folder, but rank 0 runs on "
+                + rank0 + " and rank " + rank + " on " + mine + " (" + why
+                + "); share /dev/shm between them, or use a network backend (ucx, rdma)");
     }
 
     private static String device(Path dir) {
@@ -63,8 +64,9 @@ final class HostIdentity {
     static void requireOneHost(String[] hosts) {
         for (int pe = 1; pe < hosts.length; pe++) {
             if (!hosts[pe].equals(hosts[0]))
-                throw new CommException("the shm backend needs every PE on one host, but rank 0 runs on " + hosts[0]
-                        + " and rank " + pe + " on " + hosts[pe] + "; use a network backend (e.g. rdma) for multi-host jobs");
+                throw new CommException(
+                        "the shm backend needs every PE on one host, but rank 0 runs on " + hosts[0] + " and rank " + pe
+                                + " on " + hosts[pe] + "; use a network backend (e.g. rdma) for multi-host jobs");
         }
     }
 }

@@ -44,7 +44,9 @@ final class JobDirectory {
     private static final Set<Path> OPEN = ConcurrentHashMap.newKeySet();
     /** Set when the exit clean-up starts: a name made after that would outlive the JVM, so none is made. */
     private static volatile boolean exiting;
+
     private static final Thread EXIT_CLEANUP = Thread.ofPlatform().unstarted(JobDirectory::cleanUpAtExit);
+
     static {
         try {
             Runtime.getRuntime().addShutdownHook(EXIT_CLEANUP);
@@ -70,8 +72,11 @@ final class JobDirectory {
             } catch (FileAlreadyExistsException e) {
                 OPEN.remove(d); // someone made this name: draw another
             } catch (IOException e) {
-                throw new CommException("cannot create the job's shared heap folder in " + parent + ": " + e
-                        + "; make it writable for this user, or point " + SegmentFiles.DIR_SETTING + " elsewhere", e);
+                throw new CommException(
+                        "cannot create the job's shared heap folder in " + parent + ": " + e
+                                + "; make it writable for this user, or point " + SegmentFiles.DIR_SETTING
+                                + " elsewhere",
+                        e);
             }
         }
         throw new CommException("cannot create the job's shared heap folder in " + parent + ": " + CREATE_TRIES
@@ -82,7 +87,8 @@ final class JobDirectory {
     static Path join(String published) {
         Path d = Path.of(published);
         if (!d.isAbsolute() || !NAME.matcher(d.getFileName().toString()).matches())
-            throw new CommException("the rendezvous store names '" + published + "' as the job's shared heap folder, which is not one");
+            throw new CommException(
+                    "the rendezvous store names '" + published + "' as the job's shared heap folder, which is not one");
         OPEN.add(d);
         requirePrivate(d);
         return d;
@@ -101,7 +107,8 @@ final class JobDirectory {
             int me = currentUid();
             if (!a.isDirectory() || owner != me || !a.permissions().equals(OWNER_ONLY))
                 throw new CommException("the job's shared heap folder " + d + " is not private to this user (uid " + me
-                        + "): it is " + (a.isDirectory() ? "a folder" : a.isSymbolicLink() ? "a symbolic link" : "a file")
+                        + "): it is "
+                        + (a.isDirectory() ? "a folder" : a.isSymbolicLink() ? "a symbolic link" : "a file")
                         + " of uid " + owner + " with mode " + PosixFilePermissions.toString(a.permissions())
                         + "; every rank of a shm job must run as the same user");
         } catch (IOException e) {
@@ -153,6 +160,7 @@ final class JobDirectory {
 
     /** At most 25 sweeps 40 ms apart (1 s) for the files of peers that died while the job started. */
     private static final int DEAD_SWEEPS = 25;
+
     private static final long DEAD_SWEEP_PAUSE_MS = 40;
 
     /** Removes {@code d} if it is empty (the last PE to unlink its file does); it stays while a PE's file is in it. */
@@ -166,7 +174,9 @@ final class JobDirectory {
     }
 
     /** This JVM no longer has names in {@code d} (its PEs all unlinked theirs). */
-    static void forget(Path d) { OPEN.remove(d); }
+    static void forget(Path d) {
+        OPEN.remove(d);
+    }
 
     /**
      * Sweeps {@code parent} for job folders of this user whose PEs all died: their files nobody holds,
@@ -187,11 +197,18 @@ final class JobDirectory {
             for (Path d : dirs) {
                 if (!NAME.matcher(d.getFileName().toString()).matches() || OPEN.contains(d.toAbsolutePath())) continue;
                 try {
-                    PosixFileAttributes a = Files.readAttributes(d, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-                    if (!a.isDirectory() || (Integer) Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS) != me) continue;
-                    boolean old = System.currentTimeMillis() - Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS).toMillis() > EMPTY_GRACE_MS;
-                    // Emptied by this sweep: every file was a dead PE's. Empty already: only once old (rank 0 may be about to fill it).
-                    boolean hadDeadFiles = !SegmentFiles.reclaimIn(d, SegmentFiles.FRESH_GRACE_MS).isEmpty();
+                    PosixFileAttributes a =
+                            Files.readAttributes(d, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                    if (!a.isDirectory()
+                            || (Integer) Files.getAttribute(d, "unix:uid", LinkOption.NOFOLLOW_LINKS) != me) continue;
+                    boolean old = System.currentTimeMillis()
+                                    - Files.getLastModifiedTime(d, LinkOption.NOFOLLOW_LINKS)
+                                            .toMillis()
+                            > EMPTY_GRACE_MS;
+                    // Emptied by this sweep: every file was a dead PE's. Empty already: only once old (rank 0 may be
+                    // about to fill it).
+                    boolean hadDeadFiles = !SegmentFiles.reclaimIn(d, SegmentFiles.FRESH_GRACE_MS)
+                            .isEmpty();
                     if ((old || hadDeadFiles) && Files.deleteIfExists(d)) removed.add(d);
                 } catch (IOException e) {
                     // not empty (a live job), or gone meanwhile: not ours to take

@@ -44,6 +44,7 @@ final class SegmentFiles {
     private static final Pattern NAME = Pattern.compile(Pattern.quote(PREFIX) + "([0-9a-f]+)-r(\\d+)-p(\\d+)");
     /** Setting that sizes the files, for messages. */
     static final String HEAP_SETTING = "unicomm.heap.size (UNICOMM_HEAP_SIZE)";
+
     static final String DIR_SETTING = "unicomm.shm.dir (UNICOMM_SHM_DIR)";
 
     /**
@@ -55,10 +56,13 @@ final class SegmentFiles {
     /** A heap file this process has open: its mapping, and the channel that holds (own file) or probes (peer's) the lock. */
     record Handle(Path path, MemorySegment segment, FileChannel channel, boolean own) implements AutoCloseable {
         /** Whether the file's creator still lives (its lock is held; always true for our own file). */
-        boolean ownerAlive() { return own || lockHeld(channel); }
+        boolean ownerAlive() {
+            return own || lockHeld(channel);
+        }
 
         /** Closes the channel (for our own file this releases the lock). The mapping lives on in its arena. */
-        @Override public void close() {
+        @Override
+        public void close() {
             try {
                 channel.close();
             } catch (IOException e) {
@@ -86,7 +90,9 @@ final class SegmentFiles {
      *
      * @return the files deleted
      */
-    static List<Path> reclaimStale(Path dir) { return reclaimIn(dir, FRESH_GRACE_MS); }
+    static List<Path> reclaimStale(Path dir) {
+        return reclaimIn(dir, FRESH_GRACE_MS);
+    }
 
     /**
      * As {@link #reclaimStale}, and unrenamed new files are taken once older than {@code newGraceMs}
@@ -135,7 +141,8 @@ final class SegmentFiles {
         }
     }
 
-    private static void sweep(Path dir, int owner, String glob, java.util.function.Predicate<Path> candidate, List<Path> removed) {
+    private static void sweep(
+            Path dir, int owner, String glob, java.util.function.Predicate<Path> candidate, List<Path> removed) {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, glob)) {
             for (Path f : files) {
                 if (!candidate.test(f) || HELD.contains(f.toAbsolutePath()) || !ownedBy(f, owner)) continue;
@@ -197,13 +204,19 @@ final class SegmentFiles {
             if (usable < bytes) throw noSpace(dir, bytes, usable, null);
             if (Files.exists(file)) throw new IOException("file exists");
             HELD.add(fresh); // ours before it exists: an exit removes it, and no sweep of this JVM opens it
-            ch = FileChannel.open(fresh, EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
+            ch = FileChannel.open(
+                    fresh,
+                    EnumSet.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             JobDirectory.refuseIfExiting(fresh);
-            if (ch.tryLock(0, 1, false) == null) throw new CommException("cannot lock the new shared heap file " + fresh);
+            if (ch.tryLock(0, 1, false) == null)
+                throw new CommException("cannot lock the new shared heap file " + fresh);
             reserve(ch, dir, bytes);
             held = HELD.add(file.toAbsolutePath());
-            Files.move(fresh, file, StandardCopyOption.ATOMIC_MOVE); // rename(2) would replace a file made meanwhile: checked above
+            Files.move(
+                    fresh,
+                    file,
+                    StandardCopyOption.ATOMIC_MOVE); // rename(2) would replace a file made meanwhile: checked above
             renamed = true;
             JobDirectory.refuseIfExiting(file); // both names stay tracked until here: an exit deletes whichever exists
             HELD.remove(fresh);
@@ -244,9 +257,13 @@ final class SegmentFiles {
     }
 
     private static CommException noSpace(Path dir, long bytes, long free, IOException cause) {
-        return new CommException("not enough space in " + dir + " for a " + bytes + "-byte shared heap file ("
-                + (cause == null ? free + " bytes free" : "ran out after " + free + " bytes") + "): lower " + HEAP_SETTING
-                + ", free or enlarge " + dir + " (a tmpfs: mount -o remount,size=...), or point " + DIR_SETTING + " elsewhere", cause);
+        return new CommException(
+                "not enough space in " + dir + " for a " + bytes + "-byte shared heap file ("
+                        + (cause == null ? free + " bytes free" : "ran out after " + free + " bytes") + "): lower "
+                        + HEAP_SETTING
+                        + ", free or enlarge " + dir + " (a tmpfs: mount -o remount,size=...), or point " + DIR_SETTING
+                        + " elsewhere",
+                cause);
     }
 
     /**
@@ -264,10 +281,12 @@ final class SegmentFiles {
             return; // creating the files will say what is wrong with the folder
         }
         if (usable < need)
-            throw new CommException("not enough space in " + dir.toAbsolutePath() + " for this job's shared heaps: " + ranks
-                    + " ranks x " + bytes + " bytes (heap + " + Control.BYTES + " control bytes each) = " + need + " bytes, "
-                    + usable + " bytes free: lower " + HEAP_SETTING + ", free or enlarge " + dir
-                    + " (a tmpfs: mount -o remount,size=...), or point " + DIR_SETTING + " elsewhere");
+            throw new CommException(
+                    "not enough space in " + dir.toAbsolutePath() + " for this job's shared heaps: " + ranks
+                            + " ranks x " + bytes + " bytes (heap + " + Control.BYTES + " control bytes each) = " + need
+                            + " bytes, "
+                            + usable + " bytes free: lower " + HEAP_SETTING + ", free or enlarge " + dir
+                            + " (a tmpfs: mount -o remount,size=...), or point " + DIR_SETTING + " elsewhere");
     }
 
     /**
@@ -286,7 +305,8 @@ final class SegmentFiles {
             ch = null;
             return h;
         } catch (NoSuchFileException e) {
-            throw new CommException("shared heap file " + file + " of a peer PE is missing (removed by someone else?)", e);
+            throw new CommException(
+                    "shared heap file " + file + " of a peer PE is missing (removed by someone else?)", e);
         } catch (IOException e) {
             throw new CommException("cannot map the shared heap file " + file + " of a peer PE: " + e, e);
         } finally {

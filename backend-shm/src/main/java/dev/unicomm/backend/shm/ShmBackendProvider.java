@@ -4,8 +4,8 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
-import dev.unicomm.spi.BackendSettings;
 import dev.unicomm.spi.BackendPriority;
+import dev.unicomm.spi.BackendSettings;
 import dev.unicomm.spi.CommBackendProvider;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -26,30 +26,53 @@ import java.util.Set;
 public final class ShmBackendProvider implements CommBackendProvider {
     /** Below every hardware backend: it is the fallback that always works. */
     public static final int PRIORITY = BackendPriority.HOST;
+
     static final String DEFAULT_DIR = "/dev/shm";
     /** The heap files' directory setting, {@code unicomm.shm.dir} (listed by {@link ShmSettingsProvider}). */
     static final String DIR_KEY = "shm.dir";
     /** Appended to every fix: the troubleshooting page's section for this backend. */
     private static final String SEE = "; see docs/troubleshooting.md#shm-devshm-missing-or-not-writable";
 
-    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS,
+    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(
+            Capability.RMA,
+            Capability.NONBLOCKING_RMA,
+            Capability.ATOMICS,
+            Capability.SIGNALS,
+            Capability.TEAMS,
+            Capability.DIRECT_PEER_ACCESS,
+            Capability.MULTI_PROCESS,
             Capability.ELASTIC));
 
     /** Cheap: nothing is touched until {@link #availability()} or {@link #open}. */
     public ShmBackendProvider() {}
 
-    @Override public String name() { return "shm"; }
+    @Override
+    public String name() {
+        return "shm";
+    }
 
-    @Override public int priority() { return PRIORITY; }
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
 
-    @Override public Set<Capability> capabilities() { return CAPABILITIES; }
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
 
-    @Override public Availability availability() { return availability(BackendSettings.fromEnvironment()); }
+    @Override
+    public Availability availability() {
+        return availability(BackendSettings.fromEnvironment());
+    }
 
-    @Override public Availability availability(BackendSettings settings) { return availability(directory(settings.get(DIR_KEY))); }
+    @Override
+    public Availability availability(BackendSettings settings) {
+        return availability(directory(settings.get(DIR_KEY)));
+    }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         Path dir = directory(context.config().property(DIR_KEY, null));
         availability(dir).ensureAvailable(this);
         return ShmCommunicator.open(context, dir);
@@ -59,16 +82,22 @@ public final class ShmBackendProvider implements CommBackendProvider {
     static Availability availability(Path dir) {
         String os = System.getProperty("os.name", "");
         if (!os.toLowerCase().contains("linux"))
-            return Availability.no("the shm backend needs Linux (this is " + os + ")", "run on Linux, or use another backend" + SEE);
+            return Availability.no(
+                    "the shm backend needs Linux (this is " + os + ")", "run on Linux, or use another backend" + SEE);
         if (!Files.isDirectory(dir))
-            return Availability.no(dir + " does not exist", "mount a tmpfs there (mount -t tmpfs tmpfs " + dir
-                    + ") or point unicomm.shm.dir / UNICOMM_SHM_DIR at a writable tmpfs directory" + SEE);
+            return Availability.no(
+                    dir + " does not exist",
+                    "mount a tmpfs there (mount -t tmpfs tmpfs " + dir
+                            + ") or point unicomm.shm.dir / UNICOMM_SHM_DIR at a writable tmpfs directory" + SEE);
         try {
             Path probe = Files.createTempFile(dir, SegmentFiles.PREFIX + "probe-", ".tmp");
             Files.delete(probe);
         } catch (IOException | SecurityException e) {
-            return Availability.no("cannot create files in " + dir + ": " + e.getMessage(), e,
-                    "make " + dir + " writable for this user, or point unicomm.shm.dir / UNICOMM_SHM_DIR elsewhere" + SEE);
+            return Availability.no(
+                    "cannot create files in " + dir + ": " + e.getMessage(),
+                    e,
+                    "make " + dir + " writable for this user, or point unicomm.shm.dir / UNICOMM_SHM_DIR elsewhere"
+                            + SEE);
         }
         return Availability.yes();
     }

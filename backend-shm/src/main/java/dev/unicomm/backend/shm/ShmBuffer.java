@@ -29,31 +29,50 @@ final class ShmBuffer implements SymmetricBuffer {
         }
     }
 
-    @Override public long offset() { return offset; }
+    @Override
+    public long offset() {
+        return offset;
+    }
 
-    @Override public boolean isOpen() { return open; }
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
 
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
 
-    @Override public long address() { return segment().address(); }
+    @Override
+    public long address() {
+        return segment().address();
+    }
 
-    @Override public long byteSize() { return bytes; }
+    @Override
+    public long byteSize() {
+        return bytes;
+    }
 
-    @Override public MemorySegment segment() {
+    @Override
+    public MemorySegment segment() {
         requireOpen();
         return peers[heap.rank()];
     }
 
     /** Every PE's copy is mapped here: always present. */
-    @Override public Optional<MemorySegment> peer(int pe) {
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
         requireOpen();
         return Optional.of(peers[pe]);
     }
 
     /** Frees the buffer on every PE (collective, with a barrier first: no PE is still using it). */
-    @Override public void close() {
+    @Override
+    public void close() {
         synchronized (this) {
-            if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed");
+            if (!open)
+                throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed");
             open = false;
         }
         heap.free(this);
@@ -69,7 +88,8 @@ final class ShmBuffer implements SymmetricBuffer {
         if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was freed");
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "ShmBuffer[offset=" + offset + ", bytes=" + bytes + (open ? "" : ", freed") + "]";
     }
 }

@@ -40,16 +40,25 @@ final class ShmCommunicator implements BackendCommunicator {
     private final Path ownFile;
     /** Every PE's file channel: ours holds our lock, the peers' probe theirs. */
     private final SegmentFiles.Handle[] handles;
+
     private final Waiter waiter;
     private final ShmHeap heap;
     private final ShmRma rma;
     private final ShmTeam world;
     /** Bit i set: team slot i is in use on this PE (slot 0: the world). */
     private long usedSlots = 1;
+
     private boolean closed;
 
-    private ShmCommunicator(int rank, int size, Arena arena, SegmentFiles.Handle[] handles, Path ownFile, long heapSize,
-                            CommConfig config, Store store) {
+    private ShmCommunicator(
+            int rank,
+            int size,
+            Arena arena,
+            SegmentFiles.Handle[] handles,
+            Path ownFile,
+            long heapSize,
+            CommConfig config,
+            Store store) {
         this.rank = rank;
         this.size = size;
         this.arena = arena;
@@ -66,7 +75,10 @@ final class ShmCommunicator implements BackendCommunicator {
             pids[pe] = Words.getPlain(controls[pe], Control.HDR_PID);
         }
         // All PEs of a shm job share this host: more of them than processors means spinning steals the peers' cores.
-        this.waiter = new Waiter(config.timeout(), new Watchdog(rank, pids, handles, store, controls, config.elastic()), size > Runtime.getRuntime().availableProcessors());
+        this.waiter = new Waiter(
+                config.timeout(),
+                new Watchdog(rank, pids, handles, store, controls, config.elastic()),
+                size > Runtime.getRuntime().availableProcessors());
         this.heap = new ShmHeap(this, heapSize);
         this.rma = new ShmRma(this);
         int[] all = new int[size];
@@ -88,7 +100,9 @@ final class ShmCommunicator implements BackendCommunicator {
         JobDirectory.reclaimStale(dir);
         String here = HostIdentity.current(dir);
         if (rank == 0) {
-            SegmentFiles.requireJobFits(dir, size, fileSize); // before anyone's file exists; others learn of a failure through the store's abort
+            SegmentFiles.requireJobFits(
+                    dir, size,
+                    fileSize); // before anyone's file exists; others learn of a failure through the store's abort
             store.set(key + "dir", (JobDirectory.create(dir) + "\n" + here).getBytes(StandardCharsets.UTF_8));
         }
         String[] published;
@@ -110,7 +124,9 @@ final class ShmCommunicator implements BackendCommunicator {
         try {
             handles[rank] = SegmentFiles.create(own, fileSize, arena);
             writeHeader(handles[rank].segment(), pid, rank, size, heapSize);
-            store.set(key + "file/" + rank, (own + "\n" + heapSize + "\n" + HostIdentity.current()).getBytes(StandardCharsets.UTF_8));
+            store.set(
+                    key + "file/" + rank,
+                    (own + "\n" + heapSize + "\n" + HostIdentity.current()).getBytes(StandardCharsets.UTF_8));
             store.barrier(key + "created");
             long[] sizes = new long[size];
             String[] hosts = new String[size];
@@ -125,7 +141,8 @@ final class ShmCommunicator implements BackendCommunicator {
                 if (pe == rank) continue;
                 Path path = Path.of(new String(store.get(key + "file/" + pe), StandardCharsets.UTF_8).split("\n")[0]);
                 if (!jobDir.equals(path.getParent()))
-                    throw new CommException("rank " + pe + "'s shared heap file " + path + " is not in the job's folder " + jobDir);
+                    throw new CommException(
+                            "rank " + pe + "'s shared heap file " + path + " is not in the job's folder " + jobDir);
                 handles[pe] = SegmentFiles.map(path, fileSize, arena);
                 checkHeader(handles[pe].segment(), pe, size, heapSize, path.toString());
             }
@@ -164,8 +181,14 @@ final class ShmCommunicator implements BackendCommunicator {
         for (long s : sizes) {
             if (s != sizes[0]) {
                 StringBuilder sb = new StringBuilder("PEs disagree on the symmetric heap size:");
-                for (int pe = 0; pe < sizes.length; pe++) sb.append(" rank ").append(pe).append(" has ").append(sizes[pe]).append(" bytes;");
-                throw new IllegalArgumentException(sb + " set the same unicomm.heap.size (UNICOMM_HEAP_SIZE) on every PE");
+                for (int pe = 0; pe < sizes.length; pe++)
+                    sb.append(" rank ")
+                            .append(pe)
+                            .append(" has ")
+                            .append(sizes[pe])
+                            .append(" bytes;");
+                throw new IllegalArgumentException(
+                        sb + " set the same unicomm.heap.size (UNICOMM_HEAP_SIZE) on every PE");
             }
         }
     }
@@ -176,50 +199,95 @@ final class ShmCommunicator implements BackendCommunicator {
                 || Words.getPlain(file, Control.HDR_RANK) != pe
                 || Words.getPlain(file, Control.HDR_WORLD_SIZE) != size
                 || Words.getPlain(file, Control.HDR_HEAP_SIZE) != heapSize)
-            throw new CommException("shared heap file " + path + " is not rank " + pe + "'s heap of this job (bad header)");
+            throw new CommException(
+                    "shared heap file " + path + " is not rank " + pe + "'s heap of this job (bad header)");
     }
 
-    @Override public int rank() { return rank; }
+    @Override
+    public int rank() {
+        return rank;
+    }
 
-    @Override public int size() { return size; }
+    @Override
+    public int size() {
+        return size;
+    }
 
-    @Override public SymmetricHeap heap() { return heap; }
+    @Override
+    public SymmetricHeap heap() {
+        return heap;
+    }
 
-    @Override public Rma rma() { return rma; }
+    @Override
+    public Rma rma() {
+        return rma;
+    }
 
-    @Override public ShmTeam world() { return world; }
+    @Override
+    public ShmTeam world() {
+        return world;
+    }
 
     /** World barrier; its leading full fence completes this PE's RMA. */
-    @Override public void barrier() { world.barrier(); }
+    @Override
+    public void barrier() {
+        world.barrier();
+    }
 
-    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
+    @Override
+    public boolean acceptsLocal(MemoryKind kind) {
+        return kind.isHost();
+    }
 
     /** Call words, and a small collective's data, ride on the dissemination barrier: the same cost as a plain barrier. */
-    @Override public Optional<CallAgreement> callAgreement() {
+    @Override
+    public Optional<CallAgreement> callAgreement() {
         return Optional.of(new PayloadAgreement() {
-            @Override public long[][] exchange(Team team, long[] words) { return ((ShmTeam) team).exchange(words); }
+            @Override
+            public long[][] exchange(Team team, long[] words) {
+                return ((ShmTeam) team).exchange(words);
+            }
 
-            @Override public long payloadCapacity() { return Control.PAYLOAD_BYTES; }
+            @Override
+            public long payloadCapacity() {
+                return Control.PAYLOAD_BYTES;
+            }
 
-            @Override public void exchange(Team team, long[] words, long[][] all, MemorySegment payload, long bytes, MemorySegment[] inputs) {
+            @Override
+            public void exchange(
+                    Team team, long[] words, long[][] all, MemorySegment payload, long bytes, MemorySegment[] inputs) {
                 ((ShmTeam) team).exchange(words, all, payload, bytes, inputs);
             }
         });
     }
 
-    MemorySegment control(int pe) { return controls[pe]; }
+    MemorySegment control(int pe) {
+        return controls[pe];
+    }
 
-    MemorySegment heapOf(int pe) { return heaps[pe]; }
+    MemorySegment heapOf(int pe) {
+        return heaps[pe];
+    }
 
-    MemorySegment[] heaps() { return heaps; }
+    MemorySegment[] heaps() {
+        return heaps;
+    }
 
-    Waiter waiter() { return waiter; }
+    Waiter waiter() {
+        return waiter;
+    }
 
-    synchronized long freeSlotMask() { return ~usedSlots; }
+    synchronized long freeSlotMask() {
+        return ~usedSlots;
+    }
 
-    synchronized void claimSlot(int slot) { usedSlots |= 1L << slot; }
+    synchronized void claimSlot(int slot) {
+        usedSlots |= 1L << slot;
+    }
 
-    synchronized void releaseSlot(int slot) { usedSlots &= ~(1L << slot); }
+    synchronized void releaseSlot(int slot) {
+        usedSlots &= ~(1L << slot);
+    }
 
     /**
      * Collective: a world barrier (no peer still reads or writes this PE's memory), then unmaps every
@@ -229,7 +297,8 @@ final class ShmCommunicator implements BackendCommunicator {
      * barrier: close releases this PE's side at once and quietly (peers keep their own mappings of
      * our file, so unmapping ours cannot hurt them).
      */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (closed) return;
         closed = true;
         try {

@@ -33,9 +33,12 @@ final class ShmHeap implements SymmetricHeap {
         this.allocator = new SymmetricAllocator(capacity);
     }
 
-    int rank() { return comm.rank(); }
+    int rank() {
+        return comm.rank();
+    }
 
-    @Override public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
+    @Override
+    public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
         long s = ++seq;
         long at = allocator.allocate(bytes, alignment);
         // Clear our part before the barrier, so no peer can write into it before we do.
@@ -73,7 +76,8 @@ final class ShmHeap implements SymmetricHeap {
             long[] w = all[pe];
             if (w[0] != s || w[1] < 0) {
                 same = false;
-                described.add("rank " + pe + " made no matching heap call (it is at heap call #" + w[0] + ", this is #" + s + ")");
+                described.add("rank " + pe + " made no matching heap call (it is at heap call #" + w[0] + ", this is #"
+                        + s + ")");
                 continue;
             }
             if (w[1] != op || w[2] != a || w[3] != b) same = false;
@@ -83,7 +87,8 @@ final class ShmHeap implements SymmetricHeap {
     }
 
     private static String describe(long op, long a, long b) {
-        return op == OP_ALLOC ? "allocated " + a + " bytes (alignment " + b + ")"
+        return op == OP_ALLOC
+                ? "allocated " + a + " bytes (alignment " + b + ")"
                 : "freed the buffer at offset " + a + " (" + b + " bytes)";
     }
 
@@ -93,9 +98,18 @@ final class ShmHeap implements SymmetricHeap {
         live.clear();
     }
 
-    @Override public long capacity() { return allocator.capacity(); }
+    @Override
+    public long capacity() {
+        return allocator.capacity();
+    }
 
-    @Override public synchronized long used() { return allocator.used(); }
+    @Override
+    public synchronized long used() {
+        return allocator.used();
+    }
 
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
 }

@@ -38,36 +38,61 @@ final class ShmRma implements Rma {
         this.heaps = comm.heaps();
     }
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         MemorySegment.copy(src.segment(), srcOffset, heaps[pe], dst.offset() + dstOffset, bytes);
     }
 
-    @Override public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         MemorySegment.copy(heaps[pe], src.offset() + srcOffset, dst.segment(), dstOffset, bytes);
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         put(dst, dstOffset, src, srcOffset, bytes, pe);
     }
 
-    @Override public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         get(dst, dstOffset, src, srcOffset, bytes, pe);
     }
 
-    @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         MemorySegment.copy(src.segment(), srcOffset, heaps[pe], dst.offset() + dstOffset, bytes);
         long word = signal.offset() + signalOffset;
         if (op == SignalOp.SET) Words.setRelease(heaps[pe], word, value);
         else Words.getAndAdd(heaps[pe], word, value);
     }
 
-    @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                       SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
-    @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
+    @Override
+    public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         MemorySegment mine = heaps[comm.rank()];
         long word = signal.offset() + signalOffset;
         long v;
@@ -77,42 +102,56 @@ final class ShmRma implements Rma {
             if (polls <= comm.waiter().freeSpins) {
                 Thread.onSpinWait();
             } else {
-                if (what == null) what = () -> "signal wait until the word at heap offset " + word + " " + cmp + " " + value;
+                if (what == null)
+                    what = () -> "signal wait until the word at heap offset " + word + " " + cmp + " " + value;
                 w = comm.waiter().idle(w, what);
             }
         }
         return v;
     }
 
-    @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
+    @Override
+    public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         return Words.getAcquire(heaps[comm.rank()], signal.offset() + signalOffset);
     }
 
-    @Override public void quiet() { VarHandle.fullFence(); }
+    @Override
+    public void quiet() {
+        VarHandle.fullFence();
+    }
 
-    @Override public void fence() { VarHandle.fullFence(); }
+    @Override
+    public void fence() {
+        VarHandle.fullFence();
+    }
 
-    @Override public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
+    @Override
+    public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
         return Words.getVolatile(heaps[pe], buf.offset() + offset);
     }
 
-    @Override public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
         Words.setVolatile(heaps[pe], buf.offset() + offset, value);
     }
 
-    @Override public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         return Words.getAndAdd(heaps[pe], buf.offset() + offset, delta);
     }
 
-    @Override public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         Words.getAndAdd(heaps[pe], buf.offset() + offset, delta);
     }
 
-    @Override public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
+    @Override
+    public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
         return Words.compareAndExchange(heaps[pe], buf.offset() + offset, expected, desired);
     }
 
-    @Override public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
         return Words.getAndSet(heaps[pe], buf.offset() + offset, value);
     }
 

@@ -22,18 +22,21 @@ final class ShmTeam implements Team {
     private final ShmCommunicator comm;
     /** World rank of each team rank. */
     private final int[] members;
+
     private final int me;
     private final int slot;
     /** Control areas of the members, by team rank. */
     private final MemorySegment[] controls;
     /** Every member's agreement payload entry, by exchange parity then team rank (made once: exchanges allocate nothing). */
     private final MemorySegment[][] payloadViews;
+
     private long epoch;
     private long splitSeq;
     private long exchanges;
     private boolean open = true;
     /** The barrier's current wait, reused (one thread per team): exchange number, round, and whom it waits for. */
     private final Waiter.Wait waitState = new Waiter.Wait();
+
     private long waitCall;
     private int waitRound, waitFrom;
     private final Supplier<String> waitWhat = this::describeWait;
@@ -50,19 +53,35 @@ final class ShmTeam implements Team {
         this.payloadViews = new MemorySegment[2][members.length];
         for (int parity = 0; parity < 2; parity++)
             for (int i = 0; i < members.length; i++)
-                payloadViews[parity][i] = controls[i].asSlice(Control.agreePayload(slot, parity), Control.PAYLOAD_BYTES).asReadOnly();
+                payloadViews[parity][i] = controls[i]
+                        .asSlice(Control.agreePayload(slot, parity), Control.PAYLOAD_BYTES)
+                        .asReadOnly();
     }
 
-    @Override public int rank() { return me; }
+    @Override
+    public int rank() {
+        return me;
+    }
 
-    @Override public int size() { return members.length; }
+    @Override
+    public int size() {
+        return members.length;
+    }
 
-    @Override public int worldRank(int teamRank) { return members[teamRank]; }
+    @Override
+    public int worldRank(int teamRank) {
+        return members[teamRank];
+    }
 
-    int slot() { return slot; }
+    int slot() {
+        return slot;
+    }
 
     /** {@inheritDoc} Also completes this PE's RMA: a full fence precedes the first flag write. */
-    @Override public void barrier() { barrier(0); }
+    @Override
+    public void barrier() {
+        barrier(0);
+    }
 
     /** The barrier; {@code call > 0}: it carries agreement exchange {@code call} (for timeout messages and blame). */
     private void barrier(long call) {
@@ -96,7 +115,8 @@ final class ShmTeam implements Team {
     /** What the barrier now waits for, for timeout messages (from {@link #waitCall}, {@link #waitRound}, {@link #waitFrom}). */
     private String describeWait() {
         return "barrier of a team of " + members.length + " PEs ("
-                + (waitCall > 0 ? "collective call #" + waitCall + ": " + laggards(waitCall)
+                + (waitCall > 0
+                        ? "collective call #" + waitCall + ": " + laggards(waitCall)
                         : "round " + waitRound + ", waiting for world rank " + waitFrom)
                 + "; furthest behind: world rank " + slowest() + ")";
     }
@@ -123,7 +143,8 @@ final class ShmTeam implements Team {
     void exchange(long[] words, long[][] all, MemorySegment payload, long bytes, MemorySegment[] inputs) {
         requireMember("exchange");
         if (bytes < 0 || bytes > Control.PAYLOAD_BYTES)
-            throw new IllegalArgumentException("an agreement exchange carries 0.." + Control.PAYLOAD_BYTES + " bytes, not " + bytes);
+            throw new IllegalArgumentException(
+                    "an agreement exchange carries 0.." + Control.PAYLOAD_BYTES + " bytes, not " + bytes);
         long s = ++exchanges;
         long box = Control.agreeMailbox(slot, s);
         MemorySegment mine = controls[me];
@@ -155,9 +176,15 @@ final class ShmTeam implements Team {
         StringBuilder late = new StringBuilder();
         for (int i = 0; i < members.length; i++) {
             if (Words.getAcquire(controls[i], box) == s) continue;
-            long other = Math.max(Words.getAcquire(controls[i], box), Words.getAcquire(controls[i], Control.agreeMailbox(slot, s - 1)));
-            late.append(late.length() == 0 ? "" : ", ").append("world rank ").append(members[i])
-                    .append(" (last reached #").append(Math.max(other, 0)).append(')');
+            long other = Math.max(
+                    Words.getAcquire(controls[i], box),
+                    Words.getAcquire(controls[i], Control.agreeMailbox(slot, s - 1)));
+            late.append(late.length() == 0 ? "" : ", ")
+                    .append("world rank ")
+                    .append(members[i])
+                    .append(" (last reached #")
+                    .append(Math.max(other, 0))
+                    .append(')');
         }
         return late.length() == 0 ? "every member arrived" : "not reached by " + late;
     }
@@ -172,7 +199,8 @@ final class ShmTeam implements Team {
         long bestSum = Long.MAX_VALUE;
         for (int j = 0; j < n; j++) {
             long sum = 0;
-            for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) sum += Words.getAcquire(controls[(j + dist) % n], Control.roundFlag(slot, k));
+            for (int k = 0, dist = 1; dist < n; k++, dist <<= 1)
+                sum += Words.getAcquire(controls[(j + dist) % n], Control.roundFlag(slot, k));
             if (sum < bestSum) {
                 bestSum = sum;
                 best = j;
@@ -181,7 +209,8 @@ final class ShmTeam implements Team {
         return members[best];
     }
 
-    @Override public Team split(int start, int stride, int size) {
+    @Override
+    public Team split(int start, int stride, int size) {
         requireMember("split");
         int[] picked = new int[size];
         int myIndex = -1;
@@ -194,7 +223,8 @@ final class ShmTeam implements Team {
         return newTeam(picked, myIndex, slots[0]);
     }
 
-    @Override public Split2d split2d(int xRange) {
+    @Override
+    public Split2d split2d(int xRange) {
         requireMember("split2d");
         int n = members.length;
         int xr = Math.min(xRange, n);
@@ -250,7 +280,8 @@ final class ShmTeam implements Team {
     }
 
     /** Collective over the team: a last barrier, then each member clears its flags and frees the slot. */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!open) return;
         open = false;
         if (me < 0) return;
@@ -261,7 +292,8 @@ final class ShmTeam implements Team {
         comm.releaseSlot(slot);
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "Team[rank " + me + " of " + members.length + ", world ranks " + Arrays.toString(members) + "]";
     }
 }

@@ -17,6 +17,7 @@ final class SymmetricAllocator {
     private final TreeMap<Long, Long> free = new TreeMap<>();
     /** Allocated blocks: user offset -> {block start, block length}. */
     private final TreeMap<Long, long[]> allocated = new TreeMap<>();
+
     private long used;
 
     SymmetricAllocator(long capacity) {
@@ -24,10 +25,14 @@ final class SymmetricAllocator {
         if (capacity > 0) free.put(0L, capacity);
     }
 
-    long capacity() { return capacity; }
+    long capacity() {
+        return capacity;
+    }
 
     /** Bytes allocated, alignment padding included. */
-    long used() { return used; }
+    long used() {
+        return used;
+    }
 
     /**
      * Reserves {@code bytes} at an offset that is a multiple of {@code alignment} (a power of two).
@@ -61,7 +66,8 @@ final class SymmetricAllocator {
      */
     void free(long offset) {
         long[] block = allocated.remove(offset);
-        if (block == null) throw new IllegalArgumentException("no symmetric allocation starts at heap offset " + offset);
+        if (block == null)
+            throw new IllegalArgumentException("no symmetric allocation starts at heap offset " + offset);
         used -= block[1];
         long start = block[0], len = block[1];
         Map.Entry<Long, Long> prev = free.floorEntry(start);
@@ -79,7 +85,9 @@ final class SymmetricAllocator {
     }
 
     /** Number of live allocations. */
-    int liveCount() { return allocated.size(); }
+    int liveCount() {
+        return allocated.size();
+    }
 
     /** Largest free block (for error messages). */
     long largestFree() {

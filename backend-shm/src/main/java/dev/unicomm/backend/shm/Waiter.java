@@ -1,8 +1,8 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommAbortedException;
-import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.CommTimeoutException;
+import dev.unicomm.api.RankFailedException;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.IntSupplier;
@@ -34,6 +34,7 @@ final class Waiter {
 
     /** Polls a caller spins through before the first {@link #idle} call (no clock, no allocation). */
     final int freeSpins;
+
     private final long spinNs;
     /** Then yield the core to whoever needs it (more PEs than cores). */
     private static final long YIELD_NS = 2_000_000;
@@ -57,23 +58,30 @@ final class Waiter {
     }
 
     /** Whether a collective wait of this communicator failed (see the class comment). */
-    boolean broken() { return broken != null; }
+    boolean broken() {
+        return broken != null;
+    }
 
     /** Whether the job was aborted (through the store) or this communicator is broken. */
-    boolean failed() { return broken != null || watchdog.jobAborted(); }
+    boolean failed() {
+        return broken != null || watchdog.jobAborted();
+    }
 
     /** Throws at once if the communicator is broken. */
     void checkBroken() {
         CommAbortedException b = broken;
         if (b instanceof RankFailedException dead)
-            throw new RankFailedException(dead.failedRanks(), "this communicator already failed (" + b.getMessage() + ")");
+            throw new RankFailedException(
+                    dead.failedRanks(), "this communicator already failed (" + b.getMessage() + ")");
         if (b != null)
-            throw new CommAbortedException(b.failedRank(), "this communicator already failed (" + b.getMessage()
-                    + "); only close() is left");
+            throw new CommAbortedException(
+                    b.failedRank(), "this communicator already failed (" + b.getMessage() + "); only close() is left");
     }
 
     /** The communicator timeout every wait is bounded by. */
-    Duration timeout() { return timeout; }
+    Duration timeout() {
+        return timeout;
+    }
 
     /** State of one wait. */
     static final class Wait {
@@ -98,7 +106,9 @@ final class Waiter {
      * @throws CommTimeoutException if the wait has lasted longer than the timeout
      * @throws CommAbortedException if a peer died (seen on two polls with the condition re-checked between)
      */
-    Wait idle(Wait w, Supplier<String> what) { return idle(w, what, null); }
+    Wait idle(Wait w, Supplier<String> what) {
+        return idle(w, what, null);
+    }
 
     /**
      * {@link #idle(Wait, Supplier)} for a collective wait: a timeout or a peer's failure breaks the

@@ -36,7 +36,13 @@ final class Watchdog {
         this(self, pids, files, store, controls, false);
     }
 
-    Watchdog(int self, long[] pids, SegmentFiles.Handle[] files, Store store, MemorySegment[] controls, boolean elastic) {
+    Watchdog(
+            int self,
+            long[] pids,
+            SegmentFiles.Handle[] files,
+            Store store,
+            MemorySegment[] controls,
+            boolean elastic) {
         this.elastic = elastic;
         this.self = self;
         this.pids = pids.clone();
@@ -63,7 +69,9 @@ final class Watchdog {
     }
 
     /** Whether the rendezvous store reports the job aborted. */
-    boolean jobAborted() { return storeHealth() != null; }
+    boolean jobAborted() {
+        return storeHealth() != null;
+    }
 
     private CommAbortedException storeHealth() {
         try {
@@ -79,7 +87,9 @@ final class Watchdog {
      * host), then aborts the job through the store so that ranks blocked elsewhere (rank 0 closing its
      * store) stop too. The store call runs on a helper thread bounded to 1 s: a hung host must not hold us.
      */
-    void giveUp(int culprit, String reason) { giveUp(culprit, reason, false); }
+    void giveUp(int culprit, String reason) {
+        giveUp(culprit, reason, false);
+    }
 
     /**
      * As {@link #giveUp(int, String)}; in elastic mode a {@code dead} culprit (its process exited) is
@@ -97,7 +107,8 @@ final class Watchdog {
         if (survivable || jobAborted()) return;
         Thread t = Thread.ofPlatform().daemon().name("unicomm-shm-abort").start(() -> {
             try {
-                store.abort("rank " + (culprit >= 0 ? culprit : "?") + " failed or hung (reported by rank " + self + "): " + reason);
+                store.abort("rank " + (culprit >= 0 ? culprit : "?") + " failed or hung (reported by rank " + self
+                        + "): " + reason);
             } catch (RuntimeException e) {
                 // the job is failing anyway; the blame word already tells the shm peers
             }
@@ -124,15 +135,19 @@ final class Watchdog {
         if (word == 0) return null;
         boolean dead = (word & DEAD) != 0;
         int culprit = (int) ((word & ~DEAD) - 2);
-        int len = (int) Math.min(Math.max(0, Words.getPlain(controls[r], Control.HDR_REASON_LEN)), Control.REASON_BYTES);
-        String reason = new String(controls[r].asSlice(Control.HDR_REASON, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
+        int len =
+                (int) Math.min(Math.max(0, Words.getPlain(controls[r], Control.HDR_REASON_LEN)), Control.REASON_BYTES);
+        String reason = new String(
+                controls[r].asSlice(Control.HDR_REASON, len).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE),
                 StandardCharsets.UTF_8);
         String why = reason + (culprit == r ? "" : " (reported by rank " + r + ")");
         return dead ? new RankFailedException(new int[] {culprit}, why) : new CommAbortedException(culprit, why);
     }
 
     /** Peer {@code r} passed its closing barrier: it owes us nothing more, so its exit is no failure. */
-    private boolean leftCleanly(int r) { return Words.getAcquire(controls[r], Control.HDR_LEFT) != 0; }
+    private boolean leftCleanly(int r) {
+        return Words.getAcquire(controls[r], Control.HDR_LEFT) != 0;
+    }
 
     /** Whether every peer's process still runs (holds its heap file's lock) or left after closing. */
     CommAbortedException checkPeers(String what) {
@@ -140,7 +155,8 @@ final class Watchdog {
             if (r == self || files[r].ownerAlive() || leftCleanly(r)) continue;
             CommAbortedException blamed = blameOf(r);
             if (blamed != null) return blamed;
-            String why = "its process (pid " + pids[r] + " in its PID namespace) exited while rank " + self + " waited on " + what;
+            String why = "its process (pid " + pids[r] + " in its PID namespace) exited while rank " + self
+                    + " waited on " + what;
             return elastic ? new RankFailedException(new int[] {r}, why) : new CommAbortedException(r, why);
         }
         return null;

@@ -16,21 +16,37 @@ final class Words {
     /** Coordinates: (MemorySegment segment, long offset). */
     private static final VarHandle LONG = ValueLayout.JAVA_LONG.varHandle();
 
-    static long getAcquire(MemorySegment s, long off) { return (long) LONG.getAcquire(s, off); }
+    static long getAcquire(MemorySegment s, long off) {
+        return (long) LONG.getAcquire(s, off);
+    }
 
-    static long getVolatile(MemorySegment s, long off) { return (long) LONG.getVolatile(s, off); }
+    static long getVolatile(MemorySegment s, long off) {
+        return (long) LONG.getVolatile(s, off);
+    }
 
-    static void setRelease(MemorySegment s, long off, long v) { LONG.setRelease(s, off, v); }
+    static void setRelease(MemorySegment s, long off, long v) {
+        LONG.setRelease(s, off, v);
+    }
 
-    static void setVolatile(MemorySegment s, long off, long v) { LONG.setVolatile(s, off, v); }
+    static void setVolatile(MemorySegment s, long off, long v) {
+        LONG.setVolatile(s, off, v);
+    }
 
-    static void setPlain(MemorySegment s, long off, long v) { LONG.set(s, off, v); }
+    static void setPlain(MemorySegment s, long off, long v) {
+        LONG.set(s, off, v);
+    }
 
-    static long getPlain(MemorySegment s, long off) { return (long) LONG.get(s, off); }
+    static long getPlain(MemorySegment s, long off) {
+        return (long) LONG.get(s, off);
+    }
 
-    static long getAndAdd(MemorySegment s, long off, long delta) { return (long) LONG.getAndAdd(s, off, delta); }
+    static long getAndAdd(MemorySegment s, long off, long delta) {
+        return (long) LONG.getAndAdd(s, off, delta);
+    }
 
-    static long getAndSet(MemorySegment s, long off, long v) { return (long) LONG.getAndSet(s, off, v); }
+    static long getAndSet(MemorySegment s, long off, long v) {
+        return (long) LONG.getAndSet(s, off, v);
+    }
 
     static long compareAndExchange(MemorySegment s, long off, long expected, long desired) {
         return (long) LONG.compareAndExchange(s, off, expected, desired);

@@ -9,7 +9,8 @@ public final class ConnectOnce {
         try (Communicator c = Unicomm.connect()) {
             System.out.println("CONNECTED rank " + c.rank() + " on " + c.topology());
         } catch (RuntimeException e) {
-            System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage() + (e.getCause() == null ? "" : " [cause " + e.getCause() + "]"));
+            System.out.println("FAILED " + e.getClass().getSimpleName() + ": " + e.getMessage()
+                    + (e.getCause() == null ? "" : " [cause " + e.getCause() + "]"));
             System.exit(3);
         }
     }

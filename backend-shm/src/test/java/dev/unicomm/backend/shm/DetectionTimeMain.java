@@ -21,10 +21,13 @@ public final class DetectionTimeMain {
         int runs = Integer.parseInt(args[0]);
         for (int i = 0; i < runs; i++) {
             Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "unicomm-detect-");
-            JobSpec spec = JobSpec.of(2, ShmWorker.class.getName(), "detect").withBackend("shm")
+            JobSpec spec = JobSpec.of(2, ShmWorker.class.getName(), "detect")
+                    .withBackend("shm")
                     .withJvmOptions(List.of("-Xmx64m", "-XX:TieredStopAtLevel=1"))
                     .withEnv(Map.of("UNICOMM_HEAP_SIZE", "4M", "UNICOMM_SHM_DIR", shm.toString()))
-                    .withCommTimeout(Duration.ofSeconds(30)).withJobTimeout(Duration.ofSeconds(60)).withKillGrace(Duration.ofSeconds(5));
+                    .withCommTimeout(Duration.ofSeconds(30))
+                    .withJobTimeout(Duration.ofSeconds(60))
+                    .withKillGrace(Duration.ofSeconds(5));
             ProcessJob.Finished job = ProcessJob.runMerged(spec);
             long kill = value(job.rankOutput(1), "RESULT KILL "), noticed = value(job.rankOutput(0), "RESULT NOTICED ");
             String load = Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
@@ -34,7 +37,10 @@ public final class DetectionTimeMain {
     }
 
     private static long value(String output, String prefix) {
-        return output.lines().filter(l -> l.startsWith(prefix)).map(l -> Long.parseLong(l.substring(prefix.length()).strip()))
-                .findFirst().orElseThrow(() -> new IllegalStateException("no '" + prefix + "' line in:\n" + output));
+        return output.lines()
+                .filter(l -> l.startsWith(prefix))
+                .map(l -> Long.parseLong(l.substring(prefix.length()).strip()))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no '" + prefix + "' line in:\n" + output));
     }
 }

@@ -21,17 +21,29 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The validating layer's JFR events, as a recording of one PE on the shm backend shows them. */
 class FlightRecorderEventsTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void lifecycleBarrierAndRmaBatchesAreRecorded() throws Exception {
+    @Test
+    void lifecycleBarrierAndRmaBatchesAreRecorded() throws Exception {
         Path file = dir.resolve("unicomm.jfr");
         try (Recording rec = new Recording()) {
             for (String e : List.of("CommunicatorOpen", "CommunicatorClose", "RmaBatch", "Barrier"))
                 rec.enable("dev.unicomm." + e);
             rec.start();
-            try (Communicator comm = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
-                         Duration.ofSeconds(2), 1 << 20, Map.of("unicomm.shm.dir", dir.toString())));
-                 Arena arena = Arena.ofConfined()) {
+            try (Communicator comm = Unicomm.connect(new CommConfig(
+                            "shm",
+                            0,
+                            1,
+                            0,
+                            null,
+                            0,
+                            null,
+                            false,
+                            Duration.ofSeconds(2),
+                            1 << 20,
+                            Map.of("unicomm.shm.dir", dir.toString())));
+                    Arena arena = Arena.ofConfined()) {
                 SymmetricBuffer buf = comm.heap().allocate(4096);
                 Memory src = Memory.of(arena.allocate(256));
                 for (int i = 0; i < 3; i++) comm.rma().put(buf, 0, src, 0, 100, 0);
@@ -53,9 +65,12 @@ class FlightRecorderEventsTest {
         assertEquals("shm", open.getString("backend"));
         assertEquals(1, open.getInt("size"));
 
-        List<RecordedEvent> batches = events.stream().filter(e -> e.getEventType().getName().equals("dev.unicomm.RmaBatch")).toList();
+        List<RecordedEvent> batches = events.stream()
+                .filter(e -> e.getEventType().getName().equals("dev.unicomm.RmaBatch"))
+                .toList();
         assertEquals(2, batches.size(), "one event per quiet");
-        RecordedEvent b = batches.stream().filter(e -> e.getLong("puts") > 0).findFirst().orElseThrow();
+        RecordedEvent b =
+                batches.stream().filter(e -> e.getLong("puts") > 0).findFirst().orElseThrow();
         assertEquals(3, b.getLong("puts"));
         assertEquals(300, b.getLong("putBytes"));
         assertEquals(1, b.getLong("gets"));
@@ -68,16 +83,27 @@ class FlightRecorderEventsTest {
         assertEquals(1, empty.getLong("quiets"));
     }
 
-    @Test void throttledBatchesKeepTheirCountsForTheNextRecordedOne() throws Exception {
+    @Test
+    void throttledBatchesKeepTheirCountsForTheNextRecordedOne() throws Exception {
         Path file = dir.resolve("throttled.jfr");
         int quiets = 5000;
         try (Recording rec = new Recording()) {
             rec.enable("dev.unicomm.RmaBatch");
             rec.start();
-            try (Communicator comm = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
-                         Duration.ofSeconds(2), 1 << 20, Map.of("unicomm.shm.dir", dir.toString())));
-                 Arena arena = Arena.ofConfined();
-                 SymmetricBuffer buf = comm.heap().allocate(64)) {
+            try (Communicator comm = Unicomm.connect(new CommConfig(
+                            "shm",
+                            0,
+                            1,
+                            0,
+                            null,
+                            0,
+                            null,
+                            false,
+                            Duration.ofSeconds(2),
+                            1 << 20,
+                            Map.of("unicomm.shm.dir", dir.toString())));
+                    Arena arena = Arena.ofConfined();
+                    SymmetricBuffer buf = comm.heap().allocate(64)) {
                 Memory src = Memory.of(arena.allocate(8));
                 for (int i = 0; i < quiets; i++) {
                     comm.rma().put(buf, 0, src, 0, 8, 0);
@@ -95,12 +121,19 @@ class FlightRecorderEventsTest {
             rec.dump(file);
         }
         List<RecordedEvent> batches = RecordingFile.readAllEvents(file).stream()
-                .filter(e -> e.getEventType().getName().equals("dev.unicomm.RmaBatch")).toList();
+                .filter(e -> e.getEventType().getName().equals("dev.unicomm.RmaBatch"))
+                .toList();
         long puts = batches.stream().mapToLong(e -> e.getLong("puts")).sum();
         assertTrue(puts > 0 && puts <= quiets, "recorded puts: " + puts);
-        assertTrue(batches.size() < quiets, "5000 quiets in well under a second must be throttled, got " + batches.size() + " events");
-        assertTrue(batches.stream().anyMatch(e -> e.getLong("quiets") > 1 && e.getLong("puts") > 1), "a recorded event carries the counts of throttled quiets; events (quiets/puts): "
-                + batches.stream().map(e -> e.getLong("quiets") + "/" + e.getLong("puts")).toList());
+        assertTrue(
+                batches.size() < quiets,
+                "5000 quiets in well under a second must be throttled, got " + batches.size() + " events");
+        assertTrue(
+                batches.stream().anyMatch(e -> e.getLong("quiets") > 1 && e.getLong("puts") > 1),
+                "a recorded event carries the counts of throttled quiets; events (quiets/puts): "
+                        + batches.stream()
+                                .map(e -> e.getLong("quiets") + "/" + e.getLong("puts"))
+                                .toList());
         for (RecordedEvent e : batches) {
             // burst: one 8-byte put + one quiet per iteration; trickle: quiets without puts
             long q = e.getLong("quiets"), p = e.getLong("puts");
@@ -110,10 +143,15 @@ class FlightRecorderEventsTest {
     }
 
     private static long count(List<RecordedEvent> events, String name) {
-        return events.stream().filter(e -> e.getEventType().getName().equals(name)).count();
+        return events.stream()
+                .filter(e -> e.getEventType().getName().equals(name))
+                .count();
     }
 
     private static RecordedEvent first(List<RecordedEvent> events, String name) {
-        return events.stream().filter(e -> e.getEventType().getName().equals(name)).findFirst().orElseThrow();
+        return events.stream()
+                .filter(e -> e.getEventType().getName().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 }

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Real PEs: separate JVMs that meet through the TCP rendezvous store and map each other's files. */
 class MultiProcessTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
     /** Runs {@link ShmWorker}'s {@code scenario} as {@code n} JVMs through the launcher; each rank's exit code and output. */
     private List<ProcessJob.RankOutput> run(int n, String scenario, String timeout) throws Exception {
@@ -29,7 +30,8 @@ class MultiProcessTest {
                 .withJobTimeout(Duration.ofSeconds(90))
                 .withKillGrace(Duration.ofSeconds(20));
         ProcessJob.Finished job = ProcessJob.runMerged(spec);
-        if (job.result().timedOut()) throw new AssertionError("scenario " + scenario + " hit the job timeout:\n" + job.log());
+        if (job.result().timedOut())
+            throw new AssertionError("scenario " + scenario + " hit the job timeout:\n" + job.log());
         try (Stream<Path> left = Files.list(shm)) {
             assertEquals(List.of(), left.toList(), "no heap file may be left behind");
         }
@@ -37,11 +39,16 @@ class MultiProcessTest {
     }
 
     private static String result(ProcessJob.RankOutput r) {
-        return r.output().lines().filter(l -> l.startsWith("RESULT ")).map(l -> l.substring(7)).findFirst()
+        return r.output()
+                .lines()
+                .filter(l -> l.startsWith("RESULT "))
+                .map(l -> l.substring(7))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no RESULT line (exit " + r.exitCode() + "):\n" + r.output()));
     }
 
-    @Test void fourProcessesRingPutAndGet() throws Exception {
+    @Test
+    void fourProcessesRingPutAndGet() throws Exception {
         var rs = run(4, "ring", "30s");
         for (int r = 0; r < 4; r++) {
             assertEquals(0, rs.get(r).exitCode(), rs.get(r).output());
@@ -50,9 +57,12 @@ class MultiProcessTest {
         }
     }
 
-    @Test void twoProcessesAtomicsAndFourProcessTeams() throws Exception {
+    @Test
+    void twoProcessesAtomicsAndFourProcessTeams() throws Exception {
         var rs = run(2, "atomics", "30s");
-        for (int r = 0; r < 2; r++) assertEquals("rank " + r + " sum 20000", result(rs.get(r)), rs.get(r).output());
+        for (int r = 0; r < 2; r++)
+            assertEquals(
+                    "rank " + r + " sum 20000", result(rs.get(r)), rs.get(r).output());
         Files.delete(tmp.resolve("shm"));
         var ts = run(4, "teams", "30s");
         assertEquals("rank 0 x 0/2 y 0/2 rowSum 1", result(ts.get(0)));
@@ -61,22 +71,30 @@ class MultiProcessTest {
         assertEquals("rank 3 x 1/2 y 1/2 rowSum 5", result(ts.get(3)));
     }
 
-    @Test void mismatchedAllocationAcrossProcessesIsReportedOnEveryRank() throws Exception {
+    @Test
+    void mismatchedAllocationAcrossProcessesIsReportedOnEveryRank() throws Exception {
         var rs = run(2, "mismatch", "30s");
         for (var r : rs) {
             assertEquals(0, r.exitCode(), r.output());
             String msg = result(r);
             // The API's call agreement catches it (before the heap's own check) and names both requests.
             assertTrue(msg.contains("rank 1 made a different call"), msg);
-            assertTrue(msg.contains("heap allocate #1 (size 1024, alignment 64)") && msg.contains("heap allocate #1 (size 4096, alignment 64)"), msg);
+            assertTrue(
+                    msg.contains("heap allocate #1 (size 1024, alignment 64)")
+                            && msg.contains("heap allocate #1 (size 4096, alignment 64)"),
+                    msg);
         }
     }
 
-    @Test void aCrashedProcessAbortsTheOthersNamingIt() throws Exception {
+    @Test
+    void aCrashedProcessAbortsTheOthersNamingIt() throws Exception {
         var rs = run(3, "crash", "60s");
         assertEquals(42, rs.get(1).exitCode());
         for (int r : new int[] {0, 2}) {
-            assertEquals("rank " + r + " aborted: failed rank 1", result(rs.get(r)), rs.get(r).output());
+            assertEquals(
+                    "rank " + r + " aborted: failed rank 1",
+                    result(rs.get(r)),
+                    rs.get(r).output());
         }
     }
 }

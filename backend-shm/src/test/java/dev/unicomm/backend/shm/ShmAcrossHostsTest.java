@@ -26,7 +26,10 @@ class ShmAcrossHostsTest {
     void namingShmForTwoHostsFailsEveryRankInOneLine(TestBed bed) throws Exception {
         List<String> lines = job(bed, "shm");
         for (String line : lines) {
-            assertTrue(line.startsWith("FAILED CommException: backend 'shm' cannot span hosts, but this job runs on " + HOSTS), line);
+            assertTrue(
+                    line.startsWith(
+                            "FAILED CommException: backend 'shm' cannot span hosts, but this job runs on " + HOSTS),
+                    line);
             assertTrue(!line.contains("[cause"), "the reason is the error itself, not a cause: " + line);
         }
         assertNoHeapFiles(bed);
@@ -35,8 +38,11 @@ class ShmAcrossHostsTest {
     @Test
     void withNoBackendThatSpansHostsEveryRankSaysWhichArtifactsWould(TestBed bed) throws Exception {
         for (String line : job(bed, null))
-            assertTrue(line.startsWith("FAILED CommException: this job runs on " + HOSTS + ", but no backend on the class path can span hosts")
-                    && line.contains("backend-ucx"), line);
+            assertTrue(
+                    line.startsWith("FAILED CommException: this job runs on " + HOSTS
+                                    + ", but no backend on the class path can span hosts")
+                            && line.contains("backend-ucx"),
+                    line);
         assertNoHeapFiles(bed);
     }
 
@@ -48,11 +54,23 @@ class ShmAcrossHostsTest {
         List<Process> ranks = new ArrayList<>();
         long start = System.nanoTime();
         for (int r = 0; r < 4; r++) {
-            List<String> cmd = new ArrayList<>(List.of("env", "UNICOMM_RANK=" + r, "UNICOMM_WORLD_SIZE=4", "UNICOMM_LOCAL_RANK=" + r % 2,
-                    "UNICOMM_STORE=" + bed.address(0) + ":" + port, "UNICOMM_TOKEN=" + token, "UNICOMM_TIMEOUT=30s"));
+            List<String> cmd = new ArrayList<>(List.of(
+                    "env",
+                    "UNICOMM_RANK=" + r,
+                    "UNICOMM_WORLD_SIZE=4",
+                    "UNICOMM_LOCAL_RANK=" + r % 2,
+                    "UNICOMM_STORE=" + bed.address(0) + ":" + port,
+                    "UNICOMM_TOKEN=" + token,
+                    "UNICOMM_TIMEOUT=30s"));
             if (backend != null) cmd.add("UNICOMM_BACKEND=" + backend);
-            cmd.addAll(List.of(java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", // the bed's hosts share /tmp (hsperfdata)
-                     "-cp", System.getProperty("java.class.path"), ConnectOnce.class.getName()));
+            cmd.addAll(List.of(
+                    java,
+                    "-Xmx64m",
+                    "-XX:TieredStopAtLevel=1",
+                    "-XX:-UsePerfData", // the bed's hosts share /tmp (hsperfdata)
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    ConnectOnce.class.getName()));
             ranks.add(bed.command(r / 2, cmd).redirectErrorStream(true).start());
         }
         List<String> lines = new ArrayList<>();
@@ -65,7 +83,9 @@ class ShmAcrossHostsTest {
             lines.add(out);
         }
         Duration took = Duration.ofNanos(System.nanoTime() - start);
-        assertTrue(took.compareTo(Duration.ofSeconds(25)) < 0, "every rank fails within seconds, not at the timeout: " + took);
+        assertTrue(
+                took.compareTo(Duration.ofSeconds(25)) < 0,
+                "every rank fails within seconds, not at the timeout: " + took);
         return lines;
     }
 

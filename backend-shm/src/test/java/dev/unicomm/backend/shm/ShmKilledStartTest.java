@@ -29,9 +29,11 @@ import org.junit.jupiter.api.io.TempDir;
 class ShmKilledStartTest {
     private static final Pattern HEAP_FILE = Pattern.compile("\\.?unicomm-shm-[0-9a-f]+-r\\d+-p(\\d+)(\\.new)?");
 
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-    @Test void aRankKilledWhileTheHeapsOpenLeavesNoFile() throws Exception {
+    @Test
+    void aRankKilledWhileTheHeapsOpenLeavesNoFile() throws Exception {
         Path shm = Files.createDirectory(tmp.resolve("shm"));
         AtomicLong killed = new AtomicLong();
         // 64 MiB heaps: writing their pages keeps the ranks in the opening step long enough to be caught there.
@@ -52,25 +54,44 @@ class ShmKilledStartTest {
             left = entries(shm);
             if (left.isEmpty()) break;
         }
-        assertEquals(List.of(), left, "nothing of the job may outlive it (rank pid " + killed.get() + " was killed):\n" + job.log());
+        assertEquals(
+                List.of(),
+                left,
+                "nothing of the job may outlive it (rank pid " + killed.get() + " was killed):\n" + job.log());
     }
 
-    @Test void aLauncherKilledWhileTheHeapsOpenLeavesNoFile() throws Exception {
+    @Test
+    void aLauncherKilledWhileTheHeapsOpenLeavesNoFile() throws Exception {
         Path shm = Files.createDirectory(tmp.resolve("shm"));
-        Process launcher = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), "-Xmx64m", ShmLauncherMain.class.getName(), shm.toString())
-                .redirectErrorStream(true).redirectOutput(tmp.resolve("launcher.log").toFile()).start();
+        Process launcher = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        "-Xmx64m",
+                        ShmLauncherMain.class.getName(),
+                        shm.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(tmp.resolve("launcher.log").toFile())
+                .start();
         try {
             boolean caught = false;
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30); !caught && System.nanoTime() < end; Thread.sleep(1))
-                caught = entries(shm).stream().anyMatch(p -> HEAP_FILE.matcher(p.getFileName().toString()).matches());
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    !caught && System.nanoTime() < end;
+                    Thread.sleep(1))
+                caught = entries(shm).stream()
+                        .anyMatch(p ->
+                                HEAP_FILE.matcher(p.getFileName().toString()).matches());
             assertTrue(caught, "no rank was seen opening its heap:\n" + Files.readString(tmp.resolve("launcher.log")));
             launcher.destroyForcibly(); // SIGKILL: the ranks see their launcher pipe close
             assertTrue(launcher.waitFor(10, TimeUnit.SECONDS));
             List<Path> left = entries(shm);
-            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20); !left.isEmpty() && System.nanoTime() < end; left = entries(shm))
-                Thread.sleep(50);
-            assertEquals(List.of(), left, "nothing of the job may outlive its launcher:\n" + Files.readString(tmp.resolve("launcher.log")));
+            for (long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                    !left.isEmpty() && System.nanoTime() < end;
+                    left = entries(shm)) Thread.sleep(50);
+            assertEquals(
+                    List.of(),
+                    left,
+                    "nothing of the job may outlive its launcher:\n" + Files.readString(tmp.resolve("launcher.log")));
         } finally {
             launcher.descendants().forEach(ProcessHandle::destroyForcibly); // ranks that failed to leave on their own
             launcher.destroyForcibly();

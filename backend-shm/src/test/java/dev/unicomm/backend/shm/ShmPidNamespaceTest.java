@@ -24,14 +24,23 @@ import org.junit.jupiter.api.io.TempDir;
  * host's pids do not exist. Root only; skipped with the reason otherwise.
  */
 class ShmPidNamespaceTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-    @BeforeEach void needsNamespaces() { RootOnly.requirePidNamespaces(); }
+    @BeforeEach
+    void needsNamespaces() {
+        RootOnly.requirePidNamespaces();
+    }
 
     private static List<String> java(String mainClass, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED", "-Xmx64m", "-XX:TieredStopAtLevel=1",
-                "-cp", System.getProperty("java.class.path"), mainClass));
+        List<String> cmd = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx64m",
+                "-XX:TieredStopAtLevel=1",
+                "-cp",
+                System.getProperty("java.class.path"),
+                mainClass));
         cmd.addAll(List.of(args));
         return cmd;
     }
@@ -56,7 +65,8 @@ class ShmPidNamespaceTest {
         return Files.readString(log, StandardCharsets.UTF_8);
     }
 
-    @Test void aRankInAnotherPidNamespaceIsNotReportedDead() throws Exception {
+    @Test
+    void aRankInAnotherPidNamespaceIsNotReportedDead() throws Exception {
         Path shm = Files.createDirectory(tmp.resolve("shm"));
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -66,9 +76,23 @@ class ShmPidNamespaceTest {
         List<Process> ps = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
-            Map<String, String> env = Map.of("UNICOMM_RANK", "" + r, "UNICOMM_WORLD_SIZE", "2", "UNICOMM_STORE", "127.0.0.1:" + port,
-                    "UNICOMM_TOKEN", token, "UNICOMM_BACKEND", "shm", "UNICOMM_SHM_DIR", shm.toString(),
-                    "UNICOMM_HEAP_SIZE", "4M", "UNICOMM_TIMEOUT", "30s");
+            Map<String, String> env = Map.of(
+                    "UNICOMM_RANK",
+                    "" + r,
+                    "UNICOMM_WORLD_SIZE",
+                    "2",
+                    "UNICOMM_STORE",
+                    "127.0.0.1:" + port,
+                    "UNICOMM_TOKEN",
+                    token,
+                    "UNICOMM_BACKEND",
+                    "shm",
+                    "UNICOMM_SHM_DIR",
+                    shm.toString(),
+                    "UNICOMM_HEAP_SIZE",
+                    "4M",
+                    "UNICOMM_TIMEOUT",
+                    "30s");
             List<String> cmd = java(ShmWorker.class.getName(), "slow-barriers");
             logs.add(tmp.resolve("rank" + r + ".log"));
             ps.add(start(r == 1 ? inNewPidNamespace(cmd) : cmd, env, logs.get(r)));
@@ -80,16 +104,22 @@ class ShmPidNamespaceTest {
         }
     }
 
-    @Test void aLiveJobsFileIsNotReclaimedFromAnotherPidNamespace() throws Exception {
+    @Test
+    void aLiveJobsFileIsNotReclaimedFromAnotherPidNamespace() throws Exception {
         Path shm = Files.createDirectory(tmp.resolve("shm"));
-        Path live = shm.resolve(SegmentFiles.name("0feed", 0, ProcessHandle.current().pid()));
-        Path stale = shm.resolve(SegmentFiles.name("0dead", 1, ProcessHandle.current().pid()));
+        Path live = shm.resolve(
+                SegmentFiles.name("0feed", 0, ProcessHandle.current().pid()));
+        Path stale = shm.resolve(
+                SegmentFiles.name("0dead", 1, ProcessHandle.current().pid()));
         Files.write(stale, new byte[16]); // nobody holds it: the sweep must still work in there
-        try (Arena a = Arena.ofShared(); SegmentFiles.Handle held = SegmentFiles.create(live, 1 << 16, a)) {
+        try (Arena a = Arena.ofShared();
+                SegmentFiles.Handle held = SegmentFiles.create(live, 1 << 16, a)) {
             Path log = tmp.resolve("sweep.log");
-            String out = finish(start(inNewPidNamespace(java(ReclaimMain.class.getName(), shm.toString())), Map.of(), log), log);
+            String out = finish(
+                    start(inNewPidNamespace(java(ReclaimMain.class.getName(), shm.toString())), Map.of(), log), log);
             assertTrue(out.contains("RESULT removed [" + stale + "]"), out);
-            assertTrue(Files.exists(live), "the live job's file was deleted by a sweep in another PID namespace:\n" + out);
+            assertTrue(
+                    Files.exists(live), "the live job's file was deleted by a sweep in another PID namespace:\n" + out);
         }
     }
 }

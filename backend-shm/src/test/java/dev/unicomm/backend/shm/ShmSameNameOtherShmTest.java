@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
  * tmpfs on /dev/shm. It is told so in one line, instead of "shared heap file … is missing".
  */
 class ShmSameNameOtherShmTest {
-    @Test void aRankWithItsOwnDevShmIsToldSoInOneLine() throws Exception {
+    @Test
+    void aRankWithItsOwnDevShmIsToldSoInOneLine() throws Exception {
         assumeTrue(RootOnly.root(), "needs root (a mount namespace with its own /dev/shm)");
         int port;
         try (ServerSocket s = new ServerSocket(0)) {
@@ -31,13 +32,41 @@ class ShmSameNameOtherShmTest {
         List<Process> ranks = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
             List<String> cmd = new ArrayList<>();
-            String jvm = String.join(" ", java, "-Xmx64m", "-XX:TieredStopAtLevel=1", "-cp", "'" + System.getProperty("java.class.path") + "'",
+            String jvm = String.join(
+                    " ",
+                    java,
+                    "-Xmx64m",
+                    "-XX:TieredStopAtLevel=1",
+                    "-cp",
+                    "'" + System.getProperty("java.class.path") + "'",
                     ConnectOnce.class.getName());
-            if (r == 1) cmd.addAll(List.of("unshare", "--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs tmpfs /dev/shm && exec " + jvm));
+            if (r == 1)
+                cmd.addAll(List.of(
+                        "unshare",
+                        "--mount",
+                        "--propagation",
+                        "private",
+                        "sh",
+                        "-c",
+                        "mount -t tmpfs tmpfs /dev/shm && exec " + jvm));
             else cmd.addAll(List.of("sh", "-c", "exec " + jvm));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            pb.environment().putAll(Map.of("UNICOMM_RANK", "" + r, "UNICOMM_WORLD_SIZE", "2", "UNICOMM_STORE", "127.0.0.1:" + port,
-                    "UNICOMM_TOKEN", token, "UNICOMM_BACKEND", "shm", "UNICOMM_HEAP_SIZE", "4M", "UNICOMM_TIMEOUT", "30s"));
+            pb.environment()
+                    .putAll(Map.of(
+                            "UNICOMM_RANK",
+                            "" + r,
+                            "UNICOMM_WORLD_SIZE",
+                            "2",
+                            "UNICOMM_STORE",
+                            "127.0.0.1:" + port,
+                            "UNICOMM_TOKEN",
+                            token,
+                            "UNICOMM_BACKEND",
+                            "shm",
+                            "UNICOMM_HEAP_SIZE",
+                            "4M",
+                            "UNICOMM_TIMEOUT",
+                            "30s"));
             ranks.add(pb.start());
         }
         String[] out = new String[2];
@@ -46,8 +75,12 @@ class ShmSameNameOtherShmTest {
             out[r] = new String(ranks.get(r).getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             assertEquals(3, ranks.get(r).exitValue(), out[r]);
         }
-        assertTrue(out[1].startsWith("FAILED CommException: the shm backend needs every PE to share one shared-memory folder")
-                && out[1].contains("the same host but another shared-memory folder (a container with its own /dev/shm?)"), out[1]);
+        assertTrue(
+                out[1].startsWith(
+                                "FAILED CommException: the shm backend needs every PE to share one shared-memory folder")
+                        && out[1].contains(
+                                "the same host but another shared-memory folder (a container with its own /dev/shm?)"),
+                out[1]);
         assertTrue(!out[1].contains("missing") && out[1].lines().count() == 1, out[1]);
         assertTrue(out[0].contains("another shared-memory folder"), "rank 0 learns why through the store: " + out[0]);
     }

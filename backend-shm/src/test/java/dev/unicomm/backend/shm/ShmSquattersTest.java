@@ -1,7 +1,6 @@
 package dev.unicomm.backend.shm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.spi.BackendContext;
@@ -50,16 +49,32 @@ class ShmSquattersTest {
             done
             """;
 
-    @Test void aJobStartsWhileAnotherUserTakesTheNamesItWouldUse() throws Exception {
-        Assumptions.assumeTrue(RootOnly.root(), "needs root to run a second user (setpriv --reuid=nobody); skipped as a normal user");
+    @Test
+    void aJobStartsWhileAnotherUserTakesTheNamesItWouldUse() throws Exception {
+        Assumptions.assumeTrue(
+                RootOnly.root(), "needs root to run a second user (setpriv --reuid=nobody); skipped as a normal user");
         Path shm = Files.createTempDirectory(Path.of("/dev/shm"), "unicomm-squat-test-");
         Process squatter = null;
         ExecutorService pool = Executors.newFixedThreadPool(RANKS);
         try {
             assertEquals(0, RootOnly.run(List.of("chmod", "1777", shm.toString())));
-            squatter = new ProcessBuilder("setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "bash", "-c", SQUATTER, "squatter", shm.toString())
-                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-            waitFor(() -> Files.exists(shm.resolve("unicomm-job-ffffffffffffffffffffffffffffffff"), LinkOption.NOFOLLOW_LINKS), "the squatter to start");
+            squatter = new ProcessBuilder(
+                            "setpriv",
+                            "--reuid=nobody",
+                            "--regid=nogroup",
+                            "--clear-groups",
+                            "bash",
+                            "-c",
+                            SQUATTER,
+                            "squatter",
+                            shm.toString())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            waitFor(
+                    () -> Files.exists(
+                            shm.resolve("unicomm-job-ffffffffffffffffffffffffffffffff"), LinkOption.NOFOLLOW_LINKS),
+                    "the squatter to start");
             MemoryStore store = new MemoryStore(RANKS, Duration.ofSeconds(10));
             List<Future<String>> ranks = new ArrayList<>();
             ranks.add(pool.submit(() -> startAndBarrier(store, 0, shm)));
@@ -84,7 +99,8 @@ class ShmSquattersTest {
     }
 
     private static String startAndBarrier(MemoryStore store, int rank, Path shm) {
-        CommConfig cfg = new CommConfig("shm", rank, RANKS, rank, "in-process", 1, null, false, Duration.ofSeconds(10), 1 << 20, Map.of());
+        CommConfig cfg = new CommConfig(
+                "shm", rank, RANKS, rank, "in-process", 1, null, false, Duration.ofSeconds(10), 1 << 20, Map.of());
         try (ShmCommunicator c = ShmCommunicator.open(new BackendContext(cfg, store.view(rank)), shm)) {
             c.barrier();
             return "rank " + rank + " started";
@@ -107,17 +123,21 @@ class ShmSquattersTest {
     private static List<Path> ownEntriesOnce(Path shm) throws IOException {
         int me = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
         try (Stream<Path> all = Files.walk(shm)) {
-            return all.filter(p -> !p.equals(shm)).filter(p -> {
-                try {
-                    return (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == me;
-                } catch (IOException e) {
-                    return false; // gone meanwhile
-                }
-            }).toList();
+            return all.filter(p -> !p.equals(shm))
+                    .filter(p -> {
+                        try {
+                            return (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS) == me;
+                        } catch (IOException e) {
+                            return false; // gone meanwhile
+                        }
+                    })
+                    .toList();
         }
     }
 
-    private interface Condition { boolean holds() throws Exception; }
+    private interface Condition {
+        boolean holds() throws Exception;
+    }
 
     private static void waitFor(Condition c, String what) throws Exception {
         long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

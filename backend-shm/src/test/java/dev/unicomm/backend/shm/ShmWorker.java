@@ -34,7 +34,8 @@ public final class ShmWorker {
             java.util.Arrays.fill(mine, (byte) (me + 1));
             comm.rma().put(buf, 0, MemorySegment.ofArray(mine), (me + 1) % n);
             comm.barrier();
-            byte first = buf.segment().get(ValueLayout.JAVA_BYTE, 0), last = buf.segment().get(ValueLayout.JAVA_BYTE, (1 << 20) - 1);
+            byte first = buf.segment().get(ValueLayout.JAVA_BYTE, 0),
+                    last = buf.segment().get(ValueLayout.JAVA_BYTE, (1 << 20) - 1);
             byte[] fromNext = new byte[16];
             comm.rma().get(MemorySegment.ofArray(fromNext), buf, 100, (me + 1) % n);
             System.out.println("RESULT rank " + me + " got " + first + "/" + last + " next holds " + fromNext[0]);
@@ -46,21 +47,24 @@ public final class ShmWorker {
         try (SymmetricBuffer ctr = comm.heap().allocate(16)) {
             for (int i = 0; i < 10_000; i++) comm.rma().atomicFetchAdd(ctr, 0, 1, 0);
             comm.barrier();
-            System.out.println("RESULT rank " + comm.rank() + " sum " + comm.rma().atomicFetch(ctr, 0, 0));
+            System.out.println(
+                    "RESULT rank " + comm.rank() + " sum " + comm.rma().atomicFetch(ctr, 0, 0));
             comm.barrier();
         }
     }
 
     private static void teams(Communicator comm) {
         Team.Split2d grid = comm.world().split2d(2);
-        try (Team x = grid.x(); Team y = grid.y(); SymmetricBuffer buf = comm.heap().allocate(8)) {
+        try (Team x = grid.x();
+                Team y = grid.y();
+                SymmetricBuffer buf = comm.heap().allocate(8)) {
             // Sum of world ranks over my row, via atomics on the row's team rank 0.
             comm.rma().atomicAdd(buf, 0, comm.rank(), x.worldRank(0));
             x.barrier();
             long rowSum = comm.rma().atomicFetch(buf, 0, x.worldRank(0));
             y.barrier();
-            System.out.println("RESULT rank " + comm.rank() + " x " + x.rank() + "/" + x.size() + " y " + y.rank() + "/" + y.size()
-                    + " rowSum " + rowSum);
+            System.out.println("RESULT rank " + comm.rank() + " x " + x.rank() + "/" + x.size() + " y " + y.rank() + "/"
+                    + y.size() + " rowSum " + rowSum);
             comm.barrier();
         }
     }
@@ -103,7 +107,9 @@ public final class ShmWorker {
         comm.barrier();
         if (comm.rank() == 1) {
             new ProcessBuilder("bash", "-c", "sleep 0.3; t=$EPOCHREALTIME; kill -9 $PPID; echo \"RESULT KILL ${t/./}\"")
-                    .redirectOutput(ProcessBuilder.Redirect.INHERIT).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                    .redirectOutput(ProcessBuilder.Redirect.INHERIT)
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
         }
         long end = System.nanoTime() + 20_000_000_000L;
         try {

@@ -31,27 +31,51 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** One PE, opened through {@link Unicomm#connect}: the backend as users see it, and bad input. */
 class SingleRankTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
+
     Communicator comm;
 
-    @BeforeEach void open() {
-        comm = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false, Duration.ofSeconds(2), 1 << 20,
+    @BeforeEach
+    void open() {
+        comm = Unicomm.connect(new CommConfig(
+                "shm",
+                0,
+                1,
+                0,
+                null,
+                0,
+                null,
+                false,
+                Duration.ofSeconds(2),
+                1 << 20,
                 Map.of("unicomm.shm.dir", dir.toString())));
     }
 
-    @AfterEach void close() { comm.close(); }
+    @AfterEach
+    void close() {
+        comm.close();
+    }
 
-    @Test void isTheShmBackendWithItsCapabilities() {
+    @Test
+    void isTheShmBackendWithItsCapabilities() {
         assertEquals("shm", comm.backend().name());
         assertEquals(dev.unicomm.spi.BackendPriority.HOST, comm.backend().priority());
-        for (Capability c : new Capability[] {Capability.RMA, Capability.NONBLOCKING_RMA, Capability.ATOMICS,
-                Capability.SIGNALS, Capability.TEAMS, Capability.DIRECT_PEER_ACCESS, Capability.MULTI_PROCESS})
-            assertTrue(comm.has(c), c.name());
+        for (Capability c : new Capability[] {
+            Capability.RMA,
+            Capability.NONBLOCKING_RMA,
+            Capability.ATOMICS,
+            Capability.SIGNALS,
+            Capability.TEAMS,
+            Capability.DIRECT_PEER_ACCESS,
+            Capability.MULTI_PROCESS
+        }) assertTrue(comm.has(c), c.name());
         assertFalse(comm.has(Capability.DEVICE_MEMORY_CUDA));
         assertEquals(1 << 20, comm.heap().capacity());
     }
 
-    @Test void putGetAndPeerViewSeeTheSameBytes() {
+    @Test
+    void putGetAndPeerViewSeeTheSameBytes() {
         try (SymmetricBuffer buf = comm.heap().allocate(4096)) {
             byte[] data = new byte[100];
             for (int i = 0; i < data.length; i++) data[i] = (byte) (i * 7);
@@ -65,8 +89,10 @@ class SingleRankTest {
         }
     }
 
-    @Test void nonBlockingPutAndGetCompleteByQuiet() {
-        try (SymmetricBuffer buf = comm.heap().allocate(64); Arena arena = Arena.ofConfined()) {
+    @Test
+    void nonBlockingPutAndGetCompleteByQuiet() {
+        try (SymmetricBuffer buf = comm.heap().allocate(64);
+                Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(32);
             for (int i = 0; i < 32; i++) src.set(ValueLayout.JAVA_BYTE, i, (byte) (100 + i));
             comm.rma().putNbi(buf, 16, Memory.of(src), 8, 24, 0);
@@ -79,7 +105,8 @@ class SingleRankTest {
         }
     }
 
-    @Test void newBuffersReadAsZeroEvenWhenMemoryIsReused() {
+    @Test
+    void newBuffersReadAsZeroEvenWhenMemoryIsReused() {
         SymmetricBuffer a = comm.heap().allocate(256);
         a.segment().fill((byte) 0x5a);
         long off = a.offset();
@@ -90,7 +117,8 @@ class SingleRankTest {
         }
     }
 
-    @Test void atomicsAndSignalsOnTheHeap() {
+    @Test
+    void atomicsAndSignalsOnTheHeap() {
         try (SymmetricBuffer buf = comm.heap().allocate(64)) {
             var rma = comm.rma();
             assertEquals(0, rma.atomicFetchAdd(buf, 8, 5, 0));
@@ -110,7 +138,8 @@ class SingleRankTest {
         }
     }
 
-    @Test void signalWaitTimesOutInsteadOfHanging() {
+    @Test
+    void signalWaitTimesOutInsteadOfHanging() {
         try (SymmetricBuffer buf = comm.heap().allocate(64)) {
             long t0 = System.nanoTime();
             var e = assertThrows(CommTimeoutException.class, () -> comm.rma().signalWaitUntil(buf, 0, Cmp.EQ, 1));
@@ -119,16 +148,19 @@ class SingleRankTest {
         }
     }
 
-    @Test void exhaustionIsOutOfSymmetricMemory() {
+    @Test
+    void exhaustionIsOutOfSymmetricMemory() {
         try (SymmetricBuffer big = comm.heap().allocate(900 << 10)) {
-            var e = assertThrows(OutOfSymmetricMemoryException.class, () -> comm.heap().allocate(200 << 10));
+            var e = assertThrows(
+                    OutOfSymmetricMemoryException.class, () -> comm.heap().allocate(200 << 10));
             assertTrue(e.getMessage().contains("asked for 204800 bytes"), e.getMessage());
             assertEquals(900 << 10, comm.heap().used());
         }
         assertEquals(0, comm.heap().used());
     }
 
-    @Test void badInputGetsClearExceptions() {
+    @Test
+    void badInputGetsClearExceptions() {
         SymmetricBuffer buf = comm.heap().allocate(64);
         MemorySegment src = Arena.ofAuto().allocate(16);
         var rma = comm.rma();
@@ -142,7 +174,8 @@ class SingleRankTest {
         assertTrue(mis.getMessage().contains("not 8-byte aligned"), mis.getMessage());
         assertThrows(IllegalArgumentException.class, () -> rma.signalWaitUntil(buf, 12, Cmp.EQ, 0));
         assertThrows(IndexOutOfBoundsException.class, () -> rma.atomicFetch(buf, 64, 0));
-        var align = assertThrows(IllegalArgumentException.class, () -> comm.heap().allocate(64, 3));
+        var align =
+                assertThrows(IllegalArgumentException.class, () -> comm.heap().allocate(64, 3));
         assertTrue(align.getMessage().contains("power of two"), align.getMessage());
         assertThrows(IllegalArgumentException.class, () -> comm.heap().allocate(-1));
         MemorySegment kept = buf.segment();
@@ -151,11 +184,14 @@ class SingleRankTest {
         assertTrue(dbl.getMessage().contains("double free"), dbl.getMessage());
         var uaf = assertThrows(IllegalStateException.class, () -> rma.put(buf, 0, src, 0));
         assertTrue(uaf.getMessage().contains("already freed"), uaf.getMessage());
-        assertThrows(IllegalStateException.class, () -> kept.get(ValueLayout.JAVA_BYTE, 0),
+        assertThrows(
+                IllegalStateException.class,
+                () -> kept.get(ValueLayout.JAVA_BYTE, 0),
                 "a segment kept past free cannot touch memory a later allocation owns");
     }
 
-    @Test void closedCommunicatorRefusesUseAndItsBuffersDie() {
+    @Test
+    void closedCommunicatorRefusesUseAndItsBuffersDie() {
         SymmetricBuffer buf = comm.heap().allocate(64);
         MemorySegment kept = buf.segment();
         comm.close();
@@ -167,14 +203,25 @@ class SingleRankTest {
         assertFalse(buf.isOpen());
     }
 
-    @Test void noFilesAreLeftBehindAndReopeningWorks() throws Exception {
+    @Test
+    void noFilesAreLeftBehindAndReopeningWorks() throws Exception {
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(0, files.count(), "heap files are unlinked once every PE has mapped them");
         }
         comm.close();
         for (int i = 0; i < 3; i++) {
-            try (Communicator again = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
-                    Duration.ofSeconds(2), 1 << 20, Map.of("unicomm.shm.dir", dir.toString())))) {
+            try (Communicator again = Unicomm.connect(new CommConfig(
+                    "shm",
+                    0,
+                    1,
+                    0,
+                    null,
+                    0,
+                    null,
+                    false,
+                    Duration.ofSeconds(2),
+                    1 << 20,
+                    Map.of("unicomm.shm.dir", dir.toString())))) {
                 try (SymmetricBuffer b = again.heap().allocate(8)) {
                     again.rma().atomicAdd(b, 0, 1, 0);
                 }
@@ -185,11 +232,22 @@ class SingleRankTest {
         }
     }
 
-    @Test void openCloseCyclesLeaveNoMappingBehind() throws Exception {
+    @Test
+    void openCloseCyclesLeaveNoMappingBehind() throws Exception {
         comm.close();
         for (int i = 0; i < 10; i++) {
-            try (Communicator again = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false,
-                    Duration.ofSeconds(2), 1 << 20, Map.of("unicomm.shm.dir", dir.toString())))) {
+            try (Communicator again = Unicomm.connect(new CommConfig(
+                    "shm",
+                    0,
+                    1,
+                    0,
+                    null,
+                    0,
+                    null,
+                    false,
+                    Duration.ofSeconds(2),
+                    1 << 20,
+                    Map.of("unicomm.shm.dir", dir.toString())))) {
                 again.heap().allocate(4096); // left open on purpose: closing the communicator releases it
                 assertTrue(heapMappings() > 0, "while open, the heap is mapped");
             }
@@ -200,11 +258,13 @@ class SingleRankTest {
     /** Lines of /proc/self/maps that map one of this test's heap files. */
     private long heapMappings() throws java.io.IOException {
         try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
-            return maps.filter(l -> l.contains(dir.toString()) && l.contains(SegmentFiles.PREFIX)).count();
+            return maps.filter(l -> l.contains(dir.toString()) && l.contains(SegmentFiles.PREFIX))
+                    .count();
         }
     }
 
-    @Test void worldTeamAndSplitsOfOne() {
+    @Test
+    void worldTeamAndSplitsOfOne() {
         var world = comm.world();
         assertEquals(0, world.rank());
         assertEquals(1, world.size());
@@ -217,13 +277,27 @@ class SingleRankTest {
         assertThrows(IllegalStateException.class, world::close);
     }
 
-    @Test void streamViewRunsInProgramOrderAfterTheStream() {
+    @Test
+    void streamViewRunsInProgramOrderAfterTheStream() {
         int[] syncs = {0};
         var stream = new dev.unicomm.api.Stream() {
-            @Override public long handle() { return 0; }
-            @Override public void synchronize() { syncs[0]++; }
-            @Override public boolean isOpen() { return true; }
-            @Override public void close() {}
+            @Override
+            public long handle() {
+                return 0;
+            }
+
+            @Override
+            public void synchronize() {
+                syncs[0]++;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return true;
+            }
+
+            @Override
+            public void close() {}
         };
         try (SymmetricBuffer buf = comm.heap().allocate(64)) {
             var onStream = comm.rma().on(stream);

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 
 class SymmetricAllocatorTest {
 
-    @Test void offsetsRespectAlignmentAndDoNotOverlap() {
+    @Test
+    void offsetsRespectAlignmentAndDoNotOverlap() {
         SymmetricAllocator a = new SymmetricAllocator(1 << 20);
         long x = a.allocate(10, 64);
         long y = a.allocate(1, 4096);
@@ -24,7 +25,8 @@ class SymmetricAllocatorTest {
         assertEquals(16 + 8 + 8, a.used());
     }
 
-    @Test void exhaustionReturnsMinusOneAndLeavesStateAlone() {
+    @Test
+    void exhaustionReturnsMinusOneAndLeavesStateAlone() {
         SymmetricAllocator a = new SymmetricAllocator(1024);
         assertEquals(0, a.allocate(1000, 8));
         assertEquals(-1, a.allocate(100, 8));
@@ -34,7 +36,8 @@ class SymmetricAllocatorTest {
         assertEquals(0, a.allocate(1024, 8));
     }
 
-    @Test void freeCoalescesNeighbours() {
+    @Test
+    void freeCoalescesNeighbours() {
         SymmetricAllocator a = new SymmetricAllocator(3 * 64);
         long p = a.allocate(64, 64), q = a.allocate(64, 64), r = a.allocate(64, 64);
         a.free(p);
@@ -45,7 +48,8 @@ class SymmetricAllocatorTest {
         assertEquals(0, a.allocate(3 * 64, 64));
     }
 
-    @Test void freeingAnUnknownOffsetIsRejected() {
+    @Test
+    void freeingAnUnknownOffsetIsRejected() {
         SymmetricAllocator a = new SymmetricAllocator(1024);
         long p = a.allocate(8, 8);
         a.free(p);
@@ -53,7 +57,8 @@ class SymmetricAllocatorTest {
         assertEquals("no symmetric allocation starts at heap offset 0", e.getMessage());
     }
 
-    @Test void sameSequenceGivesSameOffsets() {
+    @Test
+    void sameSequenceGivesSameOffsets() {
         assertEquals(trace(42), trace(42));
     }
 

@@ -20,18 +20,25 @@ import org.junit.jupiter.api.io.TempDir;
  * with 4 ranks on a loaded machine).
  */
 class WatchdogTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void aPeerWhoseLockIsGoneIsBlamedUnlessItLeftAfterClosing() {
+    @Test
+    void aPeerWhoseLockIsGoneIsBlamedUnlessItLeftAfterClosing() {
         long pid = ProcessHandle.current().pid();
         try (Arena arena = Arena.ofShared()) {
             Path peerFile = dir.resolve(SegmentFiles.name("feed01", 1, pid));
             SegmentFiles.Handle peerOwn = SegmentFiles.create(peerFile, Control.BYTES, arena);
             SegmentFiles.Handle seenFromRank0 = SegmentFiles.map(peerFile, Control.BYTES, arena);
-            SegmentFiles.Handle mine = SegmentFiles.create(dir.resolve(SegmentFiles.name("feed01", 0, pid)), Control.BYTES, arena);
+            SegmentFiles.Handle mine =
+                    SegmentFiles.create(dir.resolve(SegmentFiles.name("feed01", 0, pid)), Control.BYTES, arena);
             MemorySegment[] controls = {mine.segment(), seenFromRank0.segment()};
-            Watchdog dog = new Watchdog(0, new long[] {pid, pid}, new SegmentFiles.Handle[] {mine, seenFromRank0},
-                    new MemoryStore(2, Duration.ofSeconds(5)).view(0), controls);
+            Watchdog dog = new Watchdog(
+                    0,
+                    new long[] {pid, pid},
+                    new SegmentFiles.Handle[] {mine, seenFromRank0},
+                    new MemoryStore(2, Duration.ofSeconds(5)).view(0),
+                    controls);
 
             assertNull(dog.checkPeers("a barrier"), "a peer that holds its lock is alive");
             peerOwn.close(); // the peer's process let its lock go

@@ -1,6 +1,7 @@
 package dev.unicomm.backend.ucx;
 
 import dev.unicomm.api.Capability;
+import dev.unicomm.api.Endpoints;
 import dev.unicomm.backend.ucx.internal.UcxCommunicator;
 import dev.unicomm.backend.ucx.internal.UcxProbe;
 import dev.unicomm.spi.Availability;
@@ -9,7 +10,6 @@ import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.BackendPriority;
 import dev.unicomm.spi.BackendSettings;
 import dev.unicomm.spi.CommBackendProvider;
-import dev.unicomm.api.Endpoints;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
@@ -32,23 +32,42 @@ public final class UcxBackendProvider implements CommBackendProvider {
      */
     public static final int PRIORITY = BackendPriority.HOST - 5;
 
-    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(Capability.RMA, Capability.NONBLOCKING_RMA,
-            Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS, Capability.MULTI_PROCESS, Capability.MULTI_HOST,
+    private static final Set<Capability> CAPABILITIES = Set.copyOf(EnumSet.of(
+            Capability.RMA,
+            Capability.NONBLOCKING_RMA,
+            Capability.ATOMICS,
+            Capability.SIGNALS,
+            Capability.TEAMS,
+            Capability.MULTI_PROCESS,
+            Capability.MULTI_HOST,
             Capability.P2P_ENDPOINTS));
 
     /** Cheap: libucp is not touched until {@link #availability()} or {@link #open}. */
     public UcxBackendProvider() {}
 
-    @Override public String name() { return "ucx"; }
+    @Override
+    public String name() {
+        return "ucx";
+    }
 
-    @Override public int priority() { return PRIORITY; }
+    @Override
+    public int priority() {
+        return PRIORITY;
+    }
 
-    @Override public Set<Capability> capabilities() { return CAPABILITIES; }
+    @Override
+    public Set<Capability> capabilities() {
+        return CAPABILITIES;
+    }
 
-    @Override public Availability availability() { return availability(BackendSettings.fromEnvironment()); }
+    @Override
+    public Availability availability() {
+        return availability(BackendSettings.fromEnvironment());
+    }
 
     /** Probes the library of {@code ucx.library} (default {@code libucp.so.0}): loads it, creates a context and a worker. */
-    @Override public Availability availability(BackendSettings settings) {
+    @Override
+    public Availability availability(BackendSettings settings) {
         try {
             return UcxProbe.availability(library(settings));
         } catch (Throwable t) {
@@ -56,14 +75,18 @@ public final class UcxBackendProvider implements CommBackendProvider {
         }
     }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         BackendSettings settings = BackendSettings.of(context.config());
         availability(settings).ensureAvailable(this);
         return UcxCommunicator.open(context, library(settings), UcxEndpoints.get());
     }
 
     /** Transfer endpoints over UCX without a communicator ({@code Unicomm.endpoints("ucx")}). */
-    @Override public Optional<Endpoints> endpoints() { return Optional.of(UcxEndpoints.get()); }
+    @Override
+    public Optional<Endpoints> endpoints() {
+        return Optional.of(UcxEndpoints.get());
+    }
 
     static String library(BackendSettings settings) {
         String lib = settings.get("ucx.library", UcxProbe.DEFAULT_LIBRARY);

@@ -31,16 +31,21 @@ final class UcxEndpoints implements Endpoints {
 
     private UcxEndpoints() {}
 
-    static UcxEndpoints get() { return INSTANCE; }
+    static UcxEndpoints get() {
+        return INSTANCE;
+    }
 
     /**
      * The network devices UCX found here (its {@code tcp} and verbs resources), one {@link NicInfo} each; UCX
      * does not report verbs ports and GIDs, so the port lists are empty.
      */
-    @Override public List<NicInfo> devices() {
+    @Override
+    public List<NicInfo> devices() {
         String library = UcxBackendProvider.library(BackendSettings.fromEnvironment());
         UcxProbe.availability(library).ensureAvailable("ucx");
-        return UcxProbe.networkDevices(library).stream().map(d -> new NicInfo(d, List.of())).toList();
+        return UcxProbe.networkDevices(library).stream()
+                .map(d -> new NicInfo(d, List.of()))
+                .toList();
     }
 
     /**
@@ -48,7 +53,8 @@ final class UcxEndpoints implements Endpoints {
      *
      * @throws IllegalArgumentException if {@code options.device()} is not a network device UCX found here (the message lists them)
      */
-    @Override public Endpoint open(EndpointOptions options) {
+    @Override
+    public Endpoint open(EndpointOptions options) {
         if (options == null) throw new IllegalArgumentException("endpoint options must not be null");
         BackendSettings settings = BackendSettings.fromEnvironment();
         String library = UcxBackendProvider.library(settings);
@@ -56,13 +62,14 @@ final class UcxEndpoints implements Endpoints {
         if (options.device() != null) {
             List<String> devices = UcxProbe.networkDevices(library);
             if (!devices.contains(options.device()))
-                throw new IllegalArgumentException("UCX has no network device '" + options.device() + "'; devices here: " + devices
-                        + " (ucx_info -d lists them)");
+                throw new IllegalArgumentException("UCX has no network device '" + options.device()
+                        + "'; devices here: " + devices + " (ucx_info -d lists them)");
         }
         int spin = integer(settings, "ucx.progress_spin", 200), pollMs = integer(settings, "ucx.progress_poll_ms", 1);
         if (spin < 0 || pollMs < 0 || pollMs > 1000)
-            throw new IllegalArgumentException("unicomm.ucx.progress_spin must be >= 0 and unicomm.ucx.progress_poll_ms in 0..1000 (got "
-                    + spin + ", " + pollMs + ")");
+            throw new IllegalArgumentException(
+                    "unicomm.ucx.progress_spin must be >= 0 and unicomm.ucx.progress_poll_ms in 0..1000 (got " + spin
+                            + ", " + pollMs + ")");
         return UcxEndpoint.open(library, options, spin, pollMs);
     }
 

@@ -7,7 +7,8 @@ import java.util.List;
 
 /** The ucx backend's settings (docs/backends/ucx.md); every {@code UCX_*} variable goes to UCX itself unchanged. */
 public final class UcxSettingsProvider implements SettingsProvider {
-    @Override public List<Setting> settings() {
+    @Override
+    public List<Setting> settings() {
         return Setting.table("""
                 ucx.library                | %s     | soname or path of libucp
                 ucx.progress_spin          | 200    | empty progress rounds before the progress thread sleeps

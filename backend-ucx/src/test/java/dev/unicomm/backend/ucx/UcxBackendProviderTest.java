@@ -20,16 +20,24 @@ import org.junit.jupiter.api.Test;
 class UcxBackendProviderTest {
     private static final String MISSING = "/nonexistent/unicomm-test/libucp.so.0";
 
-    @Test void isFoundByServiceLoaderWithItsNameAndCapabilities() {
-        var found = ServiceLoader.load(dev.unicomm.spi.CommBackendProvider.class).stream().map(ServiceLoader.Provider::get)
-                .filter(p -> p.name().equals("ucx")).toList();
+    @Test
+    void isFoundByServiceLoaderWithItsNameAndCapabilities() {
+        var found = ServiceLoader.load(dev.unicomm.spi.CommBackendProvider.class).stream()
+                .map(ServiceLoader.Provider::get)
+                .filter(p -> p.name().equals("ucx"))
+                .toList();
         assertEquals(1, found.size());
-        assertTrue(found.get(0).capabilities().containsAll(EnumSet.of(Capability.RMA, Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS)));
+        assertTrue(found.get(0)
+                .capabilities()
+                .containsAll(EnumSet.of(Capability.RMA, Capability.ATOMICS, Capability.SIGNALS, Capability.TEAMS)));
         assertFalse(found.get(0).capabilities().contains(Capability.DIRECT_PEER_ACCESS), "peers may be on other hosts");
-        assertTrue(UcxBackendProvider.PRIORITY < dev.unicomm.spi.BackendPriority.HOST, "shm is the better choice when every rank shares a host");
+        assertTrue(
+                UcxBackendProvider.PRIORITY < dev.unicomm.spi.BackendPriority.HOST,
+                "shm is the better choice when every rank shares a host");
     }
 
-    @Test void aMissingLibraryIsUnavailableWithTheCauseAndTheFix() {
+    @Test
+    void aMissingLibraryIsUnavailableWithTheCauseAndTheFix() {
         BackendSettings settings = BackendSettings.from(Map.of("UNICOMM_UCX_LIBRARY", MISSING), k -> null);
         Availability a = new UcxBackendProvider().availability(settings);
         assertFalse(a.available());
@@ -38,11 +46,14 @@ class UcxBackendProviderTest {
         assertTrue(a.error() != null, "the loader's exception is kept");
     }
 
-    @Test void openingWithAMissingLibraryThrowsBeforeAnyNativeCall() {
+    @Test
+    void openingWithAMissingLibraryThrowsBeforeAnyNativeCall() {
         CommConfig config = CommConfig.single("ucx");
-        CommConfig withLib = CommConfig.fromEnvironment(Map.of("UNICOMM_UCX_LIBRARY", MISSING, "UNICOMM_BACKEND", "ucx"), new java.util.Properties());
+        CommConfig withLib = CommConfig.fromEnvironment(
+                Map.of("UNICOMM_UCX_LIBRARY", MISSING, "UNICOMM_BACKEND", "ucx"), new java.util.Properties());
         assertEquals(MISSING, withLib.property("ucx.library", null));
-        var e = assertThrows(BackendUnavailableException.class, () -> new UcxBackendProvider().open(new BackendContext(withLib, null)));
+        var e = assertThrows(BackendUnavailableException.class, () -> new UcxBackendProvider()
+                .open(new BackendContext(withLib, null)));
         assertTrue(e.getMessage().contains("libucx0"), e.getMessage());
         assertEquals("ucx", config.backend());
     }

@@ -20,14 +20,18 @@ import org.junit.jupiter.api.Test;
  * transports: self, shared memory, tcp). Quick checks of the data path before the kit's processes.
  */
 class UcxThreadsTest {
-    @BeforeAll static void needsUcx() {
+    @BeforeAll
+    static void needsUcx() {
         Availability a = new UcxBackendProvider().availability();
         assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
     }
 
-    private static ThreadJob ucx(int ranks) { return ThreadJob.of(new UcxBackendProvider(), ranks); }
+    private static ThreadJob ucx(int ranks) {
+        return ThreadJob.of(new UcxBackendProvider(), ranks);
+    }
 
-    @Test void ringPutThenBarrierDeliversToTheRightNeighbour() {
+    @Test
+    void ringPutThenBarrierDeliversToTheRightNeighbour() {
         List<Long> got = ucx(3).values(comm -> {
             int n = comm.size(), me = comm.rank();
             try (SymmetricBuffer buf = comm.heap().allocate(8 * n)) {
@@ -39,7 +43,8 @@ class UcxThreadsTest {
         assertEquals(List.of(1002L, 1000L, 1001L), got);
     }
 
-    @Test void getReadsThePeersBytes() {
+    @Test
+    void getReadsThePeersBytes() {
         List<Boolean> ok = ucx(2).values(comm -> {
             try (SymmetricBuffer buf = comm.heap().allocate(128 << 10)) {
                 buf.segment().fill((byte) (comm.rank() + 7));
@@ -55,13 +60,15 @@ class UcxThreadsTest {
         assertEquals(List.of(true, true), ok);
     }
 
-    @Test void concurrentFetchAddsAndCompareSwapAreAtomic() {
+    @Test
+    void concurrentFetchAddsAndCompareSwapAreAtomic() {
         int perPe = 2_000;
         List<Long> sums = ucx(3).values(comm -> {
             try (SymmetricBuffer buf = comm.heap().allocate(16)) {
                 for (int i = 0; i < perPe; i++) comm.rma().atomicFetchAdd(buf, 0, 1, 0);
                 long seen;
-                do seen = comm.rma().atomicFetch(buf, 8, 1); while (comm.rma().atomicCompareSwap(buf, 8, seen, seen + 5, 1) != seen);
+                do seen = comm.rma().atomicFetch(buf, 8, 1);
+                while (comm.rma().atomicCompareSwap(buf, 8, seen, seen + 5, 1) != seen);
                 comm.barrier();
                 long v = comm.rma().atomicFetch(buf, 0, 0) * 1000 + comm.rma().atomicFetch(buf, 8, 1);
                 comm.barrier();
@@ -71,17 +78,29 @@ class UcxThreadsTest {
         sums.forEach(s -> assertEquals(3L * perPe * 1000 + 15, s));
     }
 
-    @Test void putWithSignalMakesTheDataVisibleBeforeTheSignal() {
+    @Test
+    void putWithSignalMakesTheDataVisibleBeforeTheSignal() {
         int rounds = 300, len = 4096;
         List<Boolean> ok = ucx(2).values(comm -> {
-            try (SymmetricBuffer data = comm.heap().allocate(len); SymmetricBuffer sig = comm.heap().allocate(8)) {
+            try (SymmetricBuffer data = comm.heap().allocate(len);
+                    SymmetricBuffer sig = comm.heap().allocate(8)) {
                 if (comm.rank() == 0) {
                     byte[] src = new byte[len];
                     for (int r = 1; r <= rounds; r++) {
                         Arrays.fill(src, (byte) r);
-                        comm.rma().putSignal(data, 0, dev.unicomm.api.Memory.of(MemorySegment.ofArray(src)), 0, len, sig, 0, r,
-                                SignalOp.SET, 1);
-                        comm.rma().signalWaitUntil(sig, 0, Cmp.EQ, -r);  // the ack
+                        comm.rma()
+                                .putSignal(
+                                        data,
+                                        0,
+                                        dev.unicomm.api.Memory.of(MemorySegment.ofArray(src)),
+                                        0,
+                                        len,
+                                        sig,
+                                        0,
+                                        r,
+                                        SignalOp.SET,
+                                        1);
+                        comm.rma().signalWaitUntil(sig, 0, Cmp.EQ, -r); // the ack
                     }
                     return true;
                 }

@@ -20,9 +20,12 @@ final class AbortOnFailure implements AutoCloseable {
     }
 
     /** The body finished: closing aborts nothing. */
-    void done() { done = true; }
+    void done() {
+        done = true;
+    }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!done) comm.abort("rank " + comm.rank() + " failed in " + where + " (its error follows in its output)");
     }
 }

@@ -27,7 +27,7 @@ final class BenchJob {
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         JobResult result;
         try (Progress progress = Progress.start(label, expectedRows);
-             PrintStream out = new PrintStream(progress.counting(captured, prefix), true, StandardCharsets.UTF_8)) {
+                PrintStream out = new PrintStream(progress.counting(captured, prefix), true, StandardCharsets.UTF_8)) {
             result = JobLauncher.run(spec, out, System.err);
         }
         afterJob.run();
@@ -38,8 +38,8 @@ final class BenchJob {
             else if (!line.isBlank()) System.err.println(line);
         }
         if (result.exitCode() != 0)
-            throw new IllegalStateException("benchmark job of " + spec.ranks() + " ranks failed (exit code " + result.exitCode()
-                    + ", first failed rank " + result.failedRank() + "); its output is above");
+            throw new IllegalStateException("benchmark job of " + spec.ranks() + " ranks failed (exit code "
+                    + result.exitCode() + ", first failed rank " + result.failedRank() + "); its output is above");
         return rows;
     }
 }

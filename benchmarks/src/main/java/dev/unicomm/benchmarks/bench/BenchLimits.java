@@ -22,21 +22,24 @@ final class BenchLimits {
     static long size(String option, String text, long max) {
         long v = ByteSize.parse(option, text);
         if (v < 1 || v > max)
-            throw new IllegalArgumentException(option + " " + text.trim() + " is out of range: allowed 1 B .. " + ByteSize.format(max));
+            throw new IllegalArgumentException(
+                    option + " " + text.trim() + " is out of range: allowed 1 B .. " + ByteSize.format(max));
         return v;
     }
 
     /** {@code value} in [{@code min}, {@code max}]. */
     static long count(String option, long value, long min, long max) {
         if (value < min || value > max)
-            throw new IllegalArgumentException(option + " " + value + " is out of range: allowed " + min + " .. " + max);
+            throw new IllegalArgumentException(
+                    option + " " + value + " is out of range: allowed " + min + " .. " + max);
         return value;
     }
 
     /** {@code value} seconds in (0, {@code max}]. */
     static double seconds(String option, double value, double max) {
         if (!(value > 0 && value <= max))
-            throw new IllegalArgumentException(option + " " + value + " is out of range: allowed more than 0 .. " + max + " seconds");
+            throw new IllegalArgumentException(
+                    option + " " + value + " is out of range: allowed more than 0 .. " + max + " seconds");
         return value;
     }
 }

@@ -37,9 +37,11 @@ final class BenchPlot {
     /** Fixed colours, so a series has the same colour in both panels. */
     private static final Color[] PALETTE = {
         new Color(0x1f77b4), new Color(0xd62728), new Color(0x2ca02c), new Color(0xff7f0e), new Color(0x9467bd),
-        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)};
+        new Color(0x8c564b), new Color(0xe377c2), new Color(0x7f7f7f), new Color(0xbcbd22), new Color(0x17becf)
+    };
 
-    private static final java.awt.Shape[] SHAPES = org.jfree.chart.plot.DefaultDrawingSupplier.createStandardSeriesShapes();
+    private static final java.awt.Shape[] SHAPES =
+            org.jfree.chart.plot.DefaultDrawingSupplier.createStandardSeriesShapes();
 
     private final Map<String, List<Point>> series = new LinkedHashMap<>();
     private final Map<String, Boolean> reference = new LinkedHashMap<>();
@@ -47,7 +49,9 @@ final class BenchPlot {
     private final String latencyLabel;
 
     /** A plot against message size. */
-    BenchPlot() { this("message size", "latency (µs)"); }
+    BenchPlot() {
+        this("message size", "latency (µs)");
+    }
 
     /** A plot against another byte count ({@code sizeLabel}, e.g. bytes received per rank), with its own time axis label. */
     BenchPlot(String sizeLabel, String latencyLabel) {
@@ -62,18 +66,31 @@ final class BenchPlot {
         reference.putIfAbsent(name, isReference);
     }
 
-    boolean isEmpty() { return series.isEmpty(); }
+    boolean isEmpty() {
+        return series.isEmpty();
+    }
 
     /** Writes the chart as a PNG of {@code width x height} pixels. */
     void write(Path png, String title, int width, int height) throws IOException {
-        series.values().removeIf(points -> points.stream().map(Point::bytes).distinct().count() < 2); // single-size figures are no curve
-        if (series.isEmpty()) throw new IllegalStateException("nothing to plot: no operation was measured at two or more sizes");
+        series.values()
+                .removeIf(points ->
+                        points.stream().map(Point::bytes).distinct().count() < 2); // single-size figures are no curve
+        if (series.isEmpty())
+            throw new IllegalStateException("nothing to plot: no operation was measured at two or more sizes");
         System.setProperty("java.awt.headless", "true");
         LogAxis size = new LogAxis(sizeLabel);
         size.setBase(2);
         size.setNumberFormatOverride(new SizeFormat());
-        long minBytes = series.values().stream().flatMap(List::stream).mapToLong(Point::bytes).min().orElse(1);
-        long maxBytes = series.values().stream().flatMap(List::stream).mapToLong(Point::bytes).max().orElse(1);
+        long minBytes = series.values().stream()
+                .flatMap(List::stream)
+                .mapToLong(Point::bytes)
+                .min()
+                .orElse(1);
+        long maxBytes = series.values().stream()
+                .flatMap(List::stream)
+                .mapToLong(Point::bytes)
+                .max()
+                .orElse(1);
         // Up to 16 powers of two: a tick at each (the automatic unit would put ticks at half powers, e.g. 11585 B).
         if (maxBytes / (double) minBytes <= 1 << 16) size.setTickUnit(new NumberTickUnit(1));
         CombinedDomainXYPlot plot = new CombinedDomainXYPlot(size);
@@ -89,9 +106,11 @@ final class BenchPlot {
         } catch (RuntimeException | LinkageError | InternalError e) {
             // Text needs fonts: a JDK on a host without fontconfig fonts fails here (e.g. "Fontconfig head is null").
             Files.deleteIfExists(png);
-            throw new IllegalStateException("--plot could not draw " + png + ": the JDK's font/graphics setup failed (" + e
-                    + "). The figures are in the table (and --csv). Install fonts (Debian/Ubuntu: apt-get install -y fontconfig "
-                    + "fonts-dejavu-core), or point -Dsun.awt.fontconfig at a fontconfig.properties naming TTF files", e);
+            throw new IllegalStateException(
+                    "--plot could not draw " + png + ": the JDK's font/graphics setup failed (" + e
+                            + "). The figures are in the table (and --csv). Install fonts (Debian/Ubuntu: apt-get install -y fontconfig "
+                            + "fonts-dejavu-core), or point -Dsun.awt.fontconfig at a fontconfig.properties naming TTF files",
+                    e);
         }
     }
 
@@ -109,7 +128,10 @@ final class BenchPlot {
             renderer.setSeriesPaint(i, PALETTE[i % PALETTE.length]);
             renderer.setSeriesShape(i, SHAPES[i % SHAPES.length]); // same marker in both panels, as in the legend
             if (reference.get(e.getKey()))
-                renderer.setSeriesStroke(i, new BasicStroke(1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
+                renderer.setSeriesStroke(
+                        i,
+                        new BasicStroke(
+                                1.5f, BasicStroke.CAP_BUTT, BasicStroke.JOIN_MITER, 10f, new float[] {6f, 4f}, 0f));
             else renderer.setSeriesStroke(i, new BasicStroke(2f));
             renderer.setSeriesVisibleInLegend(i, bandwidth); // one legend for both panels
             i++;
@@ -118,7 +140,10 @@ final class BenchPlot {
         for (List<Point> points : series.values())
             for (Point p : points) {
                 double v = bandwidth ? p.gbps() : p.latencyUs();
-                if (v > 0) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+                if (v > 0) {
+                    lo = Math.min(lo, v);
+                    hi = Math.max(hi, v);
+                }
             }
         ValueAxis y = valueAxis(label, lo, hi);
         XYPlot p = new XYPlot(data, null, y, renderer);
@@ -149,15 +174,18 @@ final class BenchPlot {
 
     /** Axis labels as sizes: 8 B, 4 KiB, 16 MiB. */
     private static final class SizeFormat extends NumberFormat {
-        @Override public StringBuffer format(double v, StringBuffer to, FieldPosition pos) {
+        @Override
+        public StringBuffer format(double v, StringBuffer to, FieldPosition pos) {
             return to.append(BenchReport.size(Math.round(v)));
         }
 
-        @Override public StringBuffer format(long v, StringBuffer to, FieldPosition pos) {
+        @Override
+        public StringBuffer format(long v, StringBuffer to, FieldPosition pos) {
             return to.append(BenchReport.size(v));
         }
 
-        @Override public Number parse(String source, ParsePosition pos) {
+        @Override
+        public Number parse(String source, ParsePosition pos) {
             return null; // labels are never parsed back
         }
     }

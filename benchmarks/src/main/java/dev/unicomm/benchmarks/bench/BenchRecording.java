@@ -17,11 +17,19 @@ import jdk.jfr.Recording;
 final class BenchRecording implements AutoCloseable {
     private final Recording recording;
 
-    private BenchRecording(Recording recording) { this.recording = recording; }
+    private BenchRecording(Recording recording) {
+        this.recording = recording;
+    }
 
     /** unicomm's events: the validating layer's (dev.unicomm.internal.checked) and the bench commands' own. */
-    private static final List<String> EVENTS = List.of("dev.unicomm.CommunicatorOpen", "dev.unicomm.CommunicatorClose",
-            "dev.unicomm.RmaBatch", "dev.unicomm.Barrier", "dev.unicomm.Collective", "dev.unicomm.Moe", P2pRowEvent.NAME);
+    private static final List<String> EVENTS = List.of(
+            "dev.unicomm.CommunicatorOpen",
+            "dev.unicomm.CommunicatorClose",
+            "dev.unicomm.RmaBatch",
+            "dev.unicomm.Barrier",
+            "dev.unicomm.Collective",
+            "dev.unicomm.Moe",
+            P2pRowEvent.NAME);
 
     /** Starts a recording if the launcher asked for one; a no-op handle otherwise. */
     static BenchRecording startIfRequested() {
@@ -32,7 +40,9 @@ final class BenchRecording implements AutoCloseable {
     }
 
     /** A handle that records nothing. */
-    static BenchRecording none() { return new BenchRecording(null); }
+    static BenchRecording none() {
+        return new BenchRecording(null);
+    }
 
     /** Records this JVM to {@code destination} until closed (or until the JVM exits). */
     static BenchRecording start(Path destination, String name) {
@@ -54,7 +64,8 @@ final class BenchRecording implements AutoCloseable {
     }
 
     /** Stops the recording, which writes it to its destination. */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (recording == null) return;
         recording.stop();
         recording.close();

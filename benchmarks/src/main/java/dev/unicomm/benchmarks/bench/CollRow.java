@@ -36,17 +36,26 @@ public record CollRow(String op, int ranks, long bytes, double timeUs, double al
 
     /** The line workers print (and the C reference prints, without the copy column). */
     public String toLine() {
-        return String.format(Locale.ROOT, "CBENCH,%s,%d,%d,%.3f,%.6g,%.6g,%.6g", op, ranks, bytes, timeUs, algBw, busBw, copyBw);
+        return String.format(
+                Locale.ROOT, "CBENCH,%s,%d,%d,%.3f,%.6g,%.6g,%.6g", op, ranks, bytes, timeUs, algBw, busBw, copyBw);
     }
 
     /** Parses {@link #toLine()}; a missing copy column (other implementations) reads as 0. */
     public static CollRow parse(String line) {
         String[] f = line.strip().split(",");
         if (f.length < 7 || !f[0].equals("CBENCH")) throw new IllegalArgumentException("not a CBENCH line: " + line);
-        return new CollRow(f[1], Integer.parseInt(f[2]), Long.parseLong(f[3]), Double.parseDouble(f[4]),
-                Double.parseDouble(f[5]), Double.parseDouble(f[6]), f.length > 7 ? Double.parseDouble(f[7]) : 0);
+        return new CollRow(
+                f[1],
+                Integer.parseInt(f[2]),
+                Long.parseLong(f[3]),
+                Double.parseDouble(f[4]),
+                Double.parseDouble(f[5]),
+                Double.parseDouble(f[6]),
+                f.length > 7 ? Double.parseDouble(f[7]) : 0);
     }
 
     /** Key for matching rows of two implementations. */
-    String key() { return op + "/" + ranks + "/" + bytes; }
+    String key() {
+        return op + "/" + ranks + "/" + bytes;
+    }
 }

@@ -29,7 +29,6 @@ public final class CollectivesBenchWorker {
     /** The collectives this benchmark knows. */
     static final List<String> OPS = List.of("allreduce", "allgather", "reducescatter", "alltoall", "broadcast");
 
-
     /**
      * Warm-up goes on past {@code WARMUP_SECONDS} while any rank's JIT still compiled something in the
      * last pass, up to this much longer. Ranks that compile while others wait stall the small sizes
@@ -41,18 +40,19 @@ public final class CollectivesBenchWorker {
     public static void main(String[] args) {
         CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
         List<String> ops = Arrays.asList(args[0].split(","));
-        List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
+        List<Long> sizes =
+                Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
         double budget = Double.parseDouble(args[2]);
         long warmNs = (long) (Double.parseDouble(args[3]) * 1e9);
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         try (BenchRecording jfr = BenchRecording.startIfRequested();
-             Communicator comm = Unicomm.connect();
-             Arena arena = Arena.ofConfined()) {
+                Communicator comm = Unicomm.connect();
+                Arena arena = Arena.ofConfined()) {
             Collectives coll = comm.collectives();
             try (SymmetricBuffer src = comm.heap().allocate(max, 4096);
-                 SymmetricBuffer dst = comm.heap().allocate(max, 4096);
-                 SymmetricBuffer time = comm.heap().allocate(64);
-                 SymmetricBuffer maxTime = comm.heap().allocate(64)) {
+                    SymmetricBuffer dst = comm.heap().allocate(max, 4096);
+                    SymmetricBuffer time = comm.heap().allocate(64);
+                    SymmetricBuffer maxTime = comm.heap().allocate(64)) {
                 src.segment().fill((byte) 1);
                 dst.segment().fill((byte) 0);
                 MemorySegment a = comm.rank() == 0 ? arena.allocate(max, 4096).fill((byte) 1) : null;
@@ -86,7 +86,8 @@ public final class CollectivesBenchWorker {
                         long ns = slowest(coll, comm, time, maxTime, timeLoop(call, iters));
                         if (comm.rank() == 0) {
                             double us = ns / 1e3 / iters;
-                            System.out.println(CollRow.of(op, comm.size(), bytes, us, copyBw(a, b, bytes)).toLine());
+                            System.out.println(CollRow.of(op, comm.size(), bytes, us, copyBw(a, b, bytes))
+                                    .toLine());
                         }
                     }
                 }
@@ -112,13 +113,18 @@ public final class CollectivesBenchWorker {
     static Runnable call(Collectives coll, Team t, String op, SymmetricBuffer src, SymmetricBuffer dst, long bytes) {
         int n = t.size();
         return switch (op) {
-            case "allreduce" -> bytes % 4 != 0 ? null : () -> coll.allreduce(t, dst, src, bytes / 4, DType.FP32, ReduceOp.SUM);
+            case "allreduce" ->
+                bytes % 4 != 0 ? null : () -> coll.allreduce(t, dst, src, bytes / 4, DType.FP32, ReduceOp.SUM);
             case "allgather" -> bytes % n != 0 ? null : () -> coll.allgather(t, dst, src, bytes / n, DType.UINT8);
-            case "reducescatter" -> bytes % (4L * n) != 0 ? null : () -> coll.reduceScatter(t, dst, src, bytes / 4 / n, DType.FP32, ReduceOp.SUM);
+            case "reducescatter" ->
+                bytes % (4L * n) != 0
+                        ? null
+                        : () -> coll.reduceScatter(t, dst, src, bytes / 4 / n, DType.FP32, ReduceOp.SUM);
             case "alltoall" -> bytes % n != 0 ? null : () -> coll.alltoall(t, dst, src, bytes / n, DType.UINT8);
             case "broadcast" -> () -> coll.broadcast(t, dst, src, bytes, DType.UINT8, 0);
-            default -> throw new IllegalArgumentException("unknown collective '" + op
-                    + "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
+            default ->
+                throw new IllegalArgumentException(
+                        "unknown collective '" + op + "' (allreduce, allgather, reducescatter, alltoall, broadcast)");
         };
     }
 

@@ -39,14 +39,28 @@ final class Comparison {
     static void print(List<BenchRow> ours, List<BenchRow> theirs, String name, PrintStream out) {
         out.println();
         out.println("unicomm vs " + name + " (speedup = their time / our time; >1: unicomm faster)");
-        out.printf(Locale.ROOT, "%-22s %5s %10s %12s %12s %9s%n", "op (ours / theirs)", "ranks", "size", "ours us", "theirs us", "speedup");
+        out.printf(
+                Locale.ROOT,
+                "%-22s %5s %10s %12s %12s %9s%n",
+                "op (ours / theirs)",
+                "ranks",
+                "size",
+                "ours us",
+                "theirs us",
+                "speedup");
         for (BenchRow o : ours) {
             String op = THEIR_OP.get(o.op());
             if (op == null) continue;
             for (BenchRow t : theirs) {
                 if (t.op().equals(op) && t.ranks() == o.ranks() && t.bytes() == o.bytes()) {
-                    out.printf(Locale.ROOT, "%-22s %5d %10s %12.4f %12.4f %8.2fx%n", o.op(), o.ranks(),
-                            o.bytes() == 0 ? "-" : BenchReport.size(o.bytes()), o.nsPerOp() / 1000, t.nsPerOp() / 1000,
+                    out.printf(
+                            Locale.ROOT,
+                            "%-22s %5d %10s %12.4f %12.4f %8.2fx%n",
+                            o.op(),
+                            o.ranks(),
+                            o.bytes() == 0 ? "-" : BenchReport.size(o.bytes()),
+                            o.nsPerOp() / 1000,
+                            t.nsPerOp() / 1000,
                             t.nsPerOp() / o.nsPerOp());
                 }
             }

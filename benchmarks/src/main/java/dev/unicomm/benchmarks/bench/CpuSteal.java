@@ -33,7 +33,9 @@ final class CpuSteal {
         for (String line : stat.split("\n")) {
             if (!line.startsWith("cpu ")) continue;
             String[] f = line.trim().split("\\s+");
-            if (f.length < 9) throw new IllegalArgumentException("the cpu line of /proc/stat has " + (f.length - 1) + " fields, want at least 8");
+            if (f.length < 9)
+                throw new IllegalArgumentException(
+                        "the cpu line of /proc/stat has " + (f.length - 1) + " fields, want at least 8");
             long total = 0;
             for (int i = 1; i <= 8; i++) total += Long.parseLong(f[i]);
             return new Ticks(total, Long.parseLong(f[8]));
@@ -46,6 +48,7 @@ final class CpuSteal {
         if (before == null || after == null) return "unknown (" + STAT + " not readable)";
         long total = after.total() - before.total();
         if (total <= 0) return "unknown (no CPU time passed)";
-        return String.format(java.util.Locale.ROOT, "%.1f %% of all CPU time", 100.0 * (after.steal() - before.steal()) / total);
+        return String.format(
+                java.util.Locale.ROOT, "%.1f %% of all CPU time", 100.0 * (after.steal() - before.steal()) / total);
     }
 }

@@ -11,7 +11,9 @@ public final class CsvOption {
     @Option(names = "--csv", paramLabel = "<csv>", description = "Also write the rows as CSV to this file.")
     Path file;
 
-    boolean wanted() { return file != null; }
+    boolean wanted() {
+        return file != null;
+    }
 
     /** With {@code --csv}: writes {@code lines} (header first), creating missing folders, and says where on stdout. */
     void write(List<String> lines) throws IOException {

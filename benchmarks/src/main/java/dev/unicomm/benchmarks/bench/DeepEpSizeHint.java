@@ -36,9 +36,16 @@ final class DeepEpSizeHint {
 
     private static long nvl(long hiddenBytes, int ranks, int recvChunk) {
         long channels = 10, slots = channels * ranks * recvChunk;
-        long bytes = channels * ranks * (2 + 3) * 4 + slots * hiddenBytes + slots * 8 + slots * 128 * 8 + slots * 128 * 4 + slots * 128 * 4;
+        long bytes = channels * ranks * (2 + 3) * 4
+                + slots * hiddenBytes
+                + slots * 8
+                + slots * 128 * 8
+                + slots * 128 * 4
+                + slots * 128 * 4;
         return align(bytes);
     }
 
-    private static long align(long v) { return (v + ALIGN - 1) / ALIGN * ALIGN; }
+    private static long align(long v) {
+        return (v + ALIGN - 1) / ALIGN * ALIGN;
+    }
 }

@@ -25,15 +25,23 @@ final class DeviceRmaBench {
     static List<BenchRow> run(String backend, List<Long> sizes, Path reference) {
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         long nvshmemHeap = 2 * max + (256L << 20);
-        Map<String, String> env = Map.of("NVSHMEM_SYMMETRIC_SIZE", Long.toString(nvshmemHeap),
-                "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE", "50", "NVSHMEM_DISABLE_NVLS", "1",
-                "UNICOMM_HEAP_SIZE", Long.toString(max + (64L << 20)));
+        Map<String, String> env = Map.of(
+                "NVSHMEM_SYMMETRIC_SIZE",
+                Long.toString(nvshmemHeap),
+                "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE",
+                "50",
+                "NVSHMEM_DISABLE_NVLS",
+                "1",
+                "UNICOMM_HEAP_SIZE",
+                Long.toString(max + (64L << 20)));
         String sizeList = sizes.stream().map(String::valueOf).collect(Collectors.joining(","));
         Map<String, Double> ref = reference == null ? Map.of() : reference(reference, sizeList, env);
         JobSpec spec = JobSpec.of(2, DeviceRmaBenchWorker.class.getName(), sizeList)
-                .withBackend(backend).withEnv(env)
+                .withBackend(backend)
+                .withEnv(env)
                 .withJvmOptions(List.of("--enable-native-access=ALL-UNNAMED"))
-                .withCommTimeout(Duration.ofMinutes(5)).withJobTimeout(Duration.ofMinutes(15));
+                .withCommTimeout(Duration.ofMinutes(5))
+                .withJobTimeout(Duration.ofMinutes(15));
         List<BenchRow> rows = new ArrayList<>();
         // Rank 0 prints put and get per size, plus put-issue and put-blocking up to 64 KiB.
         int expected = sizes.stream().mapToInt(b -> b <= 64 << 10 ? 4 : 2).sum();
@@ -41,7 +49,12 @@ final class DeviceRmaBench {
             String[] f = line.split(",");
             String key = f[1] + "," + f[2];
             Double r = ref.get(key);
-            rows.add(new BenchRow(f[1] + "@stream", 2, Long.parseLong(f[2]), Long.parseLong(f[3]), Double.parseDouble(f[4]) * 1e3,
+            rows.add(new BenchRow(
+                    f[1] + "@stream",
+                    2,
+                    Long.parseLong(f[2]),
+                    Long.parseLong(f[3]),
+                    Double.parseDouble(f[4]) * 1e3,
                     r == null ? "" : "C nvshmemx_" + (f[1].startsWith("get") ? "getmem" : "putmem") + "_on_stream",
                     r == null ? 0 : r * 1e3));
         }
@@ -50,7 +63,9 @@ final class DeviceRmaBench {
 
     /** Runs the C reference (2 processes, unique id through a temporary directory); op,bytes -> us per op. */
     static Map<String, Double> reference(Path exe, String sizeList, Map<String, String> env) {
-        if (!Files.isExecutable(exe)) throw new IllegalArgumentException("--reference " + exe + " is not an executable (build benchmarks/reference/rma_ref.cu with nvcc)");
+        if (!Files.isExecutable(exe))
+            throw new IllegalArgumentException(
+                    "--reference " + exe + " is not an executable (build benchmarks/reference/rma_ref.cu with nvcc)");
         Map<String, Double> out = new HashMap<>();
         try {
             Path dir = Files.createTempDirectory("unicomm-rma-ref");
@@ -58,7 +73,9 @@ final class DeviceRmaBench {
             List<Path> logs = new ArrayList<>();
             for (int r = 0; r < 2; r++) {
                 Path log = dir.resolve("rank" + r + ".log");
-                ProcessBuilder pb = new ProcessBuilder(exe.toString(), sizeList).redirectErrorStream(true).redirectOutput(log.toFile());
+                ProcessBuilder pb = new ProcessBuilder(exe.toString(), sizeList)
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
                 pb.environment().putAll(env);
                 pb.environment().put("UNICOMM_RANK", Integer.toString(r));
                 pb.environment().put("UNICOMM_WORLD_SIZE", "2");
@@ -73,7 +90,8 @@ final class DeviceRmaBench {
                     throw new IllegalStateException("reference rank " + r + " did not finish in 10 minutes");
                 }
                 if (p.exitValue() != 0)
-                    throw new IllegalStateException("reference rank " + r + " exited with " + p.exitValue() + ":\n" + Files.readString(logs.get(r)));
+                    throw new IllegalStateException("reference rank " + r + " exited with " + p.exitValue() + ":\n"
+                            + Files.readString(logs.get(r)));
             }
             for (String line : Files.readAllLines(logs.get(0))) {
                 String[] f = line.split(",");

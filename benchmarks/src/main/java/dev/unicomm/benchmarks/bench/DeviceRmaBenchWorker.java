@@ -27,13 +27,14 @@ public final class DeviceRmaBenchWorker {
     static final int REPS = 5;
 
     public static void main(String[] args) {
-        List<Long> sizes = Arrays.stream(args[0].split(",")).map(Long::parseLong).toList();
+        List<Long> sizes =
+                Arrays.stream(args[0].split(",")).map(Long::parseLong).toList();
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         try (Communicator comm = Unicomm.connect();
-             SymmetricBuffer sym = comm.heap().allocate(max, 2L << 20);
-             SymmetricBuffer done = comm.heap().allocate(64);
-             DeviceBuffer local = comm.device().allocate(max);
-             Stream s = comm.device().createStream()) {
+                SymmetricBuffer sym = comm.heap().allocate(max, 2L << 20);
+                SymmetricBuffer done = comm.heap().allocate(64);
+                DeviceBuffer local = comm.device().allocate(max);
+                Stream s = comm.device().createStream()) {
             comm.device().fill(local, 0, max, (byte) 1);
             comm.device().fill(done, 0, 64, (byte) 0);
             comm.barrier();

@@ -21,11 +21,18 @@ import java.util.Locale;
  * @param hostPairs      (token, other host that gets it) pairs
  * @param remoteTopk     top-k entries naming an expert on another host
  */
-record InterHostTraffic(long flatDispatch, long twoDispatch, long flatCombine, long twoCombine, long rankPairs, long hostPairs,
-                        long remoteTopk) {
+record InterHostTraffic(
+        long flatDispatch,
+        long twoDispatch,
+        long flatCombine,
+        long twoCombine,
+        long rankPairs,
+        long hostPairs,
+        long remoteTopk) {
 
     /** Rank {@code me}'s traffic for its ids {@code [tokens, k]} (-1 = unused) with {@code perRank} experts per rank. */
-    static InterHostTraffic of(HostTopology topo, long[] ids, int tokens, int k, int perRank, int hidden, boolean weights) {
+    static InterHostTraffic of(
+            HostTopology topo, long[] ids, int tokens, int k, int perRank, int hidden, boolean weights) {
         int ranks = topo.size(), hosts = topo.hostCount();
         long row = 2L * hidden + 8L * k + (weights ? 4L * k : 0), back = weights ? 4L * k : 0;
         long fd = 0, hd = 8L * (hosts - 1), fc = 0, hc = 0, pairsRanks = 0, pairsHosts = 0, remote = 0;
@@ -58,24 +65,49 @@ record InterHostTraffic(long flatDispatch, long twoDispatch, long flatCombine, l
 
     /** The worker's line: {@code MOEHOSTS,rank,algorithm,the seven figures,topology} (commas in the topology as ';'). */
     String line(int rank, String algorithm, String topology) {
-        return String.format(Locale.ROOT, "MOEHOSTS,%d,%s,%d,%d,%d,%d,%d,%d,%d,%s", rank, algorithm, flatDispatch, twoDispatch, flatCombine,
-                twoCombine, rankPairs, hostPairs, remoteTopk, topology.replace(',', ';'));
+        return String.format(
+                Locale.ROOT,
+                "MOEHOSTS,%d,%s,%d,%d,%d,%d,%d,%d,%d,%s",
+                rank,
+                algorithm,
+                flatDispatch,
+                twoDispatch,
+                flatCombine,
+                twoCombine,
+                rankPairs,
+                hostPairs,
+                remoteTopk,
+                topology.replace(',', ';'));
     }
 
     /** What the command prints from every rank's line (means over ranks). */
     static String report(List<String[]> lines) {
-        String topology = lines.getFirst().length > 10 ? lines.getFirst()[10].replace(';', ',') : "topology not reported";
+        String topology =
+                lines.getFirst().length > 10 ? lines.getFirst()[10].replace(';', ',') : "topology not reported";
         double[] m = new double[7];
         for (String[] f : lines) for (int i = 0; i < 7; i++) m[i] += Long.parseLong(f[3 + i]) / (double) lines.size();
         String alg = lines.getFirst()[2];
         if (m[0] == 0 && m[1] == 0)
             return "normal mode: algorithm " + alg + " (" + topology + "); no byte crosses a host";
-        return String.format(Locale.ROOT, "normal mode: algorithm %s (%s)%n"
+        return String.format(
+                Locale.ROOT,
+                "normal mode: algorithm %s (%s)%n"
                         + "bytes across hosts per rank (counted by the bench from the routing, mean over ranks): dispatch flat %s, two-level %s, ratio %.3f;"
                         + " combine flat %s, two-level %s, ratio %.3f%n"
                         + "rows across hosts: (token, rank) pairs %.1f, (token, host) pairs %.1f = %.3f of flat; top-k entries on other hosts %.1f:"
                         + " (token, host) pairs / top-k entries = %.3f (the bound, against one row per expert)",
-                alg, topology, BenchReport.size((long) m[0]), BenchReport.size((long) m[1]), m[1] / m[0], BenchReport.size((long) m[2]),
-                BenchReport.size((long) m[3]), m[2] == 0 ? 0 : m[3] / m[2], m[4], m[5], m[5] / m[4], m[6], m[6] == 0 ? 0 : m[5] / m[6]);
+                alg,
+                topology,
+                BenchReport.size((long) m[0]),
+                BenchReport.size((long) m[1]),
+                m[1] / m[0],
+                BenchReport.size((long) m[2]),
+                BenchReport.size((long) m[3]),
+                m[2] == 0 ? 0 : m[3] / m[2],
+                m[4],
+                m[5],
+                m[5] / m[4],
+                m[6],
+                m[6] == 0 ? 0 : m[5] / m[6]);
     }
 }

@@ -16,10 +16,13 @@ public final class JfrOption {
     /** The environment variable that tells a worker where to write (a path prefix). */
     static final String ENV = "UNICOMM_BENCH_JFR";
 
-    @Option(names = "--jfr", paramLabel = "FILE",
-            description = "Record JFR in every rank (unicomm's events: lifecycle, RMA batches, barriers, collectives, MoE) "
-                    + "to FILE-<job>-rank<r>.jfr (bench p2p, one process: FILE itself, with one event per row); "
-                    + "open with `jfr print --events 'dev.unicomm.*' FILE`.")
+    @Option(
+            names = "--jfr",
+            paramLabel = "FILE",
+            description =
+                    "Record JFR in every rank (unicomm's events: lifecycle, RMA batches, barriers, collectives, MoE) "
+                            + "to FILE-<job>-rank<r>.jfr (bench p2p, one process: FILE itself, with one event per row); "
+                            + "open with `jfr print --events 'dev.unicomm.*' FILE`.")
     Path file;
 
     /** {@code base} plus, with {@code --jfr}, the variable naming this job's recordings. */
@@ -35,13 +38,18 @@ public final class JfrOption {
         if (file == null) return;
         for (int r = 0; r < ranks; r++) {
             Path p = Path.of(prefix(jobTag) + "-rank" + r + ".jfr");
-            System.err.println(Files.isRegularFile(p) ? "JFR recording: " + p : "JFR recording missing (the rank did not finish): " + p);
+            System.err.println(
+                    Files.isRegularFile(p)
+                            ? "JFR recording: " + p
+                            : "JFR recording missing (the rank did not finish): " + p);
         }
     }
 
     /** With {@code --jfr}: records this process to FILE until closed (commands that start no ranks); else records nothing. */
     BenchRecording recordHere(String name) {
-        return file == null ? BenchRecording.none() : BenchRecording.start(file.toAbsolutePath(), "unicomm bench " + name);
+        return file == null
+                ? BenchRecording.none()
+                : BenchRecording.start(file.toAbsolutePath(), "unicomm bench " + name);
     }
 
     /** After {@link #recordHere}'s recording was closed: tells the user where it is. */

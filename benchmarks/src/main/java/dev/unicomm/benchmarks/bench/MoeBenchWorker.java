@@ -43,26 +43,48 @@ public final class MoeBenchWorker {
     private MoeBenchWorker() {}
 
     /** Print every timed normal dispatch (with unicomm.nvshmem.moe.profile, for the kernel breakdown). */
-    private static final boolean PROFILE = profiling(BackendSettings.fromEnvironment().get("nvshmem.moe.profile"));
+    private static final boolean PROFILE =
+            profiling(BackendSettings.fromEnvironment().get("nvshmem.moe.profile"));
 
     /** As the backend reads unicomm.nvshmem.moe.profile: anything but unset or "false" times the kernels. */
     private static boolean profiling(String value) {
         return value != null && !value.trim().equalsIgnoreCase("false");
     }
 
-    record Params(int experts, int hidden, int tokens, int topk, int llTokens, int iters, int llIters, boolean verify,
-                  long seed, boolean normal, boolean lowLatency, boolean pairOnStream) {
+    record Params(
+            int experts,
+            int hidden,
+            int tokens,
+            int topk,
+            int llTokens,
+            int iters,
+            int llIters,
+            boolean verify,
+            long seed,
+            boolean normal,
+            boolean lowLatency,
+            boolean pairOnStream) {
         static Params parse(String[] a) {
-            return new Params(Integer.parseInt(a[0]), Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
-                    Integer.parseInt(a[4]), Integer.parseInt(a[5]), Integer.parseInt(a[6]), a[7].equals("1"), Long.parseLong(a[8]),
-                    a[9].contains("normal"), a[9].contains("ll"), a[9].contains("stream"));
+            return new Params(
+                    Integer.parseInt(a[0]),
+                    Integer.parseInt(a[1]),
+                    Integer.parseInt(a[2]),
+                    Integer.parseInt(a[3]),
+                    Integer.parseInt(a[4]),
+                    Integer.parseInt(a[5]),
+                    Integer.parseInt(a[6]),
+                    a[7].equals("1"),
+                    Long.parseLong(a[8]),
+                    a[9].contains("normal"),
+                    a[9].contains("ll"),
+                    a[9].contains("stream"));
         }
     }
 
     public static void main(String[] args) {
         Params p = Params.parse(args);
         try (BenchRecording jfr = BenchRecording.startIfRequested();
-             Communicator comm = Unicomm.connect()) {
+                Communicator comm = Unicomm.connect()) {
             if (p.normal()) normal(comm, p);
             if (p.lowLatency()) lowLatency(comm, p);
             // Host wall only: the kernel-timed run would time its own alignment barriers.
@@ -93,10 +115,13 @@ public final class MoeBenchWorker {
         boolean fp8 = h % 128 == 0;
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, p.experts(), h, t, k, fp8);
         MoeBenchData data = new MoeBenchData(p.seed(), p.experts(), h, k);
-        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg);
-             AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, normal mode")) {
+        try (Arena arena = Arena.ofShared();
+                KitTensors mem = new KitTensors(comm);
+                MoeBuffer moe = comm.moe(cfg);
+                AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, normal mode")) {
             Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
-            Tensor qh = fp8 ? Tensor.allocate(arena, DType.FP8_E4M3, t, h) : null, sh = fp8 ? Tensor.allocate(arena, DType.FP32, t, h / 128) : null;
+            Tensor qh = fp8 ? Tensor.allocate(arena, DType.FP8_E4M3, t, h) : null,
+                    sh = fp8 ? Tensor.allocate(arena, DType.FP32, t, h / 128) : null;
             short[] row = new short[h];
             byte[] codes = new byte[h];
             float[] scales = new float[h / 128];
@@ -106,13 +131,18 @@ public final class MoeBenchWorker {
                 if (!fp8) continue;
                 Fp8E4m3.quantiseRow(row, 0, h, codes, 0, scales, 0);
                 MemorySegment.copy(codes, 0, qh.segment(), ValueLayout.JAVA_BYTE, (long) i * h, h);
-                MemorySegment.copy(scales, 0, sh.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, h / 128);
+                MemorySegment.copy(
+                        scales, 0, sh.segment(), ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, h / 128);
             }
             Tensor x = mem.place(xh), xq = fp8 ? mem.place(qh) : null, xs = fp8 ? mem.place(sh) : null;
             Routing routing = Routing.of(arena, mem, data, me, t);
             Tensor idx = routing.idx(), w = routing.w();
-            System.out.println(InterHostTraffic.of(comm.topology(), data.topk(me, t), t, k, p.experts() / ranks, h, true)
-                    .line(me, dev.unicomm.collectives.MoeAlgorithm.chosen(comm).toString(), comm.topology().toString()));
+            System.out.println(InterHostTraffic.of(
+                            comm.topology(), data.topk(me, t), t, k, p.experts() / ranks, h, true)
+                    .line(
+                            me,
+                            dev.unicomm.collectives.MoeAlgorithm.chosen(comm).toString(),
+                            comm.topology().toString()));
             MoeLayout layout = moe.layout(idx);
 
             Dispatched d = moe.dispatch(x, null, idx, w, layout, 1);
@@ -148,15 +178,25 @@ public final class MoeBenchWorker {
             }
             long[] toRank = new long[ranks]; // a combine reads back the rows of this rank's tokens
             for (int r = 0; r < ranks; r++) toRank[r] = (long) tokensOut[r] * 2 * h;
-            Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h), fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
+            Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h),
+                    fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
             // A normal combine reads at most T rows from one peer: x's size, so the bound's source is x.
-            // On the host the dispatch bound pushes (see timeDispatch); a device keeps its copies and allocates no push area.
+            // On the host the dispatch bound pushes (see timeDispatch); a device keeps its copies and allocates no push
+            // area.
             long pushBytes = routes.maxReceived() * 2 * h;
             long[] firstRow = routes.firstRow(me);
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0, pushBytes);
-                 AbortOnFailure failFastTimed = new AbortOnFailure(comm, "bench moe, normal mode, timed rounds")) {
+            try (MoeCopyBound copy =
+                            new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, bytes), 0, pushBytes);
+                    AbortOnFailure failFastTimed = new AbortOnFailure(comm, "bench moe, normal mode, timed rounds")) {
                 // The push bound's loop is compiled before it is timed, as the dispatch's was in the warm-up above.
-                if (!mem.onDevice()) Warmup.untilSteady(comm, 3, 1, 3, 10_000_000_000L, () -> copy.timeDispatch(fromRank, routes.mine(), firstRow, 2L * h));
+                if (!mem.onDevice())
+                    Warmup.untilSteady(
+                            comm,
+                            3,
+                            1,
+                            3,
+                            10_000_000_000L,
+                            () -> copy.timeDispatch(fromRank, routes.mine(), firstRow, 2L * h));
                 long[] disp = new long[p.iters()], disp8 = new long[p.iters()], comb = new long[p.iters()];
                 long[] cached = new long[p.iters()], cached8 = new long[p.iters()];
                 long[] bound = new long[p.iters()], bound8 = new long[p.iters()], gather = new long[p.iters()];
@@ -165,7 +205,9 @@ public final class MoeBenchWorker {
                     long t0 = System.nanoTime();
                     Dispatched di = moe.dispatch(x, null, idx, w, layout, 1);
                     disp[it] = System.nanoTime() - t0;
-                    if (PROFILE) System.err.println("MOEPROF," + me + ",bench: normal dispatch wall," + disp[it] / 1000 + ",0,1");
+                    if (PROFILE)
+                        System.err.println(
+                                "MOEPROF," + me + ",bench: normal dispatch wall," + disp[it] / 1000 + ",0,1");
                     comm.barrier();
                     t0 = System.nanoTime();
                     moe.combine(di.recvX(), di.handle());
@@ -198,8 +240,18 @@ public final class MoeBenchWorker {
                 long bytes8 = (long) n * (h + h / 32), fp = moe.footprintBytes();
                 emit("normal dispatch", me, bytes, median(disp), b, verified, fp, bf16);
                 emit("normal dispatch cached", me, bytes, median(cached), b, verified, fp, bf16);
-                if (fp8) emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
-                if (fp8) emit("normal dispatch fp8 cached", me, bytes8, median(cached8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8)
+                    emit("normal dispatch fp8", me, bytes8, median(disp8), median(bound8), verified, fp, fp8Traffic);
+                if (fp8)
+                    emit(
+                            "normal dispatch fp8 cached",
+                            me,
+                            bytes8,
+                            median(cached8),
+                            median(bound8),
+                            verified,
+                            fp,
+                            fp8Traffic);
                 emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
                 failFastTimed.done();
             }
@@ -222,7 +274,9 @@ public final class MoeBenchWorker {
             return new Traffic(in, out, rowsIn[me] * rowBytes);
         }
 
-        Traffic reversed() { return new Traffic(remoteOut, remoteIn, local); }
+        Traffic reversed() {
+            return new Traffic(remoteOut, remoteIn, local);
+        }
     }
 
     /**
@@ -239,7 +293,8 @@ public final class MoeBenchWorker {
                 long[] ids = data.topk(s, tokens);
                 int[] masks = new int[tokens];
                 for (int t = 0; t < tokens; t++) {
-                    for (int j = 0; j < k; j++) if (ids[t * k + j] >= 0) masks[t] |= 1 << (int) (ids[t * k + j] / local);
+                    for (int j = 0; j < k; j++)
+                        if (ids[t * k + j] >= 0) masks[t] |= 1 << (int) (ids[t * k + j] / local);
                     for (int r = 0; r < ranks; r++) if ((masks[t] >>> r & 1) != 0) rows[s][r]++;
                 }
                 if (s == me) mine = masks;
@@ -266,13 +321,15 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyNormalDispatch(Communicator comm, Params p, MoeBenchData data, Dispatched d, KitTensors mem, boolean fp8) {
+    private static void verifyNormalDispatch(
+            Communicator comm, Params p, MoeBenchData data, Dispatched d, KitTensors mem, boolean fp8) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk();
         List<long[]> all = new ArrayList<>();
         List<TokenBatch> tiny = new ArrayList<>();
         for (int r = 0; r < ranks; r++) {
             all.add(data.topk(r, p.tokens()));
-            tiny.add(new TokenBatch(p.tokens(), new byte[2 * p.tokens()], null, all.get(r), data.weights(r, p.tokens())));
+            tiny.add(new TokenBatch(
+                    p.tokens(), new byte[2 * p.tokens()], null, all.get(r), data.weights(r, p.tokens())));
         }
         String op = fp8 ? "normal dispatch (fp8)" : "normal dispatch";
         // Ids, weights, counts and routing from the reference at hidden 1; the rows from the generator.
@@ -280,11 +337,19 @@ public final class MoeBenchWorker {
         check(d.recvX().dim(0) == ref.numRecv(), op + ": " + d.recvX().dim(0) + " rows, reference " + ref.numRecv());
         boolean cached = d.recvTopkIdx() == null; // a dispatch reusing a handle returns rows only
         if (cached) op += " with a cached handle";
-        check(cached || Arrays.equals(ref.recvTopkIdx(), mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
+        check(
+                cached
+                        || Arrays.equals(
+                                ref.recvTopkIdx(), mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED)),
                 op + ": recvTopkIdx differs from the reference");
-        check(cached || Arrays.equals(ref.recvTopkWeights(), mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
+        check(
+                cached
+                        || Arrays.equals(
+                                ref.recvTopkWeights(),
+                                mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED)),
                 op + ": recvTopkWeights differs from the reference");
-        check(Arrays.equals(ref.numRecvTokensPerExpert(), d.numRecvTokensPerExpert()),
+        check(
+                Arrays.equals(ref.numRecvTokensPerExpert(), d.numRecvTokensPerExpert()),
                 op + ": numRecvTokensPerExpert differs from the reference");
         short[] exp = new short[h], got = new short[h];
         byte[] codes = new byte[h], gotCodes = new byte[h];
@@ -295,8 +360,11 @@ public final class MoeBenchWorker {
             if (fp8) {
                 Fp8E4m3.quantiseRow(exp, 0, h, codes, 0, scales, 0);
                 MemorySegment.copy(rx, ValueLayout.JAVA_BYTE, (long) i * h, gotCodes, 0, h);
-                MemorySegment.copy(rs, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, gotScales, 0, h / 128);
-                check(Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales), op + ": row " + i + " differs from the reference");
+                MemorySegment.copy(
+                        rs, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) i * (h / 128) * 4, gotScales, 0, h / 128);
+                check(
+                        Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales),
+                        op + ": row " + i + " differs from the reference");
             } else {
                 MemorySegment.copy(rx, ValueLayout.JAVA_SHORT_UNALIGNED, (long) i * 2 * h, got, 0, h);
                 check(Arrays.equals(exp, got), op + ": recvX row " + i + " differs from the reference (not bit-exact)");
@@ -304,14 +372,21 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyNormalCombine(Communicator comm, Params p, MoeBenchData data, Combined c, KitTensors mem) {
+    private static void verifyNormalCombine(
+            Communicator comm, Params p, MoeBenchData data, Combined c, KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
         List<long[]> all = new ArrayList<>();
         for (int r = 0; r < ranks; r++) all.add(data.topk(r, p.tokens()));
         MoeReference.Routing[] routes = new MoeReference.Routing[ranks];
         for (int r = 0; r < ranks; r++) routes[r] = ref.route(r, all);
-        short[] expected = ref.combine(me, all, (r, i, dst) -> data.row(routes[r].srcRank()[i], routes[r].srcToken()[i], dst), null).x();
+        short[] expected = ref.combine(
+                        me,
+                        all,
+                        (r, i, dst) ->
+                                data.row(routes[r].srcRank()[i], routes[r].srcToken()[i], dst),
+                        null)
+                .x();
         withinUlp("normal combine", expected, c.x(), mem);
     }
 
@@ -322,8 +397,10 @@ public final class MoeBenchWorker {
         boolean fp8 = h % 128 == 0;
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, p.experts(), h, t, k, fp8);
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, k);
-        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm); MoeBuffer moe = comm.moe(cfg);
-             AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, low-latency mode")) {
+        try (Arena arena = Arena.ofShared();
+                KitTensors mem = new KitTensors(comm);
+                MoeBuffer moe = comm.moe(cfg);
+                AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, low-latency mode")) {
             Tensor xh = lowLatencyTokens(arena, data, me, t, h), x = mem.place(xh);
             Routing routing = Routing.of(arena, mem, data, me, t);
             long[] ids = routing.ids();
@@ -336,7 +413,8 @@ public final class MoeBenchWorker {
                 verifyLowLatencyDispatch(comm, p, data, d, false, mem);
                 LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
                 verifyLowLatencyCombine(comm, p, data, wArr, c.x(), mem);
-                if (fp8) verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
+                if (fp8)
+                    verifyLowLatencyDispatch(comm, p, data, moe.lowLatencyDispatch(x, idx, true, false), true, mem);
                 verified = "ok";
             }
             // Warm-up until the JIT has compiled the host path with its Vector API intrinsics (see Warmup).
@@ -367,23 +445,34 @@ public final class MoeBenchWorker {
             for (long e : ids) if (e >= 0) pairsOut[(int) (e / local)]++;
             long[] toRank = new long[ranks]; // a combine reads back one row per (own token, expert)
             for (int r = 0; r < ranks; r++) toRank[r] = pairsOut[r] * 2L * h;
-            Traffic bf16 = Traffic.of(me, pairsIn, pairsOut, 2L * h), fp8Traffic = Traffic.of(me, pairsIn, pairsOut, fp8Row);
+            Traffic bf16 = Traffic.of(me, pairsIn, pairsOut, 2L * h),
+                    fp8Traffic = Traffic.of(me, pairsIn, pairsOut, fp8Row);
             long gatherBytes = 0; // the most rows any rank's combine reads from one peer (every rank computes the same)
             for (int r = 0; r < ranks; r++) {
                 long[] perPeer = new long[ranks];
                 for (long e : all.get(r)) if (e >= 0) perPeer[(int) (e / local)] += 2L * h;
                 for (long b : perPeer) gatherBytes = Math.max(gatherBytes, b);
             }
-            try (MoeCopyBound copy = new MoeCopyBound(comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes, 0);
-                 AbortOnFailure failFastTimed = new AbortOnFailure(comm, "bench moe, low-latency mode, timed rounds")) {
+            try (MoeCopyBound copy = new MoeCopyBound(
+                            comm, arena, x, mem.onDevice(), Math.max(1, recvPairs * 2 * h), gatherBytes, 0);
+                    AbortOnFailure failFastTimed =
+                            new AbortOnFailure(comm, "bench moe, low-latency mode, timed rounds")) {
                 int n = p.llIters();
-                long[] disp = new long[n], comb = new long[n], disp8 = new long[n], bound = new long[n], bound8 = new long[n], gather = new long[n];
-                long[] send8 = new long[n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
-                // Host only: this project's CPU quantiser on the same tokens, alone, every rank at once (what an FP8 dispatch
+                long[] disp = new long[n],
+                        comb = new long[n],
+                        disp8 = new long[n],
+                        bound = new long[n],
+                        bound8 = new long[n],
+                        gather = new long[n];
+                long[] send8 = new long
+                        [n]; // FP8 dispatch: until the call returns (sends issued), the rest is the receive hook
+                // Host only: this project's CPU quantiser on the same tokens, alone, every rank at once (what an FP8
+                // dispatch
                 // from BF16 input does besides moving bytes; the FP8 bound leaves it out).
                 boolean quantHost = fp8 && !mem.onDevice();
                 long[] quant = new long[n];
-                MemorySegment qCodes = quantHost ? arena.allocate((long) t * h, 64) : null, qScales = quantHost ? arena.allocate((long) t * h / 32, 64) : null;
+                MemorySegment qCodes = quantHost ? arena.allocate((long) t * h, 64) : null,
+                        qScales = quantHost ? arena.allocate((long) t * h / 32, 64) : null;
                 for (int it = 0; it < n; it++) {
                     comm.barrier();
                     long t0 = System.nanoTime();
@@ -417,9 +506,26 @@ public final class MoeBenchWorker {
                 long bf16Bytes = pairs * 2L * h;
                 long fp = moe.footprintBytes();
                 emit("ll dispatch bf16", me, bf16Bytes, median(disp), b, verified, fp, bf16);
-                if (fp8) emit("ll dispatch fp8", me, pairs * fp8Row, median(disp8), median(bound8), verified, fp, fp8Traffic);
-                if (fp8) System.out.println(String.format(Locale.ROOT, "MOESPLIT,ll dispatch fp8,%d,%d,%d", me, median(send8), median(disp8) - median(send8)));
-                if (quantHost) System.out.println(String.format(Locale.ROOT, "MOEQUANT,ll dispatch fp8,%d,%d,%d", me, median(quant), median(bound8)));
+                if (fp8)
+                    emit(
+                            "ll dispatch fp8",
+                            me,
+                            pairs * fp8Row,
+                            median(disp8),
+                            median(bound8),
+                            verified,
+                            fp,
+                            fp8Traffic);
+                if (fp8)
+                    System.out.println(String.format(
+                            Locale.ROOT,
+                            "MOESPLIT,ll dispatch fp8,%d,%d,%d",
+                            me,
+                            median(send8),
+                            median(disp8) - median(send8)));
+                if (quantHost)
+                    System.out.println(String.format(
+                            Locale.ROOT, "MOEQUANT,ll dispatch fp8,%d,%d,%d", me, median(quant), median(bound8)));
                 emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
                 failFastTimed.done();
             }
@@ -438,12 +544,13 @@ public final class MoeBenchWorker {
         return xh;
     }
 
-    static void verifyLowLatencyDispatch(Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8,
-                                                 KitTensors mem) {
+    static void verifyLowLatencyDispatch(
+            Communicator comm, Params p, MoeBenchData data, LowLatencyDispatched d, boolean fp8, KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         List<long[]> all = new ArrayList<>();
         for (int r = 0; r < ranks; r++) all.add(data.topk(r, p.llTokens()));
-        MoeReference.LowLatencyRouting ref = new MoeReference(ranks, p.experts(), h, p.topk()).lowLatencyRouting(me, all, p.llTokens());
+        MoeReference.LowLatencyRouting ref =
+                new MoeReference(ranks, p.experts(), h, p.topk()).lowLatencyRouting(me, all, p.llTokens());
         String op = "low-latency dispatch (" + (fp8 ? "fp8" : "bf16") + ")";
         check(Arrays.equals(ref.recvCount(), d.recvCount()), op + ": recvCount differs from the reference");
         short[] src = new short[h], got = new short[h];
@@ -457,18 +564,23 @@ public final class MoeBenchWorker {
                 if (fp8) {
                     Fp8E4m3.quantiseRow(src, 0, h, codes, 0, scales, 0);
                     MemorySegment.copy(rx, ValueLayout.JAVA_BYTE, (long) slot * h, gotCodes, 0, h);
-                    MemorySegment.copy(rs, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) slot * (h / 128) * 4, gotScales, 0, h / 128);
-                    check(Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales), op + ": expert " + e + " slot " + i + " differs from the reference quantiser");
+                    MemorySegment.copy(
+                            rs, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) slot * (h / 128) * 4, gotScales, 0, h / 128);
+                    check(
+                            Arrays.equals(codes, gotCodes) && Arrays.equals(scales, gotScales),
+                            op + ": expert " + e + " slot " + i + " differs from the reference quantiser");
                 } else {
                     MemorySegment.copy(rx, ValueLayout.JAVA_SHORT_UNALIGNED, (long) slot * 2 * h, got, 0, h);
-                    check(Arrays.equals(src, got), op + ": expert " + e + " slot " + i + " differs from the reference (not bit-exact)");
+                    check(
+                            Arrays.equals(src, got),
+                            op + ": expert " + e + " slot " + i + " differs from the reference (not bit-exact)");
                 }
             }
         }
     }
 
-    static void verifyLowLatencyCombine(Communicator comm, Params p, MoeBenchData data, float[] weights, Tensor combined,
-                                        KitTensors mem) {
+    static void verifyLowLatencyCombine(
+            Communicator comm, Params p, MoeBenchData data, float[] weights, Tensor combined, KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
         List<long[]> all = new ArrayList<>();
@@ -489,8 +601,10 @@ public final class MoeBenchWorker {
         MemorySegment.copy(mem.host(actual), ValueLayout.JAVA_SHORT_UNALIGNED, 0, got, 0, got.length);
         check(got.length == expected.length, what + ": " + got.length + " values, reference " + expected.length);
         for (int i = 0; i < got.length; i++)
-            check(Bf16.ulpDistance(expected[i], got[i]) <= 1, what + ": element " + i + " is " + Bf16.toFloat(got[i])
-                    + ", reference " + Bf16.toFloat(expected[i]) + " (more than 1 bf16 ulp)");
+            check(
+                    Bf16.ulpDistance(expected[i], got[i]) <= 1,
+                    what + ": element " + i + " is " + Bf16.toFloat(got[i]) + ", reference " + Bf16.toFloat(expected[i])
+                            + " (more than 1 bf16 ulp)");
     }
 
     private static void check(boolean ok, String message) {
@@ -503,8 +617,20 @@ public final class MoeBenchWorker {
         return s[s.length / 2];
     }
 
-    private static void emit(String op, int rank, long bytes, long ns, long boundNs, String verified, long footprint, Traffic traffic) {
-        System.out.println(String.format(Locale.ROOT, "MOE,%s,%d,%d,%d,%d,%s,%d,%d,%d,%d", op, rank, bytes, ns, boundNs, verified, footprint,
-                traffic.remoteIn(), traffic.remoteOut(), traffic.local()));
+    private static void emit(
+            String op, int rank, long bytes, long ns, long boundNs, String verified, long footprint, Traffic traffic) {
+        System.out.println(String.format(
+                Locale.ROOT,
+                "MOE,%s,%d,%d,%d,%d,%s,%d,%d,%d,%d",
+                op,
+                rank,
+                bytes,
+                ns,
+                boundNs,
+                verified,
+                footprint,
+                traffic.remoteIn(),
+                traffic.remoteOut(),
+                traffic.local()));
     }
 }

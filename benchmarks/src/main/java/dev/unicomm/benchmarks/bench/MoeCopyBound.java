@@ -40,7 +40,14 @@ final class MoeCopyBound implements AutoCloseable {
      * not {@code x}'s bytes again from cache); {@code pushBytes}: the most bytes any rank receives in
      * {@link #timeDispatch}, the same on every rank (host only; 0: no push bound).
      */
-    MoeCopyBound(Communicator comm, Arena arena, Tensor x, boolean onDevice, long maxBytes, long gatherBytes, long pushBytes) {
+    MoeCopyBound(
+            Communicator comm,
+            Arena arena,
+            Tensor x,
+            boolean onDevice,
+            long maxBytes,
+            long gatherBytes,
+            long pushBytes) {
         this.comm = comm;
         this.src = comm.heap().allocate(x.byteSize(), 4096);
         this.stamps = onDevice ? null : new RankWords(comm);
@@ -60,7 +67,8 @@ final class MoeCopyBound implements AutoCloseable {
             pushDst = pushBytes > 0 ? comm.heap().allocate(pushBytes, 4096) : null;
             if (pushDst != null) pushDst.segment().fill((byte) 0); // mapped before any timing
             warmReads(src.segment(), comm.size());
-            hostDst = arena.allocate(Math.max(Math.max(1, maxBytes), x.byteSize()), 4096).fill((byte) 0); // also a combine's output (x's size)
+            hostDst = arena.allocate(Math.max(Math.max(1, maxBytes), x.byteSize()), 4096)
+                    .fill((byte) 0); // also a combine's output (x's size)
             deviceDst = null;
         }
         comm.barrier();
@@ -94,11 +102,13 @@ final class MoeCopyBound implements AutoCloseable {
     long timeDispatch(long[] fromRank, int[] dests, long[] firstRow, long rowBytes) {
         if (device != null) return time(fromRank);
         if (pushDst == null) throw new IllegalStateException("no push bound: made with pushBytes 0");
-        if (dests.length * rowBytes > hostX.byteSize()) throw new IllegalArgumentException("rows of " + rowBytes + " bytes exceed x");
+        if (dests.length * rowBytes > hostX.byteSize())
+            throw new IllegalArgumentException("rows of " + rowBytes + " bytes exceed x");
         int ranks = comm.size(), me = comm.rank();
         MemorySegment xs = hostX;
         MemorySegment[] dst = new MemorySegment[ranks];
-        for (int r = 0; r < ranks; r++) dst[r] = pushDst.peerMemory(r).map(Memory::segment).orElse(null);
+        for (int r = 0; r < ranks; r++)
+            dst[r] = pushDst.peerMemory(r).map(Memory::segment).orElse(null);
         long[] next = firstRow.clone();
         boolean rma = false;
         comm.barrier();
@@ -156,7 +166,8 @@ final class MoeCopyBound implements AutoCloseable {
             if (peer == null) {
                 for (long rest = fromRank[s], chunk; rest > 0; rest -= chunk) {
                     chunk = Math.min(Math.min(rest, size), hostDst.byteSize());
-                    comm.rma().get(Memory.of(hostDst), 0, gatherSrc, 0, chunk, s); // no mapping: the transfer is the read
+                    comm.rma()
+                            .get(Memory.of(hostDst), 0, gatherSrc, 0, chunk, s); // no mapping: the transfer is the read
                 }
             } else if (fromRank[s] > 0) {
                 segs[n] = peer.segment();
@@ -219,7 +230,8 @@ final class MoeCopyBound implements AutoCloseable {
     private static volatile long sink;
 
     /** Whether the Vector API is there (the bench's workers start with it). */
-    private static final boolean VECTOR = ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
+    private static final boolean VECTOR =
+            ModuleLayer.boot().findModule("jdk.incubator.vector").isPresent();
 
     /** {@code len} bytes of each of {@code segs[0, n)} from {@code from[k]}, read at once and folded into one word (so the JIT cannot skip a load). */
     private static long readStreams(MemorySegment[] segs, long[] from, int n, long len) {
@@ -261,10 +273,11 @@ final class MoeCopyBound implements AutoCloseable {
                 long chunk = Math.min(Math.min(left, size), room);
                 if (at + chunk > room) at = 0;
                 if (device != null) {
-                    if (peer == null) throw new IllegalStateException("rank " + s + "'s symmetric memory is not mapped into this process");
+                    if (peer == null)
+                        throw new IllegalStateException(
+                                "rank " + s + "'s symmetric memory is not mapped into this process");
                     device.copy(deviceDst, at, peer, 0, chunk);
-                }
-                else if (peer != null) MemorySegment.copy(peer.segment(), 0, hostDst, at, chunk);
+                } else if (peer != null) MemorySegment.copy(peer.segment(), 0, hostDst, at, chunk);
                 else comm.rma().get(Memory.of(hostDst), at, src, 0, chunk, s);
                 at += chunk;
                 left -= chunk;
@@ -285,7 +298,8 @@ final class MoeCopyBound implements AutoCloseable {
         return last - t0;
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (deviceDst != null) deviceDst.close();
         if (stamps != null) stamps.close();
         if (gatherSrc != null && gatherSrc != src) gatherSrc.close();
@@ -294,5 +308,7 @@ final class MoeCopyBound implements AutoCloseable {
     }
 
     /** What {@link #timeDispatch} wrote to this rank (for tests). */
-    MemorySegment pushed() { return pushDst.segment(); }
+    MemorySegment pushed() {
+        return pushDst.segment();
+    }
 }

@@ -37,17 +37,22 @@ final class MoeLowLatencyPair {
         int me = comm.rank(), t = p.llTokens(), h = p.hidden(); // hidden % 128 == 0: checked by the command
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, p.experts(), h, t, p.topk(), true);
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, p.topk()); // the low-latency rows' data
-        try (Arena arena = Arena.ofShared(); KitTensors mem = new KitTensors(comm)) {
+        try (Arena arena = Arena.ofShared();
+                KitTensors mem = new KitTensors(comm)) {
             if (!mem.onDevice())
-                throw new IllegalStateException("--ll-stream: this backend's MoE runs on the host; the stream-ordered path is for device backends");
+                throw new IllegalStateException(
+                        "--ll-stream: this backend's MoE runs on the host; the stream-ordered path is for device backends");
             DeviceRuntime dev = comm.device();
             Tensor x = mem.place(MoeBenchWorker.lowLatencyTokens(arena, data, me, t, h));
             MoeBenchWorker.Routing r = MoeBenchWorker.Routing.of(arena, mem, data, me, t);
-            try (MoeBuffer sequenced = comm.moe(cfg); MoeBuffer ordered = comm.moe(cfg); Stream stream = dev.createStream();
-                 AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe --ll-stream")) {
+            try (MoeBuffer sequenced = comm.moe(cfg);
+                    MoeBuffer ordered = comm.moe(cfg);
+                    Stream stream = dev.createStream();
+                    AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe --ll-stream")) {
                 // The experts' outputs: what a BF16 dispatch delivered to each slot (slots are placed by source rank
                 // and token, so an FP8 dispatch of the same ids fills the same ones).
-                Tensor delivered = sequenced.lowLatencyDispatch(x, r.idx(), false, false).recvX();
+                Tensor delivered =
+                        sequenced.lowLatencyDispatch(x, r.idx(), false, false).recvX();
                 try (DeviceBuffer yb = dev.allocate(delivered.byteSize())) {
                     dev.copy(yb, 0, delivered.memory(), 0, delivered.byteSize());
                     Tensor y = Tensor.of(yb, DType.BF16, delivered.shape());
@@ -65,7 +70,13 @@ final class MoeLowLatencyPair {
                         ord[it] = timed(comm, pair::ordered);
                         if (!sequencedFirst) seq[it] = timed(comm, pair::sequenced);
                     }
-                    System.out.println(String.format(Locale.ROOT, "MOEPAIR,%s,%d,%d,%d,%s", OP, me, MoeBenchWorker.median(seq), MoeBenchWorker.median(ord),
+                    System.out.println(String.format(
+                            Locale.ROOT,
+                            "MOEPAIR,%s,%d,%d,%d,%s",
+                            OP,
+                            me,
+                            MoeBenchWorker.median(seq),
+                            MoeBenchWorker.median(ord),
                             p.verify() ? "ok" : "skipped"));
                 }
                 failFast.done();
@@ -102,16 +113,26 @@ final class MoeLowLatencyPair {
     }
 
     /** Both ways' FP8 rows, counts and combined outputs against the reference (the stream-ordered dispatch's counts read back). */
-    private static void verify(Communicator comm, MoeBenchWorker.Params p, MoeBenchData data, float[] weights, KitTensors mem, Pair pair) {
+    private static void verify(
+            Communicator comm, MoeBenchWorker.Params p, MoeBenchData data, float[] weights, KitTensors mem, Pair pair) {
         MoeBenchWorker.verifyLowLatencyCombine(comm, p, data, weights, pair.sequenced(), mem);
-        MoeBenchWorker.verifyLowLatencyDispatch(comm, p, data, pair.seqBuf().lowLatencyDispatch(pair.x(), pair.idx(), true, false), true, mem);
+        MoeBenchWorker.verifyLowLatencyDispatch(
+                comm, p, data, pair.seqBuf().lowLatencyDispatch(pair.x(), pair.idx(), true, false), true, mem);
         MoeBenchWorker.verifyLowLatencyCombine(comm, p, data, weights, pair.ordered(), mem);
         LowLatencyDispatchedOnStream sd = pair.ordBuf().lowLatencyDispatch(pair.stream(), pair.x(), pair.idx(), true);
         pair.stream().synchronize();
-        int[] recvCount = mem.host(sd.recvCount()).toArray(ValueLayout.JAVA_INT); // checked against the reference's below
-        MoeBenchWorker.verifyLowLatencyDispatch(comm, p, data, new LowLatencyDispatched(sd.recvX(), sd.recvScales(), recvCount, sd.handle(), () -> {}),
-                true, mem);
-        pair.ordBuf().lowLatencyCombine(pair.stream(), pair.y(), pair.idx(), pair.w(), sd.handle()); // stream-ordered calls alternate
+        int[] recvCount =
+                mem.host(sd.recvCount()).toArray(ValueLayout.JAVA_INT); // checked against the reference's below
+        MoeBenchWorker.verifyLowLatencyDispatch(
+                comm,
+                p,
+                data,
+                new LowLatencyDispatched(sd.recvX(), sd.recvScales(), recvCount, sd.handle(), () -> {}),
+                true,
+                mem);
+        pair.ordBuf()
+                .lowLatencyCombine(
+                        pair.stream(), pair.y(), pair.idx(), pair.w(), sd.handle()); // stream-ordered calls alternate
         pair.stream().synchronize();
     }
 }

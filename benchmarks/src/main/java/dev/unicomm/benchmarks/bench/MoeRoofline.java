@@ -30,7 +30,9 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
     double floorNs(long remoteIn, long remoteOut, long local) {
         double ns = local / hbmGbps;
         if (remoteIn + remoteOut > 0) {
-            if (linkGbps <= 0) throw new IllegalStateException("the roofline has no link bandwidth, but the operation moves bytes between ranks");
+            if (linkGbps <= 0)
+                throw new IllegalStateException(
+                        "the roofline has no link bandwidth, but the operation moves bytes between ranks");
             ns = Math.max(ns, Math.max(remoteIn, remoteOut) / linkGbps);
         }
         return ns;
@@ -46,24 +48,30 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
             switch (f[1]) {
                 case "hbm_copy" -> hbm = Math.max(hbm, gbps);
                 case "all_pull", "all_push", "all_ce" -> link = Math.max(link, gbps);
-                default -> { } // per-pair figures: for the tables, not the floor (the operations load every link)
+                default -> {} // per-pair figures: for the tables, not the floor (the operations load every link)
             }
         }
-        if (hbm <= 0) throw new IllegalStateException("the roofline program printed no hbm_copy figure:\n" + String.join("\n", lines));
+        if (hbm <= 0)
+            throw new IllegalStateException(
+                    "the roofline program printed no hbm_copy figure:\n" + String.join("\n", lines));
         return new MoeRoofline(link, hbm, List.copyOf(lines));
     }
 
     /** Runs {@code exe} as {@code ranks} processes (unique id through a temporary directory) and parses every PE's output. */
     static MoeRoofline measure(Path exe, int ranks, Map<String, String> env) {
         if (!Files.isExecutable(exe))
-            throw new IllegalArgumentException("--roofline " + exe + " is not an executable (build benchmarks/reference/nvlink_ref.cu with nvcc; scripts/gpu-stage.sh does)");
+            throw new IllegalArgumentException(
+                    "--roofline " + exe
+                            + " is not an executable (build benchmarks/reference/nvlink_ref.cu with nvcc; scripts/gpu-stage.sh does)");
         try {
             Path dir = Files.createTempDirectory("unicomm-roofline");
             List<Process> ps = new ArrayList<>();
             List<Path> logs = new ArrayList<>();
             for (int r = 0; r < ranks; r++) {
                 Path log = dir.resolve("rank" + r + ".log");
-                ProcessBuilder pb = new ProcessBuilder(exe.toString()).redirectErrorStream(true).redirectOutput(log.toFile());
+                ProcessBuilder pb = new ProcessBuilder(exe.toString())
+                        .redirectErrorStream(true)
+                        .redirectOutput(log.toFile());
                 pb.environment().putAll(env);
                 pb.environment().put("UNICOMM_RANK", Integer.toString(r));
                 pb.environment().put("UNICOMM_WORLD_SIZE", Integer.toString(ranks));
@@ -79,7 +87,8 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
                     throw new IllegalStateException("roofline rank " + r + " did not finish in 5 minutes");
                 }
                 if (p.exitValue() != 0)
-                    throw new IllegalStateException("roofline rank " + r + " exited with " + p.exitValue() + ":\n" + Files.readString(logs.get(r)));
+                    throw new IllegalStateException("roofline rank " + r + " exited with " + p.exitValue() + ":\n"
+                            + Files.readString(logs.get(r)));
                 lines.addAll(Files.readAllLines(logs.get(r)));
             }
             return parse(lines);
@@ -92,7 +101,12 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
     }
 
     String describe() {
-        return String.format(Locale.ROOT, "roofline (same run, %s): links %.1f GB/s per direction per rank with every rank exchanging at once; "
-                + "device copy %.1f GB/s; floor = max(remote in, remote out) / link, local / copy", "benchmarks/reference/nvlink_ref", linkGbps, hbmGbps);
+        return String.format(
+                Locale.ROOT,
+                "roofline (same run, %s): links %.1f GB/s per direction per rank with every rank exchanging at once; "
+                        + "device copy %.1f GB/s; floor = max(remote in, remote out) / link, local / copy",
+                "benchmarks/reference/nvlink_ref",
+                linkGbps,
+                hbmGbps);
     }
 }

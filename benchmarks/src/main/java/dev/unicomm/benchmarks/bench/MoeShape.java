@@ -26,8 +26,13 @@ record MoeShape(String name, int hidden, int topk, int experts, String what) {
         List<MoeShape> out = new ArrayList<>();
         for (String name : list.split(",")) {
             String n = name.strip().toLowerCase(Locale.ROOT);
-            out.add(PRESETS.stream().filter(s -> s.name.equals(n)).findFirst().orElseThrow(() -> new IllegalArgumentException(
-                    "--shape '" + name.strip() + "' is not a preset; known: " + String.join(", ", PRESETS.stream().map(MoeShape::name).toList()))));
+            out.add(PRESETS.stream()
+                    .filter(s -> s.name.equals(n))
+                    .findFirst()
+                    .orElseThrow(() -> new IllegalArgumentException("--shape '" + name.strip()
+                            + "' is not a preset; known: "
+                            + String.join(
+                                    ", ", PRESETS.stream().map(MoeShape::name).toList()))));
         }
         return out;
     }
@@ -41,6 +46,8 @@ record MoeShape(String name, int hidden, int topk, int experts, String what) {
 
     /** Where {@code ranks} cannot host this shape: experts must be divisible by the ranks. */
     String unfitFor(int ranks) {
-        return experts % ranks == 0 ? null : "--shape " + name + " has " + experts + " experts, not divisible by -n " + ranks;
+        return experts % ranks == 0
+                ? null
+                : "--shape " + name + " has " + experts + " experts, not divisible by -n " + ranks;
     }
 }

@@ -18,7 +18,8 @@ record MoeSmsSweep(Integer normal, Integer lowLatency) {
         for (int v : n) BenchLimits.count("--sms", v, 1, 1024);
         for (int v : l) BenchLimits.count("--ll-sms", v, 1, 1024);
         if (!n.isEmpty() && !l.isEmpty() && n.size() != l.size())
-            throw new IllegalArgumentException("--sms and --ll-sms pair up by position: give as many values to each (" + n.size() + " vs " + l.size() + ")");
+            throw new IllegalArgumentException("--sms and --ll-sms pair up by position: give as many values to each ("
+                    + n.size() + " vs " + l.size() + ")");
         List<MoeSmsSweep> runs = new ArrayList<>();
         for (int i = 0; i < Math.max(1, Math.max(n.size(), l.size())); i++)
             runs.add(new MoeSmsSweep(n.isEmpty() ? null : n.get(i), l.isEmpty() ? null : l.get(i)));

@@ -20,10 +20,23 @@ import jdk.jfr.StackTrace;
 final class P2pRowEvent extends jdk.jfr.Event {
     static final String NAME = "dev.unicomm.bench.P2pRow";
 
-    @Label("Operation") String operation;
-    @Label("Block Size") @DataAmount long blockBytes;
-    @Label("Blocks per Trip") int batch;
-    @Label("Trips") long trips;
-    @Label("Bytes Transferred") @DataAmount long bytes;
-    @Label("Throughput (MiB/s)") double mibPerSecond;
+    @Label("Operation")
+    String operation;
+
+    @Label("Block Size")
+    @DataAmount
+    long blockBytes;
+
+    @Label("Blocks per Trip")
+    int batch;
+
+    @Label("Trips")
+    long trips;
+
+    @Label("Bytes Transferred")
+    @DataAmount
+    long bytes;
+
+    @Label("Throughput (MiB/s)")
+    double mibPerSecond;
 }

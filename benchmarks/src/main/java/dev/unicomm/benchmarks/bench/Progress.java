@@ -1,7 +1,7 @@
 package dev.unicomm.benchmarks.bench;
 
-import java.io.OutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -57,16 +57,21 @@ final class Progress implements AutoCloseable {
         return console != null && console.isTerminal();
     }
 
-    void row() { rows.incrementAndGet(); }
+    void row() {
+        rows.incrementAndGet();
+    }
 
-    int rows() { return rows.get(); }
+    int rows() {
+        return rows.get();
+    }
 
     /** An output stream that forwards to {@code target} and counts lines containing {@code marker}. */
     OutputStream counting(OutputStream target, String marker) {
         return new OutputStream() {
             private final StringBuilder line = new StringBuilder();
 
-            @Override public void write(int b) throws IOException {
+            @Override
+            public void write(int b) throws IOException {
                 target.write(b);
                 if (b == '\n') {
                     if (line.indexOf(marker) >= 0) row();
@@ -76,7 +81,10 @@ final class Progress implements AutoCloseable {
                 }
             }
 
-            @Override public void flush() throws IOException { target.flush(); }
+            @Override
+            public void flush() throws IOException {
+                target.flush();
+            }
         };
     }
 
@@ -107,20 +115,31 @@ final class Progress implements AutoCloseable {
         StringBuilder b = new StringBuilder(label).append(' ');
         if (expectedMs > 0) {
             int filled = (int) Math.min(BAR, BAR * elapsedMs / expectedMs);
-            return b.append('[').append("#".repeat(filled)).append(".".repeat(BAR - filled)).append("] ")
-                    .append(String.format(Locale.ROOT, "%d/%d s", elapsedMs / 1000, expectedMs / 1000)).toString();
+            return b.append('[')
+                    .append("#".repeat(filled))
+                    .append(".".repeat(BAR - filled))
+                    .append("] ")
+                    .append(String.format(Locale.ROOT, "%d/%d s", elapsedMs / 1000, expectedMs / 1000))
+                    .toString();
         }
         if (expected > 0) {
             int filled = (int) Math.min(BAR, (long) BAR * done / expected);
-            b.append('[').append("#".repeat(filled)).append(".".repeat(BAR - filled)).append("] ")
-                    .append(done).append('/').append(expected).append(" rows");
+            b.append('[')
+                    .append("#".repeat(filled))
+                    .append(".".repeat(BAR - filled))
+                    .append("] ")
+                    .append(done)
+                    .append('/')
+                    .append(expected)
+                    .append(" rows");
         } else {
             b.append(done).append(" rows");
         }
         return b.append(String.format(Locale.ROOT, "  %d s", elapsedMs / 1000)).toString();
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         ticker.interrupt();
         try {
             ticker.join(2000);

@@ -34,5 +34,8 @@ final class RankWords implements AutoCloseable {
         return all;
     }
 
-    @Override public void close() { words.close(); }
+    @Override
+    public void close() {
+        words.close();
+    }
 }

@@ -34,10 +34,12 @@ public final class RmaBenchWorker {
 
     public static void main(String[] args) {
         try (BenchRecording jfr = BenchRecording.startIfRequested();
-             Communicator comm = Unicomm.connect()) {
+                Communicator comm = Unicomm.connect()) {
             switch (args[0]) {
                 case "rma" -> {
-                    List<Long> sizes = Arrays.stream(args[1].split(",")).map(Long::parseLong).toList();
+                    List<Long> sizes = Arrays.stream(args[1].split(","))
+                            .map(Long::parseLong)
+                            .toList();
                     oneSided(comm, sizes);
                     pingPong(comm, Long.parseLong(args[2]));
                     barrier(comm, Long.parseLong(args[2]));
@@ -53,11 +55,13 @@ public final class RmaBenchWorker {
         long max = sizes.stream().mapToLong(Long::longValue).max().orElseThrow();
         int n = comm.size();
         try (Arena arena = Arena.ofConfined();
-             SymmetricBuffer dst = comm.heap().allocate(max, 4096);
-             SymmetricBuffer sig = comm.heap().allocate(64)) {
+                SymmetricBuffer dst = comm.heap().allocate(max, 4096);
+                SymmetricBuffer sig = comm.heap().allocate(64)) {
             comm.barrier();
             if (comm.rank() == 0) {
-                MemorySegment src = arena.allocate(max, 4096), local = arena.allocate(max, 4096), refDst = arena.allocate(max, 4096);
+                MemorySegment src = arena.allocate(max, 4096),
+                        local = arena.allocate(max, 4096),
+                        refDst = arena.allocate(max, 4096);
                 for (long i = 0; i < max; i += 4096) src.set(ValueLayout.JAVA_BYTE, i, (byte) i);
                 local.fill((byte) 1);
                 refDst.fill((byte) 1);
@@ -98,8 +102,15 @@ public final class RmaBenchWorker {
                             for (long i = 0; i < it; i++) rma.atomicFetchAdd(sig, 8, 1, 1);
                         }));
                 Timing.Result refAdd = adds.get(0), fadd = adds.get(1);
-                System.out.println(new BenchRow("atomic-fetch-add", n, 0, fadd.iters(), fadd.nsPerOp(),
-                        "local VarHandle.getAndAdd", refAdd.nsPerOp()).toLine());
+                System.out.println(new BenchRow(
+                                "atomic-fetch-add",
+                                n,
+                                0,
+                                fadd.iters(),
+                                fadd.nsPerOp(),
+                                "local VarHandle.getAndAdd",
+                                refAdd.nsPerOp())
+                        .toLine());
             }
             comm.barrier();
         }
@@ -107,7 +118,9 @@ public final class RmaBenchWorker {
 
     /** Rank 0 and 1 bounce an 8-byte put-with-signal; half the round trip is the one-way latency. */
     static void pingPong(Communicator comm, long iters) {
-        try (Arena arena = Arena.ofConfined(); SymmetricBuffer data = comm.heap().allocate(64); SymmetricBuffer sig = comm.heap().allocate(8)) {
+        try (Arena arena = Arena.ofConfined();
+                SymmetricBuffer data = comm.heap().allocate(64);
+                SymmetricBuffer sig = comm.heap().allocate(8)) {
             Memory src = Memory.of(arena.allocate(8, 8));
             Rma rma = comm.rma();
             int me = comm.rank();
@@ -129,8 +142,15 @@ public final class RmaBenchWorker {
                 Timing.Result rt = Timing.measureFixed(bounce, iters, 5);
                 if (me == 0) {
                     double floor = CacheLinePingPong.oneWayNs(iters, 5);
-                    System.out.println(new BenchRow("put-signal-pingpong/2", comm.size(), 8, rt.iters(), rt.nsPerOp() / 2,
-                            "in-process 2-thread ping-pong (one way)", floor).toLine());
+                    System.out.println(new BenchRow(
+                                    "put-signal-pingpong/2",
+                                    comm.size(),
+                                    8,
+                                    rt.iters(),
+                                    rt.nsPerOp() / 2,
+                                    "in-process 2-thread ping-pong (one way)",
+                                    floor)
+                            .toLine());
                 }
             }
             comm.barrier();
@@ -140,19 +160,30 @@ public final class RmaBenchWorker {
     /** Every rank runs the same number of barriers; rank 0 reports the median time per barrier. */
     static void barrier(Communicator comm, long iters) {
         comm.barrier();
-        Timing.Result r = Timing.measureFixed(it -> {
-            for (long i = 0; i < it; i++) comm.barrier();
-        }, iters, 5);
+        Timing.Result r = Timing.measureFixed(
+                it -> {
+                    for (long i = 0; i < it; i++) comm.barrier();
+                },
+                iters,
+                5);
         if (comm.rank() == 0) {
             // The other ranks wait in the closing barrier meanwhile (they sleep after a short spin).
             double floor = CacheLinePingPong.oneWayNs(iters, 5);
-            System.out.println(new BenchRow("barrier", comm.size(), 0, r.iters(), r.nsPerOp(),
-                    "in-process 2-thread ping-pong (one way)", floor).toLine());
+            System.out.println(new BenchRow(
+                            "barrier",
+                            comm.size(),
+                            0,
+                            r.iters(),
+                            r.nsPerOp(),
+                            "in-process 2-thread ping-pong (one way)",
+                            floor)
+                    .toLine());
         }
         comm.barrier();
     }
 
     private static void print(String op, int n, long bytes, Timing.Result ours, Timing.Result ref) {
-        System.out.println(new BenchRow(op, n, bytes, ours.iters(), ours.nsPerOp(), "MemorySegment.copy", ref.nsPerOp()).toLine());
+        System.out.println(
+                new BenchRow(op, n, bytes, ours.iters(), ours.nsPerOp(), "MemorySegment.copy", ref.nsPerOp()).toLine());
     }
 }

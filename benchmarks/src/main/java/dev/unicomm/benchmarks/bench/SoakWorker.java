@@ -136,7 +136,8 @@ public final class SoakWorker {
             fill(expected, round, from, size);
             if (corruptEvery > 0 && me == 0 && round / KINDS % corruptEvery == 0) {
                 long at = (long) from * maxBlock + size / 2;
-                blocks.segment().set(ValueLayout.JAVA_BYTE, at, (byte) ~blocks.segment().get(ValueLayout.JAVA_BYTE, at));
+                blocks.segment()
+                        .set(ValueLayout.JAVA_BYTE, at, (byte) ~blocks.segment().get(ValueLayout.JAVA_BYTE, at));
             }
             if (crc(blocks.segment(), (long) from * maxBlock, size) != crc(expected, 0, size))
                 mismatch(round, "put of " + size + " bytes from rank " + from + ": checksum differs");
@@ -172,7 +173,8 @@ public final class SoakWorker {
             long got1 = c.rma().atomicFetch(counters, 8, me);
             if (got1 != atomicsDone) mismatch(round, "fetch-add counter " + got1 + ", expected " + atomicsDone);
             long before = c.rma().atomicCompareSwap(counters, 16, atomicsDone - 1, atomicsDone, me);
-            if (before != atomicsDone - 1) mismatch(round, "compare-swap saw " + before + ", expected " + (atomicsDone - 1));
+            if (before != atomicsDone - 1)
+                mismatch(round, "compare-swap saw " + before + ", expected " + (atomicsDone - 1));
             bytes += 8L * (8 * n + 5);
             c.barrier();
         }
@@ -189,7 +191,9 @@ public final class SoakWorker {
             for (int i = 0; i < sum.length; i++) {
                 long got = redOut.segment().getAtIndex(ValueLayout.JAVA_LONG, i);
                 if (got != sum[i]) {
-                    mismatch(round, "allreduce element " + i + " of " + sum.length + " is " + got + ", expected " + sum[i]);
+                    mismatch(
+                            round,
+                            "allreduce element " + i + " of " + sum.length + " is " + got + ", expected " + sum[i]);
                     break;
                 }
             }
@@ -198,7 +202,11 @@ public final class SoakWorker {
 
         /** Normal dispatch + combine of a fresh random routing, checked against the kit's reference. */
         void moe(long round) {
-            MoeScenario s = new MoeScenario("soak-" + round, moeConfig, n, seed + round,
+            MoeScenario s = new MoeScenario(
+                    "soak-" + round,
+                    moeConfig,
+                    n,
+                    seed + round,
                     MoeScenario.Routing.values()[(int) (round / KINDS % MoeScenario.Routing.values().length)],
                     MoeScenario.unevenTokens(n, moeConfig.maxTokensPerRank(), round % 2 == 0));
             try {

@@ -13,12 +13,15 @@ public final class Timing {
 
     /** A loop of {@code iters} operations; implementations keep the loop inside so the JIT sees one call site. */
     @FunctionalInterface
-    public interface Batch { void run(long iters); }
+    public interface Batch {
+        void run(long iters);
+    }
 
     /** Batches of about this long are timed. */
     static final long TARGET_NS = 10_000_000;
     /** Warm-up per operation: enough for the JIT to compile the loop and for page faults to settle. */
     static final long WARMUP_NS = 40_000_000;
+
     static final int REPEATS = 11;
 
     /** Iterations per timed batch and the median time per operation. */
@@ -41,7 +44,9 @@ public final class Timing {
     }
 
     /** One batch on its own (see {@link #compare}). */
-    public static Result measure(Batch batch) { return compare(List.of(batch)).getFirst(); }
+    public static Result measure(Batch batch) {
+        return compare(List.of(batch)).getFirst();
+    }
 
     /** Median time per operation over {@code repeats} runs of a fixed {@code iters} (collective loops: every rank runs the same count). */
     public static Result measureFixed(Batch batch, long iters, int repeats) {

@@ -29,14 +29,30 @@ final class VectorRead {
             for (int k = 0; k < n; k++) {
                 MemorySegment s = segs[k];
                 long o = from[k] + i;
-                a = a.lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o, ByteOrder.LITTLE_ENDIAN)
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + step, ByteOrder.LITTLE_ENDIAN))
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + 2 * step, ByteOrder.LITTLE_ENDIAN))
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + 3 * step, ByteOrder.LITTLE_ENDIAN))
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + 4 * step, ByteOrder.LITTLE_ENDIAN))
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + 5 * step, ByteOrder.LITTLE_ENDIAN))
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + 6 * step, ByteOrder.LITTLE_ENDIAN))
-                        .lanewise(VectorOperators.XOR, LongVector.fromMemorySegment(S, s, o + 7 * step, ByteOrder.LITTLE_ENDIAN)));
+                a = a.lanewise(
+                        VectorOperators.XOR,
+                        LongVector.fromMemorySegment(S, s, o, ByteOrder.LITTLE_ENDIAN)
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + step, ByteOrder.LITTLE_ENDIAN))
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + 2 * step, ByteOrder.LITTLE_ENDIAN))
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + 3 * step, ByteOrder.LITTLE_ENDIAN))
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + 4 * step, ByteOrder.LITTLE_ENDIAN))
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + 5 * step, ByteOrder.LITTLE_ENDIAN))
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + 6 * step, ByteOrder.LITTLE_ENDIAN))
+                                .lanewise(
+                                        VectorOperators.XOR,
+                                        LongVector.fromMemorySegment(S, s, o + 7 * step, ByteOrder.LITTLE_ENDIAN)));
             }
         }
         for (int k = 0; k < n; k++) fold ^= MoeCopyBound.readScalar(segs[k], from[k] + whole, from[k] + len);

@@ -11,7 +11,8 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class AbortOnFailureTest {
-    @Test void aRankThatThrowsEndsItsPeersWaitAtOnce() {
+    @Test
+    void aRankThatThrowsEndsItsPeersWaitAtOnce() {
         long start = System.nanoTime();
         List<Object> seen = ThreadJob.of(new ShmBackendProvider(), 2).values(comm -> {
             try {
@@ -27,12 +28,14 @@ class AbortOnFailureTest {
             }
         });
         assertEquals("boom", ((IllegalStateException) seen.get(0)).getMessage(), "the thrower keeps its own error");
-        CommAbortedException aborted = assertInstanceOf(CommAbortedException.class, seen.get(1), "the peer's wait ends with the abort");
+        CommAbortedException aborted =
+                assertInstanceOf(CommAbortedException.class, seen.get(1), "the peer's wait ends with the abort");
         assertTrue(aborted.getMessage().contains("rank 0 failed in the test's body"), aborted.getMessage());
         assertTrue((System.nanoTime() - start) / 1_000_000_000L < 10, "ended by the abort, not by a timeout");
     }
 
-    @Test void aBodyThatFinishesAbortsNothing() {
+    @Test
+    void aBodyThatFinishesAbortsNothing() {
         List<String> seen = ThreadJob.of(new ShmBackendProvider(), 2).values(comm -> {
             try (AbortOnFailure guard = new AbortOnFailure(comm, "the test's body")) {
                 comm.barrier();

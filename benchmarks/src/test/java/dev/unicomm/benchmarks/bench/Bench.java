@@ -13,7 +13,8 @@ final class Bench {
 
     /** {@code args} as a user types them after {@code unicomm}: the first must be {@code bench}. */
     static int run(String... args) {
-        if (args.length == 0 || !args[0].equals("bench")) throw new IllegalArgumentException("args must start with 'bench'");
+        if (args.length == 0 || !args[0].equals("bench"))
+            throw new IllegalArgumentException("args must start with 'bench'");
         return new CommandLine(new BenchCommand()).execute(Arrays.copyOfRange(args, 1, args.length));
     }
 }

@@ -13,12 +13,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class CollectivesBenchCommandTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-    @Test void bandwidthsFollowNcclTestsDefinitions() {
+    @Test
+    void bandwidthsFollowNcclTestsDefinitions() {
         CollRow r = CollRow.of("allreduce", 4, 1_000_000, 1_000, 0);
-        assertEquals(1.0, r.algBw(), 1e-9);              // 1e6 B in 1 ms = 1 GB/s
-        assertEquals(1.5, r.busBw(), 1e-9);              // x 2(n-1)/n
+        assertEquals(1.0, r.algBw(), 1e-9); // 1e6 B in 1 ms = 1 GB/s
+        assertEquals(1.5, r.busBw(), 1e-9); // x 2(n-1)/n
         assertEquals(0.75, CollRow.of("allgather", 4, 1_000_000, 1_000, 0).busBw(), 1e-9);
         assertEquals(1.0, CollRow.of("broadcast", 4, 1_000_000, 1_000, 0).busBw(), 1e-9);
         assertEquals(r, CollRow.parse(r.toLine()));
@@ -26,18 +28,22 @@ class CollectivesBenchCommandTest {
         assertEquals(0, CollRow.parse("CBENCH,allgather,2,64,3.5,0.0183,0.0091").copyBw());
     }
 
-    @Test void repeatedRowsKeepTheBestTime() throws Exception {
+    @Test
+    void repeatedRowsKeepTheBestTime() throws Exception {
         Path f = tmp.resolve("ref.txt");
-        Files.writeString(f, "CBENCH,allreduce,2,4,9.0,0,0\nnoise\nCBENCH,allreduce,2,4,3.0,0,0\nCBENCH,allreduce,2,4,5.0,0,0\n");
+        Files.writeString(
+                f, "CBENCH,allreduce,2,4,9.0,0,0\nnoise\nCBENCH,allreduce,2,4,3.0,0,0\nCBENCH,allreduce,2,4,5.0,0,0\n");
         Map<String, CollRow> m = CollectivesBenchCommand.read(f);
         assertEquals(3.0, m.get("allreduce/2/4").timeUs());
-        List<CollRow> best = CollectivesBenchCommand.bestOf(List.of(CollRow.of("allgather", 2, 8, 2.0, 0)),
+        List<CollRow> best = CollectivesBenchCommand.bestOf(
+                List.of(CollRow.of("allgather", 2, 8, 2.0, 0)),
                 List.of(CollRow.of("allgather", 2, 8, 1.0, 0), CollRow.of("allgather", 2, 16, 4.0, 0)));
         assertEquals(List.of(1.0, 4.0), best.stream().map(CollRow::timeUs).toList());
     }
 
     /** The whole command with real 2-rank jobs on tiny sizes: table, CSV, and a comparison file. */
-    @Test void benchCollectivesRunsJobsAndWritesCsv() throws Exception {
+    @Test
+    void benchCollectivesRunsJobsAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("coll.csv"), ref = tmp.resolve("ref.txt");
         Files.writeString(ref, "CBENCH,allreduce,2,64,10.0,0.0064,0.0064\n");
         PrintStream old = System.out;
@@ -45,8 +51,25 @@ class CollectivesBenchCommandTest {
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Bench.run("bench", "collectives", "-n", "2", "--ops", "allreduce,allgather,reducescatter,alltoall,broadcast",
-                    "--min-size", "16", "--max-size", "64", "--seconds", "0.01", "--warmup", "0.05", "--csv", csv.toString(), "--compare", ref.toString());
+            code = Bench.run(
+                    "bench",
+                    "collectives",
+                    "-n",
+                    "2",
+                    "--ops",
+                    "allreduce,allgather,reducescatter,alltoall,broadcast",
+                    "--min-size",
+                    "16",
+                    "--max-size",
+                    "64",
+                    "--seconds",
+                    "0.01",
+                    "--warmup",
+                    "0.05",
+                    "--csv",
+                    csv.toString(),
+                    "--compare",
+                    ref.toString());
         } finally {
             System.setOut(old);
         }
@@ -62,7 +85,8 @@ class CollectivesBenchCommandTest {
         }
     }
 
-    @Test void badOptionsAreRejected() {
+    @Test
+    void badOptionsAreRejected() {
         PrintStream oldErr = System.err;
         System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
         try {

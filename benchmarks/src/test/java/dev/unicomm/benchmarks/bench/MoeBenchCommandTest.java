@@ -17,35 +17,66 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class MoeBenchCommandTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
     /**
      * The whole command with two real ranks on tiny shapes: every operation (the cached-handle dispatches included)
      * measured and verified against the reference, each beside its floor from a stand-in roofline program.
      */
-    @Test void benchMoeRunsVerifiesAndWritesCsv() throws Exception {
+    @Test
+    void benchMoeRunsVerifiesAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("moe.csv"), roof = tmp.resolve("roof.sh");
         // Stand-in for benchmarks/reference/nvlink_ref: 10 GB/s links (the best of the all_* lines), 20 GB/s copies.
-        Files.writeString(roof, "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
-                + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
+        Files.writeString(
+                roof,
+                "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
+                        + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
         assertTrue(roof.toFile().setExecutable(true));
         PrintStream old = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Bench.run("bench", "moe", "-n", "2", "--tokens", "64", "--hidden", "256", "--experts", "8", "--topk", "2",
-                    "--ll-tokens", "8", "--iters", "1", "--ll-iters", "1", "--csv", csv.toString(), "--roofline", roof.toString());
+            code = Bench.run(
+                    "bench",
+                    "moe",
+                    "-n",
+                    "2",
+                    "--tokens",
+                    "64",
+                    "--hidden",
+                    "256",
+                    "--experts",
+                    "8",
+                    "--topk",
+                    "2",
+                    "--ll-tokens",
+                    "8",
+                    "--iters",
+                    "1",
+                    "--ll-iters",
+                    "1",
+                    "--csv",
+                    csv.toString(),
+                    "--roofline",
+                    roof.toString());
         } finally {
             System.setOut(old);
         }
         String out = buf.toString();
         assertEquals(0, code, out);
-        assertTrue(out.contains("normal dispatch fp8 cached") && out.contains("ll combine") && out.contains("low-latency dispatch + combine")
-                && out.contains("frac host") && out.contains("links 10.0 GB/s")
-                && out.contains("ll dispatch fp8 (8 tokens), host wall split: call returns")
-                && out.contains("ll dispatch fp8 (8 tokens): quantising its tokens alone")
-                && out.contains("normal mode: algorithm flat (1 host: ") && out.contains("no byte crosses a host"), out);
+        assertTrue(
+                out.contains("normal dispatch fp8 cached")
+                        && out.contains("ll combine")
+                        && out.contains("low-latency dispatch + combine")
+                        && out.contains("frac host")
+                        && out.contains("links 10.0 GB/s")
+                        && out.contains("ll dispatch fp8 (8 tokens), host wall split: call returns")
+                        && out.contains("ll dispatch fp8 (8 tokens): quantising its tokens alone")
+                        && out.contains("normal mode: algorithm flat (1 host: ")
+                        && out.contains("no byte crosses a host"),
+                out);
         List<String> lines = Files.readAllLines(csv);
         // header + 8 operations (hidden 256: FP8 dispatch in both modes; BF16 and FP8 dispatch with a cached handle)
         assertEquals(9, lines.size(), String.join("\n", lines));
@@ -61,16 +92,39 @@ class MoeBenchCommandTest {
     }
 
     /** A sweep over two token counts: one job each, a plot of both points per operation, and a JFR file per job and rank. */
-    @Test void benchMoeSweepPlotsAndRecords() throws Exception {
+    @Test
+    void benchMoeSweepPlotsAndRecords() throws Exception {
         Path csv = tmp.resolve("moe.csv"), png = tmp.resolve("moe.png"), jfr = tmp.resolve("moe.jfr");
         PrintStream old = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Bench.run("bench", "moe", "-n", "2", "--mode", "normal", "--tokens", "32,64", "--hidden", "256", "--experts", "8",
-                    "--topk", "2", "--iters", "1", "--csv", csv.toString(), "--plot", png.toString(), "--plot-size", "640x480",
-                    "--jfr", jfr.toString());
+            code = Bench.run(
+                    "bench",
+                    "moe",
+                    "-n",
+                    "2",
+                    "--mode",
+                    "normal",
+                    "--tokens",
+                    "32,64",
+                    "--hidden",
+                    "256",
+                    "--experts",
+                    "8",
+                    "--topk",
+                    "2",
+                    "--iters",
+                    "1",
+                    "--csv",
+                    csv.toString(),
+                    "--plot",
+                    png.toString(),
+                    "--plot-size",
+                    "640x480",
+                    "--jfr",
+                    jfr.toString());
         } finally {
             System.setOut(old);
         }
@@ -78,7 +132,8 @@ class MoeBenchCommandTest {
         List<String> lines = Files.readAllLines(csv);
         // header + 5 operations (dispatch, cached dispatch, FP8 dispatch and its cached form, combine) x 2 token counts
         assertEquals(11, lines.size(), String.join("\n", lines));
-        assertEquals(List.of("32", "32", "32", "32", "32", "64", "64", "64", "64", "64"),
+        assertEquals(
+                List.of("32", "32", "32", "32", "32", "64", "64", "64", "64", "64"),
                 lines.subList(1, 11).stream().map(l -> l.split(",")[10]).toList());
         BufferedImage img = ImageIO.read(png.toFile());
         assertEquals(640, img.getWidth());
@@ -86,13 +141,18 @@ class MoeBenchCommandTest {
         for (String job : List.of("t32", "t64")) {
             for (int rank = 0; rank < 2; rank++) {
                 Path file = tmp.resolve("moe-n2-" + job + "-rank" + rank + ".jfr");
-                Set<String> types = RecordingFile.readAllEvents(file).stream().map(e -> e.getEventType().getName()).collect(Collectors.toSet());
-                assertTrue(types.containsAll(Set.of("dev.unicomm.CommunicatorOpen", "dev.unicomm.Moe")), file + ": " + types);
+                Set<String> types = RecordingFile.readAllEvents(file).stream()
+                        .map(e -> e.getEventType().getName())
+                        .collect(Collectors.toSet());
+                assertTrue(
+                        types.containsAll(Set.of("dev.unicomm.CommunicatorOpen", "dev.unicomm.Moe")),
+                        file + ": " + types);
             }
         }
     }
 
-    @Test void plotWithoutASweepIsRejectedBeforeRunning() {
+    @Test
+    void plotWithoutASweepIsRejectedBeforeRunning() {
         PrintStream oldErr = System.err;
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         System.setErr(new PrintStream(err, true));
@@ -104,7 +164,8 @@ class MoeBenchCommandTest {
         assertTrue(err.toString().contains("several token counts"), err.toString());
     }
 
-    @Test void badOptionsAreRejected() {
+    @Test
+    void badOptionsAreRejected() {
         PrintStream oldErr = System.err;
         System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
         try {
@@ -117,7 +178,8 @@ class MoeBenchCommandTest {
     }
 
     /** --ll-stream: rejected without the low-latency mode, and on a host backend with the reason (the job fails, naming it). */
-    @Test void llStreamNeedsLowLatencyModeAndADeviceBackend() {
+    @Test
+    void llStreamNeedsLowLatencyModeAndADeviceBackend() {
         PrintStream oldErr = System.err, oldOut = System.out;
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         System.setErr(new PrintStream(err, true));
@@ -126,8 +188,25 @@ class MoeBenchCommandTest {
             assertTrue(Bench.run("bench", "moe", "--ll-stream", "--mode", "normal") != 0);
             assertTrue(err.toString().contains("--ll-stream times the low-latency FP8 dispatch"), err.toString());
             err.reset();
-            assertTrue(Bench.run("bench", "moe", "--ll-stream", "--mode", "ll", "-n", "2", "--hidden", "256", "--experts", "8", "--topk", "2",
-                    "--ll-tokens", "8", "--ll-iters", "1") != 0);
+            assertTrue(Bench.run(
+                            "bench",
+                            "moe",
+                            "--ll-stream",
+                            "--mode",
+                            "ll",
+                            "-n",
+                            "2",
+                            "--hidden",
+                            "256",
+                            "--experts",
+                            "8",
+                            "--topk",
+                            "2",
+                            "--ll-tokens",
+                            "8",
+                            "--ll-iters",
+                            "1")
+                    != 0);
             assertTrue(err.toString().contains("the stream-ordered path is for device backends"), err.toString());
         } finally {
             System.setErr(oldErr);

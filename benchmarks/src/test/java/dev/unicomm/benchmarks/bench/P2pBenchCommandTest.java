@@ -23,9 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** {@code bench p2p --plot / --jfr}: the pieces run everywhere; the whole command where RDMA endpoints work. */
 class P2pBenchCommandTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void plotOfP2pRowsIsAPngOfTheRequestedSize() throws Exception {
+    @Test
+    void plotOfP2pRowsIsAPngOfTheRequestedSize() throws Exception {
         List<P2pBenchCommand.Row> rows = List.of(
                 new P2pBenchCommand.Row("READ", 32, 8192, 130, 3.0, 16.9),
                 new P2pBenchCommand.Row("READ", 32, 65536, 34, 3.0, 14.6),
@@ -40,7 +42,8 @@ class P2pBenchCommandTest {
         assertEquals(500, img.getHeight());
     }
 
-    @Test void jfrRecordsThisProcessWithOneEventPerRow() throws Exception {
+    @Test
+    void jfrRecordsThisProcessWithOneEventPerRow() throws Exception {
         JfrOption option = new JfrOption();
         option.file = dir.resolve("p2p.jfr");
         BenchRecording recording = option.recordHere("p2p");
@@ -54,7 +57,9 @@ class P2pBenchCommandTest {
         List<RecordedEvent> events = RecordingFile.readAllEvents(option.file);
         Set<String> types = events.stream().map(e -> e.getEventType().getName()).collect(Collectors.toSet());
         assertTrue(types.contains("jdk.JVMInformation"), "the JDK's default events are recorded too: " + types);
-        List<RecordedEvent> rows = events.stream().filter(e -> e.getEventType().getName().equals("dev.unicomm.bench.P2pRow")).toList();
+        List<RecordedEvent> rows = events.stream()
+                .filter(e -> e.getEventType().getName().equals("dev.unicomm.bench.P2pRow"))
+                .toList();
         assertEquals(1, rows.size(), "one row event, types: " + types);
         RecordedEvent row = rows.getFirst();
         assertEquals("WRITE", row.getString("operation"));
@@ -63,24 +68,35 @@ class P2pBenchCommandTest {
         assertEquals(29, row.getLong("trips"));
     }
 
-    @Test void plotWithOneBlockSizeIsRejectedBeforeAnyTransfer() {
+    @Test
+    void plotWithOneBlockSizeIsRejectedBeforeAnyTransfer() {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         PrintStream old = System.err;
         System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
         int code;
         try {
-            code = Bench.run("bench", "p2p", "--block-sizes", "64K", "--plot", dir.resolve("x.png").toString());
+            code = Bench.run(
+                    "bench",
+                    "p2p",
+                    "--block-sizes",
+                    "64K",
+                    "--plot",
+                    dir.resolve("x.png").toString());
         } finally {
             System.setErr(old);
         }
         assertNotEquals(0, code);
-        assertTrue(err.toString(StandardCharsets.UTF_8).contains("two or more --block-sizes"), err.toString(StandardCharsets.UTF_8));
+        assertTrue(
+                err.toString(StandardCharsets.UTF_8).contains("two or more --block-sizes"),
+                err.toString(StandardCharsets.UTF_8));
     }
 
-    @Test void aPairNeedsBothRoleAndExchangeAndAKnownRole() {
+    @Test
+    void aPairNeedsBothRoleAndExchangeAndAKnownRole() {
         assertTrue(fails("--role", "initiator").contains("--role and --exchange go together"));
         assertTrue(fails("--exchange", dir.toString()).contains("--role and --exchange go together"));
-        assertTrue(fails("--role", "server", "--exchange", dir.toString()).contains("--role is 'initiator' or 'target', got 'server'"));
+        assertTrue(fails("--role", "server", "--exchange", dir.toString())
+                .contains("--role is 'initiator' or 'target', got 'server'"));
     }
 
     /** Runs {@code bench p2p ARGS}, expects a failure, returns what it printed to stderr. */
@@ -101,7 +117,8 @@ class P2pBenchCommandTest {
     }
 
     /** The real command; runs only where the rdma backend has a usable device (the soft-RoCE VM, real NICs). */
-    @Test void benchP2pPlotsAndRecordsWhereRdmaWorks() throws Exception {
+    @Test
+    void benchP2pPlotsAndRecordsWhereRdmaWorks() throws Exception {
         boolean usable;
         String why;
         try {
@@ -113,11 +130,30 @@ class P2pBenchCommandTest {
         }
         assumeTrue(usable, "RDMA endpoints do not work here: " + why);
         Path png = dir.resolve("p2p.png"), jfr = dir.resolve("p2p.jfr");
-        int code = Bench.run("bench", "p2p", "--ops", "write", "--block-sizes", "8K,64K", "--batch", "4", "--duration", "0.2",
-                "--plot", png.toString(), "--plot-size", "600x400", "--jfr", jfr.toString());
+        int code = Bench.run(
+                "bench",
+                "p2p",
+                "--ops",
+                "write",
+                "--block-sizes",
+                "8K,64K",
+                "--batch",
+                "4",
+                "--duration",
+                "0.2",
+                "--plot",
+                png.toString(),
+                "--plot-size",
+                "600x400",
+                "--jfr",
+                jfr.toString());
         assertEquals(0, code);
         assertEquals(600, ImageIO.read(png.toFile()).getWidth());
-        assertEquals(2, RecordingFile.readAllEvents(jfr).stream().filter(e -> e.getEventType().getName().equals("dev.unicomm.bench.P2pRow")).count());
+        assertEquals(
+                2,
+                RecordingFile.readAllEvents(jfr).stream()
+                        .filter(e -> e.getEventType().getName().equals("dev.unicomm.bench.P2pRow"))
+                        .count());
         assertTrue(Files.size(png) > 0);
     }
 }

@@ -19,9 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** --plot draws a real PNG from benchmark rows; the progress indicator counts rows and renders a bar. */
 class PlotAndProgressTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void plotOfRmaRowsIsAPngOfTheRequestedSizeWithContent() throws Exception {
+    @Test
+    void plotOfRmaRowsIsAPngOfTheRequestedSizeWithContent() throws Exception {
         List<BenchRow> rows = List.of(
                 new BenchRow("put+quiet", 2, 8, 1000, 300, "MemorySegment.copy", 20),
                 new BenchRow("put+quiet", 2, 4096, 1000, 600, "MemorySegment.copy", 150),
@@ -42,28 +44,38 @@ class PlotAndProgressTest {
         assertTrue(colours.size() > 5, "a chart with several coloured lines, got " + colours.size() + " colours");
     }
 
-    @Test void badPlotOptionsAreRejectedWithTheRule() {
+    @Test
+    void badPlotOptionsAreRejectedWithTheRule() {
         PlotOption option = new PlotOption();
         option.file = dir.resolve("x.png");
         option.size = "big";
-        var e = assertThrows(IllegalArgumentException.class, () -> option.write(RmaBenchCommand.plot(
-                List.of(new BenchRow("get", 2, 8, 1, 1, "", 0)), "shm"), "t"));
+        var e = assertThrows(
+                IllegalArgumentException.class,
+                () -> option.write(RmaBenchCommand.plot(List.of(new BenchRow("get", 2, 8, 1, 1, "", 0)), "shm"), "t"));
         assertTrue(e.getMessage().contains("WIDTHxHEIGHT"), e.getMessage());
         option.size = "800x600";
         option.file = dir.resolve("x.svg");
-        assertThrows(IllegalArgumentException.class, () -> option.write(RmaBenchCommand.plot(
-                List.of(new BenchRow("get", 2, 8, 1, 1, "", 0)), "shm"), "t"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> option.write(RmaBenchCommand.plot(List.of(new BenchRow("get", 2, 8, 1, 1, "", 0)), "shm"), "t"));
         assertThrows(IllegalStateException.class, () -> new BenchPlot().write(dir.resolve("e.png"), "t", 400, 400));
     }
 
-    @Test void timedProgressShowsElapsedAgainstTheDuration() {
-        try (Progress p = new Progress("bench soak", 0, 60_000, new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8), false)) {
+    @Test
+    void timedProgressShowsElapsedAgainstTheDuration() {
+        try (Progress p = new Progress(
+                "bench soak",
+                0,
+                60_000,
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                false)) {
             assertEquals("bench soak [#####.........................] 10/60 s", p.render(10_000));
             assertEquals("bench soak [##############################] 75/60 s", p.render(75_000));
         }
     }
 
-    @Test void progressCountsMarkedLinesAndDrawsABar() throws Exception {
+    @Test
+    void progressCountsMarkedLinesAndDrawsABar() throws Exception {
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
         try (Progress p = new Progress("bench rma", 4, new PrintStream(err, true, StandardCharsets.UTF_8), false)) {

@@ -13,9 +13,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class RmaBenchCommandTest {
-    @TempDir Path tmp;
+    @TempDir
+    Path tmp;
 
-    @Test void sizesDoubleFromMinToMaxInclusive() {
+    @Test
+    void sizesDoubleFromMinToMaxInclusive() {
         assertEquals(List.of(8L, 16L, 32L, 64L), BenchReport.sizes(8, 64, 2));
         assertEquals(List.of(8L, 32L), BenchReport.sizes(8, 64, 4));
         assertEquals("64 MiB", BenchReport.size(64L << 20));
@@ -23,7 +25,8 @@ class RmaBenchCommandTest {
         assertThrows(IllegalArgumentException.class, () -> BenchReport.sizes(64, 8, 2));
     }
 
-    @Test void rowsSurviveTheirLineFormatAndComputeRatios() {
+    @Test
+    void rowsSurviveTheirLineFormatAndComputeRatios() {
         BenchRow r = new BenchRow("put+quiet", 2, 1 << 20, 64, 50_000, "MemorySegment.copy", 55_000);
         BenchRow back = BenchRow.parse(r.toLine());
         assertEquals(r, back);
@@ -33,15 +36,29 @@ class RmaBenchCommandTest {
     }
 
     /** The whole command, with real ranks, on tiny sizes: a table, a CSV, a ratio per row. */
-    @Test void benchRmaRunsTwoRankJobsAndWritesCsv() throws Exception {
+    @Test
+    void benchRmaRunsTwoRankJobsAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("out/rma.csv");
         PrintStream old = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Bench.run("bench", "rma", "--min-size", "8", "--max-size", "64", "--factor", "8",
-                    "--barrier-ranks", "2", "--barrier-iters", "200", "--csv", csv.toString());
+            code = Bench.run(
+                    "bench",
+                    "rma",
+                    "--min-size",
+                    "8",
+                    "--max-size",
+                    "64",
+                    "--factor",
+                    "8",
+                    "--barrier-ranks",
+                    "2",
+                    "--barrier-iters",
+                    "200",
+                    "--csv",
+                    csv.toString());
         } finally {
             System.setOut(old);
         }
@@ -58,7 +75,8 @@ class RmaBenchCommandTest {
         }
     }
 
-    @Test void badOptionsAreRejected() {
+    @Test
+    void badOptionsAreRejected() {
         PrintStream oldErr = System.err;
         System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
         try {

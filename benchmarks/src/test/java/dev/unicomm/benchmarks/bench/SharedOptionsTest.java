@@ -17,10 +17,14 @@ import picocli.CommandLine;
 
 /** The mixins the bench commands share show users the same options, defaults and texts as the blocks they replaced. */
 class SharedOptionsTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
     private static String usage(String subcommand) {
-        return new CommandLine(new BenchCommand()).getSubcommands().get(subcommand).getUsageMessage(CommandLine.Help.Ansi.OFF);
+        return new CommandLine(new BenchCommand())
+                .getSubcommands()
+                .get(subcommand)
+                .getUsageMessage(CommandLine.Help.Ansi.OFF);
     }
 
     /** One usage line: the option, its label and its description, columns folded to one space. */
@@ -28,7 +32,8 @@ class SharedOptionsTest {
         return usage.lines().map(l -> l.strip().replaceAll("\\s+", " ")).anyMatch(line::equals);
     }
 
-    @Test void jobOptionsKeepTheirNamesDefaultsAndTexts() {
+    @Test
+    void jobOptionsKeepTheirNamesDefaultsAndTexts() {
         for (String c : List.of("moe", "soak")) {
             String u = usage(c);
             assertTrue(hasLine(u, "--backend=<backend> Backend (default: shm)."), u);
@@ -36,7 +41,8 @@ class SharedOptionsTest {
         }
     }
 
-    @Test void csvOptionKeepsItsNameAndText() {
+    @Test
+    void csvOptionKeepsItsNameAndText() {
         for (String c : List.of("rma", "collectives", "moe", "p2p")) {
             String u = usage(c);
             assertTrue(hasLine(u, "--csv=<csv> Also write the rows as CSV to this file."), u);
@@ -44,7 +50,8 @@ class SharedOptionsTest {
         assertFalse(usage("soak").contains("--csv"), "soak prints totals, no rows");
     }
 
-    @Test void jobOptionsMakeTheJobTheUserAskedFor() {
+    @Test
+    void jobOptionsMakeTheJobTheUserAskedFor() {
         MoeBenchCommand moe = new MoeBenchCommand();
         new CommandLine(moe).parseArgs("-n", "3", "--backend", "rdma");
         JobSpec spec = moe.options.spec(MoeBenchWorker.class, "a", "b");
@@ -54,7 +61,8 @@ class SharedOptionsTest {
         assertEquals(List.of("a", "b"), spec.args());
     }
 
-    @Test void csvIsWrittenOnlyWhenAskedIntoMissingFolders() throws Exception {
+    @Test
+    void csvIsWrittenOnlyWhenAskedIntoMissingFolders() throws Exception {
         CsvOption none = new CsvOption();
         none.write(List.of("h", "1")); // no --csv: nothing to do, nothing thrown
         assertFalse(none.wanted());
@@ -70,6 +78,8 @@ class SharedOptionsTest {
             System.setOut(old);
         }
         assertEquals(List.of("op,bytes", "put,8"), Files.readAllLines(dir.resolve("a/b/rows.csv")));
-        assertEquals("wrote " + dir.resolve("a/b/rows.csv"), out.toString(StandardCharsets.UTF_8).strip());
+        assertEquals(
+                "wrote " + dir.resolve("a/b/rows.csv"),
+                out.toString(StandardCharsets.UTF_8).strip());
     }
 }

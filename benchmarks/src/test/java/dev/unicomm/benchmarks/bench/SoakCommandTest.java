@@ -31,9 +31,11 @@ class SoakCommandTest {
         return out;
     }
 
-    @Test void aShortFourRankSoakSeesNoMismatch() {
+    @Test
+    void aShortFourRankSoakSeesNoMismatch() {
         int[] code = {-1};
-        String out = run(code, "bench", "soak", "-n", "4", "--duration", "4s", "--max-block", "64K", "--timeout", "30s");
+        String out =
+                run(code, "bench", "soak", "-n", "4", "--duration", "4s", "--max-block", "64K", "--timeout", "30s");
         assertEquals(0, code[0], out);
         assertTrue(out.contains("SOAK PASSED: 0 mismatches"), out);
         Matcher m = TOTAL.matcher(out);
@@ -43,19 +45,22 @@ class SoakCommandTest {
         assertEquals(0, Long.parseLong(m.group(3)), out);
     }
 
-    @Test void corruptedDataIsCountedAndFailsTheRun() {
+    @Test
+    void corruptedDataIsCountedAndFailsTheRun() {
         int[] code = {-1};
         String out = run(code, "bench", "soak", "-n", "2", "--ops", "12", "--max-block", "4K", "--corrupt-every", "1");
         assertEquals(1, code[0], out);
         Matcher m = TOTAL.matcher(out);
         assertTrue(m.find(), out);
         assertEquals(12, Long.parseLong(m.group(1)), out);
-        assertEquals(3, Long.parseLong(m.group(3)), "rounds 0, 5 and 10 are puts, each corrupted once on rank 0: " + out);
+        assertEquals(
+                3, Long.parseLong(m.group(3)), "rounds 0, 5 and 10 are puts, each corrupted once on rank 0: " + out);
         assertTrue(out.contains("MISMATCH rank 0 round 0: put of"), out);
         assertTrue(out.contains("SOAK FAILED: 3 mismatches"), out);
     }
 
-    @Test void badOptionsAreExplained() {
+    @Test
+    void badOptionsAreExplained() {
         var e = assertThrows(IllegalArgumentException.class, () -> SoakCommand.parseDuration("--duration", "soon"));
         assertTrue(e.getMessage().contains("'soon'"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> SoakCommand.parseDuration("--duration", "0s"));

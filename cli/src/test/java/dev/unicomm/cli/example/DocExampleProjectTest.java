@@ -37,12 +37,20 @@ import org.junit.jupiter.api.Test;
  */
 class DocExampleProjectTest {
     /** The unicomm modules the example needs, with the reactor's parent pom. */
-    static final List<String> MODULES = List.of("comm-api", "launcher", "moe-reference", "collectives", "conformance-tests", "backend-shm", "comm-archrules");
+    static final List<String> MODULES = List.of(
+            "comm-api",
+            "launcher",
+            "moe-reference",
+            "collectives",
+            "conformance-tests",
+            "backend-shm",
+            "comm-archrules");
     /**
      * One rule of the doc's kit test (enough to show the plug, the suites and the worker JVMs work) and the doc's
      * architecture test (the published backend rules on the example's classes).
      */
     static final String ONE_RULE = "VendorXKitTest$Heap#required_heap_allocate_free,VendorXArchitectureTest";
+
     static final Duration BUILD_LIMIT = Duration.ofMinutes(5);
 
     static Path root;
@@ -50,10 +58,12 @@ class DocExampleProjectTest {
     static Path repository;
     static String version;
 
-    @BeforeAll static void repositoryOfThisReactor() throws Exception {
+    @BeforeAll
+    static void repositoryOfThisReactor() throws Exception {
         root = Path.of("").toAbsolutePath().getParent();
         Path doc = root.resolve("docs/writing-a-backend.md");
-        assertTrue(Files.isRegularFile(doc), "no " + doc + ": the test runs from the cli module of the unicomm checkout");
+        assertTrue(
+                Files.isRegularFile(doc), "no " + doc + ": the test runs from the cli module of the unicomm checkout");
         version = reactorVersion(Files.readString(root.resolve("pom.xml")));
         work = Files.createTempDirectory("unicomm-doc-example");
         repository = linkedRepository(work.resolve("repository"), userRepository());
@@ -62,7 +72,8 @@ class DocExampleProjectTest {
         Files.copy(root.resolve("pom.xml"), parent.resolve("unicomm-parent-" + version + ".pom"));
     }
 
-    @AfterAll static void removeWork() throws IOException {
+    @AfterAll
+    static void removeWork() throws IOException {
         if (work == null) return;
         // the links into the user's repository are removed, never followed
         try (Stream<Path> all = Files.walk(work)) {
@@ -70,7 +81,8 @@ class DocExampleProjectTest {
         }
     }
 
-    @Test void theDocsProjectBuildsAndRunsTheKitWithMaven387() throws Exception {
+    @Test
+    void theDocsProjectBuildsAndRunsTheKitWithMaven387() throws Exception {
         List<String> mvn = debianMaven();
         Path project = docProject("maven-3.8", true);
         Build b = build(mvn, project, "-Dtest=" + ONE_RULE);
@@ -78,7 +90,8 @@ class DocExampleProjectTest {
         assertRulesRan(project, b);
     }
 
-    @Test void theDocsProjectBuildsAndRunsTheKitWithTheWrappersMaven39() throws Exception {
+    @Test
+    void theDocsProjectBuildsAndRunsTheKitWithTheWrappersMaven39() throws Exception {
         List<String> mvn = List.of(root.resolve("mvnw").toString());
         Path project = docProject("maven-3.9", true);
         Build b = build(mvn, project, "-Dtest=" + ONE_RULE);
@@ -87,11 +100,16 @@ class DocExampleProjectTest {
         assertRulesRan(project, b);
     }
 
-    @Test void theDocsPomFailsABuildThatRunsNoTestWithMaven387() throws Exception {
+    @Test
+    void theDocsPomFailsABuildThatRunsNoTestWithMaven387() throws Exception {
         List<String> mvn = debianMaven();
         Path project = docProject("maven-3.8-no-tests", false);
         Build b = build(mvn, project);
-        assertNotEquals(0, b.exit, "a build of the doc's pom that runs no test must fail (Maven 3.8's default surefire passed it):\n" + b.tail());
+        assertNotEquals(
+                0,
+                b.exit,
+                "a build of the doc's pom that runs no test must fail (Maven 3.8's default surefire passed it):\n"
+                        + b.tail());
         assertTrue(b.output.contains("No tests to run") || b.output.contains("No tests were executed"), b.tail());
     }
 
@@ -104,30 +122,41 @@ class DocExampleProjectTest {
         String build = block(doc, "xml", "<build>");
         String kitTest = block(doc, "java", "KitPlug");
         // the example's transport, the one addition to the doc's dependencies
-        dependencies = dependencies.replace("</dependencies>", "  <dependency><groupId>dev.unicomm</groupId><artifactId>backend-shm</artifactId>"
-                + "<version>${unicomm.version}</version><scope>test</scope></dependency>\n</dependencies>");
+        dependencies = dependencies.replace(
+                "</dependencies>",
+                "  <dependency><groupId>dev.unicomm</groupId><artifactId>backend-shm</artifactId>"
+                        + "<version>${unicomm.version}</version><scope>test</scope></dependency>\n</dependencies>");
         assertTrue(build.contains("<properties>"), "the doc's build fragment holds the properties");
-        build = build.replace("<properties>", "<properties>\n  <unicomm.version>" + version + "</unicomm.version>"
-                + "\n  <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>");
-        String pom = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n"
-                + "<modelVersion>4.0.0</modelVersion>\n<groupId>com.vendorx</groupId>\n<artifactId>vendorx-unicomm</artifactId>\n"
-                + "<version>1.0</version>\n" + dependencies + build + "</project>\n";
+        build = build.replace(
+                "<properties>",
+                "<properties>\n  <unicomm.version>" + version + "</unicomm.version>"
+                        + "\n  <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>");
+        String pom =
+                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n"
+                        + "<modelVersion>4.0.0</modelVersion>\n<groupId>com.vendorx</groupId>\n<artifactId>vendorx-unicomm</artifactId>\n"
+                        + "<version>1.0</version>\n" + dependencies + build + "</project>\n";
         Path project = Files.createDirectories(work.resolve(name));
         Files.writeString(project.resolve("pom.xml"), pom);
         Path example = root.resolve("cli/src/test/java/dev/unicomm/cli/example");
         Path main = Files.createDirectories(project.resolve("src/main/java/dev/unicomm/cli/example"));
-        for (String f : List.of("VendorXProvider.java", "StripedRma.java")) Files.copy(example.resolve(f), main.resolve(f));
+        for (String f : List.of("VendorXProvider.java", "StripedRma.java"))
+            Files.copy(example.resolve(f), main.resolve(f));
         Path services = Files.createDirectories(project.resolve("src/main/resources/META-INF/services"));
-        Files.writeString(services.resolve("dev.unicomm.spi.CommBackendProvider"), VendorXProvider.class.getName() + "\n");
+        Files.writeString(
+                services.resolve("dev.unicomm.spi.CommBackendProvider"), VendorXProvider.class.getName() + "\n");
         if (withKitTest) {
-            Matcher pkg = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE).matcher(kitTest);
+            Matcher pkg =
+                    Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE).matcher(kitTest);
             assertTrue(pkg.find(), "the doc's kit test declares its package");
-            Path tests = Files.createDirectories(project.resolve("src/test/java/" + pkg.group(1).replace('.', '/')));
+            Path tests = Files.createDirectories(
+                    project.resolve("src/test/java/" + pkg.group(1).replace('.', '/')));
             Files.writeString(tests.resolve("VendorXKitTest.java"), kitTest);
             String archTest = block(doc, "java", "BackendRules");
-            Matcher archPkg = Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE).matcher(archTest);
+            Matcher archPkg =
+                    Pattern.compile("^package ([\\w.]+);", Pattern.MULTILINE).matcher(archTest);
             assertTrue(archPkg.find(), "the doc's architecture test declares its package");
-            Path archDir = Files.createDirectories(project.resolve("src/test/java/" + archPkg.group(1).replace('.', '/')));
+            Path archDir = Files.createDirectories(
+                    project.resolve("src/test/java/" + archPkg.group(1).replace('.', '/')));
             Files.writeString(archDir.resolve("VendorXArchitectureTest.java"), archTest);
         }
         return project;
@@ -135,7 +164,8 @@ class DocExampleProjectTest {
 
     /** The first fenced block of {@code language} containing {@code marker}. */
     static String block(String doc, String language, String marker) {
-        Matcher m = Pattern.compile("```" + language + "\\n(.*?)```", Pattern.DOTALL).matcher(doc);
+        Matcher m = Pattern.compile("```" + language + "\\n(.*?)```", Pattern.DOTALL)
+                .matcher(doc);
         while (m.find()) if (m.group(1).contains(marker)) return m.group(1);
         throw new AssertionError("docs/writing-a-backend.md has no ```" + language + " block with " + marker);
     }
@@ -147,7 +177,8 @@ class DocExampleProjectTest {
         StringBuilder all = new StringBuilder();
         // test cases, not the testsuite's tests attribute: surefire counts a nested class's cases under it as 0
         try (Stream<Path> files = Files.list(reports)) {
-            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("TEST-")).toList()) {
+            for (Path f : files.filter(p -> p.getFileName().toString().startsWith("TEST-"))
+                    .toList()) {
                 String report = Files.readString(f);
                 all.append(report);
                 Matcher m = Pattern.compile("<testcase ").matcher(report);
@@ -155,7 +186,9 @@ class DocExampleProjectTest {
             }
         }
         assertEquals(2, tests, "the kit's rule and the architecture test ran, once each:\n" + b.tail());
-        assertTrue(all.toString().contains("name=\"obeysUnicommsBackendRules\""), "the published backend rules ran:\n" + b.tail());
+        assertTrue(
+                all.toString().contains("name=\"obeysUnicommsBackendRules\""),
+                "the published backend rules ran:\n" + b.tail());
         assertTrue(b.output.contains("Tests run: 2, Failures: 0, Errors: 0, Skipped: 0"), b.tail());
     }
 
@@ -164,9 +197,14 @@ class DocExampleProjectTest {
     /** Debian's Maven 3.8 ({@code mvn} on the PATH), or a skip that says what is missing. */
     static List<String> debianMaven() throws Exception {
         Build v = run(List.of("mvn", "-v"), work, Duration.ofMinutes(1));
-        assumeTrue(v.exit == 0 && v.output.contains("Apache Maven 3.8."), () -> "no Maven 3.8 on the PATH to check the doc's pom with"
-                + " (`mvn -v` " + (v.exit < 0 ? "could not run" : "says: " + v.output.lines().findFirst().orElse("")) + "); on Debian"
-                + " and Ubuntu: apt-get install maven");
+        assumeTrue(
+                v.exit == 0 && v.output.contains("Apache Maven 3.8."),
+                () -> "no Maven 3.8 on the PATH to check the doc's pom with"
+                        + " (`mvn -v` "
+                        + (v.exit < 0
+                                ? "could not run"
+                                : "says: " + v.output.lines().findFirst().orElse("")) + "); on Debian"
+                        + " and Ubuntu: apt-get install maven");
         return List.of("mvn");
     }
 
@@ -176,7 +214,9 @@ class DocExampleProjectTest {
             return String.join("\n", lines.subList(Math.max(0, lines.size() - 60), lines.size()));
         }
 
-        String head() { return output.lines().limit(20).reduce("", (a, l) -> a + l + "\n"); }
+        String head() {
+            return output.lines().limit(20).reduce("", (a, l) -> a + l + "\n");
+        }
     }
 
     static Build build(List<String> maven, Path project, String... args) throws Exception {
@@ -213,17 +253,24 @@ class DocExampleProjectTest {
 
     /** The reactor's version: the root pom's own, the first {@code <version>} after its artifactId. */
     static String reactorVersion(String rootPom) {
-        Matcher m = Pattern.compile("<artifactId>unicomm-parent</artifactId>\\s*<version>([^<]+)</version>").matcher(rootPom);
+        Matcher m = Pattern.compile("<artifactId>unicomm-parent</artifactId>\\s*<version>([^<]+)</version>")
+                .matcher(rootPom);
         assertTrue(m.find(), "the root pom names unicomm-parent's version");
         return m.group(1);
     }
 
     /** The local repository this test JVM's JUnit came from (org/junit/jupiter/junit-jupiter-api/VERSION/JAR). */
     static Path userRepository() throws Exception {
-        Path jar = Path.of(org.junit.jupiter.api.Test.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path jar = Path.of(org.junit.jupiter.api.Test.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         Path repo = jar;
         for (int i = 0; i < 6; i++) repo = repo.getParent();
-        assertTrue(Files.isDirectory(repo.resolve("org/junit/jupiter")), "JUnit does not come from a Maven repository: " + jar);
+        assertTrue(
+                Files.isDirectory(repo.resolve("org/junit/jupiter")),
+                "JUnit does not come from a Maven repository: " + jar);
         return repo;
     }
 
@@ -235,12 +282,15 @@ class DocExampleProjectTest {
         Files.createDirectories(at.resolve("dev/unicomm"));
         try (Stream<Path> top = Files.list(user)) {
             for (Path e : top.toList())
-                if (!e.getFileName().toString().equals("dev")) Files.createSymbolicLink(at.resolve(e.getFileName().toString()), e);
+                if (!e.getFileName().toString().equals("dev"))
+                    Files.createSymbolicLink(at.resolve(e.getFileName().toString()), e);
         }
         if (Files.isDirectory(user.resolve("dev"))) {
             try (Stream<Path> dev = Files.list(user.resolve("dev"))) {
                 for (Path e : dev.toList())
-                    if (!e.getFileName().toString().equals("unicomm")) Files.createSymbolicLink(at.resolve("dev").resolve(e.getFileName().toString()), e);
+                    if (!e.getFileName().toString().equals("unicomm"))
+                        Files.createSymbolicLink(
+                                at.resolve("dev").resolve(e.getFileName().toString()), e);
             }
         }
         return at;
@@ -249,11 +299,14 @@ class DocExampleProjectTest {
     /** Puts module {@code m}'s pom and a jar of its freshly compiled classes where Maven looks for them. */
     static void publish(String m, String version, Path module) throws IOException {
         Path classes = module.resolve("target/classes");
-        assertTrue(Files.isDirectory(classes), classes + " is missing: build the reactor first (the cli module's tests need its siblings compiled)");
+        assertTrue(
+                Files.isDirectory(classes),
+                classes + " is missing: build the reactor first (the cli module's tests need its siblings compiled)");
         Path dir = Files.createDirectories(repository.resolve("dev/unicomm/" + m + "/" + version));
         Files.copy(module.resolve("pom.xml"), dir.resolve(m + "-" + version + ".pom"));
         try (OutputStream out = Files.newOutputStream(dir.resolve(m + "-" + version + ".jar"));
-             JarOutputStream jar = new JarOutputStream(out); Stream<Path> files = Files.walk(classes)) {
+                JarOutputStream jar = new JarOutputStream(out);
+                Stream<Path> files = Files.walk(classes)) {
             for (Path f : files.sorted().toList()) {
                 String name = classes.relativize(f).toString().replace('\\', '/');
                 if (name.isEmpty()) continue;

@@ -22,7 +22,8 @@ final class StripedRma extends ForwardingRma {
         this.stripe = stripe;
     }
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         if (bytes <= stripe) {
             delegate().put(dst, dstOffset, src, srcOffset, bytes, pe); // the transport validates the arguments
             return;
@@ -31,7 +32,8 @@ final class StripedRma extends ForwardingRma {
             delegate().put(dst, dstOffset + at, src, srcOffset + at, Math.min(stripe, bytes - at), pe);
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         if (bytes <= stripe) {
             delegate().putNbi(dst, dstOffset, src, srcOffset, bytes, pe);
             return;

@@ -23,21 +23,27 @@ class VendorXKitTest {
     /** The kit plug: which backend; its nested suites need no body. */
     static final KitPlug PLUG = KitPlug.backend(VendorXProvider.NAME);
 
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Heap extends HeapSuite {}
+    @Nested
+    class Rma extends RmaSuite {}
 
-    @Test void theCliRunsTheSameSuitesAndPasses() {
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Test
+    void theCliRunsTheSameSuitesAndPasses() {
         PrintStream old = System.out;
         ByteArrayOutputStream buf = new ByteArrayOutputStream();
         System.setOut(new PrintStream(buf, true));
         int code;
         try {
-            code = Main.run("conformance", "--backend", VendorXProvider.NAME, "-n", "2", "--quiet", "--suite", "Rma,Heap");
+            code = Main.run(
+                    "conformance", "--backend", VendorXProvider.NAME, "-n", "2", "--quiet", "--suite", "Rma,Heap");
         } finally {
             System.setOut(old);
         }
         String out = buf.toString();
-        int rules = KitSuites.rules(RmaSuite.class).size() + KitSuites.rules(HeapSuite.class).size();
+        int rules = KitSuites.rules(RmaSuite.class).size()
+                + KitSuites.rules(HeapSuite.class).size();
         assertEquals(0, code, out);
         assertTrue(out.contains(rules + " rules: " + rules + " passed, 0 failed"), out);
         assertTrue(out.contains("certification: PARTIAL_RUN"), "two suites are not a certification: " + out);

@@ -8,6 +8,13 @@ interface BlockQuantiser {
      * {@code rows} rows of {@code blocksPerRow} blocks of BF16, stored contiguously at {@code src[srcOffset..]},
      * into codes and one fp32 scale per block (row-major).
      */
-    void quantise(MemorySegment src, long srcOffset, MemorySegment codes, long codesOffset, MemorySegment scales, long scalesOffset,
-                  int rows, int blocksPerRow);
+    void quantise(
+            MemorySegment src,
+            long srcOffset,
+            MemorySegment codes,
+            long codesOffset,
+            MemorySegment scales,
+            long scalesOffset,
+            int rows,
+            int blocksPerRow);
 }

@@ -36,7 +36,9 @@ public final class Fp8Quantiser {
     }
 
     /** Whether this JVM runs the Vector API path. */
-    public static boolean vectorised() { return BEST instanceof VectorFp8; }
+    public static boolean vectorised() {
+        return BEST instanceof VectorFp8;
+    }
 
     /**
      * Quantises {@code rows} rows of {@code hidden} BF16 values stored contiguously at
@@ -47,21 +49,32 @@ public final class Fp8Quantiser {
      * @throws IllegalArgumentException if {@code hidden} is not a positive multiple of 128 or {@code rows < 0}
      * @throws IndexOutOfBoundsException if a range does not fit its segment
      */
-    public static void quantise(MemorySegment src, long srcOffset, int rows, int hidden, MemorySegment codes, long codesOffset,
-                                MemorySegment scales, long scalesOffset) {
+    public static void quantise(
+            MemorySegment src,
+            long srcOffset,
+            int rows,
+            int hidden,
+            MemorySegment codes,
+            long codesOffset,
+            MemorySegment scales,
+            long scalesOffset) {
         Objects.requireNonNull(src, "src");
         Objects.requireNonNull(codes, "codes");
         Objects.requireNonNull(scales, "scales");
-        if (hidden <= 0 || hidden % BLOCK != 0) throw new IllegalArgumentException("FP8 needs hidden to be a positive multiple of 128, got " + hidden);
+        if (hidden <= 0 || hidden % BLOCK != 0)
+            throw new IllegalArgumentException("FP8 needs hidden to be a positive multiple of 128, got " + hidden);
         if (rows < 0) throw new IllegalArgumentException("rows must be >= 0, got " + rows);
         long values = (long) rows * hidden;
         Objects.checkFromIndexSize(srcOffset, 2 * values, src.byteSize());
         Objects.checkFromIndexSize(codesOffset, values, codes.byteSize());
         Objects.checkFromIndexSize(scalesOffset, 4 * (values / BLOCK), scales.byteSize());
-        if (codes.isReadOnly() || scales.isReadOnly()) throw new IllegalArgumentException("codes and scales must be writable");
+        if (codes.isReadOnly() || scales.isReadOnly())
+            throw new IllegalArgumentException("codes and scales must be writable");
         BEST.quantise(src, srcOffset, codes, codesOffset, scales, scalesOffset, rows, hidden / BLOCK);
     }
 
     /** The e4m3 code of one fp32 value: nearest, ties to even; beyond 448 saturates; NaN gives {@code 0x7F}. */
-    public static byte encode(float f) { return ScalarFp8.encode(f); }
+    public static byte encode(float f) {
+        return ScalarFp8.encode(f);
+    }
 }

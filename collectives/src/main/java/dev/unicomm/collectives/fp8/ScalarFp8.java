@@ -7,23 +7,44 @@ import java.lang.foreign.ValueLayout;
 final class ScalarFp8 implements BlockQuantiser {
     private static final ValueLayout.OfShort BF16 = ValueLayout.JAVA_SHORT_UNALIGNED;
 
-    @Override public void quantise(MemorySegment src, long srcOffset, MemorySegment codes, long codesOffset,
-                                   MemorySegment scales, long scalesOffset, int rows, int blocksPerRow) {
+    @Override
+    public void quantise(
+            MemorySegment src,
+            long srcOffset,
+            MemorySegment codes,
+            long codesOffset,
+            MemorySegment scales,
+            long scalesOffset,
+            int rows,
+            int blocksPerRow) {
         for (int r = 0; r < rows; r++) // rows are contiguous: row r's blocks follow row r-1's
-            quantiseBlocks(src, srcOffset + 256L * r * blocksPerRow, codes, codesOffset + 128L * r * blocksPerRow,
-                    scales, scalesOffset + 4L * r * blocksPerRow, blocksPerRow);
+        quantiseBlocks(
+                    src,
+                    srcOffset + 256L * r * blocksPerRow,
+                    codes,
+                    codesOffset + 128L * r * blocksPerRow,
+                    scales,
+                    scalesOffset + 4L * r * blocksPerRow,
+                    blocksPerRow);
     }
 
     /** {@code blocks} consecutive blocks. */
-    static void quantiseBlocks(MemorySegment src, long srcOffset, MemorySegment codes, long codesOffset,
-                               MemorySegment scales, long scalesOffset, int blocks) {
+    static void quantiseBlocks(
+            MemorySegment src,
+            long srcOffset,
+            MemorySegment codes,
+            long codesOffset,
+            MemorySegment scales,
+            long scalesOffset,
+            int blocks) {
         for (int b = 0; b < blocks; b++) {
             long in = srcOffset + 2L * b * Fp8Quantiser.BLOCK, out = codesOffset + (long) b * Fp8Quantiser.BLOCK;
             float amax = 0f;
             for (int c = 0; c < Fp8Quantiser.BLOCK; c++) amax = Math.max(amax, Math.abs(bf16(src, in, c)));
             amax = Math.max(amax, Fp8Quantiser.MIN_AMAX);
             float mul = Fp8Quantiser.MAX / amax;
-            for (int c = 0; c < Fp8Quantiser.BLOCK; c++) codes.set(ValueLayout.JAVA_BYTE, out + c, encode(bf16(src, in, c) * mul));
+            for (int c = 0; c < Fp8Quantiser.BLOCK; c++)
+                codes.set(ValueLayout.JAVA_BYTE, out + c, encode(bf16(src, in, c) * mul));
             scales.set(ValueLayout.JAVA_FLOAT_UNALIGNED, scalesOffset + 4L * b, amax / Fp8Quantiser.MAX);
         }
     }

@@ -38,7 +38,10 @@ import java.util.Arrays;
  * rows take 2H (FP8: H codes, then the scales after S*T*H), combine partials P = 4H (fp32).
  */
 final class HierarchicalMoe extends NormalMoe {
-    @Override String algorithm() { return "hierarchical"; }
+    @Override
+    String algorithm() {
+        return "hierarchical";
+    }
 
     private final HostRoutes routes;
     private final SymmetricBuffer staging;
@@ -58,7 +61,8 @@ final class HierarchicalMoe extends NormalMoe {
         sRows = (8 * s + 63) / 64 * 64;
         sIdx = sRows + s * t * partialBytes;
         sW = sIdx + s * t * k * 8;
-        if (sW + s * t * k * 4 != stagingBytes(routes, config)) throw new IllegalStateException("staging layout does not match stagingBytes");
+        if (sW + s * t * k * 4 != stagingBytes(routes, config))
+            throw new IllegalStateException("staging layout does not match stagingBytes");
         staging = comm.heap().allocate(stagingBytes(routes, config));
         stagePeers = new Peers(comm, staging);
         stage = staging.segment();
@@ -75,45 +79,74 @@ final class HierarchicalMoe extends NormalMoe {
     static long stagingBytes(HostRoutes routes, MoeConfig config) {
         long s = routes.slots, t = config.maxTokensPerRank(), h = config.hidden(), k = config.numTopk();
         long p = routes.largestHost() > 1 ? 4 * h : 2 * h;
-        return Math.max(64, Math.addExact((8 * s + 63) / 64 * 64, Math.multiplyExact(Math.multiplyExact(s, t), p + 12 * k)));
+        return Math.max(
+                64, Math.addExact((8 * s + 63) / 64 * 64, Math.multiplyExact(Math.multiplyExact(s, t), p + 12 * k)));
     }
 
-    @Override long algorithmFlag() { return FLAG_HIERARCHICAL; }
+    @Override
+    long algorithmFlag() {
+        return FLAG_HIERARCHICAL;
+    }
 
-    @Override long interHostBytes() { return super.interHostBytes() + stagePeers.remoteBytes; }
+    @Override
+    long interHostBytes() {
+        return super.interHostBytes() + stagePeers.remoteBytes;
+    }
 
-    @Override public long footprintBytes() { return super.footprintBytes() + staging.byteSize(); }
+    @Override
+    public long footprintBytes() {
+        return super.footprintBytes() + staging.byteSize();
+    }
 
     /** A normal handle plus the two-level routes: per token its row in each host's slot, per slot its forwarding. */
     static final class TwoLevelHandle extends NormalHandle {
-        final int[] hostRow;    // [T, hosts]: my token's row in my slot on host g, or -1 (always -1 for my host)
-        final int[] slotCount;  // my slots: rows received
-        final int[][] forward;  // my slots: [row, local rank] -> row on that rank, or -1
+        final int[] hostRow; // [T, hosts]: my token's row in my slot on host g, or -1 (always -1 for my host)
+        final int[] slotCount; // my slots: rows received
+        final int[][] forward; // my slots: [row, local rank] -> row on that rank, or -1
 
-        TwoLevelHandle(NormalMoe owner, int tokens, int recv, int[] rowAt, int[] perExpert, int[] hostRow, int[] slotCount,
-                       int[][] forward) {
+        TwoLevelHandle(
+                NormalMoe owner,
+                int tokens,
+                int recv,
+                int[] rowAt,
+                int[] perExpert,
+                int[] hostRow,
+                int[] slotCount,
+                int[][] forward) {
             super(owner, tokens, recv, rowAt, perExpert);
             this.hostRow = hostRow;
             this.slotCount = slotCount;
             this.forward = forward;
         }
 
-        @Override public String toString() { return "normal handle (two-level): " + tokens + " tokens sent, " + recv + " received"; }
+        @Override
+        public String toString() {
+            return "normal handle (two-level): " + tokens + " tokens sent, " + recv + " received";
+        }
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
         ensureOpen();
         count("dispatch");
         int t = (int) host("topkIdx", topkIdx).dim(0);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
         long[] idx = longs(topkIdx);
-        float[] w = weights == null ? null : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+        float[] w = weights == null
+                ? null
+                : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
         int[] rowAt = new int[t * ranks];
         int[] toRank = destinations(idx, t, rowAt);
         int[] hostRow = new int[t * routes.hosts];
         int[] toHost = hostRows(t, rowAt, hostRow);
-        MemorySegment.copy(Arrays.stream(toRank).asLongStream().toArray(), 0, local, ValueLayout.JAVA_LONG_UNALIGNED, counts, ranks);
+        MemorySegment.copy(
+                Arrays.stream(toRank).asLongStream().toArray(),
+                0,
+                local,
+                ValueLayout.JAVA_LONG_UNALIGNED,
+                counts,
+                ranks);
         publish(fp8, weights != null);
         comm.barrier();
 
@@ -127,7 +160,8 @@ final class HierarchicalMoe extends NormalMoe {
         }
         agree(flags, "dispatch");
         int[] firstRow = firstRows(c, me);
-        for (int i = 0, at = 0; i < t; i++) for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
+        for (int i = 0, at = 0; i < t; i++)
+            for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
         try (Arena tmp = Arena.ofConfined()) {
             sendAcross(tmp, t, hostRow, toHost, x, scales, fp8, idx, w, true);
             pushRows(t, rowAt, x, scales, fp8, onMyHost);
@@ -148,7 +182,8 @@ final class HierarchicalMoe extends NormalMoe {
         return dispatched(h, fp8, weights != null);
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
         count("cachedDispatch");
         TwoLevelHandle h = twoLevel(handle);
@@ -165,7 +200,8 @@ final class HierarchicalMoe extends NormalMoe {
         return cachedDispatched(h, fp8);
     }
 
-    @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
+    @Override
+    public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
         ensureOpen();
         count("combine");
         TwoLevelHandle h = twoLevel(handle);
@@ -174,7 +210,8 @@ final class HierarchicalMoe extends NormalMoe {
         if (lastWasCombine) comm.barrier(); // the previous combine's readers of our areas are done
         lastWasCombine = true;
         stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
-        if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
+        if (weights != null)
+            stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
         comm.barrier();
         long[] flags = peerFlags();
@@ -198,7 +235,8 @@ final class HierarchicalMoe extends NormalMoe {
                             int at = h.rowAt[t * ranks + r];
                             if (at < 0) continue;
                             addBf16(acc, any, r, recvX + at * rowBytes, row);
-                            if (weights != null) addFloats(accW, any, peers.readFloats(r, recvW + (long) at * topk * 4, topk));
+                            if (weights != null)
+                                addFloats(accW, any, peers.readFloats(r, recvW + (long) at * topk * 4, topk));
                             any = true;
                         }
                         continue;
@@ -214,14 +252,16 @@ final class HierarchicalMoe extends NormalMoe {
                     if (count == 1) { // one rank of that host has it: its bf16 row as it is
                         int at = h.rowAt[t * ranks + only];
                         addBf16(acc, any, only, recvX + at * rowBytes, row);
-                        if (weights != null) addFloats(accW, any, peers.readFloats(only, recvW + (long) at * topk * 4, topk));
-                    } else {          // several: the proxy's fp32 partial sum
+                        if (weights != null)
+                            addFloats(accW, any, peers.readFloats(only, recvW + (long) at * topk * 4, topk));
+                    } else { // several: the proxy's fp32 partial sum
                         int p = routes.proxy(me, g);
                         long slotRow = (long) routes.mySlot[g] * maxTokens + h.hostRow[t * routes.hosts + g];
                         stagePeers.read(p, sRows + slotRow * partialBytes, row, 0, 4L * hidden);
                         MemorySegment.copy(row, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, part, 0, hidden);
                         addFloats(acc, any, part);
-                        if (weights != null) addFloats(accW, any, stagePeers.readFloats(p, sW + slotRow * topk * 4, topk));
+                        if (weights != null)
+                            addFloats(accW, any, stagePeers.readFloats(p, sW + slotRow * topk * 4, topk));
                     }
                     any = true;
                 }
@@ -232,11 +272,15 @@ final class HierarchicalMoe extends NormalMoe {
                 } else {
                     RowMath.BEST.round(acc, o, dst, hidden);
                 }
-                if (weights != null) MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
+                if (weights != null)
+                    MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
             }
         }
-        return new Combined(Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
-                weights == null ? null : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
+        return new Combined(
+                Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
+                weights == null
+                        ? null
+                        : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
     }
 
     private TwoLevelHandle twoLevel(MoeHandle handle) {
@@ -270,8 +314,17 @@ final class HierarchicalMoe extends NormalMoe {
      * put), and with {@code routing} the row count and the tokens' global ids and weights. {@code tmp} holds
      * the non-blocking puts' sources until the caller's quiet.
      */
-    private void sendAcross(Arena tmp, int t, int[] hostRow, int[] toHost, Tensor x, Tensor scales, boolean fp8, long[] idx,
-                            float[] w, boolean routing) {
+    private void sendAcross(
+            Arena tmp,
+            int t,
+            int[] hostRow,
+            int[] toHost,
+            Tensor x,
+            Tensor scales,
+            boolean fp8,
+            long[] idx,
+            float[] w,
+            boolean routing) {
         long rowBytes = fp8 ? hidden : 2L * hidden, scaleBytes = hidden / 32;
         long slotsRows = (long) routes.slots * maxTokens;
         MemorySegment xs = x.segment(), ss = fp8 ? scales.segment() : null;
@@ -288,7 +341,13 @@ final class HierarchicalMoe extends NormalMoe {
                 int len = 1;
                 while (i + len < t && hostRow[(i + len) * hosts + g] == j + len) len++;
                 putStage(p, sRows + (base + j) * rowBytes, xs, i * rowBytes, len * rowBytes);
-                if (fp8) putStage(p, sRows + slotsRows * hidden + (base + j) * scaleBytes, ss, i * scaleBytes, len * scaleBytes);
+                if (fp8)
+                    putStage(
+                            p,
+                            sRows + slotsRows * hidden + (base + j) * scaleBytes,
+                            ss,
+                            i * scaleBytes,
+                            len * scaleBytes);
                 i += len;
             }
             if (!routing) continue;
@@ -299,7 +358,14 @@ final class HierarchicalMoe extends NormalMoe {
                 int j = hostRow[i * hosts + g];
                 if (j < 0) continue;
                 MemorySegment.copy(idx, i * topk, meta, ValueLayout.JAVA_LONG_UNALIGNED, 8 + 8L * j * topk, topk);
-                if (w != null) MemorySegment.copy(w, i * topk, meta, ValueLayout.JAVA_FLOAT_UNALIGNED, 8 + 8L * m * topk + 4L * j * topk, topk);
+                if (w != null)
+                    MemorySegment.copy(
+                            w,
+                            i * topk,
+                            meta,
+                            ValueLayout.JAVA_FLOAT_UNALIGNED,
+                            8 + 8L * m * topk + 4L * j * topk,
+                            topk);
             }
             putStage(p, sCount + 8L * routes.mySlot[g], meta, 0, 8);
             putStage(p, sIdx + base * topk * 8, meta, 8, 8L * m * topk);
@@ -373,7 +439,8 @@ final class HierarchicalMoe extends NormalMoe {
                     }
                     int len = 1;
                     if (dst == null) while (i + len < m && fwd[(i + len) * ls + l] == at + len) len++;
-                    long src = sRows + (base + i) * rowBytes, srcScales = sRows + slotsRows * hidden + (base + i) * scaleBytes;
+                    long src = sRows + (base + i) * rowBytes,
+                            srcScales = sRows + slotsRows * hidden + (base + i) * scaleBytes;
                     if (dst != null) {
                         MemorySegment.copy(stage, src, dst, recvX + at * rowBytes, rowBytes);
                         if (fp8) MemorySegment.copy(stage, srcScales, dst, dstScales + at * scaleBytes, scaleBytes);
@@ -409,8 +476,11 @@ final class HierarchicalMoe extends NormalMoe {
                 if (count < 2) continue; // the source reads a lone row where it is
                 RowMath.BEST.set(acc, rows.segs[0], rows.offsets[0], hidden);
                 for (int j = 1; j < count; j++) RowMath.BEST.add(acc, rows.segs[j], rows.offsets[j], hidden);
-                MemorySegment.copy(acc, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sRows + (base + i) * partialBytes, hidden);
-                if (withWeights) MemorySegment.copy(accW, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sW + (base + i) * topk * 4, topk);
+                MemorySegment.copy(
+                        acc, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sRows + (base + i) * partialBytes, hidden);
+                if (withWeights)
+                    MemorySegment.copy(
+                            accW, 0, stage, ValueLayout.JAVA_FLOAT_UNALIGNED, sW + (base + i) * topk * 4, topk);
             }
         }
     }
@@ -434,7 +504,8 @@ final class HierarchicalMoe extends NormalMoe {
 
     private boolean stagingClosed;
 
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         try {
             super.close();
         } finally {

@@ -11,12 +11,12 @@ import dev.unicomm.api.HostTopology;
  */
 final class HostRoutes {
     final int ranks, hosts, me, myHost;
-    final int[] hostOf;       // rank -> host
-    final int[] localRank;    // rank -> index among its host's ranks
-    final int[][] ranksOn;    // host -> its ranks, ascending
-    final int[] slotSource;   // my slots: slot -> the source rank it holds
-    final int[] mySlot;       // host g -> this rank's slot on its proxy on g (-1 for its own host)
-    final int slots;          // slots per rank: the most any proxy serves (sizes the symmetric staging area)
+    final int[] hostOf; // rank -> host
+    final int[] localRank; // rank -> index among its host's ranks
+    final int[][] ranksOn; // host -> its ranks, ascending
+    final int[] slotSource; // my slots: slot -> the source rank it holds
+    final int[] mySlot; // host g -> this rank's slot on its proxy on g (-1 for its own host)
+    final int slots; // slots per rank: the most any proxy serves (sizes the symmetric staging area)
 
     HostRoutes(HostTopology topo) {
         ranks = topo.size();
@@ -83,8 +83,12 @@ final class HostRoutes {
     }
 
     /** Number of ranks on this rank's host. */
-    int localSize() { return ranksOn[myHost].length; }
+    int localSize() {
+        return ranksOn[myHost].length;
+    }
 
     /** Whether the two-level algorithm can send fewer bytes across hosts than the flat one: several hosts, one of them with several ranks. */
-    boolean worthIt() { return hosts > 1 && hosts < ranks; }
+    boolean worthIt() {
+        return hosts > 1 && hosts < ranks;
+    }
 }

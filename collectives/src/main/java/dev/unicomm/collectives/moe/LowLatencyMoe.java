@@ -35,7 +35,10 @@ import java.util.Arrays;
  * unused hook cannot deadlock the job.
  */
 final class LowLatencyMoe extends PortableMoe {
-    @Override String algorithm() { return "direct"; }
+    @Override
+    String algorithm() {
+        return "direct";
+    }
 
     private static final RowMath MATH = RowMath.BEST;
 
@@ -62,17 +65,34 @@ final class LowLatencyMoe extends PortableMoe {
         rows = new RowGather(peers, arena, topk, 2L * hidden);
     }
 
-    @Override public long footprintBytes() { return buffer.byteSize() + outs[0].byteSize() + outs[1].byteSize(); }
+    @Override
+    public long footprintBytes() {
+        return buffer.byteSize() + outs[0].byteSize() + outs[1].byteSize();
+    }
 
     private Tensor output(int slot, int tokens) {
         return Tensor.of(outs[slot].segment().asSlice(0, (long) tokens * 2 * hidden), DType.BF16, tokens, hidden);
     }
 
-    private long slotBase(int slot) { return MoeConfig.HEADER_BYTES + (long) MoeConfig.SIGNAL_BYTES_PER_RANK * ranks + slot * slotBytes; }
-    private static long dispatchAck(int slot) { return slot * 8L; }
-    private static long combineAck(int slot) { return 16 + slot * 8L; }
-    private static long readyDispatch(int src, int slot) { return MoeConfig.HEADER_BYTES + src * 32L + slot * 8L; }
-    private static long readyCombine(int src, int slot) { return MoeConfig.HEADER_BYTES + src * 32L + 16 + slot * 8L; }
+    private long slotBase(int slot) {
+        return MoeConfig.HEADER_BYTES + (long) MoeConfig.SIGNAL_BYTES_PER_RANK * ranks + slot * slotBytes;
+    }
+
+    private static long dispatchAck(int slot) {
+        return slot * 8L;
+    }
+
+    private static long combineAck(int slot) {
+        return 16 + slot * 8L;
+    }
+
+    private static long readyDispatch(int src, int slot) {
+        return MoeConfig.HEADER_BYTES + src * 32L + slot * 8L;
+    }
+
+    private static long readyCombine(int src, int slot) {
+        return MoeConfig.HEADER_BYTES + src * 32L + 16 + slot * 8L;
+    }
 
     /** One low-latency dispatch's state on this rank. */
     final class Handle implements MoeHandle {
@@ -91,18 +111,36 @@ final class LowLatencyMoe extends PortableMoe {
             this.fp8 = fp8;
         }
 
-        LowLatencyMoe owner() { return LowLatencyMoe.this; }
+        LowLatencyMoe owner() {
+            return LowLatencyMoe.this;
+        }
 
-        @Override public MoeConfig.Mode mode() { return MoeConfig.Mode.LOW_LATENCY; }
-        @Override public int numTokens() { return tokens; }
-        @Override public int numRecvTokens() { return numRecv; }
-        @Override public String toString() { return "low-latency handle #" + gen + " (" + tokens + " tokens)"; }
+        @Override
+        public MoeConfig.Mode mode() {
+            return MoeConfig.Mode.LOW_LATENCY;
+        }
+
+        @Override
+        public int numTokens() {
+            return tokens;
+        }
+
+        @Override
+        public int numRecvTokens() {
+            return numRecv;
+        }
+
+        @Override
+        public String toString() {
+            return "low-latency handle #" + gen + " (" + tokens + " tokens)";
+        }
     }
 
     /** A combine whose data is staged and whose receive half may still be pending. */
     private record CombineOp(Handle handle, long seq, float[] weights, Tensor out, boolean[] done) {}
 
-    @Override public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+    @Override
+    public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureOpen();
         count("lowLatencyDispatch");
         int t = (int) host("topkIdx", topkIdx).dim(0);
@@ -120,7 +158,9 @@ final class LowLatencyMoe extends PortableMoe {
         long base = slotBase(slot);
         local.asSlice(base + sendIdxOff, (long) t * topk * 8).copyFrom(topkIdx.segment());
         if (useFp8) quantise(x, t, base + sendXOff);
-        else local.asSlice(base + sendXOff, (long) t * 2 * hidden).copyFrom(x.segment().asSlice(0, (long) t * 2 * hidden));
+        else
+            local.asSlice(base + sendXOff, (long) t * 2 * hidden)
+                    .copyFrom(x.segment().asSlice(0, (long) t * 2 * hidden));
         comm.rma().quiet();
         long ready = (gen + 1) << 32 | t;
         for (int pe = 0; pe < ranks; pe++) comm.rma().atomicSet(buffer, readyDispatch(me, slot), ready, pe);
@@ -129,10 +169,20 @@ final class LowLatencyMoe extends PortableMoe {
         current[slot] = h;
         dispatches++;
         long area = (long) numLocal * slotsPerExpert;
-        Tensor recvX = Tensor.of(local.asSlice(base + recvOff, area * (useFp8 ? hidden : 2L * hidden)),
-                useFp8 ? DType.FP8_E4M3 : DType.BF16, numLocal, slotsPerExpert, hidden);
-        Tensor scales = useFp8 ? Tensor.of(local.asSlice(base + recvOff + area * hidden, area * hidden / 32),
-                DType.FP32, numLocal, slotsPerExpert, hidden / 128) : null;
+        Tensor recvX = Tensor.of(
+                local.asSlice(base + recvOff, area * (useFp8 ? hidden : 2L * hidden)),
+                useFp8 ? DType.FP8_E4M3 : DType.BF16,
+                numLocal,
+                slotsPerExpert,
+                hidden);
+        Tensor scales = useFp8
+                ? Tensor.of(
+                        local.asSlice(base + recvOff + area * hidden, area * hidden / 32),
+                        DType.FP32,
+                        numLocal,
+                        slotsPerExpert,
+                        hidden / 128)
+                : null;
         return new LowLatencyDispatched(recvX, scales, h.recvCount, h, () -> receive(h));
     }
 
@@ -148,7 +198,8 @@ final class LowLatencyMoe extends PortableMoe {
 
     private synchronized void receive(Handle h) {
         if (h.received) return;
-        if (h.invalid) throw new IllegalStateException("hook of " + h + " is stale: a newer dispatch reused its buffers");
+        if (h.invalid)
+            throw new IllegalStateException("hook of " + h + " is stale: a newer dispatch reused its buffers");
         ensureOpen();
         int slot = h.slot;
         comm.rma().signalWaitUntil(buffer, combineAck(slot), Cmp.GE, ranks * combinesStaged[slot]);
@@ -173,7 +224,8 @@ final class LowLatencyMoe extends PortableMoe {
                     int localE = (int) (e - (long) me * numLocal);
                     long dstSlot = (long) localE * slotsPerExpert + count[localE]++;
                     peers.read(s, base + sendXOff + t * rowBytes, local, base + recvOff + dstSlot * rowBytes, rowBytes);
-                    if (h.fp8) peers.read(s, srcScales + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
+                    if (h.fp8)
+                        peers.read(s, srcScales + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
                 }
             }
         }
@@ -193,8 +245,9 @@ final class LowLatencyMoe extends PortableMoe {
         return pos;
     }
 
-    @Override public synchronized LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights,
-                                                                      MoeHandle handle) {
+    @Override
+    public synchronized LowLatencyCombined lowLatencyCombine(
+            Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         ensureOpen();
         count("lowLatencyCombine");
         Handle h = own(handle);
@@ -214,7 +267,8 @@ final class LowLatencyMoe extends PortableMoe {
 
         MemorySegment recv = local.asSlice(base + recvOff, (long) numLocal * slotsPerExpert * 2 * hidden);
         if (!(startsAt(host("y", y), recv) && !h.fp8)) {
-            if (overlaps(y, local)) throw new IllegalStateException("y is a view of this buffer that a later operation overwrote");
+            if (overlaps(y, local))
+                throw new IllegalStateException("y is a view of this buffer that a later operation overwrote");
             long rowBytes = 2L * hidden;
             for (int e = 0; e < numLocal; e++) {
                 long off = (long) e * slotsPerExpert * rowBytes;

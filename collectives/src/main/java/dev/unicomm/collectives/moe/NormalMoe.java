@@ -34,20 +34,22 @@ import java.util.Arrays;
  * Private: the combine output {@code [T, H]} BF16 and {@code [T, K]} FP32, reused by every combine.
  */
 class NormalMoe extends PortableMoe {
-    @Override String algorithm() { return "flat"; }
+    @Override
+    String algorithm() {
+        return "flat";
+    }
 
     private static final RowMath MATH = RowMath.BEST;
     // Header words, double-buffered by operation parity: a rank writes the next operation's words
     // only after a barrier every peer passes after reading the previous ones.
     static final long HDR_FLAGS = 8;
     static final long FLAG_WEIGHTS = 1, FLAG_FP8 = 2, FLAG_HIERARCHICAL = 4;
-
     final long counts, recvIdx, recvW, recvX;
     final int[] rankOf; // expert -> rank hosting it
     final Tensor out, outW;
     final RowGather rows; // combine: a token's rows, one per source rank
     final long[] metaIds; // dispatch: my rows' recvTopkIdx for one destination, before one bulk copy
-    final float[] metaW;  // dispatch: their weights, likewise
+    final float[] metaW; // dispatch: their weights, likewise
     NormalHandle latest;
     long ops;
     boolean lastWasCombine; // peers may still read our receive area right after a combine
@@ -59,7 +61,8 @@ class NormalMoe extends PortableMoe {
         recvIdx = counts + Math.max(12 * t * k, 8 * r);
         recvW = recvIdx + r * t * k * 8;
         recvX = recvW + r * t * k * 4;
-        if (recvX + r * t * 2 * hidden != buffer.byteSize()) throw new IllegalStateException("normal MoE layout does not match sizeHint");
+        if (recvX + r * t * 2 * hidden != buffer.byteSize())
+            throw new IllegalStateException("normal MoE layout does not match sizeHint");
         rankOf = new int[ranks * numLocal];
         for (int e = 0; e < rankOf.length; e++) rankOf[e] = e / numLocal;
         out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
@@ -69,16 +72,21 @@ class NormalMoe extends PortableMoe {
         metaW = new float[maxTokens * topk];
     }
 
-    long hdr() { return 16 * (ops & 1); }
+    long hdr() {
+        return 16 * (ops & 1);
+    }
 
-    @Override public long footprintBytes() { return buffer.byteSize() + out.byteSize() + outW.byteSize(); }
+    @Override
+    public long footprintBytes() {
+        return buffer.byteSize() + out.byteSize() + outW.byteSize();
+    }
 
     /** Routing of one dispatch, kept for combine and cached dispatch. */
     static class NormalHandle implements MoeHandle {
         final NormalMoe owner;
         final int tokens, recv;
-        final int[] rowAt;             // [T, R]: row of my token t on rank r, or -1
-        final int[] perExpert;         // numRecvTokensPerExpert as returned
+        final int[] rowAt; // [T, R]: row of my token t on rank r, or -1
+        final int[] perExpert; // numRecvTokensPerExpert as returned
 
         NormalHandle(NormalMoe owner, int tokens, int recv, int[] rowAt, int[] perExpert) {
             this.owner = owner;
@@ -88,23 +96,47 @@ class NormalMoe extends PortableMoe {
             this.perExpert = perExpert;
         }
 
-        @Override public MoeConfig.Mode mode() { return MoeConfig.Mode.NORMAL; }
-        @Override public int numTokens() { return tokens; }
-        @Override public int numRecvTokens() { return recv; }
-        @Override public String toString() { return "normal handle: " + tokens + " tokens sent, " + recv + " received"; }
+        @Override
+        public MoeConfig.Mode mode() {
+            return MoeConfig.Mode.NORMAL;
+        }
+
+        @Override
+        public int numTokens() {
+            return tokens;
+        }
+
+        @Override
+        public int numRecvTokens() {
+            return recv;
+        }
+
+        @Override
+        public String toString() {
+            return "normal handle: " + tokens + " tokens sent, " + recv + " received";
+        }
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
         ensureOpen();
         count("dispatch");
         int t = (int) host("topkIdx", topkIdx).dim(0);
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
         long[] idx = longs(topkIdx);
-        float[] w = weights == null ? null : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+        float[] w = weights == null
+                ? null
+                : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
         int[] rowAt = new int[t * ranks];
         int[] toRank = destinations(idx, t, rowAt);
-        MemorySegment.copy(Arrays.stream(toRank).asLongStream().toArray(), 0, local, ValueLayout.JAVA_LONG_UNALIGNED, counts, ranks);
+        MemorySegment.copy(
+                Arrays.stream(toRank).asLongStream().toArray(),
+                0,
+                local,
+                ValueLayout.JAVA_LONG_UNALIGNED,
+                counts,
+                ranks);
         publish(fp8, weights != null);
         comm.barrier();
 
@@ -118,7 +150,8 @@ class NormalMoe extends PortableMoe {
             if (s < me) for (int r = 0; r < ranks; r++) firstRow[r] += (int) c[r];
         }
         agree(flags, "dispatch");
-        for (int i = 0, at = 0; i < t; i++) for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
+        for (int i = 0, at = 0; i < t; i++)
+            for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
         pushRows(t, rowAt, x, scales, fp8, null);
         pushRouting(t, rowAt, toRank, firstRow, idx, w, null);
         comm.rma().quiet();
@@ -127,7 +160,8 @@ class NormalMoe extends PortableMoe {
         return dispatched(h, fp8, weights != null);
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
         count("cachedDispatch");
         NormalHandle h = own(handle);
@@ -138,7 +172,8 @@ class NormalMoe extends PortableMoe {
         return cachedDispatched(h, fp8);
     }
 
-    @Override public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
+    @Override
+    public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
         ensureOpen();
         count("combine");
         NormalHandle h = own(handle);
@@ -147,7 +182,8 @@ class NormalMoe extends PortableMoe {
         if (lastWasCombine) comm.barrier(); // the previous combine's readers of our receive area are done
         lastWasCombine = true;
         stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
-        if (weights != null) stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
+        if (weights != null)
+            stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
         local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
         comm.barrier();
         long[] flags = peerFlags();
@@ -175,15 +211,24 @@ class NormalMoe extends PortableMoe {
                 o.asSlice(dst, rowBytes).fill((byte) 0); // sent nowhere: zeros
                 Arrays.fill(accW, 0f);
             } else if (count == 1) {
-                peers.read(fromRank[0], recvX + fromRow[0] * rowBytes, o, dst, rowBytes); // one source: the sum is the row itself
+                peers.read(
+                        fromRank[0],
+                        recvX + fromRow[0] * rowBytes,
+                        o,
+                        dst,
+                        rowBytes); // one source: the sum is the row itself
             } else {
                 for (int j = 0; j < count; j++) rows.set(j, fromRank[j], recvX + fromRow[j] * rowBytes);
                 MATH.sum(rows.segs, rows.offsets, count, scratch, o, dst, hidden);
             }
-            if (weights != null) MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
+            if (weights != null)
+                MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
         }
-        return new Combined(Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
-                weights == null ? null : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
+        return new Combined(
+                Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
+                weights == null
+                        ? null
+                        : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
     }
 
     NormalHandle own(MoeHandle handle) {
@@ -193,25 +238,35 @@ class NormalMoe extends PortableMoe {
 
     /** Publishes the input kind in this operation's header word. */
     void publish(boolean fp8, boolean weights) {
-        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0) | algorithmFlag());
+        local.set(
+                ValueLayout.JAVA_LONG,
+                hdr() + HDR_FLAGS,
+                (weights ? FLAG_WEIGHTS : 0) | (fp8 ? FLAG_FP8 : 0) | algorithmFlag());
     }
 
     /** Set in every header word by the two-level subclass, so ranks that chose different algorithms fail the agreement. */
-    long algorithmFlag() { return 0; }
+    long algorithmFlag() {
+        return 0;
+    }
 
     /** Bytes this buffer moved to and from ranks on other hosts so far (tests and benchmarks compare algorithms with it). */
-    long interHostBytes() { return peers.remoteBytes; }
+    long interHostBytes() {
+        return peers.remoteBytes;
+    }
 
     /** Every rank must have passed the same kind of input (dtype, weights or not). */
     void agree(long[] flags, String op) {
         for (int s = 1; s < ranks; s++)
             if (flags[s] != flags[0])
-                throw new IllegalArgumentException(op + ": ranks disagree on the input: rank 0 passed " + describe(flags[0])
-                        + ", rank " + s + " " + describe(flags[s]) + "; every rank must pass the same dtype and weights or none, and choose the same unicomm.moe.algorithm");
+                throw new IllegalArgumentException(
+                        op + ": ranks disagree on the input: rank 0 passed " + describe(flags[0]) + ", rank " + s + " "
+                                + describe(flags[s])
+                                + "; every rank must pass the same dtype and weights or none, and choose the same unicomm.moe.algorithm");
     }
 
     static String describe(long flags) {
-        return ((flags & FLAG_FP8) != 0 ? "FP8 x" : "BF16 x") + ((flags & FLAG_WEIGHTS) != 0 ? " with weights" : " without weights")
+        return ((flags & FLAG_FP8) != 0 ? "FP8 x" : "BF16 x")
+                + ((flags & FLAG_WEIGHTS) != 0 ? " with weights" : " without weights")
                 + ((flags & FLAG_HIERARCHICAL) != 0 ? " (two-level algorithm)" : " (flat algorithm)");
     }
 
@@ -219,8 +274,9 @@ class NormalMoe extends PortableMoe {
     void stageInPlace(String what, Tensor y, MemorySegment area, NormalHandle h) {
         if (startsAt(y, area) && latest == h) return;
         if (overlaps(y, local.asSlice(recvIdx, buffer.byteSize() - recvIdx)))
-            throw new IllegalStateException(what + " is a view of this buffer's receive area that a later dispatch or combine "
-                    + "overwrote; copy dispatch results you need beyond the next operation");
+            throw new IllegalStateException(
+                    what + " is a view of this buffer's receive area that a later dispatch or combine "
+                            + "overwrote; copy dispatch results you need beyond the next operation");
         area.copyFrom(y.segment().asSlice(0, area.byteSize()));
     }
 
@@ -275,7 +331,8 @@ class NormalMoe extends PortableMoe {
     /** numRecvTokensPerExpert: the received ids per local expert, each rounded up to {@code align}. */
     int[] perExpert(int n, int align) {
         int[] seen = new int[numLocal + 1]; // [0]: unused slots (-1); no branch on the ids, which pushRouting wrote
-        for (long j = 0, end = (long) n * topk; j < end; j++) seen[(int) local.get(ValueLayout.JAVA_LONG_UNALIGNED, recvIdx + 8 * j) + 1]++;
+        for (long j = 0, end = (long) n * topk; j < end; j++)
+            seen[(int) local.get(ValueLayout.JAVA_LONG_UNALIGNED, recvIdx + 8 * j) + 1]++;
         int[] perExpert = new int[numLocal];
         for (int e = 0; e < numLocal; e++) perExpert[e] = (seen[e + 1] + align - 1) / align * align;
         return perExpert;
@@ -385,7 +442,11 @@ class NormalMoe extends PortableMoe {
         ops++;
         lastWasCombine = false;
         latest = h;
-        return result(h, fp8, Tensor.of(idxSeg, DType.INT64, n, topk), wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
+        return result(
+                h,
+                fp8,
+                Tensor.of(idxSeg, DType.INT64, n, topk),
+                wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
     }
 
     /** A cached dispatch's result (the ids and weights were received by the first dispatch of {@code h}). */
@@ -400,8 +461,13 @@ class NormalMoe extends PortableMoe {
         int n = h.recv;
         long rowBytes = fp8 ? hidden : 2L * hidden;
         Tensor x = Tensor.of(local.asSlice(recvX, n * rowBytes), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);
-        Tensor s = fp8 ? Tensor.of(local.asSlice(recvX + (long) ranks * maxTokens * hidden, (long) n * hidden / 32),
-                DType.FP32, n, hidden / 128) : null;
+        Tensor s = fp8
+                ? Tensor.of(
+                        local.asSlice(recvX + (long) ranks * maxTokens * hidden, (long) n * hidden / 32),
+                        DType.FP32,
+                        n,
+                        hidden / 128)
+                : null;
         return new Dispatched(x, s, idx, w, h.perExpert.clone(), h);
     }
 }

@@ -19,7 +19,7 @@ final class Peers {
     private final Communicator comm;
     private final SymmetricBuffer buffer;
     private final MemorySegment[] direct; // null entries: not load/store reachable
-    private final boolean[] remote;       // on another host
+    private final boolean[] remote; // on another host
     /** Bytes read from or written to ranks on other hosts through this object (data and metadata). */
     long remoteBytes;
 
@@ -39,7 +39,9 @@ final class Peers {
     }
 
     /** Whether {@code pe} is on another host. */
-    boolean remote(int pe) { return remote[pe]; }
+    boolean remote(int pe) {
+        return remote[pe];
+    }
 
     /** Notes {@code bytes} written to {@code pe} by RMA (counted when it is on another host). */
     void wrote(int pe, long bytes) {
@@ -50,6 +52,7 @@ final class Peers {
     static final String DIRECT = "collectives.direct";
     /** The MoE's own switch before {@value #DIRECT} covered it: still read where the new key is unset, with a warning. */
     static final String DEPRECATED_DIRECT = "moe.direct";
+
     private static final AtomicBoolean WARNED = new AtomicBoolean();
 
     /**
@@ -58,28 +61,37 @@ final class Peers {
      * maps peers, so the path of backends without direct access (RDMA) can be run and tested on shared memory.
      * Every rank must use the same value.
      */
-    static boolean directAllowed() { return directAllowed(BackendSettings.fromEnvironment()); }
+    static boolean directAllowed() {
+        return directAllowed(BackendSettings.fromEnvironment());
+    }
 
     static boolean directAllowed(BackendSettings settings) {
         String key = DIRECT, v = settings.get(DIRECT);
         if (v == null && (v = settings.get(DEPRECATED_DIRECT)) != null) {
             key = DEPRECATED_DIRECT;
             if (WARNED.compareAndSet(false, true))
-                System.getLogger("dev.unicomm.collectives").log(System.Logger.Level.WARNING,
-                        "unicomm.moe.direct (UNICOMM_MOE_DIRECT) is deprecated: set unicomm.collectives.direct "
-                                + "(UNICOMM_COLLECTIVES_DIRECT), which switches collectives and MoE alike");
+                System.getLogger("dev.unicomm.collectives")
+                        .log(
+                                System.Logger.Level.WARNING,
+                                "unicomm.moe.direct (UNICOMM_MOE_DIRECT) is deprecated: set unicomm.collectives.direct "
+                                        + "(UNICOMM_COLLECTIVES_DIRECT), which switches collectives and MoE alike");
         }
         v = v == null ? "true" : v.trim();
         if (!v.equalsIgnoreCase("true") && !v.equalsIgnoreCase("false"))
-            throw new IllegalArgumentException("unicomm." + key + " (" + Setting.variable(key) + ") must be true or false, got '" + v + "'");
+            throw new IllegalArgumentException(
+                    "unicomm." + key + " (" + Setting.variable(key) + ") must be true or false, got '" + v + "'");
         return Boolean.parseBoolean(v);
     }
 
     /** This rank's copy. */
-    MemorySegment local() { return buffer.segment(); }
+    MemorySegment local() {
+        return buffer.segment();
+    }
 
     /** A directly readable view of {@code pe}'s copy, or {@code null}. */
-    MemorySegment direct(int pe) { return direct[pe]; }
+    MemorySegment direct(int pe) {
+        return direct[pe];
+    }
 
     /** Copies {@code bytes} at {@code offset} of {@code pe}'s copy into {@code dst[dstOffset..]}. */
     void read(int pe, long offset, MemorySegment dst, long dstOffset, long bytes) {

@@ -13,10 +13,10 @@ import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
+import dev.unicomm.spi.AlgorithmCounts;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import dev.unicomm.spi.AlgorithmCounts;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,6 +36,7 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
     final MemorySegment local;
     /** Private memory: combine outputs, reused from call to call. */
     final Arena arena = Arena.ofShared();
+
     private boolean closed;
     /** Calls by operation, for {@link #algorithmCounts()}. */
     private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
@@ -54,23 +55,29 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
         this.local = buffer.segment();
     }
 
-    @Override public MoeConfig config() { return config; }
+    @Override
+    public MoeConfig config() {
+        return config;
+    }
 
     /** The algorithm this buffer runs, fixed at open: {@code flat}, {@code hierarchical} or {@code direct} (low latency). */
     abstract String algorithm();
 
     /** Counts one call of {@code op} (an operation of {@link MoeBuffer}) under this buffer's algorithm. */
-    final void count(String op) { calls.computeIfAbsent(op, k -> new LongAdder()).increment(); }
+    final void count(String op) {
+        calls.computeIfAbsent(op, k -> new LongAdder()).increment();
+    }
 
     /** {@code moe.<operation>/<algorithm>}: every call of this buffer ran its one algorithm. */
-    @Override public Map<String, Long> algorithmCounts() {
+    @Override
+    public Map<String, Long> algorithmCounts() {
         Map<String, Long> m = new TreeMap<>();
         calls.forEach((op, n) -> m.put("moe." + op + "/" + algorithm(), n.sum()));
         return m;
     }
 
-
-    @Override public MoeLayout layout(Tensor topkIdx) {
+    @Override
+    public MoeLayout layout(Tensor topkIdx) {
         long[] idx = longs(host("topkIdx", topkIdx));
         int t = (int) topkIdx.dim(0);
         int[] perRank = new int[ranks], perExpert = new int[config.numExperts()];
@@ -85,7 +92,8 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
             for (int r = 0; r < ranks; r++) perRank[r] += inRank[i * ranks + r];
         }
         Arena auto = Arena.ofAuto();
-        Tensor pr = Tensor.allocate(auto, DType.INT32, ranks), pe = Tensor.allocate(auto, DType.INT32, config.numExperts());
+        Tensor pr = Tensor.allocate(auto, DType.INT32, ranks),
+                pe = Tensor.allocate(auto, DType.INT32, config.numExperts());
         Tensor ir = Tensor.allocate(auto, DType.BOOL, t, ranks);
         MemorySegment.copy(perRank, 0, pr.segment(), ValueLayout.JAVA_INT_UNALIGNED, 0, ranks);
         MemorySegment.copy(perExpert, 0, pe.segment(), ValueLayout.JAVA_INT_UNALIGNED, 0, perExpert.length);
@@ -94,19 +102,28 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
     }
 
     // Operations of the other mode: the checking layer reports these; kept safe here too.
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout, int a) {
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout, int a) {
         throw wrongMode("dispatch");
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) { throw wrongMode("dispatch"); }
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+        throw wrongMode("dispatch");
+    }
 
-    @Override public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) { throw wrongMode("combine"); }
+    @Override
+    public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
+        throw wrongMode("combine");
+    }
 
-    @Override public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+    @Override
+    public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         throw wrongMode("lowLatencyDispatch");
     }
 
-    @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+    @Override
+    public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         throw wrongMode("lowLatencyCombine");
     }
 
@@ -114,7 +131,8 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
         return new IllegalStateException(op + " is not available on a " + config.mode() + " MoE buffer");
     }
 
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         if (closed) return;
         closed = true;
         try {
@@ -127,11 +145,14 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
     /** The portable implementation reads and writes tensors on the host. */
     static Tensor host(String what, Tensor t) {
         if (t != null && t.memory().kind() != MemoryKind.HOST)
-            throw new IllegalArgumentException(what + " is " + t.memory().kind() + " memory; the portable MoE needs host tensors");
+            throw new IllegalArgumentException(
+                    what + " is " + t.memory().kind() + " memory; the portable MoE needs host tensors");
         return t;
     }
 
-    static long[] longs(Tensor t) { return t.segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED); }
+    static long[] longs(Tensor t) {
+        return t.segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+    }
 
     /** Whether {@code t}'s memory starts exactly at {@code region}. */
     static boolean startsAt(Tensor t, MemorySegment region) {
@@ -142,7 +163,9 @@ abstract class PortableMoe implements MoeBuffer, AlgorithmCounts {
     /** Whether {@code t}'s memory overlaps {@code region}. */
     static boolean overlaps(Tensor t, MemorySegment region) {
         MemorySegment s = t.segment();
-        return s.isNative() && s.byteSize() > 0 && s.address() < region.address() + region.byteSize()
+        return s.isNative()
+                && s.byteSize() > 0
+                && s.address() < region.address() + region.byteSize()
                 && region.address() < s.address() + s.byteSize();
     }
 

@@ -3,16 +3,16 @@ package dev.unicomm.collectives.moe;
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
-import dev.unicomm.api.ReduceOp;
-import dev.unicomm.api.SymmetricBuffer;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.ReduceOp;
+import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.UnsupportedCapabilityException;
 import dev.unicomm.collectives.MoeAlgorithm;
 import dev.unicomm.spi.MoeProvider;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 
 /**
  * The portable MoE: works on every backend with RMA, signals and atomics over a host heap; reads
@@ -22,16 +22,23 @@ import dev.unicomm.spi.MoeProvider;
  */
 public final class PortableMoeProvider implements MoeProvider {
 
-    @Override public MoeBuffer open(Communicator comm, MoeConfig config) {
+    @Override
+    public MoeBuffer open(Communicator comm, MoeConfig config) {
         for (Capability c : new Capability[] {Capability.RMA, Capability.SIGNALS, Capability.ATOMICS}) {
             if (!comm.has(c))
-                throw new UnsupportedCapabilityException(comm.backend().name(), c, "portable MoE needs RMA, SIGNALS and ATOMICS");
+                throw new UnsupportedCapabilityException(
+                        comm.backend().name(), c, "portable MoE needs RMA, SIGNALS and ATOMICS");
         }
         if (comm.heap().kind() != MemoryKind.HOST)
-            throw new UnsupportedCapabilityException(comm.backend().name(), Capability.NATIVE_MOE,
-                    "portable MoE runs on host heaps; this backend's heap is " + comm.heap().kind() + " and it has no native MoE");
+            throw new UnsupportedCapabilityException(
+                    comm.backend().name(),
+                    Capability.NATIVE_MOE,
+                    "portable MoE runs on host heaps; this backend's heap is "
+                            + comm.heap().kind() + " and it has no native MoE");
         if (config.mode() != MoeConfig.Mode.NORMAL) return new LowLatencyMoe(comm, config); // direct, as DeepEP's
-        return agreed(comm) == MoeAlgorithm.HIERARCHICAL ? new HierarchicalMoe(comm, config) : new NormalMoe(comm, config);
+        return agreed(comm) == MoeAlgorithm.HIERARCHICAL
+                ? new HierarchicalMoe(comm, config)
+                : new NormalMoe(comm, config);
     }
 
     /**
@@ -65,9 +72,13 @@ public final class PortableMoeProvider implements MoeProvider {
         }
         if (bad != null) throw bad;
         if (lo != hi)
-            throw new IllegalArgumentException(hi == 2 ? "another rank's " + MoeAlgorithm.PROPERTY + " (UNICOMM_MOE_ALGORITHM) is not flat, hierarchical or auto"
-                    : "ranks chose different normal-mode MoE algorithms (flat and hierarchical): set " + MoeAlgorithm.PROPERTY
-                    + " (UNICOMM_MOE_ALGORITHM) to the same value on every rank");
+            throw new IllegalArgumentException(
+                    hi == 2
+                            ? "another rank's " + MoeAlgorithm.PROPERTY
+                                    + " (UNICOMM_MOE_ALGORITHM) is not flat, hierarchical or auto"
+                            : "ranks chose different normal-mode MoE algorithms (flat and hierarchical): set "
+                                    + MoeAlgorithm.PROPERTY
+                                    + " (UNICOMM_MOE_ALGORITHM) to the same value on every rank");
         return mine;
     }
 }

@@ -27,7 +27,8 @@ interface RowMath {
      * ({@code segs[j]} at {@code offs[j]}) summed in fp32 in that order, then rounded once; equal to
      * {@link #set}, {@link #add}s and {@link #round}. {@code scratch} holds at least {@code n} floats.
      */
-    default void sum(MemorySegment[] segs, long[] offs, int count, float[] scratch, MemorySegment out, long outOff, int n) {
+    default void sum(
+            MemorySegment[] segs, long[] offs, int count, float[] scratch, MemorySegment out, long outOff, int n) {
         set(scratch, segs[0], offs[0], n);
         for (int j = 1; j < count; j++) add(scratch, segs[j], offs[j], n);
         round(scratch, out, outOff, n);
@@ -39,8 +40,15 @@ interface RowMath {
      * sum), rounded once; equal to zeroing, {@link #addScaled}s and {@link #round}.
      * {@code scratch} holds at least {@code n} floats.
      */
-    default void weightedSum(MemorySegment[] segs, long[] offs, float[] w, int count, float[] scratch, MemorySegment out,
-                             long outOff, int n) {
+    default void weightedSum(
+            MemorySegment[] segs,
+            long[] offs,
+            float[] w,
+            int count,
+            float[] scratch,
+            MemorySegment out,
+            long outOff,
+            int n) {
         java.util.Arrays.fill(scratch, 0, n, 0f);
         for (int j = 0; j < count; j++) addScaled(scratch, segs[j], offs[j], w[j], n);
         round(scratch, out, outOff, n);

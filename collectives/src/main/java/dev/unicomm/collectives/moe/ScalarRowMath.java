@@ -11,19 +11,23 @@ final class ScalarRowMath implements RowMath {
         return Float.intBitsToFloat(seg.get(BF16, off + 2L * i) << 16);
     }
 
-    @Override public void set(float[] acc, MemorySegment seg, long off, int n) {
+    @Override
+    public void set(float[] acc, MemorySegment seg, long off, int n) {
         for (int i = 0; i < n; i++) acc[i] = at(seg, off, i);
     }
 
-    @Override public void add(float[] acc, MemorySegment seg, long off, int n) {
+    @Override
+    public void add(float[] acc, MemorySegment seg, long off, int n) {
         for (int i = 0; i < n; i++) acc[i] += at(seg, off, i);
     }
 
-    @Override public void addScaled(float[] acc, MemorySegment seg, long off, float w, int n) {
+    @Override
+    public void addScaled(float[] acc, MemorySegment seg, long off, float w, int n) {
         for (int i = 0; i < n; i++) acc[i] += w * at(seg, off, i);
     }
 
-    @Override public void round(float[] acc, MemorySegment seg, long off, int n) {
+    @Override
+    public void round(float[] acc, MemorySegment seg, long off, int n) {
         for (int i = 0; i < n; i++) seg.set(BF16, off + 2L * i, fromFloat(acc[i]));
     }
 

@@ -19,31 +19,47 @@ final class VectorRowMath implements RowMath {
 
     private static FloatVector load(MemorySegment seg, long off, int i) {
         ShortVector s = ShortVector.fromMemorySegment(S, seg, off + 2L * i, LE);
-        return ((IntVector) s.convertShape(VectorOperators.S2I, I, 0)).lanewise(VectorOperators.LSHL, 16).reinterpretAsFloats();
+        return ((IntVector) s.convertShape(VectorOperators.S2I, I, 0))
+                .lanewise(VectorOperators.LSHL, 16)
+                .reinterpretAsFloats();
     }
 
-    private static int vectorPart(int n) { return n - n % 8; }
+    private static int vectorPart(int n) {
+        return n - n % 8;
+    }
 
-    @Override public void set(float[] acc, MemorySegment seg, long off, int n) {
+    @Override
+    public void set(float[] acc, MemorySegment seg, long off, int n) {
         int m = vectorPart(n);
         for (int i = 0; i < m; i += 8) load(seg, off, i).intoArray(acc, i);
-        for (int i = m; i < n; i++) acc[i] = Float.intBitsToFloat(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
-    }
-
-    @Override public void add(float[] acc, MemorySegment seg, long off, int n) {
-        int m = vectorPart(n);
-        for (int i = 0; i < m; i += 8) FloatVector.fromArray(F, acc, i).add(load(seg, off, i)).intoArray(acc, i);
-        for (int i = m; i < n; i++) acc[i] += Float.intBitsToFloat(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
-    }
-
-    @Override public void addScaled(float[] acc, MemorySegment seg, long off, float w, int n) {
-        int m = vectorPart(n);
-        for (int i = 0; i < m; i += 8) FloatVector.fromArray(F, acc, i).add(load(seg, off, i).mul(w)).intoArray(acc, i);
         for (int i = m; i < n; i++)
-            acc[i] += w * Float.intBitsToFloat(seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
+            acc[i] = Float.intBitsToFloat(
+                    seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
     }
 
-    @Override public void round(float[] acc, MemorySegment seg, long off, int n) {
+    @Override
+    public void add(float[] acc, MemorySegment seg, long off, int n) {
+        int m = vectorPart(n);
+        for (int i = 0; i < m; i += 8)
+            FloatVector.fromArray(F, acc, i).add(load(seg, off, i)).intoArray(acc, i);
+        for (int i = m; i < n; i++)
+            acc[i] += Float.intBitsToFloat(
+                    seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
+    }
+
+    @Override
+    public void addScaled(float[] acc, MemorySegment seg, long off, float w, int n) {
+        int m = vectorPart(n);
+        for (int i = 0; i < m; i += 8)
+            FloatVector.fromArray(F, acc, i).add(load(seg, off, i).mul(w)).intoArray(acc, i);
+        for (int i = m; i < n; i++)
+            acc[i] += w
+                    * Float.intBitsToFloat(
+                            seg.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, off + 2L * i) << 16);
+    }
+
+    @Override
+    public void round(float[] acc, MemorySegment seg, long off, int n) {
         int m = vectorPart(n);
         for (int i = 0; i < m; i += 8) {
             IntVector b = FloatVector.fromArray(F, acc, i).reinterpretAsInts();
@@ -61,7 +77,9 @@ final class VectorRowMath implements RowMath {
      * registers and rounded, no fp32 row in memory between. No loop over the rows inside the lane loop:
      * that ran 3-4x slower once the JIT had seen several counts (measured).
      */
-    @Override public void sum(MemorySegment[] segs, long[] offs, int count, float[] scratch, MemorySegment out, long outOff, int n) {
+    @Override
+    public void sum(
+            MemorySegment[] segs, long[] offs, int count, float[] scratch, MemorySegment out, long outOff, int n) {
         if (count < 2 || count > 4) {
             RowMath.super.sum(segs, offs, count, scratch, out, outOff, n);
             return;
@@ -92,8 +110,16 @@ final class VectorRowMath implements RowMath {
      * Rows four at a time, in registers: a fp32 row in {@code scratch} carries the sum between groups
      * (two passes for top-8 instead of nine). Same arithmetic order as the default.
      */
-    @Override public void weightedSum(MemorySegment[] segs, long[] offs, float[] w, int count, float[] scratch, MemorySegment out,
-                                      long outOff, int n) {
+    @Override
+    public void weightedSum(
+            MemorySegment[] segs,
+            long[] offs,
+            float[] w,
+            int count,
+            float[] scratch,
+            MemorySegment out,
+            long outOff,
+            int n) {
         int m = vectorPart(n);
         if (count == 0 || m < n) { // no rows, or a width that is not a multiple of 8 (never at real sizes)
             RowMath.super.weightedSum(segs, offs, w, count, scratch, out, outOff, n);
@@ -102,8 +128,14 @@ final class VectorRowMath implements RowMath {
         for (int g = 0; g < count; g += 4) {
             int c = Math.min(4, count - g);
             boolean first = g == 0, last = g + 4 >= count;
-            MemorySegment s0 = segs[g], s1 = c > 1 ? segs[g + 1] : s0, s2 = c > 2 ? segs[g + 2] : s0, s3 = c > 3 ? segs[g + 3] : s0;
-            long o0 = offs[g], o1 = c > 1 ? offs[g + 1] : o0, o2 = c > 2 ? offs[g + 2] : o0, o3 = c > 3 ? offs[g + 3] : o0;
+            MemorySegment s0 = segs[g],
+                    s1 = c > 1 ? segs[g + 1] : s0,
+                    s2 = c > 2 ? segs[g + 2] : s0,
+                    s3 = c > 3 ? segs[g + 3] : s0;
+            long o0 = offs[g],
+                    o1 = c > 1 ? offs[g + 1] : o0,
+                    o2 = c > 2 ? offs[g + 2] : o0,
+                    o3 = c > 3 ? offs[g + 3] : o0;
             float w0 = w[g], w1 = c > 1 ? w[g + 1] : 0f, w2 = c > 2 ? w[g + 2] : 0f, w3 = c > 3 ? w[g + 3] : 0f;
             for (int i = 0; i < m; i += 8) { // every test below is loop-invariant
                 FloatVector a = first ? FloatVector.zero(F) : FloatVector.fromArray(F, scratch, i);

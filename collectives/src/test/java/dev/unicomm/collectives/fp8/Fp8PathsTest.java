@@ -28,19 +28,31 @@ class Fp8PathsTest {
             int kind = rnd.nextInt(8);
             for (int i = b * 128; i < (b + 1) * 128; i++) {
                 int p = rnd.nextInt(1 << 16);
-                v[i] = (short) switch (kind) {
-                    case 0 -> (p & 0x7F80) == 0x7F80 ? p & ~0x4000 : p;   // finite, any exponent
-                    case 1 -> p;                                            // anything, inf and NaN too
-                    case 2 -> p & 0x80FF;                                   // bf16 subnormals and tiny normals
-                    case 3, 4 -> rnd.nextInt(0x3E00, 0x4100) | (p & 0x8000); // 0.125..8: no subnormal codes (the fast path)
-                    default -> rnd.nextInt(0x3A00, 0x4400) | (p & 0x8000);  // about 0.0005..500
-                };
+                v[i] = (short)
+                        switch (kind) {
+                            case 0 -> (p & 0x7F80) == 0x7F80 ? p & ~0x4000 : p; // finite, any exponent
+                            case 1 -> p; // anything, inf and NaN too
+                            case 2 -> p & 0x80FF; // bf16 subnormals and tiny normals
+                            case 3, 4 ->
+                                rnd.nextInt(0x3E00, 0x4100)
+                                        | (p & 0x8000); // 0.125..8: no subnormal codes (the fast path)
+                            default -> rnd.nextInt(0x3A00, 0x4400) | (p & 0x8000); // about 0.0005..500
+                        };
             }
         }
         // Whole blocks of one kind: zeros, negative zeros, max bf16, infinities, a lone NaN, a lone inf, tiny values.
-        short[][] special = {{0}, {(short) 0x8000}, {0x7F7F}, {0x7F80, (short) 0xFF80}, {0x3F80, 0x7FC0}, {0x3F80, 0x7F80},
-                {0x0001, (short) 0x8001}, {0x4400, 0x43E0, 0x43F0},
-                {0x43E0, (short) 0xBC80}, {0x43E0, 0x3C7F}}; // scaled minimum exactly 2^-6 (normal), and just below it
+        short[][] special = {
+            {0},
+            {(short) 0x8000},
+            {0x7F7F},
+            {0x7F80, (short) 0xFF80},
+            {0x3F80, 0x7FC0},
+            {0x3F80, 0x7F80},
+            {0x0001, (short) 0x8001},
+            {0x4400, 0x43E0, 0x43F0},
+            {0x43E0, (short) 0xBC80},
+            {0x43E0, 0x3C7F}
+        }; // scaled minimum exactly 2^-6 (normal), and just below it
         for (int b = 0; b < special.length && (b + 1) * 128 <= v.length; b++)
             for (int c = 0; c < 128; c++) v[b * 128 + c] = special[b][c % special[b].length];
         return v;
@@ -48,15 +60,27 @@ class Fp8PathsTest {
 
     static void quantise(BlockQuantiser q, short[] in, byte[] codes, float[] scales) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = arena.allocate(2L * in.length + 3), c = arena.allocate(codes.length + 1), s = arena.allocate(4L * scales.length + 1);
-            MemorySegment.copy(in, 0, src, ValueLayout.JAVA_SHORT_UNALIGNED, 3, in.length); // odd offsets: unaligned access works
-            q.quantise(src, 3, c, 1, s, 1, in.length / H, H / 128); // several rows: the vector path's per-row state is reused
+            MemorySegment src = arena.allocate(2L * in.length + 3),
+                    c = arena.allocate(codes.length + 1),
+                    s = arena.allocate(4L * scales.length + 1);
+            MemorySegment.copy(
+                    in, 0, src, ValueLayout.JAVA_SHORT_UNALIGNED, 3, in.length); // odd offsets: unaligned access works
+            q.quantise(
+                    src,
+                    3,
+                    c,
+                    1,
+                    s,
+                    1,
+                    in.length / H,
+                    H / 128); // several rows: the vector path's per-row state is reused
             MemorySegment.copy(c, ValueLayout.JAVA_BYTE, 1, codes, 0, codes.length);
             MemorySegment.copy(s, ValueLayout.JAVA_FLOAT_UNALIGNED, 1, scales, 0, scales.length);
         }
     }
 
-    @Test void vectorPathMatchesThePlainOneBitForBit() {
+    @Test
+    void vectorPathMatchesThePlainOneBitForBit() {
         assertTrue(Fp8Quantiser.vectorised(), "tests run with --add-modules jdk.incubator.vector");
         for (long seed = 1; seed <= 4; seed++) {
             short[] in = rows(3, seed);
@@ -75,7 +99,8 @@ class Fp8PathsTest {
      * of each other), alone and with a larger first value so that the multiplier varies (up to
      * scaled minima of 2^-5, still normal).
      */
-    @Test void normalBlocksOfEveryPatternMatchThePlainPath() {
+    @Test
+    void normalBlocksOfEveryPatternMatchThePlainPath() {
         float[] factors = {0, 1.5f, 3f, 7.25f, 100f, 3000f, 7000f};
         for (float f : factors) {
             short[] in = new short[H * 9]; // 512 blocks of 128 patterns fill 9 rows of 57 blocks, minus 1
@@ -105,14 +130,16 @@ class Fp8PathsTest {
      * e4m3 numbers (2^-6), for many block maxima: the vector path's choice between its normal and
      * subnormal steps must never change the codes (a threshold 6 steps too low fails).
      */
-    @Test void blocksAroundTheSubnormalThresholdMatchThePlainPath() {
+    @Test
+    void blocksAroundTheSubnormalThresholdMatchThePlainPath() {
         SplittableRandom rnd = new SplittableRandom(22);
         short[] in = new short[H * 8];
         for (int b = 0; b < in.length / 128; b++) {
             float amax = Float.intBitsToFloat(rnd.nextInt(0x0080, 0x7F80) << 16);
             float mul = Fp8Quantiser.MAX / Math.max(amax, Fp8Quantiser.MIN_AMAX);
             int edge = Float.floatToRawIntBits(0x1p-6f / mul) >>> 16; // near the smallest value that scales to 2^-6
-            int sign = rnd.nextBoolean() ? 0x8000 : 0, depth = rnd.nextInt(17); // the two roundings differ from about 8 steps below
+            int sign = rnd.nextBoolean() ? 0x8000 : 0,
+                    depth = rnd.nextInt(17); // the two roundings differ from about 8 steps below
             for (int c = 0; c < 128; c++) {
                 int p = Math.clamp(edge + rnd.nextInt(-depth, 4), 0, 0x7F7F);
                 in[b * 128 + c] = (short) (p | (c % 3 == 0 ? sign : 0));
@@ -127,33 +154,41 @@ class Fp8PathsTest {
         assertArrayEquals(sa, sv, "scales");
     }
 
-    @Test void specialBlocksFollowTheDefinition() {
+    @Test
+    void specialBlocksFollowTheDefinition() {
         short[] in = rows(1, 9);
         byte[] codes = new byte[in.length];
         float[] scales = new float[in.length / 128];
         quantise(new VectorFp8(), in, codes, scales);
         assertEquals(0, codes[0]);
-        assertEquals(1e-4f / 448f, scales[0]);                       // zeros: amax clamped
-        assertEquals((byte) 0x80, codes[128]);                       // -0 keeps its sign
-        assertEquals((byte) 0x7E, codes[256]);                       // the block's max maps to 448
-        assertEquals(Float.POSITIVE_INFINITY, scales[3]);            // inf: scale inf, codes of inf * 0 = NaN
+        assertEquals(1e-4f / 448f, scales[0]); // zeros: amax clamped
+        assertEquals((byte) 0x80, codes[128]); // -0 keeps its sign
+        assertEquals((byte) 0x7E, codes[256]); // the block's max maps to 448
+        assertEquals(Float.POSITIVE_INFINITY, scales[3]); // inf: scale inf, codes of inf * 0 = NaN
         assertEquals((byte) 0x7F, codes[384]);
-        assertTrue(Float.isNaN(scales[4]));                          // a NaN poisons its block
+        assertTrue(Float.isNaN(scales[4])); // a NaN poisons its block
         assertEquals((byte) 0x7F, codes[512]);
-        assertEquals(0, codes[640]);                                 // finite * (448/inf) = 0
-        assertEquals((byte) 0x88, codes[1025]);                      // -2^-6: smallest normal code, sign kept
-        assertEquals((byte) 0x08, codes[1153]);                      // just below 2^-6 rounds up to it
+        assertEquals(0, codes[640]); // finite * (448/inf) = 0
+        assertEquals((byte) 0x88, codes[1025]); // -2^-6: smallest normal code, sign kept
+        assertEquals((byte) 0x08, codes[1153]); // just below 2^-6 rounds up to it
     }
 
-    @Test void facadeRejectsBadArguments() {
+    @Test
+    void facadeRejectsBadArguments() {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment src = arena.allocate(2 * 256), codes = arena.allocate(256), scales = arena.allocate(8);
-            assertThrows(IllegalArgumentException.class, () -> Fp8Quantiser.quantise(src, 0, 1, 100, codes, 0, scales, 0));
-            assertThrows(IllegalArgumentException.class, () -> Fp8Quantiser.quantise(src, 0, -1, 128, codes, 0, scales, 0));
-            assertThrows(IndexOutOfBoundsException.class, () -> Fp8Quantiser.quantise(src, 0, 3, 128, codes, 0, scales, 0));
-            assertThrows(IndexOutOfBoundsException.class, () -> Fp8Quantiser.quantise(src, 0, 2, 128, codes, 1, scales, 0));
-            assertThrows(IndexOutOfBoundsException.class, () -> Fp8Quantiser.quantise(src, 0, 2, 128, codes, 0, scales, 4));
-            assertThrows(IllegalArgumentException.class,
+            assertThrows(
+                    IllegalArgumentException.class, () -> Fp8Quantiser.quantise(src, 0, 1, 100, codes, 0, scales, 0));
+            assertThrows(
+                    IllegalArgumentException.class, () -> Fp8Quantiser.quantise(src, 0, -1, 128, codes, 0, scales, 0));
+            assertThrows(
+                    IndexOutOfBoundsException.class, () -> Fp8Quantiser.quantise(src, 0, 3, 128, codes, 0, scales, 0));
+            assertThrows(
+                    IndexOutOfBoundsException.class, () -> Fp8Quantiser.quantise(src, 0, 2, 128, codes, 1, scales, 0));
+            assertThrows(
+                    IndexOutOfBoundsException.class, () -> Fp8Quantiser.quantise(src, 0, 2, 128, codes, 0, scales, 4));
+            assertThrows(
+                    IllegalArgumentException.class,
                     () -> Fp8Quantiser.quantise(src, 0, 2, 128, codes.asReadOnly(), 0, scales, 0));
             Fp8Quantiser.quantise(src, 0, 2, 128, codes, 0, scales, 0);
             assertEquals(1e-4f / 448f, scales.get(ValueLayout.JAVA_FLOAT_UNALIGNED, 4));

@@ -40,8 +40,14 @@ class HostRoutesTest {
             most = Math.max(most, pr.slotSource.length);
         }
         assertEquals(most, at[0].slots, "staging slots: the most any proxy serves");
-        int smallest = IntStream.range(0, hosts).map(h -> at[0].ranksOn[h].length).min().orElseThrow();
-        int largest = IntStream.range(0, hosts).map(h -> at[0].ranksOn[h].length).max().orElseThrow();
+        int smallest = IntStream.range(0, hosts)
+                .map(h -> at[0].ranksOn[h].length)
+                .min()
+                .orElseThrow();
+        int largest = IntStream.range(0, hosts)
+                .map(h -> at[0].ranksOn[h].length)
+                .max()
+                .orElseThrow();
         // Equal hosts: one slot per other host; a proxy on a small host serves several ranks of a big one.
         assertTrue(most <= (hosts - 1) * ((largest + smallest - 1) / smallest), "slots " + most);
         for (int s = 0; s < ranks; s++) {

@@ -39,23 +39,36 @@ class TwoLevelMoeOnThreadsTest {
             w.job().hosts(hostOf).runOk(comm -> {
                 Random rnd = new Random(1000 + comm.rank());
                 int t = tokens - comm.rank() % 3;
-                try (Arena a = Arena.ofConfined(); NormalMoe flat = new NormalMoe(comm, cfg); HierarchicalMoe two = new HierarchicalMoe(comm, cfg)) {
-                    Tensor idx = Tensor.allocate(a, DType.INT64, t, topk), wts = Tensor.allocate(a, DType.FP32, t, topk);
+                try (Arena a = Arena.ofConfined();
+                        NormalMoe flat = new NormalMoe(comm, cfg);
+                        HierarchicalMoe two = new HierarchicalMoe(comm, cfg)) {
+                    Tensor idx = Tensor.allocate(a, DType.INT64, t, topk),
+                            wts = Tensor.allocate(a, DType.FP32, t, topk);
                     Tensor x = Tensor.allocate(a, DType.BF16, t, hidden);
                     long[] ids = routing(rnd, t, topk, experts, comm.rank() % 2 == 0);
                     MemorySegment.copy(ids, 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.length);
-                    for (int i = 0; i < t * topk; i++) wts.segment().setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, rnd.nextFloat());
-                    for (int i = 0; i < t * hidden; i++) x.segment().setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, bf16(rnd.nextFloat() * 4 - 2));
+                    for (int i = 0; i < t * topk; i++)
+                        wts.segment().setAtIndex(ValueLayout.JAVA_FLOAT_UNALIGNED, i, rnd.nextFloat());
+                    for (int i = 0; i < t * hidden; i++)
+                        x.segment().setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, bf16(rnd.nextFloat() * 4 - 2));
 
                     long f0 = flat.interHostBytes(), h0 = two.interHostBytes();
                     Dispatched df = flat.dispatch(x, null, idx, wts, flat.layout(idx), 1);
                     Dispatched dh = two.dispatch(x, null, idx, wts, two.layout(idx), 1);
-                    assertArrayEquals(df.recvX().segment().toArray(ValueLayout.JAVA_BYTE), dh.recvX().segment().toArray(ValueLayout.JAVA_BYTE), "recvX");
-                    assertArrayEquals(df.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED),
-                            dh.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED), "recvTopkIdx");
-                    assertArrayEquals(df.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED),
-                            dh.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED), "recvTopkWeights");
-                    assertArrayEquals(df.numRecvTokensPerExpert(), dh.numRecvTokensPerExpert(), "numRecvTokensPerExpert");
+                    assertArrayEquals(
+                            df.recvX().segment().toArray(ValueLayout.JAVA_BYTE),
+                            dh.recvX().segment().toArray(ValueLayout.JAVA_BYTE),
+                            "recvX");
+                    assertArrayEquals(
+                            df.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED),
+                            dh.recvTopkIdx().segment().toArray(ValueLayout.JAVA_LONG_UNALIGNED),
+                            "recvTopkIdx");
+                    assertArrayEquals(
+                            df.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED),
+                            dh.recvTopkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED),
+                            "recvTopkWeights");
+                    assertArrayEquals(
+                            df.numRecvTokensPerExpert(), dh.numRecvTokensPerExpert(), "numRecvTokensPerExpert");
                     long[] expected = expectedBytes(comm, ids, t, topk, experts / ranks, hidden);
                     assertEquals(expected[0], flat.interHostBytes() - f0, "flat dispatch bytes across hosts");
                     assertEquals(expected[1], two.interHostBytes() - h0, "two-level dispatch bytes across hosts");
@@ -66,18 +79,26 @@ class TwoLevelMoeOnThreadsTest {
                     Combined cf = flat.combine(df.recvX(), df.handle(), df.recvTopkWeights());
                     Combined ch = two.combine(dh.recvX(), dh.handle(), dh.recvTopkWeights());
                     withinOneUlp(cf.x(), ch.x());
-                    assertArrayEquals(cf.topkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED),
-                            ch.topkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED), "combined weights (one nonzero per slot)");
+                    assertArrayEquals(
+                            cf.topkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED),
+                            ch.topkWeights().segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED),
+                            "combined weights (one nonzero per slot)");
                     assertEquals(expected[2], flat.interHostBytes() - f0, "flat combine bytes across hosts");
                     assertEquals(expected[3], two.interHostBytes() - h0, "two-level combine bytes across hosts");
-                    // Never more data (the 8-byte row count per other host aside): one row per (token, host) instead of per (token, rank).
-                    assertTrue(expected[1] - 8L * (hosts - 1) <= expected[0] && expected[3] <= expected[2], "two levels never move more");
+                    // Never more data (the 8-byte row count per other host aside): one row per (token, host) instead of
+                    // per (token, rank).
+                    assertTrue(
+                            expected[1] - 8L * (hosts - 1) <= expected[0] && expected[3] <= expected[2],
+                            "two levels never move more");
 
                     // Cached dispatch of new data reuses the two-level routes.
-                    for (int i = 0; i < t * hidden; i++) x.segment().setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, bf16(rnd.nextFloat()));
+                    for (int i = 0; i < t * hidden; i++)
+                        x.segment().setAtIndex(ValueLayout.JAVA_SHORT_UNALIGNED, i, bf16(rnd.nextFloat()));
                     Dispatched cf2 = flat.dispatch(x, null, df.handle());
                     Dispatched ch2 = two.dispatch(x, null, dh.handle());
-                    assertArrayEquals(cf2.recvX().segment().toArray(ValueLayout.JAVA_BYTE), ch2.recvX().segment().toArray(ValueLayout.JAVA_BYTE),
+                    assertArrayEquals(
+                            cf2.recvX().segment().toArray(ValueLayout.JAVA_BYTE),
+                            ch2.recvX().segment().toArray(ValueLayout.JAVA_BYTE),
                             "cached recvX");
                 }
             });
@@ -132,12 +153,17 @@ class TwoLevelMoeOnThreadsTest {
     }
 
     private static void withinOneUlp(Tensor expected, Tensor actual) {
-        short[] e = expected.segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED), a = actual.segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
+        short[] e = expected.segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED),
+                a = actual.segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
         assertEquals(e.length, a.length);
         for (int i = 0; i < e.length; i++)
-            assertTrue(Math.abs(e[i] - a[i]) <= 1 || (e[i] & 0x7fff) == 0 && (a[i] & 0x7fff) == 0,
-                    "combine element " + i + ": flat " + Integer.toHexString(e[i] & 0xffff) + ", two-level " + Integer.toHexString(a[i] & 0xffff));
+            assertTrue(
+                    Math.abs(e[i] - a[i]) <= 1 || (e[i] & 0x7fff) == 0 && (a[i] & 0x7fff) == 0,
+                    "combine element " + i + ": flat " + Integer.toHexString(e[i] & 0xffff) + ", two-level "
+                            + Integer.toHexString(a[i] & 0xffff));
     }
 
-    private static short bf16(float f) { return (short) (Float.floatToRawIntBits(f) + 0x8000 >>> 16); }
+    private static short bf16(float f) {
+        return (short) (Float.floatToRawIntBits(f) + 0x8000 >>> 16);
+    }
 }

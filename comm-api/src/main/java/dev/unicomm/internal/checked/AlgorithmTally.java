@@ -9,14 +9,18 @@ import java.util.concurrent.atomic.LongAdder;
 final class AlgorithmTally {
     private final Map<String, LongAdder> calls = new ConcurrentHashMap<>();
 
-    void add(String key) { calls.computeIfAbsent(key, k -> new LongAdder()).increment(); }
+    void add(String key) {
+        calls.computeIfAbsent(key, k -> new LongAdder()).increment();
+    }
 
     void addAll(Map<String, Long> counts) {
         counts.forEach((k, n) -> calls.computeIfAbsent(k, x -> new LongAdder()).add(n));
     }
 
     /** Adds this tally's counts into {@code into}. */
-    void into(Map<String, Long> into) { calls.forEach((k, n) -> into.merge(k, n.sum(), Long::sum)); }
+    void into(Map<String, Long> into) {
+        calls.forEach((k, n) -> into.merge(k, n.sum(), Long::sum));
+    }
 
     /** {@code a} and {@code b} summed, sorted by key. */
     static Map<String, Long> sum(Map<String, Long> a, AlgorithmTally b) {

@@ -34,9 +34,11 @@ public final class BackendAgreement {
         }
         String rank0 = new String(store.get(KEY, config.timeout()), StandardCharsets.UTF_8);
         if (!rank0.equals(mine))
-            throw new CommException("ranks chose different backends: rank 0 chose " + rank0 + ", rank " + config.rank() + " chose "
-                    + mine + ". Name one backend for every rank (UNICOMM_BACKEND or 'unicomm run --backend'), or give every rank "
-                    + "the same backends ('unicomm info' on each node shows what is missing)");
+            throw new CommException(
+                    "ranks chose different backends: rank 0 chose " + rank0 + ", rank " + config.rank() + " chose "
+                            + mine
+                            + ". Name one backend for every rank (UNICOMM_BACKEND or 'unicomm run --backend'), or give every rank "
+                            + "the same backends ('unicomm info' on each node shows what is missing)");
     }
 
     private static String describe(CommBackendProvider p) {

@@ -13,6 +13,9 @@ import jdk.jfr.Throttle;
 @StackTrace(false)
 @Throttle("200/s")
 final class BarrierEvent extends jdk.jfr.Event {
-    @Label("Rank") int rank;
-    @Label("Team Size") int teamSize;
+    @Label("Rank")
+    int rank;
+
+    @Label("Team Size")
+    int teamSize;
 }

@@ -38,23 +38,33 @@ import java.util.function.Supplier;
 final class CallLedger {
     /** Operations as named in messages, with how their key arguments sit in the two words ({@link CallWords}). */
     enum Op {
-        BARRIER("barrier"), INTERNAL_BARRIER("barrier inside a call"),
+        BARRIER("barrier"),
+        INTERNAL_BARRIER("barrier inside a call"),
         ALLOCATE("heap allocate", CallWords.number("size", 0, 0, 64), CallWords.number("alignment", 1, 0, 64)),
         FREE("heap free", CallWords.number("offset", 0, 0, 64), CallWords.number("size", 1, 0, 64)),
         MOE_OPEN("moe buffer open", CallWords.MOE_OPEN),
-        DISPATCH("moe dispatch", CallWords.named("x dtype", 0, 0, 8, DType.values()), CallWords.bool("topk weights", 0, 8),
+        DISPATCH(
+                "moe dispatch",
+                CallWords.named("x dtype", 0, 0, 8, DType.values()),
+                CallWords.bool("topk weights", 0, 8),
                 CallWords.number("expert alignment", 1, 0, 64)),
         CACHED_DISPATCH("moe dispatch (cached handle)", CallWords.named("x dtype", 0, 0, 8, DType.values())),
         COMBINE("moe combine", CallWords.bool("topk weights", 0, 0)),
         LL_DISPATCH("moe lowLatencyDispatch", CallWords.bool("fp8", 0, 0), CallWords.bool("on stream", 1, 0)),
         LL_COMBINE("moe lowLatencyCombine", CallWords.bool("on stream", 1, 0)),
-        BROADCAST("broadcast", CallWords.number("count", 0, 0, 64), CallWords.DTYPE, CallWords.number("root", 1, 8, 56)),
+        BROADCAST(
+                "broadcast", CallWords.number("count", 0, 0, 64), CallWords.DTYPE, CallWords.number("root", 1, 8, 56)),
         ALLGATHER("allgather", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE),
         ALLREDUCE("allreduce", CallWords.number("count", 0, 0, 64), CallWords.DTYPE, CallWords.REDUCE_OP),
-        REDUCE_SCATTER("reduceScatter", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE, CallWords.REDUCE_OP),
+        REDUCE_SCATTER(
+                "reduceScatter", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE, CallWords.REDUCE_OP),
         ALLTOALL("alltoall", CallWords.number("count per PE", 0, 0, 64), CallWords.DTYPE),
         ALLTOALLV("alltoallv", CallWords.DTYPE),
-        SPLIT("team split", CallWords.number("start", 0, 0, 32), CallWords.number("stride", 0, 32, 32), CallWords.number("size", 1, 0, 64)),
+        SPLIT(
+                "team split",
+                CallWords.number("start", 0, 0, 32),
+                CallWords.number("stride", 0, 32, 32),
+                CallWords.number("size", 1, 0, 64)),
         SPLIT_2D("team split2d", CallWords.number("xRange", 0, 0, 64));
 
         final String label;
@@ -77,6 +87,7 @@ final class CallLedger {
     private static final long FAILED = 1;
     /** The call's data rode in the agreement exchange (the implementation's own first round is skipped). */
     private static final long CARRIED = 2;
+
     private static final Op[] OPS = Op.values();
 
     private final CallAgreement agreement; // null: the backend has none
@@ -86,6 +97,7 @@ final class CallLedger {
     private final Duration noteWait;
     /** Enclosing call on this thread (null outside calls). */
     private final ThreadLocal<long[]> current = new ThreadLocal<>();
+
     private long failures;
 
     CallLedger(CallAgreement agreement, Store store, int worldRank, Duration timeout) {
@@ -97,7 +109,9 @@ final class CallLedger {
     }
 
     /** A call's checks: throws if this rank's own arguments are bad; returns the key arguments {a, b}. */
-    interface Check { long[] run(); }
+    interface Check {
+        long[] run();
+    }
 
     /** Per-team call counter (the world's lives in the world team), with the team's reused exchange arrays. */
     static final class Counter {
@@ -175,7 +189,9 @@ final class CallLedger {
         }
     }
 
-    private static String noteKey(int rank, long id) { return "unicomm.calls/failure/" + rank + "/" + id; }
+    private static String noteKey(int rank, long id) {
+        return "unicomm.calls/failure/" + rank + "/" + id;
+    }
 
     /** One exchange; throws {@link CallMismatchException} on every member unless all words agree. */
     private void agree(Counter counter, Team rawTeam, Op op, long a, long b, long flags) {
@@ -204,7 +220,8 @@ final class CallLedger {
      * {@code payload[0, bytes)}, checks every member's words like any call, and returns every member's
      * payload by team rank (valid until the next call over this team; reused, do not keep).
      */
-    MemorySegment[] agreeCarrying(Counter counter, Team rawTeam, Op op, long a, long b, MemorySegment payload, long bytes) {
+    MemorySegment[] agreeCarrying(
+            Counter counter, Team rawTeam, Op op, long a, long b, MemorySegment payload, long bytes) {
         counter.size(rawTeam.size());
         long[] words = counter.mine;
         words[0] = ++counter.calls;
@@ -217,7 +234,9 @@ final class CallLedger {
     }
 
     /** This rank rejected its own arguments to {@code op}: tells the others (they fail at once), then the caller throws {@code cause}. */
-    void rejected(Counter counter, Team rawTeam, Op op, RuntimeException cause) { publishFailure(counter, rawTeam, op, cause); }
+    void rejected(Counter counter, Team rawTeam, Op op, RuntimeException cause) {
+        publishFailure(counter, rawTeam, op, cause);
+    }
 
     private void check(Team rawTeam, Op op, long[][] all, long flags) {
         long[] mine = all[rawTeam.rank()];
@@ -239,7 +258,10 @@ final class CallLedger {
             for (int p = 0; p < n; p++) {
                 int c = 0;
                 for (long[] w : all) if (java.util.Arrays.equals(w, all[p])) c++;
-                if (c > bestCount) { best = p; bestCount = c; }
+                if (c > bestCount) {
+                    best = p;
+                    bestCount = c;
+                }
             }
             for (int p = 0; p < n && offender < 0; p++) if (!java.util.Arrays.equals(all[p], all[best])) offender = p;
         }
@@ -250,12 +272,18 @@ final class CallLedger {
             sb.append("; so no rank ran it (call #").append(all[offender][0]).append(" of the team)");
         } else {
             int reference = referenceFor(all, offender);
-            sb.append("collective call mismatch: rank ").append(offenderWorld).append(" made a different call (")
+            sb.append("collective call mismatch: rank ")
+                    .append(offenderWorld)
+                    .append(" made a different call (")
                     .append(difference(team.worldRank(reference), all[reference], offenderWorld, all[offender]))
                     .append("); every member must make the same collective calls in the same order");
         }
         sb.append(". Calls by rank:");
-        for (int p = 0; p < n; p++) sb.append(p == 0 ? " " : "; ").append(team.worldRank(p)).append(": ").append(describe(all[p]));
+        for (int p = 0; p < n; p++)
+            sb.append(p == 0 ? " " : "; ")
+                    .append(team.worldRank(p))
+                    .append(": ")
+                    .append(describe(all[p]));
         String opName = op == Op.INTERNAL_BARRIER ? OPS[(int) all[team.rank()][2]].label : op.label;
         return new CallMismatchException(opName, offenderWorld, opName + " on rank " + worldRank + " failed: " + sb);
     }
@@ -266,7 +294,8 @@ final class CallLedger {
         try {
             return new String(store.get(noteKey(rank, id), noteWait), StandardCharsets.UTF_8);
         } catch (CommException e) {
-            return "rank " + rank + " rejected its own arguments to " + label + " (its message did not arrive: " + e.getMessage() + ")";
+            return "rank " + rank + " rejected its own arguments to " + label + " (its message did not arrive: "
+                    + e.getMessage() + ")";
         }
     }
 
@@ -281,10 +310,12 @@ final class CallLedger {
         String r = "rank " + refRank, o = "rank " + offRank;
         if (ref[1] < 0 || off[1] < 0 || (ref[1] >>> 8) != (off[1] >>> 8))
             return "call: " + r + " called " + name(ref) + ", " + o + " called " + name(off);
-        if (ref[0] != off[0]) return "call number: " + r + " is at call #" + ref[0] + " of the team, " + o + " at #" + off[0];
+        if (ref[0] != off[0])
+            return "call number: " + r + " is at call #" + ref[0] + " of the team, " + o + " at #" + off[0];
         if ((ref[1] & CARRIED) != (off[1] & CARRIED))
-            return "how the data travels: " + r + (((ref[1] & CARRIED) != 0) ? " carried it in the agreement" : " sent it separately")
-                    + ", " + o + (((off[1] & CARRIED) != 0) ? " carried it in the agreement" : " sent it separately");
+            return "how the data travels: " + r
+                    + (((ref[1] & CARRIED) != 0) ? " carried it in the agreement" : " sent it separately") + ", " + o
+                    + (((off[1] & CARRIED) != 0) ? " carried it in the agreement" : " sent it separately");
         int op = (int) (ref[1] >>> 8);
         if (op == Op.INTERNAL_BARRIER.ordinal()) return "enclosing call: " + describe(ref) + " vs " + describe(off);
         String d = CallWords.differences(OPS[op].fields, ref, off, r, o);
@@ -297,7 +328,9 @@ final class CallLedger {
         return op < OPS.length ? OPS[op].label : "unknown call " + op;
     }
 
-    private static boolean failed(long[] w) { return w[1] >= 0 && (w[1] & FAILED) != 0; }
+    private static boolean failed(long[] w) {
+        return w[1] >= 0 && (w[1] & FAILED) != 0;
+    }
 
     private static String describe(long[] w) {
         if (w[1] < 0) return "no agreed call (it passed a barrier the API did not issue)";
@@ -306,20 +339,37 @@ final class CallLedger {
         StringBuilder sb = new StringBuilder(name).append(" #").append(w[0]);
         if (failed(w)) return sb.append(" (rejected its arguments)").toString();
         if ((w[1] & CARRIED) != 0) sb.append(" carrying its data");
-        if (op == Op.INTERNAL_BARRIER.ordinal()) return sb.append(" within ").append(OPS[(int) w[2]].label).append(" #").append(w[3]).toString();
+        if (op == Op.INTERNAL_BARRIER.ordinal())
+            return sb.append(" within ")
+                    .append(OPS[(int) w[2]].label)
+                    .append(" #")
+                    .append(w[3])
+                    .toString();
         String args = CallWords.describe(OPS[op].fields, w);
-        return args.isEmpty() ? sb.toString() : sb.append(" (").append(args).append(')').toString();
+        return args.isEmpty()
+                ? sb.toString()
+                : sb.append(" (").append(args).append(')').toString();
     }
 
     /** Key arguments of a call, packed into the two words every member must share. */
-    static long[] args(long a, long b) { return new long[] {a, b}; }
+    static long[] args(long a, long b) {
+        return new long[] {a, b};
+    }
 
-    static long[] none() { return new long[2]; }
+    static long[] none() {
+        return new long[2];
+    }
 
     /** A call's dtype and a second small value (a root, or an enum such as the reduce op): {@link CallWords#DTYPE} and the field after it. */
-    static long pack(Enum<?> dtype, long second) { return CallWords.code(dtype) | second << 8; }
+    static long pack(Enum<?> dtype, long second) {
+        return CallWords.code(dtype) | second << 8;
+    }
 
-    static long pack(Enum<?> dtype, Enum<?> second) { return pack(dtype, CallWords.code(second)); }
+    static long pack(Enum<?> dtype, Enum<?> second) {
+        return pack(dtype, CallWords.code(second));
+    }
 
-    static long pack(Enum<?> dtype) { return CallWords.code(dtype); }
+    static long pack(Enum<?> dtype) {
+        return CallWords.code(dtype);
+    }
 }

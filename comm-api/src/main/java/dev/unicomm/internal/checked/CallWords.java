@@ -23,25 +23,39 @@ final class CallWords {
         }
 
         /** {@code value} placed in its bits (a value wider than the field keeps its low bits). */
-        long put(long value) { return (bits == 64 ? value : value & ((1L << bits) - 1)) << shift; }
+        long put(long value) {
+            return (bits == 64 ? value : value & ((1L << bits) - 1)) << shift;
+        }
     }
 
-    static Field number(String name, int word, int shift, int bits) { return new Field(name, word, shift, bits, Long::toString); }
+    static Field number(String name, int word, int shift, int bits) {
+        return new Field(name, word, shift, bits, Long::toString);
+    }
 
-    static Field bool(String name, int word, int shift) { return new Field(name, word, shift, 1, v -> v != 0 ? "true" : "false"); }
+    static Field bool(String name, int word, int shift) {
+        return new Field(name, word, shift, 1, v -> v != 0 ? "true" : "false");
+    }
 
     /** An enum (or null) stored as {@link #code}: ordinal + 1, 0 for none. */
     static Field named(String name, int word, int shift, int bits, Enum<?>[] values) {
-        return new Field(name, word, shift, bits, v -> v == 0 ? "none" : v <= values.length ? values[(int) v - 1].name() : "unknown value " + v);
+        return new Field(
+                name,
+                word,
+                shift,
+                bits,
+                v -> v == 0 ? "none" : v <= values.length ? values[(int) v - 1].name() : "unknown value " + v);
     }
 
-    static long code(Enum<?> e) { return e == null ? 0 : e.ordinal() + 1; }
+    static long code(Enum<?> e) {
+        return e == null ? 0 : e.ordinal() + 1;
+    }
 
     static final Field DTYPE = named("dtype", 1, 0, 8, DType.values());
     static final Field REDUCE_OP = named("op", 1, 8, 8, ReduceOp.values());
 
     /** MoE buffer open: the config's fields in word a and b, then the mask's size and fingerprint (0: no mask). */
     private static final Field MODE = named("mode", 0, 0, 4, MoeConfig.Mode.values());
+
     private static final Field TOPK = number("numTopk", 0, 4, 12);
     private static final Field EXPERTS = number("numExperts", 0, 16, 24);
     private static final Field HIDDEN = number("hidden", 0, 40, 24);
@@ -52,8 +66,11 @@ final class CallWords {
 
     /** Words {a, b} of a MoE buffer open; {@code mask} null for a buffer without one. */
     static long[] moeOpen(MoeConfig c, ExpertMask mask) {
-        long a = MODE.put(code(c.mode())) | TOPK.put(c.numTopk()) | EXPERTS.put(c.numExperts()) | HIDDEN.put(c.hidden());
-        long b = MAX_TOKENS.put(c.maxTokensPerRank()) | FP8.put(c.useFp8() ? 1 : 0) | MASK.put(mask == null ? 0 : maskWord(mask));
+        long a =
+                MODE.put(code(c.mode())) | TOPK.put(c.numTopk()) | EXPERTS.put(c.numExperts()) | HIDDEN.put(c.hidden());
+        long b = MAX_TOKENS.put(c.maxTokensPerRank())
+                | FP8.put(c.useFp8() ? 1 : 0)
+                | MASK.put(mask == null ? 0 : maskWord(mask));
         return new long[] {a, b};
     }
 
@@ -73,7 +90,11 @@ final class CallWords {
     /** "count 16, dtype BF16" (fields in declaration order). */
     static String describe(Field[] fields, long[] words) {
         StringBuilder sb = new StringBuilder();
-        for (Field f : fields) sb.append(sb.isEmpty() ? "" : ", ").append(f.name()).append(' ').append(f.shown().apply(f.get(words)));
+        for (Field f : fields)
+            sb.append(sb.isEmpty() ? "" : ", ")
+                    .append(f.name())
+                    .append(' ')
+                    .append(f.shown().apply(f.get(words)));
         return sb.toString();
     }
 
@@ -83,8 +104,16 @@ final class CallWords {
         for (Field f : fields) {
             long x = f.get(ref), y = f.get(off);
             if (x == y) continue;
-            sb.append(sb.isEmpty() ? "" : "; ").append(f.name()).append(": ").append(refWho).append(" passed ").append(f.shown().apply(x))
-                    .append(", ").append(offWho).append(" passed ").append(f.shown().apply(y));
+            sb.append(sb.isEmpty() ? "" : "; ")
+                    .append(f.name())
+                    .append(": ")
+                    .append(refWho)
+                    .append(" passed ")
+                    .append(f.shown().apply(x))
+                    .append(", ")
+                    .append(offWho)
+                    .append(" passed ")
+                    .append(f.shown().apply(y));
         }
         return sb.toString();
     }

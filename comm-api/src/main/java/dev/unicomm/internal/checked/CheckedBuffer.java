@@ -19,59 +19,99 @@ final class CheckedBuffer implements SymmetricBuffer {
     }
 
     void ensureOpen(String what) {
-        if (!open) throw new IllegalStateException(what + ": symmetric buffer at heap offset " + raw.offset() + " was already freed");
+        if (!open)
+            throw new IllegalStateException(
+                    what + ": symmetric buffer at heap offset " + raw.offset() + " was already freed");
     }
 
-    @Override public long offset() { return raw.offset(); }
-    @Override public boolean isOpen() { return open && owner.isOpen(); }
-    @Override public MemoryKind kind() { return raw.kind(); }
-    @Override public long address() { ensureOpen("address"); return raw.address(); }
-    @Override public long byteSize() { return raw.byteSize(); }
+    @Override
+    public long offset() {
+        return raw.offset();
+    }
 
-    @Override public MemorySegment segment() {
+    @Override
+    public boolean isOpen() {
+        return open && owner.isOpen();
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return raw.kind();
+    }
+
+    @Override
+    public long address() {
+        ensureOpen("address");
+        return raw.address();
+    }
+
+    @Override
+    public long byteSize() {
+        return raw.byteSize();
+    }
+
+    @Override
+    public MemorySegment segment() {
         ensureOpen("segment");
         owner.ensureOpen();
         return raw.segment();
     }
 
-    @Override public Optional<MemorySegment> peer(int pe) {
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
         ensureOpen("peer");
         owner.ensureOpen();
         Checks.pe(pe, owner.size());
         return raw.peer(pe);
     }
 
-    @Override public Optional<Memory> peerMemory(int pe) {
+    @Override
+    public Optional<Memory> peerMemory(int pe) {
         ensureOpen("peerMemory");
         owner.ensureOpen();
         Checks.pe(pe, owner.size());
         return raw.peerMemory(pe);
     }
 
-    @Override public void close() {
-        if (owner.released()) { // shrink() took the heap with the old communicator: a try-with-resources spanning it ends quietly
+    @Override
+    public void close() {
+        if (owner.released()) { // shrink() took the heap with the old communicator: a try-with-resources spanning it
+            // ends quietly
             open = false;
             return;
         }
         owner.ensureOpen();
         synchronized (this) {
-            if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + raw.offset() + " was already freed (double free)");
+            if (!open)
+                throw new IllegalStateException(
+                        "symmetric buffer at heap offset " + raw.offset() + " was already freed (double free)");
             open = false;
         }
         owner.forget(this); // freed or not (a failed job), this buffer is no leak of the user's
         CheckedTeam world = owner.worldTeam();
         try {
-            owner.calls().call(world.calls, world.raw, CallLedger.Op.FREE, () -> CallLedger.args(raw.offset(), raw.byteSize()), raw::close);
+            owner.calls()
+                    .call(
+                            world.calls,
+                            world.raw,
+                            CallLedger.Op.FREE,
+                            () -> CallLedger.args(raw.offset(), raw.byteSize()),
+                            raw::close);
         } catch (CommAbortedException e) {
             // The job failed (every wait already said so); the communicator's close releases the memory. Stay quiet.
-            System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "buffer not freed collectively: " + e.getMessage());
+            System.getLogger("dev.unicomm")
+                    .log(System.Logger.Level.DEBUG, "buffer not freed collectively: " + e.getMessage());
         }
     }
 
     /** Marks the buffer freed without a collective free (the communicator is going away). */
-    void invalidate() { open = false; }
+    void invalidate() {
+        open = false;
+    }
 
-    @Override public String toString() {
-        return "SymmetricBuffer[offset=" + raw.offset() + ", bytes=" + raw.byteSize() + ", " + raw.kind() + (open ? "" : ", freed") + "]";
+    @Override
+    public String toString() {
+        return "SymmetricBuffer[offset=" + raw.offset() + ", bytes=" + raw.byteSize() + ", " + raw.kind()
+                + (open ? "" : ", freed") + "]";
     }
 }

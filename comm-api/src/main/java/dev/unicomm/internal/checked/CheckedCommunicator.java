@@ -5,24 +5,24 @@ import dev.unicomm.api.Capability;
 import dev.unicomm.api.Collectives;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
-import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Endpoints;
-import dev.unicomm.api.Memory;
 import dev.unicomm.api.ExpertMask;
+import dev.unicomm.api.HostTopology;
+import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
-import dev.unicomm.api.HostTopology;
 import dev.unicomm.api.Team;
 import dev.unicomm.api.UnsupportedCapabilityException;
+import dev.unicomm.internal.rendezvous.ElasticStore;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
-import dev.unicomm.spi.CommBackendProvider;
-import dev.unicomm.internal.rendezvous.ElasticStore;
 import dev.unicomm.spi.CollectivesProvider;
+import dev.unicomm.spi.CommBackendProvider;
 import dev.unicomm.spi.MoeProvider;
 import dev.unicomm.spi.Store;
 import java.lang.System.Logger.Level;
@@ -55,6 +55,7 @@ public final class CheckedCommunicator implements Communicator {
     private volatile Collectives collectives;
     /** MoE buffers open now, and the algorithm counts of those closed (guarded by {@code moeBuffers}). */
     private final Set<CheckedMoe> moeBuffers = new java.util.HashSet<>();
+
     private final AlgorithmTally closedMoe = new AlgorithmTally();
     private volatile boolean open = true;
     private volatile boolean released;
@@ -62,6 +63,7 @@ public final class CheckedCommunicator implements Communicator {
     private final CommBackendProvider provider;
     /** Every job rank's host (job ranks, as {@link #jobRanks()} numbers them). */
     private final HostTopology jobHosts;
+
     private final HostTopology topology;
     private volatile Team nodeTeam;
 
@@ -70,8 +72,12 @@ public final class CheckedCommunicator implements Communicator {
     }
 
     /** As the four-argument constructor; {@code provider} lets an elastic communicator {@link #shrink()}. */
-    public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store,
-                               CommBackendProvider provider) {
+    public CheckedCommunicator(
+            BackendCommunicator raw,
+            BackendReport backend,
+            CommConfig config,
+            Store store,
+            CommBackendProvider provider) {
         this(raw, backend, config, store, provider, null);
     }
 
@@ -79,8 +85,13 @@ public final class CheckedCommunicator implements Communicator {
      * As the five-argument constructor, with the job's hosts as {@link HostAgreement} agreed them
      * ({@code null}: every rank on this host).
      */
-    public CheckedCommunicator(BackendCommunicator raw, BackendReport backend, CommConfig config, Store store,
-                               CommBackendProvider provider, HostTopology jobHosts) {
+    public CheckedCommunicator(
+            BackendCommunicator raw,
+            BackendReport backend,
+            CommConfig config,
+            Store store,
+            CommBackendProvider provider,
+            HostTopology jobHosts) {
         this.provider = provider;
         this.raw = raw;
         this.backend = backend;
@@ -94,8 +105,10 @@ public final class CheckedCommunicator implements Communicator {
         this.rma = new CheckedRma(this, raw.rma());
         this.world = new CheckedTeam(this, raw.world(), true);
         int[] job = jobRanks();
-        this.jobHosts = jobHosts != null ? jobHosts
-                : HostTopology.singleHost(0, java.util.Arrays.stream(job).max().orElse(0) + 1, HostAgreement.hostname());
+        this.jobHosts = jobHosts != null
+                ? jobHosts
+                : HostTopology.singleHost(
+                        0, java.util.Arrays.stream(job).max().orElse(0) + 1, HostAgreement.hostname());
         this.topology = this.jobHosts.restrict(job, rank);
     }
 
@@ -116,22 +129,37 @@ public final class CheckedCommunicator implements Communicator {
             e.heapBytes = config.heapSize();
             e.commit();
         }
-        LOG.log(Level.DEBUG, "opened communicator: backend {0}, rank {1} of {2}, heap {3} bytes",
-                backend.name(), rank, size, config.heapSize());
+        LOG.log(
+                Level.DEBUG,
+                "opened communicator: backend {0}, rank {1} of {2}, heap {3} bytes",
+                backend.name(),
+                rank,
+                size,
+                config.heapSize());
     }
 
     void ensureOpen() {
-        if (!open) throw new IllegalStateException("communicator (backend " + backend.name() + ", rank " + rank + ") is closed");
+        if (!open)
+            throw new IllegalStateException(
+                    "communicator (backend " + backend.name() + ", rank " + rank + ") is closed");
     }
 
-    boolean isOpen() { return open; }
+    boolean isOpen() {
+        return open;
+    }
 
     /** Whether {@link #shrink()} released this communicator (its resources then close quietly: there is nothing left to free). */
-    boolean released() { return released; }
+    boolean released() {
+        return released;
+    }
 
-    void remember(CheckedBuffer b) { live.add(b); }
+    void remember(CheckedBuffer b) {
+        live.add(b);
+    }
 
-    void forget(CheckedBuffer b) { live.remove(b); }
+    void forget(CheckedBuffer b) {
+        live.remove(b);
+    }
 
     /** Our open buffer → the backend's buffer; anything else is an error naming the argument. */
     SymmetricBuffer unwrap(String what, SymmetricBuffer buf) {
@@ -141,7 +169,8 @@ public final class CheckedCommunicator implements Communicator {
             return cb.raw;
         }
         if (buf == null) throw new IllegalArgumentException(what + " must not be null");
-        throw new IllegalArgumentException(what + ": " + buf + " was not allocated from this communicator's symmetric heap");
+        throw new IllegalArgumentException(
+                what + ": " + buf + " was not allocated from this communicator's symmetric heap");
     }
 
     /** Local memory the backend accepts; our symmetric buffers are unwrapped. */
@@ -167,27 +196,70 @@ public final class CheckedCommunicator implements Communicator {
     }
 
     /** Sequence/kind agreement of collective calls. */
-    CallLedger calls() { return calls; }
+    CallLedger calls() {
+        return calls;
+    }
 
     /** The world team (its call counter is the one of world-wide calls). */
-    CheckedTeam worldTeam() { return world; }
+    CheckedTeam worldTeam() {
+        return world;
+    }
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return size; }
-    @Override public BackendReport backend() { return backend; }
-    @Override public Set<Capability> capabilities() { return capabilities; }
-    @Override public Duration timeout() { return config.timeout(); }
-    @Override public SymmetricHeap heap() { ensureOpen(); return heap; }
-    @Override public Rma rma() { ensureOpen(); return rma; }
-    @Override public Team world() { ensureOpen(); return world; }
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public BackendReport backend() {
+        return backend;
+    }
+
+    @Override
+    public Set<Capability> capabilities() {
+        return capabilities;
+    }
+
+    @Override
+    public Duration timeout() {
+        return config.timeout();
+    }
+
+    @Override
+    public SymmetricHeap heap() {
+        ensureOpen();
+        return heap;
+    }
+
+    @Override
+    public Rma rma() {
+        ensureOpen();
+        return rma;
+    }
+
+    @Override
+    public Team world() {
+        ensureOpen();
+        return world;
+    }
 
     /** The configuration this communicator was opened with. */
-    public CommConfig config() { return config; }
+    public CommConfig config() {
+        return config;
+    }
 
     /** The job's rendezvous store (for portable algorithms that need out-of-band agreement). */
-    public Store store() { return store; }
+    public Store store() {
+        return store;
+    }
 
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         ensureOpen();
         BarrierEvent e = new BarrierEvent();
         e.begin();
@@ -200,7 +272,8 @@ public final class CheckedCommunicator implements Communicator {
         }
     }
 
-    @Override public Collectives collectives() {
+    @Override
+    public Collectives collectives() {
         ensureOpen();
         Collectives c = collectives;
         if (c == null) {
@@ -220,11 +293,14 @@ public final class CheckedCommunicator implements Communicator {
         for (CollectivesProvider p : ServiceLoader.load(CollectivesProvider.class)) {
             return new CheckedCollectives(this, p.create(this, config), false);
         }
-        throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_COLLECTIVES,
+        throw new UnsupportedCapabilityException(
+                backend.name(),
+                Capability.NATIVE_COLLECTIVES,
                 "collectives: the backend has none of its own and dev.unicomm:collectives is not on the class path");
     }
 
-    @Override public java.util.Map<String, Long> algorithmCounts() {
+    @Override
+    public java.util.Map<String, Long> algorithmCounts() {
         java.util.Map<String, Long> m = new java.util.TreeMap<>();
         if (collectives instanceof CheckedCollectives cc) m.putAll(cc.algorithmCounts());
         synchronized (moeBuffers) {
@@ -235,7 +311,9 @@ public final class CheckedCommunicator implements Communicator {
     }
 
     void moeOpened(CheckedMoe b) {
-        synchronized (moeBuffers) { moeBuffers.add(b); }
+        synchronized (moeBuffers) {
+            moeBuffers.add(b);
+        }
     }
 
     /** Keeps a closing buffer's counts: {@link #algorithmCounts()} covers every call since connect. */
@@ -245,38 +323,55 @@ public final class CheckedCommunicator implements Communicator {
         }
     }
 
-    @Override public MoeBuffer moe(MoeConfig config) {
+    @Override
+    public MoeBuffer moe(MoeConfig config) {
         ensureOpen();
         Checks.notNull("MoE config", config);
-        return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
-            if (config.numExperts() % size != 0)
-                throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the number of ranks (" + size + ")");
-            return CallWords.moeOpen(config, null);
-        }, () -> openMoe(config));
+        return calls.call(
+                world.calls,
+                world.raw,
+                CallLedger.Op.MOE_OPEN,
+                () -> {
+                    if (config.numExperts() % size != 0)
+                        throw new IllegalArgumentException("numExperts (" + config.numExperts()
+                                + ") must be divisible by the number of ranks (" + size + ")");
+                    return CallWords.moeOpen(config, null);
+                },
+                () -> openMoe(config));
     }
 
     /**
      * The implementation underneath is a plain buffer of the active ranks' experts ({@link MaskedExperts});
      * every rank must pass the same mask (it is part of the call's agreement).
      */
-    @Override public MoeBuffer moe(MoeConfig config, ExpertMask mask) {
+    @Override
+    public MoeBuffer moe(MoeConfig config, ExpertMask mask) {
         ensureOpen();
         Checks.notNull("MoE config", config);
         Checks.notNull("expert mask", mask);
         MoeConfig[] inner = new MoeConfig[1];
-        return calls.call(world.calls, world.raw, CallLedger.Op.MOE_OPEN, () -> {
-            if (config.numExperts() % mask.jobSize() != 0)
-                throw new IllegalArgumentException("numExperts (" + config.numExperts() + ") must be divisible by the mask's job size ("
-                        + mask.jobSize() + "): experts are placed over the original job");
-            if (mask.activeCount() != size)
-                throw new IllegalArgumentException(mask + " names " + mask.activeCount() + " active ranks but this communicator has "
-                        + size + ": active job rank activeJobRanks[i] is served by rank i");
-            inner[0] = MaskedExperts.compactConfig(config, mask);
-            return CallWords.moeOpen(config, mask);
-        }, () -> openMoe(inner[0], config, mask));
+        return calls.call(
+                world.calls,
+                world.raw,
+                CallLedger.Op.MOE_OPEN,
+                () -> {
+                    if (config.numExperts() % mask.jobSize() != 0)
+                        throw new IllegalArgumentException(
+                                "numExperts (" + config.numExperts() + ") must be divisible by the mask's job size ("
+                                        + mask.jobSize() + "): experts are placed over the original job");
+                    if (mask.activeCount() != size)
+                        throw new IllegalArgumentException(
+                                mask + " names " + mask.activeCount() + " active ranks but this communicator has "
+                                        + size + ": active job rank activeJobRanks[i] is served by rank i");
+                    inner[0] = MaskedExperts.compactConfig(config, mask);
+                    return CallWords.moeOpen(config, mask);
+                },
+                () -> openMoe(inner[0], config, mask));
     }
 
-    private MoeBuffer openMoe(MoeConfig config) { return openMoe(config, null, null); }
+    private MoeBuffer openMoe(MoeConfig config) {
+        return openMoe(config, null, null);
+    }
 
     /** Opens {@code config}; with a mask, {@code config} is the compact one and {@code original} the users' config. */
     private MoeBuffer openMoe(MoeConfig config, MoeConfig original, ExpertMask mask) {
@@ -287,27 +382,40 @@ public final class CheckedCommunicator implements Communicator {
         for (MoeProvider p : ServiceLoader.load(MoeProvider.class)) {
             return new CheckedMoe(p.open(this, config), size, this, original, mask);
         }
-        throw new UnsupportedCapabilityException(backend.name(), Capability.NATIVE_MOE,
+        throw new UnsupportedCapabilityException(
+                backend.name(),
+                Capability.NATIVE_MOE,
                 "MoE: the backend has no native MoE and dev.unicomm:collectives is not on the class path");
     }
 
-    @Override public DeviceRuntime device() {
+    @Override
+    public DeviceRuntime device() {
         ensureOpen();
-        return raw.device().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
-                Capability.DEVICE_MEMORY_CUDA, "device(): this backend drives no accelerator; "
-                + WhoOffers.describe(Capability.DEVICE_MEMORY_CUDA)));
+        return raw.device()
+                .orElseThrow(() -> new UnsupportedCapabilityException(
+                        backend.name(),
+                        Capability.DEVICE_MEMORY_CUDA,
+                        "device(): this backend drives no accelerator; "
+                                + WhoOffers.describe(Capability.DEVICE_MEMORY_CUDA)));
     }
 
-    @Override public Endpoints endpoints() {
+    @Override
+    public Endpoints endpoints() {
         ensureOpen();
         if (!has(Capability.P2P_ENDPOINTS))
-            throw new UnsupportedCapabilityException(backend.name(), Capability.P2P_ENDPOINTS,
+            throw new UnsupportedCapabilityException(
+                    backend.name(),
+                    Capability.P2P_ENDPOINTS,
                     "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS));
-        return raw.endpoints().orElseThrow(() -> new UnsupportedCapabilityException(backend.name(),
-                Capability.P2P_ENDPOINTS, "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS)));
+        return raw.endpoints()
+                .orElseThrow(() -> new UnsupportedCapabilityException(
+                        backend.name(),
+                        Capability.P2P_ENDPOINTS,
+                        "endpoints(); " + WhoOffers.describe(Capability.P2P_ENDPOINTS)));
     }
 
-    @Override public void abort(String reason) {
+    @Override
+    public void abort(String reason) {
         Checks.notNull("abort reason", reason);
         try {
             store.abort(reason);
@@ -316,9 +424,13 @@ public final class CheckedCommunicator implements Communicator {
         }
     }
 
-    @Override public HostTopology topology() { return topology; }
+    @Override
+    public HostTopology topology() {
+        return topology;
+    }
 
-    @Override public Team nodeTeam() {
+    @Override
+    public Team nodeTeam() {
         ensureOpen();
         Team t = nodeTeam;
         if (t == null) {
@@ -330,7 +442,8 @@ public final class CheckedCommunicator implements Communicator {
         return t;
     }
 
-    @Override public int[] jobRanks() {
+    @Override
+    public int[] jobRanks() {
         return store instanceof ElasticStore es ? es.jobRanks() : Communicator.super.jobRanks();
     }
 
@@ -339,10 +452,13 @@ public final class CheckedCommunicator implements Communicator {
      * is released without waiting for anyone (the dead cannot answer), and the backend opens again over
      * the survivors with the new generation's store view. A death during the backend's open starts over.
      */
-    @Override public Communicator shrink() {
+    @Override
+    public Communicator shrink() {
         ensureOpen();
         if (!(store instanceof ElasticStore view) || provider == null || !has(Capability.ELASTIC))
-            throw new UnsupportedCapabilityException(backend.name(), Capability.ELASTIC,
+            throw new UnsupportedCapabilityException(
+                    backend.name(),
+                    Capability.ELASTIC,
                     "shrink() (connect with unicomm.elastic=true / UNICOMM_ELASTIC=true on a backend that declares ELASTIC)");
         int self = rank;
         while (true) {
@@ -353,10 +469,15 @@ public final class CheckedCommunicator implements Communicator {
             int newRank = java.util.Arrays.binarySearch(members, jobRank);
             CommConfig cfg = config.withRank(newRank, members.length);
             try {
-                CheckedCommunicator c = new CheckedCommunicator(provider.open(new BackendContext(cfg, next)), backend, cfg, next, provider,
-                        jobHosts);
-                LOG.log(Level.INFO, "shrank communicator: job rank {0} is rank {1} of {2} survivors {3}", jobRank, newRank,
-                        members.length, java.util.Arrays.toString(members));
+                CheckedCommunicator c = new CheckedCommunicator(
+                        provider.open(new BackendContext(cfg, next)), backend, cfg, next, provider, jobHosts);
+                LOG.log(
+                        Level.INFO,
+                        "shrank communicator: job rank {0} is rank {1} of {2} survivors {3}",
+                        jobRank,
+                        newRank,
+                        members.length,
+                        java.util.Arrays.toString(members));
                 return c;
             } catch (RankFailedException another) {
                 view = next; // a survivor died while the backend opened: agree again without it
@@ -380,9 +501,12 @@ public final class CheckedCommunicator implements Communicator {
     }
 
     /** Buffers still open (they are reported and released by {@link #close()}). */
-    public List<SymmetricBuffer> liveBuffers() { return new ArrayList<>(live); }
+    public List<SymmetricBuffer> liveBuffers() {
+        return new ArrayList<>(live);
+    }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!open) return;
         CommCloseEvent event = new CommCloseEvent();
         event.begin();
@@ -395,8 +519,12 @@ public final class CheckedCommunicator implements Communicator {
             node.close(); // collective, like this close
         }
         if (!live.isEmpty()) {
-            LOG.log(Level.WARNING, "closing communicator (rank {0}) with {1} symmetric buffer(s) still open: {2}; releasing them",
-                    rank, live.size(), live);
+            LOG.log(
+                    Level.WARNING,
+                    "closing communicator (rank {0}) with {1} symmetric buffer(s) still open: {2}; releasing them",
+                    rank,
+                    live.size(),
+                    live);
             for (CheckedBuffer b : live) b.invalidate();
             live.clear();
         }
@@ -417,7 +545,9 @@ public final class CheckedCommunicator implements Communicator {
         }
     }
 
-    @Override public String toString() {
-        return "Communicator[backend=" + backend.name() + ", rank=" + rank + "/" + size + (open ? "" : ", closed") + "]";
+    @Override
+    public String toString() {
+        return "Communicator[backend=" + backend.name() + ", rank=" + rank + "/" + size + (open ? "" : ", closed")
+                + "]";
     }
 }

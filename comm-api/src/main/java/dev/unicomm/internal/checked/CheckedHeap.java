@@ -14,21 +14,39 @@ final class CheckedHeap implements SymmetricHeap {
         this.raw = raw;
     }
 
-    @Override public SymmetricBuffer allocate(long bytes, long alignment) {
+    @Override
+    public SymmetricBuffer allocate(long bytes, long alignment) {
         owner.ensureOpen();
         CheckedTeam world = owner.worldTeam();
-        return owner.calls().call(world.calls, world.raw, CallLedger.Op.ALLOCATE, () -> {
-            Checks.nonNegative("allocation size", bytes);
-            Checks.powerOfTwo("alignment", alignment);
-            return CallLedger.args(bytes, alignment);
-        }, () -> {
-            CheckedBuffer b = new CheckedBuffer(owner, raw.allocate(bytes, alignment));
-            owner.remember(b);
-            return b;
-        });
+        return owner.calls()
+                .call(
+                        world.calls,
+                        world.raw,
+                        CallLedger.Op.ALLOCATE,
+                        () -> {
+                            Checks.nonNegative("allocation size", bytes);
+                            Checks.powerOfTwo("alignment", alignment);
+                            return CallLedger.args(bytes, alignment);
+                        },
+                        () -> {
+                            CheckedBuffer b = new CheckedBuffer(owner, raw.allocate(bytes, alignment));
+                            owner.remember(b);
+                            return b;
+                        });
     }
 
-    @Override public long capacity() { return raw.capacity(); }
-    @Override public long used() { return raw.used(); }
-    @Override public MemoryKind kind() { return raw.kind(); }
+    @Override
+    public long capacity() {
+        return raw.capacity();
+    }
+
+    @Override
+    public long used() {
+        return raw.used();
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return raw.kind();
+    }
 }

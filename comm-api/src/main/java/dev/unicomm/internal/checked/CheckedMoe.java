@@ -44,7 +44,9 @@ public final class CheckedMoe implements MoeBuffer {
     private final AlgorithmTally nativeCalls = new AlgorithmTally();
 
     /** Wraps {@code raw}, which serves {@code numRanks} ranks. */
-    public CheckedMoe(MoeBuffer raw, int numRanks) { this(raw, numRanks, null); }
+    public CheckedMoe(MoeBuffer raw, int numRanks) {
+        this(raw, numRanks, null);
+    }
 
     /** Wraps {@code raw}; every operation first agrees with the other ranks of {@code comm} on the call. */
     CheckedMoe(MoeBuffer raw, int numRanks, CheckedCommunicator comm) {
@@ -69,7 +71,8 @@ public final class CheckedMoe implements MoeBuffer {
 
     /** This buffer's calls by {@code moe.operation/algorithm} (the implementation's names, or {@code native}). */
     java.util.Map<String, Long> algorithmCounts() {
-        return AlgorithmTally.sum(raw instanceof AlgorithmCounts ac ? ac.algorithmCounts() : java.util.Map.of(), nativeCalls);
+        return AlgorithmTally.sum(
+                raw instanceof AlgorithmCounts ac ? ac.algorithmCounts() : java.util.Map.of(), nativeCalls);
     }
 
     /** A buffer of {@code config} masked by {@code mask} over {@code raw} (unit tests of the translation). */
@@ -85,7 +88,9 @@ public final class CheckedMoe implements MoeBuffer {
 
     private void commit(MoeEvent e, String op, Tensor input) {
         e.end();
-        if (!(raw instanceof AlgorithmCounts)) nativeCalls.add("moe." + (op.startsWith("dispatch (cached") ? "cachedDispatch" : op.split(" ")[0]) + "/native");
+        if (!(raw instanceof AlgorithmCounts))
+            nativeCalls.add(
+                    "moe." + (op.startsWith("dispatch (cached") ? "cachedDispatch" : op.split(" ")[0]) + "/native");
         if (!e.shouldCommit()) return;
         e.operation = op;
         e.ranks = numRanks;
@@ -110,14 +115,24 @@ public final class CheckedMoe implements MoeBuffer {
     }
 
     /** The implementation behind this buffer. */
-    public MoeBuffer unwrap() { return raw; }
+    public MoeBuffer unwrap() {
+        return raw;
+    }
 
-    @Override public MoeConfig config() { return config; }
+    @Override
+    public MoeConfig config() {
+        return config;
+    }
 
-    @Override public long footprintBytes() { ensureOpen(); return raw.footprintBytes(); }
+    @Override
+    public long footprintBytes() {
+        ensureOpen();
+        return raw.footprintBytes();
+    }
 
     /** With a mask: the layout of what is sent, in the original numbering (inactive ranks and their experts 0). */
-    @Override public MoeLayout layout(Tensor topkIdx) {
+    @Override
+    public MoeLayout layout(Tensor topkIdx) {
         ensureOpen();
         checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
         if (masked == null) return raw.layout(topkIdx);
@@ -125,84 +140,104 @@ public final class CheckedMoe implements MoeBuffer {
         return masked.expand(raw.layout(masked.translate(topkIdx)), config.numExperts());
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout,
-                                         int expertAlignment) {
+    @Override
+    public Dispatched dispatch(
+            Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout, int expertAlignment) {
         Tensor[] inner = new Tensor[1]; // topkIdx as the implementation numbers it
-        return call(CallLedger.Op.DISPATCH, () -> {
-            ensureMode(Mode.NORMAL, "dispatch");
-            int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
-            checkX(x, scales, t);
-            if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
-            Checks.notNull("layout", layout);
-            tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, layoutRanks);
-            tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
-            tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, layoutRanks);
-            if (masked != null) {
-                masked.requireTranslatable("topkIdx", topkIdx);
-                masked.requireTranslatable("x", x);
-            }
-            inner[0] = masked == null ? topkIdx : masked.translate(topkIdx);
-            if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST) {
-                int[] perRank = layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED);
-                if (masked != null) perRank = masked.activeTokensPerRank("layout", perRank);
-                MoeChecks.layoutMatches("layout", perRank, inner[0], numRanks, numLocalExperts);
-            }
-            if (expertAlignment < 1) throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
-            return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null ? 1 : 0), expertAlignment);
-        }, () -> {
-            MoeEvent e = begin();
-            // A masked layout is in the original numbering: the implementation gets its own of the translated ids.
-            MoeLayout innerLayout = masked == null || masked.identity() ? layout : raw.layout(inner[0]);
-            Dispatched d = wrap(raw.dispatch(x, scales, inner[0], topkWeights, innerLayout, expertAlignment),
-                    masked == null ? null : masked.dropped(topkIdx));
-            commit(e, "dispatch", x);
-            return d;
-        });
+        return call(
+                CallLedger.Op.DISPATCH,
+                () -> {
+                    ensureMode(Mode.NORMAL, "dispatch");
+                    int t = checkTopk("topkIdx", topkIdx, config.maxTokensPerRank());
+                    checkX(x, scales, t);
+                    if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, t, config.numTopk());
+                    Checks.notNull("layout", layout);
+                    tensor("layout.tokensPerRank", layout.tokensPerRank(), DType.INT32, layoutRanks);
+                    tensor("layout.tokensPerExpert", layout.tokensPerExpert(), DType.INT32, config.numExperts());
+                    tensor("layout.isTokenInRank", layout.isTokenInRank(), DType.BOOL, t, layoutRanks);
+                    if (masked != null) {
+                        masked.requireTranslatable("topkIdx", topkIdx);
+                        masked.requireTranslatable("x", x);
+                    }
+                    inner[0] = masked == null ? topkIdx : masked.translate(topkIdx);
+                    if (layout.tokensPerRank().memory().kind() == dev.unicomm.api.MemoryKind.HOST) {
+                        int[] perRank = layout.tokensPerRank().segment().toArray(ValueLayout.JAVA_INT_UNALIGNED);
+                        if (masked != null) perRank = masked.activeTokensPerRank("layout", perRank);
+                        MoeChecks.layoutMatches("layout", perRank, inner[0], numRanks, numLocalExperts);
+                    }
+                    if (expertAlignment < 1)
+                        throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
+                    return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null ? 1 : 0), expertAlignment);
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    // A masked layout is in the original numbering: the implementation gets its own of the translated
+                    // ids.
+                    MoeLayout innerLayout = masked == null || masked.identity() ? layout : raw.layout(inner[0]);
+                    Dispatched d = wrap(
+                            raw.dispatch(x, scales, inner[0], topkWeights, innerLayout, expertAlignment),
+                            masked == null ? null : masked.dropped(topkIdx));
+                    commit(e, "dispatch", x);
+                    return d;
+                });
     }
 
-    @Override public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+    @Override
+    public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         Handle[] h = new Handle[1];
-        return call(CallLedger.Op.CACHED_DISPATCH, () -> {
-            ensureMode(Mode.NORMAL, "dispatch");
-            h[0] = unwrap("handle", handle, Mode.NORMAL);
-            checkX(x, scales, h[0].raw.numTokens());
-            return CallLedger.args(CallLedger.pack(x.dtype()), 0);
-        }, () -> {
-            MoeEvent e = begin();
-            Dispatched d = wrap(raw.dispatch(x, scales, h[0].raw), h[0].dropped);
-            commit(e, "dispatch (cached handle)", x);
-            return d;
-        });
+        return call(
+                CallLedger.Op.CACHED_DISPATCH,
+                () -> {
+                    ensureMode(Mode.NORMAL, "dispatch");
+                    h[0] = unwrap("handle", handle, Mode.NORMAL);
+                    checkX(x, scales, h[0].raw.numTokens());
+                    return CallLedger.args(CallLedger.pack(x.dtype()), 0);
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    Dispatched d = wrap(raw.dispatch(x, scales, h[0].raw), h[0].dropped);
+                    commit(e, "dispatch (cached handle)", x);
+                    return d;
+                });
     }
 
-    @Override public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
+    @Override
+    public Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
         Handle[] h = new Handle[1];
-        return call(CallLedger.Op.COMBINE, () -> {
-            ensureMode(Mode.NORMAL, "combine");
-            h[0] = unwrap("handle", handle, Mode.NORMAL);
-            int n = h[0].raw.numRecvTokens();
-            tensor("y", y, DType.BF16, n, config.hidden());
-            if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
-            return CallLedger.args(topkWeights != null ? 1 : 0, 0);
-        }, () -> {
-            MoeEvent e = begin();
-            Combined c = raw.combine(y, h[0].raw, topkWeights);
-            commit(e, "combine", y);
-            return c;
-        });
+        return call(
+                CallLedger.Op.COMBINE,
+                () -> {
+                    ensureMode(Mode.NORMAL, "combine");
+                    h[0] = unwrap("handle", handle, Mode.NORMAL);
+                    int n = h[0].raw.numRecvTokens();
+                    tensor("y", y, DType.BF16, n, config.hidden());
+                    if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
+                    return CallLedger.args(topkWeights != null ? 1 : 0, 0);
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    Combined c = raw.combine(y, h[0].raw, topkWeights);
+                    commit(e, "combine", y);
+                    return c;
+                });
     }
 
-    @Override public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
-        LowLatencyDispatched d = call(CallLedger.Op.LL_DISPATCH, () -> {
-            ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
-            checkLowLatencyDispatch(x, topkIdx, useFp8);
-            return CallLedger.args(useFp8 ? 1 : 0, 0);
-        }, () -> {
-            MoeEvent e = begin();
-            LowLatencyDispatched r = raw.lowLatencyDispatch(x, masked == null ? topkIdx : masked.translate(topkIdx), useFp8);
-            commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
-            return r;
-        });
+    @Override
+    public LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+        LowLatencyDispatched d = call(
+                CallLedger.Op.LL_DISPATCH,
+                () -> {
+                    ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
+                    checkLowLatencyDispatch(x, topkIdx, useFp8);
+                    return CallLedger.args(useFp8 ? 1 : 0, 0);
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    LowLatencyDispatched r =
+                            raw.lowLatencyDispatch(x, masked == null ? topkIdx : masked.translate(topkIdx), useFp8);
+                    commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
+                    return r;
+                });
         // Without a host-path mask, the implementation's drops (filled when its hook has run, like recvCount).
         int[] dropped = masked == null ? d.droppedPerToken() : masked.dropped(topkIdx);
         Handle h;
@@ -213,56 +248,75 @@ public final class CheckedMoe implements MoeBuffer {
             ensureFresh("hook", h);
             d.hook().await();
         };
-        return new LowLatencyDispatched(d.recvX(), d.recvScales(), d.recvCount(), h, hook,
+        return new LowLatencyDispatched(
+                d.recvX(),
+                d.recvScales(),
+                d.recvCount(),
+                h,
+                hook,
                 dropped == null || masked == null ? dropped : dropped.clone());
     }
 
-    @Override public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+    @Override
+    public LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         Handle[] h = new Handle[1];
-        return call(CallLedger.Op.LL_COMBINE, () -> {
-            ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
-            h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
-            checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
-            return CallLedger.none();
-        }, () -> {
-            MoeEvent e = begin();
-            // The same translation as the dispatch's: dropped entries' weights are not used.
-            LowLatencyCombined c = raw.lowLatencyCombine(y, masked == null ? topkIdx : masked.translate(topkIdx), topkWeights, h[0].raw);
-            commit(e, "lowLatencyCombine", y);
-            return c;
-        });
+        return call(
+                CallLedger.Op.LL_COMBINE,
+                () -> {
+                    ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
+                    h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
+                    checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
+                    return CallLedger.none();
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    // The same translation as the dispatch's: dropped entries' weights are not used.
+                    LowLatencyCombined c = raw.lowLatencyCombine(
+                            y, masked == null ? topkIdx : masked.translate(topkIdx), topkWeights, h[0].raw);
+                    commit(e, "lowLatencyCombine", y);
+                    return c;
+                });
     }
 
-    @Override public LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
-        return call(CallLedger.Op.LL_DISPATCH, () -> {
-            ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
-            Checks.notNull("stream", stream);
-            requireNoDropsOnStream("lowLatencyDispatch(stream, ...)");
-            checkLowLatencyDispatch(x, topkIdx, useFp8);
-            return CallLedger.args(useFp8 ? 1 : 0, 1);
-        }, () -> {
-            MoeEvent e = begin();
-            LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
-            commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
-            return new LowLatencyDispatchedOnStream(d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0, null));
-        });
+    @Override
+    public LowLatencyDispatchedOnStream lowLatencyDispatch(Stream stream, Tensor x, Tensor topkIdx, boolean useFp8) {
+        return call(
+                CallLedger.Op.LL_DISPATCH,
+                () -> {
+                    ensureMode(Mode.LOW_LATENCY, "lowLatencyDispatch");
+                    Checks.notNull("stream", stream);
+                    requireNoDropsOnStream("lowLatencyDispatch(stream, ...)");
+                    checkLowLatencyDispatch(x, topkIdx, useFp8);
+                    return CallLedger.args(useFp8 ? 1 : 0, 1);
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
+                    commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
+                    return new LowLatencyDispatchedOnStream(
+                            d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0, null));
+                });
     }
 
-    @Override public Tensor lowLatencyCombine(Stream stream, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+    @Override
+    public Tensor lowLatencyCombine(Stream stream, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         Handle[] h = new Handle[1];
-        return call(CallLedger.Op.LL_COMBINE, () -> {
-            ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
-            Checks.notNull("stream", stream);
-            requireNoDropsOnStream("lowLatencyCombine(stream, ...)");
-            h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
-            checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
-            return CallLedger.args(0, 1);
-        }, () -> {
-            MoeEvent e = begin();
-            Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h[0].raw);
-            commit(e, "lowLatencyCombine (stream)", y);
-            return out;
-        });
+        return call(
+                CallLedger.Op.LL_COMBINE,
+                () -> {
+                    ensureMode(Mode.LOW_LATENCY, "lowLatencyCombine");
+                    Checks.notNull("stream", stream);
+                    requireNoDropsOnStream("lowLatencyCombine(stream, ...)");
+                    h[0] = unwrap("handle", handle, Mode.LOW_LATENCY);
+                    checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
+                    return CallLedger.args(0, 1);
+                },
+                () -> {
+                    MoeEvent e = begin();
+                    Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h[0].raw);
+                    commit(e, "lowLatencyCombine (stream)", y);
+                    return out;
+                });
     }
 
     /**
@@ -270,31 +324,38 @@ public final class CheckedMoe implements MoeBuffer {
      * survivors'); a plain buffer asks the implementation where the backend has
      * {@link Capability#MOE_ACTIVE_MASK}, else every rank is active (nothing can change it).
      */
-    @Override public ExpertMask activeRanks() {
+    @Override
+    public ExpertMask activeRanks() {
         ensureOpen();
         if (masked != null) return masked.mask();
         if (!activeMaskSupported()) return ExpertMask.all(numRanks);
         ExpertMask m = raw.activeRanks();
         if (m == null || m.jobSize() != numRanks)
-            throw new IllegalStateException("the MoE implementation reported active ranks " + m + " for a buffer of " + numRanks + " ranks");
+            throw new IllegalStateException(
+                    "the MoE implementation reported active ranks " + m + " for a buffer of " + numRanks + " ranks");
         return m;
     }
 
     /** Checked here (size, this rank active), then set by the implementation; local, so no call agreement. */
-    @Override public void setActiveRanks(ExpertMask mask) {
+    @Override
+    public void setActiveRanks(ExpertMask mask) {
         ensureOpen();
         if (comm != null && !comm.has(Capability.MOE_ACTIVE_MASK))
-            throw new UnsupportedCapabilityException(comm.backend().name(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");
+            throw new UnsupportedCapabilityException(
+                    comm.backend().name(), Capability.MOE_ACTIVE_MASK, "MoeBuffer.setActiveRanks(mask)");
         Checks.notNull("mask", mask);
         if (masked != null)
-            throw new IllegalStateException("this buffer was opened with " + masked.mask() + " over the survivors' communicator; its active set "
-                    + "is fixed: open moe(config) on a communicator of the whole job to change active ranks on an open buffer");
+            throw new IllegalStateException(
+                    "this buffer was opened with " + masked.mask()
+                            + " over the survivors' communicator; its active set "
+                            + "is fixed: open moe(config) on a communicator of the whole job to change active ranks on an open buffer");
         if (mask.jobSize() != numRanks)
-            throw new IllegalArgumentException("mask " + mask + " is for a job of " + mask.jobSize() + " ranks, but this buffer serves "
-                    + numRanks + " ranks (jobSize must equal the buffer's ranks)");
+            throw new IllegalArgumentException("mask " + mask + " is for a job of " + mask.jobSize()
+                    + " ranks, but this buffer serves " + numRanks + " ranks (jobSize must equal the buffer's ranks)");
         if (comm != null && !mask.rankActive(comm.rank()))
-            throw new IllegalArgumentException("mask " + mask + " leaves this rank (" + comm.rank() + ") inactive; only active ranks set the "
-                    + "mask, an inactive rank stops calling the buffer's operations");
+            throw new IllegalArgumentException(
+                    "mask " + mask + " leaves this rank (" + comm.rank() + ") inactive; only active ranks set the "
+                            + "mask, an inactive rank stops calling the buffer's operations");
         refuseReactivation(mask);
         raw.setActiveRanks(mask);
     }
@@ -313,13 +374,18 @@ public final class CheckedMoe implements MoeBuffer {
         if (now == null) return;
         for (int r = 0; r < numRanks; r++)
             if (mask.rankActive(r) && !now.rankActive(r))
-                throw new IllegalArgumentException("mask " + mask + " re-activates rank " + r + ", which is inactive on this buffer ("
-                        + now + "): ranks only leave an open buffer; open a new buffer on a communicator of the whole job to use rank " + r + " again");
+                throw new IllegalArgumentException(
+                        "mask " + mask + " re-activates rank " + r + ", which is inactive on this buffer (" + now
+                                + "): ranks only leave an open buffer; open a new buffer on a communicator of the whole job to use rank "
+                                + r + " again");
     }
 
-    private boolean activeMaskSupported() { return comm == null || comm.has(Capability.MOE_ACTIVE_MASK); }
+    private boolean activeMaskSupported() {
+        return comm == null || comm.has(Capability.MOE_ACTIVE_MASK);
+    }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         synchronized (this) {
             if (!open) return;
             open = false;
@@ -334,12 +400,15 @@ public final class CheckedMoe implements MoeBuffer {
         try {
             raw.close();
         } catch (IllegalStateException gone) {
-            System.getLogger("dev.unicomm").log(System.Logger.Level.DEBUG, "MoE buffer closed after its communicator: " + gone.getMessage());
+            System.getLogger("dev.unicomm")
+                    .log(System.Logger.Level.DEBUG, "MoE buffer closed after its communicator: " + gone.getMessage());
         }
     }
 
-    @Override public String toString() {
-        return "MoeBuffer[" + config + ", ranks=" + numRanks + (masked == null ? "" : ", " + masked.mask()) + (open ? "" : ", closed") + "]";
+    @Override
+    public String toString() {
+        return "MoeBuffer[" + config + ", ranks=" + numRanks + (masked == null ? "" : ", " + masked.mask())
+                + (open ? "" : ", closed") + "]";
     }
 
     // ---------------------------------------------------------------- checks
@@ -351,8 +420,8 @@ public final class CheckedMoe implements MoeBuffer {
     private void ensureMode(Mode mode, String op) {
         ensureOpen();
         if (config.mode() != mode)
-            throw new IllegalStateException(op + ": this buffer was configured for " + config.mode()
-                    + " mode; open a " + mode + " buffer (MoeConfig." + (mode == Mode.NORMAL ? "normal" : "lowLatency") + "(...)) for it");
+            throw new IllegalStateException(op + ": this buffer was configured for " + config.mode() + " mode; open a "
+                    + mode + " buffer (MoeConfig." + (mode == Mode.NORMAL ? "normal" : "lowLatency") + "(...)) for it");
     }
 
     private int checkTopk(String what, Tensor topkIdx, int maxTokens) {
@@ -371,7 +440,8 @@ public final class CheckedMoe implements MoeBuffer {
         }
         tensor("x", x, DType.BF16, t, config.hidden());
         if (useFp8 && !config.useFp8())
-            throw new IllegalArgumentException("useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+            throw new IllegalArgumentException(
+                    "useFp8: this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
     }
 
     private void checkLowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, Handle h) {
@@ -386,8 +456,9 @@ public final class CheckedMoe implements MoeBuffer {
     /** Stream-ordered operations run on device tensors, which a mask that drops experts cannot translate yet. */
     private void requireNoDropsOnStream(String op) {
         if (masked != null && !masked.identity())
-            throw new UnsupportedOperationException(op + ": " + masked.mask() + " drops experts and stream-ordered operations "
-                    + "have no device-side id translation yet; use the host-sequenced lowLatencyDispatch/lowLatencyCombine with host tensors");
+            throw new UnsupportedOperationException(
+                    op + ": " + masked.mask() + " drops experts and stream-ordered operations "
+                            + "have no device-side id translation yet; use the host-sequenced lowLatencyDispatch/lowLatencyCombine with host tensors");
     }
 
     private void checkX(Tensor x, Tensor scales, int tokens) {
@@ -395,21 +466,25 @@ public final class CheckedMoe implements MoeBuffer {
         MoeChecks.rows("x", x, config.maxTokensPerRank(), "maxTokensPerRank");
         if (x.dtype() == DType.FP8_E4M3) {
             if (!config.useFp8())
-                throw new IllegalArgumentException("x is FP8_E4M3 but this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
+                throw new IllegalArgumentException(
+                        "x is FP8_E4M3 but this buffer was configured without FP8 (MoeConfig.useFp8 = false)");
             tensor("x", x, DType.FP8_E4M3, tokens, config.hidden());
             tensor("scales", scales, DType.FP32, tokens, config.hidden() / MoeConfig.FP8_BLOCK);
         } else {
             tensor("x", x, DType.BF16, tokens, config.hidden());
-            if (scales != null) throw new IllegalArgumentException("scales must be null for BF16 x (they belong to FP8_E4M3 x)");
+            if (scales != null)
+                throw new IllegalArgumentException("scales must be null for BF16 x (they belong to FP8_E4M3 x)");
         }
     }
 
     private Handle unwrap(String what, MoeHandle handle, Mode mode) {
         if (handle == null) throw new IllegalArgumentException(what + " must not be null");
         if (!(handle instanceof Handle h) || h.owner != this)
-            throw new IllegalArgumentException(what + " was made by another MoE buffer; pass the handle of a dispatch on this one");
+            throw new IllegalArgumentException(
+                    what + " was made by another MoE buffer; pass the handle of a dispatch on this one");
         if (h.raw.mode() != mode)
-            throw new IllegalArgumentException(what + " comes from a " + h.raw.mode() + " dispatch; this operation needs a " + mode + " one");
+            throw new IllegalArgumentException(
+                    what + " comes from a " + h.raw.mode() + " dispatch; this operation needs a " + mode + " one");
         ensureFresh(what, h);
         return h;
     }
@@ -417,14 +492,23 @@ public final class CheckedMoe implements MoeBuffer {
     private synchronized void ensureFresh(String what, Handle h) {
         ensureOpen();
         if (h.generation > 0 && lowLatencyDispatches - h.generation >= 2)
-            throw new IllegalStateException(what + " is stale: it belongs to low-latency dispatch #" + h.generation
-                    + " and dispatch #" + lowLatencyDispatches + " has reused its receive buffer (only the two latest are alive)");
+            throw new IllegalStateException(
+                    what + " is stale: it belongs to low-latency dispatch #" + h.generation + " and dispatch #"
+                            + lowLatencyDispatches + " has reused its receive buffer (only the two latest are alive)");
     }
 
     private Dispatched wrap(Dispatched d, int[] dropped) {
-        if (dropped == null) dropped = d.droppedPerToken(); // the implementation's own (an active-rank mask on the device)
-        MoeHandle h = d.handle() instanceof Handle ch && ch.owner == this ? ch : new Handle(this, d.handle(), 0, dropped);
-        return new Dispatched(d.recvX(), d.recvScales(), d.recvTopkIdx(), d.recvTopkWeights(), d.numRecvTokensPerExpert(), h,
+        if (dropped == null)
+            dropped = d.droppedPerToken(); // the implementation's own (an active-rank mask on the device)
+        MoeHandle h =
+                d.handle() instanceof Handle ch && ch.owner == this ? ch : new Handle(this, d.handle(), 0, dropped);
+        return new Dispatched(
+                d.recvX(),
+                d.recvScales(),
+                d.recvTopkIdx(),
+                d.recvTopkWeights(),
+                d.numRecvTokensPerExpert(),
+                h,
                 dropped == null ? null : dropped.clone());
     }
 
@@ -445,9 +529,24 @@ public final class CheckedMoe implements MoeBuffer {
             this.dropped = dropped;
         }
 
-        @Override public Mode mode() { return raw.mode(); }
-        @Override public int numTokens() { return raw.numTokens(); }
-        @Override public int numRecvTokens() { return raw.numRecvTokens(); }
-        @Override public String toString() { return "MoeHandle[" + raw + (generation > 0 ? ", ll#" + generation : "") + "]"; }
+        @Override
+        public Mode mode() {
+            return raw.mode();
+        }
+
+        @Override
+        public int numTokens() {
+            return raw.numTokens();
+        }
+
+        @Override
+        public int numRecvTokens() {
+            return raw.numRecvTokens();
+        }
+
+        @Override
+        public String toString() {
+            return "MoeHandle[" + raw + (generation > 0 ? ", ll#" + generation : "") + "]";
+        }
     }
 }

@@ -19,32 +19,46 @@ final class CheckedRma implements Rma {
         this.raw = raw;
     }
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer d = remote("put dst", dst, dstOffset, bytes, pe);
         raw.put(d, dstOffset, local("put src", src, srcOffset, bytes), srcOffset, bytes, pe);
         if (RmaTally.on()) tally.put(bytes, pe);
     }
 
-    @Override public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer s = remote("get src", src, srcOffset, bytes, pe);
         raw.get(local("get dst", dst, dstOffset, bytes), dstOffset, s, srcOffset, bytes, pe);
         if (RmaTally.on()) tally.get(bytes, pe);
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer d = remote("putNbi dst", dst, dstOffset, bytes, pe);
         raw.putNbi(d, dstOffset, local("putNbi src", src, srcOffset, bytes), srcOffset, bytes, pe);
         if (RmaTally.on()) tally.put(bytes, pe);
     }
 
-    @Override public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         SymmetricBuffer s = remote("getNbi src", src, srcOffset, bytes, pe);
         raw.getNbi(local("getNbi dst", dst, dstOffset, bytes), dstOffset, s, srcOffset, bytes, pe);
         if (RmaTally.on()) tally.get(bytes, pe);
     }
 
-    @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         SymmetricBuffer d = remote("putSignal dst", dst, dstOffset, bytes, pe);
         Memory s = local("putSignal src", src, srcOffset, bytes);
         SymmetricBuffer sig = word("putSignal signal", signal, signalOffset, pe);
@@ -52,25 +66,39 @@ final class CheckedRma implements Rma {
         if (RmaTally.on()) tally.putSignal(bytes, pe);
     }
 
-    @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                       SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         SymmetricBuffer d = remote("putSignalNbi dst", dst, dstOffset, bytes, pe);
         Memory s = local("putSignalNbi src", src, srcOffset, bytes);
         SymmetricBuffer sig = word("putSignalNbi signal", signal, signalOffset, pe);
-        raw.putSignalNbi(d, dstOffset, s, srcOffset, bytes, sig, signalOffset, value, Checks.notNull("signal op", op), pe);
+        raw.putSignalNbi(
+                d, dstOffset, s, srcOffset, bytes, sig, signalOffset, value, Checks.notNull("signal op", op), pe);
         if (RmaTally.on()) tally.putSignal(bytes, pe);
     }
 
-    @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
+    @Override
+    public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         SymmetricBuffer sig = word("signalWaitUntil", signal, signalOffset, c.rank());
         return raw.signalWaitUntil(sig, signalOffset, Checks.notNull("comparison", cmp), value);
     }
 
-    @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
+    @Override
+    public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         return raw.signalFetch(word("signalFetch", signal, signalOffset, c.rank()), signalOffset);
     }
 
-    @Override public void quiet() {
+    @Override
+    public void quiet() {
         c.ensureOpen();
         if (!RmaTally.on()) {
             raw.quiet();
@@ -88,51 +116,60 @@ final class CheckedRma implements Rma {
         }
     }
 
-    @Override public void fence() {
+    @Override
+    public void fence() {
         c.ensureOpen();
         raw.fence();
     }
 
-    @Override public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
+    @Override
+    public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
         SymmetricBuffer b = word("atomicFetch", buf, offset, pe);
         if (RmaTally.on()) tally.atomic(pe);
         return raw.atomicFetch(b, offset, pe);
     }
 
-    @Override public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
         SymmetricBuffer b = word("atomicSet", buf, offset, pe);
         if (RmaTally.on()) tally.atomic(pe);
         raw.atomicSet(b, offset, value, pe);
     }
 
-    @Override public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         SymmetricBuffer b = word("atomicFetchAdd", buf, offset, pe);
         if (RmaTally.on()) tally.atomic(pe);
         return raw.atomicFetchAdd(b, offset, delta, pe);
     }
 
-    @Override public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         SymmetricBuffer b = word("atomicAdd", buf, offset, pe);
         if (RmaTally.on()) tally.atomic(pe);
         raw.atomicAdd(b, offset, delta, pe);
     }
 
-    @Override public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
+    @Override
+    public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
         SymmetricBuffer b = word("atomicCompareSwap", buf, offset, pe);
         if (RmaTally.on()) tally.atomic(pe);
         return raw.atomicCompareSwap(b, offset, expected, desired, pe);
     }
 
-    @Override public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
         SymmetricBuffer b = word("atomicSwap", buf, offset, pe);
         if (RmaTally.on()) tally.atomic(pe);
         return raw.atomicSwap(b, offset, value, pe);
     }
 
-    @Override public Rma on(Stream stream) {
+    @Override
+    public Rma on(Stream stream) {
         c.ensureOpen();
         Checks.notNull("stream", stream);
-        if (!stream.isOpen()) throw new IllegalStateException("stream 0x" + Long.toHexString(stream.handle()) + " is closed");
+        if (!stream.isOpen())
+            throw new IllegalStateException("stream 0x" + Long.toHexString(stream.handle()) + " is closed");
         return new CheckedRma(c, raw.on(stream));
     }
 

@@ -7,7 +7,8 @@ public final class Checks {
     /** {@code pe} must be a rank of a group of {@code size}. */
     public static void pe(int pe, int size) {
         if (pe < 0 || pe >= size)
-            throw new IndexOutOfBoundsException("PE " + pe + " is out of range: the communicator has PEs 0.." + (size - 1));
+            throw new IndexOutOfBoundsException(
+                    "PE " + pe + " is out of range: the communicator has PEs 0.." + (size - 1));
     }
 
     /** {@code [offset, offset+length)} must lie within {@code [0, capacity)}. */
@@ -20,7 +21,8 @@ public final class Checks {
     /** A 64-bit word at {@code offset}: 8-byte aligned and inside {@code capacity}. */
     public static void word(String what, long offset, long capacity) {
         if ((offset & 7) != 0)
-            throw new IllegalArgumentException(what + ": offset " + offset + " is not 8-byte aligned (64-bit atomics and signals need alignment)");
+            throw new IllegalArgumentException(
+                    what + ": offset " + offset + " is not 8-byte aligned (64-bit atomics and signals need alignment)");
         range(what, offset, 8, capacity);
     }
 

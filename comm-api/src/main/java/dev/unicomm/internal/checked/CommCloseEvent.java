@@ -11,8 +11,15 @@ import jdk.jfr.StackTrace;
 @Category({"unicomm", "Lifecycle"})
 @StackTrace(false)
 final class CommCloseEvent extends jdk.jfr.Event {
-    @Label("Backend") String backend;
-    @Label("Rank") int rank;
-    @Label("Size") int size;
-    @Label("Buffers Left Open") int leakedBuffers;
+    @Label("Backend")
+    String backend;
+
+    @Label("Rank")
+    int rank;
+
+    @Label("Size")
+    int size;
+
+    @Label("Buffers Left Open")
+    int leakedBuffers;
 }

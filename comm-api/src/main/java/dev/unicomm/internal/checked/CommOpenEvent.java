@@ -19,8 +19,16 @@ import jdk.jfr.StackTrace;
 public final class CommOpenEvent extends jdk.jfr.Event {
     CommOpenEvent() {}
 
-    @Label("Backend") String backend;
-    @Label("Rank") int rank;
-    @Label("Size") int size;
-    @Label("Heap Size") @DataAmount long heapBytes;
+    @Label("Backend")
+    String backend;
+
+    @Label("Rank")
+    int rank;
+
+    @Label("Size")
+    int size;
+
+    @Label("Heap Size")
+    @DataAmount
+    long heapBytes;
 }

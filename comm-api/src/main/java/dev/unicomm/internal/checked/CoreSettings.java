@@ -7,7 +7,8 @@ import java.util.List;
 
 /** comm-api's own settings: the job, the rendezvous store and its security, the limits (read by {@code CommConfig}). */
 public final class CoreSettings implements SettingsProvider {
-    @Override public List<Setting> settings() {
+    @Override
+    public List<Setting> settings() {
         return Setting.table("""
                 backend        | the highest-priority available backend   | backend to open (unicomm info lists them)
                 rank           | 0 (or torchrun/Open MPI/Slurm variables) | this process's rank

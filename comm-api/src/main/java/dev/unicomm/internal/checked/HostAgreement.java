@@ -55,7 +55,8 @@ public final class HostAgreement {
         store.set(PREFIX + rank, identity().getBytes(StandardCharsets.UTF_8));
         if (rank == 0) {
             String[] ids = new String[n];
-            for (int r = 0; r < n; r++) ids[r] = new String(store.get(PREFIX + r, config.timeout()), StandardCharsets.UTF_8);
+            for (int r = 0; r < n; r++)
+                ids[r] = new String(store.get(PREFIX + r, config.timeout()), StandardCharsets.UTF_8);
             String map = encode(ids);
             String refusal = verdict.apply(decode(0, n, map));
             store.set(MAP, (map + (refusal == null ? "" : "\n" + refusal)).getBytes(StandardCharsets.UTF_8));
@@ -88,7 +89,8 @@ public final class HostAgreement {
     static HostTopology decode(int rank, int n, String map) {
         String[] parts = map.split(";", 2);
         String[] hosts = parts[0].split(",");
-        if (parts.length != 2 || hosts.length != n) throw new CommException("rank 0 published a host map for " + hosts.length + " ranks; this job has " + n);
+        if (parts.length != 2 || hosts.length != n)
+            throw new CommException("rank 0 published a host map for " + hosts.length + " ranks; this job has " + n);
         int[] hostOfRank = new int[n];
         for (int r = 0; r < n; r++) hostOfRank[r] = Integer.parseInt(hosts[r]);
         return new HostTopology(rank, hostOfRank, List.of(parts[1].split(",")));

@@ -26,7 +26,10 @@ public final class HostAwareSelection {
         String refused = refusal(registry, name, hosts);
         if (refused != null) throw new CommException(refused);
         if (hosts.singleHost() || name != null) return registry.select(name);
-        return BackendRegistry.of(registry.providers().stream().filter(HostAwareSelection::spansHosts).toList()).select(null);
+        return BackendRegistry.of(registry.providers().stream()
+                        .filter(HostAwareSelection::spansHosts)
+                        .toList())
+                .select(null);
     }
 
     /**
@@ -36,15 +39,21 @@ public final class HostAwareSelection {
      */
     public static String refusal(BackendRegistry registry, String name, HostTopology hosts) {
         if (hosts.singleHost()) return null;
-        List<CommBackendProvider> spanning = registry.providers().stream().filter(HostAwareSelection::spansHosts).toList();
+        List<CommBackendProvider> spanning = registry.providers().stream()
+                .filter(HostAwareSelection::spansHosts)
+                .toList();
         if (name != null) {
-            CommBackendProvider p = registry.providers().stream().filter(x -> x.name().equals(name)).findFirst().orElse(null);
+            CommBackendProvider p = registry.providers().stream()
+                    .filter(x -> x.name().equals(name))
+                    .findFirst()
+                    .orElse(null);
             if (p == null || spansHosts(p)) return null;
-            return "backend '" + p.name() + "' cannot span hosts, but this job runs on " + hosts + "; " + alternatives(spanning);
+            return "backend '" + p.name() + "' cannot span hosts, but this job runs on " + hosts + "; "
+                    + alternatives(spanning);
         }
         if (spanning.isEmpty())
-            return "this job runs on " + hosts + ", but no backend on the class path can span hosts (" + registry.knownNames()
-                    + " cannot); " + alternatives(spanning);
+            return "this job runs on " + hosts + ", but no backend on the class path can span hosts ("
+                    + registry.knownNames() + " cannot); " + alternatives(spanning);
         return null;
     }
 
@@ -55,8 +64,13 @@ public final class HostAwareSelection {
     private static String alternatives(List<CommBackendProvider> spanning) {
         if (spanning.isEmpty())
             return "add one that can: backend-ucx (any network), backend-rdma (RDMA NICs), backend-nvshmem (NVIDIA GPUs)";
-        return "backends here that can: " + spanning.stream()
-                .map(p -> p.name() + (p.availability().available() ? " (available)" : " (unavailable: " + p.availability().cause() + ")"))
-                .collect(Collectors.joining(", ")) + "; name one with UNICOMM_BACKEND";
+        return "backends here that can: "
+                + spanning.stream()
+                        .map(p -> p.name()
+                                + (p.availability().available()
+                                        ? " (available)"
+                                        : " (unavailable: " + p.availability().cause() + ")"))
+                        .collect(Collectors.joining(", "))
+                + "; name one with UNICOMM_BACKEND";
     }
 }

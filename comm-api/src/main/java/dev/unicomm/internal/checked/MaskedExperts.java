@@ -40,16 +40,24 @@ final class MaskedExperts {
         int experts = config.numLocalExperts(mask.jobSize()) * mask.activeCount();
         if (config.numTopk() > experts)
             throw new IllegalArgumentException("the mask leaves " + experts + " experts on " + mask.activeCount()
-                    + " active ranks, fewer than numTopk = " + config.numTopk() + "; lower the top-k or open moe(config) on the shrunken communicator");
-        return new MoeConfig(config.mode(), experts, config.hidden(), config.maxTokensPerRank(), config.numTopk(), config.useFp8());
+                    + " active ranks, fewer than numTopk = " + config.numTopk()
+                    + "; lower the top-k or open moe(config) on the shrunken communicator");
+        return new MoeConfig(
+                config.mode(), experts, config.hidden(), config.maxTokensPerRank(), config.numTopk(), config.useFp8());
     }
 
-    ExpertMask mask() { return mask; }
+    ExpertMask mask() {
+        return mask;
+    }
 
-    boolean identity() { return mask.allActive(); }
+    boolean identity() {
+        return mask.allActive();
+    }
 
     /** Rank of a job rank in the buffer underneath, or -1 when it is inactive. */
-    int compactRank(int jobRank) { return compactRank[jobRank]; }
+    int compactRank(int jobRank) {
+        return compactRank[jobRank];
+    }
 
     /** The compact id of original expert {@code e}, or -1 (also for -1). */
     long compact(long e) {
@@ -64,9 +72,10 @@ final class MaskedExperts {
      */
     void requireTranslatable(String what, Tensor t) {
         if (identity() || t == null || t.memory().kind().isHost()) return;
-        throw new UnsupportedOperationException(what + " is in " + t.memory().kind() + " memory, but " + mask
-                + " drops experts and its id translation runs on host tensors only (no device-side translation yet); "
-                + "pass host tensors, or open moe(config) on the shrunken communicator to spread the experts over the survivors");
+        throw new UnsupportedOperationException(
+                what + " is in " + t.memory().kind() + " memory, but " + mask
+                        + " drops experts and its id translation runs on host tensors only (no device-side translation yet); "
+                        + "pass host tensors, or open moe(config) on the shrunken communicator to spread the experts over the survivors");
     }
 
     /** {@code topkIdx [T, K]} (validated, original numbering) in the compact numbering: a new host tensor. */
@@ -127,8 +136,9 @@ final class MaskedExperts {
         int[] ranks = mask.activeJobRanks(), out = new int[ranks.length];
         for (int r = 0; r < jobTokensPerRank.length; r++) {
             if (compactRank[r] < 0 && jobTokensPerRank[r] != 0)
-                throw new IllegalArgumentException(what + " was not computed by this masked buffer: it sends "
-                        + jobTokensPerRank[r] + " tokens to inactive job rank " + r + " (" + mask + "); use this buffer's layout()");
+                throw new IllegalArgumentException(
+                        what + " was not computed by this masked buffer: it sends " + jobTokensPerRank[r]
+                                + " tokens to inactive job rank " + r + " (" + mask + "); use this buffer's layout()");
         }
         for (int i = 0; i < ranks.length; i++) out[i] = jobTokensPerRank[ranks[i]];
         return out;

@@ -13,18 +13,19 @@ final class MoeChecks {
     /** {@code t} must be non-null with {@code dtype} and exactly {@code dims} (a -1 dim matches any size). */
     static Tensor tensor(String what, Tensor t, DType dtype, long... dims) {
         if (t == null) throw new IllegalArgumentException(what + " must not be null: expected " + dtype + shape(dims));
-        if (t.dtype() != dtype)
-            throw new IllegalArgumentException(what + " must be " + dtype + ", got " + t.dtype());
+        if (t.dtype() != dtype) throw new IllegalArgumentException(what + " must be " + dtype + ", got " + t.dtype());
         boolean ok = t.rank() == dims.length;
         for (int i = 0; ok && i < dims.length; i++) ok = dims[i] < 0 || t.dim(i) == dims[i];
         if (!ok)
-            throw new IllegalArgumentException(what + " must have shape " + shape(dims) + ", got " + Arrays.toString(t.shape()));
+            throw new IllegalArgumentException(
+                    what + " must have shape " + shape(dims) + ", got " + Arrays.toString(t.shape()));
         return t;
     }
 
     private static String shape(long[] dims) {
         StringBuilder b = new StringBuilder("[");
-        for (int i = 0; i < dims.length; i++) b.append(i > 0 ? ", " : "").append(dims[i] < 0 ? "*" : Long.toString(dims[i]));
+        for (int i = 0; i < dims.length; i++)
+            b.append(i > 0 ? ", " : "").append(dims[i] < 0 ? "*" : Long.toString(dims[i]));
         return b.append(']').toString();
     }
 
@@ -32,8 +33,8 @@ final class MoeChecks {
     static int rows(String what, Tensor t, int max, String maxName) {
         if (t.rank() < 1) throw new IllegalArgumentException(what + " must have at least one dimension");
         if (t.dim(0) > max)
-            throw new IllegalArgumentException(what + " has " + t.dim(0) + " tokens but the buffer was sized for at most "
-                    + max + " (" + maxName + ")");
+            throw new IllegalArgumentException(what + " has " + t.dim(0)
+                    + " tokens but the buffer was sized for at most " + max + " (" + maxName + ")");
         return (int) t.dim(0);
     }
 
@@ -45,7 +46,8 @@ final class MoeChecks {
         if (topkIdx.memory().kind() != MemoryKind.HOST) return;
         long[] s = ids(topkIdx);
         int rows = (int) topkIdx.dim(0), k = (int) topkIdx.dim(1);
-        long[] seen = new long[(numExperts + 63) >>> 6]; // this row's experts as bits: one test per id, not one per earlier slot
+        long[] seen = new long
+                [(numExperts + 63) >>> 6]; // this row's experts as bits: one test per id, not one per earlier slot
         for (int t = 0; t < rows; t++) {
             int row = t * k;
             for (int j = 0; j < k; j++) {
@@ -88,8 +90,8 @@ final class MoeChecks {
                 long e = s[t * k + j];
                 if (e < 0) continue;
                 if (e >= experts)
-                    throw new IllegalArgumentException(what + ": topkIdx[" + t + ", " + j + "] = " + e + " is beyond the "
-                            + experts + " experts of the job");
+                    throw new IllegalArgumentException(what + ": topkIdx[" + t + ", " + j + "] = " + e
+                            + " is beyond the " + experts + " experts of the job");
                 int r = rankOf[(int) e];
                 if (lastRow[r] != t + 1) {
                     lastRow[r] = t + 1;

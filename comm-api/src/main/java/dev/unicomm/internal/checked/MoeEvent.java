@@ -12,10 +12,22 @@ import jdk.jfr.StackTrace;
 @Category({"unicomm", "MoE"})
 @StackTrace(false)
 final class MoeEvent extends jdk.jfr.Event {
-    @Label("Operation") String operation;
-    @Label("Ranks") int ranks;
-    @Label("Experts") int experts;
-    @Label("Hidden") int hidden;
-    @Label("Input Tokens") long tokens;
-    @Label("Input Bytes") @DataAmount long bytes;
+    @Label("Operation")
+    String operation;
+
+    @Label("Ranks")
+    int ranks;
+
+    @Label("Experts")
+    int experts;
+
+    @Label("Hidden")
+    int hidden;
+
+    @Label("Input Tokens")
+    long tokens;
+
+    @Label("Input Bytes")
+    @DataAmount
+    long bytes;
 }

@@ -15,8 +15,10 @@ final class NodeTeams {
             int stride = ranks.length > 1 ? ranks[1] - ranks[0] : 1;
             for (int i = 1; i < ranks.length; i++)
                 if (ranks[i] - ranks[i - 1] != stride)
-                    throw new IllegalStateException("nodeTeam() needs each host's ranks evenly spaced (teams are strided), but host "
-                            + hosts.hostName(h) + " has ranks " + java.util.Arrays.toString(ranks) + "; launch the ranks node-major");
+                    throw new IllegalStateException(
+                            "nodeTeam() needs each host's ranks evenly spaced (teams are strided), but host "
+                                    + hosts.hostName(h) + " has ranks " + java.util.Arrays.toString(ranks)
+                                    + "; launch the ranks node-major");
         }
         for (int h = 0; h < hosts.hostCount(); h++) {
             int[] ranks = hosts.ranksOn(h);

@@ -27,14 +27,38 @@ import jdk.jfr.Timespan;
 final class RmaBatchEvent extends jdk.jfr.Event {
     static final EventType TYPE = EventType.getEventType(RmaBatchEvent.class);
 
-    @Label("Rank") int rank;
-    @Label("Quiets") @Description("Quiets covered by this event (1 unless throttling dropped earlier ones)") long quiets;
-    @Label("Peer") @Description("The PE all operations targeted; -1 if several") int peer;
-    @Label("Puts") long puts;
-    @Label("Put Bytes") @DataAmount long putBytes;
-    @Label("Gets") long gets;
-    @Label("Get Bytes") @DataAmount long getBytes;
-    @Label("Signal Puts") long signalPuts;
-    @Label("Atomics") long atomics;
-    @Label("Batch Span") @Timespan(Timespan.NANOSECONDS) long batchNanos;
+    @Label("Rank")
+    int rank;
+
+    @Label("Quiets")
+    @Description("Quiets covered by this event (1 unless throttling dropped earlier ones)")
+    long quiets;
+
+    @Label("Peer")
+    @Description("The PE all operations targeted; -1 if several")
+    int peer;
+
+    @Label("Puts")
+    long puts;
+
+    @Label("Put Bytes")
+    @DataAmount
+    long putBytes;
+
+    @Label("Gets")
+    long gets;
+
+    @Label("Get Bytes")
+    @DataAmount
+    long getBytes;
+
+    @Label("Signal Puts")
+    long signalPuts;
+
+    @Label("Atomics")
+    long atomics;
+
+    @Label("Batch Span")
+    @Timespan(Timespan.NANOSECONDS)
+    long batchNanos;
 }

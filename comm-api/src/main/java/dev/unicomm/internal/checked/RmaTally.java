@@ -10,23 +10,46 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class RmaTally {
     private static final int NO_PEER = -2, SEVERAL = -1;
-
-    private final LongAdder puts = new LongAdder(), putBytes = new LongAdder(), gets = new LongAdder(),
-            getBytes = new LongAdder(), signalPuts = new LongAdder(), atomics = new LongAdder(), quiets = new LongAdder();
+    private final LongAdder puts = new LongAdder(),
+            putBytes = new LongAdder(),
+            gets = new LongAdder(),
+            getBytes = new LongAdder(),
+            signalPuts = new LongAdder(),
+            atomics = new LongAdder(),
+            quiets = new LongAdder();
     private final AtomicInteger peer = new AtomicInteger(NO_PEER);
     private final AtomicLong firstIssue = new AtomicLong();
 
-    static boolean on() { return RmaBatchEvent.TYPE.isEnabled(); }
+    static boolean on() {
+        return RmaBatchEvent.TYPE.isEnabled();
+    }
 
-    void put(long bytes, int pe) { puts.increment(); putBytes.add(bytes); touch(pe); }
+    void put(long bytes, int pe) {
+        puts.increment();
+        putBytes.add(bytes);
+        touch(pe);
+    }
 
-    void get(long bytes, int pe) { gets.increment(); getBytes.add(bytes); touch(pe); }
+    void get(long bytes, int pe) {
+        gets.increment();
+        getBytes.add(bytes);
+        touch(pe);
+    }
 
-    void putSignal(long bytes, int pe) { signalPuts.increment(); putBytes.add(bytes); touch(pe); }
+    void putSignal(long bytes, int pe) {
+        signalPuts.increment();
+        putBytes.add(bytes);
+        touch(pe);
+    }
 
-    void atomic(int pe) { atomics.increment(); touch(pe); }
+    void atomic(int pe) {
+        atomics.increment();
+        touch(pe);
+    }
 
-    void quiet() { quiets.increment(); }
+    void quiet() {
+        quiets.increment();
+    }
 
     private void touch(int pe) {
         int p = peer.get();

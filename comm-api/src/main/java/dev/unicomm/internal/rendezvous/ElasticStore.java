@@ -41,12 +41,17 @@ public final class ElasticStore implements Store {
     }
 
     /** The job rank of each rank of this view's communicator. */
-    public int[] jobRanks() { return jobRanks.clone(); }
+    public int[] jobRanks() {
+        return jobRanks.clone();
+    }
 
     /** The failure epoch this view was formed at. */
-    public int epoch() { return epoch; }
+    public int epoch() {
+        return epoch;
+    }
 
-    @Override public void set(String key, byte[] value) {
+    @Override
+    public void set(String key, byte[] value) {
         try {
             root.set(prefix + key, value);
         } catch (RankFailedException e) {
@@ -54,9 +59,13 @@ public final class ElasticStore implements Store {
         }
     }
 
-    @Override public byte[] get(String key) { return get(key, timeout); }
+    @Override
+    public byte[] get(String key) {
+        return get(key, timeout);
+    }
 
-    @Override public byte[] get(String key, Duration limit) {
+    @Override
+    public byte[] get(String key, Duration limit) {
         try {
             return root.get(prefix + key, limit);
         } catch (RankFailedException e) {
@@ -64,7 +73,8 @@ public final class ElasticStore implements Store {
         }
     }
 
-    @Override public long add(String key, long delta) {
+    @Override
+    public long add(String key, long delta) {
         try {
             return root.add(prefix + key, delta);
         } catch (RankFailedException e) {
@@ -72,7 +82,8 @@ public final class ElasticStore implements Store {
         }
     }
 
-    @Override public boolean contains(String key) {
+    @Override
+    public boolean contains(String key) {
         try {
             return root.contains(prefix + key);
         } catch (RankFailedException e) {
@@ -81,13 +92,14 @@ public final class ElasticStore implements Store {
     }
 
     /** As the job store's barrier, over this view's ranks. */
-    @Override public void barrier(String name) {
+    @Override
+    public void barrier(String name) {
         long deadline = System.nanoTime() + timeout.toNanos();
         String base = "unicomm/barrier/" + name;
         long arrived = add(base + "/count", 1);
         if (arrived > jobRanks.length)
-            throw new IllegalStateException("barrier '" + name + "' was entered " + arrived + " times by " + jobRanks.length
-                    + " ranks: use each barrier name once per rank");
+            throw new IllegalStateException("barrier '" + name + "' was entered " + arrived + " times by "
+                    + jobRanks.length + " ranks: use each barrier name once per rank");
         if (arrived == jobRanks.length) {
             set(base + "/open", new byte[] {1});
             return;
@@ -98,10 +110,14 @@ public final class ElasticStore implements Store {
     }
 
     /** An explicit abort still fails the whole job. */
-    @Override public void abort(String reason) { root.abort(reason); }
+    @Override
+    public void abort(String reason) {
+        root.abort(reason);
+    }
 
     /** Job aborted: {@link dev.unicomm.api.CommAbortedException}; a rank of this view died: {@link RankFailedException}. */
-    @Override public void checkHealthy() {
+    @Override
+    public void checkHealthy() {
         root.checkHealthy();
         TcpStore.Deaths d = root.deaths();
         if (d.epoch() > epoch) throw renumbered(d);
@@ -109,9 +125,13 @@ public final class ElasticStore implements Store {
 
     /** The deaths of {@code d} among this view's ranks, in its numbering. */
     private RankFailedException renumbered(TcpStore.Deaths d) {
-        int[] mine = Arrays.stream(d.jobRanks()).map(this::rankOf).filter(r -> r >= 0).toArray();
+        int[] mine = Arrays.stream(d.jobRanks())
+                .map(this::rankOf)
+                .filter(r -> r >= 0)
+                .toArray();
         // Every non-member died before this view formed, so a newer death is always a member's.
-        if (mine.length == 0) throw new IllegalStateException("the store reports deaths outside this communicator: " + d);
+        if (mine.length == 0)
+            throw new IllegalStateException("the store reports deaths outside this communicator: " + d);
         return new RankFailedException(mine, d.reason());
     }
 
@@ -139,18 +159,22 @@ public final class ElasticStore implements Store {
             TcpStore.Deaths d = root.currentDeaths();
             if (d.epoch() <= epoch) {
                 if (System.nanoTime() - deadline > 0)
-                    throw new IllegalStateException("shrink(): no rank of this communicator was reported failed within "
-                            + timeout.toMillis() + " ms (elastic mode notices dead processes; a hung one times out instead)");
+                    throw new IllegalStateException(
+                            "shrink(): no rank of this communicator was reported failed within " + timeout.toMillis()
+                                    + " ms (elastic mode notices dead processes; a hung one times out instead)");
                 sleepBriefly();
                 continue;
             }
-            int[] survivors = Arrays.stream(jobRanks).filter(r -> Arrays.stream(d.jobRanks()).noneMatch(x -> x == r)).toArray();
+            int[] survivors = Arrays.stream(jobRanks)
+                    .filter(r -> Arrays.stream(d.jobRanks()).noneMatch(x -> x == r))
+                    .toArray();
             String base = SHRINK + d.epoch() + "/";
             try {
                 root.set(base + me, new byte[] {1});
                 for (int r : survivors) {
                     long left = deadline - System.nanoTime();
-                    if (left <= 0) throw new CommTimeoutException("shrink(): survivor (job rank " + r + ") to arrive", timeout);
+                    if (left <= 0)
+                        throw new CommTimeoutException("shrink(): survivor (job rank " + r + ") to arrive", timeout);
                     root.get(base + r, Duration.ofNanos(left));
                 }
             } catch (RankFailedException another) {
@@ -172,11 +196,13 @@ public final class ElasticStore implements Store {
     }
 
     /** Leaves the job's store, unless a shrunken communicator's view has taken it over. */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (ownsRoot) root.close();
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "ElasticStore[epoch=" + epoch + ", jobRanks=" + Arrays.toString(jobRanks) + ", " + root + "]";
     }
 }

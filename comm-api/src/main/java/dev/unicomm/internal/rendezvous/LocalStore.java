@@ -1,9 +1,8 @@
 package dev.unicomm.internal.rendezvous;
 
-import dev.unicomm.spi.Store;
-
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommTimeoutException;
+import dev.unicomm.spi.Store;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -14,16 +13,23 @@ public final class LocalStore implements Store {
     private final Duration timeout;
     private volatile String aborted;
 
-    public LocalStore(Duration timeout) { this.timeout = timeout; }
+    public LocalStore(Duration timeout) {
+        this.timeout = timeout;
+    }
 
-    @Override public synchronized void set(String key, byte[] value) {
+    @Override
+    public synchronized void set(String key, byte[] value) {
         values.put(key, value.clone());
         notifyAll();
     }
 
-    @Override public byte[] get(String key) { return get(key, timeout); }
+    @Override
+    public byte[] get(String key) {
+        return get(key, timeout);
+    }
 
-    @Override public synchronized byte[] get(String key, Duration limit) {
+    @Override
+    public synchronized byte[] get(String key, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         while (!values.containsKey(key)) {
             if (aborted != null) throw new CommAbortedException(0, aborted);
@@ -39,26 +45,36 @@ public final class LocalStore implements Store {
         return values.get(key).clone();
     }
 
-    @Override public synchronized long add(String key, long delta) {
+    @Override
+    public synchronized long add(String key, long delta) {
         long v = values.containsKey(key) ? Long.parseLong(new String(values.get(key))) + delta : delta;
         values.put(key, Long.toString(v).getBytes());
         notifyAll();
         return v;
     }
 
-    @Override public synchronized boolean contains(String key) { return values.containsKey(key); }
+    @Override
+    public synchronized boolean contains(String key) {
+        return values.containsKey(key);
+    }
 
-    @Override public void barrier(String name) { /* one rank: everyone is here */ }
+    @Override
+    public void barrier(String name) {
+        /* one rank: everyone is here */
+    }
 
-    @Override public synchronized void abort(String reason) {
+    @Override
+    public synchronized void abort(String reason) {
         aborted = reason;
         notifyAll();
     }
 
-    @Override public void checkHealthy() {
+    @Override
+    public void checkHealthy() {
         String reason = aborted;
         if (reason != null) throw new CommAbortedException(0, reason);
     }
 
-    @Override public void close() {}
+    @Override
+    public void close() {}
 }

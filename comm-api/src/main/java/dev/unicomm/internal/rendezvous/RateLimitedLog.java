@@ -28,8 +28,10 @@ final class RateLimitedLog {
         synchronized (this) {
             long now = System.nanoTime();
             if (now - windowStart >= windowNanos) {
-                if (suppressed > 0) summary = suppressed + " more warnings about rejected or dropped connections were left out in the last "
-                        + TimeUnit.NANOSECONDS.toSeconds(now - windowStart) + " s";
+                if (suppressed > 0)
+                    summary = suppressed
+                            + " more warnings about rejected or dropped connections were left out in the last "
+                            + TimeUnit.NANOSECONDS.toSeconds(now - windowStart) + " s";
                 windowStart = now;
                 logged = 0;
                 suppressed = 0;
@@ -46,5 +48,7 @@ final class RateLimitedLog {
     }
 
     /** Warnings left out in the current window. */
-    synchronized long suppressed() { return suppressed; }
+    synchronized long suppressed() {
+        return suppressed;
+    }
 }

@@ -1,10 +1,6 @@
 package dev.unicomm.internal.rendezvous;
 
 import dev.unicomm.api.CommConfig;
-import dev.unicomm.internal.rendezvous.StoreServer;
-import dev.unicomm.internal.rendezvous.StoreTls;
-import dev.unicomm.internal.rendezvous.TcpStore;
-import dev.unicomm.internal.rendezvous.LocalStore;
 import dev.unicomm.spi.Store;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -37,11 +33,13 @@ public final class Rendezvous {
     public static Store connect(CommConfig config) {
         if (config.worldSize() == 1) return new LocalStore(config.timeout());
         if (config.storePort() == 0)
-            throw LaunchMistake.of("a job of " + config.worldSize() + " ranks needs a fixed rendezvous port; got port 0 "
-                    + "(set UNICOMM_STORE=host:port or MASTER_PORT, or start the job with 'unicomm run')");
+            throw LaunchMistake.of(
+                    "a job of " + config.worldSize() + " ranks needs a fixed rendezvous port; got port 0 "
+                            + "(set UNICOMM_STORE=host:port or MASTER_PORT, or start the job with 'unicomm run')");
         if (config.token() == null && !Boolean.parseBoolean(config.property(ALLOW_NO_TOKEN_PROPERTY, "false")))
             throw LaunchMistake.of("rank " + config.rank() + " of " + config.worldSize() + ": the rendezvous store at "
-                    + config.storeHost() + ":" + config.storePort() + " would accept anyone who can reach it, because no token is set: "
+                    + config.storeHost() + ":" + config.storePort()
+                    + " would accept anyone who can reach it, because no token is set: "
                     + "give every rank the same secret in UNICOMM_TOKEN (e.g. export UNICOMM_TOKEN=$(openssl rand -hex 32) before "
                     + "torchrun/mpirun), start the job with 'unicomm run' (it creates one), or opt out explicitly with "
                     + "UNICOMM_ALLOW_NO_TOKEN=true");
@@ -52,21 +50,38 @@ public final class Rendezvous {
             try {
                 bind = InetAddress.getByName(config.storeHost());
             } catch (UnknownHostException e) {
-                throw LaunchMistake.of("rendezvous host '" + config.storeHost() + "' cannot be resolved (" + e.getMessage()
-                        + "); set MASTER_ADDR or UNICOMM_STORE to rank 0's address");
+                throw LaunchMistake.of("rendezvous host '" + config.storeHost() + "' cannot be resolved ("
+                        + e.getMessage() + "); set MASTER_ADDR or UNICOMM_STORE to rank 0's address");
             }
             Duration hello = config.timeout().compareTo(HELLO_LIMIT) < 0 ? config.timeout() : HELLO_LIMIT;
             try {
-                server = StoreServer.start(bind, config.storePort(), config.worldSize(), config.token(), jobId(config), ssl, hello,
-                        config.elastic()).watchLiveness(Liveness.silenceLimit(config.timeout()));
+                server = StoreServer.start(
+                                bind,
+                                config.storePort(),
+                                config.worldSize(),
+                                config.token(),
+                                jobId(config),
+                                ssl,
+                                hello,
+                                config.elastic())
+                        .watchLiveness(Liveness.silenceLimit(config.timeout()));
             } catch (UncheckedIOException e) {
                 // The message already carries the system's words; a cause would only print them again.
                 throw new dev.unicomm.api.CommException(e.getMessage());
             }
         }
         try {
-            TcpStore store = TcpStore.connect(config.storeHost(), config.storePort(), config.rank(), config.worldSize(), config.token(),
-                    jobId(config), ssl, config.timeout(), server).keepAlive(Liveness.silenceLimit(config.timeout()));
+            TcpStore store = TcpStore.connect(
+                            config.storeHost(),
+                            config.storePort(),
+                            config.rank(),
+                            config.worldSize(),
+                            config.token(),
+                            jobId(config),
+                            ssl,
+                            config.timeout(),
+                            server)
+                    .keepAlive(Liveness.silenceLimit(config.timeout()));
             return config.elastic() ? ElasticStore.atConnect(store, config.timeout()) : store;
         } catch (RuntimeException e) {
             if (server != null) server.close();

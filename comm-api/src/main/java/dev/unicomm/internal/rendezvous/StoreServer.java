@@ -49,6 +49,7 @@ public final class StoreServer implements Closeable {
     static final int MAX_AWAITING_HELLO = 1024;
     /** Warnings about rejected or dropped peers: at most this many per {@link #LOG_WINDOW_SECONDS}. */
     private static final int LOG_BURST = 5;
+
     private static final int LOG_WINDOW_SECONDS = 10;
 
     private final ServerSocket listener;
@@ -60,6 +61,7 @@ public final class StoreServer implements Closeable {
     private final Set<Connection> connections = ConcurrentHashMap.newKeySet();
     /** Accepted, not yet past their hello, oldest first; a connection leaves it exactly once (see {@link Connection#claim}). */
     private final ConcurrentLinkedDeque<Connection> awaitingHello = new ConcurrentLinkedDeque<>();
+
     private final AtomicInteger awaitingCount = new AtomicInteger();
     private final RateLimitedLog peerLog = new RateLimitedLog(LOG, LOG_BURST, LOG_WINDOW_SECONDS, TimeUnit.SECONDS);
     private final Thread acceptor;
@@ -74,6 +76,7 @@ public final class StoreServer implements Closeable {
     private String abortReason;
     /** Abort notices being written right now (outside the lock); {@link #close} must not cut them off. */
     private int abortSends;
+
     private long abortedAtNanos;
     private final long startedNanos = System.nanoTime();
     /**
@@ -82,6 +85,7 @@ public final class StoreServer implements Closeable {
      * (it is not part of this open) delays rank 0's close by no more than this.
      */
     static final Duration LATE_JOIN_GRACE = Duration.ofSeconds(5);
+
     private volatile boolean closing;
     /** Elastic mode: a rank whose connection drops is recorded as failed instead of aborting the job. */
     private final boolean elastic;
@@ -92,13 +96,15 @@ public final class StoreServer implements Closeable {
     /** How long a joined rank may send nothing before it counts as failed; 0 until {@link #watchLiveness}. */
     private volatile long silenceLimitNanos;
 
-    private StoreServer(ServerSocket listener, int worldSize, String token, String jobId, Duration helloTimeout, boolean elastic) {
+    private StoreServer(
+            ServerSocket listener, int worldSize, String token, String jobId, Duration helloTimeout, boolean elastic) {
         this.jobId = jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8);
         this.listener = listener;
         this.elastic = elastic;
         this.worldSize = worldSize;
         this.token = token == null ? null : token.getBytes(StandardCharsets.UTF_8);
-        this.helloTimeoutMillis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(TcpStore.nanos(helloTimeout))));
+        this.helloTimeoutMillis = (int)
+                Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(TcpStore.nanos(helloTimeout))));
         this.ranks = new Connection[worldSize];
         // A large job's ranks may all be mid-handshake at once: never make them push each other out.
         this.maxAwaitingHello = Math.max(MAX_AWAITING_HELLO, 2 * worldSize);
@@ -109,7 +115,8 @@ public final class StoreServer implements Closeable {
             return t;
         });
         timers.setRemoveOnCancelPolicy(true);
-        this.acceptor = Thread.ofPlatform().daemon().name("unicomm-store-accept").unstarted(this::acceptLoop);
+        this.acceptor =
+                Thread.ofPlatform().daemon().name("unicomm-store-accept").unstarted(this::acceptLoop);
     }
 
     /**
@@ -121,7 +128,8 @@ public final class StoreServer implements Closeable {
      * @param helloTimeout how long a new connection may take, from its accept, to authenticate before it is dropped
      * @throws java.io.UncheckedIOException if the address cannot be bound (for example, the port is in use)
      */
-    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout) {
+    public static StoreServer start(
+            InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout) {
         return start(bind, port, worldSize, token, ssl, helloTimeout, false);
     }
 
@@ -132,8 +140,14 @@ public final class StoreServer implements Closeable {
      * "rank failed", and later requests on keys of an older generation ({@code e<N>/...} with N below the
      * failure epoch) too. An explicit abort still fails the whole job.
      */
-    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, SSLContext ssl, Duration helloTimeout,
-                                    boolean elastic) {
+    public static StoreServer start(
+            InetAddress bind,
+            int port,
+            int worldSize,
+            String token,
+            SSLContext ssl,
+            Duration helloTimeout,
+            boolean elastic) {
         return start(bind, port, worldSize, token, null, ssl, helloTimeout, elastic);
     }
 
@@ -143,16 +157,25 @@ public final class StoreServer implements Closeable {
      * that presents another job's id is a stranger from a second job on this port, turned away even
      * when both jobs share a token (or have none).
      */
-    public static StoreServer start(InetAddress bind, int port, int worldSize, String token, String jobId, SSLContext ssl,
-                                    Duration helloTimeout, boolean elastic) {
+    public static StoreServer start(
+            InetAddress bind,
+            int port,
+            int worldSize,
+            String token,
+            String jobId,
+            SSLContext ssl,
+            Duration helloTimeout,
+            boolean elastic) {
         if (jobId != null && jobId.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_JOB_ID_BYTES)
-            throw new IllegalArgumentException("a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
+            throw new IllegalArgumentException(
+                    "a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
         if (worldSize < 1) throw new IllegalArgumentException("world size must be >= 1, got " + worldSize);
         if (port < 0 || port > 65535) throw new IllegalArgumentException("port must be in [0, 65535], got " + port);
         ServerSocket listener = null;
         try {
             if (ssl != null) {
-                SSLServerSocket s = (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
+                SSLServerSocket s =
+                        (SSLServerSocket) ssl.getServerSocketFactory().createServerSocket();
                 s.setNeedClientAuth(true);
                 listener = s;
             } else {
@@ -183,7 +206,8 @@ public final class StoreServer implements Closeable {
     static String bindFailure(InetAddress bind, int port, IOException e) {
         String os = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
         if (e instanceof java.net.BindException && os.contains("in use"))
-            return "rank 0 cannot serve the rendezvous store: port " + port + " on " + bind.getHostAddress() + " is in use - another job? "
+            return "rank 0 cannot serve the rendezvous store: port " + port + " on " + bind.getHostAddress()
+                    + " is in use - another job? "
                     + "give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)";
         return "rank 0 cannot serve the rendezvous store on " + bind.getHostAddress() + ":" + port + " (" + os
                 + "); is the address one of this host's? set MASTER_ADDR/UNICOMM_STORE to rank 0's address";
@@ -199,7 +223,9 @@ public final class StoreServer implements Closeable {
     }
 
     /** The port the server listens on. */
-    public int port() { return listener.getLocalPort(); }
+    public int port() {
+        return listener.getLocalPort();
+    }
 
     /**
      * Counts a joined rank that sends nothing for {@code limit} as failed (its ranks ping every
@@ -253,7 +279,8 @@ public final class StoreServer implements Closeable {
         }
         String who = named.size() == 1 ? "rank " + named.get(0) : "ranks " + Liveness.list(named);
         String reason = who + " sent nothing to the rendezvous store for " + TimeUnit.NANOSECONDS.toSeconds(limit)
-                + " s: " + (named.size() == 1 ? "its" : "their") + " host or network link is down, or the process is stopped";
+                + " s: " + (named.size() == 1 ? "its" : "their")
+                + " host or network link is down, or the process is stopped";
         if (elastic) for (int r : overdue) rankDied(r, reason);
         else rankFailed(named.get(0), reason);
         for (Connection c : cut) c.close(); // its reader then ends; the failure is recorded already
@@ -311,7 +338,8 @@ public final class StoreServer implements Closeable {
     }
 
     /** Stops serving at once: every connection is closed (ranks still connected see the host vanish). */
-    @Override public void close() {
+    @Override
+    public void close() {
         closing = true;
         try {
             listener.close();
@@ -346,8 +374,10 @@ public final class StoreServer implements Closeable {
             if (awaitingCount.incrementAndGet() > maxAwaitingHello)
                 dropOldestAwaitingHello("more than " + maxAwaitingHello + " connections were waiting to authenticate");
             try {
-                c.helloDeadline = timers.schedule(() -> c.expire("no hello within " + helloTimeoutMillis + " ms of connecting"),
-                        helloTimeoutMillis, TimeUnit.MILLISECONDS);
+                c.helloDeadline = timers.schedule(
+                        () -> c.expire("no hello within " + helloTimeoutMillis + " ms of connecting"),
+                        helloTimeoutMillis,
+                        TimeUnit.MILLISECONDS);
             } catch (java.util.concurrent.RejectedExecutionException e) {
                 c.close(); // shutting down
             }
@@ -379,11 +409,14 @@ public final class StoreServer implements Closeable {
         private volatile long lastHeardNanos = System.nanoTime();
         /** Set by admit when the job was already aborted: the answer to this rank's hello. */
         private int joinAbortRank;
+
         private String joinAbortReason;
         private volatile ScheduledFuture<?> helloDeadline;
         private volatile String droppedBecause;
 
-        Connection(Socket socket) { this.socket = socket; }
+        Connection(Socket socket) {
+            this.socket = socket;
+        }
 
         /**
          * Takes this connection off the awaiting-hello list; true for exactly one caller. The hello
@@ -407,7 +440,8 @@ public final class StoreServer implements Closeable {
         void serve() {
             boolean authenticated = false;
             try {
-                // The hello deadline is absolute (a timer from the accept, see acceptLoop); this only bounds a single read.
+                // The hello deadline is absolute (a timer from the accept, see acceptLoop); this only bounds a single
+                // read.
                 socket.setSoTimeout(helloTimeoutMillis);
                 socket.setTcpNoDelay(true);
                 // Nothing is buffered for a peer before it authenticates: the hello is read straight off the socket.
@@ -426,9 +460,14 @@ public final class StoreServer implements Closeable {
             } catch (IOException e) {
                 if (!authenticated) {
                     claim();
-                    String why = droppedBecause != null ? droppedBecause : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-                    if (!closing) peerLog.warn("dropped a connection from " + socket.getRemoteSocketAddress()
-                            + " before it authenticated: " + why);
+                    String why = droppedBecause != null
+                            ? droppedBecause
+                            : e.getMessage() != null
+                                    ? e.getMessage()
+                                    : e.getClass().getSimpleName();
+                    if (!closing)
+                        peerLog.warn("dropped a connection from " + socket.getRemoteSocketAddress()
+                                + " before it authenticated: " + why);
                 }
             } finally {
                 if (!authenticated) claim();
@@ -446,7 +485,8 @@ public final class StoreServer implements Closeable {
                 byte[] frame = StoreWire.readFrame(in, StoreWire.MAX_HELLO_FRAME);
                 if (!claim()) throw new java.net.SocketException(droppedBecause == null ? "dropped" : droppedBecause);
                 msg = new StoreWire.Reader(frame);
-                if (msg.type != StoreWire.HELLO) throw new ProtocolException("expected a hello, got message type " + msg.type);
+                if (msg.type != StoreWire.HELLO)
+                    throw new ProtocolException("expected a hello, got message type " + msg.type);
                 if (msg.i32() != StoreWire.MAGIC) throw new ProtocolException("not a unicomm store client (bad magic)");
                 version = msg.i16();
                 claimedRank = msg.i32();
@@ -459,11 +499,15 @@ public final class StoreServer implements Closeable {
                 return false;
             }
             if (version != StoreWire.VERSION) {
-                reject(msg.requestId, "protocol version " + version + " is not supported (this host speaks " + StoreWire.VERSION + ")");
+                reject(
+                        msg.requestId,
+                        "protocol version " + version + " is not supported (this host speaks " + StoreWire.VERSION
+                                + ")");
                 return false;
             }
             if (claimedSize != worldSize) {
-                String why = "rank " + claimedRank + " claims a job of " + claimedSize + " ranks; this job has " + worldSize;
+                String why =
+                        "rank " + claimedRank + " claims a job of " + claimedSize + " ranks; this job has " + worldSize;
                 reject(msg.requestId, why);
                 return false;
             }
@@ -472,8 +516,10 @@ public final class StoreServer implements Closeable {
                 return false;
             }
             if (jobId != null && presentedJob != null && !java.util.Arrays.equals(jobId, presentedJob)) {
-                reject(msg.requestId, "rank " + claimedRank + " belongs to job '" + printable(presentedJob) + "'; this store serves job '"
-                        + printable(jobId) + "'");
+                reject(
+                        msg.requestId,
+                        "rank " + claimedRank + " belongs to job '" + printable(presentedJob)
+                                + "'; this store serves job '" + printable(jobId) + "'");
                 return false;
             }
             if (token != null && (presented == null || !MessageDigest.isEqual(token, presented))) {
@@ -557,8 +603,12 @@ public final class StoreServer implements Closeable {
                     requestId = msg.requestId;
                     if (!handle(msg)) return;
                 } catch (ProtocolException e) {
-                    LOG.log(System.Logger.Level.WARNING, "rank " + rank + " sent a malformed request: " + e.getMessage());
-                    send(new StoreWire.Writer(StoreWire.ERROR, requestId).text("malformed request: " + e.getMessage()).build());
+                    LOG.log(
+                            System.Logger.Level.WARNING,
+                            "rank " + rank + " sent a malformed request: " + e.getMessage());
+                    send(new StoreWire.Writer(StoreWire.ERROR, requestId)
+                            .text("malformed request: " + e.getMessage())
+                            .build());
                 }
             }
         }
@@ -591,14 +641,19 @@ public final class StoreServer implements Closeable {
                     synchronized (StoreServer.this) {
                         has = values.containsKey(key);
                     }
-                    send(new StoreWire.Writer(StoreWire.BOOL, msg.requestId).u8(has ? 1 : 0).build());
+                    send(new StoreWire.Writer(StoreWire.BOOL, msg.requestId)
+                            .u8(has ? 1 : 0)
+                            .build());
                 }
                 case StoreWire.ABORT -> {
                     String reason = msg.text(StoreWire.MAX_TEXT_BYTES, "reason");
                     msg.end();
                     int blamed = blamedRank(reason, rank, worldSize);
-                    rankFailed(blamed, blamed == rank || reason.contains("reported by rank " + rank) ? reason
-                            : reason + " (reported by rank " + rank + ")");
+                    rankFailed(
+                            blamed,
+                            blamed == rank || reason.contains("reported by rank " + rank)
+                                    ? reason
+                                    : reason + " (reported by rank " + rank + ")");
                     send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
                 }
                 case StoreWire.PING -> {
@@ -608,7 +663,8 @@ public final class StoreServer implements Closeable {
                 case StoreWire.BYE -> {
                     msg.end();
                     saidBye = true;
-                    // Reply first: once the last rank is marked as left, rank 0 may stop the host and close this socket.
+                    // Reply first: once the last rank is marked as left, rank 0 may stop the host and close this
+                    // socket.
                     send(new StoreWire.Writer(StoreWire.OK, msg.requestId).build());
                     synchronized (StoreServer.this) {
                         left[rank] = true;
@@ -667,7 +723,10 @@ public final class StoreServer implements Closeable {
                 return;
             }
         }
-        if (value != null) from.send(new StoreWire.Writer(StoreWire.VALUE, requestId).bytes(value).build());
+        if (value != null)
+            from.send(new StoreWire.Writer(StoreWire.VALUE, requestId)
+                    .bytes(value)
+                    .build());
         else from.send(new StoreWire.Writer(StoreWire.TIMEOUT, requestId).build());
     }
 
@@ -688,12 +747,18 @@ public final class StoreServer implements Closeable {
             if (replyIfAborted(from, requestId) || replyIfStale(from, requestId, key)) return;
             byte[] old = values.get(key);
             try {
-                now = old == null ? delta : Math.addExact(Long.parseLong(new String(old, StandardCharsets.US_ASCII)), delta);
+                now = old == null
+                        ? delta
+                        : Math.addExact(Long.parseLong(new String(old, StandardCharsets.US_ASCII)), delta);
             } catch (NumberFormatException e) {
-                from.send(new StoreWire.Writer(StoreWire.ERROR, requestId).text("key '" + key + "' holds a value that is not a counter").build());
+                from.send(new StoreWire.Writer(StoreWire.ERROR, requestId)
+                        .text("key '" + key + "' holds a value that is not a counter")
+                        .build());
                 return;
             } catch (ArithmeticException e) {
-                from.send(new StoreWire.Writer(StoreWire.ERROR, requestId).text("counter '" + key + "' would overflow a 64-bit integer").build());
+                from.send(new StoreWire.Writer(StoreWire.ERROR, requestId)
+                        .text("counter '" + key + "' would overflow a 64-bit integer")
+                        .build());
                 return;
             }
             stored = Long.toString(now).getBytes(StandardCharsets.US_ASCII);
@@ -742,7 +807,9 @@ public final class StoreServer implements Closeable {
 
     /** Under the lock. */
     private byte[] rankFailedMessage(int requestId) {
-        StoreWire.Writer w = new StoreWire.Writer(StoreWire.RANK_FAILED, requestId).i32(failEpoch).i32(failed.cardinality());
+        StoreWire.Writer w = new StoreWire.Writer(StoreWire.RANK_FAILED, requestId)
+                .i32(failEpoch)
+                .i32(failed.cardinality());
         for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1)) w.i32(r);
         return w.text(truncate(lastFailure)).build();
     }
@@ -762,7 +829,8 @@ public final class StoreServer implements Closeable {
             failEpoch++;
             lastFailure = reason; // every rank's exception names the failed ranks itself, in its own numbering
             StringBuilder v = new StringBuilder().append(failEpoch).append(':');
-            for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1)) v.append(r).append(r == failed.length() - 1 ? "" : ",");
+            for (int r = failed.nextSetBit(0); r >= 0; r = failed.nextSetBit(r + 1))
+                v.append(r).append(r == failed.length() - 1 ? "" : ",");
             values.put(FAILED_KEY, v.toString().getBytes(StandardCharsets.US_ASCII));
             for (List<Waiter> list : waiters.values()) wake.addAll(list);
             waiters.clear();
@@ -793,7 +861,9 @@ public final class StoreServer implements Closeable {
             notifyAll();
         }
         try {
-            LOG.log(System.Logger.Level.WARNING, "job aborted: " + new dev.unicomm.api.CommAbortedException(rank, reason).getMessage());
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "job aborted: " + new dev.unicomm.api.CommAbortedException(rank, reason).getMessage());
             for (Waiter w : wake) w.conn.send(aborted(w.requestId, rank, reason));
             for (Connection c : tell) c.send(aborted(0, rank, reason));
         } finally {
@@ -809,18 +879,24 @@ public final class StoreServer implements Closeable {
         if (reason == null || !reason.startsWith("rank ")) return reporter;
         int end = 5;
         while (end < reason.length() && end < 15 && Character.isDigit(reason.charAt(end))) end++;
-        if (end == 5 || (end < reason.length() && reason.charAt(end) != ' ' && reason.charAt(end) != ':')) return reporter;
+        if (end == 5 || (end < reason.length() && reason.charAt(end) != ' ' && reason.charAt(end) != ':'))
+            return reporter;
         long named = Long.parseLong(reason, 5, end, 10);
         return named >= 0 && named < worldSize ? (int) named : reporter;
     }
 
     private static byte[] aborted(int requestId, int rank, String reason) {
-        return new StoreWire.Writer(StoreWire.ABORTED, requestId).i32(rank).text(truncate(reason)).build();
+        return new StoreWire.Writer(StoreWire.ABORTED, requestId)
+                .i32(rank)
+                .text(truncate(reason))
+                .build();
     }
 
     static String truncate(String reason) {
         // Keep well under MAX_TEXT_BYTES even for 4-byte UTF-8 characters.
-        return reason.length() > StoreWire.MAX_TEXT_BYTES / 4 ? reason.substring(0, StoreWire.MAX_TEXT_BYTES / 4) + "..." : reason;
+        return reason.length() > StoreWire.MAX_TEXT_BYTES / 4
+                ? reason.substring(0, StoreWire.MAX_TEXT_BYTES / 4) + "..."
+                : reason;
     }
 
     /** A copy of an encoded reply with another request id (bytes 1..4 of the body). */
@@ -833,7 +909,9 @@ public final class StoreServer implements Closeable {
         return copy;
     }
 
-    @Override public String toString() {
-        return "StoreServer[port=" + port() + ", worldSize=" + worldSize + ", token=" + (token == null ? "none" : "***") + "]";
+    @Override
+    public String toString() {
+        return "StoreServer[port=" + port() + ", worldSize=" + worldSize + ", token=" + (token == null ? "none" : "***")
+                + "]";
     }
 }

@@ -9,9 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
-import java.security.KeyStore;
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
+import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.spec.ECGenParameterSpec;
 import java.time.Duration;
@@ -53,15 +53,17 @@ public final class StoreTls {
         String password = config.property(PASSWORD_PROPERTY, null);
         if (file == null || file.isBlank() || password == null)
             throw new IllegalArgumentException("TLS for the rendezvous store is on (UNICOMM_TLS=true) but "
-                    + (file == null || file.isBlank() ? "no keystore is set (UNICOMM_TLS_KEYSTORE / -Dunicomm.tls.keystore)"
-                    : "no keystore password is set (UNICOMM_TLS_PASSWORD / -Dunicomm.tls.password)")
+                    + (file == null || file.isBlank()
+                            ? "no keystore is set (UNICOMM_TLS_KEYSTORE / -Dunicomm.tls.keystore)"
+                            : "no keystore password is set (UNICOMM_TLS_PASSWORD / -Dunicomm.tls.password)")
                     + "; 'unicomm run --tls' sets both, or create one with StoreTls.createSelfSignedKeystore");
         if (file.equals(FROM_LAUNCHER)) {
             byte[] held = launcherKeystore;
             if (held == null)
-                throw new IllegalArgumentException("UNICOMM_TLS_KEYSTORE=" + FROM_LAUNCHER + " means the keystore comes from "
-                        + "'unicomm run' through the rank's standard input, but this process did not get one: start it with "
-                        + "'unicomm run --tls', or point UNICOMM_TLS_KEYSTORE at a PKCS12 file");
+                throw new IllegalArgumentException(
+                        "UNICOMM_TLS_KEYSTORE=" + FROM_LAUNCHER + " means the keystore comes from "
+                                + "'unicomm run' through the rank's standard input, but this process did not get one: start it with "
+                                + "'unicomm run --tls', or point UNICOMM_TLS_KEYSTORE at a PKCS12 file");
             return context(held, password.toCharArray(), "handed over by unicomm run");
         }
         Path keystore = Path.of(file);
@@ -93,8 +95,10 @@ public final class StoreTls {
             ctx.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
             return ctx;
         } catch (IOException | GeneralSecurityException e) {
-            throw new CommException("cannot load TLS keystore " + source + " (PKCS12, password from UNICOMM_TLS_PASSWORD): "
-                    + e.getMessage(), e);
+            throw new CommException(
+                    "cannot load TLS keystore " + source + " (PKCS12, password from UNICOMM_TLS_PASSWORD): "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -103,12 +107,14 @@ public final class StoreTls {
      * holding a fresh self-signed EC P-256 key pair valid for two days ({@link #createSelfSignedKeystore(char[])}).
      */
     public static void createSelfSignedKeystore(Path file, char[] password) {
-        if (password.length < 6) throw new IllegalArgumentException("keystore password must have at least 6 characters");
+        if (password.length < 6)
+            throw new IllegalArgumentException("keystore password must have at least 6 characters");
         if (Files.exists(file)) throw new IllegalArgumentException("keystore " + file + " already exists");
         byte[] pkcs12 = createSelfSignedKeystore(password);
         try {
             try {
-                Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                Files.createFile(
+                        file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } catch (UnsupportedOperationException e) {
                 Files.createFile(file); // not a POSIX file system: default permissions
             }
@@ -124,7 +130,8 @@ public final class StoreTls {
      * killed at any moment leaves no key behind.
      */
     public static byte[] createSelfSignedKeystore(char[] password) {
-        if (password.length < 6) throw new IllegalArgumentException("keystore password must have at least 6 characters");
+        if (password.length < 6)
+            throw new IllegalArgumentException("keystore password must have at least 6 characters");
         try {
             KeyPairGenerator gen = KeyPairGenerator.getInstance("EC");
             gen.initialize(new ECGenParameterSpec("secp256r1"));
@@ -152,13 +159,24 @@ public final class StoreTls {
             new java.security.SecureRandom().nextBytes(serial);
             serial[0] &= 0x7f; // a positive INTEGER
             byte[] algorithm = seq(ECDSA_SHA256);
-            byte[] name = seq(tlv(0x31, seq(COMMON_NAME, tlv(0x0c, "unicomm job".getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
+            byte[] name = seq(tlv(
+                    0x31,
+                    seq(COMMON_NAME, tlv(0x0c, "unicomm job".getBytes(java.nio.charset.StandardCharsets.UTF_8)))));
             java.time.Instant now = java.time.Instant.now();
             byte[] valid = seq(utcTime(now.minus(Duration.ofMinutes(5))), utcTime(now.plus(validity)));
-            byte[] altNames = seq(tlv(0x82, "localhost".getBytes(java.nio.charset.StandardCharsets.US_ASCII)), tlv(0x87, new byte[] {127, 0, 0, 1}));
+            byte[] altNames = seq(
+                    tlv(0x82, "localhost".getBytes(java.nio.charset.StandardCharsets.US_ASCII)),
+                    tlv(0x87, new byte[] {127, 0, 0, 1}));
             byte[] extensions = tlv(0xa3, seq(seq(SUBJECT_ALT_NAME, tlv(0x04, altNames))));
-            byte[] tbs = seq(tlv(0xa0, tlv(0x02, new byte[] {2})), tlv(0x02, serial), algorithm, name, valid, name,
-                    pair.getPublic().getEncoded(), extensions);
+            byte[] tbs = seq(
+                    tlv(0xa0, tlv(0x02, new byte[] {2})),
+                    tlv(0x02, serial),
+                    algorithm,
+                    name,
+                    valid,
+                    name,
+                    pair.getPublic().getEncoded(),
+                    extensions);
             java.security.Signature signer = java.security.Signature.getInstance("SHA256withECDSA");
             signer.initSign(pair.getPrivate());
             signer.update(tbs);
@@ -166,11 +184,14 @@ public final class StoreTls {
             byte[] bits = new byte[signature.length + 1]; // BIT STRING: no unused bits
             System.arraycopy(signature, 0, bits, 1, signature.length);
             byte[] der = seq(tbs, algorithm, tlv(0x03, bits));
-            return java.security.cert.CertificateFactory.getInstance("X.509").generateCertificate(new java.io.ByteArrayInputStream(der));
+            return java.security.cert.CertificateFactory.getInstance("X.509")
+                    .generateCertificate(new java.io.ByteArrayInputStream(der));
         }
 
         private static byte[] utcTime(java.time.Instant t) {
-            String s = java.time.format.DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'").withZone(java.time.ZoneOffset.UTC).format(t);
+            String s = java.time.format.DateTimeFormatter.ofPattern("yyMMddHHmmss'Z'")
+                    .withZone(java.time.ZoneOffset.UTC)
+                    .format(t);
             return tlv(0x17, s.getBytes(java.nio.charset.StandardCharsets.US_ASCII));
         }
 

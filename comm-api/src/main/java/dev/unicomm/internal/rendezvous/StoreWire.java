@@ -66,7 +66,9 @@ final class StoreWire {
 
     /** Writes one frame and flushes. Callers serialize writes on one stream. */
     static void writeFrame(OutputStream out, byte[] body) throws IOException {
-        byte[] header = {(byte) (body.length >>> 24), (byte) (body.length >>> 16), (byte) (body.length >>> 8), (byte) body.length};
+        byte[] header = {
+            (byte) (body.length >>> 24), (byte) (body.length >>> 16), (byte) (body.length >>> 8), (byte) body.length
+        };
         out.write(header);
         out.write(body);
         out.flush();
@@ -82,14 +84,49 @@ final class StoreWire {
             i32(requestId);
         }
 
-        Writer u8(int v) { try { out.writeByte(v); } catch (IOException e) { throw new AssertionError(e); } return this; }
-        Writer i16(int v) { try { out.writeShort(v); } catch (IOException e) { throw new AssertionError(e); } return this; }
-        Writer i32(int v) { try { out.writeInt(v); } catch (IOException e) { throw new AssertionError(e); } return this; }
-        Writer i64(long v) { try { out.writeLong(v); } catch (IOException e) { throw new AssertionError(e); } return this; }
+        Writer u8(int v) {
+            try {
+                out.writeByte(v);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+            return this;
+        }
+
+        Writer i16(int v) {
+            try {
+                out.writeShort(v);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+            return this;
+        }
+
+        Writer i32(int v) {
+            try {
+                out.writeInt(v);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+            return this;
+        }
+
+        Writer i64(long v) {
+            try {
+                out.writeLong(v);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+            return this;
+        }
 
         Writer bytes(byte[] v) {
             i32(v.length);
-            try { out.write(v, 0, v.length); } catch (IOException e) { throw new AssertionError(e); }
+            try {
+                out.write(v, 0, v.length);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
             return this;
         }
 
@@ -99,9 +136,13 @@ final class StoreWire {
             return bytes(v);
         }
 
-        Writer text(String s) { return bytes(s.getBytes(StandardCharsets.UTF_8)); }
+        Writer text(String s) {
+            return bytes(s.getBytes(StandardCharsets.UTF_8));
+        }
 
-        byte[] build() { return bytes.toByteArray(); }
+        byte[] build() {
+            return bytes.toByteArray();
+        }
     }
 
     /** Reads one message body; every malformed field is a {@link ProtocolException}. */
@@ -117,19 +158,35 @@ final class StoreWire {
         }
 
         byte u8() throws ProtocolException {
-            try { return buf.get(); } catch (BufferUnderflowException e) { throw truncated(); }
+            try {
+                return buf.get();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
         }
 
         int i16() throws ProtocolException {
-            try { return buf.getShort(); } catch (BufferUnderflowException e) { throw truncated(); }
+            try {
+                return buf.getShort();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
         }
 
         int i32() throws ProtocolException {
-            try { return buf.getInt(); } catch (BufferUnderflowException e) { throw truncated(); }
+            try {
+                return buf.getInt();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
         }
 
         long i64() throws ProtocolException {
-            try { return buf.getLong(); } catch (BufferUnderflowException e) { throw truncated(); }
+            try {
+                return buf.getLong();
+            } catch (BufferUnderflowException e) {
+                throw truncated();
+            }
         }
 
         byte[] bytes(int max, String what) throws ProtocolException {
@@ -151,22 +208,30 @@ final class StoreWire {
         String text(int max, String what) throws ProtocolException {
             byte[] b = bytes(max, what);
             try {
-                return StandardCharsets.UTF_8.newDecoder()
-                        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT)
-                        .decode(ByteBuffer.wrap(b)).toString();
+                return StandardCharsets.UTF_8
+                        .newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(b))
+                        .toString();
             } catch (CharacterCodingException e) {
                 throw new ProtocolException(what + " is not valid UTF-8");
             }
         }
 
         /** Whether bytes are left (an optional trailing field follows). */
-        boolean hasMore() { return buf.hasRemaining(); }
+        boolean hasMore() {
+            return buf.hasRemaining();
+        }
 
         /** The body must have no bytes left over. */
         void end() throws ProtocolException {
-            if (buf.hasRemaining()) throw new ProtocolException(buf.remaining() + " unexpected trailing bytes in message type " + type);
+            if (buf.hasRemaining())
+                throw new ProtocolException(buf.remaining() + " unexpected trailing bytes in message type " + type);
         }
 
-        private static ProtocolException truncated() { return new ProtocolException("message is truncated"); }
+        private static ProtocolException truncated() {
+            return new ProtocolException("message is truncated");
+        }
     }
 }

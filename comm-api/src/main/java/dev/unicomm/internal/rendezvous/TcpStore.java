@@ -2,8 +2,8 @@ package dev.unicomm.internal.rendezvous;
 
 import dev.unicomm.api.CommAbortedException;
 import dev.unicomm.api.CommException;
-import dev.unicomm.api.RankFailedException;
 import dev.unicomm.api.CommTimeoutException;
+import dev.unicomm.api.RankFailedException;
 import dev.unicomm.spi.Store;
 import java.io.BufferedInputStream;
 import java.io.BufferedOutputStream;
@@ -71,7 +71,8 @@ public final class TcpStore implements Store {
     /** When the host last sent anything; read by the heartbeat thread (see {@link #keepAlive}). */
     private volatile long lastHeardNanos = System.nanoTime();
 
-    private TcpStore(Socket socket, String address, int rank, int size, Duration timeout, StoreServer hosted) throws IOException {
+    private TcpStore(Socket socket, String address, int rank, int size, Duration timeout, StoreServer hosted)
+            throws IOException {
         this.socket = socket;
         this.in = new DataInputStream(new BufferedInputStream(socket.getInputStream(), 1 << 16));
         this.out = new BufferedOutputStream(socket.getOutputStream(), 1 << 16);
@@ -80,7 +81,10 @@ public final class TcpStore implements Store {
         this.size = size;
         this.timeout = timeout;
         this.hosted = hosted;
-        this.reader = Thread.ofPlatform().daemon().name("unicomm-store-reader-" + rank).unstarted(this::readLoop);
+        this.reader = Thread.ofPlatform()
+                .daemon()
+                .name("unicomm-store-reader-" + rank)
+                .unstarted(this::readLoop);
     }
 
     /**
@@ -93,23 +97,42 @@ public final class TcpStore implements Store {
      * @throws CommTimeoutException if the host could not be reached in time
      * @throws CommException if the host rejected this rank (wrong token, rank already joined, size mismatch)
      */
-    public static TcpStore connect(String host, int port, int rank, int size, String token, SSLContext ssl,
-                                   Duration timeout, StoreServer hosted) {
+    public static TcpStore connect(
+            String host,
+            int port,
+            int rank,
+            int size,
+            String token,
+            SSLContext ssl,
+            Duration timeout,
+            StoreServer hosted) {
         return connect(host, port, rank, size, token, null, ssl, timeout, hosted);
     }
 
     /** As {@link #connect(String, int, int, int, String, SSLContext, Duration, StoreServer)}, presenting job id {@code jobId} ({@code null}: none). */
-    public static TcpStore connect(String host, int port, int rank, int size, String token, String jobId, SSLContext ssl,
-                                   Duration timeout, StoreServer hosted) {
+    public static TcpStore connect(
+            String host,
+            int port,
+            int rank,
+            int size,
+            String token,
+            String jobId,
+            SSLContext ssl,
+            Duration timeout,
+            StoreServer hosted) {
         if (size < 1) throw new IllegalArgumentException("world size must be >= 1, got " + size);
-        if (rank < 0 || rank >= size) throw new IllegalArgumentException("rank must be in [0, " + size + "), got " + rank);
-        if (port < 1 || port > 65535) throw new IllegalArgumentException("store port must be in [1, 65535], got " + port);
+        if (rank < 0 || rank >= size)
+            throw new IllegalArgumentException("rank must be in [0, " + size + "), got " + rank);
+        if (port < 1 || port > 65535)
+            throw new IllegalArgumentException("store port must be in [1, 65535], got " + port);
         if (timeout == null || timeout.isNegative() || timeout.isZero())
             throw new IllegalArgumentException("timeout must be positive, got " + timeout);
         if (jobId != null && jobId.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_JOB_ID_BYTES)
-            throw new IllegalArgumentException("a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
+            throw new IllegalArgumentException(
+                    "a job id may have at most " + StoreWire.MAX_JOB_ID_BYTES + " UTF-8 bytes");
         if (token != null && token.getBytes(StandardCharsets.UTF_8).length > StoreWire.MAX_KEY_BYTES)
-            throw new IllegalArgumentException("the job token may have at most " + StoreWire.MAX_KEY_BYTES + " UTF-8 bytes");
+            throw new IllegalArgumentException(
+                    "the job token may have at most " + StoreWire.MAX_KEY_BYTES + " UTF-8 bytes");
         String address = host + ":" + port;
         long deadline = System.nanoTime() + nanos(timeout);
         long backoffMillis = 20;
@@ -131,43 +154,54 @@ public final class TcpStore implements Store {
                 // A certificate the other side does not trust will not change: say so at once. Anything else
                 // (reset, closed mid-handshake while the host starts or sheds load) is retried like plain TCP.
                 if (isTrustFailure(e))
-                    throw new CommException("TLS handshake with the rendezvous store at " + address + " failed for rank " + rank
-                            + ": the certificates do not match (do all ranks use the job's keystore, UNICOMM_TLS_KEYSTORE?): "
-                            + e.getMessage(), e);
+                    throw new CommException(
+                            "TLS handshake with the rendezvous store at " + address + " failed for rank " + rank
+                                    + ": the certificates do not match (do all ranks use the job's keystore, UNICOMM_TLS_KEYSTORE?): "
+                                    + e.getMessage(),
+                            e);
                 last = e;
             } catch (IOException e) {
-                // Not up yet, refused, reset, or closed before the hello was answered (the host starts or fills up): retry.
+                // Not up yet, refused, reset, or closed before the hello was answered (the host starts or fills up):
+                // retry.
                 last = e;
                 closeQuietly(s);
             } catch (RuntimeException e) {
                 closeQuietly(s);
                 throw e;
             }
-            long sleep = Math.min(backoffMillis, TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadline - System.nanoTime())));
+            long sleep =
+                    Math.min(backoffMillis, TimeUnit.NANOSECONDS.toMillis(Math.max(0, deadline - System.nanoTime())));
             if (sleep > 0) {
                 try {
                     Thread.sleep(sleep);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new CommException("interrupted while rank " + rank + " connected to the rendezvous store at " + address, e);
+                    throw new CommException(
+                            "interrupted while rank " + rank + " connected to the rendezvous store at " + address, e);
                 }
             }
             backoffMillis = Math.min(500, backoffMillis * 2);
         }
-        throw new CommTimeoutException("rank " + rank + " connecting to the rendezvous store at " + address + " (" + attempts
-                + " attempts; " + whatHappened(last, ssl != null) + ")", timeout);
+        throw new CommTimeoutException(
+                "rank " + rank + " connecting to the rendezvous store at " + address + " (" + attempts + " attempts; "
+                        + whatHappened(last, ssl != null) + ")",
+                timeout);
     }
 
     /** One phrase for the last failed attempt: what the rank saw and what it likely means. */
     private static String whatHappened(IOException last, boolean tls) {
         if (last == null) return "no attempt could be made";
         String seen = last.getClass().getSimpleName() + (last.getMessage() == null ? "" : ": " + last.getMessage());
-        if (last instanceof ConnectException || last instanceof NoRouteToHostException || last instanceof UnknownHostException)
-            return "nothing accepted connections there; last error " + seen + " - is rank 0 running, and is the address right?";
+        if (last instanceof ConnectException
+                || last instanceof NoRouteToHostException
+                || last instanceof UnknownHostException)
+            return "nothing accepted connections there; last error " + seen
+                    + " - is rank 0 running, and is the address right?";
         if (last instanceof SocketTimeoutException)
             return "the host did not answer in time; last error " + seen + " - is it overloaded or behind a firewall?";
-        return "the host accepted but closed or reset the connection before answering the hello" + (tls ? " (during TLS)" : "")
-                + "; last error " + seen + " - is it shutting down, or flooded by other connections to its port?";
+        return "the host accepted but closed or reset the connection before answering the hello"
+                + (tls ? " (during TLS)" : "") + "; last error " + seen
+                + " - is it shutting down, or flooded by other connections to its port?";
     }
 
     /** Whether a TLS failure is about certificates (a setup mistake) rather than the connection. */
@@ -175,8 +209,11 @@ public final class TcpStore implements Store {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof java.security.GeneralSecurityException) return true;
             String m = t.getMessage();
-            if (m != null && (m.contains("certificate") || m.contains("PKIX") || m.contains("unknown_ca") || m.contains("access_denied")))
-                return true;
+            if (m != null
+                    && (m.contains("certificate")
+                            || m.contains("PKIX")
+                            || m.contains("unknown_ca")
+                            || m.contains("access_denied"))) return true;
         }
         return false;
     }
@@ -201,16 +238,24 @@ public final class TcpStore implements Store {
     private void hello(String token, String jobId, long leftNanos) throws IOException {
         socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(leftNanos))));
         if (socket instanceof SSLSocket tls) tls.startHandshake();
-        send(new StoreWire.Writer(StoreWire.HELLO, 1).i32(StoreWire.MAGIC).i16(StoreWire.VERSION).i32(rank).i32(size)
+        send(new StoreWire.Writer(StoreWire.HELLO, 1)
+                .i32(StoreWire.MAGIC)
+                .i16(StoreWire.VERSION)
+                .i32(rank)
+                .i32(size)
                 .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8))
-                .optionalBytes(jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8)).build());
+                .optionalBytes(jobId == null ? null : jobId.getBytes(StandardCharsets.UTF_8))
+                .build());
         StoreWire.Reader reply = new StoreWire.Reader(StoreWire.readFrame(in, StoreWire.MAX_FRAME));
         switch (reply.type) {
-            case StoreWire.OK -> { }
-            case StoreWire.ERROR -> throw new CommException("the rendezvous store at " + address + " rejected rank " + rank + ": "
-                    + reply.text(StoreWire.MAX_TEXT_BYTES, "error") + "; if this job's rank 0 does not serve that address, another job"
-                    + " does: give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)");
-            case StoreWire.ABORTED -> throw new CommAbortedException(reply.i32(), reply.text(StoreWire.MAX_TEXT_BYTES, "reason"));
+            case StoreWire.OK -> {}
+            case StoreWire.ERROR ->
+                throw new CommException("the rendezvous store at " + address + " rejected rank " + rank + ": "
+                        + reply.text(StoreWire.MAX_TEXT_BYTES, "error")
+                        + "; if this job's rank 0 does not serve that address, another job"
+                        + " does: give each job its own port (MASTER_PORT, or UNICOMM_STORE=host:port)");
+            case StoreWire.ABORTED ->
+                throw new CommAbortedException(reply.i32(), reply.text(StoreWire.MAX_TEXT_BYTES, "reason"));
             default -> throw new java.net.ProtocolException("unexpected reply type " + reply.type + " to hello");
         }
         socket.setSoTimeout(0);
@@ -235,8 +280,11 @@ public final class TcpStore implements Store {
             if (closing || leaving || failure != null) return;
             long quiet = System.nanoTime() - lastHeardNanos;
             if (quiet > limitNanos) {
-                fail(-1, "the rendezvous store at " + address + " (rank 0's process) sent nothing for "
-                        + TimeUnit.NANOSECONDS.toSeconds(limitNanos) + " s: its host or network link is down, or rank 0 is stopped");
+                fail(
+                        -1,
+                        "the rendezvous store at " + address + " (rank 0's process) sent nothing for "
+                                + TimeUnit.NANOSECONDS.toSeconds(limitNanos)
+                                + " s: its host or network link is down, or rank 0 is stopped");
                 closeQuietly(socket); // ends the reader, which would otherwise wait for a host that may never answer
                 return;
             }
@@ -249,30 +297,43 @@ public final class TcpStore implements Store {
     }
 
     /** This rank. */
-    public int rank() { return rank; }
+    public int rank() {
+        return rank;
+    }
 
     /** The job's number of ranks. */
-    public int size() { return size; }
+    public int size() {
+        return size;
+    }
 
-    @Override public void set(String key, byte[] value) {
+    @Override
+    public void set(String key, byte[] value) {
         checkKey(key);
         if (value == null) throw new IllegalArgumentException("value of '" + key + "' must not be null");
         if (value.length > StoreWire.MAX_VALUE_BYTES)
-            throw new IllegalArgumentException("value of '" + key + "' is " + value.length + " bytes; the store holds at most "
-                    + StoreWire.MAX_VALUE_BYTES + " bytes per key");
-        StoreWire.Reader r = call(new StoreWire.Writer(StoreWire.SET, 0).text(key).bytes(value), "store set('" + key + "')", nanos(timeout));
+            throw new IllegalArgumentException("value of '" + key + "' is " + value.length
+                    + " bytes; the store holds at most " + StoreWire.MAX_VALUE_BYTES + " bytes per key");
+        StoreWire.Reader r = call(
+                new StoreWire.Writer(StoreWire.SET, 0).text(key).bytes(value),
+                "store set('" + key + "')",
+                nanos(timeout));
         expect(r, StoreWire.OK, "set");
     }
 
-    @Override public byte[] get(String key) { return get(key, timeout); }
+    @Override
+    public byte[] get(String key) {
+        return get(key, timeout);
+    }
 
-    @Override public byte[] get(String key, Duration limit) {
+    @Override
+    public byte[] get(String key, Duration limit) {
         checkKey(key);
         if (limit == null || limit.isNegative() || limit.isZero())
             throw new IllegalArgumentException("get('" + key + "') needs a positive timeout, got " + limit);
         long millis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos(limit)));
         String what = "store get('" + key + "')";
-        StoreWire.Reader r = call(new StoreWire.Writer(StoreWire.GET, 0).text(key).i64(millis), what, nanos(limit) + REPLY_SLACK_NANOS);
+        StoreWire.Reader r = call(
+                new StoreWire.Writer(StoreWire.GET, 0).text(key).i64(millis), what, nanos(limit) + REPLY_SLACK_NANOS);
         if (r.type == StoreWire.TIMEOUT) throw new CommTimeoutException(what, limit);
         expect(r, StoreWire.VALUE, "get");
         try {
@@ -282,9 +343,13 @@ public final class TcpStore implements Store {
         }
     }
 
-    @Override public long add(String key, long delta) {
+    @Override
+    public long add(String key, long delta) {
         checkKey(key);
-        StoreWire.Reader r = call(new StoreWire.Writer(StoreWire.ADD, 0).text(key).i64(delta), "store add('" + key + "')", nanos(timeout));
+        StoreWire.Reader r = call(
+                new StoreWire.Writer(StoreWire.ADD, 0).text(key).i64(delta),
+                "store add('" + key + "')",
+                nanos(timeout));
         expect(r, StoreWire.LONG, "add");
         try {
             return r.i64();
@@ -293,9 +358,11 @@ public final class TcpStore implements Store {
         }
     }
 
-    @Override public boolean contains(String key) {
+    @Override
+    public boolean contains(String key) {
         checkKey(key);
-        StoreWire.Reader r = call(new StoreWire.Writer(StoreWire.CONTAINS, 0).text(key), "store contains('" + key + "')", nanos(timeout));
+        StoreWire.Reader r = call(
+                new StoreWire.Writer(StoreWire.CONTAINS, 0).text(key), "store contains('" + key + "')", nanos(timeout));
         expect(r, StoreWire.BOOL, "contains");
         try {
             return r.u8() != 0;
@@ -308,14 +375,15 @@ public final class TcpStore implements Store {
      * Counts this rank in with {@code add}; the last rank to arrive publishes a release key that the
      * others wait for (so a barrier costs two round trips and no polling).
      */
-    @Override public void barrier(String name) {
+    @Override
+    public void barrier(String name) {
         checkKey(name);
         long deadline = System.nanoTime() + nanos(timeout);
         String base = "unicomm/barrier/" + name;
         long arrived = add(base + "/count", 1);
         if (arrived > size)
-            throw new IllegalStateException("barrier '" + name + "' was entered " + arrived + " times in a job of " + size
-                    + " ranks: use each barrier name once per rank");
+            throw new IllegalStateException("barrier '" + name + "' was entered " + arrived + " times in a job of "
+                    + size + " ranks: use each barrier name once per rank");
         if (arrived == size) {
             set(base + "/open", new byte[] {1});
             return;
@@ -325,27 +393,36 @@ public final class TcpStore implements Store {
         try {
             get(base + "/open", Duration.ofNanos(left));
         } catch (CommTimeoutException e) {
-            throw new CommTimeoutException("store barrier('" + name + "') (" + arrived + " of " + size + " ranks had arrived when rank "
-                    + rank + " entered)", timeout);
+            throw new CommTimeoutException(
+                    "store barrier('" + name + "') (" + arrived + " of " + size + " ranks had arrived when rank " + rank
+                            + " entered)",
+                    timeout);
         }
     }
 
     /** Tells the host (and so every rank) that this rank fails for {@code reason}. Never throws. */
-    @Override public void abort(String reason) {
+    @Override
+    public void abort(String reason) {
         String why = reason == null ? "aborted" : StoreServer.truncate(reason);
         try {
             if (failure == null && !closing) {
-                call(new StoreWire.Writer(StoreWire.ABORT, 0).text(why), "store abort", Math.min(nanos(timeout), TimeUnit.SECONDS.toNanos(5)));
+                call(
+                        new StoreWire.Writer(StoreWire.ABORT, 0).text(why),
+                        "store abort",
+                        Math.min(nanos(timeout), TimeUnit.SECONDS.toNanos(5)));
             }
         } catch (CommAbortedException e) {
             // Delivered (the host already broadcast it back), or the job had failed before.
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "rank " + rank + " could not deliver its abort to the rendezvous store: " + e.getMessage());
+            LOG.log(
+                    System.Logger.Level.WARNING,
+                    "rank " + rank + " could not deliver its abort to the rendezvous store: " + e.getMessage());
         }
         fail(StoreServer.blamedRank(why, rank, size), why);
     }
 
-    @Override public void checkHealthy() {
+    @Override
+    public void checkHealthy() {
         Failure f = failure;
         if (f != null) throw new CommAbortedException(f.rank, f.reason);
     }
@@ -356,14 +433,17 @@ public final class TcpStore implements Store {
      * it first waits until every rank has heard of it (at most until the timeout, counted from the host's
      * start, for ranks that have not joined), so that no survivor sees the host vanish instead.
      */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!closeStarted.compareAndSet(false, true)) return;
         if (failure == null) {
             leaving = true; // the host hangs up after our goodbye: that end of stream is not a failure
             try {
                 call(new StoreWire.Writer(StoreWire.BYE, 0), "store close", nanos(timeout));
             } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.DEBUG, "rank " + rank + ": goodbye to the rendezvous store failed: " + e.getMessage());
+                LOG.log(
+                        System.Logger.Level.DEBUG,
+                        "rank " + rank + ": goodbye to the rendezvous store failed: " + e.getMessage());
             }
         }
         closing = true;
@@ -371,8 +451,10 @@ public final class TcpStore implements Store {
             if (hosted != null) {
                 try {
                     if (failure == null && !hosted.awaitAllLeft(timeout))
-                        LOG.log(System.Logger.Level.WARNING, "rendezvous store: not every rank closed its store within "
-                                + timeout.toMillis() + " ms; stopping the host anyway");
+                        LOG.log(
+                                System.Logger.Level.WARNING,
+                                "rendezvous store: not every rank closed its store within " + timeout.toMillis()
+                                        + " ms; stopping the host anyway");
                     hosted.awaitAbortHeard(timeout); // after an abort: the slower survivors must learn who failed
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
@@ -413,7 +495,8 @@ public final class TcpStore implements Store {
             }
             if (r.type == StoreWire.RANK_FAILED) {
                 Deaths d = recordDeaths(r);
-                throw new RankFailedException(d.jobRanks(), d.reason() + " (seen by rank " + rank + " in " + what + ")");
+                throw new RankFailedException(
+                        d.jobRanks(), d.reason() + " (seen by rank " + rank + " in " + what + ")");
             }
             if (r.type == StoreWire.ERROR) {
                 String msg;
@@ -430,7 +513,8 @@ public final class TcpStore implements Store {
         } catch (ExecutionException e) {
             if (e.getCause() instanceof CommAbortedException) checkHealthy();
             // The cause's words are in the message: a cause would print them a second time.
-            if (e.getCause() instanceof RuntimeException re) throw new CommException(what + " failed: " + re.getMessage());
+            if (e.getCause() instanceof RuntimeException re)
+                throw new CommException(what + " failed: " + re.getMessage());
             throw new CommException(what + " failed", e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -442,7 +526,8 @@ public final class TcpStore implements Store {
 
     private int nextIdNonZero() {
         int id;
-        do id = nextId.incrementAndGet(); while (id == 0);
+        do id = nextId.incrementAndGet();
+        while (id == 0);
         return id;
     }
 
@@ -470,14 +555,20 @@ public final class TcpStore implements Store {
                 if (reply != null) reply.complete(msg); // a reply to a call that already timed out is dropped
             }
         } catch (IOException e) {
-            if (!closing && !leaving) fail(-1, "lost the connection to the rendezvous host at " + address + " ("
-                    + (e instanceof EOFException ? "it closed the connection" : e.getMessage()) + ")");
-            else failPending(new CommException("the connection of rank " + rank + " to the rendezvous store is closed"));
+            if (!closing && !leaving)
+                fail(
+                        -1,
+                        "lost the connection to the rendezvous host at " + address + " ("
+                                + (e instanceof EOFException ? "it closed the connection" : e.getMessage()) + ")");
+            else
+                failPending(new CommException("the connection of rank " + rank + " to the rendezvous store is closed"));
         }
     }
 
     /** Elastic mode: the dead ranks the host has reported so far (updated by the reader thread, a volatile read). */
-    public Deaths deaths() { return deaths; }
+    public Deaths deaths() {
+        return deaths;
+    }
 
     /**
      * Elastic mode: asks the host for its record of dead ranks (authoritative: a report pushed to this
@@ -489,7 +580,11 @@ public final class TcpStore implements Store {
         int colon = v.indexOf(':');
         int epoch = Integer.parseInt(v.substring(0, colon));
         String list = v.substring(colon + 1);
-        int[] ranks = list.isEmpty() ? new int[0] : java.util.Arrays.stream(list.split(",")).mapToInt(Integer::parseInt).toArray();
+        int[] ranks = list.isEmpty()
+                ? new int[0]
+                : java.util.Arrays.stream(list.split(","))
+                        .mapToInt(Integer::parseInt)
+                        .toArray();
         Deaths d = deaths;
         return epoch > d.epoch() ? new Deaths(epoch, ranks, "the rendezvous store recorded its process as ended") : d;
     }
@@ -537,7 +632,8 @@ public final class TcpStore implements Store {
         if (key == null) throw new IllegalArgumentException("store key must not be null");
         int bytes = key.getBytes(StandardCharsets.UTF_8).length;
         if (bytes == 0 || bytes > StoreWire.MAX_KEY_BYTES)
-            throw new IllegalArgumentException("store key must be 1.." + StoreWire.MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes);
+            throw new IllegalArgumentException(
+                    "store key must be 1.." + StoreWire.MAX_KEY_BYTES + " UTF-8 bytes, got " + bytes);
     }
 
     private static void expect(StoreWire.Reader r, byte type, String op) {
@@ -553,7 +649,9 @@ public final class TcpStore implements Store {
         }
     }
 
-    @Override public String toString() {
-        return "TcpStore[rank=" + rank + "/" + size + ", host=" + address + (socket instanceof SSLSocket ? ", tls" : "") + "]";
+    @Override
+    public String toString() {
+        return "TcpStore[rank=" + rank + "/" + size + ", host=" + address + (socket instanceof SSLSocket ? ", tls" : "")
+                + "]";
     }
 }

@@ -35,7 +35,8 @@ class CallMismatchWordsTest {
         private final long[][] slots = new long[N][];
         private final CyclicBarrier meet = new CyclicBarrier(N);
 
-        @Override public long[][] exchange(Team team, long[] words) {
+        @Override
+        public long[][] exchange(Team team, long[] words) {
             try {
                 slots[team.rank()] = words.clone();
                 meet.await(10, TimeUnit.SECONDS);
@@ -50,12 +51,33 @@ class CallMismatchWordsTest {
     }
 
     private record World(int rank) implements Team {
-        @Override public int size() { return N; }
-        @Override public int worldRank(int teamRank) { return teamRank; }
-        @Override public Team split(int start, int stride, int size) { throw new UnsupportedOperationException(); }
-        @Override public Split2d split2d(int xRange) { throw new UnsupportedOperationException(); }
-        @Override public void barrier() { throw new UnsupportedOperationException(); }
-        @Override public void close() {}
+        @Override
+        public int size() {
+            return N;
+        }
+
+        @Override
+        public int worldRank(int teamRank) {
+            return teamRank;
+        }
+
+        @Override
+        public Team split(int start, int stride, int size) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public Split2d split2d(int xRange) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void barrier() {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void close() {}
     }
 
     /** Runs one call on every rank with that rank's words; returns each rank's mismatch message. */
@@ -69,7 +91,8 @@ class CallMismatchWordsTest {
             ranks.add(Thread.ofPlatform().start(() -> {
                 CallLedger ledger = new CallLedger(agreement, store, rank, TIMEOUT);
                 try {
-                    ledger.call(new CallLedger.Counter(), new World(rank), op, () -> wordsOfRank.apply(rank), () -> "ran");
+                    ledger.call(
+                            new CallLedger.Counter(), new World(rank), op, () -> wordsOfRank.apply(rank), () -> "ran");
                     messages[rank] = "no mismatch";
                 } catch (CallMismatchException e) {
                     messages[rank] = e.getMessage();
@@ -80,8 +103,10 @@ class CallMismatchWordsTest {
         return List.of(messages);
     }
 
-    @Test void aDtypeMismatchNamesTheFieldAndBothTypes() throws Exception {
-        for (String m : mismatch(CallLedger.Op.ALLREDUCE,
+    @Test
+    void aDtypeMismatchNamesTheFieldAndBothTypes() throws Exception {
+        for (String m : mismatch(
+                CallLedger.Op.ALLREDUCE,
                 r -> CallLedger.args(16, CallLedger.pack(r == 2 ? DType.FP32 : DType.BF16, ReduceOp.SUM)))) {
             assertTrue(m.contains("dtype: rank 0 passed BF16, rank 2 passed FP32"), m);
             assertTrue(m.contains("rank 2 made a different call"), m);
@@ -90,13 +115,16 @@ class CallMismatchWordsTest {
         }
     }
 
-    @Test void aBroadcastRootMismatchNamesTheRoot() throws Exception {
-        for (String m : mismatch(CallLedger.Op.BROADCAST, r -> CallLedger.args(8, CallLedger.pack(DType.INT64, r == 1 ? 300 : 0)))) {
+    @Test
+    void aBroadcastRootMismatchNamesTheRoot() throws Exception {
+        for (String m : mismatch(
+                CallLedger.Op.BROADCAST, r -> CallLedger.args(8, CallLedger.pack(DType.INT64, r == 1 ? 300 : 0)))) {
             assertTrue(m.contains("root: rank 0 passed 0, rank 1 passed 300"), m);
         }
     }
 
-    @Test void aMoeConfigMismatchNamesTheFieldThatDiffers() throws Exception {
+    @Test
+    void aMoeConfigMismatchNamesTheFieldThatDiffers() throws Exception {
         MoeConfig big = MoeConfig.normal(12, 7168, 128), small = MoeConfig.normal(12, 4096, 128);
         for (String m : mismatch(CallLedger.Op.MOE_OPEN, r -> CallWords.moeOpen(r == 2 ? small : big, null))) {
             assertTrue(m.contains("hidden: rank 0 passed 7168, rank 2 passed 4096"), m);
@@ -104,19 +132,26 @@ class CallMismatchWordsTest {
         }
     }
 
-    @Test void aMaskMismatchSaysMask() throws Exception {
+    @Test
+    void aMaskMismatchSaysMask() throws Exception {
         ExpertMask a = new ExpertMask(4, new int[] {0, 1, 2}), b = new ExpertMask(4, new int[] {0, 1, 3});
         MoeConfig c = MoeConfig.normal(12, 1024, 64);
         for (String m : mismatch(CallLedger.Op.MOE_OPEN, r -> CallWords.moeOpen(c, r == 1 ? b : a))) {
-            assertTrue(m.contains("mask: rank 0 passed a mask of 3 active ranks") && m.contains("rank 1 passed a mask of 3 active ranks"), m);
+            assertTrue(
+                    m.contains("mask: rank 0 passed a mask of 3 active ranks")
+                            && m.contains("rank 1 passed a mask of 3 active ranks"),
+                    m);
         }
         for (String m : mismatch(CallLedger.Op.MOE_OPEN, r -> CallWords.moeOpen(c, r == 0 ? null : a))) {
-            assertTrue(m.contains("mask: rank 1 passed a mask of 3 active ranks") && m.contains("rank 0 passed none"), m);
+            assertTrue(
+                    m.contains("mask: rank 1 passed a mask of 3 active ranks") && m.contains("rank 0 passed none"), m);
         }
     }
 
-    @Test void agreeingRanksRunTheCall() throws Exception {
-        assertEquals(List.of("no mismatch", "no mismatch", "no mismatch"),
+    @Test
+    void agreeingRanksRunTheCall() throws Exception {
+        assertEquals(
+                List.of("no mismatch", "no mismatch", "no mismatch"),
                 mismatch(CallLedger.Op.ALLREDUCE, r -> CallLedger.args(16, CallLedger.pack(DType.BF16, ReduceOp.SUM))));
     }
 }

@@ -29,12 +29,14 @@ class ElasticStoreTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(10);
     private final List<AutoCloseable> cleanup = new ArrayList<>();
 
-    @AfterEach void closeAll() throws Exception {
+    @AfterEach
+    void closeAll() throws Exception {
         for (int i = cleanup.size() - 1; i >= 0; i--) cleanup.get(i).close();
     }
 
     private StoreServer server(int size, boolean elastic) {
-        StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, size, null, null, Duration.ofSeconds(2), elastic);
+        StoreServer s = StoreServer.start(
+                InetAddress.getLoopbackAddress(), 0, size, null, null, Duration.ofSeconds(2), elastic);
         cleanup.add(s);
         return s;
     }
@@ -52,12 +54,14 @@ class ElasticStoreTest {
         }
     }
 
-    @Test void aDeadRankFailsTheOldGenerationAndTheSurvivorsGoOnInANewOne() throws Exception {
+    @Test
+    void aDeadRankFailsTheOldGenerationAndTheSurvivorsGoOnInANewOne() throws Exception {
         StoreServer s = server(3, true);
         ElasticStore v0 = ElasticStore.atConnect(client(s, 0, 3), TIMEOUT);
         ElasticStore v1 = ElasticStore.atConnect(client(s, 1, 3), TIMEOUT);
         v0.set("before", "x".getBytes(StandardCharsets.UTF_8));
-        CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> v1.get("never-set"), Thread::startVirtualThread);
+        CompletableFuture<byte[]> waiting =
+                CompletableFuture.supplyAsync(() -> v1.get("never-set"), Thread::startVirtualThread);
         Thread.sleep(200); // let the wait reach the host
         joinAndDie(s, 2, 3);
 
@@ -66,7 +70,9 @@ class ElasticStoreTest {
         assertArrayEquals(new int[] {2}, e.failedRanks());
         assertTrue(e.getMessage().contains("rank 2 failed"), e.getMessage());
         // Later calls of the old generation fail too, without waiting; the push makes checkHealthy see it.
-        assertArrayEquals(new int[] {2}, assertThrows(RankFailedException.class, () -> v0.get("before")).failedRanks());
+        assertArrayEquals(
+                new int[] {2},
+                assertThrows(RankFailedException.class, () -> v0.get("before")).failedRanks());
         assertThrows(RankFailedException.class, () -> v0.set("later", new byte[1]));
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
         while (true) {
@@ -79,8 +85,10 @@ class ElasticStoreTest {
             }
         }
 
-        CompletableFuture<ElasticStore> a = CompletableFuture.supplyAsync(() -> v0.agreeOnSurvivors(0), Thread::startVirtualThread);
-        CompletableFuture<ElasticStore> b = CompletableFuture.supplyAsync(() -> v1.agreeOnSurvivors(1), Thread::startVirtualThread);
+        CompletableFuture<ElasticStore> a =
+                CompletableFuture.supplyAsync(() -> v0.agreeOnSurvivors(0), Thread::startVirtualThread);
+        CompletableFuture<ElasticStore> b =
+                CompletableFuture.supplyAsync(() -> v1.agreeOnSurvivors(1), Thread::startVirtualThread);
         ElasticStore n0 = a.get(), n1 = b.get();
         assertArrayEquals(new int[] {0, 1}, n0.jobRanks());
         assertArrayEquals(new int[] {0, 1}, n1.jobRanks());
@@ -93,7 +101,8 @@ class ElasticStoreTest {
         n1.barrier("after");
         bar.get();
         n0.checkHealthy();
-        // Closing the old views keeps the connection (the new views own it); closing the new ones leaves the job cleanly.
+        // Closing the old views keeps the connection (the new views own it); closing the new ones leaves the job
+        // cleanly.
         v0.close();
         v1.close();
         n1.close();
@@ -101,7 +110,8 @@ class ElasticStoreTest {
         assertTrue(s.awaitAllLeft(TIMEOUT), "the dead rank counts as gone once the survivors have left");
     }
 
-    @Test void withoutElasticTheSameDeathAbortsTheJob() throws Exception {
+    @Test
+    void withoutElasticTheSameDeathAbortsTheJob() throws Exception {
         StoreServer s = server(2, false);
         TcpStore c = client(s, 0, 2);
         joinAndDie(s, 1, 2);
@@ -110,7 +120,8 @@ class ElasticStoreTest {
         assertEquals(1, e.failedRank());
     }
 
-    @Test void anExplicitAbortStillFailsAnElasticJob() throws Exception {
+    @Test
+    void anExplicitAbortStillFailsAnElasticJob() throws Exception {
         StoreServer s = server(2, true);
         TcpStore a = client(s, 0, 2);
         ElasticStore v = ElasticStore.atConnect(client(s, 1, 2), TIMEOUT);
@@ -120,13 +131,17 @@ class ElasticStoreTest {
         assertEquals(0, e.failedRank());
     }
 
-    @Test void shrinkWithoutAFailureSaysSo() {
+    @Test
+    void shrinkWithoutAFailureSaysSo() {
         StoreServer s = server(2, true);
         ElasticStore v = ElasticStore.atConnect(client(s, 0, 2), Duration.ofMillis(300));
-        assertTrue(assertThrows(IllegalStateException.class, () -> v.agreeOnSurvivors(0)).getMessage().contains("no rank"));
+        assertTrue(assertThrows(IllegalStateException.class, () -> v.agreeOnSurvivors(0))
+                .getMessage()
+                .contains("no rank"));
     }
 
-    @Test void generationOfAKey() {
+    @Test
+    void generationOfAKey() {
         assertEquals(0, StoreServer.generationOf("e0/unicomm.shm/opens"));
         assertEquals(12, StoreServer.generationOf("e12/x"));
         assertEquals(-1, StoreServer.generationOf("unicomm.elastic/shrink/1/0"));

@@ -19,8 +19,13 @@ final class RawClient implements AutoCloseable {
 
     /** Sends a hello and returns the reply type. */
     byte hello(int rank, int size, String token) throws IOException {
-        send(new StoreWire.Writer(StoreWire.HELLO, 1).i32(StoreWire.MAGIC).i16(StoreWire.VERSION).i32(rank).i32(size)
-                .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8)).build());
+        send(new StoreWire.Writer(StoreWire.HELLO, 1)
+                .i32(StoreWire.MAGIC)
+                .i16(StoreWire.VERSION)
+                .i32(rank)
+                .i32(size)
+                .optionalBytes(token == null ? null : token.getBytes(StandardCharsets.UTF_8))
+                .build());
         return reply().type;
     }
 
@@ -48,5 +53,8 @@ final class RawClient implements AutoCloseable {
         }
     }
 
-    @Override public void close() throws IOException { socket.close(); }
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
 }

@@ -23,12 +23,14 @@ import org.junit.jupiter.api.Timeout;
 class StoreHardeningTest {
     private final List<AutoCloseable> cleanup = new ArrayList<>();
 
-    @AfterEach void closeAll() throws Exception {
+    @AfterEach
+    void closeAll() throws Exception {
         for (int i = cleanup.size() - 1; i >= 0; i--) cleanup.get(i).close();
     }
 
     StoreServer server(int size) {
-        StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, size, "tok", null, Duration.ofMillis(500));
+        StoreServer s =
+                StoreServer.start(InetAddress.getLoopbackAddress(), 0, size, "tok", null, Duration.ofMillis(500));
         cleanup.add(s);
         return s;
     }
@@ -39,7 +41,8 @@ class StoreHardeningTest {
         return c;
     }
 
-    @Test void randomBytesNeverHurtTheJob() throws Exception {
+    @Test
+    void randomBytesNeverHurtTheJob() throws Exception {
         StoreServer s = server(3);
         TcpStore a = client(s, 0, 3);
         Random random = new Random(20261129L);
@@ -47,9 +50,13 @@ class StoreHardeningTest {
             try (RawClient raw = new RawClient(s.port())) {
                 byte[] junk = new byte[random.nextInt(1, 3000)];
                 random.nextBytes(junk);
-                if (i % 3 == 1) ByteBuffer.wrap(junk).putInt(0, random.nextInt(5, junk.length + 100)); // plausible length
+                if (i % 3 == 1)
+                    ByteBuffer.wrap(junk).putInt(0, random.nextInt(5, junk.length + 100)); // plausible length
                 if (i % 3 == 2 && junk.length > 9) { // plausible hello header, random fields
-                    ByteBuffer.wrap(junk).putInt(0, junk.length - 4).put(4, StoreWire.HELLO).putInt(9, StoreWire.MAGIC);
+                    ByteBuffer.wrap(junk)
+                            .putInt(0, junk.length - 4)
+                            .put(4, StoreWire.HELLO)
+                            .putInt(9, StoreWire.MAGIC);
                 }
                 try {
                     raw.sendRaw(junk);
@@ -80,7 +87,8 @@ class StoreHardeningTest {
         a.checkHealthy();
     }
 
-    @Test void oversizedFrameBeforeHelloIsRefusedWithoutReadingIt() throws Exception {
+    @Test
+    void oversizedFrameBeforeHelloIsRefusedWithoutReadingIt() throws Exception {
         StoreServer s = server(2);
         try (RawClient raw = new RawClient(s.port())) {
             raw.sendRaw(new byte[] {0x7f, (byte) 0xff, (byte) 0xff, (byte) 0xff});
@@ -89,17 +97,20 @@ class StoreHardeningTest {
         client(s, 0, 2).set("ok", new byte[0]);
     }
 
-    @Test void silentConnectionIsDroppedAfterTheHelloLimit() throws Exception {
+    @Test
+    void silentConnectionIsDroppedAfterTheHelloLimit() throws Exception {
         StoreServer s = server(2);
         try (RawClient raw = new RawClient(s.port())) {
             assertTrue(raw.closedByServer(), "a connection that never says hello is closed after 500 ms");
         }
     }
 
-    @Test void oversizedValueIsRejectedBeforeSending() {
+    @Test
+    void oversizedValueIsRejectedBeforeSending() {
         StoreServer s = server(2);
         TcpStore a = client(s, 0, 2);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> a.set("big", new byte[StoreWire.MAX_VALUE_BYTES + 1]));
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class, () -> a.set("big", new byte[StoreWire.MAX_VALUE_BYTES + 1]));
         assertTrue(e.getMessage().contains("at most"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.get("k".repeat(StoreWire.MAX_KEY_BYTES + 1)));
         a.set("fine", new byte[1 << 20]);
@@ -107,7 +118,8 @@ class StoreHardeningTest {
         a.checkHealthy();
     }
 
-    @Test void malformedRequestFromARankGetsAnErrorAndTheConnectionLives() throws Exception {
+    @Test
+    void malformedRequestFromARankGetsAnErrorAndTheConnectionLives() throws Exception {
         StoreServer s = server(2);
         try (RawClient raw = new RawClient(s.port())) {
             assertEquals(StoreWire.OK, raw.hello(1, 2, "tok"));
@@ -115,7 +127,9 @@ class StoreHardeningTest {
             StoreWire.Reader err = raw.reply();
             assertEquals(StoreWire.ERROR, err.type);
             assertEquals(7, err.requestId);
-            raw.send(new StoreWire.Writer(StoreWire.SET, 8).i32(Integer.MAX_VALUE).build()); // key length beyond the frame
+            raw.send(new StoreWire.Writer(StoreWire.SET, 8)
+                    .i32(Integer.MAX_VALUE)
+                    .build()); // key length beyond the frame
             assertEquals(StoreWire.ERROR, raw.reply().type);
             raw.send(new StoreWire.Writer(StoreWire.CONTAINS, 9).text("k").build());
             StoreWire.Reader ok = raw.reply();
@@ -124,7 +138,8 @@ class StoreHardeningTest {
         }
     }
 
-    @Test void oversizedFrameFromARankAbortsTheJobNamingIt() throws Exception {
+    @Test
+    void oversizedFrameFromARankAbortsTheJobNamingIt() throws Exception {
         StoreServer s = server(2);
         TcpStore a = client(s, 0, 2);
         try (RawClient raw = new RawClient(s.port())) {
@@ -136,14 +151,23 @@ class StoreHardeningTest {
         }
     }
 
-    @Test void wrongProtocolVersionIsRejectedClearly() throws Exception {
+    @Test
+    void wrongProtocolVersionIsRejectedClearly() throws Exception {
         StoreServer s = server(2);
         try (RawClient raw = new RawClient(s.port())) {
-            raw.send(new StoreWire.Writer(StoreWire.HELLO, 1).i32(StoreWire.MAGIC).i16(StoreWire.VERSION + 1).i32(0).i32(2).optionalBytes("tok".getBytes()).build());
+            raw.send(new StoreWire.Writer(StoreWire.HELLO, 1)
+                    .i32(StoreWire.MAGIC)
+                    .i16(StoreWire.VERSION + 1)
+                    .i32(0)
+                    .i32(2)
+                    .optionalBytes("tok".getBytes())
+                    .build());
             StoreWire.Reader reply = raw.reply();
             assertEquals(StoreWire.ERROR, reply.type);
             assertTrue(reply.text(StoreWire.MAX_TEXT_BYTES, "e").contains("version"));
         }
-        assertThrows(CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 0, 2, "nope", null, Duration.ofSeconds(2), null));
+        assertThrows(
+                CommException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 0, 2, "nope", null, Duration.ofSeconds(2), null));
     }
 }

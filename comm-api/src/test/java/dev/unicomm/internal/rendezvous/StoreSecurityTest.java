@@ -21,13 +21,16 @@ import org.junit.jupiter.api.Timeout;
 class StoreSecurityTest {
     static final int ROUNDS = 10;
 
-    @Test void randomRequestsFromAnAuthenticatedRankNeverKillTheHost() throws Exception {
+    @Test
+    void randomRequestsFromAnAuthenticatedRankNeverKillTheHost() throws Exception {
         Random random = new Random(12_2026L);
         int errors = 0, aborts = 0;
         for (int round = 0; round < ROUNDS; round++) {
-            try (StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", null, Duration.ofSeconds(2));
-                 TcpStore good = TcpStore.connect("127.0.0.1", s.port(), 0, 2, "tok", null, Duration.ofSeconds(5), null);
-                 RawClient bad = new RawClient(s.port())) {
+            try (StoreServer s = StoreServer.start(
+                            InetAddress.getLoopbackAddress(), 0, 2, "tok", null, Duration.ofSeconds(2));
+                    TcpStore good =
+                            TcpStore.connect("127.0.0.1", s.port(), 0, 2, "tok", null, Duration.ofSeconds(5), null);
+                    RawClient bad = new RawClient(s.port())) {
                 assertEquals(StoreWire.OK, bad.hello(1, 2, "tok"));
                 boolean aborted = false;
                 for (int i = 0; i < 20 && !aborted; i++) {
@@ -85,9 +88,12 @@ class StoreSecurityTest {
                 }
             }
         }
-        System.out.println("[reliability] store fuzz after hello: " + ROUNDS + " rounds, " + errors + " error replies, " + aborts
-                + " job aborts naming the fuzzing rank, host alive in every round");
+        System.out.println("[reliability] store fuzz after hello: " + ROUNDS + " rounds, " + errors + " error replies, "
+                + aborts + " job aborts naming the fuzzing rank, host alive in every round");
         assertTrue(errors > 0, "random requests should mostly get error replies");
-        assertEquals(ROUNDS / 2, aborts, "every round with a broken frame header must abort the job naming the fuzzing rank");
+        assertEquals(
+                ROUNDS / 2,
+                aborts,
+                "every round with a broken frame header must abort the job naming the fuzzing rank");
     }
 }

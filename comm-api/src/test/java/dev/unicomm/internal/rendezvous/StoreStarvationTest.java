@@ -28,11 +28,15 @@ import org.junit.jupiter.api.io.TempDir;
 class StoreStarvationTest {
     /** More than the old cap of 64 pending connections. */
     static final int LORIS = 200;
-    @TempDir Path dir;
+
+    @TempDir
+    Path dir;
+
     private final List<AutoCloseable> cleanup = new ArrayList<>();
     private volatile boolean dribbling = true;
 
-    @AfterEach void closeAll() throws Exception {
+    @AfterEach
+    void closeAll() throws Exception {
         dribbling = false;
         for (int i = cleanup.size() - 1; i >= 0; i--) cleanup.get(i).close();
     }
@@ -46,7 +50,8 @@ class StoreStarvationTest {
             cleanup.add(s);
         }
         Thread.ofPlatform().daemon().start(() -> {
-            byte[] frame = {0, 0, 3, (byte) 0xE8, StoreWire.HELLO}; // announces a 1000-byte hello, then never finishes it
+            byte[] frame = {0, 0, 3, (byte) 0xE8, StoreWire.HELLO
+            }; // announces a 1000-byte hello, then never finishes it
             for (int i = 0; dribbling; i++) {
                 for (Socket s : sockets) {
                     try {
@@ -68,7 +73,8 @@ class StoreStarvationTest {
     }
 
     private void twoRanksRendezvousDespiteSlowLoris(SSLContext ssl) throws Exception {
-        StoreServer server = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", ssl, Duration.ofSeconds(3));
+        StoreServer server =
+                StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", ssl, Duration.ofSeconds(3));
         cleanup.add(server);
         slowLoris(server.port(), LORIS);
         Thread.sleep(500); // the store has accepted them all and they have started dribbling
@@ -77,8 +83,8 @@ class StoreStarvationTest {
         for (int r = 0; r < 2; r++) {
             int rank = r;
             ranks.add(CompletableFuture.supplyAsync(() -> {
-                try (TcpStore store = TcpStore.connect("127.0.0.1", server.port(), rank, 2, "tok", ssl, Duration.ofSeconds(30),
-                        null)) {
+                try (TcpStore store = TcpStore.connect(
+                        "127.0.0.1", server.port(), rank, 2, "tok", ssl, Duration.ofSeconds(30), null)) {
                     store.barrier("met");
                     return store.add("sum", rank + 1);
                 }
@@ -88,34 +94,42 @@ class StoreStarvationTest {
         for (CompletableFuture<Long> f : ranks) max = Math.max(max, f.get(60, TimeUnit.SECONDS));
         assertEquals(3, max);
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        System.out.println("[reliability] store starvation" + (ssl == null ? "" : " (tls)") + ": 2 ranks rendezvoused in " + ms
-                + " ms with " + LORIS + " slow-loris connections held open");
+        System.out.println("[reliability] store starvation" + (ssl == null ? "" : " (tls)")
+                + ": 2 ranks rendezvoused in " + ms + " ms with " + LORIS + " slow-loris connections held open");
     }
 
-    @Test void twoRanksRendezvousWhileSlowLorisConnectionsHoldOn() throws Exception {
+    @Test
+    void twoRanksRendezvousWhileSlowLorisConnectionsHoldOn() throws Exception {
         twoRanksRendezvousDespiteSlowLoris(null);
     }
 
-    @Test void twoRanksRendezvousOverTlsWhileSlowLorisConnectionsHoldOn() throws Exception {
+    @Test
+    void twoRanksRendezvousOverTlsWhileSlowLorisConnectionsHoldOn() throws Exception {
         Path ks = dir.resolve("job.p12");
         StoreTls.createSelfSignedKeystore(ks, "job-password-1".toCharArray());
         twoRanksRendezvousDespiteSlowLoris(StoreTls.context(ks, "job-password-1".toCharArray()));
     }
 
-    @Test void theHelloDeadlineCountsFromTheAcceptNotFromTheLastByte() throws Exception {
-        StoreServer server = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", null, Duration.ofSeconds(1));
+    @Test
+    void theHelloDeadlineCountsFromTheAcceptNotFromTheLastByte() throws Exception {
+        StoreServer server =
+                StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", null, Duration.ofSeconds(1));
         cleanup.add(server);
         Socket loris = slowLoris(server.port(), 1).get(0);
         loris.setSoTimeout(15_000);
         long start = System.nanoTime();
         assertEquals(-1, loris.getInputStream().read(), "the store must hang up, not answer");
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-        assertTrue(ms < 10_000, "a connection sending a byte every 300 ms was held for " + ms + " ms; the hello limit is 1 s");
+        assertTrue(
+                ms < 10_000,
+                "a connection sending a byte every 300 ms was held for " + ms + " ms; the hello limit is 1 s");
     }
 
-    @Test void connectionsBeyondTheLimitPushOutTheOldestNotTheNewest() throws Exception {
+    @Test
+    void connectionsBeyondTheLimitPushOutTheOldestNotTheNewest() throws Exception {
         // A long hello limit: only the cap, not the deadline, can make room here.
-        StoreServer server = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", null, Duration.ofSeconds(60));
+        StoreServer server =
+                StoreServer.start(InetAddress.getLoopbackAddress(), 0, 2, "tok", null, Duration.ofSeconds(60));
         cleanup.add(server);
         List<Socket> silent = new ArrayList<>();
         for (int i = 0; i < StoreServer.MAX_AWAITING_HELLO + 20; i++) {
@@ -124,7 +138,8 @@ class StoreStarvationTest {
             cleanup.add(s);
         }
         long start = System.nanoTime();
-        try (TcpStore rank = TcpStore.connect("127.0.0.1", server.port(), 0, 2, "tok", null, Duration.ofSeconds(30), null)) {
+        try (TcpStore rank =
+                TcpStore.connect("127.0.0.1", server.port(), 0, 2, "tok", null, Duration.ofSeconds(30), null)) {
             rank.set("in", new byte[] {1});
         }
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);

@@ -29,12 +29,14 @@ class TcpStoreTest {
     static final Duration TIMEOUT = Duration.ofSeconds(5);
     private final List<AutoCloseable> cleanup = new ArrayList<>();
 
-    @AfterEach void closeAll() throws Exception {
+    @AfterEach
+    void closeAll() throws Exception {
         for (int i = cleanup.size() - 1; i >= 0; i--) cleanup.get(i).close();
     }
 
     StoreServer server(int size, String token) {
-        StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, size, token, null, Duration.ofSeconds(2));
+        StoreServer s =
+                StoreServer.start(InetAddress.getLoopbackAddress(), 0, size, token, null, Duration.ofSeconds(2));
         cleanup.add(s);
         return s;
     }
@@ -68,28 +70,34 @@ class TcpStoreTest {
         }
     }
 
-    @Test void fourRanksSetGetAddAndBarrier() throws Exception {
+    @Test
+    void fourRanksSetGetAddAndBarrier() throws Exception {
         StoreServer s = server(4, "tok");
         List<CompletableFuture<String>> ranks = new ArrayList<>();
         for (int r = 0; r < 4; r++) {
             TcpStore c = client(s, r, 4, "tok");
             int rank = r;
-            ranks.add(CompletableFuture.supplyAsync(() -> {
-                c.set("addr/" + rank, ("rank-" + rank).getBytes(StandardCharsets.UTF_8));
-                c.add("joined", 1);
-                c.barrier("after-set");
-                StringBuilder seen = new StringBuilder();
-                for (int p = 0; p < 4; p++) seen.append(new String(c.get("addr/" + p), StandardCharsets.UTF_8)).append(' ');
-                assertTrue(c.contains("addr/3"));
-                assertFalse(c.contains("missing"));
-                c.barrier("after-get");
-                return seen + new String(c.get("joined"), StandardCharsets.UTF_8);
-            }, THREADS));
+            ranks.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        c.set("addr/" + rank, ("rank-" + rank).getBytes(StandardCharsets.UTF_8));
+                        c.add("joined", 1);
+                        c.barrier("after-set");
+                        StringBuilder seen = new StringBuilder();
+                        for (int p = 0; p < 4; p++)
+                            seen.append(new String(c.get("addr/" + p), StandardCharsets.UTF_8))
+                                    .append(' ');
+                        assertTrue(c.contains("addr/3"));
+                        assertFalse(c.contains("missing"));
+                        c.barrier("after-get");
+                        return seen + new String(c.get("joined"), StandardCharsets.UTF_8);
+                    },
+                    THREADS));
         }
         for (CompletableFuture<String> f : ranks) assertEquals("rank-0 rank-1 rank-2 rank-3 4", join(f));
     }
 
-    @Test void getWaitsForALaterSet() throws Exception {
+    @Test
+    void getWaitsForALaterSet() throws Exception {
         StoreServer s = server(2, null);
         TcpStore a = client(s, 0, 2, null), b = client(s, 1, 2, null);
         CompletableFuture<byte[]> waiting = CompletableFuture.supplyAsync(() -> b.get("late"), THREADS);
@@ -100,7 +108,8 @@ class TcpStoreTest {
         assertEquals(3, b.add("n", -2));
     }
 
-    @Test void getTimesOutAndTheStoreStaysUsable() {
+    @Test
+    void getTimesOutAndTheStoreStaysUsable() {
         StoreServer s = server(2, null);
         TcpStore a = client(s, 0, 2, null);
         client(s, 1, 2, null);
@@ -111,7 +120,8 @@ class TcpStoreTest {
         a.checkHealthy();
     }
 
-    @Test void barrierTimesOutWhenARankNeverArrives() {
+    @Test
+    void barrierTimesOutWhenARankNeverArrives() {
         StoreServer s = server(3, null);
         TcpStore a = client(s, 0, 3, null);
         client(s, 1, 3, null);
@@ -122,7 +132,8 @@ class TcpStoreTest {
         assertFalse(a.contains("unicomm/barrier/lonely/open"));
     }
 
-    @Test void counterAndValueMisuseIsReported() {
+    @Test
+    void counterAndValueMisuseIsReported() {
         StoreServer s = server(2, null);
         TcpStore a = client(s, 0, 2, null);
         a.set("text", "abc".getBytes(StandardCharsets.UTF_8));
@@ -130,11 +141,13 @@ class TcpStoreTest {
         assertTrue(e.getMessage().contains("not a counter"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.set("", new byte[0]));
         assertThrows(IllegalArgumentException.class, () -> a.get("k", Duration.ZERO));
-        assertArrayEquals("abc".getBytes(StandardCharsets.UTF_8), a.get("text", Duration.ofDays(365L * 100_000))); // no overflow
+        assertArrayEquals(
+                "abc".getBytes(StandardCharsets.UTF_8), a.get("text", Duration.ofDays(365L * 100_000))); // no overflow
         a.checkHealthy();
     }
 
-    @Test void abruptDisconnectAbortsEveryoneNamingTheRank() throws Exception {
+    @Test
+    void abruptDisconnectAbortsEveryoneNamingTheRank() throws Exception {
         StoreServer s = server(3, "tok");
         TcpStore a = client(s, 0, 3, "tok"), b = client(s, 1, 3, "tok");
         CompletableFuture<byte[]> pending = CompletableFuture.supplyAsync(() -> a.get("never"), THREADS);
@@ -148,10 +161,14 @@ class TcpStoreTest {
         assertTrue(e.getMessage().contains("rank 2"), e.getMessage());
         // The flag is set without a round trip; later calls fail the same way.
         assertEquals(2, abortSeenBy(b, "rank 1 never learned that rank 2 died").failedRank());
-        assertEquals(2, assertThrows(CommAbortedException.class, () -> b.set("x", new byte[1])).failedRank());
+        assertEquals(
+                2,
+                assertThrows(CommAbortedException.class, () -> b.set("x", new byte[1]))
+                        .failedRank());
     }
 
-    @Test void abortReachesWaitersWithItsReason() throws Exception {
+    @Test
+    void abortReachesWaitersWithItsReason() throws Exception {
         StoreServer s = server(3, null);
         TcpStore a = client(s, 0, 3, null), b = client(s, 1, 3, null), c = client(s, 2, 3, null);
         CompletableFuture<Void> waiting = CompletableFuture.runAsync(() -> a.barrier("never-complete"), THREADS);
@@ -166,9 +183,11 @@ class TcpStoreTest {
     }
 
     /** Regression (CI, loaded machine): rank 0 stopped the host right after an abort, so a slower survivor saw the host vanish. */
-    @Test void aSurvivorJoiningAfterTheAbortStillLearnsWhoFailed() throws Exception {
+    @Test
+    void aSurvivorJoiningAfterTheAbortStillLearnsWhoFailed() throws Exception {
         StoreServer s = server(3, null);
-        // Rank 0's timeout is also the join window it keeps the host up for: long, so that a loaded machine cannot end it first.
+        // Rank 0's timeout is also the join window it keeps the host up for: long, so that a loaded machine cannot end
+        // it first.
         TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, Duration.ofSeconds(60), s);
         TcpStore one = client(s, 1, 3, null);
         one.abort("device lost");
@@ -176,20 +195,25 @@ class TcpStoreTest {
         Thread closer = Thread.startVirtualThread(host::close);
         Thread.sleep(300);
         assertTrue(closer.isAlive(), "rank 0 stopped the host before rank 2 had joined");
-        CommAbortedException e = assertThrows(CommAbortedException.class,
+        CommAbortedException e = assertThrows(
+                CommAbortedException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 2, 3, null, null, TIMEOUT, null));
         assertEquals(1, e.failedRank(), e.getMessage());
         assertTrue(e.getMessage().contains("device lost"), e.getMessage());
-        assertTrue(closer.join(Duration.ofSeconds(5)), "rank 0's close did not end once every rank had heard of the abort");
+        assertTrue(
+                closer.join(Duration.ofSeconds(5)),
+                "rank 0's close did not end once every rank had heard of the abort");
     }
 
     /**
      * Regression: a rank joining while rank 0 closes after an abort was counted as joined before its answer (the abort)
      * was written, so rank 0 could stop the host first (11 of 200 rounds failed with 3 CPU burners beside it).
      */
-    @Test void aRankJoiningWhileRankZeroClosesAfterAnAbortIsToldWhoFailed() throws Exception {
+    @Test
+    void aRankJoiningWhileRankZeroClosesAfterAnAbortIsToldWhoFailed() throws Exception {
         for (int round = 0; round < 100; round++) {
-            StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 3, null, null, Duration.ofSeconds(2));
+            StoreServer s =
+                    StoreServer.start(InetAddress.getLoopbackAddress(), 0, 3, null, null, Duration.ofSeconds(2));
             try {
                 TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, Duration.ofSeconds(60), s);
                 TcpStore one = TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, TIMEOUT, null);
@@ -197,8 +221,10 @@ class TcpStoreTest {
                 abortSeenBy(host, "round " + round + ": rank 0 never learned of the abort");
                 Thread closer = Thread.startVirtualThread(host::close);
                 Thread.sleep(round % 4); // rank 2 arrives at different moments of rank 0's close
-                CommAbortedException e = assertThrows(CommAbortedException.class,
-                        () -> TcpStore.connect("127.0.0.1", s.port(), 2, 3, null, null, TIMEOUT, null), "round " + round);
+                CommAbortedException e = assertThrows(
+                        CommAbortedException.class,
+                        () -> TcpStore.connect("127.0.0.1", s.port(), 2, 3, null, null, TIMEOUT, null),
+                        "round " + round);
                 assertEquals(1, e.failedRank(), "round " + round + ": " + e.getMessage());
                 assertTrue(closer.join(Duration.ofSeconds(10)), "round " + round + ": rank 0's close did not end");
                 one.close();
@@ -208,7 +234,8 @@ class TcpStoreTest {
         }
     }
 
-    @Test void hostDeathIsReportedAsRankMinusOne() throws Exception {
+    @Test
+    void hostDeathIsReportedAsRankMinusOne() throws Exception {
         StoreServer s = server(2, null);
         TcpStore b = client(s, 1, 2, null);
         CompletableFuture<byte[]> pending = CompletableFuture.supplyAsync(() -> b.get("never"), THREADS);
@@ -216,10 +243,12 @@ class TcpStoreTest {
         s.close();
         CommAbortedException e = assertThrows(CommAbortedException.class, () -> join(pending));
         assertEquals(-1, e.failedRank());
-        assertEquals(-1, assertThrows(CommAbortedException.class, b::checkHealthy).failedRank());
+        assertEquals(
+                -1, assertThrows(CommAbortedException.class, b::checkHealthy).failedRank());
     }
 
-    @Test void cleanCloseDoesNotAbortTheOthers() {
+    @Test
+    void cleanCloseDoesNotAbortTheOthers() {
         StoreServer s = server(3, null);
         TcpStore a = client(s, 0, 3, null), b = client(s, 1, 3, null);
         b.close();
@@ -229,32 +258,44 @@ class TcpStoreTest {
         assertThrows(IllegalStateException.class, () -> b.get("still"));
     }
 
-    @Test void wrongOrMissingTokenIsRejectedWithoutEchoingIt() {
+    @Test
+    void wrongOrMissingTokenIsRejectedWithoutEchoingIt() {
         StoreServer s = server(2, "s3cr3t-A");
-        CommException wrong = assertThrows(CommException.class,
+        CommException wrong = assertThrows(
+                CommException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "guess-B", null, TIMEOUT, null));
         assertTrue(wrong.getMessage().contains("wrong token"), wrong.getMessage());
-        assertFalse(wrong.getMessage().contains("s3cr3t-A") || wrong.getMessage().contains("guess-B"), wrong.getMessage());
-        CommException missing = assertThrows(CommException.class,
-                () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
+        assertFalse(
+                wrong.getMessage().contains("s3cr3t-A") || wrong.getMessage().contains("guess-B"), wrong.getMessage());
+        CommException missing = assertThrows(
+                CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
         assertTrue(missing.getMessage().contains("no token"), missing.getMessage());
-        assertThrows(IllegalArgumentException.class,
+        assertThrows(
+                IllegalArgumentException.class,
                 () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, "x".repeat(5000), null, TIMEOUT, null));
-        // Turned-away connections are strangers (issue 45: possibly another job on this port): the job's own rank 1 still joins.
-        TcpStore.connect("127.0.0.1", s.port(), 1, 2, "s3cr3t-A", null, TIMEOUT, null).checkHealthy();
+        // Turned-away connections are strangers (issue 45: possibly another job on this port): the job's own rank 1
+        // still joins.
+        TcpStore.connect("127.0.0.1", s.port(), 1, 2, "s3cr3t-A", null, TIMEOUT, null)
+                .checkHealthy();
     }
 
-    @Test void onlyTheJobsRanksAreAdmittedEachOnce() {
+    @Test
+    void onlyTheJobsRanksAreAdmittedEachOnce() {
         StoreServer s = server(2, null);
         client(s, 1, 2, null);
-        CommException twice = assertThrows(CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
+        CommException twice = assertThrows(
+                CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 1, 2, null, null, TIMEOUT, null));
         assertTrue(twice.getMessage().contains("already joined"), twice.getMessage());
-        CommException size = assertThrows(CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, TIMEOUT, null));
+        CommException size = assertThrows(
+                CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, TIMEOUT, null));
         assertTrue(size.getMessage().contains("3 ranks"), size.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 2, 2, null, null, TIMEOUT, null));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> TcpStore.connect("127.0.0.1", s.port(), 2, 2, null, null, TIMEOUT, null));
     }
 
-    @Test void connectRetriesUntilTheHostIsUpThenTimesOut() throws Exception {
+    @Test
+    void connectRetriesUntilTheHostIsUpThenTimesOut() throws Exception {
         int port;
         try (var probe = new java.net.ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
@@ -268,16 +309,19 @@ class TcpStoreTest {
         cleanup.add(c);
         c.set("up", new byte[0]);
         s.close();
-        CommTimeoutException e = assertThrows(CommTimeoutException.class,
+        CommTimeoutException e = assertThrows(
+                CommTimeoutException.class,
                 () -> TcpStore.connect("127.0.0.1", port, 1, 2, null, null, Duration.ofMillis(300), null));
         assertTrue(e.getMessage().contains("connecting"), e.getMessage());
     }
 
     /** Regression: the host used to stop before answering the last goodbye, so that rank's close waited out its timeout. */
-    @Test void closingIsPromptWhenRankZeroStopsTheHost() throws Exception {
+    @Test
+    void closingIsPromptWhenRankZeroStopsTheHost() throws Exception {
         for (int round = 0; round < 15; round++) {
             long start = System.nanoTime();
-            StoreServer s = StoreServer.start(InetAddress.getLoopbackAddress(), 0, 3, null, null, Duration.ofSeconds(2));
+            StoreServer s =
+                    StoreServer.start(InetAddress.getLoopbackAddress(), 0, 3, null, null, Duration.ofSeconds(2));
             Duration patient = Duration.ofSeconds(60);
             TcpStore host = TcpStore.connect("127.0.0.1", s.port(), 0, 3, null, null, patient, s);
             TcpStore one = TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, patient, null);
@@ -288,7 +332,9 @@ class TcpStoreTest {
             // The bug made a rank wait out its whole 60 s timeout; a slow machine takes seconds, not half of that.
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             assertTrue(took.compareTo(patient.dividedBy(2)) < 0, "round " + round + ": closing took " + took);
-            assertThrows(CommException.class, () -> TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, Duration.ofMillis(200), null));
+            assertThrows(
+                    CommException.class,
+                    () -> TcpStore.connect("127.0.0.1", s.port(), 1, 3, null, null, Duration.ofMillis(200), null));
         }
     }
 }

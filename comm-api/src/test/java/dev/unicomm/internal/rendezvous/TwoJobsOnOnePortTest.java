@@ -23,13 +23,33 @@ import org.junit.jupiter.api.Timeout;
 class TwoJobsOnOnePortTest {
 
     private static CommConfig rank(int rank, int size, int port, String token) {
-        return new CommConfig(null, rank, size, rank, "127.0.0.1", port, token, false, Duration.ofSeconds(20),
-                CommConfig.DEFAULT_HEAP_SIZE, Map.of());
+        return new CommConfig(
+                null,
+                rank,
+                size,
+                rank,
+                "127.0.0.1",
+                port,
+                token,
+                false,
+                Duration.ofSeconds(20),
+                CommConfig.DEFAULT_HEAP_SIZE,
+                Map.of());
     }
 
     private static CommConfig rankOfJob(int rank, int size, int port, String token, String job) {
-        return new CommConfig(null, rank, size, rank, "127.0.0.1", port, token, false, Duration.ofSeconds(20),
-                CommConfig.DEFAULT_HEAP_SIZE, Map.of("unicomm.job.id", job));
+        return new CommConfig(
+                null,
+                rank,
+                size,
+                rank,
+                "127.0.0.1",
+                port,
+                token,
+                false,
+                Duration.ofSeconds(20),
+                CommConfig.DEFAULT_HEAP_SIZE,
+                Map.of("unicomm.job.id", job));
     }
 
     private static int freePort() throws Exception {
@@ -38,15 +58,24 @@ class TwoJobsOnOnePortTest {
         }
     }
 
-    @Test void theSecondJobFailsClearlyAndTheFirstCompletes() throws Exception {
+    @Test
+    void theSecondJobFailsClearlyAndTheFirstCompletes() throws Exception {
         int port = freePort();
         try (Store a0 = Rendezvous.connect(rank(0, 2, port, "job-a"))) {
-            // The second job: its rank 0 cannot bind, its rank 1 knocks at the first job's store (still starting: its rank 1 is not in).
+            // The second job: its rank 0 cannot bind, its rank 1 knocks at the first job's store (still starting: its
+            // rank 1 is not in).
             CommException bind = assertThrows(CommException.class, () -> Rendezvous.connect(rank(0, 2, port, "job-b")));
-            assertTrue(bind.getMessage().contains("port " + port) && bind.getMessage().contains("is in use - another job?"), bind.getMessage());
+            assertTrue(
+                    bind.getMessage().contains("port " + port)
+                            && bind.getMessage().contains("is in use - another job?"),
+                    bind.getMessage());
             assertNull(bind.getCause(), "the system's words are in the message once, not again in a cause");
-            CommException knock = assertThrows(CommException.class, () -> Rendezvous.connect(rank(1, 2, port, "job-b")));
-            assertTrue(knock.getMessage().contains("wrong token") && knock.getMessage().contains("another job"), knock.getMessage());
+            CommException knock =
+                    assertThrows(CommException.class, () -> Rendezvous.connect(rank(1, 2, port, "job-b")));
+            assertTrue(
+                    knock.getMessage().contains("wrong token")
+                            && knock.getMessage().contains("another job"),
+                    knock.getMessage());
             assertFalse(knock.getMessage().contains("\n"), knock.getMessage());
             // A third job of another size, with the first job's token (one exported UNICOMM_TOKEN for both).
             CommException size = assertThrows(CommException.class, () -> Rendezvous.connect(rank(1, 4, port, "job-a")));
@@ -70,11 +99,16 @@ class TwoJobsOnOnePortTest {
      * Two torchrun jobs that share one exported UNICOMM_TOKEN: only the job identity (TORCHELASTIC_RUN_ID)
      * tells the second job's rank 1 from the first's, which has not joined yet.
      */
-    @Test void aStrangerWithTheSameTokenIsTurnedAwayByItsJobId() throws Exception {
+    @Test
+    void aStrangerWithTheSameTokenIsTurnedAwayByItsJobId() throws Exception {
         int port = freePort();
         try (Store a0 = Rendezvous.connect(rankOfJob(0, 2, port, "shared", "torchrun:job-a"))) {
-            CommException knock = assertThrows(CommException.class, () -> Rendezvous.connect(rankOfJob(1, 2, port, "shared", "torchrun:job-b")));
-            assertTrue(knock.getMessage().contains("belongs to job 'torchrun:job-b'; this store serves job 'torchrun:job-a'"), knock.getMessage());
+            CommException knock = assertThrows(
+                    CommException.class, () -> Rendezvous.connect(rankOfJob(1, 2, port, "shared", "torchrun:job-b")));
+            assertTrue(
+                    knock.getMessage()
+                            .contains("belongs to job 'torchrun:job-b'; this store serves job 'torchrun:job-a'"),
+                    knock.getMessage());
             Thread.sleep(300);
             a0.checkHealthy();
             try (Store a1 = Rendezvous.connect(rankOfJob(1, 2, port, "shared", "torchrun:job-a"))) {

@@ -91,7 +91,8 @@ public final class CollectiveReference {
      * exactly or (floating SUM/PROD) within the tolerance the class comment states.
      */
     public static void check(DType dt, ReduceOp op, byte[][] inputs, byte[] want, byte[] got, int count, String what) {
-        ByteBuffer w = ByteBuffer.wrap(want).order(ByteOrder.nativeOrder()), g = ByteBuffer.wrap(got).order(ByteOrder.nativeOrder());
+        ByteBuffer w = ByteBuffer.wrap(want).order(ByteOrder.nativeOrder()),
+                g = ByteBuffer.wrap(got).order(ByteOrder.nativeOrder());
         boolean exact = !dt.isFloating() || op == ReduceOp.MIN || op == ReduceOp.MAX;
         if (exact) {
             if (!java.util.Arrays.equals(want, got)) {
@@ -101,12 +102,19 @@ public final class CollectiveReference {
             }
             return;
         }
-        double outUlp = switch (dt) { case BF16 -> 0x1p-8; case FP16 -> 0x1p-10; default -> 0x1p-23; };
+        double outUlp =
+                switch (dt) {
+                    case BF16 -> 0x1p-8;
+                    case FP16 -> 0x1p-10;
+                    default -> 0x1p-23;
+                };
         for (int i = 0; i < count; i++) {
             double a = load(dt, w, i), b = load(dt, g, i);
             if (Double.compare(a, b) == 0) continue;
             double magnitude = op == ReduceOp.PROD ? Math.abs(a) : 0;
-            if (op == ReduceOp.SUM) for (byte[] x : inputs) magnitude += Math.abs(load(dt, ByteBuffer.wrap(x).order(ByteOrder.nativeOrder()), i));
+            if (op == ReduceOp.SUM)
+                for (byte[] x : inputs)
+                    magnitude += Math.abs(load(dt, ByteBuffer.wrap(x).order(ByteOrder.nativeOrder()), i));
             double allowed = magnitude * (inputs.length * 0x1p-23 + outUlp) + 1e-30;
             if (!(Math.abs(a - b) <= allowed))
                 throw new AssertionFailedError(what + ": element " + i + " of " + count + " is " + b + ", expected " + a

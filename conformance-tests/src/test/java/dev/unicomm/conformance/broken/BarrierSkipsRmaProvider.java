@@ -14,8 +14,13 @@ public final class BarrierSkipsRmaProvider extends DecoratedProvider {
     }
 
     static final class QuietDelivers extends DeferredPuts {
-        QuietDelivers(Rma raw) { super(raw); }
+        QuietDelivers(Rma raw) {
+            super(raw);
+        }
 
-        @Override public void quiet() { deliverAll(); }
+        @Override
+        public void quiet() {
+            deliverAll();
+        }
     }
 }

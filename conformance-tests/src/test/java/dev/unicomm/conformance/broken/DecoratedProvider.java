@@ -34,26 +34,70 @@ abstract class DecoratedProvider implements CommBackendProvider {
         this.barrierCompletesRma = barrierCompletesRma;
     }
 
-    @Override public String name() { return name; }
-    @Override public int priority() { return -100; } // never picked unless named
-    @Override public Set<Capability> capabilities() { return real.capabilities(); }
-    @Override public Availability availability() { return real.availability(); }
+    @Override
+    public String name() {
+        return name;
+    }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public int priority() {
+        return -100;
+    } // never picked unless named
+
+    @Override
+    public Set<Capability> capabilities() {
+        return real.capabilities();
+    }
+
+    @Override
+    public Availability availability() {
+        return real.availability();
+    }
+
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         BackendCommunicator c = real.open(context);
         ForwardingRma rma = breakage.apply(c.rma());
         return new BackendCommunicator() {
-            @Override public int rank() { return c.rank(); }
-            @Override public int size() { return c.size(); }
-            @Override public SymmetricHeap heap() { return c.heap(); }
-            @Override public Rma rma() { return rma; }
-            @Override public Team world() { return c.world(); }
-            @Override public void barrier() {
-                if (barrierCompletesRma) rma.quiet(); // the barrier completes outstanding RMA, through the decorator's own quiet
+            @Override
+            public int rank() {
+                return c.rank();
+            }
+
+            @Override
+            public int size() {
+                return c.size();
+            }
+
+            @Override
+            public SymmetricHeap heap() {
+                return c.heap();
+            }
+
+            @Override
+            public Rma rma() {
+                return rma;
+            }
+
+            @Override
+            public Team world() {
+                return c.world();
+            }
+
+            @Override
+            public void barrier() {
+                if (barrierCompletesRma)
+                    rma.quiet(); // the barrier completes outstanding RMA, through the decorator's own quiet
                 c.barrier();
             }
-            @Override public boolean acceptsLocal(MemoryKind kind) { return c.acceptsLocal(kind); }
-            @Override public void close() {
+
+            @Override
+            public boolean acceptsLocal(MemoryKind kind) {
+                return c.acceptsLocal(kind);
+            }
+
+            @Override
+            public void close() {
                 rma.quiet();
                 c.close();
             }

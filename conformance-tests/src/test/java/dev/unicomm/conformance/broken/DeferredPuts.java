@@ -14,15 +14,33 @@ import java.util.Queue;
  * drains it is correct; a background thread that drains it while quiet returns at once is "quiet only orders".
  */
 class DeferredPuts extends ForwardingRma {
-    private record Pending(SymmetricBuffer dst, long dstOffset, MemorySegment data, SymmetricBuffer signal, long signalOffset,
-                           long value, SignalOp op, int pe) {}
+    private record Pending(
+            SymmetricBuffer dst,
+            long dstOffset,
+            MemorySegment data,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {}
 
     private final Queue<Pending> queue = new ArrayDeque<>();
 
-    DeferredPuts(Rma raw) { super(raw); }
+    DeferredPuts(Rma raw) {
+        super(raw);
+    }
 
-    private void defer(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, SymmetricBuffer signal,
-                       long signalOffset, long value, SignalOp op, int pe) {
+    private void defer(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         // copy now: the source is reusable when put returns
         MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
         MemorySegment.copy(src.segment(), srcOffset, copy, 0, bytes);
@@ -32,25 +50,48 @@ class DeferredPuts extends ForwardingRma {
         }
     }
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         defer(dst, dstOffset, src, srcOffset, bytes, null, 0, 0, null, pe);
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         defer(dst, dstOffset, src, srcOffset, bytes, null, 0, 0, null, pe);
     }
 
-    @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         defer(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
-    @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                       SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         defer(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
-    @Override public void fence() {
+    @Override
+    public void fence() {
         // delivery is in issue order already
     }
 
@@ -62,9 +103,20 @@ class DeferredPuts extends ForwardingRma {
         }
         if (p == null) return false;
         try {
-            if (p.signal() == null) raw.put(p.dst(), p.dstOffset(), Memory.of(p.data()), 0, p.data().byteSize(), p.pe());
-            else raw.putSignal(p.dst(), p.dstOffset(), Memory.of(p.data()), 0, p.data().byteSize(), p.signal(), p.signalOffset(),
-                    p.value(), p.op(), p.pe());
+            if (p.signal() == null)
+                raw.put(p.dst(), p.dstOffset(), Memory.of(p.data()), 0, p.data().byteSize(), p.pe());
+            else
+                raw.putSignal(
+                        p.dst(),
+                        p.dstOffset(),
+                        Memory.of(p.data()),
+                        0,
+                        p.data().byteSize(),
+                        p.signal(),
+                        p.signalOffset(),
+                        p.value(),
+                        p.op(),
+                        p.pe());
             raw.quiet();
         } catch (RuntimeException e) {
             // the target buffer was closed meanwhile: the late put is lost, which the rules detect anyway
@@ -74,7 +126,9 @@ class DeferredPuts extends ForwardingRma {
 
     /** Delivers everything queued so far. */
     final void deliverAll() {
-        while (deliverOne()) { /* in order */ }
+        while (deliverOne()) {
+            /* in order */
+        }
     }
 
     /** Waits until something is queued (or {@code ms} pass). */

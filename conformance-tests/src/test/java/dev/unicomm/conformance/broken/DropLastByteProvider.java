@@ -9,11 +9,13 @@ public final class DropLastByteProvider extends DecoratedProvider {
 
     public DropLastByteProvider() {
         super(NAME, raw -> new ForwardingRma(raw) {
-            @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+            @Override
+            public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
                 raw.put(dst, dstOffset, src, srcOffset, Math.max(0, bytes - 1), pe);
             }
 
-            @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+            @Override
+            public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
                 raw.putNbi(dst, dstOffset, src, srcOffset, Math.max(0, bytes - 1), pe);
             }
         });

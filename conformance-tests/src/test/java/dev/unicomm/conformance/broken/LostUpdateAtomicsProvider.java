@@ -8,7 +8,8 @@ public final class LostUpdateAtomicsProvider extends DecoratedProvider {
 
     public LostUpdateAtomicsProvider() {
         super(NAME, raw -> new dev.unicomm.conformance.broken.ForwardingRma(raw) {
-            @Override public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+            @Override
+            public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
                 long v = raw.atomicFetch(buf, offset, pe);
                 long until = System.nanoTime() + 20_000; // widen the race window
                 while (System.nanoTime() < until) Thread.onSpinWait();
@@ -16,7 +17,8 @@ public final class LostUpdateAtomicsProvider extends DecoratedProvider {
                 return v;
             }
 
-            @Override public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+            @Override
+            public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
                 atomicFetchAdd(buf, offset, delta, pe);
             }
         });

@@ -12,7 +12,8 @@ public final class NoAtomicsProvider extends DecoratedProvider {
         super(NAME, ForwardingRma::new);
     }
 
-    @Override public Set<Capability> capabilities() {
+    @Override
+    public Set<Capability> capabilities() {
         Set<Capability> caps = EnumSet.copyOf(super.capabilities());
         caps.remove(Capability.ATOMICS);
         return caps;

@@ -31,7 +31,8 @@ public final class QuietOnlyOrdersProvider extends DecoratedProvider {
             }
         }
 
-        @Override public void quiet() {
+        @Override
+        public void quiet() {
             // the bug: orders (delivery is in issue order anyway) but does not wait for delivery
         }
     }

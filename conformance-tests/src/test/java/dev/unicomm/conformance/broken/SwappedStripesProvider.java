@@ -14,7 +14,8 @@ public final class SwappedStripesProvider extends DecoratedProvider {
 
     public SwappedStripesProvider() {
         super(NAME, raw -> new ForwardingRma(raw) {
-            @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+            @Override
+            public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
                 if (bytes < 2 * STRIPE) {
                     raw.put(dst, dstOffset, src, srcOffset, bytes, pe);
                     return;

@@ -24,40 +24,67 @@ public final class UnorderedFenceProvider extends DecoratedProvider {
     static final class Deferring extends ForwardingRma {
         private final List<Pending> queue = new ArrayList<>();
 
-        Deferring(Rma raw) { super(raw); }
+        Deferring(Rma raw) {
+            super(raw);
+        }
 
-        private synchronized void defer(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+        private synchronized void defer(
+                SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
             // copy now: the source is reusable when put returns
             MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
             MemorySegment.copy(src.segment(), srcOffset, copy, 0, bytes);
             queue.add(new Pending(dst, dstOffset, copy, pe));
         }
 
-        @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+        @Override
+        public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
             defer(dst, dstOffset, src, srcOffset, bytes, pe);
         }
 
-        @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+        @Override
+        public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
             defer(dst, dstOffset, src, srcOffset, bytes, pe);
         }
 
-        @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                        SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+        @Override
+        public void putSignal(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
             quiet();
             raw.putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
         }
 
-        @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                           SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+        @Override
+        public void putSignalNbi(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
             quiet();
             raw.putSignalNbi(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
         }
 
-        @Override public void fence() {
+        @Override
+        public void fence() {
             // the bug: nothing
         }
 
-        @Override public void quiet() {
+        @Override
+        public void quiet() {
             List<Pending> todo;
             synchronized (this) {
                 todo = new ArrayList<>(queue);
@@ -77,7 +104,8 @@ public final class UnorderedFenceProvider extends DecoratedProvider {
          * ranks in lock-step could both finish their own quiet after the peer's late data had landed,
          * and the missing order would go unseen on a quiet machine.
          */
-        private static final long PAUSE_MS = 100 * (1 + 2L * Integer.parseInt(System.getenv().getOrDefault("UNICOMM_RANK", "0")));
+        private static final long PAUSE_MS =
+                100 * (1 + 2L * Integer.parseInt(System.getenv().getOrDefault("UNICOMM_RANK", "0")));
 
         private static void pause() {
             try {

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.unicomm.collectives.fp8.Fp8Quantiser;
 import dev.unicomm.moe.reference.Bf16;
 import dev.unicomm.moe.reference.Fp8E4m3;
-import dev.unicomm.collectives.fp8.Fp8Quantiser;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -24,9 +24,12 @@ class Fp8QuantiserAgainstReferenceTest {
         int rows = bf16.length / hidden;
         byte[] want = new byte[bf16.length], got = new byte[bf16.length];
         float[] wantScales = new float[bf16.length / 128], gotScales = new float[bf16.length / 128];
-        for (int r = 0; r < rows; r++) Fp8E4m3.quantiseRow(bf16, r * hidden, hidden, want, r * hidden, wantScales, r * (hidden / 128));
+        for (int r = 0; r < rows; r++)
+            Fp8E4m3.quantiseRow(bf16, r * hidden, hidden, want, r * hidden, wantScales, r * (hidden / 128));
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment src = arena.allocate(2L * bf16.length), codes = arena.allocate(bf16.length), scales = arena.allocate(4L * gotScales.length);
+            MemorySegment src = arena.allocate(2L * bf16.length),
+                    codes = arena.allocate(bf16.length),
+                    scales = arena.allocate(4L * gotScales.length);
             MemorySegment.copy(bf16, 0, src, ValueLayout.JAVA_SHORT_UNALIGNED, 0, bf16.length);
             Fp8Quantiser.quantise(src, 0, rows, hidden, codes, 0, scales, 0);
             MemorySegment.copy(codes, ValueLayout.JAVA_BYTE, 0, got, 0, got.length);
@@ -39,11 +42,13 @@ class Fp8QuantiserAgainstReferenceTest {
         assertArrayEquals(wantScales, gotScales, what + ": scales (NaN scales compare equal whatever their payload)");
     }
 
-    @Test void runsTheVectorPath() {
+    @Test
+    void runsTheVectorPath() {
         assertTrue(Fp8Quantiser.vectorised(), "the kit's tests run with --add-modules jdk.incubator.vector");
     }
 
-    @Test void everyBf16PatternAloneAndAmongOthers() {
+    @Test
+    void everyBf16PatternAloneAndAmongOthers() {
         // Each pattern once in a block of ones: the block's scale comes from 1.0 or the pattern itself.
         short[] mixed = new short[1 << 16 << 1];
         for (int p = 0; p < 1 << 16; p++) {
@@ -64,7 +69,8 @@ class Fp8QuantiserAgainstReferenceTest {
         assertSameAsReference(java.util.Arrays.copyOf(whole, blocks * 128), 128, "blocks of one pattern");
     }
 
-    @Test void randomRowsOfDeepEpShape() {
+    @Test
+    void randomRowsOfDeepEpShape() {
         SplittableRandom rnd = new SplittableRandom(22);
         short[] rows = new short[4 * 7168];
         for (int i = 0; i < rows.length; i++) {

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.moe.reference.MoeConformance;
-import dev.unicomm.moe.reference.MoeScenario;
 import dev.unicomm.api.CallMismatchException;
 import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
+import dev.unicomm.moe.reference.MoeConformance;
+import dev.unicomm.moe.reference.MoeScenario;
 import dev.unicomm.moe.reference.MoeScenario.Routing;
 import org.junit.jupiter.api.Test;
 
@@ -24,11 +24,17 @@ class MaskedMoeThreadsTest {
     static final ExpertMask MASK = new ExpertMask(4, new int[] {0, 1, 3});
 
     static MoeScenario scenario(MoeConfig cfg, Routing routing, long seed) {
-        return new MoeScenario("masked-" + routing.name().toLowerCase(), cfg, 3, seed, routing,
+        return new MoeScenario(
+                "masked-" + routing.name().toLowerCase(),
+                cfg,
+                3,
+                seed,
+                routing,
                 MoeScenario.unevenTokens(3, cfg.maxTokensPerRank(), seed % 2 == 0));
     }
 
-    @Test void normalModeKeepsExpertsInPlaceAndReportsDrops() throws Exception {
+    @Test
+    void normalModeKeepsExpertsInPlaceAndReportsDrops() throws Exception {
         MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 96, 24, 4, false);
         MoeConfig fp8 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 256, 24, 4, true);
         shmRanks(3).runOk(comm -> {
@@ -43,7 +49,8 @@ class MaskedMoeThreadsTest {
         });
     }
 
-    @Test void lowLatencyModeKeepsExpertsInPlaceAndSumsLiveContributions() throws Exception {
+    @Test
+    void lowLatencyModeKeepsExpertsInPlaceAndSumsLiveContributions() throws Exception {
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 8, 256, 6, 3, true);
         shmRanks(3).runOk(comm -> {
             try (MoeBuffer moe = comm.moe(cfg, MASK)) {
@@ -53,12 +60,16 @@ class MaskedMoeThreadsTest {
         });
     }
 
-    @Test void masksThatDoNotFitOrDisagreeAreRejectedOnEveryRank() throws Exception {
+    @Test
+    void masksThatDoNotFitOrDisagreeAreRejectedOnEveryRank() throws Exception {
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 96, 24, 4, false);
         shmRanks(3).runOk(comm -> {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> comm.moe(cfg, ExpertMask.all(4)));
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> comm.moe(cfg, ExpertMask.all(4)));
             assertTrue(e.getMessage().contains("names 4 active ranks but this communicator has 3"), e.getMessage());
-            e = assertThrows(IllegalArgumentException.class, () -> comm.moe(cfg.withTopk(4), new ExpertMask(3, new int[] {0, 1, 2})));
+            e = assertThrows(
+                    IllegalArgumentException.class,
+                    () -> comm.moe(cfg.withTopk(4), new ExpertMask(3, new int[] {0, 1, 2})));
             assertTrue(e.getMessage().contains("must be divisible by the mask's job size (3)"), e.getMessage());
             // Every rank must pass the same mask: a rank with another one fails every rank's open.
             ExpertMask mine = comm.rank() == 0 ? new ExpertMask(4, new int[] {0, 2, 3}) : MASK;

@@ -2,10 +2,10 @@ package dev.unicomm.conformance.moe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.unicomm.moe.reference.MoeConformance;
-import dev.unicomm.moe.reference.MoeScenario;
 import dev.unicomm.api.MoeBuffer;
 import dev.unicomm.api.MoeConfig;
+import dev.unicomm.moe.reference.MoeConformance;
+import dev.unicomm.moe.reference.MoeScenario;
 import dev.unicomm.moe.reference.MoeScenario.Routing;
 import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.testsupport.ThreadJob;
@@ -18,16 +18,24 @@ class PortableMoeThreadsTest {
 
     /** {@code ranks} shm PEs as threads (the backend chosen through the registry, as connect does), 30 s waits. */
     static ThreadJob shmRanks(int ranks) {
-        return ThreadJob.of(BackendRegistry.load().select("shm"), ranks).heapSize(HEAP).timeout(Duration.ofSeconds(30));
+        return ThreadJob.of(BackendRegistry.load().select("shm"), ranks)
+                .heapSize(HEAP)
+                .timeout(Duration.ofSeconds(30));
     }
 
     static MoeScenario scenario(MoeConfig cfg, int ranks, Routing routing, long seed) {
-        return new MoeScenario(routing.name().toLowerCase(), cfg, ranks, seed, routing,
+        return new MoeScenario(
+                routing.name().toLowerCase(),
+                cfg,
+                ranks,
+                seed,
+                routing,
                 MoeScenario.unevenTokens(ranks, cfg.maxTokensPerRank(), seed % 2 == 0));
     }
 
-    @Test void normalModeMatchesTheReferenceOnEveryRouting() throws Exception {
-        MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 96, 24, 4, false);  // hidden not a multiple of 128
+    @Test
+    void normalModeMatchesTheReferenceOnEveryRouting() throws Exception {
+        MoeConfig bf16 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 96, 24, 4, false); // hidden not a multiple of 128
         MoeConfig fp8 = new MoeConfig(MoeConfig.Mode.NORMAL, 16, 256, 24, 4, true);
         shmRanks(4).runOk(comm -> {
             long seed = 1;
@@ -44,7 +52,8 @@ class PortableMoeThreadsTest {
         });
     }
 
-    @Test void normalModeWithMoreRanksThanRoutedRowsPerRankHoldsItsCounts() throws Exception {
+    @Test
+    void normalModeWithMoreRanksThanRoutedRowsPerRankHoldsItsCounts() throws Exception {
         // One token of top-1 per rank: the R published row counts (8R bytes) outgrow 12*T*K.
         MoeConfig tiny = new MoeConfig(MoeConfig.Mode.NORMAL, 8, 16, 1, 1, false);
         shmRanks(4).runOk(comm -> {
@@ -57,7 +66,8 @@ class PortableMoeThreadsTest {
         });
     }
 
-    @Test void lowLatencyModeMatchesTheReferenceAndKeepsTwoGenerations() throws Exception {
+    @Test
+    void lowLatencyModeMatchesTheReferenceAndKeepsTwoGenerations() throws Exception {
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, 8, 256, 6, 3, true);
         shmRanks(2).runOk(comm -> {
             try (MoeBuffer moe = comm.moe(cfg)) {

@@ -14,10 +14,11 @@ import org.junit.jupiter.api.Test;
 /** The reference against cases computed by hand. */
 class ReferenceTest {
 
-    @Test void bf16RoundsToNearestEven() {
+    @Test
+    void bf16RoundsToNearestEven() {
         assertEquals((short) 0x3F80, Bf16.fromFloat(1f));
-        assertEquals((short) 0x3F80, Bf16.fromFloat(1f + 0x1p-8f));          // halfway, even stays
-        assertEquals((short) 0x3F82, Bf16.fromFloat(1f + 3 * 0x1p-8f));      // halfway, odd rounds up
+        assertEquals((short) 0x3F80, Bf16.fromFloat(1f + 0x1p-8f)); // halfway, even stays
+        assertEquals((short) 0x3F82, Bf16.fromFloat(1f + 3 * 0x1p-8f)); // halfway, odd rounds up
         assertEquals((short) 0x3F81, Bf16.fromFloat(1f + 0x1p-8f + 0x1p-20f)); // above halfway
         assertEquals((short) 0xC000, Bf16.fromFloat(-2f));
         assertTrue(Bf16.isNaN(Bf16.fromFloat(Float.NaN)));
@@ -27,22 +28,24 @@ class ReferenceTest {
         assertEquals(2, Bf16.ulpDistance((short) 0x0001, (short) 0x8001));
     }
 
-    @Test void fp8CodesAndRounding() {
+    @Test
+    void fp8CodesAndRounding() {
         assertEquals(448f, Fp8E4m3.decode((byte) 0x7E));
         assertTrue(Float.isNaN(Fp8E4m3.decode((byte) 0x7F)));
         assertEquals(0x1p-6f, Fp8E4m3.decode((byte) 0x08));
         assertEquals(0x1p-9f, Fp8E4m3.decode((byte) 0x01));
         assertEquals(-2f, Fp8E4m3.decode((byte) 0xC0));
         assertEquals((byte) 0x38, Fp8E4m3.encode(1f));
-        assertEquals((byte) 0x38, Fp8E4m3.encode(1.0625f));   // halfway 1.0 / 1.125 -> even code
-        assertEquals((byte) 0x3A, Fp8E4m3.encode(1.1875f));   // halfway 1.125 / 1.25 -> even code
+        assertEquals((byte) 0x38, Fp8E4m3.encode(1.0625f)); // halfway 1.0 / 1.125 -> even code
+        assertEquals((byte) 0x3A, Fp8E4m3.encode(1.1875f)); // halfway 1.125 / 1.25 -> even code
         assertEquals((byte) 0x02, Fp8E4m3.encode(3 * 0x1p-10f)); // subnormal halfway -> even
         assertEquals((byte) 0x7E, Fp8E4m3.encode(500f));
         assertEquals((byte) 0xC0, Fp8E4m3.encode(-2f));
         assertEquals((byte) 0x00, Fp8E4m3.encode(0x1p-11f));
     }
 
-    @Test void fp8QuantisesPerBlockOfA128Channels() {
+    @Test
+    void fp8QuantisesPerBlockOfA128Channels() {
         short[] row = new short[256];
         row[0] = Bf16.fromFloat(2f);
         row[1] = Bf16.fromFloat(-1f);
@@ -52,16 +55,18 @@ class ReferenceTest {
         Fp8E4m3.quantiseRow(row, 0, 256, data, 0, scales, 0);
         assertEquals(2f / 448f, scales[0]);
         assertEquals(0.5f / 448f, scales[1]);
-        assertEquals((byte) 0x7E, data[0]);                 // 2 * 224 = 448
-        assertEquals(Fp8E4m3.encode(-224f), data[1]);       // -1 * 224
+        assertEquals((byte) 0x7E, data[0]); // 2 * 224 = 448
+        assertEquals(Fp8E4m3.encode(-224f), data[1]); // -1 * 224
         assertEquals((byte) 0x7E, data[128]);
         assertEquals((byte) 0, data[2]);
         short[] zeros = new short[128];
         float[] s = new float[1];
         Fp8E4m3.quantiseRow(zeros, 0, 128, new byte[128], 0, s, 0);
-        assertEquals(1e-4f / 448f, s[0]);                   // amax clamped like DeepEP
-        assertTrue(Fp8E4m3.withinQuantisationError(1.03f, Fp8E4m3.dequantise(new byte[] {Fp8E4m3.encode(1.03f * 224f)}, 0,
-                new float[] {1f / 224f}, 0, 0), 1f / 224f));
+        assertEquals(1e-4f / 448f, s[0]); // amax clamped like DeepEP
+        assertTrue(Fp8E4m3.withinQuantisationError(
+                1.03f,
+                Fp8E4m3.dequantise(new byte[] {Fp8E4m3.encode(1.03f * 224f)}, 0, new float[] {1f / 224f}, 0, 0),
+                1f / 224f));
     }
 
     // R = 2 ranks, E = 4 experts (2 per rank), K = 2, H = 2.
@@ -76,18 +81,21 @@ class ReferenceTest {
     }
 
     List<TokenBatch> inputs() {
-        return List.of(batch(topk0, new float[] {.1f, .2f, .3f, 0, 0, 0, .4f, .5f}, 1, 2, 3, 4, 5, 6, 7, 8),
+        return List.of(
+                batch(topk0, new float[] {.1f, .2f, .3f, 0, 0, 0, .4f, .5f}, 1, 2, 3, 4, 5, 6, 7, 8),
                 batch(topk1, new float[] {.6f, .7f, .8f, 0}, 10, 20, 30, 40));
     }
 
-    @Test void layoutCountsTokensPerRankAndPairsPerExpert() {
+    @Test
+    void layoutCountsTokensPerRankAndPairsPerExpert() {
         MoeReference.Layout l = ref.layout(topk0);
         assertArrayEquals(new int[] {2, 2}, l.tokensPerRank());
         assertArrayEquals(new int[] {1, 1, 1, 2}, l.tokensPerExpert());
         assertArrayEquals(new boolean[] {true, true, true, false, false, false, false, true}, l.isTokenInRank());
     }
 
-    @Test void dispatchOrdersBySourceRankThenTokenAndMapsToLocalIds() {
+    @Test
+    void dispatchOrdersBySourceRankThenTokenAndMapsToLocalIds() {
         MoeReference.Dispatch d = ref.dispatch(1, inputs(), 4);
         assertEquals(4, d.numRecv());
         assertArrayEquals(new int[] {0, 0, 1, 1}, d.routing().srcRank());
@@ -107,10 +115,14 @@ class ReferenceTest {
         assertArrayEquals(new int[] {2, 1}, d0.numRecvTokensPerExpert());
     }
 
-    @Test void combineSumsOverReceivingRanksWithoutWeights() {
+    @Test
+    void combineSumsOverReceivingRanksWithoutWeights() {
         List<long[]> topk = List.of(topk0, topk1);
         MoeReference.Dispatch[] d = {ref.dispatch(0, inputs(), 1), ref.dispatch(1, inputs(), 1)};
-        MoeReference.Combined c = ref.combine(0, topk, (r, i, dst) -> MoeReference.bytesToBf16(d[r].recvX(), i * 4, dst, 2),
+        MoeReference.Combined c = ref.combine(
+                0,
+                topk,
+                (r, i, dst) -> MoeReference.bytesToBf16(d[r].recvX(), i * 4, dst, 2),
                 (r, i) -> java.util.Arrays.copyOfRange(d[r].recvTopkWeights(), i * 2, i * 2 + 2));
         float[] x = new float[8];
         for (int i = 0; i < 8; i++) x[i] = Bf16.toFloat(c.x()[i]);
@@ -121,13 +133,16 @@ class ReferenceTest {
         // 1 + 3 * 2^-8 rounds up.
         MoeReference two = new MoeReference(2, 2, 1, 2);
         List<long[]> both = List.of(new long[] {0, 1}, new long[0]);
-        short[] sum = two.combine(0, both, (r, i, dst) -> dst[0] = Bf16.fromFloat(r == 0 ? 1f : 0x1p-8f), null).x();
+        short[] sum = two.combine(0, both, (r, i, dst) -> dst[0] = Bf16.fromFloat(r == 0 ? 1f : 0x1p-8f), null)
+                .x();
         assertEquals(1f, Bf16.toFloat(sum[0]));
-        sum = two.combine(0, both, (r, i, dst) -> dst[0] = Bf16.fromFloat(r == 0 ? 1f : 3 * 0x1p-8f), null).x();
+        sum = two.combine(0, both, (r, i, dst) -> dst[0] = Bf16.fromFloat(r == 0 ? 1f : 3 * 0x1p-8f), null)
+                .x();
         assertEquals(1.015625f, Bf16.toFloat(sum[0]));
     }
 
-    @Test void lowLatencyDispatchFillsPerExpertSlotsAndCombineWeights() {
+    @Test
+    void lowLatencyDispatchFillsPerExpertSlotsAndCombineWeights() {
         List<TokenBatch> in = inputs();
         MoeReference.LowLatencyDispatch d = ref.lowLatencyDispatch(1, in, 4, false);
         assertArrayEquals(new int[] {2, 3}, d.recvCount());
@@ -144,7 +159,11 @@ class ReferenceTest {
 
         List<long[]> topk = List.of(topk0, topk1);
         // y = 100 * rank + 10 * local + slot in every channel
-        short[] out = ref.lowLatencyCombine(0, topk, new float[] {.5f, .25f, 1, 0, 0, 0, .5f, .5f}, 4,
+        short[] out = ref.lowLatencyCombine(
+                0,
+                topk,
+                new float[] {.5f, .25f, 1, 0, 0, 0, .5f, .5f},
+                4,
                 (r, local, slot, dst) -> java.util.Arrays.fill(dst, Bf16.fromFloat(100 * r + 10 * local + slot)));
         // t0: e0 (rank0 local0 slot0) * .5 + e3 (rank1 local1 slot0) * .25 = 0 + 110 * .25 = 27.5
         assertEquals(27.5f, Bf16.toFloat(out[0]));
@@ -155,13 +174,14 @@ class ReferenceTest {
         assertEquals(105.5f, Bf16.toFloat(out[6]));
     }
 
-    @Test void lowLatencyFp8DispatchQuantisesEachRow() {
+    @Test
+    void lowLatencyFp8DispatchQuantisesEachRow() {
         MoeReference r = new MoeReference(1, 2, 128, 1);
         short[] x = new short[128];
         x[5] = Bf16.fromFloat(-3f);
         x[6] = Bf16.fromFloat(1f);
-        MoeReference.LowLatencyDispatch d = r.lowLatencyDispatch(0,
-                List.of(new TokenBatch(1, MoeReference.bf16ToBytes(x), null, new long[] {1}, null)), 2, true);
+        MoeReference.LowLatencyDispatch d = r.lowLatencyDispatch(
+                0, List.of(new TokenBatch(1, MoeReference.bf16ToBytes(x), null, new long[] {1}, null)), 2, true);
         assertArrayEquals(new int[] {0, 1}, d.recvCount());
         int slot = 2; // expert 1, slot 0
         assertEquals(3f / 448f, d.recvScales()[slot]);

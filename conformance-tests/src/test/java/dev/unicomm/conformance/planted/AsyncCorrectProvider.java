@@ -7,7 +7,8 @@ public final class AsyncCorrectProvider extends EngineProvider {
     public AsyncCorrectProvider() {
         super(NAME, raw -> {
             SlowPutEngine e = new SlowPutEngine(raw);
-            e.startProgress(20); // progress on its own too, as every real engine makes: rules that wait for a signal rely on it
+            e.startProgress(
+                    20); // progress on its own too, as every real engine makes: rules that wait for a signal rely on it
             return e;
         });
     }

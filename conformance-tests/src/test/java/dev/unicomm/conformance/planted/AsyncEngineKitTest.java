@@ -28,18 +28,43 @@ import org.junit.jupiter.api.Test;
 class AsyncEngineKitTest {
     static final KitPlug PLUG = KitPlug.backend(AsyncCorrectProvider.NAME);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(AsyncEngineKitTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(AsyncEngineKitTest.class);
+    }
 
-    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(AsyncEngineKitTest.class)); }
+    @Test
+    void coversEverySuite() {
+        assertEquals(List.of(), KitSuites.missingFrom(AsyncEngineKitTest.class));
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
-    @Nested class Collectives extends CollectivesSuite {}
-    @Nested class Moe extends MoeSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Nested
+    class Moe extends MoeSuite {}
 }

@@ -6,12 +6,17 @@ import dev.unicomm.api.Rma;
 public final class AtomicsOvertakePutsProvider extends EngineProvider {
     public static final String NAME = "shm-atomics-overtake-puts";
 
-    public AtomicsOvertakePutsProvider() { super(NAME, Engine::new); }
+    public AtomicsOvertakePutsProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override public void fence() {
+        @Override
+        public void fence() {
             // the fault: the queue delivers in order anyway, so fence does nothing, forgetting the atomics' path
         }
     }

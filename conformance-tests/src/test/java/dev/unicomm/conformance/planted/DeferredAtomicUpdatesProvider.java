@@ -9,22 +9,29 @@ import java.util.List;
 public final class DeferredAtomicUpdatesProvider extends EngineProvider {
     public static final String NAME = "shm-deferred-atomic-updates";
 
-    public DeferredAtomicUpdatesProvider() { super(NAME, Engine::new); }
+    public DeferredAtomicUpdatesProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
         private final List<Runnable> batch = new ArrayList<>();
 
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override public synchronized void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+        @Override
+        public synchronized void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
             batch.add(() -> raw.atomicAdd(buf, offset, delta, pe));
         }
 
-        @Override public synchronized void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
+        @Override
+        public synchronized void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
             batch.add(() -> raw.atomicSet(buf, offset, value, pe));
         }
 
-        @Override protected void completeForBarrier() {
+        @Override
+        protected void completeForBarrier() {
             quiet();
             List<Runnable> todo;
             synchronized (this) {

@@ -34,18 +34,35 @@ abstract class EngineProvider implements CommBackendProvider {
         this.engine = engine;
     }
 
-    @Override public String name() { return name; }
-    @Override public int priority() { return -100; } // never picked unless named
-    @Override public Set<Capability> capabilities() { return real.capabilities(); }
-    @Override public Availability availability() { return real.availability(); }
+    @Override
+    public String name() {
+        return name;
+    }
 
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public int priority() {
+        return -100;
+    } // never picked unless named
+
+    @Override
+    public Set<Capability> capabilities() {
+        return real.capabilities();
+    }
+
+    @Override
+    public Availability availability() {
+        return real.availability();
+    }
+
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         BackendCommunicator c = real.open(context);
         SlowPutEngine e = engine.apply(c.rma());
         LiveBuffers live = new LiveBuffers();
         e.useLiveBuffers(live);
         SymmetricHeap heap = new ForwardingSymmetricHeap(c.heap()) {
-            @Override public SymmetricBuffer allocate(long bytes, long alignment) {
+            @Override
+            public SymmetricBuffer allocate(long bytes, long alignment) {
                 e.completeBeforeReuse();
                 SymmetricBuffer b = delegate().allocate(bytes, alignment);
                 live.add(b);
@@ -54,17 +71,35 @@ abstract class EngineProvider implements CommBackendProvider {
         };
         Team world = new EngineTeam(c.world(), e, true);
         return new ForwardingBackendCommunicator(c) {
-            @Override public SymmetricHeap heap() { return heap; }
-            @Override public Rma rma() { return e; }
-            @Override public Team world() { return world; }
+            @Override
+            public SymmetricHeap heap() {
+                return heap;
+            }
+
+            @Override
+            public Rma rma() {
+                return e;
+            }
+
+            @Override
+            public Team world() {
+                return world;
+            }
             // no call agreement: with one, the API would run barriers and allocations as agreement exchanges,
             // and the faults planted in team barriers and allocation would never be reached
-            @Override public Optional<CallAgreement> callAgreement() { return Optional.empty(); }
-            @Override public void barrier() {
+            @Override
+            public Optional<CallAgreement> callAgreement() {
+                return Optional.empty();
+            }
+
+            @Override
+            public void barrier() {
                 e.completeForBarrier();
                 delegate().barrier();
             }
-            @Override public void close() {
+
+            @Override
+            public void close() {
                 try {
                     e.stopProgress();
                 } catch (InterruptedException ie) {
@@ -87,14 +122,19 @@ abstract class EngineProvider implements CommBackendProvider {
             this.world = world;
         }
 
-        @Override protected Team wrap(Team child) { return new EngineTeam(child, engine, false); }
+        @Override
+        protected Team wrap(Team child) {
+            return new EngineTeam(child, engine, false);
+        }
 
-        @Override public void barrier() {
+        @Override
+        public void barrier() {
             engine.completeForTeamBarrier(world);
             delegate().barrier();
         }
 
-        @Override public void barrier(Stream stream) {
+        @Override
+        public void barrier(Stream stream) {
             stream.synchronize();
             barrier();
         }

@@ -17,7 +17,8 @@ final class LiveBuffers {
     synchronized SymmetricBuffer at(SymmetricBuffer dst, long offset) {
         if (dst.isOpen()) return dst;
         long abs = dst.offset() + offset;
-        for (SymmetricBuffer b : buffers) if (b.isOpen() && b.offset() <= abs && abs < b.offset() + b.byteSize()) return b;
+        for (SymmetricBuffer b : buffers)
+            if (b.isOpen() && b.offset() <= abs && abs < b.offset() + b.byteSize()) return b;
         return null;
     }
 }

@@ -10,16 +10,24 @@ import java.util.List;
 public final class PerThreadQueuesProvider extends EngineProvider {
     public static final String NAME = "shm-per-thread-queues";
 
-    public PerThreadQueuesProvider() { super(NAME, Engine::new); }
+    public PerThreadQueuesProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
         private final ThreadLocal<Deque<Op>> mine = ThreadLocal.withInitial(ArrayDeque::new);
 
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override protected void enqueue(Op op) { mine.get().add(op); }
+        @Override
+        protected void enqueue(Op op) {
+            mine.get().add(op);
+        }
 
-        @Override protected List<Op> takeForQuiet() {
+        @Override
+        protected List<Op> takeForQuiet() {
             List<Op> ops = new ArrayList<>(mine.get());
             mine.get().clear();
             return ops;

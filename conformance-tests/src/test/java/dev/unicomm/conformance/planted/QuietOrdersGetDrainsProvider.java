@@ -12,30 +12,46 @@ import dev.unicomm.api.SymmetricBuffer;
 public final class QuietOrdersGetDrainsProvider extends EngineProvider {
     public static final String NAME = "shm-quiet-orders-get-drains";
 
-    public QuietOrdersGetDrainsProvider() { super(NAME, Engine::new); }
+    public QuietOrdersGetDrainsProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
         private final int self = Integer.parseInt(System.getenv().getOrDefault("UNICOMM_RANK", "0"));
 
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override public void quiet() { raw.quiet(); } // the fault: the queue is ordered, not delivered
+        @Override
+        public void quiet() {
+            raw.quiet();
+        } // the fault: the queue is ordered, not delivered
 
-        @Override protected void completeForBarrier() { deliver(takeForQuiet()); }
+        @Override
+        protected void completeForBarrier() {
+            deliver(takeForQuiet());
+        }
 
-        @Override protected void completeBeforeReuse() { deliver(takeForQuiet()); }
+        @Override
+        protected void completeBeforeReuse() {
+            deliver(takeForQuiet());
+        }
 
-        @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+        @Override
+        public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
             if (pe == self) raw.put(dst, dstOffset, src, srcOffset, bytes, pe); // loopback shortcut
             else super.put(dst, dstOffset, src, srcOffset, bytes, pe);
         }
 
-        @Override public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+        @Override
+        public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
             deliver(takeForQuiet());
             raw.get(dst, dstOffset, src, srcOffset, bytes, pe);
         }
 
-        @Override public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+        @Override
+        public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
             get(dst, dstOffset, src, srcOffset, bytes, pe);
         }
     }

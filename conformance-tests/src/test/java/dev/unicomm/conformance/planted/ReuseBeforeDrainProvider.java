@@ -9,12 +9,17 @@ import dev.unicomm.api.Rma;
 public final class ReuseBeforeDrainProvider extends EngineProvider {
     public static final String NAME = "shm-close-skips-rma";
 
-    public ReuseBeforeDrainProvider() { super(NAME, Engine::new); }
+    public ReuseBeforeDrainProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override protected void completeBeforeReuse() {
+        @Override
+        protected void completeBeforeReuse() {
             // the fault: nothing completes the freed buffer's puts before its memory is reused
         }
     }

@@ -9,13 +9,27 @@ import dev.unicomm.api.SymmetricBuffer;
 public final class SignalBeforeDataProvider extends EngineProvider {
     public static final String NAME = "shm-signal-before-data";
 
-    public SignalBeforeDataProvider() { super(NAME, Engine::new); }
+    public SignalBeforeDataProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                        SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+        @Override
+        public void putSignal(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
             put(dst, dstOffset, src, srcOffset, bytes, pe);
             if (op == SignalOp.ADD) raw.atomicAdd(signal, signalOffset, value, pe);
             else raw.atomicSet(signal, signalOffset, value, pe);

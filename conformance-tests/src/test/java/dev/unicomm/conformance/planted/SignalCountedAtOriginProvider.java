@@ -15,15 +15,29 @@ import java.util.Map;
 public final class SignalCountedAtOriginProvider extends EngineProvider {
     public static final String NAME = "shm-signal-counted-at-origin";
 
-    public SignalCountedAtOriginProvider() { super(NAME, Engine::new); }
+    public SignalCountedAtOriginProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
         private final Map<String, Long> totals = new HashMap<>();
 
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                        SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+        @Override
+        public void putSignal(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
             long total;
             synchronized (this) {
                 String k = pe + "@" + (signal.offset() + signalOffset);

@@ -22,8 +22,15 @@ import java.util.List;
  */
 class SlowPutEngine extends ForwardingRma {
     /** One queued put (a put-with-signal when {@code signal} is not null). */
-    record Op(SymmetricBuffer dst, long dstOffset, MemorySegment data, int pe, SymmetricBuffer signal, long signalOffset,
-              long value, SignalOp signalOp) {}
+    record Op(
+            SymmetricBuffer dst,
+            long dstOffset,
+            MemorySegment data,
+            int pe,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp signalOp) {}
 
     final Rma raw;
     private final Deque<Op> queue = new ArrayDeque<>();
@@ -36,7 +43,9 @@ class SlowPutEngine extends ForwardingRma {
         this.raw = raw;
     }
 
-    void useLiveBuffers(LiveBuffers live) { this.live = live; }
+    void useLiveBuffers(LiveBuffers live) {
+        this.live = live;
+    }
 
     // ---- what the planted faults override -------------------------------------------------------
 
@@ -57,13 +66,19 @@ class SlowPutEngine extends ForwardingRma {
     }
 
     /** What the world barrier completes first (§2.5). */
-    protected void completeForBarrier() { quiet(); }
+    protected void completeForBarrier() {
+        quiet();
+    }
 
     /** What a team barrier completes first (§2.6): what the world barrier does; {@code world} tells the world team from split ones. */
-    protected void completeForTeamBarrier(boolean world) { completeForBarrier(); }
+    protected void completeForTeamBarrier(boolean world) {
+        completeForBarrier();
+    }
 
     /** What an allocation completes before it may hand out memory that a late put could still hit (§3.3). */
-    protected void completeBeforeReuse() { quiet(); }
+    protected void completeBeforeReuse() {
+        quiet();
+    }
 
     // ---- the data path ---------------------------------------------------------------------------
 
@@ -73,25 +88,48 @@ class SlowPutEngine extends ForwardingRma {
         return c;
     }
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         enqueue(new Op(dst, dstOffset, copy(src, srcOffset, bytes), pe, null, 0, 0, null));
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         put(dst, dstOffset, src, srcOffset, bytes, pe);
     }
 
-    @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         enqueue(new Op(dst, dstOffset, copy(src, srcOffset, bytes), pe, signal, signalOffset, value, op));
     }
 
-    @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                       SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
-    @Override public void quiet() {
+    @Override
+    public void quiet() {
         synchronized (delivery) {
             deliver(takeForQuiet());
         }
@@ -129,7 +167,10 @@ class SlowPutEngine extends ForwardingRma {
     }
 
     /** Atomics are immediate, so fence drains the queue: puts before it stay ahead of atomics after it (§2.4). */
-    @Override public void fence() { quiet(); }
+    @Override
+    public void fence() {
+        quiet();
+    }
 
     /** Lands {@code ops} in order. */
     final void deliver(List<Op> ops) {
@@ -138,10 +179,19 @@ class SlowPutEngine extends ForwardingRma {
             if (dst == null) continue; // freed and not handed out again: nobody can see it
             long at = op.dst().offset() + op.dstOffset() - dst.offset();
             long n = Math.min(op.data().byteSize(), dst.byteSize() - at);
-            if (op.signal() == null || !op.signal().isOpen())
-                raw.put(dst, at, Memory.of(op.data()), 0, n, op.pe());
+            if (op.signal() == null || !op.signal().isOpen()) raw.put(dst, at, Memory.of(op.data()), 0, n, op.pe());
             else
-                raw.putSignal(dst, at, Memory.of(op.data()), 0, n, op.signal(), op.signalOffset(), op.value(), op.signalOp(), op.pe());
+                raw.putSignal(
+                        dst,
+                        at,
+                        Memory.of(op.data()),
+                        0,
+                        n,
+                        op.signal(),
+                        op.signalOffset(),
+                        op.value(),
+                        op.signalOp(),
+                        op.pe());
         }
         raw.quiet();
     }

@@ -6,12 +6,17 @@ import dev.unicomm.api.Rma;
 public final class SubTeamBarrierSkipsRmaProvider extends EngineProvider {
     public static final String NAME = "shm-sub-team-barrier-skips-rma";
 
-    public SubTeamBarrierSkipsRmaProvider() { super(NAME, Engine::new); }
+    public SubTeamBarrierSkipsRmaProvider() {
+        super(NAME, Engine::new);
+    }
 
     static final class Engine extends SlowPutEngine {
-        Engine(Rma raw) { super(raw); }
+        Engine(Rma raw) {
+            super(raw);
+        }
 
-        @Override protected void completeForTeamBarrier(boolean world) {
+        @Override
+        protected void completeForTeamBarrier(boolean world) {
             if (world) completeForBarrier();
         }
     }

@@ -16,22 +16,44 @@ import org.junit.jupiter.api.Test;
 class KitDocFactsTest {
     static final Path DOC = Path.of("").toAbsolutePath().getParent().resolve("docs/conformance.md");
 
-    @Test void theDocsRuleCountsAreTheDefaultRuns() throws Exception {
+    @Test
+    void theDocsRuleCountsAreTheDefaultRuns() throws Exception {
         String doc = Files.readString(DOC).replaceAll("\\s+", " ");
-        Matcher m = Pattern.compile("\\((\\d+) in the default run: (\\d+) required \\+ (\\d+) optional, over (\\d+) suites").matcher(doc);
-        assertTrue(m.find(), "docs/conformance.md no longer states the default run's size as '(N in the default run: R required + O optional, over S suites'");
-        List<String> rules = KitSuites.defaultRun().stream().flatMap(s -> KitSuites.rules(s).stream()).toList();
+        Matcher m = Pattern.compile(
+                        "\\((\\d+) in the default run: (\\d+) required \\+ (\\d+) optional, over (\\d+) suites")
+                .matcher(doc);
+        assertTrue(
+                m.find(),
+                "docs/conformance.md no longer states the default run's size as '(N in the default run: R required + O optional, over S suites'");
+        List<String> rules = KitSuites.defaultRun().stream()
+                .flatMap(s -> KitSuites.rules(s).stream())
+                .toList();
         long required = rules.stream().filter(r -> r.startsWith("required_")).count();
         long optional = rules.stream().filter(r -> r.startsWith("optional_")).count();
-        assertEquals(rules.size() + " rules: " + required + " required + " + optional + " optional over " + KitSuites.defaultRun().size() + " suites",
-                m.group(1) + " rules: " + m.group(2) + " required + " + m.group(3) + " optional over " + m.group(4) + " suites", "docs/conformance.md");
+        assertEquals(
+                rules.size() + " rules: " + required + " required + " + optional + " optional over "
+                        + KitSuites.defaultRun().size() + " suites",
+                m.group(1) + " rules: " + m.group(2) + " required + " + m.group(3) + " optional over " + m.group(4)
+                        + " suites",
+                "docs/conformance.md");
     }
 
-    @Test void theDocNamesTheSuitesRunOnlyWhenNamed() throws Exception {
+    @Test
+    void theDocNamesTheSuitesRunOnlyWhenNamed() throws Exception {
         String doc = Files.readString(DOC).replaceAll("\\s+", " ");
         Matcher m = Pattern.compile("; ([A-Za-z, and]+) only by name\\)").matcher(doc);
         assertTrue(m.find(), "docs/conformance.md no longer says which suites run only by name");
-        List<String> named = KitSuites.configured().stream().filter(c -> c.isAnnotationPresent(OnlyWhenNamed.class)).map(KitSuites::shortName).sorted().toList();
-        assertEquals(named, List.of(m.group(1).split(",? and |, ")).stream().map(String::trim).sorted().toList(), "docs/conformance.md");
+        List<String> named = KitSuites.configured().stream()
+                .filter(c -> c.isAnnotationPresent(OnlyWhenNamed.class))
+                .map(KitSuites::shortName)
+                .sorted()
+                .toList();
+        assertEquals(
+                named,
+                List.of(m.group(1).split(",? and |, ")).stream()
+                        .map(String::trim)
+                        .sorted()
+                        .toList(),
+                "docs/conformance.md");
     }
 }

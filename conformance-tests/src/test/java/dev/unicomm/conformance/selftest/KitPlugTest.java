@@ -23,13 +23,16 @@ import org.junit.jupiter.api.Test;
  */
 class KitPlugTest {
 
-    @Test void theGateSkipsEveryRuleWithTheProvidersCauseAndStartsNoJob() {
+    @Test
+    void theGateSkipsEveryRuleWithTheProvidersCauseAndStartsNoJob() {
         List<String> rules = List.of("required_heap_allocate_free", "required_heap_zero_bytes");
         KitReport r = KitRunner.runRules(GatedFixture.class, rules, Map.of(), null, null);
         assertEquals(2, r.entries().size(), r.table());
         for (KitReport.Entry e : r.entries()) {
             assertEquals(KitReport.Result.SKIPPED, e.result(), r.table());
-            assertEquals("backend unplugged is not available here: " + UnpluggedProvider.CAUSE + " (fix: " + UnpluggedProvider.FIX + ")",
+            assertEquals(
+                    "backend unplugged is not available here: " + UnpluggedProvider.CAUSE + " (fix: "
+                            + UnpluggedProvider.FIX + ")",
                     e.reason());
         }
         // the entry check accepts a kit test its gate skipped: it said why on every rule
@@ -37,16 +40,23 @@ class KitPlugTest {
         KitSuites.assertRulesRan(GatedFixture.class);
     }
 
-    @Test void aGatedBackendThatIsNotOnTheClassPathFails() {
-        KitReport r = KitRunner.runRules(PlugFixtures.GatedButMissing.class, List.of("required_heap_allocate_free"), Map.of(), null, null);
+    @Test
+    void aGatedBackendThatIsNotOnTheClassPathFails() {
+        KitReport r = KitRunner.runRules(
+                PlugFixtures.GatedButMissing.class, List.of("required_heap_allocate_free"), Map.of(), null, null);
         KitReport.Entry e = r.entries().getFirst();
         assertEquals(KitReport.Result.FAILED, e.result(), r.table());
         assertTrue(e.reason().contains("'no-such-backend' is not on the class path"), e.reason());
     }
 
-    @Test void untestedRulesAreSkippedWithTheirReasonAndTheOthersRunOnThePlugsBackend() {
-        KitReport r = KitRunner.runRules(PlugFixtures.WithUntested.class,
-                List.of(PlugFixtures.UNTESTED_RULE, "required_heap_allocate_free"), Map.of(), null, null);
+    @Test
+    void untestedRulesAreSkippedWithTheirReasonAndTheOthersRunOnThePlugsBackend() {
+        KitReport r = KitRunner.runRules(
+                PlugFixtures.WithUntested.class,
+                List.of(PlugFixtures.UNTESTED_RULE, "required_heap_allocate_free"),
+                Map.of(),
+                null,
+                null);
         assertEquals(2, r.entries().size(), r.table());
         assertEquals("shm", r.backend(), "the plug names the backend");
         assertEquals(2, r.ranks(), "the plug names the ranks");
@@ -61,31 +71,50 @@ class KitPlugTest {
         }
     }
 
-    @Test void anUntestedRuleTheKitDoesNotHaveFailsTheSuite() {
-        KitReport r = KitRunner.runRules(PlugFixtures.UnknownUntested.class, List.of("required_heap_allocate_free"), Map.of(), null, null);
+    @Test
+    void anUntestedRuleTheKitDoesNotHaveFailsTheSuite() {
+        KitReport r = KitRunner.runRules(
+                PlugFixtures.UnknownUntested.class, List.of("required_heap_allocate_free"), Map.of(), null, null);
         KitReport.Entry e = r.entries().getFirst();
         assertEquals(KitReport.Result.FAILED, e.result(), r.table());
-        assertTrue(e.reason().contains("marks rules untested that the kit does not have: [required_heap_no_such_rule]"), e.reason());
+        assertTrue(
+                e.reason().contains("marks rules untested that the kit does not have: [required_heap_no_such_rule]"),
+                e.reason());
     }
 
-    @Test void aReportWithAnUntestedRuleIsAPartialRunNotACertification() {
+    @Test
+    void aReportWithAnUntestedRuleIsAPartialRunNotACertification() {
         List<KitReport.Entry> all = new ArrayList<>();
         for (Class<?> s : KitSuites.defaultRun())
             for (String rule : KitSuites.rules(s))
                 all.add(new KitReport.Entry(s.getSimpleName(), rule, KitReport.Result.PASSED, "", Duration.ZERO));
         KitReport clean = new KitReport("x", "1", List.of(), 4, Instant.now(), all, "");
         assertEquals(KitReport.Certification.FULL, clean.certification(), clean.certificationLine());
-        int i = all.indexOf(all.stream().filter(e -> e.rule().equals(PlugFixtures.UNTESTED_RULE)).findFirst().orElseThrow());
-        all.set(i, new KitReport.Entry(all.get(i).suite(), PlugFixtures.UNTESTED_RULE, KitReport.Result.SKIPPED,
-                KitPlug.Untested.PREFIX + "x: " + PlugFixtures.UNTESTED_WHY, Duration.ZERO));
+        int i = all.indexOf(all.stream()
+                .filter(e -> e.rule().equals(PlugFixtures.UNTESTED_RULE))
+                .findFirst()
+                .orElseThrow());
+        all.set(
+                i,
+                new KitReport.Entry(
+                        all.get(i).suite(),
+                        PlugFixtures.UNTESTED_RULE,
+                        KitReport.Result.SKIPPED,
+                        KitPlug.Untested.PREFIX + "x: " + PlugFixtures.UNTESTED_WHY,
+                        Duration.ZERO));
         KitReport withUntested = new KitReport("x", "1", List.of(), 4, Instant.now(), all, "");
-        assertEquals(KitReport.Certification.PARTIAL_RUN, withUntested.certification(), withUntested.certificationLine());
-        assertTrue(withUntested.certificationLine().contains("1 rules untested on this backend"), withUntested.certificationLine());
+        assertEquals(
+                KitReport.Certification.PARTIAL_RUN, withUntested.certification(), withUntested.certificationLine());
+        assertTrue(
+                withUntested.certificationLine().contains("1 rules untested on this backend"),
+                withUntested.certificationLine());
     }
 
-    @Test void aPlugRefusesNonsense() {
+    @Test
+    void aPlugRefusesNonsense() {
         assertThrows(IllegalArgumentException.class, () -> KitPlug.backend(" "));
         assertThrows(IllegalArgumentException.class, () -> KitPlug.backend("x").ranks(0));
-        assertThrows(IllegalArgumentException.class, () -> KitPlug.backend("x").untested(" ", "required_heap_zero_bytes"));
+        assertThrows(
+                IllegalArgumentException.class, () -> KitPlug.backend("x").untested(" ", "required_heap_zero_bytes"));
     }
 }

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class NotApplicableLevelTest {
     static final String RULE = "optional_teams_team_barrier_and_rma";
 
-    @Test void aStridedSplitAtTwoRanksIsNotApplicableAndCapsTheLevel() {
+    @Test
+    void aStridedSplitAtTwoRanksIsNotApplicableAndCapsTheLevel() {
         KitReport run = KitRunner.runRules(PlugFixtures.TeamsAtTwo.class, List.of(RULE), Map.of(), null, null);
         KitReport.Entry skipped = run.entries().getFirst();
         assertEquals(KitReport.Result.SKIPPED, skipped.result(), run.table());
@@ -31,9 +32,14 @@ class NotApplicableLevelTest {
         List<KitReport.Entry> all = new ArrayList<>();
         for (Class<?> s : KitSuites.defaultRun())
             for (String rule : KitSuites.rules(s))
-                all.add(rule.equals(RULE) ? skipped : new KitReport.Entry(s.getSimpleName(), rule, KitReport.Result.PASSED, "", Duration.ZERO));
+                all.add(
+                        rule.equals(RULE)
+                                ? skipped
+                                : new KitReport.Entry(
+                                        s.getSimpleName(), rule, KitReport.Result.PASSED, "", Duration.ZERO));
         KitReport full = new KitReport("shm", "1", List.of(), 2, Instant.now(), all, "");
-        assertEquals(KitReport.Certification.REQUIRED_AT_THIS_SIZE_ONLY, full.certification(), full.certificationLine());
+        assertEquals(
+                KitReport.Certification.REQUIRED_AT_THIS_SIZE_ONLY, full.certification(), full.certificationLine());
         assertTrue(full.certificationLine().contains(RULE), full.certificationLine());
     }
 }

@@ -13,7 +13,8 @@ final class PlugFixtures {
 
     /** shm at 2 ranks with one rule the plug marks untested. */
     public static class WithUntested extends HeapSuite {
-        static final KitPlug PLUG = KitPlug.backend("shm").ranks(2).heapSize(8L << 20).untested(UNTESTED_WHY, UNTESTED_RULE);
+        static final KitPlug PLUG =
+                KitPlug.backend("shm").ranks(2).heapSize(8L << 20).untested(UNTESTED_WHY, UNTESTED_RULE);
     }
 
     /** A plug naming a rule the kit does not have. */

@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Test;
 
 /** A run the kit itself could not start is a tool failure, never the backend's NOT_CERTIFIED. */
 class ToolFailureTest {
-    @Test void aJobTheLauncherRejectsIsAToolFailure() {
+    @Test
+    void aJobTheLauncherRejectsIsAToolFailure() {
         KitReport r = KitRunner.run(List.of(ToolFailureFixture.class), Map.of(), null, null);
         KitReport.Entry e = r.entries().getFirst();
         assertEquals(KitReport.Result.FAILED, e.result(), r.table());

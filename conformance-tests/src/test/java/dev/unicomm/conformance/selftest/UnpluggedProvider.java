@@ -13,11 +13,28 @@ public final class UnpluggedProvider implements CommBackendProvider {
     static final String CAUSE = "no Unplugged card in this machine";
     static final String FIX = "insert an Unplugged card";
 
-    @Override public String name() { return NAME; }
-    @Override public int priority() { return -100; } // never picked unless named
-    @Override public Set<Capability> capabilities() { return Set.of(Capability.RMA); }
-    @Override public Availability availability() { return Availability.no(CAUSE, FIX); }
-    @Override public BackendCommunicator open(BackendContext context) {
+    @Override
+    public String name() {
+        return NAME;
+    }
+
+    @Override
+    public int priority() {
+        return -100;
+    } // never picked unless named
+
+    @Override
+    public Set<Capability> capabilities() {
+        return Set.of(Capability.RMA);
+    }
+
+    @Override
+    public Availability availability() {
+        return Availability.no(CAUSE, FIX);
+    }
+
+    @Override
+    public BackendCommunicator open(BackendContext context) {
         throw new IllegalStateException("backend unplugged is never available: " + CAUSE);
     }
 }

@@ -62,11 +62,14 @@ public final class ElasticMoeRank {
                 long seen = System.currentTimeMillis();
                 failures++;
                 int[] jobRanks = c.jobRanks();
-                System.out.println("RANKFAILED ranks=" + Arrays.toString(Arrays.stream(e.failedRanks()).map(r -> jobRanks[r]).toArray())
-                        + " it=" + next + " wall=" + seen);
+                System.out.println("RANKFAILED ranks="
+                        + Arrays.toString(Arrays.stream(e.failedRanks())
+                                .map(r -> jobRanks[r])
+                                .toArray()) + " it=" + next + " wall=" + seen);
                 Communicator shrunk = c.shrink();
                 c = shrunk;
-                System.out.println("SHRUNK size=" + c.size() + " jobRanks=" + Arrays.toString(c.jobRanks()) + " wall=" + System.currentTimeMillis());
+                System.out.println("SHRUNK size=" + c.size() + " jobRanks=" + Arrays.toString(c.jobRanks()) + " wall="
+                        + System.currentTimeMillis());
                 next = firstIncomplete(c, next);
                 System.out.println("RESUME it=" + next);
                 moe = c.moe(config(), ExpertMask.of(c, JOB));
@@ -78,23 +81,32 @@ public final class ElasticMoeRank {
         System.exit(0);
     }
 
-    private static MoeConfig config() { return new MoeConfig(MoeConfig.Mode.NORMAL, EXPERTS, 96, 24, 4, false); }
+    private static MoeConfig config() {
+        return new MoeConfig(MoeConfig.Mode.NORMAL, EXPERTS, 96, 24, 4, false);
+    }
 
     /**
      * One dispatch + combine + cached dispatch with the buffer's mask, checked against the reference
      * (drops per token included); returns the top-k entries this rank's tokens lost to masked experts.
      */
     private static long check(Communicator c, MoeBuffer moe, int iteration) {
-        MoeScenario sc = new MoeScenario("elastic-" + iteration, config(), c.size(), 1000 + iteration, MoeScenario.Routing.UNIFORM,
+        MoeScenario sc = new MoeScenario(
+                "elastic-" + iteration,
+                config(),
+                c.size(),
+                1000 + iteration,
+                MoeScenario.Routing.UNIFORM,
                 MoeScenario.unevenTokens(c.size(), 24, false));
         ExpertMask mask = ExpertMask.of(c, JOB);
         new MoeConformance(c, sc, mask).checkNormal(moe, false);
-        return IntStream.of(new MaskedRouting(mask, EXPERTS).dropped(sc.topk(c.rank()), config().numTopk())).sum();
+        return IntStream.of(new MaskedRouting(mask, EXPERTS).dropped(sc.topk(c.rank()), config().numTopk()))
+                .sum();
     }
 
     /** The smallest {@code next} among the survivors (allreduce MIN): iterations from there are replayed. */
     private static int firstIncomplete(Communicator c, int next) {
-        try (SymmetricBuffer src = c.heap().allocate(8); SymmetricBuffer dst = c.heap().allocate(8)) {
+        try (SymmetricBuffer src = c.heap().allocate(8);
+                SymmetricBuffer dst = c.heap().allocate(8)) {
             MemorySegment mine = src.peer(c.rank()).orElseThrow();
             mine.set(ValueLayout.JAVA_LONG, 0, next);
             c.collectives().allreduce(c.world(), dst, src, 1, DType.INT64, ReduceOp.MIN);
@@ -109,7 +121,12 @@ public final class ElasticMoeRank {
                 Thread.sleep(5);
                 System.out.println("KILL wall=" + System.currentTimeMillis());
                 System.out.flush();
-                new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+                new ProcessBuilder(
+                                "kill",
+                                "-9",
+                                Long.toString(ProcessHandle.current().pid()))
+                        .start()
+                        .waitFor();
             } catch (Exception e) {
                 // fall through to halt
             }

@@ -33,17 +33,21 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(300)
 class ElasticShmTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void survivorsShrinkAndFinishTheMoeLoopWithCheckedResults() throws Exception {
+    @Test
+    void survivorsShrinkAndFinishTheMoeLoopWithCheckedResults() throws Exception {
         Duration commTimeout = Duration.ofSeconds(15);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         JobResult r;
         try (PrintStream sink = new PrintStream(out, true, StandardCharsets.UTF_8)) {
-            JobSpec spec = JobSpec.of(4, ElasticMoeRank.class.getName(), "2").withBackend("shm")
+            JobSpec spec = JobSpec.of(4, ElasticMoeRank.class.getName(), "2")
+                    .withBackend("shm")
                     .withEnv(Map.of("UNICOMM_SHM_DIR", dir.toString(), "UNICOMM_ELASTIC", "true"))
                     .withJvmOptions(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"))
-                    .withCommTimeout(commTimeout).withJobTimeout(Duration.ofSeconds(240))
+                    .withCommTimeout(commTimeout)
+                    .withJobTimeout(Duration.ofSeconds(240))
                     .withKillGrace(Duration.ofSeconds(200));
             r = JobLauncher.run(spec, sink, sink);
         }
@@ -52,30 +56,51 @@ class ElasticShmTest {
         long kill = wall(log, "\\[2\\] KILL wall=(\\d+)");
         for (int s : new int[] {0, 1, 3}) {
             String p = "[" + s + "] ";
-            assertTrue(log.contains(p + "RANKFAILED ranks=[2] "), "rank " + s + " must be told that rank 2 failed:\n" + log);
-            assertTrue(log.contains(p + "SHRUNK size=3 jobRanks=[0, 1, 3]"), "rank " + s + " shrinks to the survivors:\n" + log);
+            assertTrue(
+                    log.contains(p + "RANKFAILED ranks=[2] "),
+                    "rank " + s + " must be told that rank 2 failed:\n" + log);
+            assertTrue(
+                    log.contains(p + "SHRUNK size=3 jobRanks=[0, 1, 3]"),
+                    "rank " + s + " shrinks to the survivors:\n" + log);
             assertTrue(log.contains(p + "DONE failures=1"), log);
             for (int it = 0; it < ElasticMoeRank.ITERATIONS; it++)
-                assertTrue(log.contains(p + "CHECKED it=" + it + " "), "rank " + s + " never completed iteration " + it + ":\n" + log);
-            assertTrue(Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=4 dropped=0\\b").matcher(log).find(),
+                assertTrue(
+                        log.contains(p + "CHECKED it=" + it + " "),
+                        "rank " + s + " never completed iteration " + it + ":\n" + log);
+            assertTrue(
+                    Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=4 dropped=0\\b")
+                            .matcher(log)
+                            .find(),
                     "before the kill nothing is masked:\n" + log);
-            assertFalse(Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=4 dropped=[1-9]").matcher(log).find(), log);
+            assertFalse(
+                    Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=4 dropped=[1-9]")
+                            .matcher(log)
+                            .find(),
+                    log);
             long droppedAfter = 0;
-            for (Matcher m = Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=3 dropped=(\\d+)").matcher(log); m.find(); )
-                droppedAfter += Long.parseLong(m.group(1));
-            assertTrue(droppedAfter > 0, "after the shrink rank 2's experts are masked, so some entries must be dropped:\n" + log);
+            for (Matcher m = Pattern.compile(Pattern.quote(p) + "CHECKED it=\\d+ size=3 dropped=(\\d+)")
+                            .matcher(log);
+                    m.find(); ) droppedAfter += Long.parseLong(m.group(1));
+            assertTrue(
+                    droppedAfter > 0,
+                    "after the shrink rank 2's experts are masked, so some entries must be dropped:\n" + log);
             long seen = wall(log, Pattern.quote(p) + "RANKFAILED ranks=\\[2\\] it=\\d+ wall=(\\d+)");
-            assertTrue(seen - kill <= commTimeout.toMillis() + 2000, "rank " + s + " noticed only after " + (seen - kill) + " ms:\n" + log);
+            assertTrue(
+                    seen - kill <= commTimeout.toMillis() + 2000,
+                    "rank " + s + " noticed only after " + (seen - kill) + " ms:\n" + log);
             long shrunk = wall(log, Pattern.quote(p) + "SHRUNK size=3 jobRanks=\\[0, 1, 3\\] wall=(\\d+)");
             long first = wall(log, Pattern.quote(p) + "FIRST-AFTER-SHRINK wall=(\\d+)");
             long resume = wall(log, Pattern.quote(p) + "RESUME it=(\\d+)");
             System.out.println("[reliability] elastic shm 4->3 ranks, rank " + s + ": failure seen " + (seen - kill)
-                    + " ms after the kill, shrink done at " + (shrunk - kill) + " ms, first checked MoE iteration (" + resume
+                    + " ms after the kill, shrink done at " + (shrunk - kill) + " ms, first checked MoE iteration ("
+                    + resume
                     + ") on the shrunken communicator at " + (first - kill) + " ms");
         }
         for (Matcher m = Pattern.compile("\\] PID (\\d+)").matcher(log); m.find(); ) {
             long pid = Long.parseLong(m.group(1));
-            assertTrue(ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true), "rank process " + pid + " outlived the job");
+            assertTrue(
+                    ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true),
+                    "rank process " + pid + " outlived the job");
         }
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(List.of(), files.toList(), "heap files left behind");

@@ -12,8 +12,11 @@ import org.junit.jupiter.api.Test;
 
 /** The kit finds the elastic suite by scanning, runs it only when named, and its rules are optional (capability-gated). */
 class ElasticSuiteDiscoveryTest {
-    @Test void foundByNameNotInTheDefaultRunAndOptionalOnly() {
-        assertTrue(KitSuites.abstractSuites().contains(ElasticSuite.class), KitSuites.abstractSuites().toString());
+    @Test
+    void foundByNameNotInTheDefaultRunAndOptionalOnly() {
+        assertTrue(
+                KitSuites.abstractSuites().contains(ElasticSuite.class),
+                KitSuites.abstractSuites().toString());
         assertEquals(ElasticRules.class, KitSuites.byName("Elastic"));
         assertFalse(KitSuites.defaultRun().contains(ElasticRules.class), "it SIGKILLs ranks: only when named");
         List<String> rules = KitSuites.rules(ElasticRules.class);

@@ -19,7 +19,10 @@ public final class LaunchedFaultRank {
         c.barrier();
         if (c.rank() == victim) {
             Thread.sleep(300);
-            new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).start().waitFor();
+            new ProcessBuilder(
+                            "kill", "-9", Long.toString(ProcessHandle.current().pid()))
+                    .start()
+                    .waitFor();
             Runtime.getRuntime().halt(137);
         }
         long t0 = System.nanoTime();

@@ -24,31 +24,48 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(600)
 class LaunchedFaultTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void aKilledRankIsReportedByEverySurvivorAndNothingOutlivesTheJob() throws Exception {
-        JobSpec spec = JobSpec.of(4, LaunchedFaultRank.class.getName(), "2").withBackend("shm")
+    @Test
+    void aKilledRankIsReportedByEverySurvivorAndNothingOutlivesTheJob() throws Exception {
+        JobSpec spec = JobSpec.of(4, LaunchedFaultRank.class.getName(), "2")
+                .withBackend("shm")
                 .withEnv(Map.of("UNICOMM_SHM_DIR", dir.toString()))
                 .withJvmOptions(List.of("-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-Xmx128m"))
-                .withCommTimeout(Duration.ofSeconds(10)).withJobTimeout(Duration.ofSeconds(90))
+                .withCommTimeout(Duration.ofSeconds(10))
+                .withJobTimeout(Duration.ofSeconds(90))
                 .withKillGrace(Duration.ofSeconds(20));
         ProcessJob.Finished job = ProcessJob.runMerged(spec);
         JobResult r = job.result();
         String log = job.out();
         assertEquals(137, r.exitCode(), log);
         assertEquals(2, r.failedRank(), log);
-        assertEquals(List.of(3, 3, 137, 3), r.rankExitCodes(), "survivors exit 3 after noticing the abort themselves\n" + log);
+        assertEquals(
+                List.of(3, 3, 137, 3),
+                r.rankExitCodes(),
+                "survivors exit 3 after noticing the abort themselves\n" + log);
         for (int s : new int[] {0, 1, 3})
             assertTrue(log.contains("[" + s + "] ABORTED failedRank=2 "), "rank " + s + " must name rank 2:\n" + log);
-        List<Long> pids = Pattern.compile("\\] PID (\\d+)").matcher(log).results().map(m -> Long.parseLong(m.group(1))).toList();
+        List<Long> pids = Pattern.compile("\\] PID (\\d+)")
+                .matcher(log)
+                .results()
+                .map(m -> Long.parseLong(m.group(1)))
+                .toList();
         assertEquals(4, pids.size(), log);
         for (long pid : pids)
-            assertTrue(ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true), "rank process " + pid + " outlived the job");
+            assertTrue(
+                    ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true),
+                    "rank process " + pid + " outlived the job");
         try (Stream<Path> files = Files.list(dir)) {
             assertEquals(List.of(), files.toList(), "heap files left behind");
         }
         System.out.println("[reliability] launched 4-rank shm job, rank 2 SIGKILLed in a barrier loop: "
-                + Pattern.compile("ABORTED failedRank=2 ms=(\\d+)").matcher(log).results().map(m -> m.group(1) + " ms").toList()
+                + Pattern.compile("ABORTED failedRank=2 ms=(\\d+)")
+                        .matcher(log)
+                        .results()
+                        .map(m -> m.group(1) + " ms")
+                        .toList()
                 + " from loop start (kill at +300 ms) to the survivors' abort");
     }
 }

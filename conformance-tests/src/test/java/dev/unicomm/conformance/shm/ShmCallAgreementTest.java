@@ -28,9 +28,20 @@ import org.junit.jupiter.api.function.Executable;
  * used to satisfy the other ranks' MoE barriers).
  */
 class ShmCallAgreementTest extends KitSuite {
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 4; }
-    @Override protected Duration timeout() { return Duration.ofSeconds(20); }
+    @Override
+    protected String backend() {
+        return "shm";
+    }
+
+    @Override
+    protected int ranks() {
+        return 4;
+    }
+
+    @Override
+    protected Duration timeout() {
+        return Duration.ofSeconds(20);
+    }
 
     static final int EXPERTS = 16, HIDDEN = 128, TOKENS = 8, TOPK = 2;
 
@@ -59,10 +70,13 @@ class ShmCallAgreementTest extends KitSuite {
         } catch (IllegalArgumentException x) {
             e = x;
         } catch (Throwable t) {
-            throw new AssertionError("rank " + pe.rank() + ": expected a call-mismatch IllegalArgumentException, got " + t, t);
+            throw new AssertionError(
+                    "rank " + pe.rank() + ": expected a call-mismatch IllegalArgumentException, got " + t, t);
         }
         String m = e.getMessage();
-        assertTrue(m.contains("rank 1 rejected its own arguments to " + op), "must blame rank 1 and name " + op + ": " + m);
+        assertTrue(
+                m.contains("rank 1 rejected its own arguments to " + op),
+                "must blame rank 1 and name " + op + ": " + m);
         assertTrue(m.contains(rank1Says), "must carry rank 1's reason: " + m);
     }
 
@@ -73,16 +87,19 @@ class ShmCallAgreementTest extends KitSuite {
         }
     }
 
-    @Test void required_agreement_bad_topk_on_rank_1_fails_normal_dispatch_everywhere() {
+    @Test
+    void required_agreement_bad_topk_on_rank_1_fails_normal_dispatch_everywhere() {
         spmd(pe -> {
             Communicator c = pe.comm();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, EXPERTS, HIDDEN, TOKENS, TOPK, false);
-            try (Arena a = Arena.ofConfined(); MoeBuffer moe = c.moe(cfg)) {
+            try (Arena a = Arena.ofConfined();
+                    MoeBuffer moe = c.moe(cfg)) {
                 Tensor idx = ids(a, c.rank());
                 MoeLayout layout = moe.layout(idx);
                 if (c.rank() == 1) idx.segment().setAtIndex(ValueLayout.JAVA_LONG, 0, EXPERTS); // id 16 of 16 experts
                 Tensor x = Tensor.allocate(a, DType.BF16, TOKENS, HIDDEN);
-                othersBlameRank1(pe, "moe dispatch", "topkIdx[0, 0] = 16", () -> moe.dispatch(x, null, idx, null, layout, 1));
+                othersBlameRank1(
+                        pe, "moe dispatch", "topkIdx[0, 0] = 16", () -> moe.dispatch(x, null, idx, null, layout, 1));
                 stillUsable(c);
                 // The same buffer still works once every rank passes good input.
                 Tensor good = ids(a, c.rank());
@@ -92,29 +109,40 @@ class ShmCallAgreementTest extends KitSuite {
         });
     }
 
-    @Test void required_agreement_bad_topk_on_rank_1_fails_low_latency_dispatch_everywhere() {
+    @Test
+    void required_agreement_bad_topk_on_rank_1_fails_low_latency_dispatch_everywhere() {
         spmd(pe -> {
             Communicator c = pe.comm();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, EXPERTS, HIDDEN, TOKENS, TOPK, false);
-            try (Arena a = Arena.ofConfined(); MoeBuffer moe = c.moe(cfg)) {
+            try (Arena a = Arena.ofConfined();
+                    MoeBuffer moe = c.moe(cfg)) {
                 Tensor idx = ids(a, c.rank());
                 if (c.rank() == 1) idx.segment().setAtIndex(ValueLayout.JAVA_LONG, 0, EXPERTS);
                 Tensor x = Tensor.allocate(a, DType.BF16, TOKENS, HIDDEN);
-                othersBlameRank1(pe, "moe lowLatencyDispatch", "topkIdx[0, 0] = 16", () -> moe.lowLatencyDispatch(x, idx, false));
+                othersBlameRank1(
+                        pe,
+                        "moe lowLatencyDispatch",
+                        "topkIdx[0, 0] = 16",
+                        () -> moe.lowLatencyDispatch(x, idx, false));
                 stillUsable(c);
             }
         });
     }
 
-    @Test void required_agreement_rank_1_calling_barrier_instead_of_dispatch_fails_everywhere() {
+    @Test
+    void required_agreement_rank_1_calling_barrier_instead_of_dispatch_fails_everywhere() {
         spmd(pe -> {
             Communicator c = pe.comm();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, EXPERTS, HIDDEN, TOKENS, TOPK, false);
-            try (Arena a = Arena.ofConfined(); MoeBuffer moe = c.moe(cfg)) {
+            try (Arena a = Arena.ofConfined();
+                    MoeBuffer moe = c.moe(cfg)) {
                 Tensor idx = ids(a, c.rank());
                 Tensor x = Tensor.allocate(a, DType.BF16, TOKENS, HIDDEN);
-                Executable call = c.rank() == 1 ? c::barrier : () -> moe.dispatch(x, null, idx, null, moe.layout(idx), 1);
-                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call,
+                Executable call =
+                        c.rank() == 1 ? c::barrier : () -> moe.dispatch(x, null, idx, null, moe.layout(idx), 1);
+                IllegalArgumentException e = assertThrows(
+                        IllegalArgumentException.class,
+                        call,
                         "rank " + c.rank() + ": the call must fail because rank 1 called barrier");
                 assertTrue(e.getMessage().contains("rank 1 made a different call"), e.getMessage());
                 assertTrue(e.getMessage().contains(c.rank() == 1 ? "barrier" : "moe dispatch"), e.getMessage());
@@ -123,22 +151,26 @@ class ShmCallAgreementTest extends KitSuite {
         });
     }
 
-    @Test void required_agreement_rank_1_rejecting_its_allreduce_fails_everywhere() {
+    @Test
+    void required_agreement_rank_1_rejecting_its_allreduce_fails_everywhere() {
         spmd(pe -> {
             Communicator c = pe.comm();
-            try (SymmetricBuffer small = c.heap().allocate(16); SymmetricBuffer big = c.heap().allocate(64)) {
+            try (SymmetricBuffer small = c.heap().allocate(16);
+                    SymmetricBuffer big = c.heap().allocate(64)) {
                 SymmetricBuffer dst = c.rank() == 1 ? small : big; // rank 1's dst cannot hold 16 ints
-                othersBlameRank1(pe, "allreduce", "allreduce dst holds 16 bytes",
-                        () -> c.collectives().allreduce(c.world(), dst, big, 16, DType.INT32, ReduceOp.SUM));
+                othersBlameRank1(pe, "allreduce", "allreduce dst holds 16 bytes", () -> c.collectives()
+                        .allreduce(c.world(), dst, big, 16, DType.INT32, ReduceOp.SUM));
                 stillUsable(c);
             }
         });
     }
 
-    @Test void required_agreement_different_allocation_sizes_name_the_odd_rank() {
+    @Test
+    void required_agreement_different_allocation_sizes_name_the_odd_rank() {
         spmd(pe -> {
             Communicator c = pe.comm();
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class,
                     () -> c.heap().allocate(c.rank() == 2 ? 128 : 64).close());
             assertTrue(e.getMessage().contains("rank 2 made a different call"), e.getMessage());
             assertEquals("heap allocate", ((dev.unicomm.api.CallMismatchException) e).operation());

@@ -8,7 +8,18 @@ import java.util.Map;
  * RMA algorithms (puts, slot-staged reductions) run on real processes: 4 worker processes.
  */
 class ShmCollectivesRmaPathTest extends CollectivesSuite {
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 4; }
-    @Override protected Map<String, String> workerEnvironment() { return Map.of("UNICOMM_COLLECTIVES_DIRECT", "false"); }
+    @Override
+    protected String backend() {
+        return "shm";
+    }
+
+    @Override
+    protected int ranks() {
+        return 4;
+    }
+
+    @Override
+    protected Map<String, String> workerEnvironment() {
+        return Map.of("UNICOMM_COLLECTIVES_DIRECT", "false");
+    }
 }

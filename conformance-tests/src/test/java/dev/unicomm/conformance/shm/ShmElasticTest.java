@@ -1,5 +1,7 @@
 package dev.unicomm.conformance.shm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.unicomm.conformance.ElasticSuite;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -11,8 +13,6 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.TestInstance;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /** {@link ElasticSuite} on backend-shm with 3 ranks, heap files in a private folder that must end up empty. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ShmElasticTest extends ElasticSuite {
@@ -20,20 +20,42 @@ class ShmElasticTest extends ElasticSuite {
 
     private static Path segmentDir() {
         try {
-            Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+            Path base = Files.isDirectory(Path.of("/dev/shm"))
+                    ? Path.of("/dev/shm")
+                    : Path.of(System.getProperty("java.io.tmpdir"));
             return Files.createTempDirectory(base, "unicomm-elastic-shm-");
         } catch (IOException e) {
             throw new IllegalStateException("cannot create a folder for the heap files: " + e, e);
         }
     }
 
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 3; }
-    @Override protected Duration timeout() { return Duration.ofSeconds(10); }
-    @Override protected long heapSize() { return 8 << 20; }
-    @Override protected Map<String, String> workerEnvironment() { return Map.of("UNICOMM_SHM_DIR", dir.toString()); }
+    @Override
+    protected String backend() {
+        return "shm";
+    }
 
-    @AfterAll void noHeapFileLeftThenRemoveFolder() throws IOException {
+    @Override
+    protected int ranks() {
+        return 3;
+    }
+
+    @Override
+    protected Duration timeout() {
+        return Duration.ofSeconds(10);
+    }
+
+    @Override
+    protected long heapSize() {
+        return 8 << 20;
+    }
+
+    @Override
+    protected Map<String, String> workerEnvironment() {
+        return Map.of("UNICOMM_SHM_DIR", dir.toString());
+    }
+
+    @AfterAll
+    void noHeapFileLeftThenRemoveFolder() throws IOException {
         List<Path> left;
         try (Stream<Path> s = Files.list(dir)) {
             left = s.toList();

@@ -22,18 +22,39 @@ class ShmFaultInjectionTest extends FaultInjectionSuite {
 
     private static Path segmentDir() {
         try {
-            Path base = Files.isDirectory(Path.of("/dev/shm")) ? Path.of("/dev/shm") : Path.of(System.getProperty("java.io.tmpdir"));
+            Path base = Files.isDirectory(Path.of("/dev/shm"))
+                    ? Path.of("/dev/shm")
+                    : Path.of(System.getProperty("java.io.tmpdir"));
             return Files.createTempDirectory(base, "unicomm-faultinj-shm-");
         } catch (IOException e) {
             throw new IllegalStateException("cannot create a folder for the heap files: " + e, e);
         }
     }
 
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 4; }
-    @Override protected Duration timeout() { return Duration.ofSeconds(10); }
-    @Override protected long heapSize() { return 8 << 20; }
-    @Override protected Map<String, String> workerEnvironment() { return Map.of("UNICOMM_SHM_DIR", dir.toString()); }
+    @Override
+    protected String backend() {
+        return "shm";
+    }
+
+    @Override
+    protected int ranks() {
+        return 4;
+    }
+
+    @Override
+    protected Duration timeout() {
+        return Duration.ofSeconds(10);
+    }
+
+    @Override
+    protected long heapSize() {
+        return 8 << 20;
+    }
+
+    @Override
+    protected Map<String, String> workerEnvironment() {
+        return Map.of("UNICOMM_SHM_DIR", dir.toString());
+    }
 
     private List<String> files() throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
@@ -46,17 +67,20 @@ class ShmFaultInjectionTest extends FaultInjectionSuite {
      * in the same open removes the dead rank's file and the job's folder (issue #45 item 9; before, the file
      * stayed until the next start). The next start finds the folder empty and leaves it so.
      */
-    @Test void required_faultinj_shm_heap_file_of_a_killed_rank_is_gone_when_the_open_fails() throws Exception {
+    @Test
+    void required_faultinj_shm_heap_file_of_a_killed_rank_is_gone_when_the_open_fails() throws Exception {
         killInsideOpen();
         List<String> left = files();
-        for (long end = System.nanoTime() + Duration.ofSeconds(5).toNanos(); !left.isEmpty() && System.nanoTime() < end; left = files())
-            Thread.sleep(50);
+        for (long end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+                !left.isEmpty() && System.nanoTime() < end;
+                left = files()) Thread.sleep(50);
         assertEquals(List.of(), left, "entries in " + dir + " once the open that lost a rank failed");
         spmd(pe -> pe.comm().barrier()); // the kit restarts the job
         assertEquals(List.of(), files(), "entries in " + dir + " after the next start");
     }
 
-    @AfterAll void removeFolder() throws IOException {
+    @AfterAll
+    void removeFolder() throws IOException {
         try (Stream<Path> s = Files.list(dir)) {
             for (Path p : s.toList()) Files.deleteIfExists(p);
         }

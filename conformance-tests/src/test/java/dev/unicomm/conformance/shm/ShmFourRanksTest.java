@@ -17,14 +17,32 @@ import org.junit.jupiter.api.Nested;
 class ShmFourRanksTest {
     static final KitPlug PLUG = ShmKit.PLUG.ranks(4);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(ShmFourRanksTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(ShmFourRanksTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
 }

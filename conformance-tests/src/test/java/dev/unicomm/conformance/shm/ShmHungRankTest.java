@@ -26,15 +26,30 @@ class ShmHungRankTest extends KitSuite {
     static final Duration GRACE = Duration.ofSeconds(6);
     static final int VICTIM = 3;
 
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 4; }
+    @Override
+    protected String backend() {
+        return "shm";
+    }
 
-    @Test void required_hang_survivors_fail_naming_the_hung_rank_and_close_within_one_timeout() {
+    @Override
+    protected int ranks() {
+        return 4;
+    }
+
+    @Test
+    void required_hang_survivors_fail_naming_the_hung_rank_and_close_within_one_timeout() {
         var results = spmdKilling(VICTIM, pe -> {
             CommConfig fresh = pe.freshConfig().withTimeout(TIMEOUT);
             Communicator c = Unicomm.connect(fresh);
             SymmetricBuffer buf = c.heap().allocate(64);
-            c.collectives().allreduce(c.world(), buf, buf, 4, DType.INT32, ReduceOp.SUM); // collectives own scratch: close has work
+            c.collectives()
+                    .allreduce(
+                            c.world(),
+                            buf,
+                            buf,
+                            4,
+                            DType.INT32,
+                            ReduceOp.SUM); // collectives own scratch: close has work
             c.barrier();
             if (pe.rank() == VICTIM) {
                 String pid = Long.toString(ProcessHandle.current().pid());
@@ -65,15 +80,20 @@ class ShmHungRankTest extends KitSuite {
             c.close();
             long doneMs = (System.nanoTime() - lastPassed) / 1_000_000;
             String m = seen.getMessage();
-            boolean namesVictim = seen instanceof CommAbortedException a ? a.failedRank() == VICTIM
+            boolean namesVictim = seen instanceof CommAbortedException a
+                    ? a.failedRank() == VICTIM
                     : m.contains("world rank " + VICTIM);
             assertTrue(namesVictim, "rank " + pe.rank() + " must blame the hung rank " + VICTIM + ": " + seen);
             long limit = TIMEOUT.plus(GRACE).toMillis();
-            assertTrue(doneMs <= limit, "rank " + pe.rank() + " failed after " + failedMs + " ms and was closed after "
-                    + doneMs + " ms; limit 1x timeout + grace = " + limit + " ms");
+            assertTrue(
+                    doneMs <= limit,
+                    "rank " + pe.rank() + " failed after " + failedMs + " ms and was closed after " + doneMs
+                            + " ms; limit 1x timeout + grace = " + limit + " ms");
             pe.report(failedMs + "," + doneMs);
         });
         // Figures for RELIABILITY.md: per survivor, ms from its last passed barrier to the failure, and to closed.
-        for (var r : results) if (!r.value().isEmpty()) System.out.println("hung-rank survivor " + r.rank() + " failed,closed ms: " + r.value());
+        for (var r : results)
+            if (!r.value().isEmpty())
+                System.out.println("hung-rank survivor " + r.rank() + " failed,closed ms: " + r.value());
     }
 }

@@ -43,16 +43,29 @@ import org.junit.jupiter.api.io.TempDir;
 class ShmLeakCyclesTest {
     static final int WARMUP = 50;
     /** Heap files go to a tmpfs folder when there is one, so RssShmem sees their pages. */
-    @TempDir(factory = ShmTempDirs.class) Path dir;
+    @TempDir(factory = ShmTempDirs.class)
+    Path dir;
 
-    @Test void oneRankCyclesStayFlat() throws Exception {
+    @Test
+    void oneRankCyclesStayFlat() throws Exception {
         Assumptions.assumeTrue(Leaks.supported(), "needs Linux /proc");
-        CommConfig cfg = new CommConfig("shm", 0, 1, 0, null, 0, null, false, Duration.ofSeconds(20), 4 << 20,
+        CommConfig cfg = new CommConfig(
+                "shm",
+                0,
+                1,
+                0,
+                null,
+                0,
+                null,
+                false,
+                Duration.ofSeconds(20),
+                4 << 20,
                 Map.of("unicomm.shm.dir", dir.toString()));
         measure("1 rank", 1000, () -> cycle(cfg));
     }
 
-    @Test void twoRankCyclesOverTcpStayFlat() throws Exception {
+    @Test
+    void twoRankCyclesOverTcpStayFlat() throws Exception {
         Assumptions.assumeTrue(Leaks.supported(), "needs Linux /proc");
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
@@ -60,8 +73,18 @@ class ShmLeakCyclesTest {
                 int port = freePort();
                 List<CompletableFuture<Void>> ranks = new ArrayList<>();
                 for (int r = 0; r < 2; r++) {
-                    CommConfig cfg = new CommConfig("shm", r, 2, r, "127.0.0.1", port, "leak-test-token", false,
-                            Duration.ofSeconds(20), 1 << 20, Map.of("unicomm.shm.dir", dir.toString()));
+                    CommConfig cfg = new CommConfig(
+                            "shm",
+                            r,
+                            2,
+                            r,
+                            "127.0.0.1",
+                            port,
+                            "leak-test-token",
+                            false,
+                            Duration.ofSeconds(20),
+                            1 << 20,
+                            Map.of("unicomm.shm.dir", dir.toString()));
                     ranks.add(CompletableFuture.runAsync(() -> cycle(cfg), pool));
                 }
                 for (CompletableFuture<Void> f : ranks) f.get(60, TimeUnit.SECONDS);
@@ -74,7 +97,8 @@ class ShmLeakCyclesTest {
     /** One open/close with collective allocations; the last buffer stays open and is released by close. */
     static void cycle(CommConfig cfg) {
         try (Communicator c = Unicomm.connect(cfg)) {
-            try (SymmetricBuffer a = c.heap().allocate(4096); SymmetricBuffer b = c.heap().allocate(256 << 10)) {
+            try (SymmetricBuffer a = c.heap().allocate(4096);
+                    SymmetricBuffer b = c.heap().allocate(256 << 10)) {
                 a.segment().set(ValueLayout.JAVA_LONG, 0, c.rank());
                 b.segment().fill((byte) 7);
             }
@@ -84,7 +108,9 @@ class ShmLeakCyclesTest {
         }
     }
 
-    interface Cycle { void run() throws Exception; }
+    interface Cycle {
+        void run() throws Exception;
+    }
 
     record Snapshot(int fds, int threads, int heapFiles, long heapMappings, long rssShmemKb, long nativeKb) {}
 
@@ -95,17 +121,25 @@ class ShmLeakCyclesTest {
         for (int i = 0; i < cycles; i++) cycle.run();
         long ms = (System.nanoTime() - t0) / 1_000_000;
         Snapshot after = settle();
-        System.out.println("[reliability] leak cycles, " + what + ": " + cycles + " cycles in " + ms + " ms; before " + before
-                + "; after " + after + "; native delta " + (after.nativeKb() < 0 ? "n/a (NMT off)" : (after.nativeKb() - before.nativeKb()) + " KB")
-                + "; NMT categories before " + nmtAreas() );
-        assertTrue(after.fds() <= before.fds() + 2, what + ": file descriptors grew: " + before + " -> " + after + "\n" + Leaks.fds());
-        assertTrue(after.threads() <= before.threads() + 1, what + ": threads grew: " + before + " -> " + after + "\n" + Leaks.threads());
+        System.out.println(
+                "[reliability] leak cycles, " + what + ": " + cycles + " cycles in " + ms + " ms; before " + before
+                        + "; after " + after + "; native delta "
+                        + (after.nativeKb() < 0 ? "n/a (NMT off)" : (after.nativeKb() - before.nativeKb()) + " KB")
+                        + "; NMT categories before " + nmtAreas());
+        assertTrue(
+                after.fds() <= before.fds() + 2,
+                what + ": file descriptors grew: " + before + " -> " + after + "\n" + Leaks.fds());
+        assertTrue(
+                after.threads() <= before.threads() + 1,
+                what + ": threads grew: " + before + " -> " + after + "\n" + Leaks.threads());
         assertTrue(after.heapFiles() == 0, what + ": heap files left in " + dir + ": " + after.heapFiles());
         assertTrue(after.heapMappings() == 0, what + ": heap files still mapped: " + after.heapMappings());
-        assertTrue(after.rssShmemKb() <= before.rssShmemKb() + 4096, what + ": RssShmem grew: " + before + " -> " + after);
+        assertTrue(
+                after.rssShmemKb() <= before.rssShmemKb() + 4096, what + ": RssShmem grew: " + before + " -> " + after);
         if (before.nativeKb() >= 0)
-            assertTrue(after.nativeKb() <= before.nativeKb() + 8 * 1024, what + ": native memory (NMT, without heap, code, JIT, GC) grew: "
-                    + before + " -> " + after);
+            assertTrue(
+                    after.nativeKb() <= before.nativeKb() + 8 * 1024,
+                    what + ": native memory (NMT, without heap, code, JIT, GC) grew: " + before + " -> " + after);
     }
 
     /** A snapshot once asynchronous clean-up (store threads, closing sockets) has had up to 3 s to finish. */
@@ -130,7 +164,8 @@ class ShmLeakCyclesTest {
         try (Stream<String> maps = Files.lines(Path.of("/proc/self/maps"))) {
             mappings = maps.filter(l -> l.contains(dir.toString())).count();
         }
-        return new Snapshot(Leaks.fds().size(), Leaks.threads().size(), files, mappings, statusKb("RssShmem"), nativeKb());
+        return new Snapshot(
+                Leaks.fds().size(), Leaks.threads().size(), files, mappings, statusKb("RssShmem"), nativeKb());
     }
 
     static long statusKb(String field) throws IOException {
@@ -141,7 +176,8 @@ class ShmLeakCyclesTest {
     }
 
     private static final Pattern NMT_TOTAL = Pattern.compile("Total: reserved=\\d+KB, committed=(\\d+)KB");
-    private static final Pattern NMT_AREA = Pattern.compile("-\\s+(Java Heap|Code|Arena Chunk|Compiler|GC|Native Memory Tracking) \\(reserved=\\d+KB, committed=(\\d+)KB");
+    private static final Pattern NMT_AREA = Pattern.compile(
+            "-\\s+(Java Heap|Code|Arena Chunk|Compiler|GC|Native Memory Tracking) \\(reserved=\\d+KB, committed=(\\d+)KB");
 
     /**
      * NMT's committed total in KB without what the JVM grows on its own (Java heap, code cache, JIT
@@ -150,8 +186,12 @@ class ShmLeakCyclesTest {
     static long nativeKb() {
         String summary;
         try {
-            summary = (String) ManagementFactory.getPlatformMBeanServer().invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"),
-                    "vmNativeMemory", new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
+            summary = (String) ManagementFactory.getPlatformMBeanServer()
+                    .invoke(
+                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                            "vmNativeMemory",
+                            new Object[] {new String[] {"summary"}},
+                            new String[] {String[].class.getName()});
         } catch (Exception e) {
             return -1;
         }
@@ -167,9 +207,14 @@ class ShmLeakCyclesTest {
     static Map<String, Long> nmtAreas() {
         Map<String, Long> m = new java.util.TreeMap<>();
         try {
-            String summary = (String) ManagementFactory.getPlatformMBeanServer().invoke(new ObjectName("com.sun.management:type=DiagnosticCommand"),
-                    "vmNativeMemory", new Object[] {new String[] {"summary"}}, new String[] {String[].class.getName()});
-            Matcher a = Pattern.compile("-\\s+([A-Za-z ]+?) \\(reserved=\\d+KB, committed=(\\d+)KB").matcher(summary);
+            String summary = (String) ManagementFactory.getPlatformMBeanServer()
+                    .invoke(
+                            new ObjectName("com.sun.management:type=DiagnosticCommand"),
+                            "vmNativeMemory",
+                            new Object[] {new String[] {"summary"}},
+                            new String[] {String[].class.getName()});
+            Matcher a = Pattern.compile("-\\s+([A-Za-z ]+?) \\(reserved=\\d+KB, committed=(\\d+)KB")
+                    .matcher(summary);
             while (a.find()) m.put(a.group(1), Long.parseLong(a.group(2)));
         } catch (Exception e) {
             // NMT off

@@ -9,7 +9,18 @@ import java.util.Map;
  * on backends without mapped peers: 3 worker processes.
  */
 class ShmMoeRmaPathTest extends MoeSuite {
-    @Override protected String backend() { return "shm"; }
-    @Override protected int ranks() { return 3; }
-    @Override protected Map<String, String> workerEnvironment() { return Map.of("UNICOMM_MOE_DIRECT", "false"); }
+    @Override
+    protected String backend() {
+        return "shm";
+    }
+
+    @Override
+    protected int ranks() {
+        return 3;
+    }
+
+    @Override
+    protected Map<String, String> workerEnvironment() {
+        return Map.of("UNICOMM_MOE_DIRECT", "false");
+    }
 }

@@ -9,9 +9,11 @@ import org.junit.jupiter.api.io.TempDirFactory;
 
 /** Temporary folders on /dev/shm (tmpfs) where it exists, else in the default temp folder. */
 public final class ShmTempDirs implements TempDirFactory {
-    @Override public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext context) throws IOException {
+    @Override
+    public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext context) throws IOException {
         Path shm = Path.of("/dev/shm");
-        return Files.isDirectory(shm) && Files.isWritable(shm) ? Files.createTempDirectory(shm, "unicomm-test-")
+        return Files.isDirectory(shm) && Files.isWritable(shm)
+                ? Files.createTempDirectory(shm, "unicomm-test-")
                 : Files.createTempDirectory("unicomm-test-");
     }
 }

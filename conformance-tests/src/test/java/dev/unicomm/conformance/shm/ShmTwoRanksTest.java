@@ -26,16 +26,38 @@ class ShmTwoRanksTest {
     static final KitPlug PLUG = ShmKit.PLUG.ranks(2);
 
     /** The JUnit entry check: a run that executed none of the nested suites' rules fails instead of passing empty. */
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(ShmTwoRanksTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(ShmTwoRanksTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
-    @Nested class Collectives extends CollectivesSuite {}
-    @Nested class Moe extends MoeSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Nested
+    class Moe extends MoeSuite {}
 }

@@ -26,8 +26,8 @@ public final class JavaCppMemory {
         Pointer p = notNull(pointer);
         long elements = p.limit() - p.position();
         if (p.limit() <= 0 || elements < 0)
-            throw new IllegalArgumentException("the pointer does not know its extent (position " + p.position() + ", limit "
-                    + p.limit() + "): use JavaCppMemory.of(pointer, bytes)");
+            throw new IllegalArgumentException("the pointer does not know its extent (position " + p.position()
+                    + ", limit " + p.limit() + "): use JavaCppMemory.of(pointer, bytes)");
         return of(p, Math.multiplyExact(elements, (long) p.sizeof()));
     }
 
@@ -47,7 +47,9 @@ public final class JavaCppMemory {
     /** A framework's stream (e.g. a {@code CUstream_st} pointer) wrapped by the device backend; unicomm never destroys it. */
     public static Stream stream(DeviceRuntime device, Pointer stream) {
         if (device == null) throw new IllegalArgumentException("device runtime must not be null");
-        if (stream == null) throw new IllegalArgumentException("stream pointer must not be null (use address 0 for the default stream via DeviceRuntime.wrapStream(0))");
+        if (stream == null)
+            throw new IllegalArgumentException(
+                    "stream pointer must not be null (use address 0 for the default stream via DeviceRuntime.wrapStream(0))");
         return device.wrapStream(stream.address());
     }
 
@@ -63,8 +65,9 @@ public final class JavaCppMemory {
         if (p.capacity() > 0) {
             long available = Math.multiplyExact(p.capacity() - p.position(), (long) p.sizeof());
             if (bytes > available)
-                throw new IllegalArgumentException(bytes + " bytes from position " + p.position() + " exceed the pointer's capacity ("
-                        + p.capacity() + " elements of " + p.sizeof() + " bytes: " + available + " bytes available)");
+                throw new IllegalArgumentException(bytes + " bytes from position " + p.position()
+                        + " exceed the pointer's capacity (" + p.capacity() + " elements of " + p.sizeof() + " bytes: "
+                        + available + " bytes available)");
         }
         return p.address() + Math.multiplyExact(p.position(), (long) p.sizeof());
     }

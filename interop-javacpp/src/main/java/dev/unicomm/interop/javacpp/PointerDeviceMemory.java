@@ -7,8 +7,23 @@ import org.bytedeco.javacpp.Pointer;
 
 /** Device memory behind a JavaCPP pointer; holding it keeps the pointer alive. Not host-dereferenceable. */
 public record PointerDeviceMemory(Pointer pointer, Memory memory) implements Memory {
-    @Override public MemoryKind kind() { return memory.kind(); }
-    @Override public long address() { return memory.address(); }
-    @Override public long byteSize() { return memory.byteSize(); }
-    @Override public MemorySegment segment() { return memory.segment(); }
+    @Override
+    public MemoryKind kind() {
+        return memory.kind();
+    }
+
+    @Override
+    public long address() {
+        return memory.address();
+    }
+
+    @Override
+    public long byteSize() {
+        return memory.byteSize();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return memory.segment();
+    }
 }

@@ -7,7 +7,18 @@ import org.bytedeco.javacpp.Pointer;
 
 /** Host memory viewed through a JavaCPP pointer; holding it keeps the pointer (and its memory) alive. */
 public record PointerMemory(Pointer pointer, MemorySegment segment) implements Memory {
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
-    @Override public long address() { return segment.address(); }
-    @Override public long byteSize() { return segment.byteSize(); }
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
+
+    @Override
+    public long address() {
+        return segment.address();
+    }
+
+    @Override
+    public long byteSize() {
+        return segment.byteSize();
+    }
 }

@@ -23,9 +23,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** JavaCPP pointers as unicomm memory: same bytes, no copy, checked extents, and real RMA through them. */
 class JavaCppMemoryTest {
-    @TempDir Path dir;
+    @TempDir
+    Path dir;
 
-    @Test void viewCoversPositionToLimitAndAliasesThePointer() {
+    @Test
+    void viewCoversPositionToLimitAndAliasesThePointer() {
         try (LongPointer p = new LongPointer(16)) {
             p.position(2).limit(10);
             Memory m = JavaCppMemory.of(p);
@@ -40,7 +42,8 @@ class JavaCppMemoryTest {
         }
     }
 
-    @Test void badPointersAndLengthsAreRejectedWithTheReason() {
+    @Test
+    void badPointersAndLengthsAreRejectedWithTheReason() {
         assertThrows(IllegalArgumentException.class, () -> JavaCppMemory.of(null));
         assertThrows(IllegalArgumentException.class, () -> JavaCppMemory.of(new Pointer()));
         try (BytePointer p = new BytePointer(32)) {
@@ -55,12 +58,23 @@ class JavaCppMemoryTest {
         assertThrows(IllegalArgumentException.class, () -> JavaCppMemory.stream(null, new Pointer()));
     }
 
-    @Test void putAndGetMoveDataBetweenPointersAndTheSymmetricHeap() {
-        try (Communicator comm = Unicomm.connect(new CommConfig("shm", 0, 1, 0, null, 0, null, false, Duration.ofSeconds(5),
-                     1 << 20, Map.of("unicomm.shm.dir", dir.toString())));
-             SymmetricBuffer buf = comm.heap().allocate(256);
-             BytePointer src = new BytePointer(128);
-             BytePointer dst = new BytePointer(128)) {
+    @Test
+    void putAndGetMoveDataBetweenPointersAndTheSymmetricHeap() {
+        try (Communicator comm = Unicomm.connect(new CommConfig(
+                        "shm",
+                        0,
+                        1,
+                        0,
+                        null,
+                        0,
+                        null,
+                        false,
+                        Duration.ofSeconds(5),
+                        1 << 20,
+                        Map.of("unicomm.shm.dir", dir.toString())));
+                SymmetricBuffer buf = comm.heap().allocate(256);
+                BytePointer src = new BytePointer(128);
+                BytePointer dst = new BytePointer(128)) {
             for (int i = 0; i < 128; i++) src.put(i, (byte) (i * 3));
             comm.rma().put(buf, 0, JavaCppMemory.of(src), 0, 128, 0);
             comm.rma().quiet();

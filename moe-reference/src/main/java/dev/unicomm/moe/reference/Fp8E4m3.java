@@ -43,7 +43,8 @@ public final class Fp8E4m3 {
         int lo = 0, hi = 126; // VALUES[lo] <= a < VALUES[hi] once narrowed
         while (hi - lo > 1) {
             int mid = (lo + hi) >>> 1;
-            if (VALUES[mid] <= a) lo = mid; else hi = mid;
+            if (VALUES[mid] <= a) lo = mid;
+            else hi = mid;
         }
         float dLo = a - VALUES[lo], dHi = VALUES[hi] - a;
         int code = dLo < dHi ? lo : dHi < dLo ? hi : (lo % 2 == 0 ? lo : hi);
@@ -59,12 +60,13 @@ public final class Fp8E4m3 {
      * @param data   receives {@code hidden} codes at {@code dataOffset}
      * @param scales receives {@code hidden/128} scales at {@code scaleOffset}
      */
-    public static void quantiseRow(short[] row, int rowOffset, int hidden, byte[] data, int dataOffset,
-                                   float[] scales, int scaleOffset) {
+    public static void quantiseRow(
+            short[] row, int rowOffset, int hidden, byte[] data, int dataOffset, float[] scales, int scaleOffset) {
         if (hidden % BLOCK != 0) throw new IllegalArgumentException("FP8 needs hidden % 128 == 0, got " + hidden);
         for (int b = 0; b < hidden / BLOCK; b++) {
             float amax = 0f;
-            for (int c = 0; c < BLOCK; c++) amax = Math.max(amax, Math.abs(Bf16.toFloat(row[rowOffset + b * BLOCK + c])));
+            for (int c = 0; c < BLOCK; c++)
+                amax = Math.max(amax, Math.abs(Bf16.toFloat(row[rowOffset + b * BLOCK + c])));
             amax = Math.max(amax, MIN_AMAX);
             float mul = MAX / amax;
             for (int c = 0; c < BLOCK; c++)

@@ -36,10 +36,14 @@ public final class KitTensors implements AutoCloseable {
     }
 
     /** Whether activations live in device memory. */
-    public boolean onDevice() { return device != null; }
+    public boolean onDevice() {
+        return device != null;
+    }
 
     /** A zeroed host tensor. */
-    public Tensor hostTensor(DType dtype, long... shape) { return Tensor.allocate(arena, dtype, shape); }
+    public Tensor hostTensor(DType dtype, long... shape) {
+        return Tensor.allocate(arena, dtype, shape);
+    }
 
     /** A tensor holding {@code data} where activations live (device for device backends). */
     public Tensor activation(byte[] data, DType dtype, long... shape) {
@@ -66,11 +70,13 @@ public final class KitTensors implements AutoCloseable {
     }
 
     private DeviceRuntime deviceOf(Tensor t) {
-        if (device == null) throw new IllegalStateException(t + " is device memory but this backend's MoE runs on the host");
+        if (device == null)
+            throw new IllegalStateException(t + " is device memory but this backend's MoE runs on the host");
         return device;
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         for (DeviceBuffer b : buffers) b.close();
         buffers.clear();
         arena.close();

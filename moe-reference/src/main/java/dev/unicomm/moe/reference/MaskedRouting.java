@@ -18,18 +18,22 @@ public final class MaskedRouting {
 
     public MaskedRouting(ExpertMask mask, int numExperts) {
         if (numExperts % mask.jobSize() != 0)
-            throw new IllegalArgumentException("numExperts " + numExperts + " must be a multiple of the job size " + mask.jobSize());
+            throw new IllegalArgumentException(
+                    "numExperts " + numExperts + " must be a multiple of the job size " + mask.jobSize());
         this.mask = mask;
         this.numExperts = numExperts;
         this.local = numExperts / mask.jobSize();
         this.active = mask.activeJobRanks();
     }
 
-    public ExpertMask mask() { return mask; }
+    public ExpertMask mask() {
+        return mask;
+    }
 
     /** The plain config the masked buffer must behave like. */
     public MoeConfig compactConfig(MoeConfig c) {
-        return new MoeConfig(c.mode(), local * active.length, c.hidden(), c.maxTokensPerRank(), c.numTopk(), c.useFp8());
+        return new MoeConfig(
+                c.mode(), local * active.length, c.hidden(), c.maxTokensPerRank(), c.numTopk(), c.useFp8());
     }
 
     private long compact(long e) {

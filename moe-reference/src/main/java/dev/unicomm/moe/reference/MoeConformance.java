@@ -54,9 +54,11 @@ public final class MoeConformance {
      */
     public static MoeConformance onActiveRanks(Communicator comm, MoeScenario scenario, ExpertMask activeRanks) {
         if (activeRanks.jobSize() != scenario.ranks())
-            throw new IllegalArgumentException("mask " + activeRanks + " is not over the scenario's " + scenario.ranks() + " ranks");
+            throw new IllegalArgumentException(
+                    "mask " + activeRanks + " is not over the scenario's " + scenario.ranks() + " ranks");
         if (!activeRanks.rankActive(comm.rank()))
-            throw new IllegalArgumentException("rank " + comm.rank() + " is inactive in " + activeRanks + ": it takes no part in the check");
+            throw new IllegalArgumentException(
+                    "rank " + comm.rank() + " is inactive in " + activeRanks + ": it takes no part in the check");
         return new MoeConformance(comm, scenario, activeRanks, true);
     }
 
@@ -64,16 +66,22 @@ public final class MoeConformance {
         this.comm = comm;
         this.sc = scenario;
         this.onOpenBuffer = onOpenBuffer;
-        this.masked = mask == null ? null : new MaskedRouting(mask, scenario.config().numExperts());
-        this.ref = mask == null || onOpenBuffer ? scenario.reference()
-                : new MoeReference(scenario.ranks(), masked.compactConfig(scenario.config()).numExperts(),
-                scenario.config().hidden(), scenario.config().numTopk());
+        this.masked =
+                mask == null ? null : new MaskedRouting(mask, scenario.config().numExperts());
+        this.ref = mask == null || onOpenBuffer
+                ? scenario.reference()
+                : new MoeReference(
+                        scenario.ranks(),
+                        masked.compactConfig(scenario.config()).numExperts(),
+                        scenario.config().hidden(),
+                        scenario.config().numTopk());
         this.rank = comm.rank();
         this.hidden = scenario.config().hidden();
         this.topk = scenario.config().numTopk();
         this.mem = new KitTensors(comm);
         if (comm.size() != scenario.ranks())
-            throw new IllegalArgumentException("scenario is for " + scenario.ranks() + " ranks, the job has " + comm.size());
+            throw new IllegalArgumentException(
+                    "scenario is for " + scenario.ranks() + " ranks, the job has " + comm.size());
     }
 
     // ------------------------------------------------------------------------------- normal mode
@@ -95,9 +103,16 @@ public final class MoeConformance {
         List<TokenBatch> out = new java.util.ArrayList<>(in.size());
         for (int r = 0; r < in.size(); r++) {
             TokenBatch b = in.get(r);
-            out.add(masked.mask().rankActive(r)
-                    ? new TokenBatch(b.tokens(), b.x(), b.scales(), masked.dropInactive(b.topkIdx()), b.topkWeights())
-                    : new TokenBatch(0, new byte[0], b.scales() == null ? null : new float[0], new long[0], new float[0]));
+            out.add(
+                    masked.mask().rankActive(r)
+                            ? new TokenBatch(
+                                    b.tokens(), b.x(), b.scales(), masked.dropInactive(b.topkIdx()), b.topkWeights())
+                            : new TokenBatch(
+                                    0,
+                                    new byte[0],
+                                    b.scales() == null ? null : new float[0],
+                                    new long[0],
+                                    new float[0]));
         }
         return out;
     }
@@ -105,7 +120,10 @@ public final class MoeConformance {
     /** The drops a dispatch of {@code ids} must report: {@code null} without a mask. */
     private void checkDropped(String op, long[] ids, int[] reported) {
         if (masked == null) {
-            if (reported != null) fail(op + ".droppedPerToken", "must be null for a buffer without a mask, got " + Arrays.toString(reported));
+            if (reported != null)
+                fail(
+                        op + ".droppedPerToken",
+                        "must be null for a buffer without a mask, got " + Arrays.toString(reported));
             return;
         }
         if (reported == null) fail(op + ".droppedPerToken", "is null, but this buffer has " + masked.mask());
@@ -124,8 +142,14 @@ public final class MoeConformance {
         MoeLayout layout = moe.layout(idx);
         MoeReference.Layout rl = ref.layout(in.get(rank).topkIdx());
         if (masked != null && !onOpenBuffer) rl = masked.expand(rl, mine.tokens());
-        same("layout.tokensPerRank", rl.tokensPerRank(), mem.host(layout.tokensPerRank()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
-        same("layout.tokensPerExpert", rl.tokensPerExpert(), mem.host(layout.tokensPerExpert()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
+        same(
+                "layout.tokensPerRank",
+                rl.tokensPerRank(),
+                mem.host(layout.tokensPerRank()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
+        same(
+                "layout.tokensPerExpert",
+                rl.tokensPerExpert(),
+                mem.host(layout.tokensPerExpert()).toArray(ValueLayout.JAVA_INT_UNALIGNED));
         byte[] inRank = mem.host(layout.isTokenInRank()).toArray(ValueLayout.JAVA_BYTE);
         for (int i = 0; i < inRank.length; i++)
             if ((inRank[i] != 0) != rl.isTokenInRank()[i]) fail("layout.isTokenInRank", "element " + i);
@@ -141,17 +165,26 @@ public final class MoeConformance {
         for (int r = 0; r < sc.ranks(); r++) all[r] = ref.dispatch(r, in, 4);
         if (!fp8) {
             Combined c = moe.combine(d.recvX(), d.handle(), d.recvTopkWeights());
-            MoeReference.Combined rc = ref.combine(rank, allIdx,
+            MoeReference.Combined rc = ref.combine(
+                    rank,
+                    allIdx,
                     (r, i, dst) -> MoeReference.bytesToBf16(all[r].recvX(), i * 2 * hidden, dst, hidden),
                     (r, i) -> Arrays.copyOfRange(all[r].recvTopkWeights(), i * topk, (i + 1) * topk));
             withinUlp("combine(recvX).x", rc.x(), c.x());
-            closeFloats("combine(recvX).topkWeights", rc.topkWeights(), mem.host(c.topkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+            closeFloats(
+                    "combine(recvX).topkWeights",
+                    rc.topkWeights(),
+                    mem.host(c.topkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         }
         // Combine of separate data: y[row] = f(rank, row, channel), no weights.
         short[] y = expertOutput(rank, rd.numRecv());
-        Combined c2 = moe.combine(bytes(MoeReference.bf16ToBytes(y), DType.BF16, rd.numRecv(), hidden), d.handle(), null);
-        MoeReference.Combined rc2 = ref.combine(rank, allIdx, (r, i, dst) -> System.arraycopy(expertOutput(r, all[r].numRecv()),
-                i * hidden, dst, 0, hidden), null);
+        Combined c2 =
+                moe.combine(bytes(MoeReference.bf16ToBytes(y), DType.BF16, rd.numRecv(), hidden), d.handle(), null);
+        MoeReference.Combined rc2 = ref.combine(
+                rank,
+                allIdx,
+                (r, i, dst) -> System.arraycopy(expertOutput(r, all[r].numRecv()), i * hidden, dst, 0, hidden),
+                null);
         withinUlp("combine(y).x", rc2.x(), c2.x());
         if (c2.topkWeights() != null) fail("combine(y).topkWeights", "must be null when no weights are passed");
 
@@ -159,22 +192,37 @@ public final class MoeConformance {
         List<TokenBatch> given2 = fp8 ? sc.fp8Inputs(1) : sc.bf16Inputs(1);
         List<TokenBatch> in2 = seenByReference(given2);
         TokenBatch mine2 = given2.get(rank);
-        Dispatched d2 = moe.dispatch(bytes(mine2.x(), fp8 ? DType.FP8_E4M3 : DType.BF16, mine2.tokens(), hidden),
-                fp8 ? scales(mine2.scales(), mine2.tokens(), hidden / 128) : null, d.handle());
+        Dispatched d2 = moe.dispatch(
+                bytes(mine2.x(), fp8 ? DType.FP8_E4M3 : DType.BF16, mine2.tokens(), hidden),
+                fp8 ? scales(mine2.scales(), mine2.tokens(), hidden / 128) : null,
+                d.handle());
         checkDispatch(d2, ref.dispatch(rank, in2, 4), fp8, false);
         checkDropped("cached dispatch", mine.topkIdx(), d2.droppedPerToken());
     }
 
     private void checkDispatch(Dispatched d, MoeReference.Dispatch rd, boolean fp8, boolean ids) {
         String op = ids ? "dispatch" : "cached dispatch";
-        if (d.recvX().dim(0) != rd.numRecv()) fail(op + ".recvX", "has " + d.recvX().dim(0) + " rows, expected " + rd.numRecv());
-        sameBytes(op + ".recvX", rd.recvX(), mem.host(d.recvX()).toArray(ValueLayout.JAVA_BYTE), fp8 ? hidden : 2 * hidden);
-        if (fp8) same(op + ".recvScales", rd.recvScales(), mem.host(d.recvScales()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+        if (d.recvX().dim(0) != rd.numRecv())
+            fail(op + ".recvX", "has " + d.recvX().dim(0) + " rows, expected " + rd.numRecv());
+        sameBytes(
+                op + ".recvX",
+                rd.recvX(),
+                mem.host(d.recvX()).toArray(ValueLayout.JAVA_BYTE),
+                fp8 ? hidden : 2 * hidden);
+        if (fp8)
+            same(
+                    op + ".recvScales",
+                    rd.recvScales(),
+                    mem.host(d.recvScales()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         same(op + ".numRecvTokensPerExpert", rd.numRecvTokensPerExpert(), d.numRecvTokensPerExpert());
         if (ids) {
             long[] gotIdx = mem.host(d.recvTopkIdx()).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
-            if (!Arrays.equals(rd.recvTopkIdx(), gotIdx)) fail(op + ".recvTopkIdx", firstDiff(rd.recvTopkIdx(), gotIdx, topk));
-            same(op + ".recvTopkWeights", rd.recvTopkWeights(), mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
+            if (!Arrays.equals(rd.recvTopkIdx(), gotIdx))
+                fail(op + ".recvTopkIdx", firstDiff(rd.recvTopkIdx(), gotIdx, topk));
+            same(
+                    op + ".recvTopkWeights",
+                    rd.recvTopkWeights(),
+                    mem.host(d.recvTopkWeights()).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED));
         }
     }
 
@@ -224,19 +272,24 @@ public final class MoeConformance {
                 byte[] got = gx.asSlice(slot * rowBytes, rowBytes).toArray(ValueLayout.JAVA_BYTE);
                 byte[] exp = Arrays.copyOfRange(rd.recvX(), (int) slot * rowBytes, (int) (slot + 1) * rowBytes);
                 if (!Arrays.equals(exp, got))
-                    fail("lowLatencyDispatch.recvX", "expert " + e + " slot " + i + " (from rank " + rd.srcRank()[(int) slot]
-                            + " token " + rd.srcToken()[(int) slot] + "): " + firstDiff(exp, got));
+                    fail(
+                            "lowLatencyDispatch.recvX",
+                            "expert " + e + " slot " + i + " (from rank " + rd.srcRank()[(int) slot] + " token "
+                                    + rd.srcToken()[(int) slot] + "): " + firstDiff(exp, got));
                 if (fp8) {
                     float[] gs = gScales.asSlice(slot * cols * 4, cols * 4L).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
                     float[] es = Arrays.copyOfRange(rd.recvScales(), (int) slot * cols, (int) (slot + 1) * cols);
                     if (!Arrays.equals(es, gs)) fail("lowLatencyDispatch.recvScales", "expert " + e + " slot " + i);
                     short[] orig = new short[hidden];
-                    MoeReference.bytesToBf16(in.get(rd.srcRank()[(int) slot]).x(), rd.srcToken()[(int) slot] * 2 * hidden, orig, hidden);
+                    MoeReference.bytesToBf16(
+                            in.get(rd.srcRank()[(int) slot]).x(), rd.srcToken()[(int) slot] * 2 * hidden, orig, hidden);
                     for (int c = 0; c < hidden; c++) {
                         float deq = Fp8E4m3.dequantise(got, 0, gs, 0, c);
                         if (!Fp8E4m3.withinQuantisationError(Bf16.toFloat(orig[c]), deq, gs[c / 128]))
-                            fail("lowLatencyDispatch.recvX (fp8)", "expert " + e + " slot " + i + " channel " + c + ": "
-                                    + deq + " is not within e4m3 rounding of " + Bf16.toFloat(orig[c]));
+                            fail(
+                                    "lowLatencyDispatch.recvX (fp8)",
+                                    "expert " + e + " slot " + i + " channel " + c + ": " + deq
+                                            + " is not within e4m3 rounding of " + Bf16.toFloat(orig[c]));
                     }
                 }
             }
@@ -246,14 +299,17 @@ public final class MoeConformance {
         Tensor yHost = mem.hostTensor(DType.BF16, local, slots, hidden);
         MemorySegment ys = yHost.segment();
         short[] row = new short[hidden];
-        for (int e = 0; e < local; e++) for (int i = 0; i < d.recvCount()[e]; i++) {
-            slotOutput(rank, e, i, row);
-            MemorySegment.copy(row, 0, ys, ValueLayout.JAVA_SHORT_UNALIGNED, ((long) e * slots + i) * 2 * hidden, hidden);
-        }
+        for (int e = 0; e < local; e++)
+            for (int i = 0; i < d.recvCount()[e]; i++) {
+                slotOutput(rank, e, i, row);
+                MemorySegment.copy(
+                        row, 0, ys, ValueLayout.JAVA_SHORT_UNALIGNED, ((long) e * slots + i) * 2 * hidden, hidden);
+            }
         Tensor y = mem.place(yHost);
         LowLatencyCombined c = moe.lowLatencyCombine(y, idx, w, d.handle());
         c.hook().await();
-        short[] rc = ref.lowLatencyCombine(rank, allIdx, mine.topkWeights(), maxT, (r, e, i, dst) -> slotOutput(r, e, i, dst));
+        short[] rc = ref.lowLatencyCombine(
+                rank, allIdx, mine.topkWeights(), maxT, (r, e, i, dst) -> slotOutput(r, e, i, dst));
         withinUlp("lowLatencyCombine(y)", rc, c.x());
 
         if (!fp8) { // combine recvX in place: each token's weighted sum of its own copies
@@ -263,8 +319,13 @@ public final class MoeConformance {
             c2.hook().await();
             MoeReference.LowLatencyDispatch[] all = new MoeReference.LowLatencyDispatch[sc.ranks()];
             for (int r = 0; r < sc.ranks(); r++) all[r] = ref.lowLatencyDispatch(r, in, maxT, false);
-            short[] rc2 = ref.lowLatencyCombine(rank, allIdx, mine.topkWeights(), maxT,
-                    (r, e, i, dst) -> MoeReference.bytesToBf16(all[r].recvX(), (e * slots + i) * 2 * hidden, dst, hidden));
+            short[] rc2 = ref.lowLatencyCombine(
+                    rank,
+                    allIdx,
+                    mine.topkWeights(),
+                    maxT,
+                    (r, e, i, dst) ->
+                            MoeReference.bytesToBf16(all[r].recvX(), (e * slots + i) * 2 * hidden, dst, hidden));
             withinUlp("lowLatencyCombine(recvX)", rc2, c2.x());
         }
 
@@ -302,7 +363,8 @@ public final class MoeConformance {
     }
 
     private void same(String what, int[] expected, int[] actual) {
-        if (!Arrays.equals(expected, actual)) fail(what, "expected " + Arrays.toString(expected) + ", got " + Arrays.toString(actual));
+        if (!Arrays.equals(expected, actual))
+            fail(what, "expected " + Arrays.toString(expected) + ", got " + Arrays.toString(actual));
     }
 
     private void same(String what, float[] expected, float[] actual) {
@@ -312,8 +374,10 @@ public final class MoeConformance {
     private void sameBytes(String what, byte[] expected, byte[] actual, int rowBytes) {
         if (Arrays.equals(expected, actual)) return;
         int i = Arrays.mismatch(expected, actual);
-        fail(what, "first difference in row " + i / rowBytes + " at byte " + i % rowBytes
-                + " (lengths " + expected.length + " vs " + actual.length + ")");
+        fail(
+                what,
+                "first difference in row " + i / rowBytes + " at byte " + i % rowBytes + " (lengths " + expected.length
+                        + " vs " + actual.length + ")");
     }
 
     /** BF16 results within one ulp of the fp32-accumulated reference. */
@@ -323,8 +387,10 @@ public final class MoeConformance {
         if (got.length != expected.length) fail(what, "has " + got.length + " elements, expected " + expected.length);
         for (int i = 0; i < got.length; i++) {
             if (Bf16.ulpDistance(expected[i], got[i]) > 1)
-                fail(what, "row " + i / hidden + " channel " + i % hidden + ": expected " + Bf16.toFloat(expected[i])
-                        + ", got " + Bf16.toFloat(got[i]) + " (more than 1 bf16 ulp apart)");
+                fail(
+                        what,
+                        "row " + i / hidden + " channel " + i % hidden + ": expected " + Bf16.toFloat(expected[i])
+                                + ", got " + Bf16.toFloat(got[i]) + " (more than 1 bf16 ulp apart)");
         }
     }
 
@@ -338,14 +404,20 @@ public final class MoeConformance {
 
     private static String firstDiff(float[] e, float[] a) {
         int i = Arrays.mismatch(e, a);
-        return i < 0 ? "equal" : i >= Math.min(e.length, a.length) ? "lengths " + e.length + " vs " + a.length
-                : "element " + i + ": expected " + e[i] + ", got " + a[i];
+        return i < 0
+                ? "equal"
+                : i >= Math.min(e.length, a.length)
+                        ? "lengths " + e.length + " vs " + a.length
+                        : "element " + i + ": expected " + e[i] + ", got " + a[i];
     }
 
     private static String firstDiff(long[] e, long[] a, int k) {
         int i = Arrays.mismatch(e, a);
-        return i < 0 ? "equal" : i >= Math.min(e.length, a.length) ? "lengths " + e.length + " vs " + a.length
-                : "[" + i / k + ", " + i % k + "]: expected " + e[i] + ", got " + a[i];
+        return i < 0
+                ? "equal"
+                : i >= Math.min(e.length, a.length)
+                        ? "lengths " + e.length + " vs " + a.length
+                        : "[" + i / k + ", " + i % k + "]: expected " + e[i] + ", got " + a[i];
     }
 
     private static String firstDiff(byte[] e, byte[] a) {
@@ -356,10 +428,14 @@ public final class MoeConformance {
     // ------------------------------------------------------------------------------ tensor helpers
 
     /** An activation (x, scales, expert output): device memory on device backends. */
-    Tensor bytes(byte[] data, DType dtype, long... shape) { return mem.activation(data, dtype, shape); }
+    Tensor bytes(byte[] data, DType dtype, long... shape) {
+        return mem.activation(data, dtype, shape);
+    }
 
     /** FP8 scales travel with x: on the device when x is. */
-    Tensor scales(float[] data, long... shape) { return mem.place(floats(data, shape)); }
+    Tensor scales(float[] data, long... shape) {
+        return mem.place(floats(data, shape));
+    }
 
     Tensor longs(long[] data, long... shape) {
         Tensor t = mem.hostTensor(DType.INT64, shape);

@@ -18,7 +18,8 @@ public final class MoeReference {
 
     public MoeReference(int numRanks, int numExperts, int hidden, int numTopk) {
         if (numRanks < 1 || numExperts % numRanks != 0)
-            throw new IllegalArgumentException("numExperts " + numExperts + " must be a multiple of numRanks " + numRanks);
+            throw new IllegalArgumentException(
+                    "numExperts " + numExperts + " must be a multiple of numRanks " + numRanks);
         this.numRanks = numRanks;
         this.numExperts = numExperts;
         this.numLocal = numExperts / numRanks;
@@ -26,7 +27,9 @@ public final class MoeReference {
         this.numTopk = numTopk;
     }
 
-    public int numLocalExperts() { return numLocal; }
+    public int numLocalExperts() {
+        return numLocal;
+    }
 
     /** Layout of one rank's {@code topkIdx}. */
     public record Layout(int[] tokensPerRank, int[] tokensPerExpert, boolean[] isTokenInRank) {}
@@ -49,7 +52,9 @@ public final class MoeReference {
 
     /** Which (source rank, source token) each received row of rank {@code dest} holds, in order. */
     public record Routing(int[] srcRank, int[] srcToken) {
-        public int size() { return srcRank.length; }
+        public int size() {
+            return srcRank.length;
+        }
     }
 
     /** Normal-mode routing into {@code dest}: by source rank, then token index. */
@@ -59,7 +64,9 @@ public final class MoeReference {
             long[] idx = topkPerRank.get(s);
             for (int t = 0; t < idx.length / numTopk; t++) if (hits(idx, t, dest)) rows.add(new int[] {s, t});
         }
-        return new Routing(rows.stream().mapToInt(a -> a[0]).toArray(), rows.stream().mapToInt(a -> a[1]).toArray());
+        return new Routing(
+                rows.stream().mapToInt(a -> a[0]).toArray(),
+                rows.stream().mapToInt(a -> a[1]).toArray());
     }
 
     private boolean hits(long[] idx, int t, int rank) {
@@ -71,8 +78,14 @@ public final class MoeReference {
     }
 
     /** What one rank receives from a normal dispatch. */
-    public record Dispatch(int numRecv, byte[] recvX, float[] recvScales, long[] recvTopkIdx, float[] recvTopkWeights,
-                           int[] numRecvTokensPerExpert, Routing routing) {}
+    public record Dispatch(
+            int numRecv,
+            byte[] recvX,
+            float[] recvScales,
+            long[] recvTopkIdx,
+            float[] recvTopkWeights,
+            int[] numRecvTokensPerExpert,
+            Routing routing) {}
 
     /** Normal dispatch (also the cached-handle dispatch and combine's backward) seen by {@code rank}. */
     public Dispatch dispatch(int rank, List<TokenBatch> inputs, int expertAlignment) {
@@ -104,7 +117,9 @@ public final class MoeReference {
         return new Dispatch(n, recvX, recvScales, recvIdx, recvW, perExpert, routing);
     }
 
-    private static int ceilTo(int v, int a) { return (v + a - 1) / a * a; }
+    private static int ceilTo(int v, int a) {
+        return (v + a - 1) / a * a;
+    }
 
     /** Supplies row {@code row} of rank {@code rank}'s combine input as BF16 patterns. */
     @FunctionalInterface
@@ -143,8 +158,9 @@ public final class MoeReference {
                     float v = Bf16.toFloat(row[c]);
                     acc[tok * hidden + c] = seen[tok] ? acc[tok * hidden + c] + v : v;
                 }
-                if (w != null) for (int k = 0; k < numTopk; k++)
-                    accW[tok * numTopk + k] = seen[tok] ? accW[tok * numTopk + k] + w[k] : w[k];
+                if (w != null)
+                    for (int k = 0; k < numTopk; k++)
+                        accW[tok * numTopk + k] = seen[tok] ? accW[tok * numTopk + k] + w[k] : w[k];
                 seen[tok] = true;
             }
         }
@@ -154,8 +170,8 @@ public final class MoeReference {
     }
 
     /** What one rank receives from a low-latency dispatch. Slots past a count are zero here. */
-    public record LowLatencyDispatch(int[] recvCount, byte[] recvX, float[] recvScales, int[] srcRank, int[] srcToken,
-                                     int slotsPerExpert) {}
+    public record LowLatencyDispatch(
+            int[] recvCount, byte[] recvX, float[] recvScales, int[] srcRank, int[] srcToken, int slotsPerExpert) {}
 
     /** Low-latency routing into {@code rank}: per local expert, its sources in slot order. */
     public record LowLatencyRouting(int[] recvCount, int[] srcRank, int[] srcToken, int slotsPerExpert) {}
@@ -186,7 +202,8 @@ public final class MoeReference {
      * source rank then token index, as BF16 rows or (fp8) quantised rows and scales.
      */
     public LowLatencyDispatch lowLatencyDispatch(int rank, List<TokenBatch> inputs, int maxTokensPerRank, boolean fp8) {
-        LowLatencyRouting routing = lowLatencyRouting(rank, inputs.stream().map(TokenBatch::topkIdx).toList(), maxTokensPerRank);
+        LowLatencyRouting routing =
+                lowLatencyRouting(rank, inputs.stream().map(TokenBatch::topkIdx).toList(), maxTokensPerRank);
         int slots = routing.slotsPerExpert(), rowBytes = fp8 ? hidden : 2 * hidden, scaleCols = hidden / Fp8E4m3.BLOCK;
         byte[] recvX = new byte[numLocal * slots * rowBytes];
         float[] recvScales = fp8 ? new float[numLocal * slots * scaleCols] : null;
@@ -206,7 +223,8 @@ public final class MoeReference {
                 System.arraycopy(x, t * rowBytes, recvX, slot * rowBytes, rowBytes);
             }
         }
-        return new LowLatencyDispatch(routing.recvCount(), recvX, recvScales, routing.srcRank(), routing.srcToken(), slots);
+        return new LowLatencyDispatch(
+                routing.recvCount(), recvX, recvScales, routing.srcRank(), routing.srcToken(), slots);
     }
 
     /** Supplies rank {@code rank}'s low-latency combine input row {@code [local, slot]} as BF16 patterns. */
@@ -220,8 +238,8 @@ public final class MoeReference {
      * (k ascending) of {@code weight * y[hosting rank][local expert][slot of t]}, in fp32 from 0,
      * rounded once.
      */
-    public short[] lowLatencyCombine(int rank, List<long[]> topkPerRank, float[] topkWeights, int maxTokensPerRank,
-                                     SlotSource y) {
+    public short[] lowLatencyCombine(
+            int rank, List<long[]> topkPerRank, float[] topkWeights, int maxTokensPerRank, SlotSource y) {
         long[] own = topkPerRank.get(rank);
         int t = own.length / numTopk;
         short[] out = new short[t * hidden], row = new short[hidden];

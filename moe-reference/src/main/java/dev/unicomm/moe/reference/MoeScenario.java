@@ -54,8 +54,12 @@ public record MoeScenario(String name, MoeConfig config, int ranks, long seed, R
                     int host = rnd.nextInt(ranks);
                     for (int i = 0; i < local; i++) pool.add((long) host * local + i);
                 }
-                case HALF_EXPERTS_IDLE -> { for (int i = 0; i < Math.max(k, e / 2); i++) pool.add((long) i); }
-                default -> { for (int i = 0; i < e; i++) pool.add((long) i); }
+                case HALF_EXPERTS_IDLE -> {
+                    for (int i = 0; i < Math.max(k, e / 2); i++) pool.add((long) i);
+                }
+                default -> {
+                    for (int i = 0; i < e; i++) pool.add((long) i);
+                }
             }
             for (int j = 0; j < k; j++) {
                 boolean unused = pool.isEmpty() || (routing == Routing.UNUSED_SLOTS && rnd.nextInt(3) == 0);
@@ -104,7 +108,8 @@ public record MoeScenario(String name, MoeConfig config, int ranks, long seed, R
         return in;
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return name + " (" + routing + ", ranks=" + ranks + ", E=" + config.numExperts() + ", H=" + config.hidden()
                 + ", K=" + config.numTopk() + ", tokens=" + java.util.Arrays.toString(tokens) + ", seed=" + seed + ")";
     }

@@ -35,10 +35,14 @@ public final class TestBed implements AutoCloseable {
 
     /** Why no bed can be made here, or empty when one can (root on Linux with ip, unshare and nsenter). */
     public static Optional<String> unavailableReason() {
-        if (!System.getProperty("os.name", "").toLowerCase().contains("linux")) return Optional.of("multi-host tests need Linux namespaces");
+        if (!System.getProperty("os.name", "").toLowerCase().contains("linux"))
+            return Optional.of("multi-host tests need Linux namespaces");
         Optional<Path> script = findScript();
-        if (script.isEmpty()) return Optional.of("scripts/testbed.sh not found above " + Path.of("").toAbsolutePath());
-        if (!"root".equals(System.getProperty("user.name"))) return Optional.of("multi-host tests need root (network, UTS, PID and mount namespaces); CI runs as root");
+        if (script.isEmpty())
+            return Optional.of(
+                    "scripts/testbed.sh not found above " + Path.of("").toAbsolutePath());
+        if (!"root".equals(System.getProperty("user.name")))
+            return Optional.of("multi-host tests need root (network, UTS, PID and mount namespaces); CI runs as root");
         for (String tool : List.of("ip", "unshare", "nsenter"))
             if (!onPath(tool)) return Optional.of("multi-host tests need '" + tool + "' (iproute2, util-linux)");
         return Optional.empty();
@@ -46,23 +50,41 @@ public final class TestBed implements AutoCloseable {
 
     /** Brings up {@code hosts} hosts that live at most {@code ttl}; owned by this JVM. */
     public static TestBed up(int hosts, Duration ttl) {
-        unavailableReason().ifPresent(r -> { throw new IllegalStateException(r); });
+        unavailableReason().ifPresent(r -> {
+            throw new IllegalStateException(r);
+        });
         String name = "tb" + Long.toString(RANDOM.nextLong() >>> 24, 36).substring(0, 6);
         TestBed bed = new TestBed(findScript().orElseThrow(), name, hosts);
-        bed.script(SCRIPT_LIMIT, "up", Integer.toString(hosts), "--name", name, "--ttl", Long.toString(Math.max(1, ttl.toSeconds())),
-                "--owner", Long.toString(ProcessHandle.current().pid()));
+        bed.script(
+                SCRIPT_LIMIT,
+                "up",
+                Integer.toString(hosts),
+                "--name",
+                name,
+                "--ttl",
+                Long.toString(Math.max(1, ttl.toSeconds())),
+                "--owner",
+                Long.toString(ProcessHandle.current().pid()));
         return bed;
     }
 
-    public String name() { return name; }
+    public String name() {
+        return name;
+    }
 
-    public int hosts() { return hosts; }
+    public int hosts() {
+        return hosts;
+    }
 
     /** The hostname of host {@code i} inside its namespaces. */
-    public String hostName(int i) { return "node" + check(i); }
+    public String hostName(int i) {
+        return "node" + check(i);
+    }
 
     /** The address of host {@code i} on the bed's bridge. */
-    public String address(int i) { return "10.77.0." + (check(i) + 1); }
+    public String address(int i) {
+        return "10.77.0." + (check(i) + 1);
+    }
 
     /** A command that runs {@code command} on host {@code i}, for the caller to start. */
     public ProcessBuilder command(int i, List<String> command) {
@@ -85,10 +107,15 @@ public final class TestBed implements AutoCloseable {
     /** Names of the bed's network namespaces that exist now (for leak checks). */
     public List<String> namespaces() {
         Ran r = exec(new ProcessBuilder("ip", "netns", "list"), SCRIPT_LIMIT);
-        return r.output().lines().map(l -> l.split(" ")[0]).filter(n -> n.startsWith(name + "-")).toList();
+        return r.output()
+                .lines()
+                .map(l -> l.split(" ")[0])
+                .filter(n -> n.startsWith(name + "-"))
+                .toList();
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (closed) return;
         closed = true;
         script(SCRIPT_LIMIT, "down", "--name", name);
@@ -103,7 +130,9 @@ public final class TestBed implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(script.toString()));
         cmd.addAll(List.of(args));
         Ran r = exec(new ProcessBuilder(cmd), limit);
-        if (r.exitCode() != 0) throw new IllegalStateException("testbed.sh " + String.join(" ", args) + " failed: " + r.output().strip());
+        if (r.exitCode() != 0)
+            throw new IllegalStateException("testbed.sh " + String.join(" ", args) + " failed: "
+                    + r.output().strip());
     }
 
     private static Ran exec(ProcessBuilder pb, Duration limit) {
@@ -136,8 +165,9 @@ public final class TestBed implements AutoCloseable {
     }
 
     private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin").split(":"))
-            if (Files.isExecutable(Path.of(d, tool))) return true;
+        for (String d : System.getenv()
+                .getOrDefault("PATH", "/usr/sbin:/usr/bin:/sbin:/bin")
+                .split(":")) if (Files.isExecutable(Path.of(d, tool))) return true;
         return Files.isExecutable(Path.of("/usr/sbin", tool)) || Files.isExecutable(Path.of("/sbin", tool));
     }
 

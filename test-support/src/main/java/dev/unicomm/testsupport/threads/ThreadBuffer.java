@@ -20,14 +20,47 @@ final class ThreadBuffer implements SymmetricBuffer {
         this.bytes = bytes;
     }
 
-    MemorySegment on(int pe) { return w.heaps[pe].asSlice(offset, bytes); }
+    MemorySegment on(int pe) {
+        return w.heaps[pe].asSlice(offset, bytes);
+    }
 
-    @Override public long offset() { return offset; }
-    @Override public boolean isOpen() { return open; }
-    @Override public Optional<MemorySegment> peer(int pe) { return w.direct || pe == rank ? Optional.of(on(pe)) : Optional.empty(); }
-    @Override public void close() { open = false; }
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
-    @Override public long address() { return on(rank).address(); }
-    @Override public long byteSize() { return bytes; }
-    @Override public MemorySegment segment() { return on(rank); }
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
+        return w.direct || pe == rank ? Optional.of(on(pe)) : Optional.empty();
+    }
+
+    @Override
+    public void close() {
+        open = false;
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
+
+    @Override
+    public long address() {
+        return on(rank).address();
+    }
+
+    @Override
+    public long byteSize() {
+        return bytes;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return on(rank);
+    }
 }

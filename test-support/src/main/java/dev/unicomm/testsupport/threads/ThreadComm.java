@@ -20,28 +20,56 @@ final class ThreadComm implements BackendCommunicator {
         this.rank = rank;
     }
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return w.size; }
+    @Override
+    public int rank() {
+        return rank;
+    }
 
-    @Override public SymmetricHeap heap() {
+    @Override
+    public int size() {
+        return w.size;
+    }
+
+    @Override
+    public SymmetricHeap heap() {
         return new SymmetricHeap() {
-            @Override public SymmetricBuffer allocate(long bytes, long alignment) {
+            @Override
+            public SymmetricBuffer allocate(long bytes, long alignment) {
                 long off = (w.used[rank] + alignment - 1) & -alignment;
                 if (off + bytes > w.heaps[rank].byteSize()) throw new IllegalStateException("thread heap full");
                 w.used[rank] = off + bytes;
                 return new ThreadBuffer(w, rank, off, bytes);
             }
-            @Override public long capacity() { return w.heaps[rank].byteSize(); }
-            @Override public long used() { return w.used[rank]; }
-            @Override public MemoryKind kind() { return MemoryKind.HOST; }
+
+            @Override
+            public long capacity() {
+                return w.heaps[rank].byteSize();
+            }
+
+            @Override
+            public long used() {
+                return w.used[rank];
+            }
+
+            @Override
+            public MemoryKind kind() {
+                return MemoryKind.HOST;
+            }
         };
     }
 
-    @Override public Rma rma() { return new ThreadRma(w); }
+    @Override
+    public Rma rma() {
+        return new ThreadRma(w);
+    }
 
-    @Override public Team world() { return new ThreadTeam(this, IntStream.range(0, w.size).toArray()); }
+    @Override
+    public Team world() {
+        return new ThreadTeam(this, IntStream.range(0, w.size).toArray());
+    }
 
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         try {
             w.barrier.await(w.timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
@@ -49,7 +77,11 @@ final class ThreadComm implements BackendCommunicator {
         }
     }
 
-    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
+    @Override
+    public boolean acceptsLocal(MemoryKind kind) {
+        return kind.isHost();
+    }
 
-    @Override public void close() {}
+    @Override
+    public void close() {}
 }

@@ -63,7 +63,8 @@ public final class ThreadWorld implements AutoCloseable {
     /** Rank {@code context.rank()}'s side of this world (the context's world size must be this world's). */
     public BackendCommunicator open(BackendContext context) {
         if (context.size() != size)
-            throw new IllegalArgumentException("world of " + size + " PEs cannot open a rank of a job of " + context.size());
+            throw new IllegalArgumentException(
+                    "world of " + size + " PEs cannot open a rank of a job of " + context.size());
         return new ThreadComm(this, context.rank());
     }
 
@@ -72,5 +73,8 @@ public final class ThreadWorld implements AutoCloseable {
         return ThreadJob.of(report(), this::open, size).heapSize(heaps[0].byteSize());
     }
 
-    @Override public void close() { arena.close(); }
+    @Override
+    public void close() {
+        arena.close();
+    }
 }

@@ -16,8 +16,11 @@ public final class EchoOnce {
                 s.bind(at);
                 System.out.println("listening");
                 try (Socket c = s.accept()) {
-                    c.getOutputStream().write((java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip() + " saw " + c.getInetAddress().getHostAddress() + "\n")
-                            .getBytes(StandardCharsets.UTF_8));
+                    c.getOutputStream()
+                            .write((java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname"))
+                                                    .strip()
+                                            + " saw " + c.getInetAddress().getHostAddress() + "\n")
+                                    .getBytes(StandardCharsets.UTF_8));
                 }
             }
         } else {
@@ -28,7 +31,11 @@ public final class EchoOnce {
                     return;
                 } catch (IOException e) {
                     if (attempt >= 50) throw e; // the listener may still be starting: 50 x 100 ms at most
-                    try { Thread.sleep(100); } catch (InterruptedException i) { return; }
+                    try {
+                        Thread.sleep(100);
+                    } catch (InterruptedException i) {
+                        return;
+                    }
                 }
             }
         }

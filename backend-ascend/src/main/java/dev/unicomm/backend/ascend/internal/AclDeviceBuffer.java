@@ -19,26 +19,44 @@ final class AclDeviceBuffer implements DeviceBuffer {
         this.kind = kind;
     }
 
-    @Override public boolean isOpen() { return open; }
-    @Override public MemoryKind kind() { return kind; }
-    @Override public long byteSize() { return bytes; }
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
 
-    @Override public long address() {
+    @Override
+    public MemoryKind kind() {
+        return kind;
+    }
+
+    @Override
+    public long byteSize() {
+        return bytes;
+    }
+
+    @Override
+    public long address() {
         if (!open) throw new IllegalStateException("device buffer 0x" + Long.toHexString(ptr) + " was already freed");
         return ptr;
     }
 
-    @Override public MemorySegment segment() {
+    @Override
+    public MemorySegment segment() {
         throw new IllegalStateException(kind + " memory at 0x" + Long.toHexString(ptr)
                 + " is device memory; the host cannot dereference it (copy it with DeviceRuntime.copy)");
     }
 
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         if (!open) return;
         open = false;
         comm.forget(this);
         AscendNatives.free(ptr);
     }
 
-    @Override public String toString() { return "AclDeviceBuffer[" + kind + ", 0x" + Long.toHexString(ptr) + ", " + bytes + " bytes" + (open ? "" : ", freed") + "]"; }
+    @Override
+    public String toString() {
+        return "AclDeviceBuffer[" + kind + ", 0x" + Long.toHexString(ptr) + ", " + bytes + " bytes"
+                + (open ? "" : ", freed") + "]";
+    }
 }

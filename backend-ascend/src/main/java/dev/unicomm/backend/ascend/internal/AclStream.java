@@ -15,19 +15,29 @@ final class AclStream implements Stream {
         this.owned = owned;
     }
 
-    AscendCommunicator owner() { return comm; }
+    AscendCommunicator owner() {
+        return comm;
+    }
 
-    @Override public long handle() { return handle; }
+    @Override
+    public long handle() {
+        return handle;
+    }
 
     /** Waits for the stream's work with the communicator's timeout and abort detection. */
-    @Override public void synchronize() {
+    @Override
+    public void synchronize() {
         if (!open) throw new IllegalStateException("stream 0x" + Long.toHexString(handle) + " is closed");
         comm.await(handle, "stream 0x" + Long.toHexString(handle) + " synchronize");
     }
 
-    @Override public boolean isOpen() { return open; }
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!open) return;
         open = false;
         comm.forget(this);
@@ -40,5 +50,8 @@ final class AclStream implements Stream {
         }
     }
 
-    @Override public String toString() { return "AclStream[0x" + Long.toHexString(handle) + (owned ? ", owned" : ", wrapped") + "]"; }
+    @Override
+    public String toString() {
+        return "AclStream[0x" + Long.toHexString(handle) + (owned ? ", owned" : ", wrapped") + "]";
+    }
 }

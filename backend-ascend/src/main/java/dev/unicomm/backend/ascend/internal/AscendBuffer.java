@@ -27,23 +27,47 @@ final class AscendBuffer implements SymmetricBuffer {
         this.reserved = reserved;
     }
 
-    @Override public long offset() { return offset; }
-    @Override public boolean isOpen() { return open; }
-    @Override public MemoryKind kind() { return heap.kind(); }
-    @Override public long address() { return ptr; }
-    @Override public long byteSize() { return bytes; }
+    @Override
+    public long offset() {
+        return offset;
+    }
 
-    @Override public MemorySegment segment() {
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return heap.kind();
+    }
+
+    @Override
+    public long address() {
+        return ptr;
+    }
+
+    @Override
+    public long byteSize() {
+        return bytes;
+    }
+
+    @Override
+    public MemorySegment segment() {
         if (!heap.hostSide)
-            throw new IllegalStateException("symmetric buffer at heap offset " + offset + " is " + heap.kind()
-                    + " memory; the host cannot dereference it (copy it with DeviceRuntime.copy, or set unicomm.ascend.heap.side=host)");
+            throw new IllegalStateException(
+                    "symmetric buffer at heap offset " + offset + " is " + heap.kind()
+                            + " memory; the host cannot dereference it (copy it with DeviceRuntime.copy, or set unicomm.ascend.heap.side=host)");
         return MemorySegment.ofAddress(ptr).reinterpret(bytes);
     }
 
-    @Override public Optional<MemorySegment> peer(int pe) {
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
         if (!heap.hostSide) return Optional.empty();
         long p = AscendNatives.ptr(ptr, pe);
-        return p == 0 ? Optional.empty() : Optional.of(MemorySegment.ofAddress(p).reinterpret(bytes));
+        return p == 0
+                ? Optional.empty()
+                : Optional.of(MemorySegment.ofAddress(p).reinterpret(bytes));
     }
 
     /**
@@ -51,19 +75,23 @@ final class AscendBuffer implements SymmetricBuffer {
      * PE's NPU (for kernels and {@code DeviceRuntime.copy}); on a host-side heap, {@link #peer(int)}'s
      * segment. Empty where aclshmem_ptr returns NULL (PE not reachable by load/store from here).
      */
-    @Override public Optional<Memory> peerMemory(int pe) {
+    @Override
+    public Optional<Memory> peerMemory(int pe) {
         if (heap.hostSide) return peer(pe).map(Memory::of);
         long p = AscendNatives.ptr(ptr, pe);
         return p == 0 ? Optional.empty() : Optional.of(Memory.device(p, bytes == 0 ? 0 : bytes, heap.kind()));
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed");
         open = false;
         heap.free(this);
     }
 
-    @Override public String toString() {
-        return "AscendBuffer[offset=" + offset + ", bytes=" + bytes + ", " + heap.kind() + (open ? "" : ", freed") + "]";
+    @Override
+    public String toString() {
+        return "AscendBuffer[offset=" + offset + ", bytes=" + bytes + ", " + heap.kind() + (open ? "" : ", freed")
+                + "]";
     }
 }

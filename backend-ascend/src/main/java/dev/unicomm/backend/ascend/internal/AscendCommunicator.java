@@ -15,8 +15,8 @@ import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,13 +58,14 @@ public final class AscendCommunicator implements BackendCommunicator {
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
     /** One stream per waiting thread, so a wait-until never holds the internal stream others need. */
     private final Map<Thread, Long> waitStreams = new ConcurrentHashMap<>();
+
     private final Store store;
     private volatile boolean open = true;
     /** Set once a wait saw the job abort: Ascend SHMEM's collective teardown would wait for dead peers. */
     private volatile boolean aborted;
 
-    private AscendCommunicator(BackendContext ctx, AscendSettings s, int device, long internalStream, long stagingPtr,
-                               long hostAnchor) {
+    private AscendCommunicator(
+            BackendContext ctx, AscendSettings s, int device, long internalStream, long stagingPtr, long hostAnchor) {
         this.rank = ctx.rank();
         this.size = ctx.size();
         this.device = device;
@@ -76,10 +77,24 @@ public final class AscendCommunicator implements BackendCommunicator {
         this.hostAnchor = hostAnchor;
         long userHeap = ctx.config().heapSize();
         if (s.hostHeap()) {
-            this.heap = new AscendHeap(true, MemoryKind.HOST, userHeap + AscendHeap.MIN_ALIGNMENT, hostAnchor,
-                    AscendHeap.MIN_ALIGNMENT, rank, size, ctx.store());
+            this.heap = new AscendHeap(
+                    true,
+                    MemoryKind.HOST,
+                    userHeap + AscendHeap.MIN_ALIGNMENT,
+                    hostAnchor,
+                    AscendHeap.MIN_ALIGNMENT,
+                    rank,
+                    size,
+                    ctx.store());
         } else {
-            this.heap = new AscendHeap(false, deviceKind, userHeap + s.stagingBytes(), stagingPtr, s.stagingBytes(), rank, size,
+            this.heap = new AscendHeap(
+                    false,
+                    deviceKind,
+                    userHeap + s.stagingBytes(),
+                    stagingPtr,
+                    s.stagingBytes(),
+                    rank,
+                    size,
                     ctx.store());
         }
         this.rma = new AscendRma(this, null);
@@ -90,8 +105,9 @@ public final class AscendCommunicator implements BackendCommunicator {
     /** Collective over the job; the libraries are already bound (the provider probed them). */
     public static AscendCommunicator open(BackendContext ctx, AscendSettings s) {
         if (!INSTANCE.compareAndSet(false, true))
-            throw new CommException("this process already has an open ascend communicator, and Ascend SHMEM runs one "
-                    + "instance per process (aclshmemx_init_attr refuses a second init): close the other communicator first");
+            throw new CommException(
+                    "this process already has an open ascend communicator, and Ascend SHMEM runs one "
+                            + "instance per process (aclshmemx_init_attr refuses a second init): close the other communicator first");
         try {
             return open0(ctx, s);
         } catch (RuntimeException | Error e) {
@@ -107,7 +123,8 @@ public final class AscendCommunicator implements BackendCommunicator {
         int count = AscendNatives.deviceCount();
         int device = s.device() >= 0 ? s.device() : ctx.config().localRank() % count;
         if (device >= count)
-            throw new IllegalArgumentException(AscendSettings.DEVICE + "=" + device + " but only " + count + " NPU(s) are visible");
+            throw new IllegalArgumentException(
+                    AscendSettings.DEVICE + "=" + device + " but only " + count + " NPU(s) are visible");
         if (s.hostHeap() && !AscendNatives.hasHostHeap())
             throw new CommException(AscendSettings.HEAP_SIDE + "=host needs aclshmemx_align/aclshmemx_free, which "
                     + s.shmemLibrary() + " lacks: use the device heap or a newer Ascend SHMEM");
@@ -122,19 +139,23 @@ public final class AscendCommunicator implements BackendCommunicator {
         AscendNatives.setConfStoreTls(s.tls(), s.tlsInfo());
         if (tlsKey.length > 0) AscendNatives.setConfigStoreTlsKey(tlsKey, tlsKeyPassword);
         AscendNatives.setAttrUniqueIdArgs(rank, size, heapBytes, uid);
-        AscendNatives.initAttr((int) Math.max(1, Math.min(Integer.MAX_VALUE, (ctx.config().timeout().toMillis() + 999) / 1000)));
+        AscendNatives.initAttr((int)
+                Math.max(1, Math.min(Integer.MAX_VALUE, (ctx.config().timeout().toMillis() + 999) / 1000)));
         long stream = 0, stagingPtr = 0, anchor = 0;
         try {
             if (AscendNatives.myPe() != rank || AscendNatives.nPes() != size)
-                throw new CommException("Ascend SHMEM reports PE " + AscendNatives.myPe() + " of " + AscendNatives.nPes()
-                        + " after init, but this is rank " + rank + " of " + size);
+                throw new CommException("Ascend SHMEM reports PE " + AscendNatives.myPe() + " of "
+                        + AscendNatives.nPes() + " after init, but this is rank " + rank + " of " + size);
             stream = AscendNatives.createStream();
             // The heap's first blocks (identical on every PE): the staging buffer, then the host anchor.
             stagingPtr = AscendNatives.align(4096, s.stagingBytes(), false);
-            if (stagingPtr == 0) throw new CommException("aclshmem_align could not place the " + s.stagingBytes() + "-byte staging buffer");
+            if (stagingPtr == 0)
+                throw new CommException(
+                        "aclshmem_align could not place the " + s.stagingBytes() + "-byte staging buffer");
             if (s.hostHeap()) {
                 anchor = AscendNatives.align(AscendHeap.MIN_ALIGNMENT, AscendHeap.MIN_ALIGNMENT, true);
-                if (anchor == 0) throw new CommException("aclshmemx_align(HOST_SIDE) returned NULL for the heap anchor");
+                if (anchor == 0)
+                    throw new CommException("aclshmemx_align(HOST_SIDE) returned NULL for the heap anchor");
             }
             return new AscendCommunicator(ctx, s, device, stream, stagingPtr, anchor);
         } catch (RuntimeException e) {
@@ -154,7 +175,8 @@ public final class AscendCommunicator implements BackendCommunicator {
      * on every rank here, before the collective init would wait for ranks that are not coming.
      */
     private static byte[] exchangeUniqueId(BackendContext ctx, AscendSettings s, long heapBytes) {
-        String shared = "heap=" + heapBytes + ";hostHeap=" + s.hostHeap() + ";staging=" + s.stagingBytes() + ";tls=" + s.tls();
+        String shared =
+                "heap=" + heapBytes + ";hostHeap=" + s.hostHeap() + ";staging=" + s.stagingBytes() + ";tls=" + s.tls();
         int uidSize = AscendNatives.uniqueIdSize();
         byte[] uid;
         String verdict = "ok";
@@ -163,7 +185,8 @@ public final class AscendCommunicator implements BackendCommunicator {
             int version = (uid[0] & 0xff) | (uid[1] & 0xff) << 8 | (uid[2] & 0xff) << 16 | (uid[3] & 0xff) << 24;
             if (version != (1 << 16) + uidSize)
                 throw new CommException("aclshmemx_get_uniqueid returned version " + version + ", this binding expects "
-                        + ((1 << 16) + uidSize) + " (a " + uidSize + "-byte aclshmemx_uniqueid_t): the library's ABI differs");
+                        + ((1 << 16) + uidSize) + " (a " + uidSize
+                        + "-byte aclshmemx_uniqueid_t): the library's ABI differs");
             byte[] sharedBytes = shared.getBytes(StandardCharsets.UTF_8);
             byte[] msg = new byte[uidSize + sharedBytes.length];
             System.arraycopy(uid, 0, msg, 0, uidSize);
@@ -171,7 +194,8 @@ public final class AscendCommunicator implements BackendCommunicator {
             ctx.store().set(UID_KEY, msg);
         } else {
             byte[] msg = ctx.store().get(UID_KEY);
-            if (msg.length < uidSize) throw new CommException("the unique id from rank 0 is " + msg.length + " bytes, expected " + uidSize);
+            if (msg.length < uidSize)
+                throw new CommException("the unique id from rank 0 is " + msg.length + " bytes, expected " + uidSize);
             String theirs = new String(msg, uidSize, msg.length - uidSize, StandardCharsets.UTF_8);
             if (!theirs.equals(shared)) verdict = "rank 0 has " + theirs + ", rank " + ctx.rank() + " has " + shared;
             uid = Arrays.copyOf(msg, uidSize);
@@ -183,35 +207,63 @@ public final class AscendCommunicator implements BackendCommunicator {
             int r = (ctx.rank() + i) % ctx.size();
             String v = r == ctx.rank() ? verdict : new String(ctx.store().get(VERDICT_KEY + r), StandardCharsets.UTF_8);
             if (!v.equals("ok"))
-                throw new IllegalArgumentException("ascend settings differ between ranks: " + v + " (unicomm.heap.size, "
-                        + "unicomm.ascend.heap.side, unicomm.ascend.staging.size and unicomm.ascend.tls must be equal on every rank)");
+                throw new IllegalArgumentException(
+                        "ascend settings differ between ranks: " + v + " (unicomm.heap.size, "
+                                + "unicomm.ascend.heap.side, unicomm.ascend.staging.size and unicomm.ascend.tls must be equal on every rank)");
         }
         return uid;
     }
 
     // ---- BackendCommunicator --------------------------------------------------------------------
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return size; }
-    @Override public SymmetricHeap heap() { return heap; }
-    @Override public Rma rma() { return rma; }
-    @Override public Team world() { return world; }
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public SymmetricHeap heap() {
+        return heap;
+    }
+
+    @Override
+    public Rma rma() {
+        return rma;
+    }
+
+    @Override
+    public Team world() {
+        return world;
+    }
 
     /** Completes this PE's RMA, then a world barrier on the internal stream, waited for with the timeout. */
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         ensureOpen();
         barrierInternal(AscendTeam.WORLD, "world barrier");
     }
 
-    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost() || kind.equals(deviceKind); }
+    @Override
+    public boolean acceptsLocal(MemoryKind kind) {
+        return kind.isHost() || kind.equals(deviceKind);
+    }
 
-    @Override public Optional<DeviceRuntime> device() { return Optional.of(deviceRuntime); }
+    @Override
+    public Optional<DeviceRuntime> device() {
+        return Optional.of(deviceRuntime);
+    }
 
     /**
      * Collective. After the job aborted (a wait saw a dead rank), only local resources are released:
      * aclshmem_free and aclshmem_finalize synchronize with the peers, which are gone.
      */
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!open) return;
         List<Throwable> problems = new ArrayList<>();
         if (!aborted) run(problems, () -> quietInternal("close"));
@@ -230,14 +282,17 @@ public final class AscendCommunicator implements BackendCommunicator {
         AscendNatives.activate(-1);
         INSTANCE.set(false);
         if (!problems.isEmpty()) {
-            CommException e = new CommException("closing the ascend communicator on rank " + rank + " failed: " + problems.getFirst(),
+            CommException e = new CommException(
+                    "closing the ascend communicator on rank " + rank + " failed: " + problems.getFirst(),
                     problems.getFirst());
             problems.stream().skip(1).forEach(e::addSuppressed);
             throw e;
         }
     }
 
-    private interface Step { void run() throws Exception; }
+    private interface Step {
+        void run() throws Exception;
+    }
 
     private static void run(List<Throwable> problems, Step step) {
         try {
@@ -249,18 +304,26 @@ public final class AscendCommunicator implements BackendCommunicator {
 
     // ---- for the parts of this backend ------------------------------------------------------------
 
-    Duration timeout() { return timeout; }
+    Duration timeout() {
+        return timeout;
+    }
 
-    AscendHeap heap0() { return heap; }
+    AscendHeap heap0() {
+        return heap;
+    }
 
-    Staging staging() { return staging; }
+    Staging staging() {
+        return staging;
+    }
 
     void ensureOpen() {
         if (!open) throw new IllegalStateException("ascend communicator (rank " + rank + ") is closed");
     }
 
     /** Resolves a local operand against this PE's NPU. */
-    Operand operand(Memory m, long offset, long bytes) { return Operand.of(m, offset, bytes, deviceKind); }
+    Operand operand(Memory m, long offset, long bytes) {
+        return Operand.of(m, offset, bytes, deviceKind);
+    }
 
     /** Enqueues work on the internal stream and waits for it (one user at a time). */
     void onInternalStream(String what, LongConsumer enqueue) {
@@ -311,7 +374,8 @@ public final class AscendCommunicator implements BackendCommunicator {
         Long mine = waitStreams.get(Thread.currentThread());
         if (mine != null) return mine;
         for (var e : waitStreams.entrySet()) {
-            if (!e.getKey().isAlive() && waitStreams.remove(e.getKey(), e.getValue())) AscendNatives.destroyStream(e.getValue());
+            if (!e.getKey().isAlive() && waitStreams.remove(e.getKey(), e.getValue()))
+                AscendNatives.destroyStream(e.getValue());
         }
         long s = AscendNatives.createStream();
         waitStreams.put(Thread.currentThread(), s);
@@ -319,7 +383,9 @@ public final class AscendCommunicator implements BackendCommunicator {
     }
 
     /** Completes every RMA this PE issued: aclshmemx_quiet_on_stream on the internal stream, waited for. */
-    void quietInternal(String what) { onInternalStream(what + " (quiet)", AscendNatives::quietOnStream); }
+    void quietInternal(String what) {
+        onInternalStream(what + " (quiet)", AscendNatives::quietOnStream);
+    }
 
     /** Quiet, then aclshmemx_barrier_on_stream(team) on the internal stream, waited for with the timeout. */
     void barrierInternal(int team, String what) {
@@ -344,16 +410,21 @@ public final class AscendCommunicator implements BackendCommunicator {
     }
 
     /** Fails with ACL's own error (a NativeCallException of aclrtStreamQuery) unless {@code handle} is a stream ACL knows. */
-    static void checkHandle(long handle) { AscendNatives.streamDone(handle); }
+    static void checkHandle(long handle) {
+        AscendNatives.streamDone(handle);
+    }
 
     <T extends AutoCloseable> T remember(T resource) {
         owned.add(resource);
         return resource;
     }
 
-    void forget(AutoCloseable resource) { owned.remove(resource); }
+    void forget(AutoCloseable resource) {
+        owned.remove(resource);
+    }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "AscendCommunicator[rank " + rank + "/" + size + ", device " + device + ", heap " + heap.kind() + "]";
     }
 }

@@ -22,16 +22,21 @@ final class AscendDevice implements DeviceRuntime {
         this.kind = kind;
     }
 
-    @Override public MemoryKind kind() { return kind; }
+    @Override
+    public MemoryKind kind() {
+        return kind;
+    }
 
-    @Override public DeviceBuffer allocate(long bytes) {
+    @Override
+    public DeviceBuffer allocate(long bytes) {
         comm.ensureOpen();
         if (bytes < 0) throw new IllegalArgumentException("device allocation size must be >= 0, got " + bytes);
         long ptr = AscendNatives.malloc(Math.max(bytes, 1)); // aclrtMalloc rejects 0 bytes
         return comm.remember(new AclDeviceBuffer(comm, ptr, bytes, kind));
     }
 
-    @Override public void copy(Memory dst, long dstOffset, Memory src, long srcOffset, long bytes) {
+    @Override
+    public void copy(Memory dst, long dstOffset, Memory src, long srcOffset, long bytes) {
         comm.ensureOpen();
         check("copy destination", dst, dstOffset, bytes);
         check("copy source", src, srcOffset, bytes);
@@ -73,7 +78,8 @@ final class AscendDevice implements DeviceRuntime {
         }
     }
 
-    @Override public void fill(Memory dst, long offset, long bytes, byte value) {
+    @Override
+    public void fill(Memory dst, long offset, long bytes, byte value) {
         comm.ensureOpen();
         check("fill destination", dst, offset, bytes);
         if (bytes == 0) return;
@@ -82,34 +88,40 @@ final class AscendDevice implements DeviceRuntime {
         else d.host().fill(value);
     }
 
-    @Override public Stream createStream() {
+    @Override
+    public Stream createStream() {
         comm.ensureOpen();
         return comm.remember(new AclStream(comm, AscendNatives.createStream(), true));
     }
 
     /** Wraps a framework's aclrtStream; ACL must know it ({@code aclrtStreamQuery}), 0 is the default stream. */
-    @Override public Stream wrapStream(long handle) {
+    @Override
+    public Stream wrapStream(long handle) {
         comm.ensureOpen();
         AscendCommunicator.checkHandle(handle);
         return new AclStream(comm, handle, false);
     }
 
     /** aclrtSynchronizeDeviceWithTimeout with the communicator's timeout. */
-    @Override public void synchronize() {
+    @Override
+    public void synchronize() {
         comm.ensureOpen();
         AscendNatives.syncDevice(comm.timeout(), "device synchronize");
     }
 
     private void check(String what, Memory m, long offset, long bytes) {
         if (m == null) throw new IllegalArgumentException(what + " must not be null");
-        if (m instanceof DeviceBuffer b && !b.isOpen()) throw new IllegalStateException(what + ": " + b + " was already freed");
+        if (m instanceof DeviceBuffer b && !b.isOpen())
+            throw new IllegalStateException(what + ": " + b + " was already freed");
         if (m instanceof dev.unicomm.api.SymmetricBuffer b && !b.isOpen())
-            throw new IllegalStateException(what + ": symmetric buffer at heap offset " + b.offset() + " was already freed");
+            throw new IllegalStateException(
+                    what + ": symmetric buffer at heap offset " + b.offset() + " was already freed");
         MemoryKind k = m.kind();
         if (!k.isHost() && !k.equals(kind))
-            throw new IllegalArgumentException(what + ": " + k + " memory is not usable here; this PE drives " + kind + " (and host memory)");
+            throw new IllegalArgumentException(
+                    what + ": " + k + " memory is not usable here; this PE drives " + kind + " (and host memory)");
         if (offset < 0 || bytes < 0 || offset > m.byteSize() || bytes > m.byteSize() - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + bytes + ") is outside the "
-                    + m.byteSize() + "-byte memory");
+            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + bytes
+                    + ") is outside the " + m.byteSize() + "-byte memory");
     }
 }

@@ -28,7 +28,15 @@ final class AscendHeap implements SymmetricHeap {
     private long used;
     private long sequence;
 
-    AscendHeap(boolean hostSide, MemoryKind kind, long capacity, long base, long reservedAtOpen, int rank, int size, Store store) {
+    AscendHeap(
+            boolean hostSide,
+            MemoryKind kind,
+            long capacity,
+            long base,
+            long reservedAtOpen,
+            int rank,
+            int size,
+            Store store) {
         this.hostSide = hostSide;
         this.kind = kind;
         this.capacity = capacity;
@@ -39,12 +47,14 @@ final class AscendHeap implements SymmetricHeap {
         this.store = store;
     }
 
-    @Override public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
+    @Override
+    public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
         long align = Math.max(alignment, MIN_ALIGNMENT);
         long n = Math.max(bytes, 1); // aclshmem returns NULL for 0 bytes; a 0-byte buffer still gets its own offset
         agree(bytes, alignment);
         long free = capacity - used;
-        if (n > free || n + (align - 1) > free) throw new OutOfSymmetricMemoryException(bytes, alignment, capacity, used);
+        if (n > free || n + (align - 1) > free)
+            throw new OutOfSymmetricMemoryException(bytes, alignment, capacity, used);
         long reserve = (n + align - 1) / align * align;
         long ptr = AscendNatives.align(align, n, hostSide);
         if (ptr == 0) throw new OutOfSymmetricMemoryException(bytes, alignment, capacity, used);
@@ -61,14 +71,22 @@ final class AscendHeap implements SymmetricHeap {
         StringBuilder diff = new StringBuilder();
         for (int r = 0; r < size; r++) {
             String theirs = r == rank ? mine : new String(store.get(key(seq, r)), StandardCharsets.UTF_8);
-            if (!theirs.equals(mine)) diff.append(" rank ").append(r).append(" asked ").append(describe(theirs)).append(';');
+            if (!theirs.equals(mine))
+                diff.append(" rank ")
+                        .append(r)
+                        .append(" asked ")
+                        .append(describe(theirs))
+                        .append(';');
         }
         if (!diff.isEmpty())
-            throw new IllegalArgumentException("symmetric allocation #" + seq + " differs between PEs: this PE (rank " + rank
-                    + ") asked " + describe(mine) + ";" + diff + " every PE must allocate the same size and alignment in the same order");
+            throw new IllegalArgumentException("symmetric allocation #" + seq + " differs between PEs: this PE (rank "
+                    + rank + ") asked " + describe(mine) + ";" + diff
+                    + " every PE must allocate the same size and alignment in the same order");
     }
 
-    private static String key(long seq, int rank) { return "unicomm/ascend/alloc/" + seq + "/" + rank; }
+    private static String key(long seq, int rank) {
+        return "unicomm/ascend/alloc/" + seq + "/" + rank;
+    }
 
     private static String describe(String sizeSlashAlign) {
         String[] p = sizeSlashAlign.split("/");
@@ -80,9 +98,18 @@ final class AscendHeap implements SymmetricHeap {
         used -= b.reserved;
     }
 
-    @Override public long capacity() { return capacity; }
+    @Override
+    public long capacity() {
+        return capacity;
+    }
 
-    @Override public synchronized long used() { return used; }
+    @Override
+    public synchronized long used() {
+        return used;
+    }
 
-    @Override public MemoryKind kind() { return kind; }
+    @Override
+    public MemoryKind kind() {
+        return kind;
+    }
 }

@@ -20,16 +20,29 @@ public final class AscendNatives {
     public static final int ACL_MEMORY_ALLOCATION = 207001;
 
     /** aclrtMemcpyKind. */
-    public enum CopyKind { HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE }
+    public enum CopyKind {
+        HOST_TO_HOST,
+        HOST_TO_DEVICE,
+        DEVICE_TO_HOST,
+        DEVICE_TO_DEVICE
+    }
 
     /** Outcome of binding the vendor libraries. */
-    public enum LoadStatus { OK, JNI_UNAVAILABLE, ACL_MISSING, SHMEM_MISSING, SYMBOLS_MISSING, CONFLICT }
+    public enum LoadStatus {
+        OK,
+        JNI_UNAVAILABLE,
+        ACL_MISSING,
+        SHMEM_MISSING,
+        SYMBOLS_MISSING,
+        CONFLICT
+    }
 
     /** Result of {@link #load}: the status and the loader's message (dlerror text, missing symbols). */
     public record LoadResult(LoadStatus status, String message) {}
 
     /** The NPU of the open communicator, or -1: ACL contexts are per thread, so each calling thread binds it once. */
     private static volatile int activeDevice = -1;
+
     private static final ThreadLocal<int[]> BOUND = ThreadLocal.withInitial(() -> new int[] {-1});
 
     /**
@@ -67,7 +80,9 @@ public final class AscendNatives {
     }
 
     /** Why the JNI shim could not load, or {@code null}. */
-    public static Throwable jniFailure() { return Jni.FAILURE; }
+    public static Throwable jniFailure() {
+        return Jni.FAILURE;
+    }
 
     /**
      * dlopens the ACL runtime and the Ascend SHMEM library and resolves the functions unicomm
@@ -78,22 +93,27 @@ public final class AscendNatives {
         if (jniFailure() != null) return new LoadResult(LoadStatus.JNI_UNAVAILABLE, String.valueOf(jniFailure()));
         int rc = AscendShim.uca_load(aclLibrary, shmemLibrary);
         String msg = text((b, n) -> AscendShim.uca_message(b, n));
-        LoadStatus s = switch (rc) {
-            case AscendShim.UCA_LOAD_OK -> LoadStatus.OK;
-            case AscendShim.UCA_LOAD_ACL_MISSING -> LoadStatus.ACL_MISSING;
-            case AscendShim.UCA_LOAD_SHMEM_MISSING -> LoadStatus.SHMEM_MISSING;
-            case AscendShim.UCA_LOAD_SYMBOLS_MISSING -> LoadStatus.SYMBOLS_MISSING;
-            default -> LoadStatus.CONFLICT;
-        };
+        LoadStatus s =
+                switch (rc) {
+                    case AscendShim.UCA_LOAD_OK -> LoadStatus.OK;
+                    case AscendShim.UCA_LOAD_ACL_MISSING -> LoadStatus.ACL_MISSING;
+                    case AscendShim.UCA_LOAD_SHMEM_MISSING -> LoadStatus.SHMEM_MISSING;
+                    case AscendShim.UCA_LOAD_SYMBOLS_MISSING -> LoadStatus.SYMBOLS_MISSING;
+                    default -> LoadStatus.CONFLICT;
+                };
         return new LoadResult(s, msg);
     }
 
     /** Whether the bound library has the host-side heap functions (aclshmemx_align / aclshmemx_free). */
-    public static boolean hasHostHeap() { return AscendShim.uca_has_host_heap() != 0; }
+    public static boolean hasHostHeap() {
+        return AscendShim.uca_has_host_heap() != 0;
+    }
 
     // ---- ACL runtime ------------------------------------------------------------------------------
 
-    public static void aclInit() { acl("aclInit", AscendShim.uca_acl_init()); }
+    public static void aclInit() {
+        acl("aclInit", AscendShim.uca_acl_init());
+    }
 
     public static int deviceCount() {
         int[] n = new int[1];
@@ -101,9 +121,14 @@ public final class AscendNatives {
         return n[0];
     }
 
-    public static void setDevice(int device) { acl("aclrtSetDevice", AscendShim.uca_acl_set_device(device)); }
+    public static void setDevice(int device) {
+        acl("aclrtSetDevice", AscendShim.uca_acl_set_device(device));
+    }
 
-    public static void resetDevice(int device) { bound(); acl("aclrtResetDevice", AscendShim.uca_acl_reset_device(device)); }
+    public static void resetDevice(int device) {
+        bound();
+        acl("aclrtResetDevice", AscendShim.uca_acl_reset_device(device));
+    }
 
     public static long malloc(long bytes) {
         bound();
@@ -112,7 +137,10 @@ public final class AscendNatives {
         return p[0];
     }
 
-    public static void free(long ptr) { bound(); acl("aclrtFree", AscendShim.uca_acl_free(ptr)); }
+    public static void free(long ptr) {
+        bound();
+        acl("aclrtFree", AscendShim.uca_acl_free(ptr));
+    }
 
     public static void memcpy(long dst, long src, long bytes, CopyKind kind) {
         bound();
@@ -124,7 +152,10 @@ public final class AscendNatives {
         acl("aclrtMemcpyAsync", AscendShim.uca_acl_memcpy_async(dst, src, bytes, kind.ordinal(), stream));
     }
 
-    public static void memset(long dst, int value, long bytes) { bound(); acl("aclrtMemset", AscendShim.uca_acl_memset(dst, value, bytes)); }
+    public static void memset(long dst, int value, long bytes) {
+        bound();
+        acl("aclrtMemset", AscendShim.uca_acl_memset(dst, value, bytes));
+    }
 
     public static void memsetAsync(long dst, int value, long bytes, long stream) {
         bound();
@@ -138,7 +169,10 @@ public final class AscendNatives {
         return s[0];
     }
 
-    public static void destroyStream(long stream) { bound(); acl("aclrtDestroyStream", AscendShim.uca_acl_destroy_stream(stream)); }
+    public static void destroyStream(long stream) {
+        bound();
+        acl("aclrtDestroyStream", AscendShim.uca_acl_destroy_stream(stream));
+    }
 
     /**
      * aclrtSynchronizeStreamWithTimeout; a timeout (whose work ACL discards) becomes
@@ -147,7 +181,8 @@ public final class AscendNatives {
     public static void syncStream(long stream, Duration timeout, String what) {
         bound();
         int rc = AscendShim.uca_acl_sync_stream(stream, millis(timeout));
-        if (rc == ACL_STREAM_SYNC_TIMEOUT) throw new CommTimeoutException(what + " (aclrtSynchronizeStreamWithTimeout)", timeout);
+        if (rc == ACL_STREAM_SYNC_TIMEOUT)
+            throw new CommTimeoutException(what + " (aclrtSynchronizeStreamWithTimeout)", timeout);
         acl("aclrtSynchronizeStreamWithTimeout", rc);
     }
 
@@ -172,7 +207,8 @@ public final class AscendNatives {
     public static void syncDevice(Duration timeout, String what) {
         bound();
         int rc = AscendShim.uca_acl_sync_device(millis(timeout));
-        if (rc == ACL_STREAM_SYNC_TIMEOUT) throw new CommTimeoutException(what + " (aclrtSynchronizeDeviceWithTimeout)", timeout);
+        if (rc == ACL_STREAM_SYNC_TIMEOUT)
+            throw new CommTimeoutException(what + " (aclrtSynchronizeDeviceWithTimeout)", timeout);
         acl("aclrtSynchronizeDeviceWithTimeout", rc);
     }
 
@@ -187,12 +223,15 @@ public final class AscendNatives {
         bound();
         byte[] pk = privateKey.length == 0 ? null : privateKey;
         byte[] pw = password.length == 0 ? null : password;
-        shmem("aclshmemx_set_config_store_tls_key",
+        shmem(
+                "aclshmemx_set_config_store_tls_key",
                 AscendShim.uca_shm_set_tls_key(pk, privateKey.length, pw, password.length));
     }
 
     /** sizeof(aclshmemx_uniqueid_t) as this binding declares it. */
-    public static int uniqueIdSize() { return AscendShim.uca_shm_uid_size(); }
+    public static int uniqueIdSize() {
+        return AscendShim.uca_shm_uid_size();
+    }
 
     public static byte[] uniqueId() {
         bound();
@@ -203,16 +242,30 @@ public final class AscendNatives {
 
     public static void setAttrUniqueIdArgs(int pe, int npes, long heapBytes, byte[] uid) {
         bound();
-        shmem("aclshmemx_set_attr_uniqueid_args", AscendShim.uca_shm_set_attr_uid(pe, npes, heapBytes, uid, uid.length));
+        shmem(
+                "aclshmemx_set_attr_uniqueid_args",
+                AscendShim.uca_shm_set_attr_uid(pe, npes, heapBytes, uid, uid.length));
     }
 
-    public static void initAttr(int timeoutSeconds) { bound(); shmem("aclshmemx_init_attr", AscendShim.uca_shm_init_attr(timeoutSeconds)); }
+    public static void initAttr(int timeoutSeconds) {
+        bound();
+        shmem("aclshmemx_init_attr", AscendShim.uca_shm_init_attr(timeoutSeconds));
+    }
 
-    public static void shmemFinalize() { bound(); shmem("aclshmem_finalize", AscendShim.uca_shm_finalize()); }
+    public static void shmemFinalize() {
+        bound();
+        shmem("aclshmem_finalize", AscendShim.uca_shm_finalize());
+    }
 
-    public static int myPe() { bound(); return AscendShim.uca_shm_my_pe(); }
+    public static int myPe() {
+        bound();
+        return AscendShim.uca_shm_my_pe();
+    }
 
-    public static int nPes() { bound(); return AscendShim.uca_shm_n_pes(); }
+    public static int nPes() {
+        bound();
+        return AscendShim.uca_shm_n_pes();
+    }
 
     /** aclshmem_align (device heap) or aclshmemx_align(HOST_SIDE); 0 where the library returned NULL. */
     public static long align(long alignment, long bytes, boolean hostSide) {
@@ -220,25 +273,43 @@ public final class AscendNatives {
         return AscendShim.uca_shm_align(alignment, bytes, hostSide ? 1 : 0);
     }
 
-    public static void free(long ptr, boolean hostSide) { bound(); AscendShim.uca_shm_free(ptr, hostSide ? 1 : 0); }
+    public static void free(long ptr, boolean hostSide) {
+        bound();
+        AscendShim.uca_shm_free(ptr, hostSide ? 1 : 0);
+    }
 
     /** aclshmem_ptr; 0 where PE {@code pe}'s copy is not reachable by load/store from here. */
-    public static long ptr(long local, int pe) { bound(); return AscendShim.uca_shm_ptr(local, pe); }
+    public static long ptr(long local, int pe) {
+        bound();
+        return AscendShim.uca_shm_ptr(local, pe);
+    }
 
     // ---- Ascend SHMEM data plane (void in the vendor API: nothing to check) ---------------------
 
-    public static void put(long dst, long src, long bytes, int pe, boolean nbi) { bound(); AscendShim.uca_shm_put(dst, src, bytes, pe, nbi ? 1 : 0); }
+    public static void put(long dst, long src, long bytes, int pe, boolean nbi) {
+        bound();
+        AscendShim.uca_shm_put(dst, src, bytes, pe, nbi ? 1 : 0);
+    }
 
-    public static void get(long dst, long src, long bytes, int pe, boolean nbi) { bound(); AscendShim.uca_shm_get(dst, src, bytes, pe, nbi ? 1 : 0); }
+    public static void get(long dst, long src, long bytes, int pe, boolean nbi) {
+        bound();
+        AscendShim.uca_shm_get(dst, src, bytes, pe, nbi ? 1 : 0);
+    }
 
     public static void putSignal(long dst, long src, long bytes, long sig, int value, int op, int pe, boolean nbi) {
         bound();
         AscendShim.uca_shm_put_signal(dst, src, bytes, sig, value, op, pe, nbi ? 1 : 0);
     }
 
-    public static void putOnStream(long dst, long src, long bytes, int pe, long stream) { bound(); AscendShim.uca_shm_put_on_stream(dst, src, bytes, pe, stream); }
+    public static void putOnStream(long dst, long src, long bytes, int pe, long stream) {
+        bound();
+        AscendShim.uca_shm_put_on_stream(dst, src, bytes, pe, stream);
+    }
 
-    public static void getOnStream(long dst, long src, long bytes, int pe, long stream) { bound(); AscendShim.uca_shm_get_on_stream(dst, src, bytes, pe, stream); }
+    public static void getOnStream(long dst, long src, long bytes, int pe, long stream) {
+        bound();
+        AscendShim.uca_shm_get_on_stream(dst, src, bytes, pe, stream);
+    }
 
     public static void signalOpOnStream(long sig, int value, int op, int pe, long stream) {
         bound();
@@ -250,9 +321,15 @@ public final class AscendNatives {
         AscendShim.uca_shm_signal_wait_on_stream(sig, cmp, value, stream);
     }
 
-    public static void quietOnStream(long stream) { bound(); AscendShim.uca_shm_quiet_on_stream(stream); }
+    public static void quietOnStream(long stream) {
+        bound();
+        AscendShim.uca_shm_quiet_on_stream(stream);
+    }
 
-    public static void barrierOnStream(int team, long stream) { bound(); AscendShim.uca_shm_barrier_on_stream(team, stream); }
+    public static void barrierOnStream(int team, long stream) {
+        bound();
+        AscendShim.uca_shm_barrier_on_stream(team, stream);
+    }
 
     // ---- teams -----------------------------------------------------------------------------------
 
@@ -271,17 +348,31 @@ public final class AscendNatives {
         return out;
     }
 
-    public static int translatePe(int srcTeam, int pe, int dstTeam) { bound(); return AscendShim.uca_team_translate(srcTeam, pe, dstTeam); }
+    public static int translatePe(int srcTeam, int pe, int dstTeam) {
+        bound();
+        return AscendShim.uca_team_translate(srcTeam, pe, dstTeam);
+    }
 
-    public static int teamMyPe(int team) { bound(); return AscendShim.uca_team_my_pe(team); }
+    public static int teamMyPe(int team) {
+        bound();
+        return AscendShim.uca_team_my_pe(team);
+    }
 
-    public static int teamNPes(int team) { bound(); return AscendShim.uca_team_n_pes(team); }
+    public static int teamNPes(int team) {
+        bound();
+        return AscendShim.uca_team_n_pes(team);
+    }
 
-    public static void teamDestroy(int team) { bound(); AscendShim.uca_team_destroy(team); }
+    public static void teamDestroy(int team) {
+        bound();
+        AscendShim.uca_team_destroy(team);
+    }
 
     // ---- helpers ---------------------------------------------------------------------------------
 
-    private interface TextSource { int copy(byte[] buf, int len); }
+    private interface TextSource {
+        int copy(byte[] buf, int len);
+    }
 
     private static String text(TextSource source) {
         byte[] buf = new byte[512];

@@ -78,19 +78,23 @@ final class AscendRma implements Rma {
 
     // ---- put / get ---------------------------------------------------------------------------------
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         put(dst, dstOffset, src, srcOffset, bytes, pe, false);
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         put(dst, dstOffset, src, srcOffset, bytes, pe, true);
     }
 
-    @Override public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         get(dst, dstOffset, src, srcOffset, bytes, pe, false);
     }
 
-    @Override public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         get(dst, dstOffset, src, srcOffset, bytes, pe, true);
     }
 
@@ -109,7 +113,8 @@ final class AscendRma implements Rma {
             for (long done = 0; done < bytes; done += st.bytes) {
                 long n = Math.min(st.bytes, bytes - done);
                 st.toDevice(s.host(), done, n);
-                AscendNatives.put(remote + done, st.device, n, pe, false); // blocking: the staging buffer is reused next
+                AscendNatives.put(
+                        remote + done, st.device, n, pe, false); // blocking: the staging buffer is reused next
             }
         } finally {
             st.lock.unlock();
@@ -140,18 +145,48 @@ final class AscendRma implements Rma {
 
     // ---- signals -----------------------------------------------------------------------------------
 
-    @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe, false);
     }
 
-    @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                       SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe, true);
     }
 
-    private void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                           SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe, boolean nbi) {
+    private void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe,
+            boolean nbi) {
         int v = signalValue("putSignal value", value);
         int code = op == SignalOp.SET ? 0 : 1; // ACLSHMEM_SIGNAL_SET / ACLSHMEM_SIGNAL_ADD
         long remote = buffer(dst).ptr + dstOffset;
@@ -191,7 +226,8 @@ final class AscendRma implements Rma {
         }
     }
 
-    @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
+    @Override
+    public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         int v = signalValue("signalWaitUntil value", value);
         long sig = buffer(signal).ptr + signalOffset;
         String what = "signalWaitUntil(" + cmp + " " + value + ") at offset " + signalOffset;
@@ -199,14 +235,16 @@ final class AscendRma implements Rma {
             AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, stream.handle()); // Cmp order = ACLSHMEM_CMP_EQ..LE
             comm.await(stream.handle(), what);
         } else {
-            long h = comm.waitStream(); // this thread's own: other threads' quiet and barrier do not queue behind the wait
+            long h = comm.waitStream(); // this thread's own: other threads' quiet and barrier do not queue behind
+            // the wait
             AscendNatives.signalWaitOnStream(sig, cmp.ordinal(), v, h);
             comm.await(h, what);
         }
         return signalFetch(signal, signalOffset);
     }
 
-    @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
+    @Override
+    public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         AscendBuffer b = buffer(signal);
         if (b.heap.hostSide) return (int) SIGNAL.getAcquire(b.segment(), signalOffset);
         Staging st = comm.staging();
@@ -223,35 +261,68 @@ final class AscendRma implements Rma {
     /** The 32-bit signal value for {@code value}, or why it cannot be one. */
     static int signalValue(String what, long value) {
         if (value < Integer.MIN_VALUE || value > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(what + " " + value + " does not fit Ascend SHMEM's 32-bit signals: the ascend "
-                    + "backend accepts signal values in [" + Integer.MIN_VALUE + ", " + Integer.MAX_VALUE + "]");
+            throw new IllegalArgumentException(what + " " + value
+                    + " does not fit Ascend SHMEM's 32-bit signals: the ascend " + "backend accepts signal values in ["
+                    + Integer.MIN_VALUE + ", " + Integer.MAX_VALUE + "]");
         return (int) value;
     }
 
     // ---- ordering ----------------------------------------------------------------------------------
 
-    @Override public void quiet() {
+    @Override
+    public void quiet() {
         if (stream != null) AscendNatives.quietOnStream(stream.handle());
         else comm.quietInternal("quiet");
     }
 
-    @Override public void fence() { quiet(); }
+    @Override
+    public void fence() {
+        quiet();
+    }
 
     // ---- atomics: not in Ascend SHMEM's host API ----------------------------------------------------
 
-    @Override public long atomicFetch(SymmetricBuffer buf, long offset, int pe) { throw noAtomics("atomicFetch"); }
-    @Override public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) { throw noAtomics("atomicSet"); }
-    @Override public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) { throw noAtomics("atomicFetchAdd"); }
-    @Override public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) { throw noAtomics("atomicAdd"); }
-    @Override public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) { throw noAtomics("atomicCompareSwap"); }
-    @Override public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) { throw noAtomics("atomicSwap"); }
+    @Override
+    public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
+        throw noAtomics("atomicFetch");
+    }
+
+    @Override
+    public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
+        throw noAtomics("atomicSet");
+    }
+
+    @Override
+    public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+        throw noAtomics("atomicFetchAdd");
+    }
+
+    @Override
+    public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+        throw noAtomics("atomicAdd");
+    }
+
+    @Override
+    public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
+        throw noAtomics("atomicCompareSwap");
+    }
+
+    @Override
+    public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
+        throw noAtomics("atomicSwap");
+    }
 
     private static UnsupportedCapabilityException noAtomics(String what) {
-        return new UnsupportedCapabilityException("ascend", Capability.ATOMICS,
+        return new UnsupportedCapabilityException(
+                "ascend",
+                Capability.ATOMICS,
                 what + ": Ascend SHMEM's host API has no remote atomics (they exist only in device kernels)");
     }
 
-    @Override public Rma on(Stream s) { return new AscendRma(comm, comm.checkStream(s)); }
+    @Override
+    public Rma on(Stream s) {
+        return new AscendRma(comm, comm.checkStream(s));
+    }
 
     // ---- helpers -----------------------------------------------------------------------------------
 

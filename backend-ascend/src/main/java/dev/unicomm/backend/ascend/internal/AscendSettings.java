@@ -47,8 +47,16 @@ import java.util.function.Function;
  * @param tlsKeyFile       private key file for {@code aclshmemx_set_config_store_tls_key}, or {@code null}
  * @param tlsKeyPasswordFile its password file, or {@code null}
  */
-public record AscendSettings(String aclLibrary, String shmemLibrary, int device, boolean hostHeap, long stagingBytes,
-                             boolean tls, String tlsInfo, Path tlsKeyFile, Path tlsKeyPasswordFile) {
+public record AscendSettings(
+        String aclLibrary,
+        String shmemLibrary,
+        int device,
+        boolean hostHeap,
+        long stagingBytes,
+        boolean tls,
+        String tlsInfo,
+        Path tlsKeyFile,
+        Path tlsKeyPasswordFile) {
 
     public static final String ACL_LIBRARY = "unicomm.ascend.acl.library";
     public static final String SHMEM_LIBRARY = "unicomm.ascend.shmem.library";
@@ -69,6 +77,7 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
 
     /** {@code tls_info} fields by setting suffix (after {@code unicomm.ascend.tls.}); true = a comma list. */
     private static final Map<String, String> TLS_FIELDS = new LinkedHashMap<>();
+
     private static final List<String> TLS_LISTS = List.of("ca.files", "crl.files");
 
     static {
@@ -83,23 +92,31 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
     }
 
     public AscendSettings {
-        if (aclLibrary == null || aclLibrary.isBlank()) throw new IllegalArgumentException(ACL_LIBRARY + " must name a library");
-        if (shmemLibrary == null || shmemLibrary.isBlank()) throw new IllegalArgumentException(SHMEM_LIBRARY + " must name a library");
+        if (aclLibrary == null || aclLibrary.isBlank())
+            throw new IllegalArgumentException(ACL_LIBRARY + " must name a library");
+        if (shmemLibrary == null || shmemLibrary.isBlank())
+            throw new IllegalArgumentException(SHMEM_LIBRARY + " must name a library");
         if (device < -1) throw new IllegalArgumentException(DEVICE + " must be >= 0, got " + device);
         if (stagingBytes < MIN_STAGING || stagingBytes > (1L << 30) || stagingBytes % 4096 != 0)
-            throw new IllegalArgumentException(STAGING_SIZE + " must be a multiple of 4096 in [64K, 1G], got " + stagingBytes);
+            throw new IllegalArgumentException(
+                    STAGING_SIZE + " must be a multiple of 4096 in [64K, 1G], got " + stagingBytes);
         if (!tls && (tlsInfo != null || tlsKeyFile != null))
-            throw new IllegalArgumentException(TLS + "=false, but TLS settings (" + TLS_INFO + " / " + TLS_PRIVATE_KEY_FILE
-                    + ") are given: enable TLS or drop them");
+            throw new IllegalArgumentException(TLS + "=false, but TLS settings (" + TLS_INFO + " / "
+                    + TLS_PRIVATE_KEY_FILE + ") are given: enable TLS or drop them");
         if (tlsKeyPasswordFile != null && tlsKeyFile == null)
-            throw new IllegalArgumentException(TLS_PRIVATE_KEY_PASSWORD_FILE + " is set without " + TLS_PRIVATE_KEY_FILE);
+            throw new IllegalArgumentException(
+                    TLS_PRIVATE_KEY_PASSWORD_FILE + " is set without " + TLS_PRIVATE_KEY_FILE);
     }
 
     /** Settings from this process's system properties and environment (what {@code availability()} uses). */
-    public static AscendSettings fromSystem() { return from(AscendSettings::systemSetting); }
+    public static AscendSettings fromSystem() {
+        return from(AscendSettings::systemSetting);
+    }
 
     /** Settings from a communicator configuration's {@code unicomm.*} properties. */
-    public static AscendSettings from(CommConfig config) { return from(k -> config.property(k, null)); }
+    public static AscendSettings from(CommConfig config) {
+        return from(k -> config.property(k, null));
+    }
 
     /** Settings from any lookup of {@code unicomm.*} keys (returns {@code null} for unset keys). */
     public static AscendSettings from(Function<String, String> lookup) {
@@ -118,10 +135,14 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
     }
 
     /** The private key bytes, or an empty array. */
-    byte[] tlsKey() { return read(tlsKeyFile, TLS_PRIVATE_KEY_FILE); }
+    byte[] tlsKey() {
+        return read(tlsKeyFile, TLS_PRIVATE_KEY_FILE);
+    }
 
     /** The private key password bytes, or an empty array. */
-    byte[] tlsKeyPassword() { return read(tlsKeyPasswordFile, TLS_PRIVATE_KEY_PASSWORD_FILE); }
+    byte[] tlsKeyPassword() {
+        return read(tlsKeyPasswordFile, TLS_PRIVATE_KEY_PASSWORD_FILE);
+    }
 
     private static byte[] read(Path p, String key) {
         if (p == null) return new byte[0];
@@ -146,13 +167,16 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
             String forbidden = list ? ";:" : ";:,";
             for (char c : forbidden.toCharArray()) {
                 if (v.indexOf(c) >= 0)
-                    throw new IllegalArgumentException(key + " must not contain '" + c + "' (Ascend SHMEM's tls_info syntax), got '" + v + "'");
+                    throw new IllegalArgumentException(
+                            key + " must not contain '" + c + "' (Ascend SHMEM's tls_info syntax), got '" + v + "'");
             }
-            if (v.isEmpty() || v.indexOf('\n') >= 0) throw new IllegalArgumentException(key + " must be a non-empty single-line value");
+            if (v.isEmpty() || v.indexOf('\n') >= 0)
+                throw new IllegalArgumentException(key + " must be a non-empty single-line value");
             parts.add(f.getValue() + ": " + v);
         }
         if (raw != null && !parts.isEmpty())
-            throw new IllegalArgumentException(TLS_INFO + " and individual unicomm.ascend.tls.* fields are both set: use one or the other");
+            throw new IllegalArgumentException(
+                    TLS_INFO + " and individual unicomm.ascend.tls.* fields are both set: use one or the other");
         if (raw != null) return raw.isBlank() ? null : raw.trim();
         return parts.isEmpty() ? null : String.join("; ", parts);
     }
@@ -162,9 +186,13 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
         return BackendSettings.fromEnvironment().get(key.substring("unicomm.".length()));
     }
 
-    private static String or(String v, String def) { return v == null || v.isBlank() ? def : v; }
+    private static String or(String v, String def) {
+        return v == null || v.isBlank() ? def : v;
+    }
 
-    private static Path path(String v) { return v == null || v.isBlank() ? null : Path.of(v.trim()); }
+    private static Path path(String v) {
+        return v == null || v.isBlank() ? null : Path.of(v.trim());
+    }
 
     private static int integer(String key, String v) {
         try {
@@ -181,5 +209,7 @@ public record AscendSettings(String aclLibrary, String shmemLibrary, int device,
         throw new IllegalArgumentException(key + " must be true or false, got '" + v + "'");
     }
 
-    private static long size(String key, String v) { return dev.unicomm.api.ByteSize.parse(key, v); }
+    private static long size(String key, String v) {
+        return dev.unicomm.api.ByteSize.parse(key, v);
+    }
 }

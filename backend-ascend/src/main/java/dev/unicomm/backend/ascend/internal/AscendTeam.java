@@ -31,31 +31,43 @@ final class AscendTeam implements Team {
         if (handle != INVALID) {
             int n = AscendNatives.teamNPes(handle);
             if (n != size)
-                throw new CommException("aclshmem_team_n_pes(" + handle + ") = " + n + " but the team was made with " + size + " PEs");
+                throw new CommException(
+                        "aclshmem_team_n_pes(" + handle + ") = " + n + " but the team was made with " + size + " PEs");
             this.rank = AscendNatives.teamMyPe(handle);
         } else {
             this.rank = -1;
         }
     }
 
-    @Override public int rank() { return rank; }
+    @Override
+    public int rank() {
+        return rank;
+    }
 
-    @Override public int size() { return size; }
+    @Override
+    public int size() {
+        return size;
+    }
 
-    @Override public int worldRank(int teamRank) {
+    @Override
+    public int worldRank(int teamRank) {
         if (handle == INVALID) return worldStart + teamRank * worldStride;
         int w = AscendNatives.translatePe(handle, teamRank, WORLD);
-        if (w < 0) throw new CommException("aclshmem_team_translate_pe(" + handle + ", " + teamRank + ", world) returned " + w);
+        if (w < 0)
+            throw new CommException(
+                    "aclshmem_team_translate_pe(" + handle + ", " + teamRank + ", world) returned " + w);
         return w;
     }
 
-    @Override public Team split(int start, int stride, int n) {
+    @Override
+    public Team split(int start, int stride, int n) {
         member("split");
         int h = AscendNatives.splitStrided(handle, start, stride, n);
         return new AscendTeam(comm, h, worldStart + start * worldStride, worldStride * stride, n);
     }
 
-    @Override public Split2d split2d(int xRange) {
+    @Override
+    public Split2d split2d(int xRange) {
         member("split2d");
         int[] xy = AscendNatives.split2d(handle, xRange);
         int row = rank / xRange, col = rank % xRange;
@@ -67,20 +79,23 @@ final class AscendTeam implements Team {
     }
 
     /** Completes this PE's RMA, then {@code aclshmemx_barrier_on_stream} on the internal stream, waited for with the timeout. */
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         member("barrier");
         comm.barrierInternal(handle, "barrier of team " + handle);
     }
 
     /** Enqueues {@code aclshmemx_quiet_on_stream} then {@code aclshmemx_barrier_on_stream(team)} on {@code stream}; returns at once. */
-    @Override public void barrier(Stream stream) {
+    @Override
+    public void barrier(Stream stream) {
         member("barrier");
         long h = comm.checkStream(stream).handle();
         AscendNatives.quietOnStream(h);
         AscendNatives.barrierOnStream(handle, h);
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (handle != INVALID && handle != WORLD) AscendNatives.teamDestroy(handle);
     }
 
@@ -89,7 +104,9 @@ final class AscendTeam implements Team {
             throw new IllegalStateException(what + ": this PE is not a member of the team (only members may call it)");
     }
 
-    @Override public String toString() {
-        return "AscendTeam[handle=" + handle + ", world PEs " + worldStart + "+i*" + worldStride + ", size=" + size + ", rank=" + rank + "]";
+    @Override
+    public String toString() {
+        return "AscendTeam[handle=" + handle + ", world PEs " + worldStart + "+i*" + worldStride + ", size=" + size
+                + ", rank=" + rank + "]";
     }
 }

@@ -36,8 +36,12 @@ final class ErrorCodes {
             Map.entry(-100, "ACLSHMEM_NOT_SUPPORTED"));
 
     /** ACL status (aclError) name. */
-    static String acl(int code) { return ACL.getOrDefault(code, "aclError"); }
+    static String acl(int code) {
+        return ACL.getOrDefault(code, "aclError");
+    }
 
     /** Ascend SHMEM status name. */
-    static String shmem(int code) { return SHMEM.getOrDefault(code, "aclshmem error"); }
+    static String shmem(int code) {
+        return SHMEM.getOrDefault(code, "aclshmem error");
+    }
 }

@@ -47,7 +47,12 @@ final class Staging implements AutoCloseable {
     }
 
     /** A native host scratch area of at least {@code len} bytes (heap segments' stand-in). */
-    MemorySegment scratch(long len) { return bounce.asSlice(0, len); }
+    MemorySegment scratch(long len) {
+        return bounce.asSlice(0, len);
+    }
 
-    @Override public void close() { arena.close(); }
+    @Override
+    public void close() {
+        arena.close();
+    }
 }

@@ -20,23 +20,43 @@ import org.junit.jupiter.api.Nested;
 class AscendKitTest {
     static final KitPlug PLUG = StandInKit.PLUG;
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(AscendKitTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(AscendKitTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
 
     /**
      * The portable collectives read and write symmetric buffers through host segments, so this suite runs
      * the backend with its host-side heap ({@code unicomm.ascend.heap.side=host}).
      */
-    @Nested class Collectives extends CollectivesSuite {
-        @Override protected Map<String, String> workerEnvironment() {
+    @Nested
+    class Collectives extends CollectivesSuite {
+        @Override
+        protected Map<String, String> workerEnvironment() {
             Map<String, String> env = new HashMap<>(super.workerEnvironment());
             env.put("UNICOMM_ASCEND_HEAP_SIDE", "host");
             return env;

@@ -18,11 +18,15 @@ import java.util.Map;
 final class StandInKit {
     private StandInKit() {}
 
-    private static final String ONE_INSTANCE = "needs two ascend communicators open in one process at once; Ascend SHMEM "
-            + "runs one instance per process (aclshmemx_init_attr refuses a second init)";
+    private static final String ONE_INSTANCE =
+            "needs two ascend communicators open in one process at once; Ascend SHMEM "
+                    + "runs one instance per process (aclshmemx_init_attr refuses a second init)";
 
-    static final KitPlug PLUG = KitPlug.backend("ascend").ranks(2).workerEnvironment(StandInKit::environment)
-            .untested(ONE_INSTANCE,
+    static final KitPlug PLUG = KitPlug.backend("ascend")
+            .ranks(2)
+            .workerEnvironment(StandInKit::environment)
+            .untested(
+                    ONE_INSTANCE,
                     "required_lifecycle_single_pe_open_close",
                     "required_lifecycle_close_releases_live_buffers",
                     "required_lifecycle_open_close_cycles",
@@ -38,8 +42,9 @@ final class StandInKit {
         Map<String, String> env = new HashMap<>();
         for (String k : new String[] {"UNICOMM_ASCEND_ACL_LIBRARY", "UNICOMM_ASCEND_SHMEM_LIBRARY"}) {
             String v = System.getenv(k);
-            if (v == null) throw new IllegalStateException(k + " is not set: run the kit subclasses through Maven, which builds "
-                    + "the stand-in test double and points this variable at it");
+            if (v == null)
+                throw new IllegalStateException(k + " is not set: run the kit subclasses through Maven, which builds "
+                        + "the stand-in test double and points this variable at it");
             env.put(k, v);
         }
         return env;

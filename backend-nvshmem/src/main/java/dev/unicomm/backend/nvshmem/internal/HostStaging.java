@@ -21,12 +21,14 @@ final class HostStaging {
     final long ctrl;
     /** Reads a word for the host (signal polling) without queueing behind ctrl's work. */
     final long poll;
+
     final long pinned;
     final MemorySegment pinnedSeg;
     /** Pinned bounce buffer ({@code bounceBytes}, after the header). */
     final long bounce;
     /** Device buffer as large as the bounce buffer: host data is staged here before NVSHMEM moves it. */
     final long staging;
+
     final long bounceBytes;
 
     HostStaging(int size, long bounceBytes) {
@@ -42,17 +44,26 @@ final class HostStaging {
             // Registered so that remote transports (IB) may use it as a local buffer; P2P does not need it.
             NvOps.registerHost(pinned, header + bounceBytes);
         } catch (RuntimeException e) {
-            LOG.log(Level.DEBUG, "nvshmemx_buffer_register of the bounce buffer failed (only remote transports need it): {0}", e.getMessage());
+            LOG.log(
+                    Level.DEBUG,
+                    "nvshmemx_buffer_register of the bounce buffer failed (only remote transports need it): {0}",
+                    e.getMessage());
         }
     }
 
     /** The bounce buffer as a segment. */
-    MemorySegment bounceSegment() { return pinnedSeg.asSlice(bounce - pinned, bounceBytes); }
+    MemorySegment bounceSegment() {
+        return pinnedSeg.asSlice(bounce - pinned, bounceBytes);
+    }
 
     /** The 8-byte result slot in pinned memory. */
-    long slot() { return pinned; }
+    long slot() {
+        return pinned;
+    }
 
-    long readSlot() { return pinnedSeg.get(ValueLayout.JAVA_LONG, 0); }
+    long readSlot() {
+        return pinnedSeg.get(ValueLayout.JAVA_LONG, 0);
+    }
 
     /** Frees the pinned area and the device staging buffer. */
     void freeBuffers() {

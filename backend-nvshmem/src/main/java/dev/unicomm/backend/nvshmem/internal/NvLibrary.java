@@ -35,16 +35,21 @@ public final class NvLibrary {
     }
 
     /** Whether every native piece loaded and a CUDA device is visible; else the cause (Throwable kept) and the fix. Never throws. */
-    public static Availability availability() { return Loaded.AVAILABILITY; }
+    public static Availability availability() {
+        return Loaded.AVAILABILITY;
+    }
 
     /** The CUDA devices this process sees; call only when {@link #availability()} is available. */
-    public static int deviceCount() { return NvOps.cudaProbe()[0]; }
+    public static int deviceCount() {
+        return NvOps.cudaProbe()[0];
+    }
 
     private static Availability probe(Map<String, String> env) {
         try {
             return load(env);
         } catch (Throwable t) {
-            return Availability.no("probing the NVSHMEM backend failed: " + t, t, "report this as a bug in backend-nvshmem");
+            return Availability.no(
+                    "probing the NVSHMEM backend failed: " + t, t, "report this as a bug in backend-nvshmem");
         }
     }
 
@@ -52,44 +57,62 @@ public final class NvLibrary {
         try {
             Loader.load(NvshmemShim.class);
         } catch (Throwable t) {
-            return Availability.no("the backend's JNI library did not load: " + t, t,
+            return Availability.no(
+                    "the backend's JNI library did not load: " + t,
+                    t,
                     "depend on backend-nvshmem-platform, or put backend-nvshmem-<version>-linux-x86_64.jar next to backend-nvshmem on the class path "
-                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)" + see("nvshmem-nvshmem-not-found"));
+                            + "(it holds dev/unicomm/backend/nvshmem/internal/linux-x86_64/libjniNvshmemShim.so)"
+                            + see("nvshmem-nvshmem-not-found"));
         }
         if (NvshmemShim.ucn_probe_driver() != 0)
-            return Availability.no("the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.ucn_load_error()),
-                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)" + see("nvshmem-nvidia-driver-not-installed"));
+            return Availability.no(
+                    "the NVIDIA driver is not installed here: " + NvOps.text(NvshmemShim.ucn_load_error()),
+                    "run on a machine with an NVIDIA GPU and its driver (libcuda.so.1)"
+                            + see("nvshmem-nvidia-driver-not-installed"));
         String ops = setting("nvshmem.ops", env);
         if (ops == null) {
             File f = extract();
             if (f == null)
-                return Availability.no("this backend-nvshmem natives jar has no CUDA ops library (" + buildStatus() + ")",
+                return Availability.no(
+                        "this backend-nvshmem natives jar has no CUDA ops library (" + buildStatus() + ")",
                         "rebuild backend-nvshmem where nvcc and NVSHMEM are present (pip install nvidia-nvshmem-cu13), "
-                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so" + see("nvshmem-no-cuda-ops-library"));
+                                + "or point -Dunicomm.nvshmem.ops at a libunicomm_nvshmem_ops.so"
+                                + see("nvshmem-no-cuda-ops-library"));
             ops = f.getAbsolutePath();
         }
         String host = findHostLibrary(env);
         if (NvshmemShim.ucn_load(host == null ? "" : host, ops) != 0)
-            return Availability.no("cannot load NVSHMEM: " + NvOps.text(NvshmemShim.ucn_load_error())
-                            + (host == null ? " (no NVSHMEM found in -Dunicomm.nvshmem.home, UNICOMM_NVSHMEM_HOME, NVSHMEM_HOME or a pip site-packages; tried the loader's search path)" : ""),
+            return Availability.no(
+                    "cannot load NVSHMEM: " + NvOps.text(NvshmemShim.ucn_load_error())
+                            + (host == null
+                                    ? " (no NVSHMEM found in -Dunicomm.nvshmem.home, UNICOMM_NVSHMEM_HOME, NVSHMEM_HOME or a pip site-packages; tried the loader's search path)"
+                                    : ""),
                     "pip install nvidia-nvshmem-cu13 (found under site-packages/nvidia/nvshmem/lib), or set -Dunicomm.nvshmem.home "
-                            + "(or UNICOMM_NVSHMEM_HOME / NVSHMEM_HOME) to the NVSHMEM install whose lib/ holds " + HOST_LIB
+                            + "(or UNICOMM_NVSHMEM_HOME / NVSHMEM_HOME) to the NVSHMEM install whose lib/ holds "
+                            + HOST_LIB
                             + ", or add that lib/ to LD_LIBRARY_PATH" + see("nvshmem-nvshmem-not-found"));
         int[] cuda;
         try {
             cuda = NvOps.cudaProbe();
         } catch (RuntimeException e) {
-            return Availability.no("CUDA does not work here: " + e.getMessage(), e,
-                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13" + see("nvshmem-no-cuda-device-visible"));
+            return Availability.no(
+                    "CUDA does not work here: " + e.getMessage(),
+                    e,
+                    "check the NVIDIA driver (nvidia-smi) and CUDA_VISIBLE_DEVICES; the driver must support CUDA 13"
+                            + see("nvshmem-no-cuda-device-visible"));
         }
         if (cuda[0] < 1)
-            return Availability.no("no CUDA device is visible (CUDA_VISIBLE_DEVICES=" + env.getOrDefault("CUDA_VISIBLE_DEVICES", "unset") + ")",
+            return Availability.no(
+                    "no CUDA device is visible (CUDA_VISIBLE_DEVICES="
+                            + env.getOrDefault("CUDA_VISIBLE_DEVICES", "unset") + ")",
                     "make a GPU visible to this process" + see("nvshmem-no-cuda-device-visible"));
         return Availability.yes();
     }
 
     /** The pointer to the troubleshooting page's section, appended to every fix. */
-    private static String see(String anchor) { return "; see docs/troubleshooting.md#" + anchor; }
+    private static String see(String anchor) {
+        return "; see docs/troubleshooting.md#" + anchor;
+    }
 
     /** {@code unicomm.KEY}, else {@code UNICOMM_KEY} in {@code env}: the settings lookup; blank counts as unset. */
     private static String setting(String key, Map<String, String> env) {
@@ -139,7 +162,8 @@ public final class NvLibrary {
         String pp = env.get("PYTHONPATH");
         if (pp != null) for (String s : pp.split(File.pathSeparator)) if (!s.isBlank()) roots.add(Path.of(s));
         List<Path> prefixes = new ArrayList<>();
-        for (String v : new String[] {"VIRTUAL_ENV", "CONDA_PREFIX"}) if (env.get(v) != null) prefixes.add(Path.of(env.get(v)));
+        for (String v : new String[] {"VIRTUAL_ENV", "CONDA_PREFIX"})
+            if (env.get(v) != null) prefixes.add(Path.of(env.get(v)));
         prefixes.add(Path.of(System.getProperty("user.home"), ".local"));
         prefixes.add(Path.of("/usr/local"));
         prefixes.add(Path.of("/usr"));

@@ -11,6 +11,7 @@ import org.bytedeco.javacpp.BytePointer;
 public final class NvOps {
     /** {@code stream} value meaning "host-initiated" rather than a CUDA stream. */
     public static final long HOST = -1;
+
     static final int OK = 0, NOT_READY = 1, ERR_CUDA = 2, ERR_NVSHMEM = 3, ERR_NOT_LOADED = 4, ERR_ARGUMENT = 5;
 
     /** Atomic operation codes of {@link #atomic}. */
@@ -34,13 +35,14 @@ public final class NvOps {
         String call = text(NvshmemShim.ucn_error_call());
         String name = text(NvshmemShim.ucn_error_name());
         long code = NvshmemShim.ucn_error_code();
-        String kind = switch (rc) {
-            case ERR_CUDA -> "";
-            case ERR_NVSHMEM -> " [NVSHMEM]";
-            case ERR_NOT_LOADED -> " [the NVSHMEM ops library is not loaded]";
-            case ERR_ARGUMENT -> " [argument rejected natively]";
-            default -> " [shim status " + rc + "]";
-        };
+        String kind =
+                switch (rc) {
+                    case ERR_CUDA -> "";
+                    case ERR_NVSHMEM -> " [NVSHMEM]";
+                    case ERR_NOT_LOADED -> " [the NVSHMEM ops library is not loaded]";
+                    case ERR_ARGUMENT -> " [argument rejected natively]";
+                    default -> " [shim status " + rc + "]";
+                };
         return new NativeCallException(call, code, name + kind);
     }
 
@@ -78,7 +80,9 @@ public final class NvOps {
         return st[0];
     }
 
-    public static void finalizeNvshmem() { check(NvshmemShim.ucn_finalize()); }
+    public static void finalizeNvshmem() {
+        check(NvshmemShim.ucn_finalize());
+    }
 
     public static long symAlloc(long bytes, long alignment) {
         long[] out = new long[1];
@@ -86,7 +90,9 @@ public final class NvOps {
         return out[0];
     }
 
-    public static void symFree(long ptr) { check(NvshmemShim.ucn_sym_free(ptr)); }
+    public static void symFree(long ptr) {
+        check(NvshmemShim.ucn_sym_free(ptr));
+    }
 
     /** nvshmem_ptr: the peer's copy of {@code addr} in this process's address space, or 0. */
     public static long peerPtr(long addr, int pe) {
@@ -102,9 +108,13 @@ public final class NvOps {
         return out[0];
     }
 
-    public static void registerHost(long addr, long bytes) { check(NvshmemShim.ucn_register_host(addr, bytes)); }
+    public static void registerHost(long addr, long bytes) {
+        check(NvshmemShim.ucn_register_host(addr, bytes));
+    }
 
-    public static void unregisterHost(long addr) { check(NvshmemShim.ucn_unregister_host(addr)); }
+    public static void unregisterHost(long addr) {
+        check(NvshmemShim.ucn_unregister_host(addr));
+    }
 
     public static long devAlloc(long bytes) {
         long[] out = new long[1];
@@ -112,7 +122,9 @@ public final class NvOps {
         return out[0];
     }
 
-    public static void devFree(long ptr) { check(NvshmemShim.ucn_dev_free(ptr)); }
+    public static void devFree(long ptr) {
+        check(NvshmemShim.ucn_dev_free(ptr));
+    }
 
     public static long pinnedAlloc(long bytes) {
         long[] out = new long[1];
@@ -120,11 +132,17 @@ public final class NvOps {
         return out[0];
     }
 
-    public static void pinnedFree(long ptr) { check(NvshmemShim.ucn_pinned_free(ptr)); }
+    public static void pinnedFree(long ptr) {
+        check(NvshmemShim.ucn_pinned_free(ptr));
+    }
 
-    public static void copyAsync(long dst, long src, long bytes, long stream) { check(NvshmemShim.ucn_copy_async(dst, src, bytes, stream)); }
+    public static void copyAsync(long dst, long src, long bytes, long stream) {
+        check(NvshmemShim.ucn_copy_async(dst, src, bytes, stream));
+    }
 
-    public static void fillAsync(long dst, int value, long bytes, long stream) { check(NvshmemShim.ucn_fill_async(dst, value, bytes, stream)); }
+    public static void fillAsync(long dst, int value, long bytes, long stream) {
+        check(NvshmemShim.ucn_fill_async(dst, value, bytes, stream));
+    }
 
     public static long streamCreate() {
         long[] out = new long[1];
@@ -132,7 +150,9 @@ public final class NvOps {
         return out[0];
     }
 
-    public static void streamDestroy(long stream) { check(NvshmemShim.ucn_stream_destroy(stream)); }
+    public static void streamDestroy(long stream) {
+        check(NvshmemShim.ucn_stream_destroy(stream));
+    }
 
     /** Whether all work on {@code stream} is done (cudaStreamQuery). */
     public static boolean streamDone(long stream) {
@@ -142,7 +162,9 @@ public final class NvOps {
         return true;
     }
 
-    public static void deviceSync() { check(NvshmemShim.ucn_device_sync()); }
+    public static void deviceSync() {
+        check(NvshmemShim.ucn_device_sync());
+    }
 
     public static void put(long dst, long src, long bytes, int pe, boolean nbi, long stream) {
         check(NvshmemShim.ucn_put(dst, src, bytes, pe, nbi ? 1 : 0, stream));
@@ -152,16 +174,23 @@ public final class NvOps {
         check(NvshmemShim.ucn_get(dst, src, bytes, pe, nbi ? 1 : 0, stream));
     }
 
-    public static void putSignal(long dst, long src, long bytes, long sig, long value, boolean add, int pe, boolean nbi, long stream) {
+    public static void putSignal(
+            long dst, long src, long bytes, long sig, long value, boolean add, int pe, boolean nbi, long stream) {
         check(NvshmemShim.ucn_put_signal(dst, src, bytes, sig, value, add ? 1 : 0, pe, nbi ? 1 : 0, stream));
     }
 
     /** {@code cmp}: 0..5 = EQ, NE, GT, GE, LT, LE. */
-    public static void signalWait(long sig, int cmp, long value, long stream) { check(NvshmemShim.ucn_signal_wait(sig, cmp, value, stream)); }
+    public static void signalWait(long sig, int cmp, long value, long stream) {
+        check(NvshmemShim.ucn_signal_wait(sig, cmp, value, stream));
+    }
 
-    public static void quiet(long stream) { check(NvshmemShim.ucn_quiet(stream)); }
+    public static void quiet(long stream) {
+        check(NvshmemShim.ucn_quiet(stream));
+    }
 
-    public static void barrier(int team, long stream) { check(NvshmemShim.ucn_barrier(team, stream)); }
+    public static void barrier(int team, long stream) {
+        check(NvshmemShim.ucn_barrier(team, stream));
+    }
 
     /** Enqueues one 64-bit atomic on {@code stream}; the old value goes to {@code result} (0: nowhere). */
     public static void atomic(int op, long addr, long a, long b, int pe, long result, long stream) {
@@ -188,7 +217,9 @@ public final class NvOps {
         return new int[] {me[0], n[0]};
     }
 
-    public static void teamDestroy(int team) { check(NvshmemShim.ucn_team_destroy(team)); }
+    public static void teamDestroy(int team) {
+        check(NvshmemShim.ucn_team_destroy(team));
+    }
 
     public static void broadcast(int team, long dst, long src, long bytes, int root, long stream) {
         check(NvshmemShim.ucn_broadcast(team, dst, src, bytes, root, stream));
@@ -202,14 +233,17 @@ public final class NvOps {
         check(NvshmemShim.ucn_alltoall(team, dst, src, bytes, stream));
     }
 
-    public static void reduce(int team, int dtype, int op, boolean scatter, long dst, long src, long count, long stream) {
+    public static void reduce(
+            int team, int dtype, int op, boolean scatter, long dst, long src, long count, long stream) {
         check(NvshmemShim.ucn_reduce(team, dtype, op, scatter ? 1 : 0, dst, src, count, stream));
     }
 
     // ------------------------------------------------------------------------------ CUDA graphs
 
     /** Starts capturing {@code stream}'s work into a graph (calls of this thread only). */
-    public static void graphBegin(long stream) { check(NvshmemShim.ucn_graph_begin(stream)); }
+    public static void graphBegin(long stream) {
+        check(NvshmemShim.ucn_graph_begin(stream));
+    }
 
     /** Ends the capture and instantiates the graph; returns the executable graph. */
     public static long graphEnd(long stream) {
@@ -218,9 +252,13 @@ public final class NvOps {
         return out[0];
     }
 
-    public static void graphLaunch(long exec, long stream) { check(NvshmemShim.ucn_graph_launch(exec, stream)); }
+    public static void graphLaunch(long exec, long stream) {
+        check(NvshmemShim.ucn_graph_launch(exec, stream));
+    }
 
-    public static void graphDestroy(long exec) { check(NvshmemShim.ucn_graph_destroy(exec)); }
+    public static void graphDestroy(long exec) {
+        check(NvshmemShim.ucn_graph_destroy(exec));
+    }
 
     // ------------------------------------------------------------------ MoE kernels (ucn_moe.cuh)
 
@@ -251,16 +289,24 @@ public final class NvOps {
         return out;
     }
 
-    public static void moeLayout(long[] args) { check(NvshmemShim.ucn_moe_layout(args, args.length)); }
+    public static void moeLayout(long[] args) {
+        check(NvshmemShim.ucn_moe_layout(args, args.length));
+    }
 
     /** Count exchange (unless {@code cached}) and the data kernel of a normal dispatch. */
     public static void moeNormalDispatch(long[] args, boolean cached) {
         check(NvshmemShim.ucn_moe_normal_dispatch(args, args.length, cached ? 1 : 0));
     }
 
-    public static void moeNormalCombine(long[] args) { check(NvshmemShim.ucn_moe_normal_combine(args, args.length)); }
+    public static void moeNormalCombine(long[] args) {
+        check(NvshmemShim.ucn_moe_normal_combine(args, args.length));
+    }
 
-    public static void moeLowLatencyDispatch(long[] args) { check(NvshmemShim.ucn_moe_ll_dispatch(args, args.length)); }
+    public static void moeLowLatencyDispatch(long[] args) {
+        check(NvshmemShim.ucn_moe_ll_dispatch(args, args.length));
+    }
 
-    public static void moeLowLatencyCombine(long[] args) { check(NvshmemShim.ucn_moe_ll_combine(args, args.length)); }
+    public static void moeLowLatencyCombine(long[] args) {
+        check(NvshmemShim.ucn_moe_ll_combine(args, args.length));
+    }
 }

@@ -27,31 +27,62 @@ final class NvshmemBuffer implements SymmetricBuffer {
         this.padded = padded;
     }
 
-    long padded() { return padded; }
-
-    void ensureOpen(String what) {
-        if (!open) throw new IllegalStateException(what + ": symmetric buffer at heap offset " + offset + " was already freed");
+    long padded() {
+        return padded;
     }
 
-    @Override public long offset() { return offset; }
-    @Override public boolean isOpen() { return open && c.isOpen(); }
-    @Override public MemoryKind kind() { return c.kind; }
-    @Override public long address() { return address; }
-    @Override public long byteSize() { return bytes; }
+    void ensureOpen(String what) {
+        if (!open)
+            throw new IllegalStateException(
+                    what + ": symmetric buffer at heap offset " + offset + " was already freed");
+    }
 
-    @Override public MemorySegment segment() {
-        throw new IllegalStateException("symmetric buffer at heap offset " + offset + " lives in " + c.kind
-                + " memory, which the host cannot dereference: read it with Rma.get into a host segment, or DeviceRuntime.copy");
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open && c.isOpen();
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return c.kind;
+    }
+
+    @Override
+    public long address() {
+        return address;
+    }
+
+    @Override
+    public long byteSize() {
+        return bytes;
+    }
+
+    @Override
+    public MemorySegment segment() {
+        throw new IllegalStateException(
+                "symmetric buffer at heap offset " + offset + " lives in " + c.kind
+                        + " memory, which the host cannot dereference: read it with Rma.get into a host segment, or DeviceRuntime.copy");
     }
 
     /** Always empty: NVSHMEM's heap is GPU memory, never host-addressable. See {@link #peerMemory(int)}. */
-    @Override public Optional<MemorySegment> peer(int pe) {
-        if (pe < 0 || pe >= c.size) throw new IndexOutOfBoundsException("PE " + pe + " is out of range: the communicator has PEs 0.." + (c.size - 1));
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
+        if (pe < 0 || pe >= c.size)
+            throw new IndexOutOfBoundsException(
+                    "PE " + pe + " is out of range: the communicator has PEs 0.." + (c.size - 1));
         return Optional.empty();
     }
 
-    @Override public Optional<Memory> peerMemory(int pe) {
-        if (pe < 0 || pe >= c.size) throw new IndexOutOfBoundsException("PE " + pe + " is out of range: the communicator has PEs 0.." + (c.size - 1));
+    @Override
+    public Optional<Memory> peerMemory(int pe) {
+        if (pe < 0 || pe >= c.size)
+            throw new IndexOutOfBoundsException(
+                    "PE " + pe + " is out of range: the communicator has PEs 0.." + (c.size - 1));
         ensureOpen("peerMemory");
         c.ensureOpen();
         if (bytes == 0) return Optional.empty();
@@ -59,16 +90,20 @@ final class NvshmemBuffer implements SymmetricBuffer {
         return p == 0 ? Optional.empty() : Optional.of(Memory.device(p, bytes, c.kind));
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         c.ensureOpen();
         synchronized (this) {
-            if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed (double free)");
+            if (!open)
+                throw new IllegalStateException(
+                        "symmetric buffer at heap offset " + offset + " was already freed (double free)");
             open = false;
         }
         heap.free(this);
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "NvshmemBuffer[offset=" + offset + ", bytes=" + bytes + ", " + c.kind + (open ? "" : ", freed") + "]";
     }
 }

@@ -18,11 +18,17 @@ final class NvshmemCallAgreement implements CallAgreement {
 
     private final NvshmemCommunicator c;
 
-    NvshmemCallAgreement(NvshmemCommunicator c) { this.c = c; }
+    NvshmemCallAgreement(NvshmemCommunicator c) {
+        this.c = c;
+    }
 
-    @Override public boolean coversEveryCall() { return false; }
+    @Override
+    public boolean coversEveryCall() {
+        return false;
+    }
 
-    @Override public long[][] exchange(Team team, long[] words) {
+    @Override
+    public long[][] exchange(Team team, long[] words) {
         NvshmemTeam t = (NvshmemTeam) team;
         int n = t.size(), me = t.rank();
         long[][] all = new long[n][];
@@ -38,7 +44,8 @@ final class NvshmemCallAgreement implements CallAgreement {
             c.ensureOpen();
             for (int i = 0; i < WORDS; i++) pin.set(ValueLayout.JAVA_LONG, MINE + 8L * i, words[i]);
             NvOps.copyAsync(s.agreeSrc(), c.io.pinned + MINE, slot, c.io.ctrl);
-            for (int j = 0; j < n; j++) NvOps.put(s.agreeDst() + slot * me, s.agreeSrc(), slot, t.worldRank(j), true, c.io.ctrl);
+            for (int j = 0; j < n; j++)
+                NvOps.put(s.agreeDst() + slot * me, s.agreeSrc(), slot, t.worldRank(j), true, c.io.ctrl);
             NvOps.quiet(c.io.ctrl);
             c.teamBarrier(t.handle, c.io.ctrl);
             NvOps.copyAsync(c.io.pinned + ALL, s.agreeDst(), slot * n, c.io.ctrl);

@@ -18,7 +18,9 @@ import java.lang.foreign.ValueLayout;
 final class NvshmemCollectives implements Collectives {
     private final NvshmemCommunicator c;
 
-    NvshmemCollectives(NvshmemCommunicator c) { this.c = c; }
+    NvshmemCollectives(NvshmemCommunicator c) {
+        this.c = c;
+    }
 
     private static NvshmemTeam team(Team t) {
         if (t instanceof NvshmemTeam nt) {
@@ -36,19 +38,24 @@ final class NvshmemCollectives implements Collectives {
         throw new IllegalArgumentException(what + ": " + b + " is not a buffer of this NVSHMEM heap");
     }
 
-    private static boolean overlap(long a, long aLen, long b, long bLen) { return a < b + bLen && b < a + aLen; }
+    private static boolean overlap(long a, long aLen, long b, long bLen) {
+        return a < b + bLen && b < a + aLen;
+    }
 
     /** The source address to use: {@code src} itself, or a copy of it in the scratch if it overlaps the destination. */
     private long source(String what, long src, long srcLen, long dst, long dstLen) {
         if (!overlap(src, srcLen, dst, dstLen)) return src;
         if (srcLen > c.scratch.dataBytes())
-            throw new IllegalArgumentException(what + " in place needs its " + srcLen + "-byte source copied to the symmetric scratch, which holds "
-                    + c.scratch.dataBytes() + " bytes: use distinct buffers or raise unicomm.nvshmem.scratchBytes");
+            throw new IllegalArgumentException(what + " in place needs its " + srcLen
+                    + "-byte source copied to the symmetric scratch, which holds " + c.scratch.dataBytes()
+                    + " bytes: use distinct buffers or raise unicomm.nvshmem.scratchBytes");
         NvOps.copyAsync(c.scratch.data(), src, srcLen, c.io.ctrl);
         return c.scratch.data();
     }
 
-    private interface Body { void run(); }
+    private interface Body {
+        void run();
+    }
 
     /**
      * Runs a data collective between two team barriers on the internal stream: NVSHMEM's collectives
@@ -83,10 +90,12 @@ final class NvshmemCollectives implements Collectives {
         return true;
     }
 
-    @Override public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
+    @Override
+    public void broadcast(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, int root) {
         long bytes = count * dtype.byteSize();
         NvshmemTeam t = team(team);
-        long d = buf(dst, "broadcast dst").address(), s = buf(src, "broadcast src").address();
+        long d = buf(dst, "broadcast dst").address(),
+                s = buf(src, "broadcast src").address();
         if (self(t, d, s, bytes)) return;
         run("broadcast", t, () -> {
             if (bytes == 0) {
@@ -100,10 +109,12 @@ final class NvshmemCollectives implements Collectives {
         });
     }
 
-    @Override public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+    @Override
+    public void allgather(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         long bytesPerPe = countPerPe * dtype.byteSize();
         NvshmemTeam t = team(team);
-        long d = buf(dst, "allgather dst").address(), buffer = buf(src, "allgather src").address();
+        long d = buf(dst, "allgather dst").address(),
+                buffer = buf(src, "allgather src").address();
         // In place, this member's contribution is its own block of the buffer, not the buffer's start.
         long s = d == buffer ? buffer + t.rank() * bytesPerPe : buffer;
         if (self(t, d, s, bytesPerPe)) return;
@@ -117,9 +128,11 @@ final class NvshmemCollectives implements Collectives {
         });
     }
 
-    @Override public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
+    @Override
+    public void allreduce(Team team, SymmetricBuffer dst, SymmetricBuffer src, long count, DType dtype, ReduceOp op) {
         NvshmemTeam t = team(team);
-        long d = buf(dst, "allreduce dst").address(), s = buf(src, "allreduce src").address();
+        long d = buf(dst, "allreduce dst").address(),
+                s = buf(src, "allreduce src").address();
         int dt = dtype(dtype), o = op(op), es = dtype.byteSize();
         if (self(t, d, s, count * es)) return;
         run("allreduce", t, () -> {
@@ -141,9 +154,12 @@ final class NvshmemCollectives implements Collectives {
         });
     }
 
-    @Override public void reduceScatter(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
+    @Override
+    public void reduceScatter(
+            Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype, ReduceOp op) {
         NvshmemTeam t = team(team);
-        long d = buf(dst, "reduceScatter dst").address(), s = buf(src, "reduceScatter src").address();
+        long d = buf(dst, "reduceScatter dst").address(),
+                s = buf(src, "reduceScatter src").address();
         int dt = dtype(dtype), o = op(op), es = dtype.byteSize();
         if (self(t, d, s, countPerPe * es)) return;
         run("reduceScatter", t, () -> {
@@ -158,10 +174,12 @@ final class NvshmemCollectives implements Collectives {
         });
     }
 
-    @Override public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
+    @Override
+    public void alltoall(Team team, SymmetricBuffer dst, SymmetricBuffer src, long countPerPe, DType dtype) {
         long bytesPerPe = countPerPe * dtype.byteSize();
         NvshmemTeam t = team(team);
-        long d = buf(dst, "alltoall dst").address(), s = buf(src, "alltoall src").address();
+        long d = buf(dst, "alltoall dst").address(),
+                s = buf(src, "alltoall src").address();
         if (self(t, d, s, bytesPerPe)) return;
         long total = bytesPerPe * t.size();
         run("alltoall", t, () -> {
@@ -177,13 +195,22 @@ final class NvshmemCollectives implements Collectives {
      * NVSHMEM has no alltoallv: members first exchange where each wants its block (an alltoall of
      * the receive offsets), then put their blocks there, then a team barrier completes the puts.
      */
-    @Override public void alltoallv(Team team, SymmetricBuffer dst, long[] recvCountsIn, long[] recvOffsetsIn,
-                                    SymmetricBuffer src, long[] sendCountsIn, long[] sendOffsetsIn, DType dtype) {
+    @Override
+    public void alltoallv(
+            Team team,
+            SymmetricBuffer dst,
+            long[] recvCountsIn,
+            long[] recvOffsetsIn,
+            SymmetricBuffer src,
+            long[] sendCountsIn,
+            long[] sendOffsetsIn,
+            DType dtype) {
         // NVSHMEM moves bytes; counts and offsets arrive in elements of dtype.
         long[] recvCounts = inBytes(recvCountsIn, dtype), recvOffsets = inBytes(recvOffsetsIn, dtype);
         long[] sendCounts = inBytes(sendCountsIn, dtype), sendOffsets = inBytes(sendOffsetsIn, dtype);
         NvshmemTeam t = team(team);
-        long d = buf(dst, "alltoallv dst").address(), s = buf(src, "alltoallv src").address();
+        long d = buf(dst, "alltoallv dst").address(),
+                s = buf(src, "alltoallv src").address();
         if (self(t, d + recvOffsets[0], s + sendOffsets[0], sendCounts[0])) return;
         int n = t.size();
         var pin = c.io.pinnedSeg;
@@ -234,11 +261,13 @@ final class NvshmemCollectives implements Collectives {
             expected = expectedByPeer[j];
             if (expected != sendCounts[j]) bad = j;
         }
-        long[][] all = c.agreement.exchange(t, new long[] {bad < 0 ? 0 : 1, bad, bad < 0 ? 0 : sendCounts[bad], expected});
+        long[][] all =
+                c.agreement.exchange(t, new long[] {bad < 0 ? 0 : 1, bad, bad < 0 ? 0 : sendCounts[bad], expected});
         for (int p = 0; p < all.length; p++) {
             if (all[p][0] == 0) continue;
-            throw new IllegalArgumentException("alltoallv counts disagree: team rank " + p + " sends " + all[p][2] + " bytes to team rank "
-                    + all[p][1] + ", which expects " + all[p][3] + "; every member's recvCounts[i] must equal member i's sendCounts for it");
+            throw new IllegalArgumentException("alltoallv counts disagree: team rank " + p + " sends " + all[p][2]
+                    + " bytes to team rank " + all[p][1] + ", which expects " + all[p][3]
+                    + "; every member's recvCounts[i] must equal member i's sendCounts for it");
         }
     }
 
@@ -249,7 +278,9 @@ final class NvshmemCollectives implements Collectives {
             case FP32 -> NvOps.DT_FP32;
             case FP16 -> NvOps.DT_FP16;
             case BF16 -> NvOps.DT_BF16;
-            default -> throw new IllegalArgumentException("NVSHMEM reductions support INT32, INT64, FP32, FP16, BF16, not " + t);
+            default ->
+                throw new IllegalArgumentException(
+                        "NVSHMEM reductions support INT32, INT64, FP32, FP16, BF16, not " + t);
         };
     }
 

@@ -44,6 +44,7 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
     final int rank, size, deviceOrdinal;
     /** A one-PE communicator over the process's NVSHMEM runtime of a larger job: PE 0 is NVSHMEM PE {@code initRank}. */
     final boolean solo;
+
     final MemoryKind kind;
     final Duration timeout;
     private final NvshmemSettings settings;
@@ -52,12 +53,14 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
     private volatile boolean broken;
     /** Held by every host-issued operation: they share the internal stream and the staging buffers. */
     final ReentrantLock lock = new ReentrantLock();
+
     final HostStaging io;
     final SymmetricScratch scratch;
     private volatile MoeHost.Opener moeOpener;
     final NvshmemCallAgreement agreement = new NvshmemCallAgreement(this);
     /** The one stream of every MoE buffer's kernels (0 until the first buffer). */
     private long moeStream;
+
     private final long heapCapacity;
     private final NvshmemHeap heap;
     private final NvshmemRma rma;
@@ -80,7 +83,8 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
         this.store = ctx.store();
         this.heapCapacity = heapCapacity;
         this.io = new HostStaging(size, settings.bounceBytes());
-        long probeLen = SymmetricScratch.layout(0, size, settings.scratchBytes()).totalBytes();
+        long probeLen =
+                SymmetricScratch.layout(0, size, settings.scratchBytes()).totalBytes();
         long base;
         if (solo) {
             base = NvshmemProcess.soloAllocate(probeLen, NvshmemProcess.HEAP_BASE_ALIGNMENT);
@@ -106,7 +110,8 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
     /** Opens this PE (collective over the job); see {@link NvshmemProcess#open} for which opens may share a process. */
     public static NvshmemCommunicator open(BackendContext ctx, int deviceCount) {
         var config = ctx.config();
-        int device = NvshmemProcess.chooseDevice(config.property("nvshmem.device", null), config.localRank(), deviceCount);
+        int device =
+                NvshmemProcess.chooseDevice(config.property("nvshmem.device", null), config.localRank(), deviceCount);
         return NvshmemProcess.open(ctx, device, (d, capacity, solo) -> new NvshmemCommunicator(ctx, d, capacity, solo));
     }
 
@@ -116,19 +121,25 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
         return r;
     }
 
-    @Override public void ensureOpen() {
+    @Override
+    public void ensureOpen() {
         if (!open) throw new IllegalStateException("NVSHMEM communicator (rank " + rank + ") is closed");
     }
 
-    boolean isOpen() { return open; }
+    boolean isOpen() {
+        return open;
+    }
 
-    long heapCapacity() { return heapCapacity; }
+    long heapCapacity() {
+        return heapCapacity;
+    }
 
     /**
      * Waits until {@code stream} has finished its work, at most the communicator's timeout. Spins
      * briefly (small operations finish within microseconds), then backs off.
      */
-    @Override public void await(long stream, String what) {
+    @Override
+    public void await(long stream, String what) {
         if (NvOps.streamDone(stream)) return;
         long start = System.nanoTime();
         long limit = timeout.toNanos();
@@ -138,7 +149,8 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
             checkHealthy(); // a dead peer: fail now, naming it, instead of at the timeout
             if (waited > limit) {
                 broken = true;
-                throw new CommTimeoutException(what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
+                throw new CommTimeoutException(
+                        what + " (CUDA stream 0x" + Long.toHexString(stream) + " still busy)", timeout);
             }
             if (waited < 200_000) {
                 Thread.onSpinWait();
@@ -150,7 +162,9 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
     }
 
     /** The NVSHMEM PE behind this communicator's PE {@code pe}. */
-    int npe(int pe) { return solo ? NvshmemProcess.initRank() : pe; }
+    int npe(int pe) {
+        return solo ? NvshmemProcess.initRank() : pe;
+    }
 
     /** Enqueues a barrier over team {@code handle}; on a one-PE team there is nobody to wait for: a quiet. */
     void teamBarrier(int handle, long stream) {
@@ -159,7 +173,10 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
     }
 
     /** NVSHMEM's world team (MoE buffers exist only on multi-PE communicators). */
-    @Override public void barrierAll(long stream) { teamBarrier(NvOps.TEAM_WORLD, stream); }
+    @Override
+    public void barrierAll(long stream) {
+        teamBarrier(NvOps.TEAM_WORLD, stream);
+    }
 
     /**
      * Gives scratch or buffer memory back: to the one-PE pool, or to NVSHMEM (collective). After an
@@ -168,11 +185,16 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
      */
     void symFree(long addr) {
         if (solo) NvshmemProcess.soloFree(addr);
-        else if (!aborted()) WatchedCall.run(this, "nvshmem_free", () -> { NvOps.symFree(addr); return null; });
+        else if (!aborted())
+            WatchedCall.run(this, "nvshmem_free", () -> {
+                NvOps.symFree(addr);
+                return null;
+            });
     }
 
     /** Whether the job was aborted or a wait timed out (marks this communicator broken); never throws. */
-    @Override public boolean aborted() {
+    @Override
+    public boolean aborted() {
         if (broken) return true;
         try {
             checkHealthy();
@@ -183,10 +205,14 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
     }
 
     /** Marks this communicator broken: a wait failed, so close skips collective steps. */
-    @Override public void markBroken() { broken = true; }
+    @Override
+    public void markBroken() {
+        broken = true;
+    }
 
     /** Throws CommAbortedException if the job was aborted (a peer died); marks this communicator broken. */
-    @Override public void checkHealthy() {
+    @Override
+    public void checkHealthy() {
         try {
             store.checkHealthy();
         } catch (RuntimeException e) {
@@ -199,42 +225,88 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
      * The device address of local memory {@code m} at {@code offset} for an operation that needs
      * device memory of this PE's GPU; host memory or another device's memory is refused.
      */
-    @Override public long deviceAddress(String what, Memory m, long offset) {
+    @Override
+    public long deviceAddress(String what, Memory m, long offset) {
         MemoryKind k = m.kind();
         if (k.isHost())
-            throw new IllegalArgumentException(what + ": needs device memory on " + kind + " but got host memory; "
-                    + "stream-ordered operations cannot read or write host memory: copy it to device memory first (DeviceRuntime.allocate + copy)");
+            throw new IllegalArgumentException(
+                    what + ": needs device memory on " + kind + " but got host memory; "
+                            + "stream-ordered operations cannot read or write host memory: copy it to device memory first (DeviceRuntime.allocate + copy)");
         if (!k.equals(kind))
             throw new IllegalArgumentException(what + ": memory on " + k + " but this PE drives " + kind);
         return m.address() + offset;
     }
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return size; }
-    @Override public Duration timeout() { return timeout; }
-    @Override public MemoryKind kind() { return kind; }
-    @Override public NvshmemSettings settings() { return settings; }
-    @Override public int gpuSharers() { return NvshmemProcess.gpuSharers(); }
-    @Override public SymmetricHeap heap() { return heap; }
-    @Override public Rma rma() { return rma; }
-    @Override public Team world() { return world; }
+    @Override
+    public int rank() {
+        return rank;
+    }
 
-    @Override public void barrier() {
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public Duration timeout() {
+        return timeout;
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return kind;
+    }
+
+    @Override
+    public NvshmemSettings settings() {
+        return settings;
+    }
+
+    @Override
+    public int gpuSharers() {
+        return NvshmemProcess.gpuSharers();
+    }
+
+    @Override
+    public SymmetricHeap heap() {
+        return heap;
+    }
+
+    @Override
+    public Rma rma() {
+        return rma;
+    }
+
+    @Override
+    public Team world() {
+        return world;
+    }
+
+    @Override
+    public void barrier() {
         ensureOpen();
         world.barrier();
     }
 
-    @Override public boolean acceptsLocal(MemoryKind k) { return k.isHost() || k.equals(kind); }
+    @Override
+    public boolean acceptsLocal(MemoryKind k) {
+        return k.isHost() || k.equals(kind);
+    }
 
     /** NVSHMEM's team collectives; empty in limited MPG mode, where calling them would end the process. */
-    @Override public Optional<Collectives> nativeCollectives() {
+    @Override
+    public Optional<Collectives> nativeCollectives() {
         return NvshmemProcess.noCollectives() == null ? Optional.of(collectives) : Optional.empty();
     }
 
-    @Override public Optional<DeviceRuntime> device() { return Optional.of(device); }
+    @Override
+    public Optional<DeviceRuntime> device() {
+        return Optional.of(device);
+    }
 
     /** Collectives, heap and team calls agree across members (puts and barriers); none on a one-PE communicator. */
-    @Override public Optional<CallAgreement> callAgreement() {
+    @Override
+    public Optional<CallAgreement> callAgreement() {
         return solo || size == 1 ? Optional.empty() : Optional.of(agreement);
     }
 
@@ -243,22 +315,30 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
      * depend on {@code internal.moe}, which depends on it). Empty for a one-PE communicator inside a
      * larger job (the portable MoE serves it).
      */
-    @Override public Optional<MoeBuffer> nativeMoe(MoeConfig config) {
+    @Override
+    public Optional<MoeBuffer> nativeMoe(MoeConfig config) {
         ensureOpen();
         if (solo || moeOpener == null) return Optional.empty();
         return Optional.of(moeOpener.open(this, config));
     }
 
-    @Override public long scratchBase() { return scratch.base(); }
+    @Override
+    public long scratchBase() {
+        return scratch.base();
+    }
 
-    NvshmemDevice deviceRuntime() { return device; }
+    NvshmemDevice deviceRuntime() {
+        return device;
+    }
 
-    @Override public synchronized long moeStream() {
+    @Override
+    public synchronized long moeStream() {
         if (moeStream == 0) moeStream = NvOps.streamCreate();
         return moeStream;
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         lock.lock();
         try {
             if (!open) return;
@@ -273,7 +353,10 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
             if (broken) {
                 // A peer died or a wait timed out: collective frees would hang, and GPU work may still be
                 // spinning on our streams. Release nothing collective; the process should exit.
-                LOG.log(Level.WARNING, "closing NVSHMEM communicator (rank {0}) after an abort/timeout: symmetric memory and streams are left to process exit", rank);
+                LOG.log(
+                        Level.WARNING,
+                        "closing NVSHMEM communicator (rank {0}) after an abort/timeout: symmetric memory and streams are left to process exit",
+                        rank);
                 open = false;
                 NvshmemProcess.closed(solo, true, false, problems);
                 return;
@@ -306,7 +389,8 @@ public final class NvshmemCommunicator implements BackendCommunicator, MoeHost, 
         }
     }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         return "NvshmemCommunicator[rank " + rank + "/" + size + ", " + kind + (open ? "" : ", closed") + "]";
     }
 }

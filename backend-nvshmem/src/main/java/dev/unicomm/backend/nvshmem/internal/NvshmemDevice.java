@@ -20,11 +20,17 @@ import java.util.concurrent.TimeoutException;
 final class NvshmemDevice implements DeviceRuntime {
     private final NvshmemCommunicator c;
 
-    NvshmemDevice(NvshmemCommunicator c) { this.c = c; }
+    NvshmemDevice(NvshmemCommunicator c) {
+        this.c = c;
+    }
 
-    @Override public MemoryKind kind() { return c.kind; }
+    @Override
+    public MemoryKind kind() {
+        return c.kind;
+    }
 
-    @Override public DeviceBuffer allocate(long bytes) {
+    @Override
+    public DeviceBuffer allocate(long bytes) {
         c.ensureOpen();
         if (bytes < 0) throw new IllegalArgumentException("device allocation size must be >= 0, got " + bytes);
         // cudaMalloc(0) gives no address; one byte keeps every buffer addressable.
@@ -43,7 +49,8 @@ final class NvshmemDevice implements DeviceRuntime {
             throw new IllegalArgumentException(what + ": memory on " + k + " but this PE drives " + c.kind);
         long cap = m.byteSize();
         if (offset < 0 || bytes < 0 || offset > cap || bytes > cap - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + bytes + ") is outside the " + cap + "-byte memory");
+            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + bytes
+                    + ") is outside the " + cap + "-byte memory");
         if (k.isHost()) {
             MemorySegment s = m.segment();
             return s.isNative() ? s.address() + offset : 0;
@@ -51,7 +58,8 @@ final class NvshmemDevice implements DeviceRuntime {
         return m.address() + offset; // throws IllegalStateException for a freed buffer
     }
 
-    @Override public void copy(Memory dst, long dstOffset, Memory src, long srcOffset, long bytes) {
+    @Override
+    public void copy(Memory dst, long dstOffset, Memory src, long srcOffset, long bytes) {
         c.ensureOpen();
         long d = address("copy dst", dst, dstOffset, bytes);
         long s = address("copy src", src, srcOffset, bytes);
@@ -93,7 +101,8 @@ final class NvshmemDevice implements DeviceRuntime {
         }
     }
 
-    @Override public void fill(Memory dst, long offset, long bytes, byte value) {
+    @Override
+    public void fill(Memory dst, long offset, long bytes, byte value) {
         c.ensureOpen();
         long d = address("fill dst", dst, offset, bytes);
         if (bytes == 0) return;
@@ -110,12 +119,14 @@ final class NvshmemDevice implements DeviceRuntime {
         }
     }
 
-    @Override public Stream createStream() {
+    @Override
+    public Stream createStream() {
         c.ensureOpen();
         return remember(new NvshmemStream(c, NvOps.streamCreate(), true));
     }
 
-    @Override public Stream wrapStream(long handle) {
+    @Override
+    public Stream wrapStream(long handle) {
         c.ensureOpen();
         return remember(new NvshmemStream(c, handle, false));
     }
@@ -138,14 +149,19 @@ final class NvshmemDevice implements DeviceRuntime {
     }
 
     /** cudaDeviceSynchronize cannot be bounded, so it runs on a helper thread that we stop waiting for. */
-    @Override public void synchronize() {
+    @Override
+    public void synchronize() {
         c.ensureOpen();
         FutureTask<Void> task = new FutureTask<>(NvOps::deviceSync, null);
-        Thread t = Thread.ofPlatform().daemon().name("unicomm-nvshmem-device-sync").start(task);
+        Thread t =
+                Thread.ofPlatform().daemon().name("unicomm-nvshmem-device-sync").start(task);
         try {
             task.get(c.timeout.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new CommTimeoutException("DeviceRuntime.synchronize (cudaDeviceSynchronize on " + c.kind + ", thread " + t.getName() + " left waiting)", c.timeout);
+            throw new CommTimeoutException(
+                    "DeviceRuntime.synchronize (cudaDeviceSynchronize on " + c.kind + ", thread " + t.getName()
+                            + " left waiting)",
+                    c.timeout);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException re) throw re;
             throw new IllegalStateException(e.getCause());

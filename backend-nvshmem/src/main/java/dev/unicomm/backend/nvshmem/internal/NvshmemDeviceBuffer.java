@@ -16,22 +16,36 @@ final class NvshmemDeviceBuffer implements DeviceBuffer {
         this.bytes = bytes;
     }
 
-    @Override public boolean isOpen() { return open; }
-    @Override public MemoryKind kind() { return c.kind; }
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
 
-    @Override public long address() {
-        if (!open) throw new IllegalStateException("device buffer 0x" + Long.toHexString(address) + " was already freed");
+    @Override
+    public MemoryKind kind() {
+        return c.kind;
+    }
+
+    @Override
+    public long address() {
+        if (!open)
+            throw new IllegalStateException("device buffer 0x" + Long.toHexString(address) + " was already freed");
         return address;
     }
 
-    @Override public long byteSize() { return bytes; }
+    @Override
+    public long byteSize() {
+        return bytes;
+    }
 
-    @Override public MemorySegment segment() {
+    @Override
+    public MemorySegment segment() {
         throw new IllegalStateException(c.kind + " memory at 0x" + Long.toHexString(address)
                 + " is device memory; the host cannot dereference it (copy it with DeviceRuntime.copy)");
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         synchronized (this) {
             if (!open) return;
             open = false;
@@ -42,7 +56,9 @@ final class NvshmemDeviceBuffer implements DeviceBuffer {
         NvOps.devFree(address);
     }
 
-    @Override public String toString() {
-        return "DeviceBuffer[0x" + Long.toHexString(address) + ", " + bytes + " bytes, " + c.kind + (open ? "" : ", freed") + "]";
+    @Override
+    public String toString() {
+        return "DeviceBuffer[0x" + Long.toHexString(address) + ", " + bytes + " bytes, " + c.kind
+                + (open ? "" : ", freed") + "]";
     }
 }

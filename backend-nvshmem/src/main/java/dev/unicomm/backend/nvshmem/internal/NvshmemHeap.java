@@ -26,7 +26,8 @@ final class NvshmemHeap implements SymmetricHeap {
         this.base = base;
     }
 
-    @Override public SymmetricBuffer allocate(long bytes, long alignment) {
+    @Override
+    public SymmetricBuffer allocate(long bytes, long alignment) {
         c.ensureOpen();
         if (bytes < 0) throw new IllegalArgumentException("allocation size must be >= 0, got " + bytes);
         if (alignment < 1 || Long.bitCount(alignment) != 1)
@@ -42,8 +43,10 @@ final class NvshmemHeap implements SymmetricHeap {
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
             long addr;
             try {
-                addr = c.solo ? soloAllocate(Math.max(bytes, 1), Math.max(alignment, 8))
-                        : WatchedCall.run(c, "nvshmem_align", () -> NvOps.symAlloc(Math.max(bytes, 1), Math.max(alignment, 8)));
+                addr = c.solo
+                        ? soloAllocate(Math.max(bytes, 1), Math.max(alignment, 8))
+                        : WatchedCall.run(
+                                c, "nvshmem_align", () -> NvOps.symAlloc(Math.max(bytes, 1), Math.max(alignment, 8)));
             } catch (dev.unicomm.api.NativeCallException e) {
                 throw new OutOfSymmetricMemoryException(bytes, alignment, c.heapCapacity(), used);
             }
@@ -67,11 +70,19 @@ final class NvshmemHeap implements SymmetricHeap {
         StringBuilder bad = new StringBuilder();
         for (int pe = 0; pe < c.size; pe++) {
             long b = all[pe][0], a = all[pe][1];
-            if (b != bytes || a != alignment) bad.append(" PE ").append(pe).append(": ").append(b).append(" bytes/alignment ").append(a).append(';');
+            if (b != bytes || a != alignment)
+                bad.append(" PE ")
+                        .append(pe)
+                        .append(": ")
+                        .append(b)
+                        .append(" bytes/alignment ")
+                        .append(a)
+                        .append(';');
         }
         if (!bad.isEmpty())
-            throw new IllegalArgumentException("symmetric allocate is collective: every PE must ask for the same size and alignment; "
-                    + "this PE asked for " + bytes + " bytes/alignment " + alignment + ", but" + bad);
+            throw new IllegalArgumentException(
+                    "symmetric allocate is collective: every PE must ask for the same size and alignment; "
+                            + "this PE asked for " + bytes + " bytes/alignment " + alignment + ", but" + bad);
     }
 
     /** A one-PE communicator takes its buffers from the pool reserved for it (no collective call). */
@@ -81,7 +92,9 @@ final class NvshmemHeap implements SymmetricHeap {
         return a;
     }
 
-    private static long roundUp(long v, long a) { return (v + a - 1) & -a; }
+    private static long roundUp(long v, long a) {
+        return (v + a - 1) & -a;
+    }
 
     void free(NvshmemBuffer b) {
         c.lock.lock();
@@ -105,7 +118,18 @@ final class NvshmemHeap implements SymmetricHeap {
         }
     }
 
-    @Override public long capacity() { return c.heapCapacity(); }
-    @Override public long used() { return used; }
-    @Override public MemoryKind kind() { return c.kind; }
+    @Override
+    public long capacity() {
+        return c.heapCapacity();
+    }
+
+    @Override
+    public long used() {
+        return used;
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return c.kind;
+    }
 }

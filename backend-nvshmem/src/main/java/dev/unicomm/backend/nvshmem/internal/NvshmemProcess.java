@@ -27,6 +27,7 @@ final class NvshmemProcess {
     private static int initRank = -1, initSize = -1, initDevice = -1, openCount;
     /** Reserved for one-PE communicators in a process that is a PE of a larger job (null otherwise). */
     private static SoloPool soloPool;
+
     private static boolean soloOpen;
     private static boolean finalized;
     /** Usable symmetric heap of the NVSHMEM runtime (what it was initialized with, less our margin). */
@@ -55,21 +56,25 @@ final class NvshmemProcess {
         var config = ctx.config();
         synchronized (LOCK) {
             if (finalized)
-                throw new CommException("NVSHMEM was finalized in this process (unicomm.nvshmem.finalize=true); it cannot be initialized again");
+                throw new CommException(
+                        "NVSHMEM was finalized in this process (unicomm.nvshmem.finalize=true); it cannot be initialized again");
             if (initRank < 0) {
                 initialize(ctx, device);
             } else if (ctx.size() == 1 && initSize > 1 && soloPool != null) {
                 if (soloOpen)
-                    throw new CommException("a one-PE NVSHMEM communicator is already open in this process; close it first");
+                    throw new CommException(
+                            "a one-PE NVSHMEM communicator is already open in this process; close it first");
                 long capacity = Math.min(config.heapSize(), soloPool.size() - SOLO_SCRATCH);
                 C c = factory.make(initDevice, capacity, true);
                 soloOpen = true;
                 openCount++;
                 return c;
             } else if (initRank != ctx.rank() || initSize != ctx.size()) {
-                throw new CommException("NVSHMEM is already initialized in this process as PE " + initRank + " of " + initSize
-                        + "; it cannot also be PE " + ctx.rank() + " of " + ctx.size() + ": NVSHMEM runs one job per process "
-                        + "(open communicators of this process's job shape, or start another process)");
+                throw new CommException(
+                        "NVSHMEM is already initialized in this process as PE " + initRank + " of " + initSize
+                                + "; it cannot also be PE " + ctx.rank() + " of " + ctx.size()
+                                + ": NVSHMEM runs one job per process "
+                                + "(open communicators of this process's job shape, or start another process)");
             } else {
                 ctx.store().barrier("nvshmem/reopen");
             }
@@ -105,10 +110,12 @@ final class NvshmemProcess {
             try {
                 d = Integer.parseInt(configured.trim());
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("unicomm.nvshmem.device must be a device ordinal, got '" + configured + "'");
+                throw new IllegalArgumentException(
+                        "unicomm.nvshmem.device must be a device ordinal, got '" + configured + "'");
             }
             if (d < 0 || d >= deviceCount)
-                throw new IllegalArgumentException("unicomm.nvshmem.device=" + d + " but this process sees CUDA devices 0.." + (deviceCount - 1));
+                throw new IllegalArgumentException(
+                        "unicomm.nvshmem.device=" + d + " but this process sees CUDA devices 0.." + (deviceCount - 1));
             return d;
         }
         return localRank % deviceCount;
@@ -119,7 +126,10 @@ final class NvshmemProcess {
         // NVLink SHARP (multicast) can take GPUs out of service on shared hosts: off unless the user set it.
         NvOps.setenv("NVSHMEM_DISABLE_NVLS", "1", false);
         String userSize = System.getenv("NVSHMEM_SYMMETRIC_SIZE");
-        long pool = ctx.size() > 1 ? ByteSize.parse("unicomm.nvshmem.soloPoolBytes", ctx.config().property("nvshmem.soloPoolBytes", "64M")) + SOLO_SCRATCH : 0;
+        long pool = ctx.size() > 1
+                ? ByteSize.parse("unicomm.nvshmem.soloPoolBytes", ctx.config().property("nvshmem.soloPoolBytes", "64M"))
+                        + SOLO_SCRATCH
+                : 0;
         long total = ctx.config().heapSize() + RUNTIME_MARGIN + pool;
         if (userSize != null) {
             total = ByteSize.parse("NVSHMEM_SYMMETRIC_SIZE", userSize);
@@ -135,14 +145,16 @@ final class NvshmemProcess {
             uid = ctx.store().get("nvshmem/uniqueid");
         }
         if (uid.length != NvOps.UNIQUE_ID_BYTES)
-            throw new CommException("the NVSHMEM unique id from the store has " + uid.length + " bytes, expected " + NvOps.UNIQUE_ID_BYTES);
+            throw new CommException("the NVSHMEM unique id from the store has " + uid.length + " bytes, expected "
+                    + NvOps.UNIQUE_ID_BYTES);
         NvOps.init(ctx.rank(), ctx.size(), uid, device);
         runtimeHeap = Math.max(0, total - RUNTIME_MARGIN - pool);
         initDevice = device;
         if (pool > 0) soloPool = new SoloPool(NvOps.symAlloc(pool, HEAP_BASE_ALIGNMENT), pool); // collective, once
         if (NvOps.initStatus() == NvOps.STATUS_LIMITED_MPG) {
-            noCollectives = "NVSHMEM runs in limited MPG mode (several PEs share a GPU without MPS, or their CUDA_MPS_ACTIVE_THREAD_PERCENTAGE add up to more than 100): "
-                    + "its collectives are unavailable; start MPS (nvidia-cuda-mps-control -d) to get them";
+            noCollectives =
+                    "NVSHMEM runs in limited MPG mode (several PEs share a GPU without MPS, or their CUDA_MPS_ACTIVE_THREAD_PERCENTAGE add up to more than 100): "
+                            + "its collectives are unavailable; start MPS (nvidia-cuda-mps-control -d) to get them";
             LOG.log(Level.WARNING, noCollectives + "; using the portable collectives where present");
         }
         initRank = ctx.rank();
@@ -190,23 +202,36 @@ final class NvshmemProcess {
                 long start = NvOps.heapBase();
                 heapBase = start != 0 && start <= firstBuffer ? start : firstBuffer;
                 if (heapBase != start)
-                    LOG.log(Level.WARNING, "NVSHMEM reports its heap at 0x{0}, not below the first buffer at 0x{1}: offsets count from that buffer",
-                            Long.toHexString(start), Long.toHexString(firstBuffer));
+                    LOG.log(
+                            Level.WARNING,
+                            "NVSHMEM reports its heap at 0x{0}, not below the first buffer at 0x{1}: offsets count from that buffer",
+                            Long.toHexString(start),
+                            Long.toHexString(firstBuffer));
             }
             return heapBase;
         }
     }
 
     /** The NVSHMEM PE of this process (a one-PE communicator's PE 0). */
-    static int initRank() { return initRank; }
+    static int initRank() {
+        return initRank;
+    }
 
-    static long soloAllocate(long bytes, long alignment) { return soloPool.allocate(bytes, alignment); }
+    static long soloAllocate(long bytes, long alignment) {
+        return soloPool.allocate(bytes, alignment);
+    }
 
-    static void soloFree(long addr) { soloPool.free(addr); }
+    static void soloFree(long addr) {
+        soloPool.free(addr);
+    }
 
     /** Why NVSHMEM's collectives cannot run in this process, or null when they can. */
-    static String noCollectives() { return noCollectives; }
+    static String noCollectives() {
+        return noCollectives;
+    }
 
     /** PEs of this process's job that share this GPU (MPS): the MoE kernels split its SMs between them. */
-    static int gpuSharers() { return gpuSharers; }
+    static int gpuSharers() {
+        return gpuSharers;
+    }
 }

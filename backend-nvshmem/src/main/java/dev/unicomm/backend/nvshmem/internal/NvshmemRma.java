@@ -31,6 +31,7 @@ final class NvshmemRma implements Rma {
     private final NvshmemCommunicator c;
     /** The communicator's internal stream and staging buffers (used under its lock). */
     private final HostStaging io;
+
     private final NvshmemStream stream;
 
     NvshmemRma(NvshmemCommunicator c, NvshmemStream stream) {
@@ -53,15 +54,25 @@ final class NvshmemRma implements Rma {
         return stream.liveHandle();
     }
 
-    @Override public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         doPut("put", dst, dstOffset, src, srcOffset, bytes, pe, false);
     }
 
-    @Override public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         doPut("putNbi", dst, dstOffset, src, srcOffset, bytes, pe, true);
     }
 
-    private void doPut(String what, SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe, boolean nbi) {
+    private void doPut(
+            String what,
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            int pe,
+            boolean nbi) {
         long d = sym(what + " dst", dst, dstOffset);
         if (bytes == 0) return;
         if (stream != null) {
@@ -95,15 +106,25 @@ final class NvshmemRma implements Rma {
         }
     }
 
-    @Override public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         doGet("get", dst, dstOffset, src, srcOffset, bytes, pe, false);
     }
 
-    @Override public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         doGet("getNbi", dst, dstOffset, src, srcOffset, bytes, pe, true);
     }
 
-    private void doGet(String what, Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe, boolean nbi) {
+    private void doGet(
+            String what,
+            Memory dst,
+            long dstOffset,
+            SymmetricBuffer src,
+            long srcOffset,
+            long bytes,
+            int pe,
+            boolean nbi) {
         long s = sym(what + " src", src, srcOffset);
         if (bytes == 0) return;
         if (stream != null) {
@@ -134,23 +155,55 @@ final class NvshmemRma implements Rma {
         }
     }
 
-    @Override public void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         doPutSignal("putSignal", dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe, false);
     }
 
-    @Override public void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                       SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         doPutSignal("putSignalNbi", dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe, true);
     }
 
-    private void doPutSignal(String what, SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                             SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe, boolean nbi) {
+    private void doPutSignal(
+            String what,
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe,
+            boolean nbi) {
         long d = sym(what + " dst", dst, dstOffset);
         long sig = sym(what + " signal", signal, signalOffset);
         boolean add = op == SignalOp.ADD;
         if (stream != null) {
-            NvOps.putSignal(d, c.deviceAddress(what + " src", src, srcOffset), bytes, sig, value, add, c.npe(pe), nbi, live());
+            NvOps.putSignal(
+                    d, c.deviceAddress(what + " src", src, srcOffset), bytes, sig, value, add, c.npe(pe), nbi, live());
             return;
         }
         c.lock.lock();
@@ -179,7 +232,8 @@ final class NvshmemRma implements Rma {
         }
     }
 
-    @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
+    @Override
+    public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         long sig = sym("signalWaitUntil", signal, signalOffset);
         if (stream != null) {
             long s = live();
@@ -194,7 +248,8 @@ final class NvshmemRma implements Rma {
             c.checkHealthy();
             long waited = System.nanoTime() - start;
             if (waited > limit)
-                throw new CommTimeoutException("signalWaitUntil(signal " + cmp + " " + value + ", last seen " + v + ")", c.timeout());
+                throw new CommTimeoutException(
+                        "signalWaitUntil(signal " + cmp + " " + value + ", last seen " + v + ")", c.timeout());
             if (waited > 100_000) {
                 LockSupport.parkNanos(park);
                 park = Math.min(park * 2, 500_000);
@@ -202,13 +257,15 @@ final class NvshmemRma implements Rma {
         }
     }
 
-    @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
+    @Override
+    public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         long sig = sym("signalFetch", signal, signalOffset);
         c.ensureOpen();
         return readWord(sig, stream == null ? NvOps.HOST : live());
     }
 
-    @Override public void quiet() {
+    @Override
+    public void quiet() {
         if (stream != null) {
             NvOps.quiet(live());
             return;
@@ -224,29 +281,38 @@ final class NvshmemRma implements Rma {
     }
 
     /** NVSHMEM has no fence on a stream; a quiet orders at least as strongly. */
-    @Override public void fence() { quiet(); }
+    @Override
+    public void fence() {
+        quiet();
+    }
 
-    @Override public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
+    @Override
+    public long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
         return amo(NvOps.AMO_FETCH, "atomicFetch", buf, offset, 0, 0, pe, true);
     }
 
-    @Override public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
         amo(NvOps.AMO_SET, "atomicSet", buf, offset, value, 0, pe, false);
     }
 
-    @Override public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         return amo(NvOps.AMO_FETCH_ADD, "atomicFetchAdd", buf, offset, delta, 0, pe, true);
     }
 
-    @Override public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         amo(NvOps.AMO_ADD, "atomicAdd", buf, offset, delta, 0, pe, false);
     }
 
-    @Override public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
+    @Override
+    public long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
         return amo(NvOps.AMO_CSWAP, "atomicCompareSwap", buf, offset, expected, desired, pe, true);
     }
 
-    @Override public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
         return amo(NvOps.AMO_SWAP, "atomicSwap", buf, offset, value, 0, pe, true);
     }
 
@@ -269,7 +335,8 @@ final class NvshmemRma implements Rma {
         }
     }
 
-    @Override public Rma on(Stream s) {
+    @Override
+    public Rma on(Stream s) {
         c.ensureOpen();
         return new NvshmemRma(c, c.deviceRuntime().own("Rma.on", s));
     }

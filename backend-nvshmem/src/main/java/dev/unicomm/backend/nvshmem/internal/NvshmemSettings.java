@@ -25,19 +25,38 @@ import java.util.Locale;
  *                        answer a MoE kernel within the timeout leaves the buffer's active ranks and the operation goes on
  *                        without it (docs/moe.md, "Elastic GPU"), instead of failing with a timeout
  */
-public record NvshmemSettings(Duration timeout, boolean finalizeOnClose, long bounceBytes, long scratchBytes,
-                              String moeSms, String moeLlSms, int moeProfile, String moeTransport, boolean moeElastic) {
+public record NvshmemSettings(
+        Duration timeout,
+        boolean finalizeOnClose,
+        long bounceBytes,
+        long scratchBytes,
+        String moeSms,
+        String moeLlSms,
+        int moeProfile,
+        String moeTransport,
+        boolean moeElastic) {
 
     static NvshmemSettings of(CommConfig config, boolean solo) {
         boolean finalizeOnClose = Boolean.parseBoolean(config.property("nvshmem.finalize", "false"));
         String moeSms = config.property("nvshmem.moe.sms", null);
         String moeLlSms = config.property("nvshmem.moe.ll.sms", null);
         int moeProfile = moeProfileMode(config.property("nvshmem.moe.profile", "false"));
-        String moeTransport = config.property("nvshmem.moe.transport", "auto").trim().toLowerCase(Locale.ROOT);
+        String moeTransport =
+                config.property("nvshmem.moe.transport", "auto").trim().toLowerCase(Locale.ROOT);
         long bounceBytes = Long.parseLong(config.property("nvshmem.bounceBytes", Long.toString(4L << 20)));
-        long scratchBytes = solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
-        boolean moeElastic = Boolean.parseBoolean(config.property("nvshmem.moe.elastic", Boolean.toString(config.elastic())));
-        return new NvshmemSettings(config.timeout(), finalizeOnClose, bounceBytes, scratchBytes, moeSms, moeLlSms, moeProfile, moeTransport,
+        long scratchBytes =
+                solo ? 4096 : Long.parseLong(config.property("nvshmem.scratchBytes", Long.toString(4L << 20)));
+        boolean moeElastic =
+                Boolean.parseBoolean(config.property("nvshmem.moe.elastic", Boolean.toString(config.elastic())));
+        return new NvshmemSettings(
+                config.timeout(),
+                finalizeOnClose,
+                bounceBytes,
+                scratchBytes,
+                moeSms,
+                moeLlSms,
+                moeProfile,
+                moeTransport,
                 moeElastic);
     }
 
@@ -46,11 +65,14 @@ public record NvshmemSettings(Duration timeout, boolean finalizeOnClose, long bo
             case "false" -> 0;
             case "true", "launch" -> 1;
             case "aligned" -> 2;
-            default -> throw new IllegalArgumentException(
-                    "unicomm.nvshmem.moe.profile must be false, true (= launch) or aligned, got '" + value + "'");
+            default ->
+                throw new IllegalArgumentException(
+                        "unicomm.nvshmem.moe.profile must be false, true (= launch) or aligned, got '" + value + "'");
         };
     }
 
     /** {@code moe.sms} or {@code moe.ll.sms} as given (null: the default). */
-    public String moeSms(boolean lowLatency) { return lowLatency ? moeLlSms : moeSms; }
+    public String moeSms(boolean lowLatency) {
+        return lowLatency ? moeLlSms : moeSms;
+    }
 }

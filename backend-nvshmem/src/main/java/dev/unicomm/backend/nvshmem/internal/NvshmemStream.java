@@ -19,7 +19,9 @@ final class NvshmemStream implements Stream {
         this.owned = owned;
     }
 
-    NvshmemCommunicator owner() { return c; }
+    NvshmemCommunicator owner() {
+        return c;
+    }
 
     /** The handle, or IllegalStateException if the stream was closed. */
     long liveHandle() {
@@ -27,16 +29,24 @@ final class NvshmemStream implements Stream {
         return handle;
     }
 
-    @Override public long handle() { return handle; }
+    @Override
+    public long handle() {
+        return handle;
+    }
 
-    @Override public void synchronize() {
+    @Override
+    public void synchronize() {
         c.ensureOpen();
         c.await(liveHandle(), "stream synchronize");
     }
 
-    @Override public boolean isOpen() { return open && c.isOpen(); }
+    @Override
+    public boolean isOpen() {
+        return open && c.isOpen();
+    }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         synchronized (this) {
             if (!open) return;
             open = false;
@@ -53,7 +63,9 @@ final class NvshmemStream implements Stream {
         }
     }
 
-    @Override public String toString() {
-        return "NvshmemStream[0x" + Long.toHexString(handle) + (owned ? ", owned" : ", wrapped") + (open ? "" : ", closed") + "]";
+    @Override
+    public String toString() {
+        return "NvshmemStream[0x" + Long.toHexString(handle) + (owned ? ", owned" : ", wrapped")
+                + (open ? "" : ", closed") + "]";
     }
 }

@@ -10,6 +10,7 @@ import dev.unicomm.api.Team;
 final class NvshmemTeam implements Team {
     /** Handle of a one-PE communicator's teams: no NVSHMEM team, every member is this PE. */
     static final int SELF = -2;
+
     final NvshmemCommunicator c;
     final int handle;
     private final int[] worldRanks;
@@ -35,16 +36,26 @@ final class NvshmemTeam implements Team {
         if (!open) throw new IllegalStateException("team was already closed");
     }
 
-    @Override public int rank() { return myRank; }
-    @Override public int size() { return worldRanks.length; }
+    @Override
+    public int rank() {
+        return myRank;
+    }
 
-    @Override public int worldRank(int teamRank) {
+    @Override
+    public int size() {
+        return worldRanks.length;
+    }
+
+    @Override
+    public int worldRank(int teamRank) {
         if (teamRank < 0 || teamRank >= worldRanks.length)
-            throw new IndexOutOfBoundsException("team rank " + teamRank + " is out of range: the team has ranks 0.." + (worldRanks.length - 1));
+            throw new IndexOutOfBoundsException(
+                    "team rank " + teamRank + " is out of range: the team has ranks 0.." + (worldRanks.length - 1));
         return worldRanks[teamRank];
     }
 
-    @Override public Team split(int start, int stride, int size) {
+    @Override
+    public Team split(int start, int stride, int size) {
         ensureOpen();
         int[] members = new int[size];
         for (int i = 0; i < size; i++) members[i] = worldRanks[start + i * stride];
@@ -52,19 +63,23 @@ final class NvshmemTeam implements Team {
         if (handle == SELF) return new NvshmemTeam(c, SELF, members, false);
         c.lock.lock();
         try {
-            int h = WatchedCall.run(c, "nvshmem_team_split_strided", () -> NvOps.teamSplitStrided(handle, start, stride, size));
+            int h = WatchedCall.run(
+                    c, "nvshmem_team_split_strided", () -> NvOps.teamSplitStrided(handle, start, stride, size));
             return new NvshmemTeam(c, h, members, true);
         } finally {
             c.lock.unlock();
         }
     }
 
-    @Override public Split2d split2d(int xRange) {
+    @Override
+    public Split2d split2d(int xRange) {
         ensureOpen();
         int n = worldRanks.length;
         int xr = Math.min(xRange, n);
-        if (myRank < 0) return new Split2d(new NvshmemTeam(c, NvOps.TEAM_INVALID, new int[0], false),
-                new NvshmemTeam(c, NvOps.TEAM_INVALID, new int[0], false));
+        if (myRank < 0)
+            return new Split2d(
+                    new NvshmemTeam(c, NvOps.TEAM_INVALID, new int[0], false),
+                    new NvshmemTeam(c, NvOps.TEAM_INVALID, new int[0], false));
         int row = myRank / xr, col = myRank % xr;
         int[] x = new int[Math.min(xr, n - row * xr)];
         for (int i = 0; i < x.length; i++) x[i] = worldRanks[row * xr + i];
@@ -81,9 +96,11 @@ final class NvshmemTeam implements Team {
         }
     }
 
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         ensureOpen();
-        if (myRank < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
+        if (myRank < 0)
+            throw new IllegalStateException("this PE is not a member of the team; only members may call barrier");
         c.lock.lock();
         try {
             c.teamBarrier(handle, c.io.ctrl);
@@ -93,8 +110,10 @@ final class NvshmemTeam implements Team {
         }
     }
 
-    @Override public void close() {
-        if (handle == NvOps.TEAM_WORLD) throw new IllegalStateException("the world team cannot be closed; close the communicator");
+    @Override
+    public void close() {
+        if (handle == NvOps.TEAM_WORLD)
+            throw new IllegalStateException("the world team cannot be closed; close the communicator");
         ensureOpen();
         release();
     }

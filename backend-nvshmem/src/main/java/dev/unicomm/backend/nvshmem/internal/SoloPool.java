@@ -18,7 +18,9 @@ final class SoloPool {
         this.size = size;
     }
 
-    long size() { return size; }
+    long size() {
+        return size;
+    }
 
     /** An aligned range of {@code bytes}, or 0 if none is free. */
     synchronized long allocate(long bytes, long alignment) {
@@ -37,7 +39,11 @@ final class SoloPool {
         return at;
     }
 
-    synchronized void free(long addr) { used.remove(addr); }
+    synchronized void free(long addr) {
+        used.remove(addr);
+    }
 
-    private static long align(long v, long a) { return (v + a - 1) & -a; }
+    private static long align(long v, long a) {
+        return (v + a - 1) & -a;
+    }
 }

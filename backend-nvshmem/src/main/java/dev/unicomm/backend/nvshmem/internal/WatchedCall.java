@@ -42,7 +42,8 @@ final class WatchedCall {
                 c.checkHealthy(); // a dead peer: CommAbortedException naming it
                 if (System.nanoTime() - start > c.timeout().toNanos()) {
                     c.markBroken();
-                    throw new CommTimeoutException(what + " (still inside NVSHMEM, waiting for the other PEs)", c.timeout());
+                    throw new CommTimeoutException(
+                            what + " (still inside NVSHMEM, waiting for the other PEs)", c.timeout());
                 }
             } catch (ExecutionException e) {
                 if (e.getCause() instanceof RuntimeException r) throw r;
@@ -51,7 +52,8 @@ final class WatchedCall {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 c.markBroken(); // the call may still complete on its thread: this PE no longer matches the others
-                throw new CommException("interrupted while waiting for " + what + "; the communicator can only be closed now");
+                throw new CommException(
+                        "interrupted while waiting for " + what + "; the communicator can only be closed now");
             }
         }
     }

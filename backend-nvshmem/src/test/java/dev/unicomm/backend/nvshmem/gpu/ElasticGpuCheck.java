@@ -35,15 +35,27 @@ import java.util.function.Supplier;
  * Started by {@code scripts/gpu-run.sh elastic}; every line is evidence, nothing here passes or fails.
  */
 public final class ElasticGpuCheck {
-    private static final int EXPERTS_PER_RANK = 8, TOKENS = 128, HIDDEN = 7168, TOPK = 8, KILL_AT = 20, MAX_ITERS = 100_000;
+    private static final int EXPERTS_PER_RANK = 8,
+            TOKENS = 128,
+            HIDDEN = 7168,
+            TOPK = 8,
+            KILL_AT = 20,
+            MAX_ITERS = 100_000;
 
     public static void main(String[] args) throws Exception {
         boolean kill = args.length == 0 || args[0].equals("kill");
-        long jvmStart = ProcessHandle.current().info().startInstant().map(i -> i.toEpochMilli()).orElse(System.currentTimeMillis());
+        long jvmStart = ProcessHandle.current()
+                .info()
+                .startInstant()
+                .map(i -> i.toEpochMilli())
+                .orElse(System.currentTimeMillis());
         Communicator comm = Unicomm.connect();
         int me = comm.rank(), n = comm.size(), victim = n - 1;
-        say(me, "CONNECTED after " + (System.currentTimeMillis() - jvmStart) + " ms; backend " + comm.backend().name()
-                + ", declares ELASTIC: " + comm.backend().capabilities().contains(Capability.ELASTIC));
+        say(
+                me,
+                "CONNECTED after " + (System.currentTimeMillis() - jvmStart) + " ms; backend "
+                        + comm.backend().name() + ", declares ELASTIC: "
+                        + comm.backend().capabilities().contains(Capability.ELASTIC));
         MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, EXPERTS_PER_RANK * n, HIDDEN, TOKENS, TOPK, false);
         DeviceRuntime dev = comm.device();
         MoeBuffer buf = comm.moe(cfg);
@@ -69,9 +81,19 @@ public final class ElasticGpuCheck {
         probe(me, "SHRINK", () -> "returned a communicator of " + comm.shrink().size() + " ranks");
         probe(me, "RAW_CUDA", ElasticGpuCheck::rawCudaWork);
         probe(me, "LOCAL_GPU_API", () -> localGpuWork(dev));
-        probe(me, "CLOSE_MOE", () -> { buf.close(); return "closed"; });
-        probe(me, "CLOSE_COMM", () -> { comm.close(); return "closed"; });
-        probe(me, "RECONNECT_SAME_PROCESS", () -> { try (Communicator again = Unicomm.connect()) { return "connected, " + again.size() + " ranks"; } });
+        probe(me, "CLOSE_MOE", () -> {
+            buf.close();
+            return "closed";
+        });
+        probe(me, "CLOSE_COMM", () -> {
+            comm.close();
+            return "closed";
+        });
+        probe(me, "RECONNECT_SAME_PROCESS", () -> {
+            try (Communicator again = Unicomm.connect()) {
+                return "connected, " + again.size() + " ranks";
+            }
+        });
         say(me, "DONE");
         System.out.flush();
         Runtime.getRuntime().halt(0); // NVSHMEM's own threads may still wait on the dead PE
@@ -79,10 +101,12 @@ public final class ElasticGpuCheck {
 
     private static Tensor[] inputs(DeviceRuntime dev, MoeConfig cfg, int me) {
         Arena arena = Arena.ofShared();
-        MemorySegment x = arena.allocate(2L * TOKENS * HIDDEN, 64), idx = arena.allocate(8L * TOKENS * TOPK, 64),
+        MemorySegment x = arena.allocate(2L * TOKENS * HIDDEN, 64),
+                idx = arena.allocate(8L * TOKENS * TOPK, 64),
                 w = arena.allocate(4L * TOKENS * TOPK, 64);
         SplittableRandom rnd = new SplittableRandom(31 + me);
-        for (long j = 0; j < TOKENS * (long) HIDDEN; j++) x.setAtIndex(ValueLayout.JAVA_SHORT, j, (short) 0x3f80); // bf16 1.0
+        for (long j = 0; j < TOKENS * (long) HIDDEN; j++)
+            x.setAtIndex(ValueLayout.JAVA_SHORT, j, (short) 0x3f80); // bf16 1.0
         for (int t = 0; t < TOKENS; t++) {
             int[] pick = rnd.ints(0, cfg.numExperts()).distinct().limit(TOPK).toArray();
             for (int k = 0; k < TOPK; k++) {
@@ -90,18 +114,26 @@ public final class ElasticGpuCheck {
                 w.setAtIndex(ValueLayout.JAVA_FLOAT, (long) t * TOPK + k, 1f / TOPK);
             }
         }
-        DeviceBuffer xd = dev.allocate(x.byteSize()), idxd = dev.allocate(idx.byteSize()), wd = dev.allocate(w.byteSize());
+        DeviceBuffer xd = dev.allocate(x.byteSize()),
+                idxd = dev.allocate(idx.byteSize()),
+                wd = dev.allocate(w.byteSize());
         dev.copy(xd, 0, Memory.of(x), 0, x.byteSize());
         dev.copy(idxd, 0, Memory.of(idx), 0, idx.byteSize());
         dev.copy(wd, 0, Memory.of(w), 0, w.byteSize());
-        return new Tensor[] {Tensor.of(xd, DType.BF16, TOKENS, HIDDEN), Tensor.of(idxd, DType.INT64, TOKENS, TOPK),
-                Tensor.of(wd, DType.FP32, TOKENS, TOPK)};
+        return new Tensor[] {
+            Tensor.of(xd, DType.BF16, TOKENS, HIDDEN),
+            Tensor.of(idxd, DType.INT64, TOKENS, TOPK),
+            Tensor.of(wd, DType.FP32, TOKENS, TOPK)
+        };
     }
 
     private static void killMyself(int me) throws Exception {
         say(me, "KILL " + System.currentTimeMillis());
         System.out.flush();
-        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+        new ProcessBuilder("kill", "-9", Long.toString(ProcessHandle.current().pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
         Runtime.getRuntime().halt(137); // only if kill(1) is missing
     }
 
@@ -114,9 +146,9 @@ public final class ElasticGpuCheck {
             NvOps.copyAsync(d, h, n, s);
             NvOps.copyAsync(h + n, d, n, s);
             long until = System.nanoTime() + 10_000_000_000L;
-            while (!NvOps.streamDone(s))
-                if (System.nanoTime() > until) return "copies still not done after 10 s";
-            return host.asSlice(0, n).mismatch(host.asSlice(n, n)) == -1 ? "1 MiB copied to the GPU and back intact on a new stream"
+            while (!NvOps.streamDone(s)) if (System.nanoTime() > until) return "copies still not done after 10 s";
+            return host.asSlice(0, n).mismatch(host.asSlice(n, n)) == -1
+                    ? "1 MiB copied to the GPU and back intact on a new stream"
                     : "copy came back WRONG";
         } finally {
             NvOps.streamDestroy(s);
@@ -127,7 +159,8 @@ public final class ElasticGpuCheck {
 
     /** Allocates device memory outside the symmetric heap, copies a pattern there and back, compares. */
     private static String localGpuWork(DeviceRuntime dev) {
-        try (Arena a = Arena.ofConfined(); DeviceBuffer b = dev.allocate(1 << 20)) {
+        try (Arena a = Arena.ofConfined();
+                DeviceBuffer b = dev.allocate(1 << 20)) {
             MemorySegment src = a.allocate(1 << 20), back = a.allocate(1 << 20);
             for (int j = 0; j < (1 << 20); j++) src.set(ValueLayout.JAVA_BYTE, j, (byte) (j * 7));
             dev.copy(b, 0, Memory.of(src), 0, 1 << 20);
@@ -149,8 +182,9 @@ public final class ElasticGpuCheck {
 
     private static String describe(Throwable e) {
         String m = String.valueOf(e.getMessage()).replace('\n', ' ');
-        return e.getClass().getSimpleName() + (e instanceof CommAbortedException a ? " [failedRank " + a.failedRank() + "]" : "")
-                + ": " + (m.length() > 300 ? m.substring(0, 300) + "..." : m);
+        return e.getClass().getSimpleName()
+                + (e instanceof CommAbortedException a ? " [failedRank " + a.failedRank() + "]" : "") + ": "
+                + (m.length() > 300 ? m.substring(0, 300) + "..." : m);
     }
 
     private static void say(int me, String line) {

@@ -40,9 +40,12 @@ public final class FileStore implements Store {
         }
     }
 
-    private Path file(String key) { return dir.resolve("k_" + URLEncoder.encode(key, StandardCharsets.UTF_8)); }
+    private Path file(String key) {
+        return dir.resolve("k_" + URLEncoder.encode(key, StandardCharsets.UTF_8));
+    }
 
-    @Override public void set(String key, byte[] value) {
+    @Override
+    public void set(String key, byte[] value) {
         try {
             Path tmp = dir.resolve(".tmp-" + rank + "-" + System.nanoTime());
             Files.write(tmp, value);
@@ -56,9 +59,13 @@ public final class FileStore implements Store {
         }
     }
 
-    @Override public byte[] get(String key) { return get(key, timeout); }
+    @Override
+    public byte[] get(String key) {
+        return get(key, timeout);
+    }
 
-    @Override public byte[] get(String key, Duration limit) {
+    @Override
+    public byte[] get(String key, Duration limit) {
         long deadline = System.nanoTime() + limit.toNanos();
         Path f = file(key);
         while (true) {
@@ -87,11 +94,16 @@ public final class FileStore implements Store {
         }
     }
 
-    @Override public void checkHealthy() { checkAbort(); }
+    @Override
+    public void checkHealthy() {
+        checkAbort();
+    }
 
-    @Override public long add(String key, long delta) {
-        try (FileChannel ch = FileChannel.open(dir.resolve("counters.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-             FileLock ignored = ch.lock()) {
+    @Override
+    public long add(String key, long delta) {
+        try (FileChannel ch = FileChannel.open(
+                        dir.resolve("counters.lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock ignored = ch.lock()) {
             Path f = file(key);
             long v = (Files.exists(f) ? Long.parseLong(Files.readString(f).trim()) : 0) + delta;
             set(key, Long.toString(v).getBytes(StandardCharsets.UTF_8));
@@ -101,20 +113,26 @@ public final class FileStore implements Store {
         }
     }
 
-    @Override public boolean contains(String key) { return Files.exists(file(key)); }
+    @Override
+    public boolean contains(String key) {
+        return Files.exists(file(key));
+    }
 
-    @Override public void barrier(String name) {
+    @Override
+    public void barrier(String name) {
         String key = "barrier/" + name;
         add(key, 1);
         long deadline = System.nanoTime() + timeout.toNanos();
         while (Long.parseLong(new String(get(key), StandardCharsets.UTF_8).trim()) < size) {
             checkAbort();
-            if (System.nanoTime() > deadline) throw new CommTimeoutException("file store barrier('" + name + "')", timeout);
+            if (System.nanoTime() > deadline)
+                throw new CommTimeoutException("file store barrier('" + name + "')", timeout);
             LockSupport.parkNanos(200_000);
         }
     }
 
-    @Override public void abort(String reason) {
+    @Override
+    public void abort(String reason) {
         try {
             Files.writeString(dir.resolve("ABORT"), rank + ":" + reason, StandardCharsets.UTF_8);
         } catch (IOException e) {
@@ -122,8 +140,11 @@ public final class FileStore implements Store {
         }
     }
 
-    @Override public void close() {}
+    @Override
+    public void close() {}
 
     /** For callers that want the raw bytes of a long. */
-    static byte[] bytes(long v) { return ByteBuffer.allocate(8).putLong(v).array(); }
+    static byte[] bytes(long v) {
+        return ByteBuffer.allocate(8).putLong(v).array();
+    }
 }

@@ -49,7 +49,9 @@ public final class GpuCheck {
     }
 
     /** Opens a communicator over the file store in {@code UNICOMM_FILE_STORE}. */
-    public static Communicator connect(Map<String, String> env, long heapBytes) { return connect(env, heapBytes, Map.of()); }
+    public static Communicator connect(Map<String, String> env, long heapBytes) {
+        return connect(env, heapBytes, Map.of());
+    }
 
     /** As {@link #connect(Map, long)}, with {@code unicomm.*} settings ({@code properties}). */
     public static Communicator connect(Map<String, String> env, long heapBytes, Map<String, String> properties) {
@@ -57,7 +59,8 @@ public final class GpuCheck {
         int size = Integer.parseInt(env.get("UNICOMM_WORLD_SIZE"));
         Duration timeout = Duration.ofSeconds(Long.parseLong(env.getOrDefault("UNICOMM_TIMEOUT_S", "60")));
         Path dir = Path.of(env.get("UNICOMM_FILE_STORE"));
-        var config = new CommConfig("nvshmem", rank, size, rank, "file:" + dir, 0, null, false, timeout, heapBytes, properties);
+        var config = new CommConfig(
+                "nvshmem", rank, size, rank, "file:" + dir, 0, null, false, timeout, heapBytes, properties);
         var store = new FileStore(dir, rank, size, timeout);
         var provider = new NvshmemBackendProvider();
         var raw = provider.open(new BackendContext(config, store));
@@ -78,14 +81,19 @@ public final class GpuCheck {
             g.check("reopen: allocate + ring put after close/open", g::ringPutHost);
             failed += g.failures.size();
         }
-        System.out.println("RESULT rank " + System.getenv("UNICOMM_RANK") + ": " + (failed == 0 ? "all checks passed" : failed + " failed"));
+        System.out.println("RESULT rank " + System.getenv("UNICOMM_RANK") + ": "
+                + (failed == 0 ? "all checks passed" : failed + " failed"));
         System.exit(failed);
     }
 
     private void runAll() {
         check("backend reports CUDA heap and capabilities", () -> {
-            require(comm.heap().kind().type() == MemoryKind.Type.CUDA, "heap kind " + comm.heap().kind());
-            require(comm.backend().name().equals("nvshmem"), "backend " + comm.backend().name());
+            require(
+                    comm.heap().kind().type() == MemoryKind.Type.CUDA,
+                    "heap kind " + comm.heap().kind());
+            require(
+                    comm.backend().name().equals("nvshmem"),
+                    "backend " + comm.backend().name());
         });
         check("ring put from host memory, get back", this::ringPutHost);
         check("ring putNbi from device memory + quiet", this::ringPutDevice);
@@ -149,7 +157,8 @@ public final class GpuCheck {
     private void ringPutDevice() {
         DeviceRuntime dev = comm.device();
         long bytes = 1 << 20;
-        try (SymmetricBuffer buf = comm.heap().allocate(bytes); DeviceBuffer src = dev.allocate(bytes)) {
+        try (SymmetricBuffer buf = comm.heap().allocate(bytes);
+                DeviceBuffer src = dev.allocate(bytes)) {
             dev.copy(src, 0, Memory.of(pattern(bytes, rank + 10)), 0, bytes);
             comm.rma().putNbi(buf, 0, src, 0, bytes, peer);
             comm.rma().quiet();
@@ -164,7 +173,9 @@ public final class GpuCheck {
     private void streamPut() {
         DeviceRuntime dev = comm.device();
         long bytes = 256 * 1024;
-        try (SymmetricBuffer buf = comm.heap().allocate(bytes); DeviceBuffer src = dev.allocate(bytes); Stream s = dev.createStream()) {
+        try (SymmetricBuffer buf = comm.heap().allocate(bytes);
+                DeviceBuffer src = dev.allocate(bytes);
+                Stream s = dev.createStream()) {
             dev.copy(src, 0, Memory.of(pattern(bytes, rank + 20)), 0, bytes);
             Rma rs = comm.rma().on(s);
             rs.put(buf, 0, src, 0, bytes, peer);
@@ -180,10 +191,12 @@ public final class GpuCheck {
 
     private void putSignal(Stream unused) {
         long bytes = 64 * 1024;
-        try (SymmetricBuffer data = comm.heap().allocate(bytes); SymmetricBuffer sig = comm.heap().allocate(64)) {
+        try (SymmetricBuffer data = comm.heap().allocate(bytes);
+                SymmetricBuffer sig = comm.heap().allocate(64)) {
             comm.device().fill(sig, 0, 64, (byte) 0);
             comm.barrier();
-            comm.rma().putSignal(data, 0, Memory.of(pattern(bytes, rank + 30)), 0, bytes, sig, 8, 1, SignalOp.ADD, peer);
+            comm.rma()
+                    .putSignal(data, 0, Memory.of(pattern(bytes, rank + 30)), 0, bytes, sig, 8, 1, SignalOp.ADD, peer);
             long v = comm.rma().signalWaitUntil(sig, 8, Cmp.GE, 1);
             require(v == 1, "signal value " + v);
             MemorySegment got = arena.allocate(bytes);
@@ -197,8 +210,10 @@ public final class GpuCheck {
     private void putSignalStream() {
         DeviceRuntime dev = comm.device();
         long bytes = 64 * 1024;
-        try (SymmetricBuffer data = comm.heap().allocate(bytes); SymmetricBuffer sig = comm.heap().allocate(64);
-             DeviceBuffer src = dev.allocate(bytes); Stream s = dev.createStream()) {
+        try (SymmetricBuffer data = comm.heap().allocate(bytes);
+                SymmetricBuffer sig = comm.heap().allocate(64);
+                DeviceBuffer src = dev.allocate(bytes);
+                Stream s = dev.createStream()) {
             dev.fill(sig, 0, 64, (byte) 0);
             dev.copy(src, 0, Memory.of(pattern(bytes, rank + 40)), 0, bytes);
             comm.barrier();
@@ -248,7 +263,8 @@ public final class GpuCheck {
     private void getNbi() {
         DeviceRuntime dev = comm.device();
         long bytes = 128 * 1024;
-        try (SymmetricBuffer buf = comm.heap().allocate(bytes); DeviceBuffer dst = dev.allocate(bytes)) {
+        try (SymmetricBuffer buf = comm.heap().allocate(bytes);
+                DeviceBuffer dst = dev.allocate(bytes)) {
             dev.copy(buf, 0, Memory.of(pattern(bytes, rank + 50)), 0, bytes);
             comm.barrier();
             comm.rma().getNbi(dst, 0, buf, 0, bytes, peer);
@@ -274,14 +290,16 @@ public final class GpuCheck {
         comm.barrier();
         if (n >= 2) {
             Team.Split2d grid = comm.world().split2d(2);
-            try (Team x = grid.x(); Team y = grid.y()) {
+            try (Team x = grid.x();
+                    Team y = grid.y()) {
                 require(x.rank() == rank % 2, "x-team rank " + x.rank());
                 require(y.rank() == rank / 2, "y-team rank " + y.rank());
                 require(y.size() == (n - rank % 2 + 1) / 2, "y-team size " + y.size());
                 x.barrier();
                 y.barrier();
                 // A collective on a sub-team: sum of world ranks over my column.
-                try (SymmetricBuffer v = comm.heap().allocate(8); SymmetricBuffer r = comm.heap().allocate(8)) {
+                try (SymmetricBuffer v = comm.heap().allocate(8);
+                        SymmetricBuffer r = comm.heap().allocate(8)) {
                     MemorySegment one = arena.allocate(8);
                     one.set(ValueLayout.JAVA_LONG, 0, rank);
                     comm.device().copy(v, 0, Memory.of(one), 0, 8);
@@ -289,7 +307,9 @@ public final class GpuCheck {
                     comm.device().copy(Memory.of(one), 0, r, 0, 8);
                     long expect = 0;
                     for (int i = rank % 2; i < n; i += 2) expect += i;
-                    require(one.get(ValueLayout.JAVA_LONG, 0) == expect, "column sum " + one.get(ValueLayout.JAVA_LONG, 0) + " != " + expect);
+                    require(
+                            one.get(ValueLayout.JAVA_LONG, 0) == expect,
+                            "column sum " + one.get(ValueLayout.JAVA_LONG, 0) + " != " + expect);
                 }
             }
         }
@@ -310,7 +330,8 @@ public final class GpuCheck {
         var coll = comm.collectives();
         Team w = comm.world();
         long block = 1000;
-        try (SymmetricBuffer src = comm.heap().allocate(block * n); SymmetricBuffer dst = comm.heap().allocate(block * n)) {
+        try (SymmetricBuffer src = comm.heap().allocate(block * n);
+                SymmetricBuffer dst = comm.heap().allocate(block * n)) {
             int root = n > 1 ? 1 : 0;
             write(src, pattern(block, 60 + rank));
             coll.broadcast(w, dst, src, block, DType.UINT8, root);
@@ -318,27 +339,38 @@ public final class GpuCheck {
 
             coll.allgather(w, dst, src, block, DType.UINT8);
             MemorySegment all = read(dst, block * n);
-            for (int r = 0; r < n; r++) same(pattern(block, 60 + r), all.asSlice(r * block, block), "allgather block " + r);
+            for (int r = 0; r < n; r++)
+                same(pattern(block, 60 + r), all.asSlice(r * block, block), "allgather block " + r);
 
             MemorySegment blocks = arena.allocate(block * n);
             for (int j = 0; j < n; j++) MemorySegment.copy(pattern(block, 100 * rank + j), 0, blocks, j * block, block);
             write(src, blocks);
             coll.alltoall(w, dst, src, block, DType.UINT8);
             all = read(dst, block * n);
-            for (int i = 0; i < n; i++) same(pattern(block, 100 * i + rank), all.asSlice(i * block, block), "alltoall block from " + i);
+            for (int i = 0; i < n; i++)
+                same(pattern(block, 100 * i + rank), all.asSlice(i * block, block), "alltoall block from " + i);
 
             // alltoallv: PE i sends (i + j + 1) * 10 bytes to PE j, packed; receivers pack by source.
             long[] sc = new long[n], so = new long[n], rc = new long[n], ro = new long[n];
             long off = 0;
-            for (int j = 0; j < n; j++) { sc[j] = (rank + j + 1) * 10L; so[j] = off; off += sc[j]; }
+            for (int j = 0; j < n; j++) {
+                sc[j] = (rank + j + 1) * 10L;
+                so[j] = off;
+                off += sc[j];
+            }
             off = 0;
-            for (int i = 0; i < n; i++) { rc[i] = (i + rank + 1) * 10L; ro[i] = off; off += rc[i]; }
+            for (int i = 0; i < n; i++) {
+                rc[i] = (i + rank + 1) * 10L;
+                ro[i] = off;
+                off += rc[i];
+            }
             MemorySegment sendBuf = arena.allocate(block * n);
             for (int j = 0; j < n; j++) MemorySegment.copy(pattern(sc[j], 7 * rank + j), 0, sendBuf, so[j], sc[j]);
             write(src, sendBuf);
             coll.alltoallv(w, dst, rc, ro, src, sc, so, DType.UINT8);
             all = read(dst, block * n);
-            for (int i = 0; i < n; i++) same(pattern(rc[i], 7 * i + rank), all.asSlice(ro[i], rc[i]), "alltoallv block from " + i);
+            for (int i = 0; i < n; i++)
+                same(pattern(rc[i], 7 * i + rank), all.asSlice(ro[i], rc[i]), "alltoallv block from " + i);
         }
         comm.barrier();
     }
@@ -347,7 +379,8 @@ public final class GpuCheck {
         var coll = comm.collectives();
         Team w = comm.world();
         int count = 4096;
-        try (SymmetricBuffer src = comm.heap().allocate(8L * count * n); SymmetricBuffer dst = comm.heap().allocate(8L * count * n)) {
+        try (SymmetricBuffer src = comm.heap().allocate(8L * count * n);
+                SymmetricBuffer dst = comm.heap().allocate(8L * count * n)) {
             // int32 SUM and MAX
             MemorySegment v = arena.allocate(4L * count);
             for (int i = 0; i < count; i++) v.setAtIndex(ValueLayout.JAVA_INT, i, i * (rank + 1));
@@ -355,17 +388,20 @@ public final class GpuCheck {
             coll.allreduce(w, dst, src, count, DType.INT32, ReduceOp.SUM);
             MemorySegment r = read(dst, 4L * count);
             int tri = n * (n + 1) / 2;
-            for (int i = 0; i < count; i++) require(r.getAtIndex(ValueLayout.JAVA_INT, i) == i * tri, "int32 sum at " + i);
+            for (int i = 0; i < count; i++)
+                require(r.getAtIndex(ValueLayout.JAVA_INT, i) == i * tri, "int32 sum at " + i);
             coll.allreduce(w, dst, src, count, DType.INT32, ReduceOp.MAX);
             r = read(dst, 4L * count);
-            for (int i = 0; i < count; i++) require(r.getAtIndex(ValueLayout.JAVA_INT, i) == i * n, "int32 max at " + i);
+            for (int i = 0; i < count; i++)
+                require(r.getAtIndex(ValueLayout.JAVA_INT, i) == i * n, "int32 max at " + i);
             // int64 MIN
             MemorySegment l = arena.allocate(8L * count);
             for (int i = 0; i < count; i++) l.setAtIndex(ValueLayout.JAVA_LONG, i, (long) i - 1000L * rank);
             write(src, l);
             coll.allreduce(w, dst, src, count, DType.INT64, ReduceOp.MIN);
             r = read(dst, 8L * count);
-            for (int i = 0; i < count; i++) require(r.getAtIndex(ValueLayout.JAVA_LONG, i) == i - 1000L * (n - 1), "int64 min at " + i);
+            for (int i = 0; i < count; i++)
+                require(r.getAtIndex(ValueLayout.JAVA_LONG, i) == i - 1000L * (n - 1), "int64 min at " + i);
             // fp32 SUM in place
             MemorySegment f = arena.allocate(4L * count);
             for (int i = 0; i < count; i++) f.setAtIndex(ValueLayout.JAVA_FLOAT, i, 0.5f * i + rank);
@@ -374,7 +410,9 @@ public final class GpuCheck {
             r = read(dst, 4L * count);
             for (int i = 0; i < count; i++) {
                 float expect = n * 0.5f * i + (n * (n - 1)) / 2f;
-                require(Math.abs(r.getAtIndex(ValueLayout.JAVA_FLOAT, i) - expect) <= 1e-3f * Math.max(1, expect), "fp32 in-place sum at " + i);
+                require(
+                        Math.abs(r.getAtIndex(ValueLayout.JAVA_FLOAT, i) - expect) <= 1e-3f * Math.max(1, expect),
+                        "fp32 in-place sum at " + i);
             }
             // bf16 SUM of small integers (exact in bf16)
             MemorySegment b = arena.allocate(2L * count);
@@ -393,14 +431,19 @@ public final class GpuCheck {
             write(src, rs);
             coll.reduceScatter(w, dst, src, per, DType.INT32, ReduceOp.SUM);
             r = read(dst, 4L * per);
-            for (int e = 0; e < per; e++) require(r.getAtIndex(ValueLayout.JAVA_INT, e) == (rank * per + e) * tri, "reduceScatter at " + e);
+            for (int e = 0; e < per; e++)
+                require(r.getAtIndex(ValueLayout.JAVA_INT, e) == (rank * per + e) * tri, "reduceScatter at " + e);
         }
         comm.barrier();
     }
 
-    private static short bf16(float f) { return (short) (Float.floatToIntBits(f) >>> 16); }
+    private static short bf16(float f) {
+        return (short) (Float.floatToIntBits(f) >>> 16);
+    }
 
-    private static float fromBf16(short s) { return Float.intBitsToFloat((s & 0xffff) << 16); }
+    private static float fromBf16(short s) {
+        return Float.intBitsToFloat((s & 0xffff) << 16);
+    }
 
     private void peerMemory() {
         long bytes = 4096;
@@ -410,7 +453,9 @@ public final class GpuCheck {
             require(buf.peer(peer).isEmpty(), "peer() must be empty for GPU memory");
             var pm = buf.peerMemory(peer);
             require(pm.isPresent(), "nvshmem_ptr to PE " + peer + " on one host should be non-null");
-            require(pm.get().kind().equals(comm.heap().kind()), "peer memory kind " + pm.get().kind());
+            require(
+                    pm.get().kind().equals(comm.heap().kind()),
+                    "peer memory kind " + pm.get().kind());
             MemorySegment got = arena.allocate(bytes);
             comm.device().copy(Memory.of(got), 0, pm.get(), 0, bytes);
             same(pattern(bytes, 80 + peer), got, "load through nvshmem_ptr of PE " + peer);
@@ -423,7 +468,9 @@ public final class GpuCheck {
             r.run();
         } catch (Throwable t) {
             require(type.isInstance(t), "expected " + type.getSimpleName() + " but got " + t);
-            require(t.getMessage() != null && t.getMessage().contains(contains), "message '" + t.getMessage() + "' lacks '" + contains + "'");
+            require(
+                    t.getMessage() != null && t.getMessage().contains(contains),
+                    "message '" + t.getMessage() + "' lacks '" + contains + "'");
             return;
         }
         throw new AssertionError("expected " + type.getSimpleName() + " (" + contains + ") but nothing was thrown");
@@ -431,14 +478,17 @@ public final class GpuCheck {
 
     private void badInput() {
         DeviceRuntime dev = comm.device();
-        try (SymmetricBuffer buf = comm.heap().allocate(1024); Stream s = dev.createStream()) {
+        try (SymmetricBuffer buf = comm.heap().allocate(1024);
+                Stream s = dev.createStream()) {
             MemorySegment host = arena.allocate(1024);
             Rma rs = comm.rma().on(s);
             expect(IllegalArgumentException.class, "host memory", () -> rs.put(buf, 0, Memory.of(host), 0, 64, peer));
             expect(IndexOutOfBoundsException.class, "PE " + n, () -> comm.rma().put(buf, 0, Memory.of(host), 0, 64, n));
-            expect(IndexOutOfBoundsException.class, "outside", () -> comm.rma().put(buf, 1000, Memory.of(host), 0, 64, peer));
+            expect(IndexOutOfBoundsException.class, "outside", () -> comm.rma()
+                    .put(buf, 1000, Memory.of(host), 0, 64, peer));
             expect(IndexOutOfBoundsException.class, "outside", () -> rs.get(buf, 0, buf, 1020, 8, peer));
-            expect(IllegalArgumentException.class, "CUDA:7", () -> comm.rma().put(buf, 0, Memory.device(0x1000, 64, MemoryKind.cuda(7)), 0, 64, peer));
+            expect(IllegalArgumentException.class, "CUDA:7", () -> comm.rma()
+                    .put(buf, 0, Memory.device(0x1000, 64, MemoryKind.cuda(7)), 0, 64, peer));
             expect(IllegalArgumentException.class, "aligned", () -> comm.rma().atomicAdd(buf, 4, 1, peer));
             expect(IllegalStateException.class, "host cannot dereference", buf::segment);
             s.close();
@@ -449,7 +499,8 @@ public final class GpuCheck {
         SymmetricBuffer once = comm.heap().allocate(64);
         once.close();
         expect(IllegalStateException.class, "double free", once::close);
-        expect(IllegalStateException.class, "freed", () -> comm.rma().put(once, 0, Memory.of(arena.allocate(8)), 0, 8, peer));
+        expect(IllegalStateException.class, "freed", () -> comm.rma()
+                .put(once, 0, Memory.of(arena.allocate(8)), 0, 8, peer));
         comm.barrier();
     }
 
@@ -465,8 +516,11 @@ public final class GpuCheck {
 
     private void mismatchedAllocation() {
         if (n < 2) return;
-        // The validating layer's call agreement catches it first, naming both sizes (the heap's own check is behind it).
-        expect(IllegalArgumentException.class, "size 128, alignment", () -> comm.heap().allocate(rank == 0 ? 64 : 128).close());
+        // The validating layer's call agreement catches it first, naming both sizes (the heap's own check is behind
+        // it).
+        expect(IllegalArgumentException.class, "size 128, alignment", () -> comm.heap()
+                .allocate(rank == 0 ? 64 : 128)
+                .close());
         try (SymmetricBuffer ok = comm.heap().allocate(256)) {
             require(ok.byteSize() == 256, "allocation after a refused one");
         }

@@ -75,8 +75,12 @@ public final class MaskGpuCheck {
         int failed;
         try {
             String mode = args.length > 0 ? args[0] : "fixed";
-            Communicator comm = GpuCheck.connect(System.getenv(), 1L << 30,
-                    mode.equals("fixed") ? java.util.Map.of() : java.util.Map.of("unicomm.nvshmem.moe.elastic", "true"));
+            Communicator comm = GpuCheck.connect(
+                    System.getenv(),
+                    1L << 30,
+                    mode.equals("fixed")
+                            ? java.util.Map.of()
+                            : java.util.Map.of("unicomm.nvshmem.moe.elastic", "true"));
             MaskGpuCheck check = new MaskGpuCheck(comm);
             if (mode.equals("fixed")) check.run();
             else check.failure(mode);
@@ -86,27 +90,35 @@ public final class MaskGpuCheck {
             System.out.println("FAIL mask check: " + t);
             t.printStackTrace(System.out);
         }
-        System.out.println("RESULT rank " + System.getenv("UNICOMM_RANK") + ": " + (failed == 0 ? "all checks passed" : failed + " failed"));
+        System.out.println("RESULT rank " + System.getenv("UNICOMM_RANK") + ": "
+                + (failed == 0 ? "all checks passed" : failed + " failed"));
         System.out.flush();
         Runtime.getRuntime().halt(Math.min(failed, 100));
     }
 
     private void run() throws Exception {
         int inactive = n - 1;
-        ExpertMask all = ExpertMask.all(n), without = new ExpertMask(n, java.util.stream.IntStream.range(0, n - 1).toArray());
+        ExpertMask all = ExpertMask.all(n),
+                without =
+                        new ExpertMask(
+                                n, java.util.stream.IntStream.range(0, n - 1).toArray());
         MoeConfig normalCfg = new MoeConfig(MoeConfig.Mode.NORMAL, experts, HIDDEN, TOKENS, TOPK, false);
         MoeConfig llCfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, HIDDEN, TOKENS, TOPK, false);
         MoeBuffer normal = comm.moe(normalCfg), ll = comm.moe(llCfg), graphed = comm.moe(llCfg);
         check(normal.activeRanks().equals(all), "a new buffer has every rank active: " + normal.activeRanks());
         Stream s = dev.createStream();
-        DeviceBuffer xd = dev.allocate(2L * TOKENS * HIDDEN), idxd = dev.allocate(8L * TOKENS * TOPK), wd = dev.allocate(4L * TOKENS * TOPK);
+        DeviceBuffer xd = dev.allocate(2L * TOKENS * HIDDEN),
+                idxd = dev.allocate(8L * TOKENS * TOPK),
+                wd = dev.allocate(4L * TOKENS * TOPK);
         long[] idx = topk(me);
         float[] w = weights(me);
         copyIn(idxd, MemorySegment.ofArray(idx));
         copyIn(wd, MemorySegment.ofArray(w));
-        Tensor x = Tensor.of(xd, DType.BF16, TOKENS, HIDDEN), idxDev = Tensor.of(idxd, DType.INT64, TOKENS, TOPK),
+        Tensor x = Tensor.of(xd, DType.BF16, TOKENS, HIDDEN),
+                idxDev = Tensor.of(idxd, DType.INT64, TOKENS, TOPK),
                 wDev = Tensor.of(wd, DType.FP32, TOKENS, TOPK);
-        Tensor idxHost = host(DType.INT64, MemorySegment.ofArray(idx), TOKENS, TOPK), wHost = host(DType.FP32, MemorySegment.ofArray(w), TOKENS, TOPK);
+        Tensor idxHost = host(DType.INT64, MemorySegment.ofArray(idx), TOKENS, TOPK),
+                wHost = host(DType.FP32, MemorySegment.ofArray(w), TOKENS, TOPK);
 
         NvOps.graphBegin(s.handle());
         LowLatencyDispatchedOnStream gd = graphed.lowLatencyDispatch(s, x, idxDev, false);
@@ -122,7 +134,8 @@ public final class MaskGpuCheck {
         time("all " + n + " active", normal, ll, x, idxHost, wHost);
         comm.barrier();
 
-        if (me == inactive) { // leaves: calls nothing on the buffers (nor a barrier, whose timeout would end it) until the survivors are done
+        if (me == inactive) { // leaves: calls nothing on the buffers (nor a barrier, whose timeout would end it) until
+            // the survivors are done
             System.out.println("INFO [rank " + me + "] inactive from now on; waiting for the survivors");
             fileBarrier("fixed-done", n - 1);
             return;
@@ -133,11 +146,21 @@ public final class MaskGpuCheck {
             fillX(xd, me, 10 + round);
             checkNormal(normal, x, idxHost, wHost, without, 10 + round);
             checkLowLatency(ll, x, idxHost, wHost, without, 10 + round);
-            graphAgainstHost(ll, x, idxHost, wHost, graph, s, gout, "rank " + inactive + " inactive, replay " + round + " of the graph captured before");
+            graphAgainstHost(
+                    ll,
+                    x,
+                    idxHost,
+                    wHost,
+                    graph,
+                    s,
+                    gout,
+                    "rank " + inactive + " inactive, replay " + round + " of the graph captured before");
         }
         time((n - 1) + " of " + n + " active (rank " + inactive + " inactive)", normal, ll, x, idxHost, wHost);
         NvOps.graphDestroy(graph);
-        fileBarrier("fixed-done", n - 1); // the survivors are done with each other's memory; the inactive PE waits for this too
+        fileBarrier(
+                "fixed-done",
+                n - 1); // the survivors are done with each other's memory; the inactive PE waits for this too
     }
 
     /**
@@ -151,7 +174,8 @@ public final class MaskGpuCheck {
         long until = System.nanoTime() + 300_000_000_000L;
         for (int r = 0; r < survivors; r++)
             while (!java.nio.file.Files.exists(dir.resolve(name + "-" + r))) {
-                if (System.nanoTime() > until) throw new IllegalStateException("rank " + r + " did not reach " + name + " within 5 minutes");
+                if (System.nanoTime() > until)
+                    throw new IllegalStateException("rank " + r + " did not reach " + name + " within 5 minutes");
                 Thread.sleep(50);
             }
     }
@@ -163,12 +187,15 @@ public final class MaskGpuCheck {
             throw new IllegalArgumentException("mode must be kill-ll, kill-normal or stop-ll, got '" + mode + "'");
         boolean lowLatency = !mode.equals("kill-normal");
         int victim = n - 1;
-        ExpertMask without = new ExpertMask(n, java.util.stream.IntStream.range(0, n - 1).toArray());
-        MoeBuffer moe = comm.moe(new MoeConfig(lowLatency ? MoeConfig.Mode.LOW_LATENCY : MoeConfig.Mode.NORMAL, experts, HIDDEN, TOKENS, TOPK, false));
+        ExpertMask without =
+                new ExpertMask(n, java.util.stream.IntStream.range(0, n - 1).toArray());
+        MoeBuffer moe = comm.moe(new MoeConfig(
+                lowLatency ? MoeConfig.Mode.LOW_LATENCY : MoeConfig.Mode.NORMAL, experts, HIDDEN, TOKENS, TOPK, false));
         DeviceBuffer xd = dev.allocate(2L * TOKENS * HIDDEN);
         Tensor x = Tensor.of(xd, DType.BF16, TOKENS, HIDDEN);
         long[] idx = topk(me);
-        Tensor idxHost = host(DType.INT64, MemorySegment.ofArray(idx), TOKENS, TOPK), wHost = host(DType.FP32, MemorySegment.ofArray(weights(me)), TOKENS, TOPK);
+        Tensor idxHost = host(DType.INT64, MemorySegment.ofArray(idx), TOKENS, TOPK),
+                wHost = host(DType.FP32, MemorySegment.ofArray(weights(me)), TOKENS, TOPK);
         long timeoutMs = Long.parseLong(System.getenv().getOrDefault("UNICOMM_TIMEOUT_S", "60")) * 1000;
         fillX(xd, me, 0);
         for (int i = 0; i < FAIL_AT; i++) { // every rank active
@@ -188,16 +215,24 @@ public final class MaskGpuCheck {
             t0 = System.nanoTime();
             LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idxHost, wHost, d.handle(), false);
             ms = (System.nanoTime() - t0) / 1_000_000;
-            // The dispatch ran with every rank (the victim's tokens sit in the survivors' slots); the combine sums live experts only.
+            // The dispatch ran with every rank (the victim's tokens sit in the survivors' slots); the combine sums live
+            // experts only.
             List<TokenBatch> all = inputs(ExpertMask.all(n), 1);
-            List<long[]> topk = new ArrayList<>(all.stream().map(TokenBatch::topkIdx).toList());
+            List<long[]> topk =
+                    new ArrayList<>(all.stream().map(TokenBatch::topkIdx).toList());
             topk.set(me, masked(topk(me), without));
             List<MoeReference.LowLatencyDispatch> every = new ArrayList<>();
             for (int r = 0; r < n; r++) every.add(ref.lowLatencyDispatch(r, all, TOKENS, false));
             int slots = every.get(0).slotsPerExpert();
-            short[] want = ref.lowLatencyCombine(me, topk, weights(me), TOKENS,
-                    (r, local, slot, dst) -> MoeReference.bytesToBf16(every.get(r).recvX(), (local * slots + slot) * 2 * HIDDEN, dst, HIDDEN));
-            checkBf16(shorts(c.x()), want, "the combine that found rank " + victim + " gone sums the live experts only");
+            short[] want = ref.lowLatencyCombine(
+                    me,
+                    topk,
+                    weights(me),
+                    TOKENS,
+                    (r, local, slot, dst) -> MoeReference.bytesToBf16(
+                            every.get(r).recvX(), (local * slots + slot) * 2 * HIDDEN, dst, HIDDEN));
+            checkBf16(
+                    shorts(c.x()), want, "the combine that found rank " + victim + " gone sums the live experts only");
         } else {
             if (me == victim) {
                 if (mode.equals("stop-ll")) watchAndKillLater();
@@ -208,8 +243,12 @@ public final class MaskGpuCheck {
             else checkNormal(moe, x, idxHost, wHost, without, 1, false);
             ms = (System.nanoTime() - t0) / 1_000_000;
         }
-        System.out.println(String.format(Locale.ROOT, "DETECT,%d,%s,%d PEs,call_ms=%d,timeout_ms=%d", me, mode, n, ms, timeoutMs));
-        check(ms <= 2 * timeoutMs, mode + ": the call that found rank " + victim + " gone returned in " + ms + " ms (<= 2 x " + timeoutMs + " ms)");
+        System.out.println(
+                String.format(Locale.ROOT, "DETECT,%d,%s,%d PEs,call_ms=%d,timeout_ms=%d", me, mode, n, ms, timeoutMs));
+        check(
+                ms <= 2 * timeoutMs,
+                mode + ": the call that found rank " + victim + " gone returned in " + ms + " ms (<= 2 x " + timeoutMs
+                        + " ms)");
         check(moe.activeRanks().equals(without), mode + ": activeRanks() names the survivors: " + moe.activeRanks());
         int bad = failed;
         for (int i = 0; i < AFTER; i++) {
@@ -217,10 +256,19 @@ public final class MaskGpuCheck {
             if (lowLatency) checkLowLatency(moe, x, idxHost, wHost, without, 100 + i);
             else checkNormal(moe, x, idxHost, wHost, without, 100 + i);
         }
-        System.out.println("INFO [rank " + me + "] " + AFTER + " calls after the failure verified, " + (failed - bad) + " checks failed");
-        time((n - 1) + " survivors after " + mode + " (" + n + " PEs)", lowLatency ? null : moe, lowLatency ? moe : null, x, idxHost, wHost);
+        System.out.println("INFO [rank " + me + "] " + AFTER + " calls after the failure verified, " + (failed - bad)
+                + " checks failed");
+        time(
+                (n - 1) + " survivors after " + mode + " (" + n + " PEs)",
+                lowLatency ? null : moe,
+                lowLatency ? moe : null,
+                x,
+                idxHost,
+                wHost);
         fileBarrier("survivors", n - 1); // nobody leaves while a peer may still read its memory
-        if (me == 0) java.nio.file.Files.writeString(java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"), "survivors-done"), "done");
+        if (me == 0)
+            java.nio.file.Files.writeString(
+                    java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"), "survivors-done"), "done");
     }
 
     /** Ids of rank r with every entry naming an inactive rank's expert replaced by -1. */
@@ -233,56 +281,85 @@ public final class MaskGpuCheck {
     private static void signalSelf(String sig) throws Exception {
         System.out.println("KILL " + System.currentTimeMillis() + " SIG" + sig);
         System.out.flush();
-        new ProcessBuilder("kill", "-" + sig, Long.toString(ProcessHandle.current().pid())).inheritIO().start().waitFor();
+        new ProcessBuilder(
+                        "kill", "-" + sig, Long.toString(ProcessHandle.current().pid()))
+                .inheritIO()
+                .start()
+                .waitFor();
     }
 
     /** A stopped PE is SIGKILLed once the survivors are done (or after 5 minutes), so the job ends. */
     private static void watchAndKillLater() throws Exception {
         String done = System.getenv("UNICOMM_FILE_STORE") + "/survivors-done";
         long pid = ProcessHandle.current().pid();
-        new ProcessBuilder("sh", "-c", "for i in $(seq 1 1500); do [ -e '" + done + "' ] && break; sleep 0.2; done; kill -KILL " + pid)
-                .redirectErrorStream(true).start();
+        new ProcessBuilder(
+                        "sh",
+                        "-c",
+                        "for i in $(seq 1 1500); do [ -e '" + done + "' ] && break; sleep 0.2; done; kill -KILL " + pid)
+                .redirectErrorStream(true)
+                .start();
     }
 
     // ------------------------------------------------------------------------------- the checks
 
-    private void checkNormal(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v) { checkNormal(moe, x, idx, w, mask, v, true); }
+    private void checkNormal(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v) {
+        checkNormal(moe, x, idx, w, mask, v, true);
+    }
 
     /** {@code checkLayout} false: the layout (local, no waits) is computed before this call's dispatch finds a rank gone. */
-    private void checkNormal(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v, boolean checkLayout) {
+    private void checkNormal(
+            MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v, boolean checkLayout) {
         List<TokenBatch> inputs = inputs(mask, v);
         List<long[]> topk = inputs.stream().map(TokenBatch::topkIdx).toList();
         MoeLayout layout = moe.layout(idx);
         MoeReference.Layout rl = ref.layout(topk.get(me));
-        if (checkLayout) check(Arrays.equals(ints(layout.tokensPerRank()), rl.tokensPerRank()) && Arrays.equals(ints(layout.tokensPerExpert()), rl.tokensPerExpert()),
-                "layout: tokens per rank and expert as the reference's with the drops (inactive rank 0)");
+        if (checkLayout)
+            check(
+                    Arrays.equals(ints(layout.tokensPerRank()), rl.tokensPerRank())
+                            && Arrays.equals(ints(layout.tokensPerExpert()), rl.tokensPerExpert()),
+                    "layout: tokens per rank and expert as the reference's with the drops (inactive rank 0)");
         Dispatched d = moe.dispatch(x, idx, w, layout);
-        check(Arrays.equals(d.droppedPerToken(), dropped(topk(me), mask)), "normal dispatch: droppedPerToken "
-                + Arrays.toString(d.droppedPerToken()) + " is the reference's");
+        check(
+                Arrays.equals(d.droppedPerToken(), dropped(topk(me), mask)),
+                "normal dispatch: droppedPerToken " + Arrays.toString(d.droppedPerToken()) + " is the reference's");
         MoeReference.Dispatch rd = ref.dispatch(me, inputs, 1);
         int rows = (int) d.recvX().dim(0);
-        check(rows == rd.numRecv() && Arrays.equals(d.numRecvTokensPerExpert(), rd.numRecvTokensPerExpert()),
+        check(
+                rows == rd.numRecv() && Arrays.equals(d.numRecvTokensPerExpert(), rd.numRecvTokensPerExpert()),
                 "normal dispatch: " + rows + " rows received (reference " + rd.numRecv() + "), per-expert counts");
-        check(rows == rd.numRecv() && Arrays.equals(bytes(d.recvX()), rd.recvX()), "normal dispatch: every received row bit-exact (round " + v + ")");
-        check(rows == rd.numRecv() && Arrays.equals(longs(d.recvTopkIdx()), rd.recvTopkIdx())
-                && Arrays.equals(floats(d.recvTopkWeights()), rd.recvTopkWeights()), "normal dispatch: received local ids and weights");
+        check(
+                rows == rd.numRecv() && Arrays.equals(bytes(d.recvX()), rd.recvX()),
+                "normal dispatch: every received row bit-exact (round " + v + ")");
+        check(
+                rows == rd.numRecv()
+                        && Arrays.equals(longs(d.recvTopkIdx()), rd.recvTopkIdx())
+                        && Arrays.equals(floats(d.recvTopkWeights()), rd.recvTopkWeights()),
+                "normal dispatch: received local ids and weights");
         Combined c = moe.combine(d.recvX(), d.handle(), d.recvTopkWeights());
         // Each rank sends its received rows back (y = recvX): the reference's rows of every rank's dispatch.
         List<MoeReference.Dispatch> every = new ArrayList<>();
         for (int r = 0; r < n; r++) every.add(mask.rankActive(r) ? ref.dispatch(r, inputs, 1) : null);
-        MoeReference.Combined rc = ref.combine(me, topk, (r, row, dst) -> MoeReference.bytesToBf16(every.get(r).recvX(), row * 2 * HIDDEN, dst, HIDDEN),
+        MoeReference.Combined rc = ref.combine(
+                me,
+                topk,
+                (r, row, dst) -> MoeReference.bytesToBf16(every.get(r).recvX(), row * 2 * HIDDEN, dst, HIDDEN),
                 (r, row) -> Arrays.copyOfRange(every.get(r).recvTopkWeights(), row * TOPK, (row + 1) * TOPK));
-        checkBf16(shorts(c.x()), rc.x(), "normal combine: every own token's sum of live contributions (round " + v + ")");
+        checkBf16(
+                shorts(c.x()), rc.x(), "normal combine: every own token's sum of live contributions (round " + v + ")");
     }
 
     private void checkLowLatency(MoeBuffer moe, Tensor x, Tensor idx, Tensor w, ExpertMask mask, int v) {
         List<TokenBatch> inputs = inputs(mask, v);
         List<long[]> topk = inputs.stream().map(TokenBatch::topkIdx).toList();
         LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
-        check(Arrays.equals(d.droppedPerToken(), dropped(topk(me), mask)), "low-latency dispatch: droppedPerToken is the reference's");
+        check(
+                Arrays.equals(d.droppedPerToken(), dropped(topk(me), mask)),
+                "low-latency dispatch: droppedPerToken is the reference's");
         MoeReference.LowLatencyDispatch rd = ref.lowLatencyDispatch(me, inputs, TOKENS, false);
-        check(Arrays.equals(d.recvCount(), rd.recvCount()), "low-latency dispatch: recvCount " + Arrays.toString(d.recvCount())
-                + " is the reference's " + Arrays.toString(rd.recvCount()));
+        check(
+                Arrays.equals(d.recvCount(), rd.recvCount()),
+                "low-latency dispatch: recvCount " + Arrays.toString(d.recvCount()) + " is the reference's "
+                        + Arrays.toString(rd.recvCount()));
         byte[] got = bytes(d.recvX());
         boolean rowsOk = true;
         int slots = rd.slotsPerExpert(), rowBytes = 2 * HIDDEN;
@@ -294,27 +371,37 @@ public final class MaskGpuCheck {
         check(rowsOk, "low-latency dispatch: every valid slot bit-exact (round " + v + ")");
         LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
         List<MoeReference.LowLatencyDispatch> every = new ArrayList<>();
-        for (int r = 0; r < n; r++) every.add(mask.rankActive(r) ? ref.lowLatencyDispatch(r, inputs, TOKENS, false) : null);
-        short[] rc = ref.lowLatencyCombine(me, topk, weights(me), TOKENS,
-                (r, local, slot, dst) -> MoeReference.bytesToBf16(every.get(r).recvX(), (local * slots + slot) * rowBytes, dst, HIDDEN));
+        for (int r = 0; r < n; r++)
+            every.add(mask.rankActive(r) ? ref.lowLatencyDispatch(r, inputs, TOKENS, false) : null);
+        short[] rc = ref.lowLatencyCombine(
+                me,
+                topk,
+                weights(me),
+                TOKENS,
+                (r, local, slot, dst) ->
+                        MoeReference.bytesToBf16(every.get(r).recvX(), (local * slots + slot) * rowBytes, dst, HIDDEN));
         checkBf16(shorts(c.x()), rc, "low-latency combine: weighted sum of live contributions (round " + v + ")");
     }
 
     /** The captured graph's counts and output equal the host-sequenced calls on the other buffer (same kernels, same bits). */
-    private void graphAgainstHost(MoeBuffer ll, Tensor x, Tensor idx, Tensor w, long graph, Stream s, Tensor gout, String what) {
+    private void graphAgainstHost(
+            MoeBuffer ll, Tensor x, Tensor idx, Tensor w, long graph, Stream s, Tensor gout, String what) {
         LowLatencyDispatched d = ll.lowLatencyDispatch(x, idx, false, false);
         LowLatencyCombined c = ll.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
         byte[] expected = bytes(c.x());
         NvOps.graphLaunch(graph, s.handle());
         s.synchronize();
-        check(Arrays.equals(expected, bytes(gout)), "CUDA graph (" + what + "): combined output equals the host-sequenced calls'");
+        check(
+                Arrays.equals(expected, bytes(gout)),
+                "CUDA graph (" + what + "): combined output equals the host-sequenced calls'");
     }
 
     private void time(String what, MoeBuffer normal, MoeBuffer ll, Tensor x, Tensor idx, Tensor w) {
-        if (ll != null) timeOne(what, "ll dispatch+combine bf16", () -> {
-            LowLatencyDispatched d = ll.lowLatencyDispatch(x, idx, false, false);
-            ll.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
-        });
+        if (ll != null)
+            timeOne(what, "ll dispatch+combine bf16", () -> {
+                LowLatencyDispatched d = ll.lowLatencyDispatch(x, idx, false, false);
+                ll.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
+            });
         if (normal == null) return;
         MoeLayout layout = normal.layout(idx);
         timeOne(what, "normal dispatch+combine bf16", () -> {
@@ -332,8 +419,15 @@ public final class MaskGpuCheck {
             ns[i] = System.nanoTime() - t0;
         }
         Arrays.sort(ns);
-        System.out.println(String.format(Locale.ROOT, "MASK,%d,%s,%s,median_us=%.1f,p10_us=%.1f,p90_us=%.1f", me, what, op,
-                ns[TIMED / 2] / 1e3, ns[TIMED / 10] / 1e3, ns[TIMED * 9 / 10] / 1e3));
+        System.out.println(String.format(
+                Locale.ROOT,
+                "MASK,%d,%s,%s,median_us=%.1f,p10_us=%.1f,p90_us=%.1f",
+                me,
+                what,
+                op,
+                ns[TIMED / 2] / 1e3,
+                ns[TIMED / 10] / 1e3,
+                ns[TIMED * 9 / 10] / 1e3));
     }
 
     // ------------------------------------------------------------------------------- the inputs
@@ -368,7 +462,9 @@ public final class MaskGpuCheck {
         return b;
     }
 
-    private void fillX(DeviceBuffer xd, int r, int v) { copyIn(xd, MemorySegment.ofArray(activations(r, v))); }
+    private void fillX(DeviceBuffer xd, int r, int v) {
+        copyIn(xd, MemorySegment.ofArray(activations(r, v)));
+    }
 
     /** Every rank's batch as the reference sees the masked job: inactive ranks send nothing, entries naming them are -1. */
     private List<TokenBatch> inputs(ExpertMask mask, int v) {
@@ -379,7 +475,8 @@ public final class MaskGpuCheck {
                 continue;
             }
             long[] ids = topk(r);
-            for (int i = 0; i < ids.length; i++) if (ids[i] >= 0 && !mask.rankActive((int) (ids[i] / LOCAL))) ids[i] = -1;
+            for (int i = 0; i < ids.length; i++)
+                if (ids[i] >= 0 && !mask.rankActive((int) (ids[i] / LOCAL))) ids[i] = -1;
             in.add(new TokenBatch(TOKENS, activations(r, v), null, ids, weights(r)));
         }
         return in;
@@ -412,8 +509,14 @@ public final class MaskGpuCheck {
                 at = i;
             }
         }
-        check(worst <= 1, what + (worst <= 1 ? "" : ": " + worst + " ulp at element " + at + " (got " + (at >= 0 ? Bf16.toFloat(got[at]) : "?")
-                + ", reference " + (at >= 0 ? Bf16.toFloat(want[at]) : "?") + ")"));
+        check(
+                worst <= 1,
+                what
+                        + (worst <= 1
+                                ? ""
+                                : ": " + worst + " ulp at element " + at + " (got "
+                                        + (at >= 0 ? Bf16.toFloat(got[at]) : "?") + ", reference "
+                                        + (at >= 0 ? Bf16.toFloat(want[at]) : "?") + ")"));
     }
 
     private void copyIn(DeviceBuffer to, MemorySegment from) {
@@ -435,13 +538,23 @@ public final class MaskGpuCheck {
         return h.asSlice(0, t.byteSize());
     }
 
-    private byte[] bytes(Tensor t) { return read(t).toArray(ValueLayout.JAVA_BYTE); }
+    private byte[] bytes(Tensor t) {
+        return read(t).toArray(ValueLayout.JAVA_BYTE);
+    }
 
-    private short[] shorts(Tensor t) { return read(t).toArray(ValueLayout.JAVA_SHORT_UNALIGNED); }
+    private short[] shorts(Tensor t) {
+        return read(t).toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
+    }
 
-    private int[] ints(Tensor t) { return read(t).toArray(ValueLayout.JAVA_INT_UNALIGNED); }
+    private int[] ints(Tensor t) {
+        return read(t).toArray(ValueLayout.JAVA_INT_UNALIGNED);
+    }
 
-    private long[] longs(Tensor t) { return read(t).toArray(ValueLayout.JAVA_LONG_UNALIGNED); }
+    private long[] longs(Tensor t) {
+        return read(t).toArray(ValueLayout.JAVA_LONG_UNALIGNED);
+    }
 
-    private float[] floats(Tensor t) { return read(t).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED); }
+    private float[] floats(Tensor t) {
+        return read(t).toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+    }
 }

@@ -33,26 +33,33 @@ public final class MoeGraphCheck {
 
     public static void main(String[] args) {
         int failed = 0;
-        try (Communicator comm = GpuCheck.connect(System.getenv(), 1L << 30); Arena arena = Arena.ofShared()) {
+        try (Communicator comm = GpuCheck.connect(System.getenv(), 1L << 30);
+                Arena arena = Arena.ofShared()) {
             int me = comm.rank(), experts = EXPERTS_PER_RANK * comm.size();
             DeviceRuntime dev = comm.device();
             MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, HIDDEN, TOKENS, TOPK, true);
-            try (MoeBuffer host = comm.moe(cfg); MoeBuffer graphed = comm.moe(cfg); Stream s = dev.createStream();
-                 DeviceBuffer xd = dev.allocate(2L * TOKENS * HIDDEN); DeviceBuffer idxd = dev.allocate(8L * TOKENS * TOPK);
-                 DeviceBuffer wd = dev.allocate(4L * TOKENS * TOPK)) {
-                MemorySegment xh = arena.allocate(2L * TOKENS * HIDDEN, 64), idxh = arena.allocate(8L * TOKENS * TOPK, 64),
+            try (MoeBuffer host = comm.moe(cfg);
+                    MoeBuffer graphed = comm.moe(cfg);
+                    Stream s = dev.createStream();
+                    DeviceBuffer xd = dev.allocate(2L * TOKENS * HIDDEN);
+                    DeviceBuffer idxd = dev.allocate(8L * TOKENS * TOPK);
+                    DeviceBuffer wd = dev.allocate(4L * TOKENS * TOPK)) {
+                MemorySegment xh = arena.allocate(2L * TOKENS * HIDDEN, 64),
+                        idxh = arena.allocate(8L * TOKENS * TOPK, 64),
                         wh = arena.allocate(4L * TOKENS * TOPK, 64);
                 SplittableRandom rnd = new SplittableRandom(17 + me);
                 for (int t = 0; t < TOKENS; t++) {
                     int[] pick = rnd.ints(0, experts).distinct().limit(TOPK).toArray();
                     for (int k = 0; k < TOPK; k++) {
-                        idxh.setAtIndex(ValueLayout.JAVA_LONG, (long) t * TOPK + k, k == TOPK - 1 && t % 7 == 0 ? -1 : pick[k]);
+                        idxh.setAtIndex(
+                                ValueLayout.JAVA_LONG, (long) t * TOPK + k, k == TOPK - 1 && t % 7 == 0 ? -1 : pick[k]);
                         wh.setAtIndex(ValueLayout.JAVA_FLOAT, (long) t * TOPK + k, (float) rnd.nextDouble());
                     }
                 }
                 dev.copy(idxd, 0, Memory.of(idxh), 0, idxh.byteSize());
                 dev.copy(wd, 0, Memory.of(wh), 0, wh.byteSize());
-                Tensor x = Tensor.of(xd, DType.BF16, TOKENS, HIDDEN), idx = Tensor.of(idxd, DType.INT64, TOKENS, TOPK),
+                Tensor x = Tensor.of(xd, DType.BF16, TOKENS, HIDDEN),
+                        idx = Tensor.of(idxd, DType.INT64, TOKENS, TOPK),
                         w = Tensor.of(wd, DType.FP32, TOKENS, TOPK);
 
                 // Capture dispatch + in-place combine (each expert returns its token) on the stream.
@@ -70,14 +77,17 @@ public final class MoeGraphCheck {
                         NvOps.graphLaunch(graph, s.handle());
                         s.synchronize();
                         byte[] got = read(dev, arena, gout);
-                        int[] counts = MemorySegment.ofArray(read(dev, arena, gd.recvCount())).toArray(ValueLayout.JAVA_INT_UNALIGNED);
-                        String name = "graph replay " + round + ": recvCount and combined output equal the host-sequenced operations";
+                        int[] counts = MemorySegment.ofArray(read(dev, arena, gd.recvCount()))
+                                .toArray(ValueLayout.JAVA_INT_UNALIGNED);
+                        String name = "graph replay " + round
+                                + ": recvCount and combined output equal the host-sequenced operations";
                         if (Arrays.equals(expected, got) && Arrays.equals(d.recvCount(), counts)) {
                             System.out.println("PASS [rank " + me + "] " + name);
                         } else {
                             failed++;
-                            System.out.println("FAIL [rank " + me + "] " + name + ": counts " + Arrays.toString(counts) + " vs "
-                                    + Arrays.toString(d.recvCount()) + ", first output difference at byte " + Arrays.mismatch(expected, got));
+                            System.out.println("FAIL [rank " + me + "] " + name + ": counts " + Arrays.toString(counts)
+                                    + " vs " + Arrays.toString(d.recvCount()) + ", first output difference at byte "
+                                    + Arrays.mismatch(expected, got));
                         }
                         comm.barrier();
                     }
@@ -99,7 +109,8 @@ public final class MoeGraphCheck {
             System.out.println("FAIL MoE graph check: " + t);
             t.printStackTrace(System.out);
         }
-        System.out.println("RESULT rank " + System.getenv("UNICOMM_RANK") + ": " + (failed == 0 ? "all checks passed" : failed + " failed"));
+        System.out.println("RESULT rank " + System.getenv("UNICOMM_RANK") + ": "
+                + (failed == 0 ? "all checks passed" : failed + " failed"));
         System.exit(failed);
     }
 
@@ -127,6 +138,12 @@ public final class MoeGraphCheck {
             ns[i] = System.nanoTime() - t0;
         }
         Arrays.sort(ns);
-        System.out.println(String.format(Locale.ROOT, "GRAPH,%d,%s,median_us=%.1f,min_us=%.1f", comm.rank(), what, ns[TIMED / 2] / 1e3, ns[0] / 1e3));
+        System.out.println(String.format(
+                Locale.ROOT,
+                "GRAPH,%d,%s,median_us=%.1f,min_us=%.1f",
+                comm.rank(),
+                what,
+                ns[TIMED / 2] / 1e3,
+                ns[0] / 1e3));
     }
 }

@@ -7,7 +7,8 @@ import dev.unicomm.spi.BackendRegistry;
 public final class ProbeMain {
     public static void main(String[] args) {
         var r = BackendRegistry.report(new NvshmemBackendProvider());
-        System.out.println("nvshmem backend: available=" + r.available() + (r.available() ? "" : ", cause: " + r.cause() + ", fix: " + r.fix()));
+        System.out.println("nvshmem backend: available=" + r.available()
+                + (r.available() ? "" : ", cause: " + r.cause() + ", fix: " + r.fix()));
         System.out.println("capabilities: " + r.capabilities());
     }
 }

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unicomm.api.NativeCallException;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,7 +28,8 @@ class NvLibraryTest {
 
     @Test
     void pipWheelInAVirtualEnvironmentIsFound(@TempDir Path venv) throws IOException {
-        Path lib = Files.createDirectories(venv.resolve("lib/python3.12/site-packages/nvidia/nvshmem/lib")).resolve(NvLibrary.HOST_LIB);
+        Path lib = Files.createDirectories(venv.resolve("lib/python3.12/site-packages/nvidia/nvshmem/lib"))
+                .resolve(NvLibrary.HOST_LIB);
         Files.writeString(lib, "stand-in");
         assertEquals(lib.toString(), NvLibrary.findHostLibrary(Map.of("VIRTUAL_ENV", venv.toString())));
     }
@@ -54,8 +54,12 @@ class NvLibraryTest {
         assumeTrue(ops != null, "this build has no CUDA ops library (nvcc or NVSHMEM missing at build time)");
         String host = NvLibrary.findHostLibrary(System.getenv());
         assumeTrue(host != null, "no pip-installed NVSHMEM here (pip install nvidia-nvshmem-cu13)");
-        assumeTrue(NvshmemShim.ucn_probe_driver() != 0, "an NVIDIA driver is present: the driver-less error path cannot be seen");
-        String path = org.bytedeco.javacpp.Loader.cacheResource(NvshmemShim.class, "linux-x86_64/libunicomm_nvshmem_ops.so").getAbsolutePath();
+        assumeTrue(
+                NvshmemShim.ucn_probe_driver() != 0,
+                "an NVIDIA driver is present: the driver-less error path cannot be seen");
+        String path = org.bytedeco.javacpp.Loader.cacheResource(
+                        NvshmemShim.class, "linux-x86_64/libunicomm_nvshmem_ops.so")
+                .getAbsolutePath();
         assertEquals(0, NvshmemShim.ucn_load(host, path), () -> NvOps.text(NvshmemShim.ucn_load_error()));
         var e = assertThrows(NativeCallException.class, NvOps::cudaProbe);
         assertTrue(e.call().startsWith("cuda"), e.call());
@@ -71,7 +75,9 @@ class NvLibraryTest {
             assertTrue(NvLibrary.deviceCount() > 0, "an available probe saw " + NvLibrary.deviceCount() + " devices");
         } else {
             assertFalse(p.cause().isBlank(), "an unavailable probe names the cause");
-            assertTrue(p.fix().contains("see docs/troubleshooting.md#nvshmem-"), "an unavailable probe names the fix and its page: " + p.fix());
+            assertTrue(
+                    p.fix().contains("see docs/troubleshooting.md#nvshmem-"),
+                    "an unavailable probe names the fix and its page: " + p.fix());
             // The JNI shim links only libc: it must load on any Linux x86-64 machine.
             assertFalse(p.cause().startsWith("the backend's JNI library did not load"), p.cause());
         }

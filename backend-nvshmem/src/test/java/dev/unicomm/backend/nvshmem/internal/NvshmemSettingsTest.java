@@ -11,16 +11,21 @@ import org.junit.jupiter.api.Test;
 /** unicomm.nvshmem.moe.elastic follows the job's elastic mode unless set itself (no GPU needed: settings only). */
 class NvshmemSettingsTest {
     private static NvshmemSettings settings(Map<String, String> props) {
-        return NvshmemSettings.of(new CommConfig("nvshmem", 0, 2, 0, "127.0.0.1", 0, null, false, Duration.ofSeconds(5), 1L << 20, props), false);
+        return NvshmemSettings.of(
+                new CommConfig("nvshmem", 0, 2, 0, "127.0.0.1", 0, null, false, Duration.ofSeconds(5), 1L << 20, props),
+                false);
     }
 
-    @Test void moeElasticFollowsTheJobsElasticMode() {
+    @Test
+    void moeElasticFollowsTheJobsElasticMode() {
         assertFalse(settings(Map.of()).moeElastic());
         assertTrue(settings(Map.of("unicomm.elastic", "true")).moeElastic());
     }
 
-    @Test void moeElasticCanBeSetApart() {
+    @Test
+    void moeElasticCanBeSetApart() {
         assertTrue(settings(Map.of("unicomm.nvshmem.moe.elastic", "true")).moeElastic());
-        assertFalse(settings(Map.of("unicomm.elastic", "true", "unicomm.nvshmem.moe.elastic", "false")).moeElastic());
+        assertFalse(settings(Map.of("unicomm.elastic", "true", "unicomm.nvshmem.moe.elastic", "false"))
+                .moeElastic());
     }
 }

@@ -23,9 +23,12 @@ class WatchedCallTest {
         final AtomicBoolean broken = new AtomicBoolean();
         final Duration timeout;
 
-        FakeJob(Duration timeout) { this.timeout = timeout; }
+        FakeJob(Duration timeout) {
+            this.timeout = timeout;
+        }
 
-        @Override public void checkHealthy() {
+        @Override
+        public void checkHealthy() {
             RuntimeException e = abort.get();
             if (e != null) {
                 broken.set(true);
@@ -33,20 +36,34 @@ class WatchedCallTest {
             }
         }
 
-        @Override public Duration timeout() { return timeout; }
+        @Override
+        public Duration timeout() {
+            return timeout;
+        }
 
-        @Override public void markBroken() { broken.set(true); }
+        @Override
+        public void markBroken() {
+            broken.set(true);
+        }
     }
 
-    @Test void returnsTheCallsValueAndRethrowsItsException() {
+    @Test
+    void returnsTheCallsValueAndRethrowsItsException() {
         FakeJob job = new FakeJob(Duration.ofSeconds(10));
         assertEquals(42L, WatchedCall.run(job, "nvshmem_align", () -> 42L));
         NativeCallException failed = new NativeCallException("nvshmem_align", 3, "symmetric heap exhausted");
-        assertSame(failed, assertThrows(NativeCallException.class, () -> WatchedCall.run(job, "nvshmem_align", () -> { throw failed; })));
+        assertSame(
+                failed,
+                assertThrows(
+                        NativeCallException.class,
+                        () -> WatchedCall.run(job, "nvshmem_align", () -> {
+                            throw failed;
+                        })));
         assertFalse(job.broken.get(), "a call that returned, even with an error, leaves the communicator usable");
     }
 
-    @Test void anAbortWhileTheCallBlocksEndsTheWaitNamingTheLostRank() throws Exception {
+    @Test
+    void anAbortWhileTheCallBlocksEndsTheWaitNamingTheLostRank() throws Exception {
         FakeJob job = new FakeJob(Duration.ofSeconds(30));
         CountDownLatch never = new CountDownLatch(1);
         Thread.ofPlatform().daemon().start(() -> {
@@ -54,10 +71,12 @@ class WatchedCallTest {
             job.abort.set(new CommAbortedException(2, "rank 2 was killed"));
         });
         long start = System.nanoTime();
-        CommAbortedException e = assertThrows(CommAbortedException.class, () -> WatchedCall.run(job, "nvshmem_align", () -> {
-            await(never); // a peer that never arrives in NVSHMEM's barrier
-            return 0L;
-        }));
+        CommAbortedException e = assertThrows(
+                CommAbortedException.class,
+                () -> WatchedCall.run(job, "nvshmem_align", () -> {
+                    await(never); // a peer that never arrives in NVSHMEM's barrier
+                    return 0L;
+                }));
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(2, e.failedRank());
         assertTrue(ms < 10_000, "the abort ended the wait after " + ms + " ms");
@@ -65,13 +84,16 @@ class WatchedCallTest {
         never.countDown();
     }
 
-    @Test void aCallThatNeverReturnsTimesOutAndBreaksTheCommunicator() {
+    @Test
+    void aCallThatNeverReturnsTimesOutAndBreaksTheCommunicator() {
         FakeJob job = new FakeJob(Duration.ofMillis(300));
         CountDownLatch never = new CountDownLatch(1);
-        CommTimeoutException e = assertThrows(CommTimeoutException.class, () -> WatchedCall.run(job, "nvshmem_free", () -> {
-            await(never);
-            return null;
-        }));
+        CommTimeoutException e = assertThrows(
+                CommTimeoutException.class,
+                () -> WatchedCall.run(job, "nvshmem_free", () -> {
+                    await(never);
+                    return null;
+                }));
         assertTrue(e.getMessage().contains("nvshmem_free"), e.getMessage());
         assertTrue(job.broken.get());
         never.countDown();

@@ -13,9 +13,11 @@ public final class NvshmemKit {
     private NvshmemKit() {}
 
     /** How to run the GPU tests, for skip notices. */
-    static final String HOW_TO_RUN = "to run them: a machine with an NVIDIA GPU, nvcc and NVSHMEM; see scripts/gpu-run.sh";
+    static final String HOW_TO_RUN =
+            "to run them: a machine with an NVIDIA GPU, nvcc and NVSHMEM; see scripts/gpu-run.sh";
 
-    static final KitPlug PLUG = KitPlug.backend("nvshmem").workerEnvironment(Map.of("NVSHMEM_DISABLE_NVLS", "1"))
+    static final KitPlug PLUG = KitPlug.backend("nvshmem")
+            .workerEnvironment(Map.of("NVSHMEM_DISABLE_NVLS", "1"))
             .skipWhereUnavailable(null, HOW_TO_RUN);
 
     private static final AtomicBoolean NOTICE_PRINTED = new AtomicBoolean();

@@ -20,14 +20,32 @@ import org.junit.jupiter.api.Nested;
 class NvshmemKitFourPesTest {
     static final KitPlug PLUG = NvshmemKit.PLUG.ranks(4);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(NvshmemKitFourPesTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(NvshmemKitFourPesTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
 }

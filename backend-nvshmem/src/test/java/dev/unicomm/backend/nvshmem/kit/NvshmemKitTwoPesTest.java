@@ -20,14 +20,32 @@ import org.junit.jupiter.api.Nested;
 class NvshmemKitTwoPesTest {
     static final KitPlug PLUG = NvshmemKit.PLUG.ranks(2);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(NvshmemKitTwoPesTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(NvshmemKitTwoPesTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
 }

@@ -46,7 +46,8 @@ public final class CompletionPoller {
     private void run() {
         long[] wc = new long[BATCH * CompletionQueue.WC_LONGS];
         try {
-            if (busy) busyLoop(wc); else eventLoop(wc);
+            if (busy) busyLoop(wc);
+            else eventLoop(wc);
         } catch (RuntimeException e) {
             if (running) handler.failed(e);
         }
@@ -70,10 +71,16 @@ public final class CompletionPoller {
     private void eventLoop(long[] wc) {
         while (running) {
             int n = cq.poll(wc, BATCH);
-            if (n > 0) { handler.completions(wc, n); continue; }
+            if (n > 0) {
+                handler.completions(wc, n);
+                continue;
+            }
             cq.arm();
             n = cq.poll(wc, BATCH); // a completion that raced the arm
-            if (n > 0) { handler.completions(wc, n); continue; }
+            if (n > 0) {
+                handler.completions(wc, n);
+                continue;
+            }
             cq.waitEvent(EVENT_WAIT_MS);
         }
     }

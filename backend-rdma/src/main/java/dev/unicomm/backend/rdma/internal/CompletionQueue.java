@@ -10,12 +10,15 @@ public final class CompletionQueue implements AutoCloseable {
     private boolean open = true;
 
     public CompletionQueue(DeviceContext dev, int entries, boolean events) {
-        this.handle = Verbs.checkHandle(VerbsShim.ucv_cq_create(dev.handle(), entries, events ? 1 : 0),
+        this.handle = Verbs.checkHandle(
+                VerbsShim.ucv_cq_create(dev.handle(), entries, events ? 1 : 0),
                 "ibv_create_cq(" + entries + " entries)");
         this.events = events;
     }
 
-    long handle() { return handle; }
+    long handle() {
+        return handle;
+    }
 
     /** Polls up to {@code max} completions into {@code out} ({@link #WC_LONGS} longs each); returns the count. */
     public int poll(long[] out, int max) {
@@ -33,7 +36,8 @@ public final class CompletionQueue implements AutoCloseable {
         return Verbs.check(VerbsShim.ucv_cq_wait(handle, millis), "ibv_get_cq_event") > 0;
     }
 
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         if (!open) return;
         open = false;
         VerbsShim.ucv_cq_destroy(handle);

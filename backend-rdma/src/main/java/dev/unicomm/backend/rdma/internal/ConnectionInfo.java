@@ -15,8 +15,8 @@ import java.util.Map;
  * What one side tells the other to connect: device address, queue pairs and registered regions.
  * The byte form is versioned; a malformed or foreign blob is an {@link IllegalArgumentException}.
  */
-public record ConnectionInfo(String device, boolean ethernet, int lid, Gid gid, int mtu, List<Qp> qps,
-                             Map<String, Region> regions) {
+public record ConnectionInfo(
+        String device, boolean ethernet, int lid, Gid gid, int mtu, List<Qp> qps, Map<String, Region> regions) {
     private static final int MAGIC = 0x55434550; // "UCEP"
     private static final int VERSION = 1;
     private static final int MAX_QPS = 4096;
@@ -68,13 +68,16 @@ public record ConnectionInfo(String device, boolean ethernet, int lid, Gid gid, 
             if (in.readInt() != MAGIC)
                 throw new IllegalArgumentException("remote info is not an RDMA endpoint's localInfo() (bad magic)");
             int v = in.readInt();
-            if (v != VERSION) throw new IllegalArgumentException("remote info has version " + v + "; this build reads version " + VERSION);
+            if (v != VERSION)
+                throw new IllegalArgumentException(
+                        "remote info has version " + v + "; this build reads version " + VERSION);
             String device = in.readUTF();
             boolean ethernet = in.readBoolean();
             int lid = in.readInt();
             Gid gid = new Gid(in.readLong(), in.readLong());
             int mtu = in.readInt();
-            if (mtu < 1 || mtu > 5) throw new IllegalArgumentException("remote info has MTU enum " + mtu + ", expected 1..5");
+            if (mtu < 1 || mtu > 5)
+                throw new IllegalArgumentException("remote info has MTU enum " + mtu + ", expected 1..5");
             int nq = in.readInt();
             if (nq < 1 || nq > MAX_QPS) throw new IllegalArgumentException("remote info lists " + nq + " queue pairs");
             List<Qp> qps = new ArrayList<>(nq);
@@ -85,13 +88,16 @@ public record ConnectionInfo(String device, boolean ethernet, int lid, Gid gid, 
             for (int i = 0; i < nr; i++) {
                 String name = in.readUTF();
                 Region r = new Region(in.readLong(), in.readLong(), in.readInt());
-                if (r.length() < 0) throw new IllegalArgumentException("remote region '" + name + "' has negative length");
+                if (r.length() < 0)
+                    throw new IllegalArgumentException("remote region '" + name + "' has negative length");
                 regions.put(name, r);
             }
-            if (in.available() != 0) throw new IllegalArgumentException("remote info has " + in.available() + " trailing bytes");
+            if (in.available() != 0)
+                throw new IllegalArgumentException("remote info has " + in.available() + " trailing bytes");
             return new ConnectionInfo(device, ethernet, lid, gid, mtu, qps, regions);
         } catch (IOException e) {
-            throw new IllegalArgumentException("remote info is truncated or malformed (" + info.length + " bytes): " + e, e);
+            throw new IllegalArgumentException(
+                    "remote info is truncated or malformed (" + info.length + " bytes): " + e, e);
         }
     }
 }

@@ -57,7 +57,14 @@ public final class Devices {
 
     /** {@code RoCE v2}, {@code IB/RoCE v1} (from sysfs) or {@code IB} for InfiniBand ports. */
     public static String gidType(String device, int port, int index, DeviceContext.Port attr) {
-        Path p = Path.of("/sys/class/infiniband", device, "ports", Integer.toString(port), "gid_attrs", "types", Integer.toString(index));
+        Path p = Path.of(
+                "/sys/class/infiniband",
+                device,
+                "ports",
+                Integer.toString(port),
+                "gid_attrs",
+                "types",
+                Integer.toString(index));
         try {
             String t = Files.readString(p).trim();
             if (!t.isEmpty()) return t;
@@ -79,18 +86,25 @@ public final class Devices {
         try {
             devices = list();
         } catch (RuntimeException e) {
-            return Availability.no("libibverbs loaded but listing devices failed: " + e.getMessage(), e,
+            return Availability.no(
+                    "libibverbs loaded but listing devices failed: " + e.getMessage(),
+                    e,
                     "load the kernel's RDMA modules (ib_uverbs plus the NIC's driver, or rdma_rxe for soft-RoCE) and check /dev/infiniband"
                             + Verbs.see("rdma-no-device"));
         }
         if (devices.isEmpty()) {
-            return Availability.no("libibverbs loaded but found no RDMA devices",
+            return Availability.no(
+                    "libibverbs loaded but found no RDMA devices",
                     "attach an RDMA NIC (InfiniBand or RoCE) with its kernel driver and ibverbs-providers, or create a soft-RoCE device:"
-                            + " modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <interface>" + Verbs.see("rdma-no-device"));
+                            + " modprobe rdma_rxe && rdma link add rxe0 type rxe netdev <interface>"
+                            + Verbs.see("rdma-no-device"));
         }
-        boolean active = devices.stream().flatMap(d -> d.ports().stream()).anyMatch(p -> p.state().equals("ACTIVE"));
+        boolean active = devices.stream().flatMap(d -> d.ports().stream()).anyMatch(p -> p.state()
+                .equals("ACTIVE"));
         if (!active) {
-            return Availability.no("no RDMA port is ACTIVE (devices: " + devices.stream().map(NicInfo::name).toList() + ")",
+            return Availability.no(
+                    "no RDMA port is ACTIVE (devices: "
+                            + devices.stream().map(NicInfo::name).toList() + ")",
                     "bring a port up: check the cable/link, the subnet manager (InfiniBand) or the netdev under the RoCE device"
                             + Verbs.see("rdma-no-active-port"));
         }

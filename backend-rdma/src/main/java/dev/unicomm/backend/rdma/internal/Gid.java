@@ -3,12 +3,17 @@ package dev.unicomm.backend.rdma.internal;
 /** A 128-bit GID as two big-endian halves; {@link #toString()} is ibv_devinfo's form. */
 public record Gid(long hi, long lo) {
 
-    public boolean isZero() { return hi == 0 && lo == 0; }
+    public boolean isZero() {
+        return hi == 0 && lo == 0;
+    }
 
     /** Whether this is an IPv4-mapped address ({@code ::ffff:a.b.c.d}), RoCE's usual GID for IPv4. */
-    public boolean isIpv4Mapped() { return hi == 0 && (lo >>> 32) == 0xffffL; }
+    public boolean isIpv4Mapped() {
+        return hi == 0 && (lo >>> 32) == 0xffffL;
+    }
 
-    @Override public String toString() {
+    @Override
+    public String toString() {
         StringBuilder b = new StringBuilder(39);
         for (int i = 0; i < 8; i++) {
             long half = i < 4 ? hi : lo;

@@ -52,9 +52,15 @@ final class HeapAllocator {
         free.put(start, end - start);
     }
 
-    long capacity() { return capacity; }
+    long capacity() {
+        return capacity;
+    }
 
-    synchronized long used() { return usedBytes; }
+    synchronized long used() {
+        return usedBytes;
+    }
 
-    synchronized int liveBlocks() { return used.size(); }
+    synchronized int liveBlocks() {
+        return used.size();
+    }
 }

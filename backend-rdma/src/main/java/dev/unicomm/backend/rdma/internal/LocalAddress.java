@@ -13,14 +13,17 @@ public record LocalAddress(String device, int port, int gidIndex, Gid gid, int l
     public static LocalAddress resolve(DeviceContext dev, int port, int gidIndex, LinkType type) {
         DeviceContext.Port p = dev.port(port);
         if (!p.active())
-            throw new IllegalStateException("device " + dev.name() + " port " + port + " is " + p.stateName() + ", not ACTIVE");
+            throw new IllegalStateException(
+                    "device " + dev.name() + " port " + port + " is " + p.stateName() + ", not ACTIVE");
         if (type == LinkType.ROCE && !p.ethernet())
-            throw new IllegalArgumentException("device " + dev.name() + " port " + port + " is InfiniBand, not RoCE: use LinkType.INFINIBAND");
+            throw new IllegalArgumentException(
+                    "device " + dev.name() + " port " + port + " is InfiniBand, not RoCE: use LinkType.INFINIBAND");
         if (type == LinkType.INFINIBAND && p.ethernet())
-            throw new IllegalArgumentException("device " + dev.name() + " port " + port + " is Ethernet (RoCE), not InfiniBand: use LinkType.ROCE");
+            throw new IllegalArgumentException("device " + dev.name() + " port " + port
+                    + " is Ethernet (RoCE), not InfiniBand: use LinkType.ROCE");
         if (gidIndex >= p.gidTableLength())
-            throw new IllegalArgumentException("GID index " + gidIndex + " is out of range: device " + dev.name() + " port " + port
-                    + " has GID indexes 0.." + (p.gidTableLength() - 1));
+            throw new IllegalArgumentException("GID index " + gidIndex + " is out of range: device " + dev.name()
+                    + " port " + port + " has GID indexes 0.." + (p.gidTableLength() - 1));
         if (!p.ethernet()) {
             Gid g = gidIndex >= 0 ? dev.gid(port, gidIndex) : new Gid(0, 0);
             return new LocalAddress(dev.name(), port, gidIndex, g, p.lid(), p.activeMtu(), false);
@@ -30,10 +33,12 @@ public record LocalAddress(String device, int port, int gidIndex, Gid gid, int l
         try {
             g = dev.gid(port, idx);
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("GID index " + idx + " of device " + dev.name() + " port " + port + " is not populated", e);
+            throw new IllegalArgumentException(
+                    "GID index " + idx + " of device " + dev.name() + " port " + port + " is not populated", e);
         }
         if (g.isZero())
-            throw new IllegalArgumentException("GID index " + idx + " of device " + dev.name() + " port " + port + " is empty (all zero)");
+            throw new IllegalArgumentException(
+                    "GID index " + idx + " of device " + dev.name() + " port " + port + " is empty (all zero)");
         return new LocalAddress(dev.name(), port, idx, g, p.lid(), p.activeMtu(), true);
     }
 
@@ -56,6 +61,7 @@ public record LocalAddress(String device, int port, int gidIndex, Gid gid, int l
         }
         if (anyV2 >= 0) return anyV2;
         if (anyNonZero >= 0) return anyNonZero;
-        throw new IllegalStateException("device " + dev.name() + " port " + port + " has no GID: give its netdev an IP address");
+        throw new IllegalStateException(
+                "device " + dev.name() + " port " + port + " has no GID: give its netdev an IP address");
     }
 }

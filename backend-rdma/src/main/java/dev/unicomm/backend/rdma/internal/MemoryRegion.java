@@ -13,7 +13,8 @@ public final class MemoryRegion implements AutoCloseable {
     private boolean open = true;
 
     public MemoryRegion(DeviceContext dev, long address, long length, int access) {
-        this.handle = Verbs.checkHandle(VerbsShim.ucv_mr_reg(dev.handle(), address, length, access),
+        this.handle = Verbs.checkHandle(
+                VerbsShim.ucv_mr_reg(dev.handle(), address, length, access),
                 "ibv_reg_mr(" + length + " bytes at 0x" + Long.toHexString(address) + ")");
         this.address = address;
         this.length = length;
@@ -21,12 +22,24 @@ public final class MemoryRegion implements AutoCloseable {
         this.rkey = VerbsShim.ucv_mr_rkey(handle);
     }
 
-    public long address() { return address; }
-    public long length() { return length; }
-    public int lkey() { return lkey; }
-    public int rkey() { return rkey; }
+    public long address() {
+        return address;
+    }
 
-    @Override public synchronized void close() {
+    public long length() {
+        return length;
+    }
+
+    public int lkey() {
+        return lkey;
+    }
+
+    public int rkey() {
+        return rkey;
+    }
+
+    @Override
+    public synchronized void close() {
         if (!open) return;
         open = false;
         Verbs.check(VerbsShim.ucv_mr_dereg(handle), "ibv_dereg_mr");

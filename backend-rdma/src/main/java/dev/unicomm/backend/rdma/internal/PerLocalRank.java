@@ -15,10 +15,12 @@ final class PerLocalRank {
     /** The entry of {@code value} for {@code localRank}, or {@code null} when {@code value} is null. */
     static String pick(String key, String value, int localRank) {
         if (value == null) return null;
-        List<String> entries = Arrays.stream(value.split(",", -1)).map(String::strip).toList();
+        List<String> entries =
+                Arrays.stream(value.split(",", -1)).map(String::strip).toList();
         for (String e : entries)
-            if (e.isEmpty()) throw new IllegalArgumentException("unicomm." + key + " has an empty entry: '" + value
-                    + "' (give one value, or one per local rank separated by commas)");
+            if (e.isEmpty())
+                throw new IllegalArgumentException("unicomm." + key + " has an empty entry: '" + value
+                        + "' (give one value, or one per local rank separated by commas)");
         return entries.get(localRank % entries.size());
     }
 
@@ -29,8 +31,9 @@ final class PerLocalRank {
         try {
             return Integer.parseInt(v);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("unicomm." + key + " must be an integer (or one per local rank separated by commas), got '"
-                    + v + "' in '" + value + "'");
+            throw new IllegalArgumentException(
+                    "unicomm." + key + " must be an integer (or one per local rank separated by commas), got '" + v
+                            + "' in '" + value + "'");
         }
     }
 }

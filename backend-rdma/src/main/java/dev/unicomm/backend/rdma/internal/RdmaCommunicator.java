@@ -1,8 +1,8 @@
 package dev.unicomm.backend.rdma.internal;
 
 import dev.unicomm.api.CommConfig;
-import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.EndpointOptions.LinkType;
+import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricHeap;
@@ -44,8 +44,13 @@ public final class RdmaCommunicator implements BackendCommunicator {
     private long barriers;
     private boolean closed;
 
-    private RdmaCommunicator(BackendContext ctx, DeviceContext dev, LocalAddress local, int ackTimeout, Endpoints endpoints,
-                             List<AutoCloseable> undo) {
+    private RdmaCommunicator(
+            BackendContext ctx,
+            DeviceContext dev,
+            LocalAddress local,
+            int ackTimeout,
+            Endpoints endpoints,
+            List<AutoCloseable> undo) {
         CommConfig config = ctx.config();
         this.rank = ctx.rank();
         this.size = ctx.size();
@@ -71,29 +76,52 @@ public final class RdmaCommunicator implements BackendCommunicator {
         // Exchange: my QP towards PE j is entry j of my list; PE j connects its QP towards me to it.
         List<ConnectionInfo.Qp> mine = new ArrayList<>();
         for (QueuePair qp : qps) mine.add(new ConnectionInfo.Qp(qp.qpn(), qp.psn()));
-        ConnectionInfo me = new ConnectionInfo(dev.name(), local.ethernet(), local.lid(), local.gid(), local.mtu(), mine,
+        ConnectionInfo me = new ConnectionInfo(
+                dev.name(),
+                local.ethernet(),
+                local.lid(),
+                local.gid(),
+                local.mtu(),
+                mine,
                 Map.of("heap", new ConnectionInfo.Region(heapMr.address(), heapMr.length(), heapMr.rkey())));
         store.set(prefix + rank, me.encode());
         long[] remoteHeap = new long[size];
         int[] remoteRkey = new int[size];
-        int rd = Math.max(1, Math.min(RD_ATOMIC, Math.min(dev.attr().maxQpRdAtom(), dev.attr().maxQpInitRdAtom())));
+        int rd = Math.max(
+                1,
+                Math.min(
+                        RD_ATOMIC, Math.min(dev.attr().maxQpRdAtom(), dev.attr().maxQpInitRdAtom())));
         for (int pe = 0; pe < size; pe++) {
             ConnectionInfo peer = ConnectionInfo.decode(store.get(prefix + pe));
             if (peer.qps().size() != size)
-                throw new IllegalStateException("PE " + pe + " published " + peer.qps().size() + " queue pairs for a job of " + size);
+                throw new IllegalStateException(
+                        "PE " + pe + " published " + peer.qps().size() + " queue pairs for a job of " + size);
             if (peer.ethernet() != local.ethernet())
-                throw new IllegalStateException("PE " + pe + " uses " + (peer.ethernet() ? "RoCE" : "InfiniBand") + ", PE " + rank + " the other");
+                throw new IllegalStateException("PE " + pe + " uses " + (peer.ethernet() ? "RoCE" : "InfiniBand")
+                        + ", PE " + rank + " the other");
             ConnectionInfo.Region h = peer.regions().get("heap");
             if (h == null || h.length() != heapMr.length())
-                throw new IllegalStateException("PE " + pe + " has a heap of " + (h == null ? "?" : h.length()) + " bytes, PE " + rank
-                        + " of " + heapMr.length() + ": every PE must use the same unicomm.heap_size");
+                throw new IllegalStateException(
+                        "PE " + pe + " has a heap of " + (h == null ? "?" : h.length()) + " bytes, PE " + rank + " of "
+                                + heapMr.length() + ": every PE must use the same unicomm.heap_size");
             remoteHeap[pe] = h.address();
             remoteRkey[pe] = h.rkey();
             qps[pe].connect(local, Math.min(local.mtu(), peer.mtu()), peer.qps().get(rank), peer, rd, ackTimeout);
         }
         store.barrier(prefix + "connected");
         this.heap = new RdmaHeap(heapSeg, store, rank, size, prefix);
-        this.rma = new RdmaRma(rank, dev.name(), qps, remoteHeap, remoteRkey, heapMr, heapSeg, stagingMr, staging, cq, config.timeout());
+        this.rma = new RdmaRma(
+                rank,
+                dev.name(),
+                qps,
+                remoteHeap,
+                remoteRkey,
+                heapMr,
+                heapSeg,
+                stagingMr,
+                staging,
+                cq,
+                config.timeout());
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
         this.world = new RdmaTeam(this, "world", all);
@@ -109,12 +137,16 @@ public final class RdmaCommunicator implements BackendCommunicator {
         String device = PerLocalRank.pick("rdma.device", c.property("rdma.device", null), localRank);
         int port = PerLocalRank.pickInt("rdma.port", c.property("rdma.port", null), localRank, 1);
         int gidIndex = PerLocalRank.pickInt("rdma.gid_index", c.property("rdma.gid_index", null), localRank, -1);
-        if (gidIndex < -1) throw new IllegalArgumentException("unicomm.rdma.gid_index must be >= 0, or -1 for a RoCE v2 GID; got " + gidIndex);
+        if (gidIndex < -1)
+            throw new IllegalArgumentException(
+                    "unicomm.rdma.gid_index must be >= 0, or -1 for a RoCE v2 GID; got " + gidIndex);
         // Like NCCL_IB_TIMEOUT: 4.096 µs × 2^n per try before a retransmit; 7 tries in all before IBV_WC_RETRY_EXC_ERR.
-        int ackTimeout = PerLocalRank.pickInt("rdma.ack_timeout", c.property("rdma.ack_timeout", null), localRank, QueuePair.ACK_TIMEOUT);
+        int ackTimeout = PerLocalRank.pickInt(
+                "rdma.ack_timeout", c.property("rdma.ack_timeout", null), localRank, QueuePair.ACK_TIMEOUT);
         if (ackTimeout < 1 || ackTimeout > 31)
-            throw new IllegalArgumentException("unicomm.rdma.ack_timeout is an exponent 1..31 (4.096 µs × 2^n per try; default "
-                    + QueuePair.ACK_TIMEOUT + "), got " + ackTimeout);
+            throw new IllegalArgumentException(
+                    "unicomm.rdma.ack_timeout is an exponent 1..31 (4.096 µs × 2^n per try; default "
+                            + QueuePair.ACK_TIMEOUT + "), got " + ackTimeout);
         Verbs.require(); // the settings are checked first: a typo needs no verbs library to be named
         if (device == null) device = firstActive(port);
         else if (!Devices.names().contains(device))
@@ -124,7 +156,8 @@ public final class RdmaCommunicator implements BackendCommunicator {
         List<AutoCloseable> undo = new ArrayList<>();
         try {
             boolean ethernet = dev.port(port).ethernet();
-            LocalAddress local = LocalAddress.resolve(dev, port, gidIndex, ethernet ? LinkType.ROCE : LinkType.INFINIBAND);
+            LocalAddress local =
+                    LocalAddress.resolve(dev, port, gidIndex, ethernet ? LinkType.ROCE : LinkType.INFINIBAND);
             return new RdmaCommunicator(ctx, dev, local, ackTimeout, endpoints, undo);
         } catch (RuntimeException e) {
             for (int i = undo.size() - 1; i >= 0; i--) {
@@ -142,24 +175,59 @@ public final class RdmaCommunicator implements BackendCommunicator {
     private static String firstActive(int port) {
         for (var nic : Devices.list())
             for (var p : nic.ports()) if (p.number() == port && p.active()) return nic.name();
-        throw new IllegalStateException("no RDMA device has an ACTIVE port " + port + " (set unicomm.rdma.device / unicomm.rdma.port)");
+        throw new IllegalStateException(
+                "no RDMA device has an ACTIVE port " + port + " (set unicomm.rdma.device / unicomm.rdma.port)");
     }
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return size; }
-    @Override public SymmetricHeap heap() { return heap; }
-    @Override public Rma rma() { return rma; }
-    @Override public Team world() { return world; }
-    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
-    @Override public Optional<Endpoints> endpoints() { return Optional.of(endpoints); }
+    @Override
+    public int rank() {
+        return rank;
+    }
 
-    RdmaRma rmaEngine() { return rma; }
+    @Override
+    public int size() {
+        return size;
+    }
 
-    Store store() { return store; }
+    @Override
+    public SymmetricHeap heap() {
+        return heap;
+    }
 
-    String prefix() { return prefix; }
+    @Override
+    public Rma rma() {
+        return rma;
+    }
 
-    @Override public void barrier() {
+    @Override
+    public Team world() {
+        return world;
+    }
+
+    @Override
+    public boolean acceptsLocal(MemoryKind kind) {
+        return kind.isHost();
+    }
+
+    @Override
+    public Optional<Endpoints> endpoints() {
+        return Optional.of(endpoints);
+    }
+
+    RdmaRma rmaEngine() {
+        return rma;
+    }
+
+    Store store() {
+        return store;
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    @Override
+    public void barrier() {
         rma.quiet();
         long n;
         synchronized (this) {
@@ -168,7 +236,8 @@ public final class RdmaCommunicator implements BackendCommunicator {
         store.barrier(prefix + "barrier/" + n);
     }
 
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         if (closed) return;
         closed = true;
         RuntimeException first = null;
@@ -192,5 +261,8 @@ public final class RdmaCommunicator implements BackendCommunicator {
         if (first != null) throw first;
     }
 
-    @Override public String toString() { return "RdmaCommunicator[" + dev.name() + ", PE " + rank + "/" + size + "]"; }
+    @Override
+    public String toString() {
+        return "RdmaCommunicator[" + dev.name() + ", PE " + rank + "/" + size + "]";
+    }
 }

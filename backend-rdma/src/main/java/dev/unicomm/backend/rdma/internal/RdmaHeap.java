@@ -32,16 +32,20 @@ final class RdmaHeap implements SymmetricHeap {
         this.prefix = prefix;
     }
 
-    int rank() { return rank; }
+    int rank() {
+        return rank;
+    }
 
-    MemorySegment segment() { return segment; }
+    MemorySegment segment() {
+        return segment;
+    }
 
-    @Override public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
+    @Override
+    public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
         String request = bytes + "/" + alignment;
         agree("allocate", request, "allocation size/alignment (bytes)");
         long off = allocator.allocate(bytes, alignment);
-        if (off < 0)
-            throw new OutOfSymmetricMemoryException(bytes, alignment, allocator.capacity(), allocator.used());
+        if (off < 0) throw new OutOfSymmetricMemoryException(bytes, alignment, allocator.capacity(), allocator.used());
         MemorySegment local = segment.asSlice(off, bytes);
         local.fill((byte) 0);
         // Everyone has zeroed its block before anyone may write into it.
@@ -62,12 +66,24 @@ final class RdmaHeap implements SymmetricHeap {
         for (int pe = 0; pe < size; pe++) {
             String theirs = new String(store.get(key + pe), StandardCharsets.UTF_8);
             if (!theirs.equals(value))
-                throw new IllegalArgumentException("symmetric " + step + " mismatch: PE " + rank + " asked for " + what + " " + value
-                        + " but PE " + pe + " for " + theirs + "; every PE must make the same calls in the same order");
+                throw new IllegalArgumentException(
+                        "symmetric " + step + " mismatch: PE " + rank + " asked for " + what + " " + value + " but PE "
+                                + pe + " for " + theirs + "; every PE must make the same calls in the same order");
         }
     }
 
-    @Override public long capacity() { return allocator.capacity(); }
-    @Override public long used() { return allocator.used(); }
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
+    @Override
+    public long capacity() {
+        return allocator.capacity();
+    }
+
+    @Override
+    public long used() {
+        return allocator.used();
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
 }

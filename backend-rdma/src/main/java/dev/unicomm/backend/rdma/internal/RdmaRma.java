@@ -34,13 +34,13 @@ final class RdmaRma implements Rma {
 
     private final int rank;
     private final String device;
-    private final QueuePair[] qps;          // by target PE
-    private final long[] remoteHeap;        // base address of each PE's heap
+    private final QueuePair[] qps; // by target PE
+    private final long[] remoteHeap; // base address of each PE's heap
     private final int[] remoteRkey;
     private final MemoryRegion heapMr;
     private final MemorySegment heap;
     private final MemoryRegion stagingMr;
-    private final MemorySegment staging;    // [ring | atomic result word]
+    private final MemorySegment staging; // [ring | atomic result word]
     private final long ringSize;
     private final CompletionQueue cq;
     private final Duration timeout;
@@ -52,8 +52,18 @@ final class RdmaRma implements Rma {
     private long nextId;
     private CommException broken;
 
-    RdmaRma(int rank, String device, QueuePair[] qps, long[] remoteHeap, int[] remoteRkey, MemoryRegion heapMr, MemorySegment heap,
-            MemoryRegion stagingMr, MemorySegment staging, CompletionQueue cq, Duration timeout) {
+    RdmaRma(
+            int rank,
+            String device,
+            QueuePair[] qps,
+            long[] remoteHeap,
+            int[] remoteRkey,
+            MemoryRegion heapMr,
+            MemorySegment heap,
+            MemoryRegion stagingMr,
+            MemorySegment staging,
+            CompletionQueue cq,
+            Duration timeout) {
         this.rank = rank;
         this.device = device;
         this.qps = qps;
@@ -71,11 +81,14 @@ final class RdmaRma implements Rma {
 
     // ------------------------------------------------------------------ put / get
 
-    @Override public synchronized void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public synchronized void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         putNbi(dst, dstOffset, src, srcOffset, bytes, pe);
     }
 
-    @Override public synchronized void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
+    @Override
+    public synchronized void putNbi(
+            SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
         long remote = remoteHeap[pe] + dst.offset() + dstOffset;
         long local = src.address() + srcOffset;
         if (inHeap(src, srcOffset, bytes)) {
@@ -94,12 +107,15 @@ final class RdmaRma implements Rma {
         }
     }
 
-    @Override public synchronized void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public synchronized void get(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         getNbi(dst, dstOffset, src, srcOffset, bytes, pe);
         quiet();
     }
 
-    @Override public synchronized void getNbi(Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
+    @Override
+    public synchronized void getNbi(
+            Memory dst, long dstOffset, SymmetricBuffer src, long srcOffset, long bytes, int pe) {
         long remote = remoteHeap[pe] + src.offset() + srcOffset;
         if (inHeap(dst, dstOffset, bytes)) {
             long local = dst.address() + dstOffset;
@@ -120,8 +136,18 @@ final class RdmaRma implements Rma {
 
     // ------------------------------------------------------------------ signals
 
-    @Override public synchronized void putSignal(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                                 SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public synchronized void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         putNbi(dst, dstOffset, src, srcOffset, bytes, pe);
         // The data must be placed at the target before the signal can be seen: wait for its completion.
         quiet();
@@ -133,12 +159,23 @@ final class RdmaRma implements Rma {
         }
     }
 
-    @Override public synchronized void putSignalNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes,
-                                                    SymmetricBuffer signal, long signalOffset, long value, SignalOp op, int pe) {
+    @Override
+    public synchronized void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
         putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
-    @Override public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
+    @Override
+    public long signalWaitUntil(SymmetricBuffer signal, long signalOffset, Cmp cmp, long value) {
         MemorySegment seg = signal.segment();
         long deadline = System.nanoTime() + timeout.toNanos();
         int spins = 0;
@@ -146,22 +183,28 @@ final class RdmaRma implements Rma {
             long v = (long) WORD.getVolatile(seg, signalOffset);
             if (cmp.test(v, value)) return v;
             if (System.nanoTime() - deadline > 0)
-                throw new CommTimeoutException("signalWaitUntil(offset " + signalOffset + " " + cmp + " " + value + ", last seen " + v + ")", timeout);
-            if (++spins > 1000) Thread.yield(); else Thread.onSpinWait();
+                throw new CommTimeoutException(
+                        "signalWaitUntil(offset " + signalOffset + " " + cmp + " " + value + ", last seen " + v + ")",
+                        timeout);
+            if (++spins > 1000) Thread.yield();
+            else Thread.onSpinWait();
         }
     }
 
-    @Override public long signalFetch(SymmetricBuffer signal, long signalOffset) {
+    @Override
+    public long signalFetch(SymmetricBuffer signal, long signalOffset) {
         return (long) WORD.getVolatile(signal.segment(), signalOffset);
     }
 
     // ------------------------------------------------------------------ ordering
 
-    @Override public synchronized void quiet() {
+    @Override
+    public synchronized void quiet() {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (outstanding > 0) {
             if (!drainOnce() && System.nanoTime() - deadline > 0)
-                throw new CommTimeoutException("quiet: " + outstanding + " RDMA operation(s) on " + device + " still outstanding", timeout);
+                throw new CommTimeoutException(
+                        "quiet: " + outstanding + " RDMA operation(s) on " + device + " still outstanding", timeout);
         }
         throwIfBroken();
         for (CopyOut c : copies) MemorySegment.copy(staging, c.stagingOffset(), c.dst(), 0, c.bytes());
@@ -170,35 +213,47 @@ final class RdmaRma implements Rma {
     }
 
     /** Ordering per target: everything issued before completes first (stronger than needed, always correct). */
-    @Override public synchronized void fence() { quiet(); }
+    @Override
+    public synchronized void fence() {
+        quiet();
+    }
 
     // ------------------------------------------------------------------ atomics
 
-    @Override public synchronized long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
+    @Override
+    public synchronized long atomicFetch(SymmetricBuffer buf, long offset, int pe) {
         return atomic(pe, QueuePair.ATOMIC_FETCH_ADD, remoteHeap[pe] + buf.offset() + offset, 0, 0);
     }
 
-    @Override public synchronized void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public synchronized void atomicSet(SymmetricBuffer buf, long offset, long value, int pe) {
         swap(pe, remoteHeap[pe] + buf.offset() + offset, value);
     }
 
-    @Override public synchronized long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public synchronized long atomicFetchAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         return atomic(pe, QueuePair.ATOMIC_FETCH_ADD, remoteHeap[pe] + buf.offset() + offset, delta, 0);
     }
 
-    @Override public synchronized void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
+    @Override
+    public synchronized void atomicAdd(SymmetricBuffer buf, long offset, long delta, int pe) {
         atomic(pe, QueuePair.ATOMIC_FETCH_ADD, remoteHeap[pe] + buf.offset() + offset, delta, 0);
     }
 
-    @Override public synchronized long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
+    @Override
+    public synchronized long atomicCompareSwap(SymmetricBuffer buf, long offset, long expected, long desired, int pe) {
         return atomic(pe, QueuePair.ATOMIC_COMPARE_SWAP, remoteHeap[pe] + buf.offset() + offset, expected, desired);
     }
 
-    @Override public synchronized long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
+    @Override
+    public synchronized long atomicSwap(SymmetricBuffer buf, long offset, long value, int pe) {
         return swap(pe, remoteHeap[pe] + buf.offset() + offset, value);
     }
 
-    @Override public Rma on(Stream stream) { return this; } // a host backend: a stream is program order
+    @Override
+    public Rma on(Stream stream) {
+        return this;
+    } // a host backend: a stream is program order
 
     /** Verbs has no swap: compare-and-swap until the word we compared against was the word there. */
     private long swap(int pe, long remote, long value) {
@@ -215,7 +270,9 @@ final class RdmaRma implements Rma {
         long result = staging.address() + ringSize;
         room(pe);
         long id = id(pe);
-        check(qps[pe].postAtomic(id, result, stagingMr.lkey(), remote, remoteRkey[pe], op, compareAdd, swap), "ibv_post_send(ATOMIC)");
+        check(
+                qps[pe].postAtomic(id, result, stagingMr.lkey(), remote, remoteRkey[pe], op, compareAdd, swap),
+                "ibv_post_send(ATOMIC)");
         issued(pe);
         quiet();
         return staging.get(ValueLayout.JAVA_LONG, ringSize);
@@ -225,7 +282,10 @@ final class RdmaRma implements Rma {
 
     private boolean inHeap(Memory m, long offset, long bytes) {
         long a = m.address();
-        return m.kind().isHost() && a != 0 && a + offset >= heap.address() && a + offset + bytes <= heap.address() + heap.byteSize();
+        return m.kind().isHost()
+                && a != 0
+                && a + offset >= heap.address()
+                && a + offset + bytes <= heap.address() + heap.byteSize();
     }
 
     /** A staging range of {@code n} bytes, 64-byte aligned; completes everything first when the ring is full. */
@@ -242,12 +302,15 @@ final class RdmaRma implements Rma {
     private void rdma(int op, int pe, long local, int lkey, long remote, long n) {
         room(pe);
         long id = id(pe);
-        check(qps[pe].postRdma(op, id, 1, new long[] {local}, lkey, new long[] {remote}, remoteRkey[pe], (int) n, 0),
+        check(
+                qps[pe].postRdma(op, id, 1, new long[] {local}, lkey, new long[] {remote}, remoteRkey[pe], (int) n, 0),
                 op == QueuePair.OP_READ ? "ibv_post_send(RDMA_READ)" : "ibv_post_send(RDMA_WRITE)");
         issued(pe);
     }
 
-    private long id(int pe) { return ((long) pe << 40) | (nextId++ & ((1L << 40) - 1)); }
+    private long id(int pe) {
+        return ((long) pe << 40) | (nextId++ & ((1L << 40) - 1));
+    }
 
     private void issued(int pe) {
         outstanding++;
@@ -271,9 +334,11 @@ final class RdmaRma implements Rma {
             outstanding--;
             outstandingPerPe[pe]--;
             int status = WorkCompletions.status(wc, i);
-            if (status != WorkCompletions.SUCCESS && (broken == null || broken.getMessage().contains("WR_FLUSH_ERR"))) {
+            if (status != WorkCompletions.SUCCESS
+                    && (broken == null || broken.getMessage().contains("WR_FLUSH_ERR"))) {
                 broken = new CommException("RDMA operation towards PE " + pe + " on " + device + " failed with "
-                        + WorkCompletions.statusName(status) + " (vendor error 0x" + Integer.toHexString(WorkCompletions.vendorErr(wc, i))
+                        + WorkCompletions.statusName(status) + " (vendor error 0x"
+                        + Integer.toHexString(WorkCompletions.vendorErr(wc, i))
                         + "): " + WorkCompletions.hint(status));
             }
         }
@@ -288,7 +353,11 @@ final class RdmaRma implements Rma {
         if (rc < 0) throw new NativeCallException(call, rc, Verbs.lastError());
     }
 
-    synchronized int outstanding() { return outstanding; }
+    synchronized int outstanding() {
+        return outstanding;
+    }
 
-    int rankOfThisPe() { return rank; }
+    int rankOfThisPe() {
+        return rank;
+    }
 }

@@ -26,17 +26,30 @@ final class RdmaTeam implements Team {
         this.myRank = me;
     }
 
-    @Override public int rank() { return myRank; }
-    @Override public int size() { return members.length; }
-    @Override public int worldRank(int teamRank) { return members[teamRank]; }
+    @Override
+    public int rank() {
+        return myRank;
+    }
 
-    @Override public synchronized Team split(int start, int stride, int size) {
+    @Override
+    public int size() {
+        return members.length;
+    }
+
+    @Override
+    public int worldRank(int teamRank) {
+        return members[teamRank];
+    }
+
+    @Override
+    public synchronized Team split(int start, int stride, int size) {
         int[] sub = new int[size];
         for (int i = 0; i < size; i++) sub[i] = members[start + i * stride];
         return new RdmaTeam(comm, id + "." + (splits++), sub);
     }
 
-    @Override public synchronized Split2d split2d(int xRange) {
+    @Override
+    public synchronized Split2d split2d(int xRange) {
         int n = members.length;
         int x = Math.min(xRange, n);
         int me = Math.max(myRank, 0);
@@ -50,10 +63,13 @@ final class RdmaTeam implements Team {
         for (int i = 0; i < colLen; i++) colMembers[i] = members[col + i * x];
         int s = splits++;
         // Ids carry the row/column so different rows (columns) get different teams.
-        return new Split2d(new RdmaTeam(comm, id + ".x" + s + "r" + row, rowMembers), new RdmaTeam(comm, id + ".y" + s + "c" + col, colMembers));
+        return new Split2d(
+                new RdmaTeam(comm, id + ".x" + s + "r" + row, rowMembers),
+                new RdmaTeam(comm, id + ".y" + s + "c" + col, colMembers));
     }
 
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         comm.rmaEngine().quiet();
         Store store = comm.store();
         long epoch;
@@ -66,7 +82,13 @@ final class RdmaTeam implements Team {
         else store.get(key + "/done");
     }
 
-    @Override public void close() { /* nothing native: a team is a list of ranks */ }
+    @Override
+    public void close() {
+        /* nothing native: a team is a list of ranks */
+    }
 
-    @Override public String toString() { return "RdmaTeam[" + id + ", rank " + myRank + "/" + members.length + "]"; }
+    @Override
+    public String toString() {
+        return "RdmaTeam[" + id + ", rank " + myRank + "/" + members.length + "]";
+    }
 }

@@ -23,35 +23,45 @@ public final class Verbs {
     }
 
     /** Whether the JNI shim and libibverbs loaded; the cause (with the loader's Throwable) and the fix if not. Never throws. */
-    public static Availability availability() { return Loaded.AVAILABILITY; }
+    public static Availability availability() {
+        return Loaded.AVAILABILITY;
+    }
 
     private static Availability load() {
         try {
             org.bytedeco.javacpp.Loader.load(VerbsShim.class);
         } catch (Throwable t) {
-            return Availability.no("the backend's JNI library (jniVerbsShim) did not load: " + t, t,
+            return Availability.no(
+                    "the backend's JNI library (jniVerbsShim) did not load: " + t,
+                    t,
                     "use backend-rdma on linux-x86_64 with JDK 25 and --enable-native-access=ALL-UNNAMED, with its natives jar on the class path "
-                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)" + see("rdma-verbs-library-not-found"));
+                            + "(depend on backend-rdma-platform, which brings backend-rdma-<version>-linux-x86_64.jar)"
+                            + see("rdma-verbs-library-not-found"));
         }
         byte[] err = new byte[1024];
         String path = BackendSettings.fromEnvironment().get(LIBRARY_KEY, "");
         int rc = VerbsShim.ucv_load(path, err, err.length);
         if (rc != 0) {
-            return Availability.no(text(err),
+            return Availability.no(
+                    text(err),
                     "install rdma-core's verbs library and providers (Debian/Ubuntu: apt-get install -y libibverbs1 ibverbs-providers rdma-core;"
-                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)" + see("rdma-verbs-library-not-found"));
+                            + " RHEL/Fedora: dnf install -y rdma-core libibverbs)"
+                            + see("rdma-verbs-library-not-found"));
         }
         return Availability.yes();
     }
 
     /** The pointer to the troubleshooting page's section, appended to every fix. */
-    static String see(String anchor) { return "; see docs/troubleshooting.md#" + anchor; }
+    static String see(String anchor) {
+        return "; see docs/troubleshooting.md#" + anchor;
+    }
 
     /** Throws if libibverbs is not usable, with the cause and the fix (the loader's Throwable chained). */
     public static void require() {
         Availability a = availability();
         if (!a.available())
-            throw new IllegalStateException("RDMA verbs are not available: " + a.cause() + " — fix: " + a.fix(), a.error());
+            throw new IllegalStateException(
+                    "RDMA verbs are not available: " + a.cause() + " — fix: " + a.fix(), a.error());
     }
 
     /** The calling thread's last shim error. */

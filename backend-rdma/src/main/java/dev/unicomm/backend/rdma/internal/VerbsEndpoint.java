@@ -74,7 +74,8 @@ public final class VerbsEndpoint implements Endpoint {
     private volatile CommException broken;
     private volatile boolean closed;
 
-    private VerbsEndpoint(EndpointOptions options, DeviceContext dev, LocalAddress local, CompletionQueue cq, QueuePair[] qps) {
+    private VerbsEndpoint(
+            EndpointOptions options, DeviceContext dev, LocalAddress local, CompletionQueue cq, QueuePair[] qps) {
         this.options = options;
         this.dev = dev;
         this.local = local;
@@ -82,7 +83,8 @@ public final class VerbsEndpoint implements Endpoint {
         this.qps = qps;
         this.sendSlots = new Semaphore[qps.length];
         for (int i = 0; i < qps.length; i++) sendSlots[i] = new Semaphore(SEND_DEPTH);
-        this.poller = new CompletionPoller("unicomm-rdma-cq-" + dev.name(), cq, options.busyPoll(), pending::size, new Handler());
+        this.poller = new CompletionPoller(
+                "unicomm-rdma-cq-" + dev.name(), cq, options.busyPoll(), pending::size, new Handler());
     }
 
     /** Opens an endpoint; the device is {@code options.device()} or the first with a matching ACTIVE port. */
@@ -99,7 +101,8 @@ public final class VerbsEndpoint implements Endpoint {
             LocalAddress addr = LocalAddress.resolve(dev, options.port(), options.gidIndex(), options.linkType());
             int entries = Math.min(dev.attr().maxCqe(), options.queuePairs() * SEND_DEPTH + RECV_DEPTH);
             cq = new CompletionQueue(dev, entries, !options.busyPoll());
-            for (int i = 0; i < options.queuePairs(); i++) made.add(new QueuePair(dev, cq, SEND_DEPTH, i == 0 ? RECV_DEPTH : 1));
+            for (int i = 0; i < options.queuePairs(); i++)
+                made.add(new QueuePair(dev, cq, SEND_DEPTH, i == 0 ? RECV_DEPTH : 1));
             return new VerbsEndpoint(options, dev, addr, cq, made.toArray(QueuePair[]::new));
         } catch (RuntimeException e) {
             made.forEach(QueuePair::close);
@@ -114,41 +117,53 @@ public final class VerbsEndpoint implements Endpoint {
         List<String> seen = new ArrayList<>();
         for (var nic : Devices.list()) {
             for (var p : nic.ports()) {
-                if (p.number() == o.port() && p.active() && p.linkLayer().equals(roce ? "Ethernet" : "InfiniBand")) return nic.name();
+                if (p.number() == o.port() && p.active() && p.linkLayer().equals(roce ? "Ethernet" : "InfiniBand"))
+                    return nic.name();
                 seen.add(nic.name() + ":" + p.number() + " " + p.state() + " " + p.linkLayer());
             }
         }
-        throw new IllegalStateException("no RDMA device has an ACTIVE " + o.linkType() + " port " + o.port() + "; ports here: " + seen);
+        throw new IllegalStateException(
+                "no RDMA device has an ACTIVE " + o.linkType() + " port " + o.port() + "; ports here: " + seen);
     }
 
     // ---------------------------------------------------------------- connection
 
-    @Override public byte[] localInfo() {
+    @Override
+    public byte[] localInfo() {
         ensureOpen();
         Map<String, ConnectionInfo.Region> mine = new LinkedHashMap<>();
         for (LocalRegion r : regions.values())
             mine.put(r.name(), new ConnectionInfo.Region(r.mr().address(), r.mr().length(), r.mr().rkey()));
         List<ConnectionInfo.Qp> q = new ArrayList<>();
         for (QueuePair qp : qps) q.add(new ConnectionInfo.Qp(qp.qpn(), qp.psn()));
-        return new ConnectionInfo(dev.name(), local.ethernet(), local.lid(), local.gid(), local.mtu(), q, mine).encode();
+        return new ConnectionInfo(dev.name(), local.ethernet(), local.lid(), local.gid(), local.mtu(), q, mine)
+                .encode();
     }
 
-    @Override public synchronized void connect(byte[] remoteInfo) {
+    @Override
+    public synchronized void connect(byte[] remoteInfo) {
         ensureOpen();
-        if (peer != null) throw new IllegalStateException("endpoint on " + dev.name() + " is already connected (to " + peer.device() + "); open a new endpoint for another peer");
+        if (peer != null)
+            throw new IllegalStateException("endpoint on " + dev.name() + " is already connected (to " + peer.device()
+                    + "); open a new endpoint for another peer");
         ConnectionInfo remote = ConnectionInfo.decode(remoteInfo);
         if (remote.qps().size() != qps.length)
-            throw new IllegalArgumentException("the peer has " + remote.qps().size() + " queue pairs, this endpoint " + qps.length
-                    + ": open both with the same EndpointOptions.queuePairs");
+            throw new IllegalArgumentException("the peer has " + remote.qps().size() + " queue pairs, this endpoint "
+                    + qps.length + ": open both with the same EndpointOptions.queuePairs");
         if (remote.ethernet() != local.ethernet())
-            throw new IllegalArgumentException("link layers differ: this endpoint is " + (local.ethernet() ? "RoCE" : "InfiniBand")
-                    + ", the peer " + (remote.ethernet() ? "RoCE" : "InfiniBand"));
+            throw new IllegalArgumentException(
+                    "link layers differ: this endpoint is " + (local.ethernet() ? "RoCE" : "InfiniBand") + ", the peer "
+                            + (remote.ethernet() ? "RoCE" : "InfiniBand"));
         int mtu = Math.min(local.mtu(), remote.mtu()); // MTU negotiation: the smaller active MTU
-        int rd = Math.max(1, Math.min(RD_ATOMIC, Math.min(dev.attr().maxQpRdAtom(), dev.attr().maxQpInitRdAtom())));
+        int rd = Math.max(
+                1,
+                Math.min(
+                        RD_ATOMIC, Math.min(dev.attr().maxQpRdAtom(), dev.attr().maxQpInitRdAtom())));
         lifecycle.readLock().lock();
         try {
             ensureOpen();
-            for (int i = 0; i < qps.length; i++) qps[i].connect(local, mtu, remote.qps().get(i), remote, rd);
+            for (int i = 0; i < qps.length; i++)
+                qps[i].connect(local, mtu, remote.qps().get(i), remote, rd);
         } finally {
             lifecycle.readLock().unlock();
         }
@@ -156,34 +171,47 @@ public final class VerbsEndpoint implements Endpoint {
         peer = remote;
     }
 
-    @Override public boolean isConnected() { return peer != null && !closed && broken == null; }
+    @Override
+    public boolean isConnected() {
+        return peer != null && !closed && broken == null;
+    }
 
-    @Override public void updateRemote(byte[] remoteInfo) {
+    @Override
+    public void updateRemote(byte[] remoteInfo) {
         ensureOpen();
         ConnectionInfo remote = ConnectionInfo.decode(remoteInfo);
         ConnectionInfo p = peer;
         if (p == null) throw new IllegalStateException("updateRemote before connect: call connect(remoteInfo) first");
         if (!p.qps().equals(remote.qps()))
-            throw new IllegalArgumentException("updateRemote: the info comes from another endpoint than the connected peer");
+            throw new IllegalArgumentException(
+                    "updateRemote: the info comes from another endpoint than the connected peer");
         remoteRegions = remote.regions();
     }
 
     // ---------------------------------------------------------------- regions
 
-    @Override public void registerRegion(String name, Memory memory) {
+    @Override
+    public void registerRegion(String name, Memory memory) {
         ensureOpen();
         if (name == null || name.isEmpty()) throw new IllegalArgumentException("region name must not be null or empty");
         if (memory == null) throw new IllegalArgumentException("region '" + name + "': memory must not be null");
         if (!accepts(memory.kind()))
-            throw new IllegalArgumentException("region '" + name + "': " + memory.kind() + " memory cannot be registered on " + dev.name()
-                    + (memory.kind().type() == MemoryKind.Type.CUDA ? " (load the nvidia_peermem kernel module for GPUDirect RDMA)" : ""));
+            throw new IllegalArgumentException(
+                    "region '" + name + "': " + memory.kind() + " memory cannot be registered on " + dev.name()
+                            + (memory.kind().type() == MemoryKind.Type.CUDA
+                                    ? " (load the nvidia_peermem kernel module for GPUDirect RDMA)"
+                                    : ""));
         if (memory.kind().isHost() && !memory.segment().isNative())
-            throw new IllegalArgumentException("region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
-        if (memory.byteSize() <= 0) throw new IllegalArgumentException("region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
+            throw new IllegalArgumentException(
+                    "region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
+        if (memory.byteSize() <= 0)
+            throw new IllegalArgumentException(
+                    "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
         if (memory.kind().isHost() && !memory.segment().scope().isAlive())
             throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
         synchronized (regions) {
-            if (regions.containsKey(name)) throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
+            if (regions.containsKey(name))
+                throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
             lifecycle.readLock().lock();
             try {
                 ensureOpen();
@@ -195,55 +223,84 @@ public final class VerbsEndpoint implements Endpoint {
         }
     }
 
-    @Override public void unregisterRegion(String name) {
+    @Override
+    public void unregisterRegion(String name) {
         ensureOpen();
         LocalRegion r;
         synchronized (regions) {
             r = regions.remove(name);
         }
-        if (r == null) throw new IllegalArgumentException("no region '" + name + "' is registered on this endpoint; registered: " + regions());
+        if (r == null)
+            throw new IllegalArgumentException(
+                    "no region '" + name + "' is registered on this endpoint; registered: " + regions());
         r.mr().close();
     }
 
-    @Override public List<String> regions() { return List.copyOf(regions.keySet()); }
+    @Override
+    public List<String> regions() {
+        return List.copyOf(regions.keySet());
+    }
 
-    @Override public boolean accepts(MemoryKind kind) {
+    @Override
+    public boolean accepts(MemoryKind kind) {
         if (kind == null) return false;
         return switch (kind.type()) {
             case HOST -> true;
-            case CUDA -> Files.exists(Path.of("/sys/module/nvidia_peermem")) || Files.exists(Path.of("/sys/kernel/mm/memory_peers/nv_mem"));
+            case CUDA ->
+                Files.exists(Path.of("/sys/module/nvidia_peermem"))
+                        || Files.exists(Path.of("/sys/kernel/mm/memory_peers/nv_mem"));
             case ASCEND -> false;
         };
     }
 
     // ---------------------------------------------------------------- transfers
 
-    @Override public CompletableFuture<Void> readBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
+    @Override
+    public CompletableFuture<Void> readBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
         return batch("readBatch", QueuePair.OP_READ, name, remoteOffsets, localOffsets, length);
     }
 
-    @Override public CompletableFuture<Void> writeBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
+    @Override
+    public CompletableFuture<Void> writeBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
         return batch("writeBatch", QueuePair.OP_WRITE, name, remoteOffsets, localOffsets, length);
     }
 
-    @Override public CompletableFuture<Void> writeWithImm(String name, long remoteOffset, long localOffset, long length, int imm) {
+    @Override
+    public CompletableFuture<Void> writeWithImm(
+            String name, long remoteOffset, long localOffset, long length, int imm) {
         LocalRegion l = localRegion("writeWithImm", name);
         ConnectionInfo.Region r = remoteRegion("writeWithImm", name);
         checkLength("writeWithImm", length);
         checkRange("writeWithImm local", name, localOffset, length, l.mr().length());
         checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
-        return post(0, 1, false, (qp, id) -> qp.postRdma(QueuePair.OP_WRITE_IMM, id, 1, new long[] {l.mr().address() + localOffset},
-                l.mr().lkey(), new long[] {r.address() + remoteOffset}, r.rkey(), (int) length, imm)).thenApply(x -> null);
+        return post(
+                        0,
+                        1,
+                        false,
+                        (qp, id) -> qp.postRdma(
+                                QueuePair.OP_WRITE_IMM,
+                                id,
+                                1,
+                                new long[] {l.mr().address() + localOffset},
+                                l.mr().lkey(),
+                                new long[] {r.address() + remoteOffset},
+                                r.rkey(),
+                                (int) length,
+                                imm))
+                .thenApply(x -> null);
     }
 
-    @Override public CompletableFuture<Void> send(String name, long offset, long length) {
+    @Override
+    public CompletableFuture<Void> send(String name, long offset, long length) {
         LocalRegion l = localRegion("send", name);
         checkLength("send", length);
         checkRange("send", name, offset, length, l.mr().length());
-        return post(0, 1, false, (qp, id) -> qp.postSend(id, l.mr().address() + offset, (int) length, l.mr().lkey())).thenApply(x -> null);
+        return post(0, 1, false, (qp, id) -> qp.postSend(id, l.mr().address() + offset, (int) length, l.mr().lkey()))
+                .thenApply(x -> null);
     }
 
-    @Override public CompletableFuture<Received> recv(String name, long offset, long length) {
+    @Override
+    public CompletableFuture<Received> recv(String name, long offset, long length) {
         LocalRegion l = localRegion("recv", name);
         checkLength("recv", length);
         checkRange("recv", name, offset, length, l.mr().length());
@@ -251,12 +308,15 @@ public final class VerbsEndpoint implements Endpoint {
                 .thenApply(x -> (Received) x);
     }
 
-    private CompletableFuture<Void> batch(String op, int opcode, String name, long[] remoteOffsets, long[] localOffsets, long length) {
+    private CompletableFuture<Void> batch(
+            String op, int opcode, String name, long[] remoteOffsets, long[] localOffsets, long length) {
         LocalRegion l = localRegion(op, name);
         ConnectionInfo.Region r = remoteRegion(op, name);
-        if (remoteOffsets == null || localOffsets == null) throw new IllegalArgumentException(op + ": offset arrays must not be null");
+        if (remoteOffsets == null || localOffsets == null)
+            throw new IllegalArgumentException(op + ": offset arrays must not be null");
         if (remoteOffsets.length != localOffsets.length)
-            throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but " + localOffsets.length + " local offsets; they must pair up");
+            throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but "
+                    + localOffsets.length + " local offsets; they must pair up");
         checkLength(op, length);
         int n = remoteOffsets.length;
         long[] la = new long[n];
@@ -274,14 +334,20 @@ public final class VerbsEndpoint implements Endpoint {
             long[] lc = java.util.Arrays.copyOfRange(la, from, from + count);
             long[] rc = java.util.Arrays.copyOfRange(ra, from, from + count);
             int q = Math.floorMod(nextQp.getAndIncrement(), qps.length);
-            chunks.add(post(q, count, false, (qp, id) -> qp.postRdma(opcode, id, count, lc, l.mr().lkey(), rc, r.rkey(), (int) length, 0)));
+            chunks.add(post(
+                    q,
+                    count,
+                    false,
+                    (qp, id) -> qp.postRdma(opcode, id, count, lc, l.mr().lkey(), rc, r.rkey(), (int) length, 0)));
             if (chunks.get(chunks.size() - 1).isCompletedExceptionally()) break;
         }
         if (chunks.size() == 1) return chunks.get(0).thenApply(x -> null);
         return CompletableFuture.allOf(chunks.toArray(CompletableFuture[]::new));
     }
 
-    private interface Poster { int post(QueuePair qp, long wrId); }
+    private interface Poster {
+        int post(QueuePair qp, long wrId);
+    }
 
     /** Takes queue slots, records the pending completion, posts; failures come back as a failed future. */
     private CompletableFuture<Object> post(int q, int count, boolean receive, Poster poster) {
@@ -289,7 +355,9 @@ public final class VerbsEndpoint implements Endpoint {
         Pending p = new Pending(slots, count, receive);
         try {
             if (!slots.tryAcquire(count, options.timeout().toMillis(), TimeUnit.MILLISECONDS))
-                throw new CommTimeoutException("waiting for " + (receive ? "receive" : "send") + " queue space on " + dev.name(), options.timeout());
+                throw new CommTimeoutException(
+                        "waiting for " + (receive ? "receive" : "send") + " queue space on " + dev.name(),
+                        options.timeout());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             p.future.completeExceptionally(new CommException("interrupted while waiting for queue space"));
@@ -312,15 +380,20 @@ public final class VerbsEndpoint implements Endpoint {
         }
         if (rc < 0) {
             if (pending.remove(id) != null) slots.release(count);
-            p.future.completeExceptionally(rc == Integer.MIN_VALUE ? new IllegalStateException("endpoint on " + dev.name() + " is closed")
-                    : rc == Integer.MIN_VALUE + 1 ? broken : new NativeCallException("ibv_post_send/recv", rc, Verbs.lastError()));
+            p.future.completeExceptionally(
+                    rc == Integer.MIN_VALUE
+                            ? new IllegalStateException("endpoint on " + dev.name() + " is closed")
+                            : rc == Integer.MIN_VALUE + 1
+                                    ? broken
+                                    : new NativeCallException("ibv_post_send/recv", rc, Verbs.lastError()));
         } else {
             poller.wake();
         }
         return p.future;
     }
 
-    @Override public <T> T await(CompletableFuture<T> future) {
+    @Override
+    public <T> T await(CompletableFuture<T> future) {
         if (future == null) throw new IllegalArgumentException("future must not be null");
         try {
             return future.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -344,42 +417,51 @@ public final class VerbsEndpoint implements Endpoint {
     private void ensureConnected(String op) {
         ensureOpen();
         CommException b = broken;
-        if (b != null) throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
-        if (peer == null) throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
+        if (b != null)
+            throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
+        if (peer == null)
+            throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
     }
 
     private LocalRegion localRegion(String op, String name) {
         ensureConnected(op);
         if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
         LocalRegion l = regions.get(name);
-        if (l == null) throw new IllegalArgumentException(op + ": no local region '" + name + "' is registered; registered: " + regions());
-        if (!l.alive()) throw new IllegalStateException(op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
+        if (l == null)
+            throw new IllegalArgumentException(
+                    op + ": no local region '" + name + "' is registered; registered: " + regions());
+        if (!l.alive())
+            throw new IllegalStateException(
+                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
         return l;
     }
 
     private ConnectionInfo.Region remoteRegion(String op, String name) {
         ConnectionInfo.Region r = remoteRegions.get(name);
         if (r == null)
-            throw new IllegalArgumentException(op + ": the peer has no region '" + name + "' (it has " + remoteRegions.keySet()
-                    + "); if it registered one after connecting, pass its new localInfo() to updateRemote");
+            throw new IllegalArgumentException(
+                    op + ": the peer has no region '" + name + "' (it has " + remoteRegions.keySet()
+                            + "); if it registered one after connecting, pass its new localInfo() to updateRemote");
         return r;
     }
 
     private static void checkLength(String op, long length) {
         if (length <= 0 || length > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
+            throw new IllegalArgumentException(
+                    op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
     }
 
     private static void checkRange(String what, String name, long offset, long length, long capacity) {
         if (offset < 0 || offset > capacity || length > capacity - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length + ") is outside region '"
-                    + name + "' of " + capacity + " bytes");
+            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length
+                    + ") is outside region '" + name + "' of " + capacity + " bytes");
     }
 
     // ---------------------------------------------------------------- completions
 
     private final class Handler implements CompletionPoller.Handler {
-        @Override public void completions(long[] wc, int count) {
+        @Override
+        public void completions(long[] wc, int count) {
             for (int i = 0; i < count; i++) {
                 long id = WorkCompletions.wrId(wc, i);
                 int status = WorkCompletions.status(wc, i);
@@ -391,7 +473,9 @@ public final class VerbsEndpoint implements Endpoint {
                 if (p == null) continue;
                 p.slots.release(p.count);
                 if (p.receive) {
-                    OptionalInt imm = WorkCompletions.hasImm(wc, i) ? OptionalInt.of(WorkCompletions.imm(wc, i)) : OptionalInt.empty();
+                    OptionalInt imm = WorkCompletions.hasImm(wc, i)
+                            ? OptionalInt.of(WorkCompletions.imm(wc, i))
+                            : OptionalInt.empty();
                     p.future.complete(new Received(WorkCompletions.byteLen(wc, i), imm));
                 } else {
                     p.future.complete(null);
@@ -400,8 +484,9 @@ public final class VerbsEndpoint implements Endpoint {
         }
 
         private void fail(Pending p, int status, int vendorErr) {
-            CommException e = new CommException("RDMA work request on " + dev.name() + " failed with " + WorkCompletions.statusName(status)
-                    + " (vendor error 0x" + Integer.toHexString(vendorErr) + "): " + WorkCompletions.hint(status));
+            CommException e = new CommException("RDMA work request on " + dev.name() + " failed with "
+                    + WorkCompletions.statusName(status) + " (vendor error 0x" + Integer.toHexString(vendorErr) + "): "
+                    + WorkCompletions.hint(status));
             if (status != WorkCompletions.WR_FLUSH_ERR || broken == null) {
                 if (broken == null) broken = e;
             }
@@ -412,8 +497,10 @@ public final class VerbsEndpoint implements Endpoint {
             failAll(broken);
         }
 
-        @Override public void failed(RuntimeException e) {
-            CommException c = new CommException("polling completions on " + dev.name() + " failed: " + e.getMessage(), e);
+        @Override
+        public void failed(RuntimeException e) {
+            CommException c =
+                    new CommException("polling completions on " + dev.name() + " failed: " + e.getMessage(), e);
             if (broken == null) broken = c;
             failAll(c);
         }
@@ -430,7 +517,8 @@ public final class VerbsEndpoint implements Endpoint {
         }
     }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         synchronized (this) {
             if (closed) return;
             closed = true;
@@ -438,7 +526,8 @@ public final class VerbsEndpoint implements Endpoint {
         poller.stop();
         lifecycle.writeLock().lock();
         try {
-            failAll(new IllegalStateException("endpoint on " + dev.name() + " was closed with the transfer outstanding"));
+            failAll(new IllegalStateException(
+                    "endpoint on " + dev.name() + " was closed with the transfer outstanding"));
             for (QueuePair qp : qps) qp.close();
             for (LocalRegion r : regions.values()) r.mr().close();
             regions.clear();
@@ -449,8 +538,10 @@ public final class VerbsEndpoint implements Endpoint {
         }
     }
 
-    @Override public String toString() {
-        return "RdmaEndpoint[" + dev.name() + ":" + local.port() + ", gid " + local.gidIndex() + " " + local.gid().display()
-                + ", " + qps.length + " QP, " + (peer == null ? "not connected" : "connected") + (closed ? ", closed" : "") + "]";
+    @Override
+    public String toString() {
+        return "RdmaEndpoint[" + dev.name() + ":" + local.port() + ", gid " + local.gidIndex() + " "
+                + local.gid().display() + ", " + qps.length + " QP, " + (peer == null ? "not connected" : "connected")
+                + (closed ? ", closed" : "") + "]";
     }
 }

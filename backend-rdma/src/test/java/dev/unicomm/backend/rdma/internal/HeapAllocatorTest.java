@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import org.junit.jupiter.api.Test;
 
 class HeapAllocatorTest {
-    @Test void alignsReusesAndMerges() {
+    @Test
+    void alignsReusesAndMerges() {
         HeapAllocator a = new HeapAllocator(4096);
         long x = a.allocate(100, 64);
         long y = a.allocate(100, 256);
@@ -22,7 +23,8 @@ class HeapAllocatorTest {
         assertEquals(-1, a.allocate(1, 1), "full heap");
     }
 
-    @Test void freeOfAnUnknownOffsetIsAnError() {
+    @Test
+    void freeOfAnUnknownOffsetIsAnError() {
         HeapAllocator a = new HeapAllocator(1024);
         assertThrows(IllegalStateException.class, () -> a.free(64));
     }

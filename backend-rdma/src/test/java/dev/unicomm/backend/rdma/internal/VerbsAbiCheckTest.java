@@ -20,12 +20,19 @@ class VerbsAbiCheckTest {
     @Test
     void ourVerbsDeclarationsMatchRdmaCoreHeaders() throws Exception {
         Path header = Path.of("/usr/include/infiniband/verbs.h");
-        assumeTrue(Files.isRegularFile(header),
+        assumeTrue(
+                Files.isRegularFile(header),
                 "rdma-core's verbs.h is not installed (apt-get install libibverbs-dev); the ABI check needs it");
         assumeTrue(onPath("g++"), "g++ is not on PATH; the ABI check compiles with it");
-        Process p = new ProcessBuilder("g++", "-std=c++17", "-fsyntax-only",
-                "-I", "src/main/native", "src/test/native/verbs_abi_check.cpp")
-                .redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(
+                        "g++",
+                        "-std=c++17",
+                        "-fsyntax-only",
+                        "-I",
+                        "src/main/native",
+                        "src/test/native/verbs_abi_check.cpp")
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "g++ did not finish");
         assertEquals(0, p.exitValue(), "ucv_verbs_abi.h disagrees with " + header + ":\n" + out);

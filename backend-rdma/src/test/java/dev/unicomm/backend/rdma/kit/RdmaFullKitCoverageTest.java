@@ -8,7 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /** Runs everywhere (no device needed): {@link RdmaFullKitTest} cannot fall behind the kit's suites. */
 class RdmaFullKitCoverageTest {
-    @Test void everySuiteOfTheDefaultRunIsInTheFullRun() {
+    @Test
+    void everySuiteOfTheDefaultRunIsInTheFullRun() {
         assertEquals(List.of(), KitSuites.missingFrom(RdmaFullKitTest.class));
     }
 }

@@ -24,16 +24,38 @@ import org.junit.jupiter.api.Nested;
 class RdmaFullKitTest {
     static final KitPlug PLUG = RdmaKit.PLUG.heapSize(32L << 20);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(RdmaFullKitTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(RdmaFullKitTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
-    @Nested class Collectives extends CollectivesSuite {}
-    @Nested class Moe extends MoeSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Nested
+    class Moe extends MoeSuite {}
 }

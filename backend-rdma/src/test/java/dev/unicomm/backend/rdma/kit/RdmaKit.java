@@ -12,6 +12,10 @@ import java.time.Duration;
 final class RdmaKit {
     private RdmaKit() {}
 
-    static final KitPlug PLUG = KitPlug.backend("rdma").ranks(2).timeout(Duration.ofSeconds(120))
-            .skipWhereUnavailable("UNICOMM_RDMA_REQUIRE", "the kit runs on rdma in the soft-RoCE VM: backend-rdma/src/test/vm/run-vm-tests.sh");
+    static final KitPlug PLUG = KitPlug.backend("rdma")
+            .ranks(2)
+            .timeout(Duration.ofSeconds(120))
+            .skipWhereUnavailable(
+                    "UNICOMM_RDMA_REQUIRE",
+                    "the kit runs on rdma in the soft-RoCE VM: backend-rdma/src/test/vm/run-vm-tests.sh");
 }

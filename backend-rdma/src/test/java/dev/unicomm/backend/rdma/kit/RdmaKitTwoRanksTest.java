@@ -24,9 +24,20 @@ class RdmaKitTwoRanksTest {
     /** A small heap: the VM has little memory. */
     static final KitPlug PLUG = RdmaKit.PLUG.heapSize(16L << 20);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(RdmaKitTwoRanksTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(RdmaKitTwoRanksTest.class);
+    }
 
-    @Order(1) @Nested class Rma extends RmaSuite {}
-    @Order(2) @Nested class Atomics extends AtomicsSuite {}
-    @Order(3) @Nested class Signals extends SignalSuite {}
+    @Order(1)
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Order(2)
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Order(3)
+    @Nested
+    class Signals extends SignalSuite {}
 }

@@ -17,7 +17,13 @@ final class RdmaTwoDevicesKit {
     private RdmaTwoDevicesKit() {}
 
     static final Map<String, String> ENV = Map.of(
-            "UNICOMM_RDMA_DEVICE", String.join(",", WiredDevices.DEVICE_A, WiredDevices.DEVICE_A, WiredDevices.DEVICE_B, WiredDevices.DEVICE_B),
+            "UNICOMM_RDMA_DEVICE",
+                    String.join(
+                            ",",
+                            WiredDevices.DEVICE_A,
+                            WiredDevices.DEVICE_A,
+                            WiredDevices.DEVICE_B,
+                            WiredDevices.DEVICE_B),
             "UNICOMM_RDMA_GID_INDEX", "1",
             // ~1.1 s per try instead of 134 ms (NCCL's default): with 4 emulated JVMs on a loaded host, rxe's
             // responder across the wire fell more than 7 x 134 ms behind a 16 MiB put (IBV_WC_RETRY_EXC_ERR).
@@ -38,13 +44,18 @@ final class RdmaTwoDevicesKit {
     }
 
     /** The ranks on rxe0 and those on rxe1 really exchanged data over the veth pair (not each device's loopback). */
-    static void afterCheckTheWireCarriedTraffic() { afterCheckTheWireCarriedTraffic(null); }
+    static void afterCheckTheWireCarriedTraffic() {
+        afterCheckTheWireCarriedTraffic(null);
+    }
 
     /** As {@link #afterCheckTheWireCarriedTraffic()}, and first that the rules of {@code kitTest}'s nested suites ran. */
     static void afterCheckTheWireCarriedTraffic(Class<?> kitTest) {
         if (!counting) return; // skipped: no wired devices here (JUnit runs @AfterAll after a failed assumption too)
         if (kitTest != null) KitSuites.assertRulesRan(kitTest);
-        long a = WiredDevices.txBytes(WiredDevices.NETDEV_A) - txA, b = WiredDevices.txBytes(WiredDevices.NETDEV_B) - txB;
-        assertTrue(a > 64 * 1024 && b > 64 * 1024, "the kit's cross-device traffic did not cross the veth pair: veth0 sent " + a + " bytes, veth1 " + b);
+        long a = WiredDevices.txBytes(WiredDevices.NETDEV_A) - txA,
+                b = WiredDevices.txBytes(WiredDevices.NETDEV_B) - txB;
+        assertTrue(
+                a > 64 * 1024 && b > 64 * 1024,
+                "the kit's cross-device traffic did not cross the veth pair: veth0 sent " + a + " bytes, veth1 " + b);
     }
 }

@@ -15,7 +15,13 @@ import org.junit.jupiter.api.BeforeAll;
 class RdmaTwoDevicesKitLeanTest extends RmaSuite {
     static final KitPlug PLUG = RdmaTwoDevicesKit.PLUG;
 
-    @BeforeAll static void wired() { RdmaTwoDevicesKit.before(); }
+    @BeforeAll
+    static void wired() {
+        RdmaTwoDevicesKit.before();
+    }
 
-    @AfterAll static void crossedTheWire() { RdmaTwoDevicesKit.afterCheckTheWireCarriedTraffic(); }
+    @AfterAll
+    static void crossedTheWire() {
+        RdmaTwoDevicesKit.afterCheckTheWireCarriedTraffic();
+    }
 }

@@ -34,20 +34,58 @@ import org.junit.jupiter.api.TestClassOrder;
 class RdmaTwoDevicesKitTest {
     static final KitPlug PLUG = RdmaTwoDevicesKit.PLUG;
 
-    @BeforeAll static void wired() { RdmaTwoDevicesKit.before(); }
+    @BeforeAll
+    static void wired() {
+        RdmaTwoDevicesKit.before();
+    }
 
-    @AfterAll static void crossedTheWire() { RdmaTwoDevicesKit.afterCheckTheWireCarriedTraffic(RdmaTwoDevicesKitTest.class); }
+    @AfterAll
+    static void crossedTheWire() {
+        RdmaTwoDevicesKit.afterCheckTheWireCarriedTraffic(RdmaTwoDevicesKitTest.class);
+    }
 
-    @Order(1) @Nested class Rma extends RmaSuite {}
-    @Order(2) @Nested class Atomics extends AtomicsSuite {}
-    @Order(3) @Nested class Signals extends SignalSuite {}
-    @Order(4) @Nested class Collectives extends CollectivesSuite {}
-    @Order(5) @Nested class Moe extends MoeSuite {}
-    @Order(6) @Nested class Teams extends TeamsSuite {}
-    @Order(7) @Nested class Heap extends HeapSuite {}
-    @Order(8) @Nested class Lifecycle extends LifecycleSuite {}
-    @Order(9) @Nested class BadInput extends BadInputSuite {}
-    @Order(10) @Nested class Faults extends FaultSuite {}
+    @Order(1)
+    @Nested
+    class Rma extends RmaSuite {}
 
-    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(RdmaTwoDevicesKitTest.class)); }
+    @Order(2)
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Order(3)
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Order(4)
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Order(5)
+    @Nested
+    class Moe extends MoeSuite {}
+
+    @Order(6)
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Order(7)
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Order(8)
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
+
+    @Order(9)
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Order(10)
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Test
+    void coversEverySuite() {
+        assertEquals(List.of(), KitSuites.missingFrom(RdmaTwoDevicesKitTest.class));
+    }
 }

@@ -1,5 +1,8 @@
 package dev.unicomm.backend.ucx.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -11,8 +14,6 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * Completion callbacks of endpoint requests ({@code ucp_send_nbx_callback_t} for put/get flushes, sends
@@ -46,15 +47,21 @@ final class Completions {
     private static final Map<Long, Pending> PENDING = new ConcurrentHashMap<>();
     private static final AtomicLong NEXT = new AtomicLong(1);
     /** One stub each for the JVM's life: UCX may call them until the last worker is destroyed. */
-    static final MemorySegment SEND = stub("onSend", MethodType.methodType(void.class, MemorySegment.class, byte.class, MemorySegment.class),
+    static final MemorySegment SEND = stub(
+            "onSend",
+            MethodType.methodType(void.class, MemorySegment.class, byte.class, MemorySegment.class),
             FunctionDescriptor.ofVoid(ADDRESS, JAVA_BYTE, ADDRESS));
-    static final MemorySegment RECV = stub("onRecv",
-            MethodType.methodType(void.class, MemorySegment.class, byte.class, MemorySegment.class, MemorySegment.class),
+
+    static final MemorySegment RECV = stub(
+            "onRecv",
+            MethodType.methodType(
+                    void.class, MemorySegment.class, byte.class, MemorySegment.class, MemorySegment.class),
             FunctionDescriptor.ofVoid(ADDRESS, JAVA_BYTE, ADDRESS, ADDRESS));
 
     private static MemorySegment stub(String name, MethodType type, FunctionDescriptor fd) {
         try {
-            return Linker.nativeLinker().upcallStub(MethodHandles.lookup().findStatic(Completions.class, name, type), fd, Arena.global());
+            return Linker.nativeLinker()
+                    .upcallStub(MethodHandles.lookup().findStatic(Completions.class, name, type), fd, Arena.global());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
@@ -68,12 +75,16 @@ final class Completions {
     }
 
     /** Forgets {@code id}: the request completed in place, failed at once, or was never posted. */
-    static void forget(long id) { PENDING.remove(id); }
+    static void forget(long id) {
+        PENDING.remove(id);
+    }
 
     /** The pending requests of {@code owner}. */
     static Map<Long, Pending> of(Object owner) {
         Map<Long, Pending> mine = new java.util.HashMap<>();
-        PENDING.forEach((k, v) -> { if (v.owner == owner) mine.put(k, v); });
+        PENDING.forEach((k, v) -> {
+            if (v.owner == owner) mine.put(k, v);
+        });
         return mine;
     }
 
@@ -111,7 +122,9 @@ final class Completions {
     /** Reads a {@code ucp_tag_recv_info_t}. */
     static Tagged read(MemorySegment info) {
         MemorySegment i = info.reinterpret(UcpAbi.TAG_RECV_INFO_SIZE);
-        return new Tagged(i.get(ValueLayout.JAVA_LONG, UcpAbi.TAG_RECV_INFO_TAG), i.get(ValueLayout.JAVA_LONG, UcpAbi.TAG_RECV_INFO_LENGTH));
+        return new Tagged(
+                i.get(ValueLayout.JAVA_LONG, UcpAbi.TAG_RECV_INFO_TAG),
+                i.get(ValueLayout.JAVA_LONG, UcpAbi.TAG_RECV_INFO_LENGTH));
     }
 
     /** A request that completed with a UCX error status. */

@@ -1,5 +1,8 @@
 package dev.unicomm.backend.ucx.internal;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -9,8 +12,6 @@ import java.lang.invoke.MethodType;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 
 /**
  * The endpoints' error handler ({@code ucp_err_handler_cb_t}): UCX calls it from inside
@@ -22,7 +23,9 @@ final class EndpointErrors {
     private EndpointErrors() {}
 
     /** A PE's endpoint failed with {@code status}. */
-    interface Sink { void failed(int pe, byte status); }
+    interface Sink {
+        void failed(int pe, byte status);
+    }
 
     private static final Map<Long, Sink> OWNERS = new ConcurrentHashMap<>();
     private static final AtomicLong NEXT = new AtomicLong(1);
@@ -32,9 +35,13 @@ final class EndpointErrors {
 
     private static MemorySegment stub() {
         try {
-            var target = MethodHandles.lookup().findStatic(EndpointErrors.class, "onError",
-                    MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class, byte.class));
-            return Linker.nativeLinker().upcallStub(target, FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_BYTE), Arena.global());
+            var target = MethodHandles.lookup()
+                    .findStatic(
+                            EndpointErrors.class,
+                            "onError",
+                            MethodType.methodType(void.class, MemorySegment.class, MemorySegment.class, byte.class));
+            return Linker.nativeLinker()
+                    .upcallStub(target, FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, JAVA_BYTE), Arena.global());
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
         }
@@ -47,10 +54,14 @@ final class EndpointErrors {
         return id;
     }
 
-    static void unregister(long id) { OWNERS.remove(id); }
+    static void unregister(long id) {
+        OWNERS.remove(id);
+    }
 
     /** The {@code arg} of PE {@code pe}'s endpoint of owner {@code id}. */
-    static MemorySegment arg(long id, int pe) { return MemorySegment.ofAddress((id << PE_BITS) | pe); }
+    static MemorySegment arg(long id, int pe) {
+        return MemorySegment.ofAddress((id << PE_BITS) | pe);
+    }
 
     // Called by UCX on the thread that progresses the worker: must never throw into native code.
     private static void onError(MemorySegment arg, MemorySegment ep, byte status) {

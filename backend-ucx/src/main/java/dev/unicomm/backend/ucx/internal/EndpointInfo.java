@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  * before any of it reaches {@code ucp_ep_create} or {@code ucp_ep_rkey_unpack}.
  */
 record EndpointInfo(long endpointId, byte[] workerAddress, Map<String, Region> regions) {
-    private static final int MAGIC = 0x55435845;      // "UCXE"
+    private static final int MAGIC = 0x55435845; // "UCXE"
     private static final short VERSION = 1;
     private static final int MAX_BLOB = 1 << 20, MAX_REGIONS = 1 << 16;
 
@@ -51,22 +51,26 @@ record EndpointInfo(long endpointId, byte[] workerAddress, Map<String, Region> r
             crc.update(bytes.toByteArray());
             out.writeInt((int) crc.getValue());
         } catch (IOException e) {
-            throw new IllegalStateException(e);                   // a byte array stream does not fail
+            throw new IllegalStateException(e); // a byte array stream does not fail
         }
         return bytes.toByteArray();
     }
 
     /** Parses a peer's {@code localInfo()}; every flaw is an {@link IllegalArgumentException} saying what is wrong. */
     static EndpointInfo decode(byte[] info) {
-        if (info == null) throw new IllegalArgumentException("remote info must not be null (pass the peer endpoint's localInfo())");
+        if (info == null)
+            throw new IllegalArgumentException("remote info must not be null (pass the peer endpoint's localInfo())");
         if (info.length < 10) throw bad("it has " + info.length + " bytes, too short");
         ByteBuffer b = ByteBuffer.wrap(info);
-        if (b.getInt() != MAGIC) throw bad("it does not start with a ucx endpoint's magic (is it another backend's endpoint info?)");
+        if (b.getInt() != MAGIC)
+            throw bad("it does not start with a ucx endpoint's magic (is it another backend's endpoint info?)");
         short v = b.getShort();
         if (v != VERSION) throw bad("its format version is " + v + ", this unicomm reads " + VERSION);
         CRC32C crc = new CRC32C();
         crc.update(info, 0, info.length - 4);
-        if (info.length < 26 || (int) crc.getValue() != ByteBuffer.wrap(info, info.length - 4, 4).getInt())
+        if (info.length < 26
+                || (int) crc.getValue()
+                        != ByteBuffer.wrap(info, info.length - 4, 4).getInt())
             throw bad("its checksum does not match (truncated or altered on the way)");
         try {
             long id = b.getLong();
@@ -82,7 +86,8 @@ record EndpointInfo(long endpointId, byte[] workerAddress, Map<String, Region> r
                 if (addr == 0 || len <= 0 || addr + len < addr)
                     throw bad("region '" + name + "' has address 0x" + Long.toHexString(addr) + " and length " + len);
                 if (rkey.length == 0) throw bad("region '" + name + "' has an empty rkey");
-                if (regions.put(name, new Region(addr, len, rkey)) != null) throw bad("region '" + name + "' appears twice");
+                if (regions.put(name, new Region(addr, len, rkey)) != null)
+                    throw bad("region '" + name + "' appears twice");
             }
             if (b.remaining() != 4) throw bad((b.remaining() - 4) + " bytes follow the last region");
             return new EndpointInfo(id, address, regions);

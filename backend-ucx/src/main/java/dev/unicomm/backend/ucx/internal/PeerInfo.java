@@ -35,7 +35,9 @@ record PeerInfo(byte[] workerAddress, long heapBase, long heapBytes, byte[] rkey
     static PeerInfo decode(byte[] data, int pe) {
         try {
             DataInputStream in = new DataInputStream(new ByteArrayInputStream(data));
-            if (in.readInt() != MAGIC) throw new IllegalStateException("PE " + pe + " published no ucx peer record (another backend or version?)");
+            if (in.readInt() != MAGIC)
+                throw new IllegalStateException(
+                        "PE " + pe + " published no ucx peer record (another backend or version?)");
             byte[] address = blob(in, pe);
             long base = in.readLong(), length = in.readLong();
             return new PeerInfo(address, base, length, blob(in, pe));
@@ -46,7 +48,8 @@ record PeerInfo(byte[] workerAddress, long heapBase, long heapBytes, byte[] rkey
 
     private static byte[] blob(DataInputStream in, int pe) throws IOException {
         int n = in.readInt();
-        if (n <= 0 || n > MAX_BLOB) throw new IllegalStateException("PE " + pe + " published a ucx record field of " + n + " bytes");
+        if (n <= 0 || n > MAX_BLOB)
+            throw new IllegalStateException("PE " + pe + " published a ucx record field of " + n + " bytes");
         return in.readNBytes(n);
     }
 }

@@ -15,7 +15,7 @@ final class Peers {
     private final MemorySegment[] eps;
     private final MemorySegment[] rkeys;
     private final long[] bases;
-    private final byte[] failed;   // status from the error handler, 0 while the PE's endpoint is fine
+    private final byte[] failed; // status from the error handler, 0 while the PE's endpoint is fine
     private final long errorsId;
 
     private Peers(UcxWorker w, int size) {
@@ -32,7 +32,9 @@ final class Peers {
     }
 
     /** The status UCX reported for PE {@code pe}'s endpoint, or 0 (UCS_OK) while it works. */
-    synchronized byte failure(int pe) { return failed[pe]; }
+    synchronized byte failure(int pe) {
+        return failed[pe];
+    }
 
     /** Connects to every PE; on failure releases what it made. */
     static Peers connect(UcxWorker w, PeerInfo[] infos) {
@@ -42,15 +44,24 @@ final class Peers {
             MemorySegment params = a.allocate(UcpAbi.EP_PARAMS_SIZE, 8);
             for (int pe = 0; pe < infos.length; pe++) {
                 params.fill((byte) 0);
-                params.set(ValueLayout.JAVA_LONG, UcpAbi.EP_PARAMS_FIELD_MASK,
-                        UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
+                params.set(
+                        ValueLayout.JAVA_LONG,
+                        UcpAbi.EP_PARAMS_FIELD_MASK,
+                        UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS
+                                | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE
+                                | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
                 params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, EndpointErrors.CALLBACK);
                 params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, EndpointErrors.arg(p.errorsId, pe));
-                params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ADDRESS, a.allocateFrom(ValueLayout.JAVA_BYTE, infos[pe].workerAddress()));
+                params.set(
+                        ValueLayout.ADDRESS,
+                        UcpAbi.EP_PARAMS_ADDRESS,
+                        a.allocateFrom(ValueLayout.JAVA_BYTE, infos[pe].workerAddress()));
                 params.set(ValueLayout.JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
                 Ucx.check(w.ucp, w.ucp.epCreate(w.worker, params, out), "ucp_ep_create (to PE " + pe + ")");
                 p.eps[pe] = out.get(ValueLayout.ADDRESS, 0);
-                Ucx.check(w.ucp, w.ucp.rkeyUnpack(p.eps[pe], a.allocateFrom(ValueLayout.JAVA_BYTE, infos[pe].rkey()), out),
+                Ucx.check(
+                        w.ucp,
+                        w.ucp.rkeyUnpack(p.eps[pe], a.allocateFrom(ValueLayout.JAVA_BYTE, infos[pe].rkey()), out),
                         "ucp_ep_rkey_unpack (heap of PE " + pe + ")");
                 p.rkeys[pe] = out.get(ValueLayout.ADDRESS, 0);
                 p.bases[pe] = infos[pe].heapBase();
@@ -63,7 +74,9 @@ final class Peers {
         }
     }
 
-    MemorySegment ep(int pe) { return eps[pe]; }
+    MemorySegment ep(int pe) {
+        return eps[pe];
+    }
 
     /** Prints, per endpoint, which transport carries each lane (to stderr, as UCX does). */
     void printInfo(int rank) {
@@ -74,10 +87,14 @@ final class Peers {
         }
     }
 
-    MemorySegment rkey(int pe) { return rkeys[pe]; }
+    MemorySegment rkey(int pe) {
+        return rkeys[pe];
+    }
 
     /** Remote virtual address of {@code offset} in PE {@code pe}'s heap. */
-    long address(int pe, long offset) { return bases[pe] + offset; }
+    long address(int pe, long offset) {
+        return bases[pe] + offset;
+    }
 
     /**
      * Destroys the keys and closes the endpoints: flushing (the peers progress until everyone passed the
@@ -100,7 +117,7 @@ final class Peers {
                 try {
                     w.await(w.ucp.epClose(eps[pe], param), "ucp_ep_close_nbx", pe, timeout, health);
                 } catch (RuntimeException e) {
-                    if (first == null) first = e;                // the worker's destroy releases what is left
+                    if (first == null) first = e; // the worker's destroy releases what is left
                 }
                 eps[pe] = null;
             }
@@ -109,5 +126,7 @@ final class Peers {
     }
 
     /** Stops routing error callbacks here; call after the worker is destroyed (it may still report while it lives). */
-    void forget() { EndpointErrors.unregister(errorsId); }
+    void forget() {
+        EndpointErrors.unregister(errorsId);
+    }
 }

@@ -9,7 +9,7 @@ import java.util.TreeMap;
  */
 final class SymmetricAllocator {
     private final long capacity;
-    private final TreeMap<Long, Long> holes = new TreeMap<>();  // start -> length
+    private final TreeMap<Long, Long> holes = new TreeMap<>(); // start -> length
     private final TreeMap<Long, Long> blocks = new TreeMap<>(); // start -> length
     private long used;
 
@@ -51,9 +51,15 @@ final class SymmetricAllocator {
         holes.put(start, end - start);
     }
 
-    long capacity() { return capacity; }
+    long capacity() {
+        return capacity;
+    }
 
-    synchronized long used() { return used; }
+    synchronized long used() {
+        return used;
+    }
 
-    synchronized int blocks() { return blocks.size(); }
+    synchronized int blocks() {
+        return blocks.size();
+    }
 }

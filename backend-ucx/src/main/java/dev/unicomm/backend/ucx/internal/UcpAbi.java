@@ -23,8 +23,10 @@ final class UcpAbi {
 
     // ucp_ep_params_t
     static final long EP_PARAMS_SIZE = 104, EP_PARAMS_FIELD_MASK = 0, EP_PARAMS_ADDRESS = 8, EP_PARAMS_ERR_MODE = 16;
-    static final long EP_PARAMS_ERR_HANDLER_CB = 24, EP_PARAMS_ERR_HANDLER_ARG = 32;   // ucp_err_handler_t { cb; arg; }
-    static final long EP_PARAM_FIELD_REMOTE_ADDRESS = 1L, EP_PARAM_FIELD_ERR_HANDLING_MODE = 1L << 1, EP_PARAM_FIELD_ERR_HANDLER = 1L << 2;
+    static final long EP_PARAMS_ERR_HANDLER_CB = 24, EP_PARAMS_ERR_HANDLER_ARG = 32; // ucp_err_handler_t { cb; arg; }
+    static final long EP_PARAM_FIELD_REMOTE_ADDRESS = 1L,
+            EP_PARAM_FIELD_ERR_HANDLING_MODE = 1L << 1,
+            EP_PARAM_FIELD_ERR_HANDLER = 1L << 2;
     static final int ERR_HANDLING_MODE_PEER = 1;
 
     // ucp_mem_map_params_t
@@ -32,10 +34,20 @@ final class UcpAbi {
     static final long MEM_MAP_PARAM_FIELD_ADDRESS = 1L, MEM_MAP_PARAM_FIELD_LENGTH = 1L << 1;
 
     // ucp_request_param_t
-    static final long REQUEST_PARAM_SIZE = 72, REQ_OP_ATTR_MASK = 0, REQ_FLAGS = 4, REQ_CB = 16, REQ_DATATYPE = 24, REQ_USER_DATA = 32,
-            REQ_REPLY_BUFFER = 40, REQ_RECV_INFO = 56;
-    static final int OP_ATTR_FIELD_CALLBACK = 1 << 1, OP_ATTR_FIELD_USER_DATA = 1 << 2, OP_ATTR_FIELD_DATATYPE = 1 << 3,
-            OP_ATTR_FIELD_FLAGS = 1 << 4, OP_ATTR_FIELD_REPLY_BUFFER = 1 << 5, OP_ATTR_FIELD_RECV_INFO = 1 << 7;
+    static final long REQUEST_PARAM_SIZE = 72,
+            REQ_OP_ATTR_MASK = 0,
+            REQ_FLAGS = 4,
+            REQ_CB = 16,
+            REQ_DATATYPE = 24,
+            REQ_USER_DATA = 32,
+            REQ_REPLY_BUFFER = 40,
+            REQ_RECV_INFO = 56;
+    static final int OP_ATTR_FIELD_CALLBACK = 1 << 1,
+            OP_ATTR_FIELD_USER_DATA = 1 << 2,
+            OP_ATTR_FIELD_DATATYPE = 1 << 3,
+            OP_ATTR_FIELD_FLAGS = 1 << 4,
+            OP_ATTR_FIELD_REPLY_BUFFER = 1 << 5,
+            OP_ATTR_FIELD_RECV_INFO = 1 << 7;
     // ucp_tag_recv_info_t { ucp_tag_t sender_tag; size_t length; }
     static final long TAG_RECV_INFO_SIZE = 16, TAG_RECV_INFO_TAG = 0, TAG_RECV_INFO_LENGTH = 8;
     static final int EP_CLOSE_FLAG_FORCE = 1;
@@ -51,8 +63,12 @@ final class UcpAbi {
     static final long ERR_LAST = -100;
 
     /** {@code UCS_PTR_IS_ERR}: {@code (uintptr_t) ptr >= (uintptr_t) UCS_ERR_LAST}. */
-    static boolean isError(long statusPtr) { return Long.compareUnsigned(statusPtr, ERR_LAST) >= 0; }
+    static boolean isError(long statusPtr) {
+        return Long.compareUnsigned(statusPtr, ERR_LAST) >= 0;
+    }
 
     /** {@code UCS_PTR_STATUS}: {@code (ucs_status_t) (intptr_t) ptr}. */
-    static byte status(long statusPtr) { return (byte) statusPtr; }
+    static byte status(long statusPtr) {
+        return (byte) statusPtr;
+    }
 }

@@ -10,7 +10,10 @@ final class Ucx {
     private Ucx() {}
 
     // Statuses that mean the peer (or the path to it) is gone.
-    private static final byte ERR_UNREACHABLE = -6, ERR_CONNECTION_RESET = -25, ERR_ENDPOINT_TIMEOUT = -80, ERR_CANCELED = -16;
+    private static final byte ERR_UNREACHABLE = -6,
+            ERR_CONNECTION_RESET = -25,
+            ERR_ENDPOINT_TIMEOUT = -80,
+            ERR_CANCELED = -16;
     /** How long a peer failure seen by UCX waits for the store to name the dead rank. */
     private static final long STORE_GRACE_NANOS = 2_000_000_000L;
 
@@ -25,12 +28,14 @@ final class Ucx {
      */
     static CommException failure(Ucp ucp, byte status, String call, int pe, Runnable health) {
         String words = ucp.statusString(status);
-        boolean peerGone = status == ERR_UNREACHABLE || status == ERR_CONNECTION_RESET || status == ERR_ENDPOINT_TIMEOUT
+        boolean peerGone = status == ERR_UNREACHABLE
+                || status == ERR_CONNECTION_RESET
+                || status == ERR_ENDPOINT_TIMEOUT
                 || status == ERR_CANCELED;
         if (peerGone) {
             long end = System.nanoTime() + STORE_GRACE_NANOS;
             while (System.nanoTime() - end < 0) {
-                health.run();                                    // throws naming the rank once the store knows
+                health.run(); // throws naming the rank once the store knows
                 LockSupport.parkNanos(10_000_000L);
             }
             if (pe >= 0) return new CommAbortedException(pe, call + ": " + words + " (UCX status " + status + ")");

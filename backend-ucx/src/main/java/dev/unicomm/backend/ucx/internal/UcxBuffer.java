@@ -18,21 +18,51 @@ final class UcxBuffer implements SymmetricBuffer {
         this.local = local;
     }
 
-    @Override public long offset() { return offset; }
-    @Override public boolean isOpen() { return open; }
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
-    @Override public long address() { return local.address(); }
-    @Override public long byteSize() { return local.byteSize(); }
-    @Override public MemorySegment segment() { return local; }
+    @Override
+    public long offset() {
+        return offset;
+    }
+
+    @Override
+    public boolean isOpen() {
+        return open;
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
+
+    @Override
+    public long address() {
+        return local.address();
+    }
+
+    @Override
+    public long byteSize() {
+        return local.byteSize();
+    }
+
+    @Override
+    public MemorySegment segment() {
+        return local;
+    }
 
     /** Only this PE's own copy is load/store reachable: peers may be on other hosts. */
-    @Override public Optional<MemorySegment> peer(int pe) { return pe == heap.rank() ? Optional.of(local) : Optional.empty(); }
+    @Override
+    public Optional<MemorySegment> peer(int pe) {
+        return pe == heap.rank() ? Optional.of(local) : Optional.empty();
+    }
 
-    @Override public void close() {
+    @Override
+    public void close() {
         if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed");
         open = false;
         heap.free(this);
     }
 
-    @Override public String toString() { return "UcxBuffer[offset=" + offset + ", bytes=" + local.byteSize() + "]"; }
+    @Override
+    public String toString() {
+        return "UcxBuffer[offset=" + offset + ", bytes=" + local.byteSize() + "]";
+    }
 }

@@ -39,8 +39,15 @@ public final class UcxCommunicator implements BackendCommunicator {
     private long barriers;
     private boolean closed;
 
-    private UcxCommunicator(BackendContext ctx, String prefix, UcxWorker w, Arena heapArena, MemorySegment heapSeg, MemorySegment memh,
-                            Peers peers, Endpoints endpoints) {
+    private UcxCommunicator(
+            BackendContext ctx,
+            String prefix,
+            UcxWorker w,
+            Arena heapArena,
+            MemorySegment heapSeg,
+            MemorySegment memh,
+            Peers peers,
+            Endpoints endpoints) {
         this.endpoints = endpoints;
         this.rank = ctx.rank();
         this.size = ctx.size();
@@ -52,9 +59,12 @@ public final class UcxCommunicator implements BackendCommunicator {
         this.memh = memh;
         this.peers = peers;
         this.health = this::checkHealthy;
-        // A peer that does not answer within the timeout (stopped, its link down) fails the whole job, naming it: the other
-        // ranks' waits end at once instead of each running into its own timeout, and every close takes its no-wait path.
-        w.onPeerTimeout((pe, e) -> store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
+        // A peer that does not answer within the timeout (stopped, its link down) fails the whole job, naming it: the
+        // other
+        // ranks' waits end at once instead of each running into its own timeout, and every close takes its no-wait
+        // path.
+        w.onPeerTimeout((pe, e) ->
+                store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
         this.rma = new UcxRma(w, peers, timeout, health);
         this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
         int[] all = new int[size];
@@ -76,15 +86,18 @@ public final class UcxCommunicator implements BackendCommunicator {
         int spin = Integer.parseInt(c.property("ucx.progress_spin", "200"));
         int pollMs = Integer.parseInt(c.property("ucx.progress_poll_ms", "1"));
         if (spin < 0 || pollMs < 0 || pollMs > 1000)
-            throw new IllegalArgumentException("unicomm.ucx.progress_spin must be >= 0 and unicomm.ucx.progress_poll_ms in 0..1000 (got "
-                    + spin + ", " + pollMs + ")");
+            throw new IllegalArgumentException(
+                    "unicomm.ucx.progress_spin must be >= 0 and unicomm.ucx.progress_poll_ms in 0..1000 (got " + spin
+                            + ", " + pollMs + ")");
         String whileWaiting = c.property("ucx.progress_while_waiting", "caller");
         if (!whileWaiting.equals("caller") && !whileWaiting.equals("both"))
-            throw new IllegalArgumentException("unicomm.ucx.progress_while_waiting must be 'caller' or 'both', got '" + whileWaiting + "'");
+            throw new IllegalArgumentException(
+                    "unicomm.ucx.progress_while_waiting must be 'caller' or 'both', got '" + whileWaiting + "'");
         long generation = (store.add("unicomm.ucx/opens", 1) - 1) / size;
         String prefix = "unicomm.ucx/" + generation + "/";
 
-        UcxWorker w = UcxWorker.open(library, "unicomm-ucx-progress-pe" + rank, spin, pollMs, whileWaiting.equals("caller"));
+        UcxWorker w =
+                UcxWorker.open(library, "unicomm-ucx-progress-pe" + rank, spin, pollMs, whileWaiting.equals("caller"));
         Arena heapArena = Arena.ofShared();
         MemorySegment memh = MemorySegment.NULL;
         Peers peers = null;
@@ -97,8 +110,8 @@ public final class UcxCommunicator implements BackendCommunicator {
             for (int pe = 0; pe < size; pe++) {
                 all[pe] = PeerInfo.decode(store.get(prefix + "peer/" + pe), pe);
                 if (all[pe].heapBytes() != heapSeg.byteSize())
-                    throw new IllegalStateException("PE " + pe + " has a heap of " + all[pe].heapBytes() + " bytes, PE " + rank + " of "
-                            + heapSeg.byteSize() + ": every PE must use the same unicomm.heap_size");
+                    throw new IllegalStateException("PE " + pe + " has a heap of " + all[pe].heapBytes() + " bytes, PE "
+                            + rank + " of " + heapSeg.byteSize() + ": every PE must use the same unicomm.heap_size");
             }
             peers = Peers.connect(w, all);
             store.barrier(prefix + "connected");
@@ -117,11 +130,17 @@ public final class UcxCommunicator implements BackendCommunicator {
     private static MemorySegment map(UcxWorker w, MemorySegment region) {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
-            params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_FIELD_MASK, UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
+            params.set(
+                    ValueLayout.JAVA_LONG,
+                    UcpAbi.MEM_MAP_FIELD_MASK,
+                    UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
             params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, region);
             params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, region.byteSize());
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
-            Ucx.check(w.ucp, w.ucp.memMap(w.context, params, out), "ucp_mem_map (symmetric heap of " + region.byteSize() + " bytes)");
+            Ucx.check(
+                    w.ucp,
+                    w.ucp.memMap(w.context, params, out),
+                    "ucp_mem_map (symmetric heap of " + region.byteSize() + " bytes)");
             return out.get(ValueLayout.ADDRESS, 0);
         }
     }
@@ -144,23 +163,55 @@ public final class UcxCommunicator implements BackendCommunicator {
         if (t != null) throw new IllegalStateException("the UCX progress thread of PE " + rank + " failed: " + t, t);
     }
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return size; }
-    @Override public SymmetricHeap heap() { return heap; }
-    @Override public Rma rma() { return rma; }
-    @Override public Team world() { return world; }
+    @Override
+    public int rank() {
+        return rank;
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public SymmetricHeap heap() {
+        return heap;
+    }
+
+    @Override
+    public Rma rma() {
+        return rma;
+    }
+
+    @Override
+    public Team world() {
+        return world;
+    }
     /** The same endpoints as {@code Unicomm.endpoints("ucx")}: each has its own worker, independent of this communicator. */
-    @Override public Optional<Endpoints> endpoints() { return Optional.of(endpoints); }
+    @Override
+    public Optional<Endpoints> endpoints() {
+        return Optional.of(endpoints);
+    }
 
-    @Override public boolean acceptsLocal(MemoryKind kind) { return kind.isHost(); }
+    @Override
+    public boolean acceptsLocal(MemoryKind kind) {
+        return kind.isHost();
+    }
 
-    Store store() { return store; }
+    Store store() {
+        return store;
+    }
 
-    String prefix() { return prefix; }
+    String prefix() {
+        return prefix;
+    }
 
-    void quiet() { rma.quiet(); }
+    void quiet() {
+        rma.quiet();
+    }
 
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         rma.quiet();
         long n;
         synchronized (this) {
@@ -174,7 +225,8 @@ public final class UcxCommunicator implements BackendCommunicator {
      * endpoints (flushing them while every peer still progresses), meets again, then unmaps the heap and
      * destroys the worker and context. After a failure in the job it releases this PE's side without waiting.
      */
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         if (closed) return;
         closed = true;
         RuntimeException first = null;
@@ -195,10 +247,13 @@ public final class UcxCommunicator implements BackendCommunicator {
         w.ucp.memUnmap(w.context, memh);
         w.close();
         peers.forget();
-        rma.release();                                           // operand and reply words: only once no request can use them
+        rma.release(); // operand and reply words: only once no request can use them
         heapArena.close();
         if (first != null) throw first;
     }
 
-    @Override public String toString() { return "UcxCommunicator[PE " + rank + "/" + size + "]"; }
+    @Override
+    public String toString() {
+        return "UcxCommunicator[PE " + rank + "/" + size + "]";
+    }
 }

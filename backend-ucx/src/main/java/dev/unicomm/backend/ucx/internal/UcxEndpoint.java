@@ -52,7 +52,9 @@ public final class UcxEndpoint implements Endpoint {
     private static final long CLOSE_WAIT_MILLIS = 2_000;
 
     private record LocalRegion(String name, Memory memory, MemorySegment memh, byte[] rkey) {
-        boolean alive() { return memory.segment().scope().isAlive(); }
+        boolean alive() {
+            return memory.segment().scope().isAlive();
+        }
     }
 
     private record RemoteRegion(long address, long length, MemorySegment rkey) {}
@@ -63,7 +65,7 @@ public final class UcxEndpoint implements Endpoint {
     private final String label;
     private final long id = IDS.nextLong();
     private final Arena arena = Arena.ofShared();
-    private final MemorySegment plain;            // ucp_request_param_t without fields: contiguous bytes, no callback
+    private final MemorySegment plain; // ucp_request_param_t without fields: contiguous bytes, no callback
     private final Map<String, LocalRegion> regions = new ConcurrentHashMap<>();
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final Object messageOrder = new Object();
@@ -92,41 +94,60 @@ public final class UcxEndpoint implements Endpoint {
         if (options == null) throw new IllegalArgumentException("endpoint options must not be null");
         Map<String, String> settings = options.device() == null ? Map.of() : Map.of("NET_DEVICES", options.device());
         String label = "ucx-ep" + SERIAL.incrementAndGet() + (options.device() == null ? "" : "@" + options.device());
-        UcxWorker w = UcxWorker.open(library, "unicomm-" + label + "-progress", options.busyPoll() ? spin : 0, pollMillis, false,
-                UcpAbi.FEATURE_TAG | UcpAbi.FEATURE_RMA, settings);
+        UcxWorker w = UcxWorker.open(
+                library,
+                "unicomm-" + label + "-progress",
+                options.busyPoll() ? spin : 0,
+                pollMillis,
+                false,
+                UcpAbi.FEATURE_TAG | UcpAbi.FEATURE_RMA,
+                settings);
         return new UcxEndpoint(options, w, label);
     }
 
     // ---------------------------------------------------------------- connection
 
-    @Override public byte[] localInfo() {
+    @Override
+    public byte[] localInfo() {
         ensureOpen();
         Map<String, EndpointInfo.Region> mine = new LinkedHashMap<>();
         for (LocalRegion r : regions.values())
-            mine.put(r.name(), new EndpointInfo.Region(r.memory().address(), r.memory().byteSize(), r.rkey()));
+            mine.put(
+                    r.name(),
+                    new EndpointInfo.Region(r.memory().address(), r.memory().byteSize(), r.rkey()));
         return new EndpointInfo(id, w.address(), mine).encode();
     }
 
-    @Override public synchronized void connect(byte[] remoteInfo) {
+    @Override
+    public synchronized void connect(byte[] remoteInfo) {
         ensureOpen();
-        if (ep != null) throw new IllegalStateException(label + " is already connected; open a new endpoint for another peer");
+        if (ep != null)
+            throw new IllegalStateException(label + " is already connected; open a new endpoint for another peer");
         EndpointInfo info = EndpointInfo.decode(remoteInfo);
         lifecycle.writeLock().lock();
         try (Arena a = Arena.ofConfined()) {
             ensureOpen();
             long errors = EndpointErrors.register((pe, status) -> peerFailed(status));
             MemorySegment params = a.allocate(UcpAbi.EP_PARAMS_SIZE, 8);
-            params.set(ValueLayout.JAVA_LONG, UcpAbi.EP_PARAMS_FIELD_MASK,
-                    UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
+            params.set(
+                    ValueLayout.JAVA_LONG,
+                    UcpAbi.EP_PARAMS_FIELD_MASK,
+                    UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS
+                            | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE
+                            | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
             params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, EndpointErrors.CALLBACK);
             params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, EndpointErrors.arg(errors, 0));
-            params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ADDRESS, a.allocateFrom(ValueLayout.JAVA_BYTE, info.workerAddress()));
+            params.set(
+                    ValueLayout.ADDRESS,
+                    UcpAbi.EP_PARAMS_ADDRESS,
+                    a.allocateFrom(ValueLayout.JAVA_BYTE, info.workerAddress()));
             params.set(ValueLayout.JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             byte s = ucp.epCreate(w.worker, params, out);
             if (s != UcpAbi.OK) {
                 EndpointErrors.unregister(errors);
-                throw new CommException(label + ": ucp_ep_create to the peer failed: " + ucp.statusString(s) + " (UCX status " + s + ")");
+                throw new CommException(label + ": ucp_ep_create to the peer failed: " + ucp.statusString(s)
+                        + " (UCX status " + s + ")");
             }
             MemorySegment created = out.get(ValueLayout.ADDRESS, 0);
             try {
@@ -149,32 +170,45 @@ public final class UcxEndpoint implements Endpoint {
         try (Arena a = Arena.ofConfined()) {
             MemorySegment key = a.allocate(ValueLayout.ADDRESS);
             for (var e : info.regions().entrySet()) {
-                byte s = ucp.rkeyUnpack(endpoint, a.allocateFrom(ValueLayout.JAVA_BYTE, e.getValue().rkey()), key);
+                byte s = ucp.rkeyUnpack(
+                        endpoint,
+                        a.allocateFrom(ValueLayout.JAVA_BYTE, e.getValue().rkey()),
+                        key);
                 if (s != UcpAbi.OK) {
                     out.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));
-                    throw new IllegalArgumentException("remote region '" + e.getKey() + "': UCX cannot unpack its rkey (" + ucp.statusString(s)
-                            + "); the info must come from a ucx endpoint of a UCX with the same transports");
+                    throw new IllegalArgumentException(
+                            "remote region '" + e.getKey() + "': UCX cannot unpack its rkey (" + ucp.statusString(s)
+                                    + "); the info must come from a ucx endpoint of a UCX with the same transports");
                 }
-                out.put(e.getKey(), new RemoteRegion(e.getValue().address(), e.getValue().length(), key.get(ValueLayout.ADDRESS, 0)));
+                out.put(
+                        e.getKey(),
+                        new RemoteRegion(
+                                e.getValue().address(), e.getValue().length(), key.get(ValueLayout.ADDRESS, 0)));
             }
         }
         return Map.copyOf(out);
     }
 
-    @Override public boolean isConnected() { return ep != null && !closed && broken == null; }
+    @Override
+    public boolean isConnected() {
+        return ep != null && !closed && broken == null;
+    }
 
-    @Override public void updateRemote(byte[] remoteInfo) {
+    @Override
+    public void updateRemote(byte[] remoteInfo) {
         ensureOpen();
         EndpointInfo info = EndpointInfo.decode(remoteInfo);
         Map<String, RemoteRegion> old;
         lifecycle.writeLock().lock();
         try {
             ensureOpen();
-            if (ep == null) throw new IllegalStateException("updateRemote before connect: call connect(remoteInfo) first");
+            if (ep == null)
+                throw new IllegalStateException("updateRemote before connect: call connect(remoteInfo) first");
             if (info.endpointId() != peerId)
-                throw new IllegalArgumentException("updateRemote: the info comes from another endpoint than the connected peer");
+                throw new IllegalArgumentException(
+                        "updateRemote: the info comes from another endpoint than the connected peer");
             old = remote;
-            remote = unpack(ep, info);                           // transfers posted from now on use the new keys
+            remote = unpack(ep, info); // transfers posted from now on use the new keys
         } finally {
             lifecycle.writeLock().unlock();
         }
@@ -187,7 +221,8 @@ public final class UcxEndpoint implements Endpoint {
         CompletableFuture<Object> flushed;
         lifecycle.readLock().lock();
         try {
-            flushed = refusal("updateRemote") != null ? CompletableFuture.completedFuture(null)
+            flushed = refusal("updateRemote") != null
+                    ? CompletableFuture.completedFuture(null)
                     : post(false, (param, userData) -> ucp.epFlush(ep, param), 0, MemorySegment.NULL);
         } finally {
             lifecycle.readLock().unlock();
@@ -197,11 +232,13 @@ public final class UcxEndpoint implements Endpoint {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            // a broken or stuck endpoint: its close force-closes it first, then destroys the keys it still knows (the new ones)
+            // a broken or stuck endpoint: its close force-closes it first, then destroys the keys it still knows (the
+            // new ones)
         }
         lifecycle.readLock().lock();
         try {
-            if (!closed) old.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));   // after close the worker is gone: leave them
+            if (!closed)
+                old.values().forEach(r -> ucp.rkeyDestroy(r.rkey())); // after close the worker is gone: leave them
         } finally {
             lifecycle.readLock().unlock();
         }
@@ -209,28 +246,41 @@ public final class UcxEndpoint implements Endpoint {
 
     // ---------------------------------------------------------------- regions
 
-    @Override public void registerRegion(String name, Memory memory) {
+    @Override
+    public void registerRegion(String name, Memory memory) {
         ensureOpen();
         if (name == null || name.isEmpty()) throw new IllegalArgumentException("region name must not be null or empty");
         if (memory == null) throw new IllegalArgumentException("region '" + name + "': memory must not be null");
         if (!accepts(memory.kind()))
-            throw new IllegalArgumentException("region '" + name + "': " + memory.kind() + " memory cannot be registered on a ucx endpoint "
-                    + "(host memory only: this UCX has no transport for it)");
+            throw new IllegalArgumentException(
+                    "region '" + name + "': " + memory.kind() + " memory cannot be registered on a ucx endpoint "
+                            + "(host memory only: this UCX has no transport for it)");
         if (!memory.segment().isNative())
-            throw new IllegalArgumentException("region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
-        if (memory.byteSize() <= 0) throw new IllegalArgumentException("region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
-        if (!memory.segment().scope().isAlive()) throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
+            throw new IllegalArgumentException(
+                    "region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
+        if (memory.byteSize() <= 0)
+            throw new IllegalArgumentException(
+                    "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
+        if (!memory.segment().scope().isAlive())
+            throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
         synchronized (regions) {
-            if (regions.containsKey(name)) throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
+            if (regions.containsKey(name))
+                throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
             lifecycle.readLock().lock();
             try (Arena a = Arena.ofConfined()) {
                 ensureOpen();
                 MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
-                params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_FIELD_MASK, UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
+                params.set(
+                        ValueLayout.JAVA_LONG,
+                        UcpAbi.MEM_MAP_FIELD_MASK,
+                        UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
                 params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, memory.segment());
                 params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, memory.byteSize());
                 MemorySegment out = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
-                Ucx.check(ucp, ucp.memMap(w.context, params, out), "ucp_mem_map (region '" + name + "', " + memory.byteSize() + " bytes)");
+                Ucx.check(
+                        ucp,
+                        ucp.memMap(w.context, params, out),
+                        "ucp_mem_map (region '" + name + "', " + memory.byteSize() + " bytes)");
                 MemorySegment memh = out.get(ValueLayout.ADDRESS, 0);
                 byte s = ucp.rkeyPack(w.context, memh, out, len);
                 if (s != UcpAbi.OK) {
@@ -238,7 +288,8 @@ public final class UcxEndpoint implements Endpoint {
                     Ucx.check(ucp, s, "ucp_rkey_pack (region '" + name + "')");
                 }
                 MemorySegment packed = out.get(ValueLayout.ADDRESS, 0);
-                byte[] rkey = packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
+                byte[] rkey =
+                        packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
                 ucp.rkeyBufferRelease(packed);
                 regions.put(name, new LocalRegion(name, memory, memh, rkey));
             } finally {
@@ -247,45 +298,64 @@ public final class UcxEndpoint implements Endpoint {
         }
     }
 
-    @Override public void unregisterRegion(String name) {
+    @Override
+    public void unregisterRegion(String name) {
         ensureOpen();
         LocalRegion r;
         synchronized (regions) {
             r = regions.remove(name);
         }
-        if (r == null) throw new IllegalArgumentException("no region '" + name + "' is registered on this endpoint; registered: " + regions());
-        lifecycle.writeLock().lock();                            // no transfer is being posted from it
+        if (r == null)
+            throw new IllegalArgumentException(
+                    "no region '" + name + "' is registered on this endpoint; registered: " + regions());
+        lifecycle.writeLock().lock(); // no transfer is being posted from it
         try {
-            if (!closed) ucp.memUnmap(w.context, r.memh());      // else close unmaps (or already unmapped) it
+            if (!closed) ucp.memUnmap(w.context, r.memh()); // else close unmaps (or already unmapped) it
         } finally {
             lifecycle.writeLock().unlock();
         }
     }
 
-    @Override public List<String> regions() { return List.copyOf(regions.keySet()); }
+    @Override
+    public List<String> regions() {
+        return List.copyOf(regions.keySet());
+    }
 
     /** Host memory only: Debian's UCX has no CUDA or ROCm transport, and this endpoint does not pass memory types. */
-    @Override public boolean accepts(MemoryKind kind) { return kind != null && kind.isHost(); }
+    @Override
+    public boolean accepts(MemoryKind kind) {
+        return kind != null && kind.isHost();
+    }
 
     // ---------------------------------------------------------------- transfers
 
-    @Override public CompletableFuture<Void> readBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
+    @Override
+    public CompletableFuture<Void> readBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
         return batch("readBatch", false, name, remoteOffsets, localOffsets, length);
     }
 
-    @Override public CompletableFuture<Void> writeBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
+    @Override
+    public CompletableFuture<Void> writeBatch(String name, long[] remoteOffsets, long[] localOffsets, long length) {
         return batch("writeBatch", true, name, remoteOffsets, localOffsets, length);
     }
 
-    private CompletableFuture<Void> batch(String op, boolean put, String name, long[] remoteOffsets, long[] localOffsets, long length) {
+    private CompletableFuture<Void> batch(
+            String op, boolean put, String name, long[] remoteOffsets, long[] localOffsets, long length) {
         LocalRegion l = localRegion(op, name);
         RemoteRegion r = remoteRegion(op, name);
-        if (remoteOffsets == null || localOffsets == null) throw new IllegalArgumentException(op + ": offset arrays must not be null");
+        if (remoteOffsets == null || localOffsets == null)
+            throw new IllegalArgumentException(op + ": offset arrays must not be null");
         if (remoteOffsets.length != localOffsets.length)
-            throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but " + localOffsets.length + " local offsets; they must pair up");
+            throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but "
+                    + localOffsets.length + " local offsets; they must pair up");
         checkLength(op, length);
         for (int i = 0; i < remoteOffsets.length; i++) {
-            checkRange(op + " local[" + i + "]", name, localOffsets[i], length, l.memory().byteSize());
+            checkRange(
+                    op + " local[" + i + "]",
+                    name,
+                    localOffsets[i],
+                    length,
+                    l.memory().byteSize());
             checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
         }
         if (remoteOffsets.length == 0) return CompletableFuture.completedFuture(null);
@@ -293,22 +363,30 @@ public final class UcxEndpoint implements Endpoint {
     }
 
     /** Posts the puts or gets, then an endpoint flush; the raw future completes with the flush. */
-    private CompletableFuture<Object> flushAfter(String op, boolean put, LocalRegion l, RemoteRegion r, long[] remoteOffsets, long[] localOffsets,
-                                                 long length) {
+    private CompletableFuture<Object> flushAfter(
+            String op,
+            boolean put,
+            LocalRegion l,
+            RemoteRegion r,
+            long[] remoteOffsets,
+            long[] localOffsets,
+            long length) {
         lifecycle.readLock().lock();
         try {
             CompletableFuture<Object> refused = refusal(op);
             if (refused != null) return refused;
             RemoteRegion current = remote.get(l.name());
-            if (current == null || current.rkey() != r.rkey()) return CompletableFuture.failedFuture(new IllegalStateException(
-                    op + ": the peer's region '" + l.name() + "' changed (updateRemote) while posting; retry"));
+            if (current == null || current.rkey() != r.rkey())
+                return CompletableFuture.failedFuture(new IllegalStateException(
+                        op + ": the peer's region '" + l.name() + "' changed (updateRemote) while posting; retry"));
             long base = l.memory().address();
             for (int i = 0; i < remoteOffsets.length; i++) {
-                MemorySegment req = put ? ucp.put(ep, base + localOffsets[i], length, r.address() + remoteOffsets[i], r.rkey(), plain)
+                MemorySegment req = put
+                        ? ucp.put(ep, base + localOffsets[i], length, r.address() + remoteOffsets[i], r.rkey(), plain)
                         : ucp.get(ep, base + localOffsets[i], length, r.address() + remoteOffsets[i], r.rkey(), plain);
                 long p = req.address();
                 if (UcpAbi.isError(p)) return failedStatus(UcpAbi.status(p));
-                if (p != 0) ucp.requestFree(req);                // UCX completes it; the flush below waits for it
+                if (p != 0) ucp.requestFree(req); // UCX completes it; the flush below waits for it
             }
             return post(false, (param, userData) -> ucp.epFlush(ep, param), 0, MemorySegment.NULL);
         } finally {
@@ -316,18 +394,22 @@ public final class UcxEndpoint implements Endpoint {
         }
     }
 
-    @Override public CompletableFuture<Void> writeWithImm(String name, long remoteOffset, long localOffset, long length, int imm) {
+    @Override
+    public CompletableFuture<Void> writeWithImm(
+            String name, long remoteOffset, long localOffset, long length, int imm) {
         LocalRegion l = localRegion("writeWithImm", name);
         RemoteRegion r = remoteRegion("writeWithImm", name);
         checkLength("writeWithImm", length);
         checkRange("writeWithImm local", name, localOffset, length, l.memory().byteSize());
         checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
-        CompletableFuture<Object> written = flushAfter("writeWithImm", true, l, r, new long[] {remoteOffset}, new long[] {localOffset}, length);
+        CompletableFuture<Object> written =
+                flushAfter("writeWithImm", true, l, r, new long[] {remoteOffset}, new long[] {localOffset}, length);
         long tag = IMM_FLAG | (length << 32) | (imm & 0xFFFF_FFFFL);
         return outcome("writeWithImm", message("writeWithImm", written, tag, 0, 0), x -> null);
     }
 
-    @Override public CompletableFuture<Void> send(String name, long offset, long length) {
+    @Override
+    public CompletableFuture<Void> send(String name, long offset, long length) {
         LocalRegion l = localRegion("send", name);
         checkLength("send", length);
         checkRange("send", name, offset, length, l.memory().byteSize());
@@ -338,7 +420,8 @@ public final class UcxEndpoint implements Endpoint {
      * Sends a tagged message once {@code after} (if any) completed and every earlier message was issued, so
      * messages leave in call order. A failed {@code after} fails the message without sending it.
      */
-    private CompletableFuture<Object> message(String op, CompletableFuture<Object> after, long tag, long buffer, long length) {
+    private CompletableFuture<Object> message(
+            String op, CompletableFuture<Object> after, long tag, long buffer, long length) {
         CompletableFuture<Void> issued = new CompletableFuture<>();
         CompletableFuture<Void> previous;
         synchronized (messageOrder) {
@@ -350,15 +433,26 @@ public final class UcxEndpoint implements Endpoint {
         gate.whenComplete((x, err) -> {
             try {
                 if (err != null) {
-                    result.completeExceptionally(err instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : err);
+                    result.completeExceptionally(
+                            err instanceof java.util.concurrent.CompletionException c && c.getCause() != null
+                                    ? c.getCause()
+                                    : err);
                     return;
                 }
                 lifecycle.readLock().lock();
                 try {
                     CompletableFuture<Object> refused = refusal(op);
-                    CompletableFuture<Object> sent = refused != null ? refused : post(false, (param, userData) -> ucp.tagSend(ep, buffer, length, tag, param),
-                            0, MemorySegment.NULL);
-                    sent.whenComplete((v, e) -> { if (e != null) result.completeExceptionally(e); else result.complete(v); });
+                    CompletableFuture<Object> sent = refused != null
+                            ? refused
+                            : post(
+                                    false,
+                                    (param, userData) -> ucp.tagSend(ep, buffer, length, tag, param),
+                                    0,
+                                    MemorySegment.NULL);
+                    sent.whenComplete((v, e) -> {
+                        if (e != null) result.completeExceptionally(e);
+                        else result.complete(v);
+                    });
                 } finally {
                     lifecycle.readLock().unlock();
                 }
@@ -371,7 +465,8 @@ public final class UcxEndpoint implements Endpoint {
         return result;
     }
 
-    @Override public CompletableFuture<Received> recv(String name, long offset, long length) {
+    @Override
+    public CompletableFuture<Received> recv(String name, long offset, long length) {
         LocalRegion l = localRegion("recv", name);
         checkLength("recv", length);
         checkRange("recv", name, offset, length, l.memory().byteSize());
@@ -381,19 +476,27 @@ public final class UcxEndpoint implements Endpoint {
             CompletableFuture<Object> refused = refusal("recv");
             MemorySegment info = a.allocate(UcpAbi.TAG_RECV_INFO_SIZE, 8);
             long buffer = l.memory().address() + offset;
-            raw = refused != null ? refused : post(true, (param, userData) -> ucp.tagRecv(w.worker, buffer, length, 0, 0, param),
-                    UcpAbi.OP_ATTR_FIELD_RECV_INFO, info);
+            raw = refused != null
+                    ? refused
+                    : post(
+                            true,
+                            (param, userData) -> ucp.tagRecv(w.worker, buffer, length, 0, 0, param),
+                            UcpAbi.OP_ATTR_FIELD_RECV_INFO,
+                            info);
         } finally {
             lifecycle.readLock().unlock();
         }
         return outcome("recv", raw, x -> {
             Completions.Tagged t = (Completions.Tagged) x;
-            return (t.tag() & IMM_FLAG) != 0 ? new Received((t.tag() >>> 32) & 0x7FFF_FFFFL, OptionalInt.of((int) t.tag()))
+            return (t.tag() & IMM_FLAG) != 0
+                    ? new Received((t.tag() >>> 32) & 0x7FFF_FFFFL, OptionalInt.of((int) t.tag()))
                     : new Received(t.length(), OptionalInt.empty());
         });
     }
 
-    private interface Poster { MemorySegment post(MemorySegment param, long userData); }
+    private interface Poster {
+        MemorySegment post(MemorySegment param, long userData);
+    }
 
     /**
      * Posts one request with a completion callback. The pending entry exists before the call (the progress
@@ -405,10 +508,14 @@ public final class UcxEndpoint implements Endpoint {
         long key = Completions.register(p);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment param = a.allocate(UcpAbi.REQUEST_PARAM_SIZE, 8);
-            param.set(ValueLayout.JAVA_INT, UcpAbi.REQ_OP_ATTR_MASK, UcpAbi.OP_ATTR_FIELD_CALLBACK | UcpAbi.OP_ATTR_FIELD_USER_DATA | extraAttrs);
+            param.set(
+                    ValueLayout.JAVA_INT,
+                    UcpAbi.REQ_OP_ATTR_MASK,
+                    UcpAbi.OP_ATTR_FIELD_CALLBACK | UcpAbi.OP_ATTR_FIELD_USER_DATA | extraAttrs);
             param.set(ValueLayout.ADDRESS, UcpAbi.REQ_CB, receive ? Completions.RECV : Completions.SEND);
             param.set(ValueLayout.ADDRESS, UcpAbi.REQ_USER_DATA, MemorySegment.ofAddress(key));
-            if ((extraAttrs & UcpAbi.OP_ATTR_FIELD_RECV_INFO) != 0) param.set(ValueLayout.ADDRESS, UcpAbi.REQ_RECV_INFO, info);
+            if ((extraAttrs & UcpAbi.OP_ATTR_FIELD_RECV_INFO) != 0)
+                param.set(ValueLayout.ADDRESS, UcpAbi.REQ_RECV_INFO, info);
             MemorySegment req = poster.post(param, key);
             long r = req.address();
             if (r == 0) {
@@ -440,9 +547,12 @@ public final class UcxEndpoint implements Endpoint {
                 out.complete(value.apply(v));
                 return;
             }
-            Throwable cause = e instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : e;
+            Throwable cause =
+                    e instanceof java.util.concurrent.CompletionException c && c.getCause() != null ? c.getCause() : e;
             if (cause instanceof Completions.StatusException s) {
-                CommException c = closed ? new CommException(label + ": " + op + " did not complete: the endpoint was closed with it outstanding")
+                CommException c = closed
+                        ? new CommException(
+                                label + ": " + op + " did not complete: the endpoint was closed with it outstanding")
                         : new CommException(label + ": " + op + " failed: " + s.getMessage());
                 if (!closed && broken == null) broken = c;
                 out.completeExceptionally(c);
@@ -453,7 +563,8 @@ public final class UcxEndpoint implements Endpoint {
         return out;
     }
 
-    @Override public <T> T await(CompletableFuture<T> future) {
+    @Override
+    public <T> T await(CompletableFuture<T> future) {
         if (future == null) throw new IllegalArgumentException("future must not be null");
         try {
             return future.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
@@ -478,19 +589,27 @@ public final class UcxEndpoint implements Endpoint {
     private CompletableFuture<Object> refusal(String op) {
         if (closed) return CompletableFuture.failedFuture(new IllegalStateException(op + ": " + label + " is closed"));
         CommException b = broken;
-        if (b != null) return CompletableFuture.failedFuture(new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b));
+        if (b != null)
+            return CompletableFuture.failedFuture(
+                    new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b));
         return null;
     }
 
     private LocalRegion localRegion(String op, String name) {
         ensureOpen();
         CommException b = broken;
-        if (b != null) throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
-        if (ep == null) throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
+        if (b != null)
+            throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
+        if (ep == null)
+            throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
         if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
         LocalRegion l = regions.get(name);
-        if (l == null) throw new IllegalArgumentException(op + ": no local region '" + name + "' is registered; registered: " + regions());
-        if (!l.alive()) throw new IllegalStateException(op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
+        if (l == null)
+            throw new IllegalArgumentException(
+                    op + ": no local region '" + name + "' is registered; registered: " + regions());
+        if (!l.alive())
+            throw new IllegalStateException(
+                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
         return l;
     }
 
@@ -505,24 +624,25 @@ public final class UcxEndpoint implements Endpoint {
 
     private static void checkLength(String op, long length) {
         if (length <= 0 || length > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
+            throw new IllegalArgumentException(
+                    op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
     }
 
     private static void checkRange(String what, String name, long offset, long length, long capacity) {
         if (offset < 0 || offset > capacity || length > capacity - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length + ") is outside region '"
-                    + name + "' of " + capacity + " bytes");
+            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length
+                    + ") is outside region '" + name + "' of " + capacity + " bytes");
     }
 
     // ---------------------------------------------------------------- failures and close
 
     /** The error handler (on the progress thread): the peer is gone; every outstanding transfer fails with that. */
     private void peerFailed(byte status) {
-        CommException e = new CommException(label + ": the peer is gone: UCX reported " + ucp.statusString(status) + " (UCX status " + status
-                + ") on the endpoint");
+        CommException e = new CommException(label + ": the peer is gone: UCX reported " + ucp.statusString(status)
+                + " (UCX status " + status + ") on the endpoint");
         if (broken == null) broken = e;
         failAll(broken);
-        w.onProgressThread(this::cancelReceives);                // not from inside the error callback
+        w.onProgressThread(this::cancelReceives); // not from inside the error callback
     }
 
     private void failAll(RuntimeException cause) {
@@ -546,14 +666,22 @@ public final class UcxEndpoint implements Endpoint {
         w.onProgressThread(() -> {
             try {
                 cancelReceives();
-                CompletableFuture<Object> c = post(false, (param, userData) -> {
-                    if (force) {
-                        param.set(ValueLayout.JAVA_INT, UcpAbi.REQ_OP_ATTR_MASK, param.get(ValueLayout.JAVA_INT, UcpAbi.REQ_OP_ATTR_MASK) | UcpAbi.OP_ATTR_FIELD_FLAGS);
-                        param.set(ValueLayout.JAVA_INT, UcpAbi.REQ_FLAGS, UcpAbi.EP_CLOSE_FLAG_FORCE);
-                    }
-                    return ucp.epClose(endpoint, param);
-                }, 0, MemorySegment.NULL);
-                c.whenComplete((v, e) -> {                       // on the progress thread; no transfer uses the keys any more
+                CompletableFuture<Object> c = post(
+                        false,
+                        (param, userData) -> {
+                            if (force) {
+                                param.set(
+                                        ValueLayout.JAVA_INT,
+                                        UcpAbi.REQ_OP_ATTR_MASK,
+                                        param.get(ValueLayout.JAVA_INT, UcpAbi.REQ_OP_ATTR_MASK)
+                                                | UcpAbi.OP_ATTR_FIELD_FLAGS);
+                                param.set(ValueLayout.JAVA_INT, UcpAbi.REQ_FLAGS, UcpAbi.EP_CLOSE_FLAG_FORCE);
+                            }
+                            return ucp.epClose(endpoint, param);
+                        },
+                        0,
+                        MemorySegment.NULL);
+                c.whenComplete((v, e) -> { // on the progress thread; no transfer uses the keys any more
                     remote.values().forEach(r -> ucp.rkeyDestroy(r.rkey()));
                     remote = Map.of();
                     done.complete(null);
@@ -576,12 +704,13 @@ public final class UcxEndpoint implements Endpoint {
      * Idempotent. The lifecycle lock is never held while waiting for the progress thread: completions that run
      * there may take its read side.
      */
-    @Override public void close() {
+    @Override
+    public void close() {
         synchronized (this) {
             if (closed) return;
             closed = true;
         }
-        lifecycle.writeLock().lock();                            // let posts in flight finish; later ones see `closed`
+        lifecycle.writeLock().lock(); // let posts in flight finish; later ones see `closed`
         lifecycle.writeLock().unlock();
         failAll(new IllegalStateException(label + " was closed with the transfer outstanding"));
         MemorySegment e = ep;
@@ -600,9 +729,13 @@ public final class UcxEndpoint implements Endpoint {
     }
 
     /** How long close waits for the UCP endpoint to close: bounded, so a dead peer cannot hold it. */
-    static Duration closeWait() { return Duration.ofMillis(CLOSE_WAIT_MILLIS); }
+    static Duration closeWait() {
+        return Duration.ofMillis(CLOSE_WAIT_MILLIS);
+    }
 
-    @Override public String toString() {
-        return "UcxEndpoint[" + label + ", " + (ep == null ? "not connected" : broken != null ? "broken" : "connected") + (closed ? ", closed" : "") + "]";
+    @Override
+    public String toString() {
+        return "UcxEndpoint[" + label + ", " + (ep == null ? "not connected" : broken != null ? "broken" : "connected")
+                + (closed ? ", closed" : "") + "]";
     }
 }

@@ -33,13 +33,20 @@ final class UcxHeap implements SymmetricHeap {
         this.quiet = quiet;
     }
 
-    int rank() { return rank; }
+    int rank() {
+        return rank;
+    }
 
-    MemorySegment segment() { return segment; }
+    MemorySegment segment() {
+        return segment;
+    }
 
-    int liveBlocks() { return allocator.blocks(); }
+    int liveBlocks() {
+        return allocator.blocks();
+    }
 
-    @Override public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
+    @Override
+    public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
         agree("allocate", bytes + "/" + alignment, "size/alignment");
         long at = allocator.allocate(bytes, alignment);
         if (at < 0) throw new OutOfSymmetricMemoryException(bytes, alignment, allocator.capacity(), allocator.used());
@@ -62,12 +69,24 @@ final class UcxHeap implements SymmetricHeap {
         for (int pe = 0; pe < size; pe++) {
             String theirs = new String(store.get(key + pe), StandardCharsets.UTF_8);
             if (!theirs.equals(mine))
-                throw new IllegalArgumentException("symmetric " + step + " mismatch: PE " + rank + " gave " + what + " " + mine
-                        + ", PE " + pe + " gave " + theirs + "; every PE must make the same heap calls in the same order");
+                throw new IllegalArgumentException(
+                        "symmetric " + step + " mismatch: PE " + rank + " gave " + what + " " + mine + ", PE " + pe
+                                + " gave " + theirs + "; every PE must make the same heap calls in the same order");
         }
     }
 
-    @Override public long capacity() { return allocator.capacity(); }
-    @Override public long used() { return allocator.used(); }
-    @Override public MemoryKind kind() { return MemoryKind.HOST; }
+    @Override
+    public long capacity() {
+        return allocator.capacity();
+    }
+
+    @Override
+    public long used() {
+        return allocator.used();
+    }
+
+    @Override
+    public MemoryKind kind() {
+        return MemoryKind.HOST;
+    }
 }

@@ -25,18 +25,31 @@ final class UcxTeam implements Team {
         this.rank = me;
     }
 
-    @Override public int rank() { return rank; }
-    @Override public int size() { return members.length; }
-    @Override public int worldRank(int teamRank) { return members[teamRank]; }
+    @Override
+    public int rank() {
+        return rank;
+    }
 
-    @Override public synchronized Team split(int start, int stride, int size) {
+    @Override
+    public int size() {
+        return members.length;
+    }
+
+    @Override
+    public int worldRank(int teamRank) {
+        return members[teamRank];
+    }
+
+    @Override
+    public synchronized Team split(int start, int stride, int size) {
         int[] chosen = new int[size];
         for (int i = 0; i < size; i++) chosen[i] = members[start + i * stride];
         return new UcxTeam(comm, id + "." + splits++, chosen);
     }
 
     /** OpenSHMEM's split_2d: rows of {@code xRange} consecutive team ranks, columns of equal {@code rank % xRange}. */
-    @Override public synchronized Split2d split2d(int xRange) {
+    @Override
+    public synchronized Split2d split2d(int xRange) {
         int n = members.length, x = Math.min(xRange, n), me = Math.max(rank, 0);
         int row = me / x, col = me % x;
         int rowStart = row * x, rowLen = Math.min(x, n - rowStart);
@@ -46,10 +59,13 @@ final class UcxTeam implements Team {
         int[] colMembers = new int[colLen];
         for (int i = 0; i < colLen; i++) colMembers[i] = members[col + i * x];
         int s = splits++;
-        return new Split2d(new UcxTeam(comm, id + ".x" + s + "." + row, rowMembers), new UcxTeam(comm, id + ".y" + s + "." + col, colMembers));
+        return new Split2d(
+                new UcxTeam(comm, id + ".x" + s + "." + row, rowMembers),
+                new UcxTeam(comm, id + ".y" + s + "." + col, colMembers));
     }
 
-    @Override public void barrier() {
+    @Override
+    public void barrier() {
         comm.quiet();
         long epoch;
         synchronized (this) {
@@ -61,7 +77,13 @@ final class UcxTeam implements Team {
         else store.get(key + "/done");
     }
 
-    @Override public void close() { /* a team is a list of ranks: nothing to release */ }
+    @Override
+    public void close() {
+        /* a team is a list of ranks: nothing to release */
+    }
 
-    @Override public String toString() { return "UcxTeam[" + id + ", rank " + rank + "/" + members.length + "]"; }
+    @Override
+    public String toString() {
+        return "UcxTeam[" + id + ", rank " + rank + "/" + members.length + "]";
+    }
 }

@@ -13,6 +13,7 @@ final class UcxTransports {
 
     /** A resource line: {@code #      resource 1  :  md 1  dev 1  flags -- tcp/eth0}. */
     private static final Pattern RESOURCE = Pattern.compile("resource\\s+\\d+\\s*:.*?\\s([A-Za-z0-9_]+)/(\\S+)\\s*$");
+
     private static final Set<String> NETWORK = Set.of("tcp", "rc_verbs", "rc_mlx5", "ud_verbs", "ud_mlx5", "dc_mlx5");
 
     /** {@code transport/device} pairs, in UCX's order. */

@@ -29,6 +29,7 @@ final class UcxWorker implements AutoCloseable {
     private static final int WAIT_SPIN = 2_000;
     /** How soon the progress thread takes the worker back after the last waiting caller left. */
     private static final long HANDBACK_NANOS = 50_000;
+
     private static final long WAIT_PARK_NANOS = 20_000;
 
     final Ucp ucp;
@@ -47,18 +48,26 @@ final class UcxWorker implements AutoCloseable {
     private final java.util.concurrent.atomic.AtomicLong visits = new java.util.concurrent.atomic.AtomicLong();
     /** Whether the progress thread steps aside while a caller waits ({@code ucx.progress_while_waiting=caller}). */
     private final boolean callerProgress;
+
     private volatile java.util.function.BiConsumer<Integer, CommTimeoutException> peerTimedOut = (pe, e) -> {};
     private final java.util.Queue<Runnable> tasks = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
-    private UcxWorker(Ucp ucp, MemorySegment context, MemorySegment worker, int efd, int spinRounds, int pollMillis, boolean callerProgress,
-                      String name) {
+    private UcxWorker(
+            Ucp ucp,
+            MemorySegment context,
+            MemorySegment worker,
+            int efd,
+            int spinRounds,
+            int pollMillis,
+            boolean callerProgress,
+            String name) {
         this.callerProgress = callerProgress;
         this.ucp = ucp;
         this.context = context;
         this.worker = worker;
         this.spinRounds = spinRounds;
         this.pollMillis = pollMillis;
-        this.pollFd = arena.allocate(8, 8);            // struct pollfd { int fd; short events; short revents; }
+        this.pollFd = arena.allocate(8, 8); // struct pollfd { int fd; short events; short revents; }
         pollFd.set(ValueLayout.JAVA_INT, 0, efd);
         pollFd.set(ValueLayout.JAVA_SHORT, 4, (short) 1); // POLLIN
         this.progress = Thread.ofPlatform().daemon().name(name).unstarted(this::serve);
@@ -70,7 +79,14 @@ final class UcxWorker implements AutoCloseable {
      * and the worker, and starts the progress thread.
      */
     static UcxWorker open(String library, String name, int spinRounds, int pollMillis, boolean callerProgress) {
-        return open(library, name, spinRounds, pollMillis, callerProgress, UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64, java.util.Map.of());
+        return open(
+                library,
+                name,
+                spinRounds,
+                pollMillis,
+                callerProgress,
+                UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64,
+                java.util.Map.of());
     }
 
     /**
@@ -78,8 +94,14 @@ final class UcxWorker implements AutoCloseable {
      * progress thread sleeps on the event fd) and UCX settings applied over the environment's ({@code ucp_config_modify}, e.g.
      * {@code NET_DEVICES}).
      */
-    static UcxWorker open(String library, String name, int spinRounds, int pollMillis, boolean callerProgress, long features,
-                          java.util.Map<String, String> settings) {
+    static UcxWorker open(
+            String library,
+            String name,
+            int spinRounds,
+            int pollMillis,
+            boolean callerProgress,
+            long features,
+            java.util.Map<String, String> settings) {
         Ucp ucp = Ucp.get(library);
         MemorySegment context = MemorySegment.NULL, worker = MemorySegment.NULL;
         try (Arena a = Arena.ofConfined()) {
@@ -90,11 +112,15 @@ final class UcxWorker implements AutoCloseable {
                 byte m = ucp.configModify(config, a.allocateFrom(e.getKey()), a.allocateFrom(e.getValue()));
                 if (m != UcpAbi.OK) {
                     ucp.configRelease(config);
-                    throw new IllegalArgumentException("UCX rejected setting " + e.getKey() + "=" + e.getValue() + ": " + ucp.statusString(m));
+                    throw new IllegalArgumentException(
+                            "UCX rejected setting " + e.getKey() + "=" + e.getValue() + ": " + ucp.statusString(m));
                 }
             }
             MemorySegment params = a.allocate(UcpAbi.PARAMS_SIZE, 8);
-            params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FIELD_MASK, UcpAbi.PARAM_FIELD_FEATURES | UcpAbi.PARAM_FIELD_NAME);
+            params.set(
+                    ValueLayout.JAVA_LONG,
+                    UcpAbi.PARAMS_FIELD_MASK,
+                    UcpAbi.PARAM_FIELD_FEATURES | UcpAbi.PARAM_FIELD_NAME);
             params.set(ValueLayout.JAVA_LONG, UcpAbi.PARAMS_FEATURES, features | UcpAbi.FEATURE_WAKEUP);
             params.set(ValueLayout.ADDRESS, UcpAbi.PARAMS_NAME, a.allocateFrom(name));
             byte s = ucp.init(params, config, out);
@@ -110,7 +136,15 @@ final class UcxWorker implements AutoCloseable {
 
             MemorySegment fd = a.allocate(ValueLayout.JAVA_INT);
             Ucx.check(ucp, ucp.workerGetEfd(worker, fd), "ucp_worker_get_efd");
-            return new UcxWorker(ucp, context, worker, fd.get(ValueLayout.JAVA_INT, 0), spinRounds, pollMillis, callerProgress, name);
+            return new UcxWorker(
+                    ucp,
+                    context,
+                    worker,
+                    fd.get(ValueLayout.JAVA_INT, 0),
+                    spinRounds,
+                    pollMillis,
+                    callerProgress,
+                    name);
         } catch (RuntimeException | Error e) {
             if (!worker.equals(MemorySegment.NULL)) ucp.workerDestroy(worker);
             if (!context.equals(MemorySegment.NULL)) ucp.cleanup(context);
@@ -157,12 +191,13 @@ final class UcxWorker implements AutoCloseable {
                     continue;
                 }
                 byte armed = ucp.workerArm(worker);
-                if (armed == UcpAbi.ERR_BUSY) continue;           // events arrived meanwhile: progress them first
-                if (armed != UcpAbi.OK) {                         // no wake-up support on some transport: sleep briefly
+                if (armed == UcpAbi.ERR_BUSY) continue; // events arrived meanwhile: progress them first
+                if (armed != UcpAbi.OK) { // no wake-up support on some transport: sleep briefly
                     LockSupport.parkNanos(Math.max(1, pollMillis) * 1_000_000L);
                     continue;
                 }
-                // Bounded: also catches data a progress call left half-read (edge-triggered event sets) soon after traffic.
+                // Bounded: also catches data a progress call left half-read (edge-triggered event sets) soon after
+                // traffic.
                 // A quiet timeout goes straight back to sleep: spinning after each one would cost ~10% of a core.
                 idle = ucp.poll(pollFd, 1, pollMillis) > 0 ? 0 : spinRounds;
             }
@@ -181,7 +216,7 @@ final class UcxWorker implements AutoCloseable {
      */
     void await(MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health) {
         long p = statusPtr.address();
-        if (p == 0) return;                                       // completed in place
+        if (p == 0) return; // completed in place
         if (UcpAbi.isError(p)) throw Ucx.failure(ucp, UcpAbi.status(p), call, pe, health);
         long deadline = System.nanoTime() + timeout.toNanos();
         enterWait();
@@ -192,7 +227,8 @@ final class UcxWorker implements AutoCloseable {
         }
     }
 
-    private void awaitProgressing(MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health, long deadline) {
+    private void awaitProgressing(
+            MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health, long deadline) {
         for (long i = 0, idle = 0; ; i++) {
             byte s = ucp.requestStatus(statusPtr);
             if (s != UcpAbi.INPROGRESS) {
@@ -207,12 +243,13 @@ final class UcxWorker implements AutoCloseable {
                 try {
                     health.run();
                     if (System.nanoTime() - deadline > 0) {
-                        CommTimeoutException e = new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
+                        CommTimeoutException e =
+                                new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
                         if (pe >= 0) peerTimedOut.accept(pe, e);
                         throw e;
                     }
                 } catch (RuntimeException e) {
-                    ucp.requestFree(statusPtr);                   // UCX releases it when it completes or is cancelled
+                    ucp.requestFree(statusPtr); // UCX releases it when it completes or is cancelled
                     throw e;
                 }
             }
@@ -226,10 +263,14 @@ final class UcxWorker implements AutoCloseable {
     }
 
     /** Ends {@link #enterWait}; the progress thread takes the worker back within 1-2 {@link #HANDBACK_NANOS} of the last waiter leaving. */
-    void exitWait() { waiting.decrementAndGet(); }
+    void exitWait() {
+        waiting.decrementAndGet();
+    }
 
     /** The transports and memory domains of this worker's context ({@code ucp_context_print_info}'s text). */
-    String contextInfo() { return ucp.contextInfo(context); }
+    String contextInfo() {
+        return ucp.contextInfo(context);
+    }
 
     /**
      * Runs {@code task} on the progress thread between two progress calls. Endpoints, whose completion
@@ -242,19 +283,28 @@ final class UcxWorker implements AutoCloseable {
     }
 
     /** Wakes the progress thread from its sleep ({@code ucp_worker_signal}): new work was posted. */
-    void wake() { ucp.workerSignal(worker); }
+    void wake() {
+        ucp.workerSignal(worker);
+    }
 
     /** What to do when a request to a PE times out (the communicator tells the job, naming the PE); before the throw. */
-    void onPeerTimeout(java.util.function.BiConsumer<Integer, CommTimeoutException> action) { peerTimedOut = action; }
+    void onPeerTimeout(java.util.function.BiConsumer<Integer, CommTimeoutException> action) {
+        peerTimedOut = action;
+    }
 
     /** Progresses once from the calling thread (waiters that poll local memory call this, between {@link #enterWait} and {@link #exitWait}). */
-    int progressOnce() { return ucp.progress(worker); }
+    int progressOnce() {
+        return ucp.progress(worker);
+    }
 
     /** Whether the progress thread died; its failure, else null. */
-    Throwable progressFailure() { return progressFailure; }
+    Throwable progressFailure() {
+        return progressFailure;
+    }
 
     /** Stops the progress thread (bounded join), destroys the worker and the context. */
-    @Override public void close() {
+    @Override
+    public void close() {
         running = false;
         ucp.workerSignal(worker);
         try {
@@ -262,7 +312,8 @@ final class UcxWorker implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (progress.isAlive()) throw new IllegalStateException("UCX progress thread did not stop within 10 s; worker not destroyed");
+        if (progress.isAlive())
+            throw new IllegalStateException("UCX progress thread did not stop within 10 s; worker not destroyed");
         ucp.workerDestroy(worker);
         ucp.cleanup(context);
         arena.close();

@@ -39,31 +39,35 @@ class UcxEndpointTest {
     private MemorySegment segA, segB;
     private Endpoint a, b;
 
-    @BeforeAll static void tcpOnly() {
+    @BeforeAll
+    static void tcpOnly() {
         Availability av = new UcxBackendProvider().availability();
         assumeTrue(av.available(), () -> "ucx unavailable here: " + av.cause() + " (fix: " + av.fix() + ")");
         UcxEnv.set("UCX_TLS", "tcp");
         ucx = Unicomm.endpoints("ucx");
     }
 
-    @AfterAll static void restore() {
+    @AfterAll
+    static void restore() {
         UcxEnv.set("UCX_TLS", null);
     }
 
-    @BeforeEach void connectPair() {
+    @BeforeEach
+    void connectPair() {
         arena = Arena.ofShared();
         segA = arena.allocate(SIZE, 4096);
         segB = arena.allocate(SIZE, 4096);
         EndpointOptions o = EndpointOptions.defaults().withTimeout(Duration.ofSeconds(30));
         a = ucx.open(o);
-        b = ucx.open(o.withBusyPoll(false));     // one spinning before it sleeps, one sleeping at once
+        b = ucx.open(o.withBusyPoll(false)); // one spinning before it sleeps, one sleeping at once
         a.registerRegion("buf", Memory.of(segA));
         b.registerRegion("buf", Memory.of(segB));
         b.connect(a.localInfo());
         a.connect(b.localInfo());
     }
 
-    @AfterEach void close() {
+    @AfterEach
+    void close() {
         if (a != null) a.close();
         if (b != null) b.close();
         if (arena != null) arena.close();
@@ -73,16 +77,22 @@ class UcxEndpointTest {
         for (int i = 0; i < n; i++) s.set(ValueLayout.JAVA_BYTE, off + i, (byte) (seed + i * 7));
     }
 
-    private static byte[] bytes(MemorySegment s, long off, int n) { return s.asSlice(off, n).toArray(ValueLayout.JAVA_BYTE); }
+    private static byte[] bytes(MemorySegment s, long off, int n) {
+        return s.asSlice(off, n).toArray(ValueLayout.JAVA_BYTE);
+    }
 
-    @Test void theBackendDeclaresEndpointsAndListsItsNetworkDevices() {
+    @Test
+    void theBackendDeclaresEndpointsAndListsItsNetworkDevices() {
         assertTrue(new UcxBackendProvider().capabilities().contains(Capability.P2P_ENDPOINTS));
         assertTrue(ucx.devices().stream().anyMatch(n -> n.name().equals("lo")), "UCX's tcp sees lo: " + ucx.devices());
-        var noDev = assertThrows(IllegalArgumentException.class, () -> ucx.open(EndpointOptions.defaults().withDevice("no_such_dev")));
+        var noDev = assertThrows(
+                IllegalArgumentException.class,
+                () -> ucx.open(EndpointOptions.defaults().withDevice("no_such_dev")));
         assertTrue(noDev.getMessage().contains("no network device 'no_such_dev'"), noDev.getMessage());
     }
 
-    @Test void batchedWriteAndReadMoveTheBytes() {
+    @Test
+    void batchedWriteAndReadMoveTheBytes() {
         int block = 512, n = 600;
         long[] remote = new long[n], local = new long[n];
         for (int i = 0; i < n; i++) {
@@ -91,16 +101,18 @@ class UcxEndpointTest {
         }
         fill(segA, 0, n * block, 3);
         a.write("buf", remote, local, block);
-        for (int i = 0; i < n; i++) assertArrayEquals(bytes(segA, local[i], block), bytes(segB, remote[i], block), "block " + i);
+        for (int i = 0; i < n; i++)
+            assertArrayEquals(bytes(segA, local[i], block), bytes(segB, remote[i], block), "block " + i);
         fill(segB, 0, 64 * 1024, 11);
         a.read("buf", new long[] {0, 8192, 16384}, new long[] {SIZE - 3 * 8192, SIZE - 2 * 8192, SIZE - 8192}, 8192);
         assertArrayEquals(bytes(segB, 0, 3 * 8192), bytes(segA, SIZE - 3 * 8192, 3 * 8192));
-        fill(segA, 0, SIZE / 2, 17);                         // one large block (rendezvous-sized)
+        fill(segA, 0, SIZE / 2, 17); // one large block (rendezvous-sized)
         b.read("buf", new long[] {0}, new long[] {0}, SIZE / 2);
         assertArrayEquals(bytes(segA, 0, SIZE / 2), bytes(segB, 0, SIZE / 2));
     }
 
-    @Test void writeWithImmediateCompletesThePeersReceiveAfterTheData() {
+    @Test
+    void writeWithImmediateCompletesThePeersReceiveAfterTheData() {
         CompletableFuture<Endpoint.Received> r = b.recv("buf", 0, 64);
         fill(segA, 4096, 512, 5);
         a.await(a.writeWithImm("buf", 8192, 4096, 512, 0xC0FFEE));
@@ -118,7 +130,8 @@ class UcxEndpointTest {
         }
     }
 
-    @Test void sendsAndImmediatesMeetTheReceivesInCallOrder() {
+    @Test
+    void sendsAndImmediatesMeetTheReceivesInCallOrder() {
         CompletableFuture<Endpoint.Received> r1 = b.recv("buf", 100, 300);
         CompletableFuture<Endpoint.Received> r2 = b.recv("buf", 1000, 300);
         CompletableFuture<Endpoint.Received> r3 = b.recv("buf", 2000, 300);
@@ -136,7 +149,8 @@ class UcxEndpointTest {
         assertArrayEquals(bytes(segA, 0, 300), bytes(segB, 4096, 300));
     }
 
-    @Test void aMessageLongerThanTheReceiveFailsItAndBreaksTheReceiver() {
+    @Test
+    void aMessageLongerThanTheReceiveFailsItAndBreaksTheReceiver() {
         CompletableFuture<Endpoint.Received> small = b.recv("buf", 0, 8);
         a.await(a.send("buf", 0, 64));
         CommException e = assertThrows(CommException.class, () -> b.await(small));
@@ -144,12 +158,14 @@ class UcxEndpointTest {
         assertFalse(b.isConnected());
     }
 
-    @Test void regionsRegisteredLaterAreLearnedWithUpdateRemote() {
+    @Test
+    void regionsRegisteredLaterAreLearnedWithUpdateRemote() {
         MemorySegment extraB = arena.allocate(4096, 4096);
         MemorySegment extraA = arena.allocate(4096, 4096);
         b.registerRegion("late", Memory.of(extraB));
         a.registerRegion("late", Memory.of(extraA));
-        var unknown = assertThrows(IllegalArgumentException.class, () -> a.writeBatch("late", new long[] {0}, new long[] {0}, 8));
+        var unknown = assertThrows(
+                IllegalArgumentException.class, () -> a.writeBatch("late", new long[] {0}, new long[] {0}, 8));
         assertTrue(unknown.getMessage().contains("updateRemote"), unknown.getMessage());
         a.updateRemote(b.localInfo());
         extraA.set(ValueLayout.JAVA_LONG, 0, 42L);
@@ -159,24 +175,37 @@ class UcxEndpointTest {
         assertTrue(foreign.getMessage().contains("another endpoint"), foreign.getMessage());
     }
 
-    @Test void badInputIsRejectedBeforeUcxIsCalled() {
-        var noRegion = assertThrows(IllegalArgumentException.class, () -> a.readBatch("nope", new long[] {0}, new long[] {0}, 8));
+    @Test
+    void badInputIsRejectedBeforeUcxIsCalled() {
+        var noRegion = assertThrows(
+                IllegalArgumentException.class, () -> a.readBatch("nope", new long[] {0}, new long[] {0}, 8));
         assertTrue(noRegion.getMessage().contains("no local region 'nope'"), noRegion.getMessage());
-        var remoteRange = assertThrows(IndexOutOfBoundsException.class, () -> a.writeBatch("buf", new long[] {SIZE - 4}, new long[] {0}, 8));
-        assertTrue(remoteRange.getMessage().contains("remote") && remoteRange.getMessage().contains(SIZE + " bytes"), remoteRange.getMessage());
-        var past = assertThrows(IndexOutOfBoundsException.class, () -> a.readBatch("buf", new long[] {0}, new long[] {0}, SIZE + 1L));
+        var remoteRange = assertThrows(
+                IndexOutOfBoundsException.class, () -> a.writeBatch("buf", new long[] {SIZE - 4}, new long[] {0}, 8));
+        assertTrue(
+                remoteRange.getMessage().contains("remote")
+                        && remoteRange.getMessage().contains(SIZE + " bytes"),
+                remoteRange.getMessage());
+        var past = assertThrows(
+                IndexOutOfBoundsException.class, () -> a.readBatch("buf", new long[] {0}, new long[] {0}, SIZE + 1L));
         assertTrue(past.getMessage().contains("outside region 'buf'"), past.getMessage());
         assertThrows(IndexOutOfBoundsException.class, () -> a.readBatch("buf", new long[] {0}, new long[] {-1}, 8));
         assertThrows(IndexOutOfBoundsException.class, () -> a.recv("buf", SIZE, 1));
-        var pairs = assertThrows(IllegalArgumentException.class, () -> a.readBatch("buf", new long[] {0, 8}, new long[] {0}, 8));
+        var pairs = assertThrows(
+                IllegalArgumentException.class, () -> a.readBatch("buf", new long[] {0, 8}, new long[] {0}, 8));
         assertTrue(pairs.getMessage().contains("2 remote offsets but 1 local"), pairs.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.readBatch("buf", new long[] {0}, new long[] {0}, 0));
         var twice = assertThrows(IllegalStateException.class, () -> a.connect(b.localInfo()));
         assertTrue(twice.getMessage().contains("already connected"), twice.getMessage());
         assertThrows(IllegalArgumentException.class, () -> a.registerRegion("buf", Memory.of(segA)), "duplicate name");
-        assertThrows(IllegalArgumentException.class, () -> a.registerRegion("heap", Memory.of(MemorySegment.ofArray(new byte[64]))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> a.registerRegion("heap", Memory.of(MemorySegment.ofArray(new byte[64]))));
         a.unregisterRegion("buf");
-        assertThrows(IllegalArgumentException.class, () -> a.writeBatch("buf", new long[] {0}, new long[] {0}, 8), "unregistered");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> a.writeBatch("buf", new long[] {0}, new long[] {0}, 8),
+                "unregistered");
         Arena gone = Arena.ofConfined();
         a.registerRegion("freed", Memory.of(gone.allocate(4096, 4096)));
         gone.close();
@@ -192,7 +221,8 @@ class UcxEndpointTest {
         assertTrue(closed.getMessage().contains("closed"), closed.getMessage());
     }
 
-    @Test void forgedOrForeignInfoIsRefusedBeforeUcxSeesIt() {
+    @Test
+    void forgedOrForeignInfoIsRefusedBeforeUcxSeesIt() {
         try (Endpoint c = ucx.open()) {
             byte[] good = b.localInfo();
             for (int cut : new int[] {0, 5, good.length / 2, good.length - 1}) {
@@ -200,22 +230,25 @@ class UcxEndpointTest {
                 assertTrue(e.getMessage().startsWith("remote info is not a valid ucx endpoint info"), e.getMessage());
             }
             byte[] flipped = good.clone();
-            flipped[good.length - 10] ^= 0x40;                   // a byte of the last region's rkey
+            flipped[good.length - 10] ^= 0x40; // a byte of the last region's rkey
             var altered = assertThrows(IllegalArgumentException.class, () -> c.connect(flipped));
             assertTrue(altered.getMessage().contains("checksum"), altered.getMessage());
-            var other = assertThrows(IllegalArgumentException.class, () -> c.connect("RDMA-info-of-another-backend".getBytes()));
+            var other = assertThrows(
+                    IllegalArgumentException.class, () -> c.connect("RDMA-info-of-another-backend".getBytes()));
             assertTrue(other.getMessage().contains("magic"), other.getMessage());
             assertThrows(IllegalArgumentException.class, () -> c.connect(null));
             assertFalse(c.isConnected());
-            c.connect(good);                                       // still usable after the refusals
+            c.connect(good); // still usable after the refusals
             assertTrue(c.isConnected());
         }
     }
 
     /** Without UCX_TLS UCX picks its shared-memory transports on one host (posix/sysv, cma): the same operations work there. */
-    @Test void theDefaultTransportsOfOneHostWorkToo() {
+    @Test
+    void theDefaultTransportsOfOneHostWorkToo() {
         UcxEnv.set("UCX_TLS", null);
-        try (Endpoint c = ucx.open(); Endpoint d = ucx.open()) {
+        try (Endpoint c = ucx.open();
+                Endpoint d = ucx.open()) {
             c.registerRegion("buf", Memory.of(segA));
             d.registerRegion("buf", Memory.of(segB));
             d.connect(c.localInfo());
@@ -233,9 +266,11 @@ class UcxEndpointTest {
         }
     }
 
-    @Test void closingWithTransfersOutstandingEndsEveryFutureAndReturns() throws Exception {
+    @Test
+    void closingWithTransfersOutstandingEndsEveryFutureAndReturns() throws Exception {
         CompletableFuture<Endpoint.Received> posted = a.recv("buf", 0, 8);
-        for (int i = 0; i < 40; i++) b.recv("buf", 0, 4096);         // every message below finds a receive (none left unexpected)
+        for (int i = 0; i < 40; i++)
+            b.recv("buf", 0, 4096); // every message below finds a receive (none left unexpected)
         java.util.List<CompletableFuture<Void>> out = new java.util.ArrayList<>();
         long[] offs = new long[64];
         for (int i = 0; i < offs.length; i++) offs[i] = i * 4096L;
@@ -248,17 +283,24 @@ class UcxEndpointTest {
         a.close();
         long ms = (System.nanoTime() - t0) / 1_000_000;
         assertTrue(ms < 5_000, "close took " + ms + " ms");
-        for (CompletableFuture<Void> f : out) f.handle((v, e) -> null).get(5, java.util.concurrent.TimeUnit.SECONDS);   // each one ended
-        var closed = assertThrows(java.util.concurrent.ExecutionException.class, () -> posted.get(5, java.util.concurrent.TimeUnit.SECONDS));
-        assertTrue(closed.getCause().getMessage().contains("closed"), closed.getCause().getMessage());
+        for (CompletableFuture<Void> f : out)
+            f.handle((v, e) -> null).get(5, java.util.concurrent.TimeUnit.SECONDS); // each one ended
+        var closed = assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> posted.get(5, java.util.concurrent.TimeUnit.SECONDS));
+        assertTrue(
+                closed.getCause().getMessage().contains("closed"),
+                closed.getCause().getMessage());
         a = null;
     }
 
-    @Test void aPeerThatDisappearsFailsTheTransferAndBreaksTheEndpoint() {
+    @Test
+    void aPeerThatDisappearsFailsTheTransferAndBreaksTheEndpoint() {
         CompletableFuture<Endpoint.Received> pending = a.recv("buf", 0, 8);
         b.close();
         CommException e = assertThrows(CommException.class, () -> {
-            for (int i = 0; i < 1000; i++) a.write("buf", new long[] {0}, new long[] {0}, 64);   // bounded: the first failure ends it
+            for (int i = 0; i < 1000; i++)
+                a.write("buf", new long[] {0}, new long[] {0}, 64); // bounded: the first failure ends it
         });
         assertTrue(e.getMessage().contains("UCX") || e.getMessage().contains("broken"), e.getMessage());
         CommException r = assertThrows(CommException.class, () -> a.await(pending));

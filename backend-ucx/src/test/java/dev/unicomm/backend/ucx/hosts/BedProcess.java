@@ -23,7 +23,8 @@ final class BedProcess {
     private BedProcess(Process process) {
         this.process = process;
         Thread.ofVirtual().start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader r =
+                    new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String l; (l = r.readLine()) != null; ) lines.add(l);
             } catch (IOException ignored) {
                 // the process ended
@@ -32,10 +33,17 @@ final class BedProcess {
     }
 
     /** Starts {@code main} on host {@code host} with {@code env} and {@code args}. */
-    static BedProcess start(TestBed bed, int host, String main, Map<String, String> env, String... args) throws IOException {
+    static BedProcess start(TestBed bed, int host, String main, Map<String, String> env, String... args)
+            throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow();
-        List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m", "-XX:+UseSerialGC",
-                "-cp", System.getProperty("java.class.path"), main));
+        List<String> cmd = new ArrayList<>(List.of(
+                java,
+                "--enable-native-access=ALL-UNNAMED",
+                "-Xmx256m",
+                "-XX:+UseSerialGC",
+                "-cp",
+                System.getProperty("java.class.path"),
+                main));
         cmd.addAll(List.of(args));
         ProcessBuilder pb = bed.command(host, cmd).redirectErrorStream(true);
         pb.environment().putAll(env);
@@ -62,7 +70,9 @@ final class BedProcess {
     }
 
     /** TCP only, on the bed's interface. */
-    static Map<String, String> overTheBed() { return Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0"); }
+    static Map<String, String> overTheBed() {
+        return Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0");
+    }
 
     /** Waits up to {@code seconds} for a line starting with {@code prefix}; returns it or null. */
     String await(String prefix, long seconds) throws InterruptedException {
@@ -70,7 +80,7 @@ final class BedProcess {
         while (System.nanoTime() < end) {
             for (String l : lines) if (l.startsWith(prefix)) return l;
             if (!process.isAlive()) {
-                Thread.sleep(200);                                   // the reader drains the last lines
+                Thread.sleep(200); // the reader drains the last lines
                 for (String l : lines) if (l.startsWith(prefix)) return l;
                 return null;
             }
@@ -80,7 +90,9 @@ final class BedProcess {
     }
 
     /** Every line so far. */
-    String output() { return String.join("\n", lines); }
+    String output() {
+        return String.join("\n", lines);
+    }
 
     /** Kills the process and everything it started (the JVM under the bed's exec wrapper). */
     void kill() throws InterruptedException {

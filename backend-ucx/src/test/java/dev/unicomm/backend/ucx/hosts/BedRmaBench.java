@@ -23,11 +23,14 @@ public final class BedRmaBench {
 
     public static void main(String[] args) {
         String label = args[0];
-        long[] sizes = Arrays.stream(args[1].split(",")).mapToLong(Long::parseLong).toArray();
+        long[] sizes =
+                Arrays.stream(args[1].split(",")).mapToLong(Long::parseLong).toArray();
         int latIters = Integer.parseInt(args[2]);
         long max = Arrays.stream(sizes).max().orElse(8);
-        try (Communicator comm = Unicomm.connect(); SymmetricBuffer buf = comm.heap().allocate(max, 4096);
-             SymmetricBuffer words = comm.heap().allocate(64); Arena a = Arena.ofConfined()) {
+        try (Communicator comm = Unicomm.connect();
+                SymmetricBuffer buf = comm.heap().allocate(max, 4096);
+                SymmetricBuffer words = comm.heap().allocate(64);
+                Arena a = Arena.ofConfined()) {
             MemorySegment local = a.allocate(max, 4096);
             for (long s : sizes) bandwidth(comm, label, true, false, buf, local, s);
             for (long s : sizes) bandwidth(comm, label, true, true, buf, local, s);
@@ -42,10 +45,17 @@ public final class BedRmaBench {
      * every window waits for the target's acknowledgements); {@code stream=true}: the same operations back to back and one
      * quiet at the end, as {@code ucx_perftest}'s put_bw (its sender bounds only operations not yet sent, and flushes once).
      */
-    private static void bandwidth(Communicator comm, String label, boolean put, boolean stream, SymmetricBuffer buf, MemorySegment local,
-                                  long size) {
+    private static void bandwidth(
+            Communicator comm,
+            String label,
+            boolean put,
+            boolean stream,
+            SymmetricBuffer buf,
+            MemorySegment local,
+            long size) {
         int window = 16;
-        long total = Math.max(8L << 20, Math.min(256L << 20, size * 2000)); // enough bytes for a stable figure, bounded in time
+        long total = Math.max(
+                8L << 20, Math.min(256L << 20, size * 2000)); // enough bytes for a stable figure, bounded in time
         int windows = (int) Math.max(4, total / (size * window));
         comm.barrier();
         if (comm.rank() == 0) {
@@ -63,8 +73,16 @@ public final class BedRmaBench {
             rma.quiet();
             double s = (System.nanoTime() - t0) / 1e9;
             long cpu = progressThreadCpuMillis() - cpu0;
-            System.out.printf("BENCH %s %s_bw size=%d window=%d windows=%d MBps=%.1f (progress thread CPU %d ms of %.0f ms)%n", label,
-                    (put ? "put" : "get") + (stream ? "_stream" : ""), size, window, windows, (double) size * window * windows / s / (1 << 20), cpu, s * 1e3);
+            System.out.printf(
+                    "BENCH %s %s_bw size=%d window=%d windows=%d MBps=%.1f (progress thread CPU %d ms of %.0f ms)%n",
+                    label,
+                    (put ? "put" : "get") + (stream ? "_stream" : ""),
+                    size,
+                    window,
+                    windows,
+                    (double) size * window * windows / s / (1 << 20),
+                    cpu,
+                    s * 1e3);
         }
         comm.barrier();
     }
@@ -81,7 +99,7 @@ public final class BedRmaBench {
                     if (!java.nio.file.Files.readString(t.resolve("comm")).startsWith("unicomm-ucx-pro")) continue;
                     String stat = java.nio.file.Files.readString(t.resolve("stat"));
                     String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);   // utime, stime (fields 14, 15)
+                    ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
                 } catch (java.io.IOException e) {
                     // the thread ended meanwhile
                 }
@@ -135,7 +153,13 @@ public final class BedRmaBench {
     private static void print(String label, String what, long[] ns, int divide) {
         long[] s = ns.clone();
         Arrays.sort(s);
-        System.out.printf("BENCH %s %s iters=%d typical(p50)=%.2fus avg=%.2fus p90=%.2fus%n", label, what, s.length,
-                s[s.length / 2] / 1e3 / divide, Arrays.stream(s).average().orElse(0) / 1e3 / divide, s[s.length * 9 / 10] / 1e3 / divide);
+        System.out.printf(
+                "BENCH %s %s iters=%d typical(p50)=%.2fus avg=%.2fus p90=%.2fus%n",
+                label,
+                what,
+                s.length,
+                s[s.length / 2] / 1e3 / divide,
+                Arrays.stream(s).average().orElse(0) / 1e3 / divide,
+                s[s.length * 9 / 10] / 1e3 / divide);
     }
 }

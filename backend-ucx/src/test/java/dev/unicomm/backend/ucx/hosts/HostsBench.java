@@ -16,7 +16,9 @@ public final class HostsBench {
     private HostsBench() {}
 
     public static void main(String[] args) {
-        try (Communicator comm = Unicomm.connect(); SymmetricBuffer buf = comm.heap().allocate(1 << 20); Arena a = Arena.ofConfined()) {
+        try (Communicator comm = Unicomm.connect();
+                SymmetricBuffer buf = comm.heap().allocate(1 << 20);
+                Arena a = Arena.ofConfined()) {
             MemorySegment local = a.allocate(1 << 20);
             getLatency(comm, buf, local, true);
             getLatency(comm, buf, local, false);
@@ -33,7 +35,7 @@ public final class HostsBench {
         } else {
             MemorySegment word = local.asSlice(0, 8);
             comm.rma().put(buf, 8, MemorySegment.ofArray(new long[] {0}), 1);
-            for (int i = 0; i < 200; i++) comm.rma().get(word, buf, 0, 1);     // warm-up
+            for (int i = 0; i < 200; i++) comm.rma().get(word, buf, 0, 1); // warm-up
             long[] ns = new long[iters];
             for (int i = 0; i < iters; i++) {
                 long t0 = System.nanoTime();
@@ -42,8 +44,14 @@ public final class HostsBench {
             }
             comm.rma().put(buf, 8, MemorySegment.ofArray(new long[] {1}), 1);
             Arrays.sort(ns);
-            System.out.printf("BENCH get8 target=%s iters=%d p50=%.1fus p90=%.1fus p99=%.1fus avg=%.1fus%n", busy ? "busy-java" : "in-barrier",
-                    iters, ns[iters / 2] / 1e3, ns[iters * 9 / 10] / 1e3, ns[iters * 99 / 100] / 1e3, Arrays.stream(ns).average().orElse(0) / 1e3);
+            System.out.printf(
+                    "BENCH get8 target=%s iters=%d p50=%.1fus p90=%.1fus p99=%.1fus avg=%.1fus%n",
+                    busy ? "busy-java" : "in-barrier",
+                    iters,
+                    ns[iters / 2] / 1e3,
+                    ns[iters * 9 / 10] / 1e3,
+                    ns[iters * 99 / 100] / 1e3,
+                    Arrays.stream(ns).average().orElse(0) / 1e3);
         }
         comm.barrier();
     }
@@ -62,8 +70,9 @@ public final class HostsBench {
             }
             double s = (System.nanoTime() - t0) / 1e9;
             double bytes = (double) size * window * windows;
-            System.out.printf("BENCH put_bw size=%d window=%d windows=%d MBps=%.1f (MB = 2^20 B, as ucx_perftest)%n", size, window, windows,
-                    bytes / s / (1 << 20));
+            System.out.printf(
+                    "BENCH put_bw size=%d window=%d windows=%d MBps=%.1f (MB = 2^20 B, as ucx_perftest)%n",
+                    size, window, windows, bytes / s / (1 << 20));
         }
         comm.barrier();
     }

@@ -31,7 +31,8 @@ public final class HostsEndpoint {
         Path dir = Path.of(args[1]);
         boolean bench = args.length > 2 && args[2].equals("bench");
         EndpointOptions o = EndpointOptions.defaults().withDevice("eth0").withTimeout(Duration.ofSeconds(60));
-        try (Arena arena = Arena.ofShared(); Endpoint ep = Unicomm.endpoints("ucx").open(o)) {
+        try (Arena arena = Arena.ofShared();
+                Endpoint ep = Unicomm.endpoints("ucx").open(o)) {
             MemorySegment seg = arena.allocate(SIZE, 4096);
             ep.registerRegion("buf", Memory.of(seg));
             publish(dir.resolve(role + ".info"), ep.localInfo());
@@ -46,21 +47,29 @@ public final class HostsEndpoint {
         }
     }
 
-    private static byte pattern(long i, int seed) { return (byte) (i * 13 + seed); }
+    private static byte pattern(long i, int seed) {
+        return (byte) (i * 13 + seed);
+    }
 
     private static void target(Endpoint ep, MemorySegment seg, Path dir) throws Exception {
-        for (long i = 0; i < BLOCKS * BLOCK; i++) seg.set(ValueLayout.JAVA_BYTE, (SIZE / 2) + i, pattern(i, 5));   // what the initiator reads
+        for (long i = 0; i < BLOCKS * BLOCK; i++)
+            seg.set(ValueLayout.JAVA_BYTE, (SIZE / 2) + i, pattern(i, 5)); // what the initiator reads
         CompletableFuture<Endpoint.Received> imm = ep.recv("buf", SIZE - 64, 64);
         CompletableFuture<Endpoint.Received> msg = ep.recv("buf", SIZE - 8192, 4096);
         publish(dir.resolve("target.ready"), new byte[0]);
         Endpoint.Received first = ep.await(imm);
-        check(first.immediate().orElse(0) == 0x5EED && first.bytes() == 4096, "write-with-immediate arrived as " + first);
-        for (long i = 0; i < BLOCKS * BLOCK; i++) check(seg.get(ValueLayout.JAVA_BYTE, i) == pattern(i, 1), "written byte " + i);
-        for (long i = 0; i < 4096; i++) check(seg.get(ValueLayout.JAVA_BYTE, (SIZE / 4) + i) == pattern(i, 2), "immediate's byte " + i);
+        check(
+                first.immediate().orElse(0) == 0x5EED && first.bytes() == 4096,
+                "write-with-immediate arrived as " + first);
+        for (long i = 0; i < BLOCKS * BLOCK; i++)
+            check(seg.get(ValueLayout.JAVA_BYTE, i) == pattern(i, 1), "written byte " + i);
+        for (long i = 0; i < 4096; i++)
+            check(seg.get(ValueLayout.JAVA_BYTE, (SIZE / 4) + i) == pattern(i, 2), "immediate's byte " + i);
         Endpoint.Received second = ep.await(msg);
         check(second.immediate().isEmpty() && second.bytes() == 4096, "send arrived as " + second);
-        for (long i = 0; i < 4096; i++) check(seg.get(ValueLayout.JAVA_BYTE, SIZE - 8192 + i) == pattern(i, 3), "sent byte " + i);
-        await(dir.resolve("initiator.done"));                 // keep serving its reads (and benchmark) until it is done
+        for (long i = 0; i < 4096; i++)
+            check(seg.get(ValueLayout.JAVA_BYTE, SIZE - 8192 + i) == pattern(i, 3), "sent byte " + i);
+        await(dir.resolve("initiator.done")); // keep serving its reads (and benchmark) until it is done
     }
 
     private static void initiator(Endpoint ep, MemorySegment seg, Path dir, boolean bench) throws Exception {
@@ -72,7 +81,8 @@ public final class HostsEndpoint {
         long[] far = new long[BLOCKS];
         for (int i = 0; i < BLOCKS; i++) far[i] = SIZE / 2 + (long) i * BLOCK;
         ep.read("buf", far, far, BLOCK);
-        for (long i = 0; i < BLOCKS * BLOCK; i++) check(seg.get(ValueLayout.JAVA_BYTE, SIZE / 2 + i) == pattern(i, 5), "read byte " + i);
+        for (long i = 0; i < BLOCKS * BLOCK; i++)
+            check(seg.get(ValueLayout.JAVA_BYTE, SIZE / 2 + i) == pattern(i, 5), "read byte " + i);
         for (long i = 0; i < 4096; i++) seg.set(ValueLayout.JAVA_BYTE, SIZE / 4 + i, pattern(i, 2));
         ep.await(ep.writeWithImm("buf", SIZE / 4, SIZE / 4, 4096, 0x5EED));
         for (long i = 0; i < 4096; i++) seg.set(ValueLayout.JAVA_BYTE, SIZE - 4096 + i, pattern(i, 3));
@@ -88,16 +98,20 @@ public final class HostsEndpoint {
             long[] offs = new long[n];
             for (int i = 0; i < n; i++) offs[i] = i * block;
             for (String op : new String[] {"write", "read"}) {
-                if (op.equals("write")) ep.write("buf", offs, offs, block); else ep.read("buf", offs, offs, block);   // warm-up trip
+                if (op.equals("write")) ep.write("buf", offs, offs, block);
+                else ep.read("buf", offs, offs, block); // warm-up trip
                 long bytes = 0, t0 = System.nanoTime();
                 int trips = 0;
                 while (System.nanoTime() - t0 < 1_500_000_000L && trips < 10_000) {
-                    if (op.equals("write")) ep.write("buf", offs, offs, block); else ep.read("buf", offs, offs, block);
+                    if (op.equals("write")) ep.write("buf", offs, offs, block);
+                    else ep.read("buf", offs, offs, block);
                     bytes += n * block;
                     trips++;
                 }
                 double s = (System.nanoTime() - t0) / 1e9;
-                System.out.printf("BENCH op=%s block=%d blocks/trip=%d trips=%d MB/s=%.1f%n", op, block, n, trips, bytes / s / 1e6);
+                System.out.printf(
+                        "BENCH op=%s block=%d blocks/trip=%d trips=%d MB/s=%.1f%n",
+                        op, block, n, trips, bytes / s / 1e6);
             }
         }
     }

@@ -19,7 +19,7 @@ public final class HostsFault {
         Communicator comm = Unicomm.connect();
         SymmetricBuffer buf = comm.heap().allocate(64);
         comm.barrier();
-        if (comm.rank() == 1) Runtime.getRuntime().halt(3);     // dies without closing anything
+        if (comm.rank() == 1) Runtime.getRuntime().halt(3); // dies without closing anything
         long t0 = System.nanoTime();
         try (Arena a = Arena.ofConfined()) {
             MemorySegment into = a.allocate(64);
@@ -30,7 +30,9 @@ public final class HostsFault {
             System.out.println("NOT ABORTED: 120 s of RMA to a dead rank went through");
             System.exit(1);
         } catch (CommAbortedException e) {
-            System.out.printf("ABORTED failedRank=%d after %d ms: %s%n", e.failedRank(), (System.nanoTime() - t0) / 1_000_000, e.getMessage());
+            System.out.printf(
+                    "ABORTED failedRank=%d after %d ms: %s%n",
+                    e.failedRank(), (System.nanoTime() - t0) / 1_000_000, e.getMessage());
         }
         long c0 = System.nanoTime();
         try {

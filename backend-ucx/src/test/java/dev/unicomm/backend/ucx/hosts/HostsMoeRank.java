@@ -40,8 +40,10 @@ public final class HostsMoeRank {
     public static void main(String[] args) throws Exception {
         try (Communicator comm = Unicomm.connect()) {
             if (args[0].equals("check")) check(comm);
-            else if (args[0].equals("reduce")) benchReductions(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
-            else if (args[0].equals("allgather")) benchAllgather(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            else if (args[0].equals("reduce"))
+                benchReductions(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            else if (args[0].equals("allgather"))
+                benchAllgather(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             else bench(comm, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
             comm.barrier();
             System.out.println("PASS rank=" + comm.rank() + " topology=" + comm.topology());
@@ -64,14 +66,30 @@ public final class HostsMoeRank {
                 boolean twoLevel = moe.footprintBytes() > bf16.sizeHint(ranks) + bf16.outputBytes();
                 if (twoLevel == comm.topology().singleHost())
                     throw new AssertionError("two-level=" + twoLevel + " on " + comm.topology());
-                new MoeConformance(comm, new MoeScenario(routing.name(), bf16, ranks, seed, routing,
-                        MoeScenario.unevenTokens(ranks, 24, seed % 2 == 0))).checkNormal(moe, false);
+                new MoeConformance(
+                                comm,
+                                new MoeScenario(
+                                        routing.name(),
+                                        bf16,
+                                        ranks,
+                                        seed,
+                                        routing,
+                                        MoeScenario.unevenTokens(ranks, 24, seed % 2 == 0)))
+                        .checkNormal(moe, false);
                 seed++;
             }
         }
         try (MoeBuffer moe = comm.moe(fp8)) {
-            new MoeConformance(comm, new MoeScenario("fp8", fp8, ranks, 9, MoeScenario.Routing.UNIFORM,
-                    MoeScenario.unevenTokens(ranks, 24, false))).checkNormal(moe, true);
+            new MoeConformance(
+                            comm,
+                            new MoeScenario(
+                                    "fp8",
+                                    fp8,
+                                    ranks,
+                                    9,
+                                    MoeScenario.Routing.UNIFORM,
+                                    MoeScenario.unevenTokens(ranks, 24, false)))
+                    .checkNormal(moe, true);
         }
     }
 
@@ -80,16 +98,19 @@ public final class HostsMoeRank {
         int n = comm.size(), me = comm.rank();
         for (int bytes : new int[] {1000, 40_000, 300_001}) {
             try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate((long) n * bytes);
-                 dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate((long) n * bytes)) {
+                    dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate((long) n * bytes)) {
                 for (boolean inPlace : new boolean[] {false, true}) {
                     dev.unicomm.api.SymmetricBuffer out = inPlace ? src : dst;
                     long at = inPlace ? (long) me * bytes : 0;
-                    for (int i = 0; i < bytes; i++) src.segment().set(ValueLayout.JAVA_BYTE, at + i, (byte) (me * 37 + i * 11 + bytes));
+                    for (int i = 0; i < bytes; i++)
+                        src.segment().set(ValueLayout.JAVA_BYTE, at + i, (byte) (me * 37 + i * 11 + bytes));
                     comm.collectives().allgather(comm.world(), out, src, bytes, DType.UINT8);
                     for (int p = 0; p < n; p++)
                         for (int i = 0; i < bytes; i++)
-                            if (out.segment().get(ValueLayout.JAVA_BYTE, (long) p * bytes + i) != (byte) (p * 37 + i * 11 + bytes))
-                                throw new AssertionError("allgather of " + bytes + " B" + (inPlace ? " in place" : "") + ": block " + p + " byte " + i);
+                            if (out.segment().get(ValueLayout.JAVA_BYTE, (long) p * bytes + i)
+                                    != (byte) (p * 37 + i * 11 + bytes))
+                                throw new AssertionError("allgather of " + bytes + " B" + (inPlace ? " in place" : "")
+                                        + ": block " + p + " byte " + i);
                     comm.barrier();
                 }
             }
@@ -104,21 +125,28 @@ public final class HostsMoeRank {
         int n = comm.size(), me = comm.rank();
         for (int count : new int[] {5000, 100_003}) {
             try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(4L * n * count);
-                 dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(4L * n * count)) {
+                    dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(4L * n * count)) {
                 for (boolean inPlace : new boolean[] {false, true}) {
                     dev.unicomm.api.SymmetricBuffer out = inPlace ? src : dst;
                     for (int i = 0; i < count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
-                    comm.collectives().allreduce(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    comm.collectives()
+                            .allreduce(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
                     for (int i = 0; i < count; i++)
-                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(fold(n, i)))
-                            throw new AssertionError("allreduce FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
+                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i))
+                                != Float.floatToRawIntBits(fold(n, i)))
+                            throw new AssertionError(
+                                    "allreduce FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
                     comm.barrier();
-                    for (int i = 0; i < n * count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
-                    comm.collectives().reduceScatter(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    for (int i = 0; i < n * count; i++)
+                        src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
+                    comm.collectives()
+                            .reduceScatter(comm.world(), out, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
                     long at = inPlace ? (long) me * count : 0;
                     for (int i = 0; i < count; i++)
-                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, at + i)) != Float.floatToRawIntBits(fold(n, me * count + i)))
-                            throw new AssertionError("reduce-scatter FP32 of " + count + (inPlace ? " in place" : "") + ": element " + i);
+                        if (Float.floatToRawIntBits(out.segment().getAtIndex(ValueLayout.JAVA_FLOAT, at + i))
+                                != Float.floatToRawIntBits(fold(n, me * count + i)))
+                            throw new AssertionError("reduce-scatter FP32 of " + count + (inPlace ? " in place" : "")
+                                    + ": element " + i);
                     comm.barrier();
                 }
             }
@@ -126,7 +154,9 @@ public final class HostsMoeRank {
     }
 
     /** Inputs of very different magnitudes, so that another summation order would change the bits. */
-    private static float input(int rank, int i) { return (float) (StrictMath.sin(rank * 7919.0 + i) * StrictMath.pow(10, (rank + i) % 7 - 3)); }
+    private static float input(int rank, int i) {
+        return (float) (StrictMath.sin(rank * 7919.0 + i) * StrictMath.pow(10, (rank + i) % 7 - 3));
+    }
 
     private static float fold(int n, int i) {
         float acc = input(0, i);
@@ -137,7 +167,8 @@ public final class HostsMoeRank {
     /** The world's allgather of {@code bytes} per rank, {@code iters} timed calls after one checked one; prints the median. */
     static void benchAllgather(Communicator comm, int bytes, int iters) {
         int n = comm.size(), me = comm.rank();
-        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes); dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate((long) n * bytes)) {
+        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes);
+                dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate((long) n * bytes)) {
             for (int i = 0; i < bytes; i++) src.segment().set(ValueLayout.JAVA_BYTE, i, (byte) (me + i));
             long[] ns = new long[iters];
             for (int it = -1; it < iters; it++) {
@@ -152,7 +183,13 @@ public final class HostsMoeRank {
                                 throw new AssertionError("allgather block " + p + " byte " + i);
                 } else ns[it] = t1 - t0;
             }
-            System.out.printf(Locale.ROOT, "AG two_level=%s rank=%d bytes=%d us=%.1f%n", System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
+            System.out.printf(
+                    Locale.ROOT,
+                    "AG two_level=%s rank=%d bytes=%d us=%.1f%n",
+                    System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"),
+                    me,
+                    bytes,
+                    median(ns) / 1e3);
         }
     }
 
@@ -162,25 +199,38 @@ public final class HostsMoeRank {
      */
     static void benchReductions(Communicator comm, int bytes, int iters) {
         int n = comm.size(), me = comm.rank(), count = bytes / 4;
-        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes); dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(bytes)) {
+        try (dev.unicomm.api.SymmetricBuffer src = comm.heap().allocate(bytes);
+                dev.unicomm.api.SymmetricBuffer dst = comm.heap().allocate(bytes)) {
             for (boolean scatter : new boolean[] {false, true}) {
                 long[] ns = new long[iters];
                 for (int it = -1; it < iters; it++) {
                     for (int i = 0; i < count; i++) src.segment().setAtIndex(ValueLayout.JAVA_FLOAT, i, input(me, i));
                     comm.barrier();
                     long t0 = System.nanoTime();
-                    if (scatter) comm.collectives().reduceScatter(comm.world(), dst, src, count / n, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
-                    else comm.collectives().allreduce(comm.world(), dst, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    if (scatter)
+                        comm.collectives()
+                                .reduceScatter(
+                                        comm.world(), dst, src, count / n, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
+                    else
+                        comm.collectives()
+                                .allreduce(comm.world(), dst, src, count, DType.FP32, dev.unicomm.api.ReduceOp.SUM);
                     long t1 = System.nanoTime();
                     if (it < 0) {
                         long first = scatter ? (long) me * (count / n) : 0, len = scatter ? count / n : count;
                         for (int i = 0; i < len; i += 97)
-                            if (Float.floatToRawIntBits(dst.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i)) != Float.floatToRawIntBits(fold(n, (int) first + i)))
+                            if (Float.floatToRawIntBits(dst.segment().getAtIndex(ValueLayout.JAVA_FLOAT, i))
+                                    != Float.floatToRawIntBits(fold(n, (int) first + i)))
                                 throw new AssertionError((scatter ? "reduce-scatter" : "allreduce") + " element " + i);
                     } else ns[it] = t1 - t0;
                 }
-                System.out.printf(Locale.ROOT, "%s two_level=%s rank=%d bytes=%d us=%.1f%n", scatter ? "RS" : "AR",
-                        System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"), me, bytes, median(ns) / 1e3);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%s two_level=%s rank=%d bytes=%d us=%.1f%n",
+                        scatter ? "RS" : "AR",
+                        System.getenv("UNICOMM_COLLECTIVES_TWO_LEVEL"),
+                        me,
+                        bytes,
+                        median(ns) / 1e3);
             }
         }
     }
@@ -192,16 +242,27 @@ public final class HostsMoeRank {
             List<long[]> ids = new ArrayList<>();
             for (int r = 0; r < ranks; r++) ids.add(routing(comm.topology(), r, tokens, routing.equals("clustered")));
             List<TokenBatch> in = new ArrayList<>();
-            for (int r = 0; r < ranks; r++) in.add(new TokenBatch(tokens, activations(r, tokens), null, ids.get(r), null));
+            for (int r = 0; r < ranks; r++)
+                in.add(new TokenBatch(tokens, activations(r, tokens), null, ids.get(r), null));
             MoeReference.Dispatch expected = new MoeReference(ranks, EXPERTS, HIDDEN, TOPK).dispatch(me, in, 1);
             System.setProperty(ALGORITHM, "flat");
             MoeBuffer flat = comm.moe(cfg);
             System.setProperty(ALGORITHM, "hierarchical");
             MoeBuffer two = comm.moe(cfg);
-            try (Arena a = Arena.ofConfined(); flat; two) {
-                Tensor x = Tensor.allocate(a, DType.BF16, tokens, HIDDEN), idx = Tensor.allocate(a, DType.INT64, tokens, TOPK);
-                MemorySegment.copy(in.get(me).x(), 0, x.segment(), ValueLayout.JAVA_BYTE, 0, in.get(me).x().length);
-                MemorySegment.copy(ids.get(me), 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.get(me).length);
+            try (Arena a = Arena.ofConfined();
+                    flat;
+                    two) {
+                Tensor x = Tensor.allocate(a, DType.BF16, tokens, HIDDEN),
+                        idx = Tensor.allocate(a, DType.INT64, tokens, TOPK);
+                MemorySegment.copy(
+                        in.get(me).x(),
+                        0,
+                        x.segment(),
+                        ValueLayout.JAVA_BYTE,
+                        0,
+                        in.get(me).x().length);
+                MemorySegment.copy(
+                        ids.get(me), 0, idx.segment(), ValueLayout.JAVA_LONG_UNALIGNED, 0, ids.get(me).length);
                 long[][] ns = new long[4][iters];
                 short[] combinedFlat = null;
                 for (int it = -1; it < iters; it++) { // round -1: warm-up and verification
@@ -218,12 +279,17 @@ public final class HostsMoeRank {
                         if (it < 0) {
                             byte[] got = d.recvX().segment().toArray(ValueLayout.JAVA_BYTE);
                             if (!Arrays.equals(got, expected.recvX()))
-                                throw new AssertionError((alg == 0 ? "flat" : "two-level") + " dispatch differs from the reference on " + routing);
+                                throw new AssertionError((alg == 0 ? "flat" : "two-level")
+                                        + " dispatch differs from the reference on " + routing);
                             short[] sum = c.x().segment().toArray(ValueLayout.JAVA_SHORT_UNALIGNED);
                             if (alg == 0) combinedFlat = sum;
-                            else for (int i = 0; i < sum.length; i++)
-                                if (Math.abs(sum[i] - combinedFlat[i]) > 1 && ((sum[i] | combinedFlat[i]) & 0x7fff) != 0)
-                                    throw new AssertionError("two-level combine differs from flat by more than one ulp at " + i + " on " + routing);
+                            else
+                                for (int i = 0; i < sum.length; i++)
+                                    if (Math.abs(sum[i] - combinedFlat[i]) > 1
+                                            && ((sum[i] | combinedFlat[i]) & 0x7fff) != 0)
+                                        throw new AssertionError(
+                                                "two-level combine differs from flat by more than one ulp at " + i
+                                                        + " on " + routing);
                         } else {
                             ns[2 * alg][it] = t1 - t0;
                             ns[2 * alg + 1][it] = t3 - t2;
@@ -232,9 +298,20 @@ public final class HostsMoeRank {
                 }
                 long[] bytes = interHostBytes(comm.topology(), ids.get(me), tokens);
                 for (int alg = 0; alg < 2; alg++)
-                    System.out.printf(Locale.ROOT, "MOE routing=%s alg=%s rank=%d tokens=%d dispatch_us=%.1f combine_us=%.1f dispatch_bytes=%d combine_bytes=%d rows_ranks=%d rows_hosts=%d topk_remote=%d%n",
-                            routing, alg == 0 ? "flat" : "hierarchical", me, tokens, median(ns[2 * alg]) / 1e3, median(ns[2 * alg + 1]) / 1e3,
-                            bytes[alg == 0 ? 0 : 1], bytes[alg == 0 ? 2 : 3], bytes[4], bytes[5], bytes[6]);
+                    System.out.printf(
+                            Locale.ROOT,
+                            "MOE routing=%s alg=%s rank=%d tokens=%d dispatch_us=%.1f combine_us=%.1f dispatch_bytes=%d combine_bytes=%d rows_ranks=%d rows_hosts=%d topk_remote=%d%n",
+                            routing,
+                            alg == 0 ? "flat" : "hierarchical",
+                            me,
+                            tokens,
+                            median(ns[2 * alg]) / 1e3,
+                            median(ns[2 * alg + 1]) / 1e3,
+                            bytes[alg == 0 ? 0 : 1],
+                            bytes[alg == 0 ? 2 : 3],
+                            bytes[4],
+                            bytes[5],
+                            bytes[6]);
             }
         }
         System.clearProperty(ALGORITHM);
@@ -278,7 +355,14 @@ public final class HostsMoeRank {
      */
     static long[] interHostBytes(HostTopology topo, long[] ids, int tokens) {
         int ranks = topo.size(), hosts = topo.hostCount(), perRank = EXPERTS / ranks;
-        long row = 2L * HIDDEN + 8L * TOPK, fd = 0, hd = 8L * (hosts - 1), fc = 0, hc = 0, pairsRanks = 0, pairsHosts = 0, remoteTopk = 0;
+        long row = 2L * HIDDEN + 8L * TOPK,
+                fd = 0,
+                hd = 8L * (hosts - 1),
+                fc = 0,
+                hc = 0,
+                pairsRanks = 0,
+                pairsHosts = 0,
+                remoteTopk = 0;
         for (int t = 0; t < tokens; t++) {
             boolean[] at = new boolean[ranks];
             for (int j = 0; j < TOPK; j++) {

@@ -23,14 +23,16 @@ public final class HostsRank {
     public static void main(String[] args) throws Exception {
         try (Communicator comm = Unicomm.connect()) {
             int me = comm.rank(), n = comm.size(), partner = (me + n / 2) % n;
-            String host = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip(); // the UTS namespace's name
+            String host = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname"))
+                    .strip(); // the UTS namespace's name
             ringPutThenGet(comm, partner);
             atomicsFromEveryRank(comm);
             putSignalPingPong(comm, partner);
             teamAcrossHosts(comm);
             long busyGets = getFromABusyTarget(comm);
             comm.barrier();
-            System.out.println("PASS rank=" + me + " host=" + host + " partner=" + partner + " busyTargetGets=" + busyGets);
+            System.out.println(
+                    "PASS rank=" + me + " host=" + host + " partner=" + partner + " busyTargetGets=" + busyGets);
         } catch (Throwable t) {
             System.out.println("FAIL " + t);
             t.printStackTrace(System.out);
@@ -38,25 +40,32 @@ public final class HostsRank {
         }
     }
 
-    private static byte pattern(int rank, long i) { return (byte) (rank * 31 + i * 7 + 1); }
+    private static byte pattern(int rank, long i) {
+        return (byte) (rank * 31 + i * 7 + 1);
+    }
 
     /** Each rank puts its pattern into the next rank's buffer, then reads back what its partner holds. */
     static void ringPutThenGet(Communicator comm, int partner) {
         int me = comm.rank(), n = comm.size();
         for (int size : new int[] {1, 8, 4097, 1 << 20}) {
-            try (SymmetricBuffer buf = comm.heap().allocate(size); Arena a = Arena.ofConfined()) {
+            try (SymmetricBuffer buf = comm.heap().allocate(size);
+                    Arena a = Arena.ofConfined()) {
                 MemorySegment src = a.allocate(size);
                 for (int i = 0; i < size; i++) src.set(ValueLayout.JAVA_BYTE, i, pattern(me, i));
                 comm.rma().put(buf, 0, src, (me + 1) % n);
                 comm.barrier();
                 int writer = (me + n - 1) % n;
                 for (int i = 0; i < size; i++)
-                    check(buf.segment().get(ValueLayout.JAVA_BYTE, i) == pattern(writer, i), "put of " + size + " B from rank " + writer + " byte " + i);
+                    check(
+                            buf.segment().get(ValueLayout.JAVA_BYTE, i) == pattern(writer, i),
+                            "put of " + size + " B from rank " + writer + " byte " + i);
                 MemorySegment got = a.allocate(size);
                 comm.rma().get(got, buf, 0, partner);
                 int partnersWriter = (partner + n - 1) % n;
                 for (int i = 0; i < size; i++)
-                    check(got.get(ValueLayout.JAVA_BYTE, i) == pattern(partnersWriter, i), "get of " + size + " B from rank " + partner + " byte " + i);
+                    check(
+                            got.get(ValueLayout.JAVA_BYTE, i) == pattern(partnersWriter, i),
+                            "get of " + size + " B from rank " + partner + " byte " + i);
                 comm.barrier();
             }
         }
@@ -84,16 +93,29 @@ public final class HostsRank {
     /** The lower rank of each cross-host pair sends 4 KiB + signal rounds; the other checks the data and acknowledges. */
     static void putSignalPingPong(Communicator comm, int partner) {
         int me = comm.rank(), rounds = 200, len = 4096;
-        try (SymmetricBuffer data = comm.heap().allocate(len); SymmetricBuffer sig = comm.heap().allocate(8)) {
+        try (SymmetricBuffer data = comm.heap().allocate(len);
+                SymmetricBuffer sig = comm.heap().allocate(8)) {
             byte[] src = new byte[len];
             for (int r = 1; r <= rounds; r++) {
                 if (me < partner) {
                     Arrays.fill(src, (byte) r);
-                    comm.rma().putSignal(data, 0, Memory.of(MemorySegment.ofArray(src)), 0, len, sig, 0, 1, SignalOp.ADD, partner);
+                    comm.rma()
+                            .putSignal(
+                                    data,
+                                    0,
+                                    Memory.of(MemorySegment.ofArray(src)),
+                                    0,
+                                    len,
+                                    sig,
+                                    0,
+                                    1,
+                                    SignalOp.ADD,
+                                    partner);
                     comm.rma().signalWaitUntil(sig, 0, Cmp.EQ, -r);
                 } else {
                     comm.rma().signalWaitUntil(sig, 0, Cmp.GE, 1);
-                    for (int i = 0; i < len; i++) check(data.segment().get(ValueLayout.JAVA_BYTE, i) == (byte) r, "round " + r + " byte " + i);
+                    for (int i = 0; i < len; i++)
+                        check(data.segment().get(ValueLayout.JAVA_BYTE, i) == (byte) r, "round " + r + " byte " + i);
                     comm.rma().atomicSet(sig, 0, 0, me);
                     comm.rma().atomicSet(sig, 0, -r, partner);
                 }
@@ -105,12 +127,15 @@ public final class HostsRank {
     /** A strided team of ranks 0, n/2 (one per host): a team barrier completes a put between them. */
     static void teamAcrossHosts(Communicator comm) {
         int me = comm.rank(), n = comm.size();
-        try (SymmetricBuffer w = comm.heap().allocate(8); Team t = comm.world().split(0, n / 2, 2)) {
+        try (SymmetricBuffer w = comm.heap().allocate(8);
+                Team t = comm.world().split(0, n / 2, 2)) {
             if (t.rank() >= 0) {
                 int other = t.worldRank(1 - t.rank());
                 comm.rma().put(w, 0, MemorySegment.ofArray(new long[] {1000 + me}), other);
                 t.barrier();
-                check(w.segment().get(ValueLayout.JAVA_LONG, 0) == 1000 + other, "team barrier did not complete the put from " + other);
+                check(
+                        w.segment().get(ValueLayout.JAVA_LONG, 0) == 1000 + other,
+                        "team barrier did not complete the put from " + other);
             }
             comm.barrier();
         }
@@ -120,7 +145,8 @@ public final class HostsRank {
     static long getFromABusyTarget(Communicator comm) {
         int me = comm.rank(), n = comm.size(), target = n / 2;
         long count = 0;
-        try (SymmetricBuffer w = comm.heap().allocate(8); Arena a = Arena.ofConfined()) {
+        try (SymmetricBuffer w = comm.heap().allocate(8);
+                Arena a = Arena.ofConfined()) {
             comm.barrier();
             if (me == target) Busy.spin(2_000);
             if (me == 0) {

@@ -24,7 +24,7 @@ public final class HostsSurvivor {
         comm.barrier();
         System.out.println("READY rank=" + comm.rank());
         if (comm.rank() == 1) {
-            Thread.sleep(120_000);                                      // the test kills it long before
+            Thread.sleep(120_000); // the test kills it long before
             System.exit(2);
         }
         long t0 = System.nanoTime();
@@ -40,7 +40,12 @@ public final class HostsSurvivor {
             System.exit(1);
         } catch (CommException e) {
             int failed = e instanceof CommAbortedException ab ? ab.failedRank() : -1;
-            System.out.printf("FAILED %s failedRank=%d at=%d ops=%d: %s%n", e.getClass().getSimpleName(), failed, System.currentTimeMillis(), ops,
+            System.out.printf(
+                    "FAILED %s failedRank=%d at=%d ops=%d: %s%n",
+                    e.getClass().getSimpleName(),
+                    failed,
+                    System.currentTimeMillis(),
+                    ops,
                     e.getMessage().replace('\n', ' '));
             if (!(e instanceof CommAbortedException || e instanceof CommTimeoutException)) System.exit(4);
         }

@@ -26,19 +26,30 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @MultiHost(hosts = 2, ttlSeconds = 600)
 class UcxEndpointHostsTest {
-    @BeforeAll static void needsUcx() {
+    @BeforeAll
+    static void needsUcx() {
         Availability a = new UcxBackendProvider().availability();
         assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
     }
 
-    @Test void batchedReadWriteImmediateAndSendBetweenTwoHosts(TestBed bed, @TempDir Path dir) throws Exception {
+    @Test
+    void batchedReadWriteImmediateAndSendBetweenTwoHosts(TestBed bed, @TempDir Path dir) throws Exception {
         boolean bench = Boolean.getBoolean("unicomm.ucx.bench");
         String before = Files.readString(Path.of("/proc/loadavg")).strip();
-        BedProcess target = BedProcess.start(bed, 1, HostsEndpoint.class.getName(), BedProcess.overTheBed(), "target", dir.toString());
-        BedProcess initiator = BedProcess.start(bed, 0, HostsEndpoint.class.getName(), BedProcess.overTheBed(), "initiator", dir.toString(),
+        BedProcess target = BedProcess.start(
+                bed, 1, HostsEndpoint.class.getName(), BedProcess.overTheBed(), "target", dir.toString());
+        BedProcess initiator = BedProcess.start(
+                bed,
+                0,
+                HostsEndpoint.class.getName(),
+                BedProcess.overTheBed(),
+                "initiator",
+                dir.toString(),
                 bench ? "bench" : "check");
         try {
-            assertTrue(initiator.process.waitFor(bench ? 300 : 120, TimeUnit.SECONDS), "initiator hung:\n" + initiator.output());
+            assertTrue(
+                    initiator.process.waitFor(bench ? 300 : 120, TimeUnit.SECONDS),
+                    "initiator hung:\n" + initiator.output());
             assertTrue(target.process.waitFor(30, TimeUnit.SECONDS), "target hung:\n" + target.output());
             initiator.await("PASS", 2);
             target.await("PASS", 2);
@@ -51,9 +62,11 @@ class UcxEndpointHostsTest {
             target.kill();
         }
         if (!bench) return;
-        List<String> report = new ArrayList<>(initiator.lines.stream().filter(l -> l.startsWith("BENCH")).toList());
+        List<String> report = new ArrayList<>(
+                initiator.lines.stream().filter(l -> l.startsWith("BENCH")).toList());
         for (long size = 8 << 10; size <= 64L << 20; size *= 4) report.add(perftest(bed, size));
-        report.add("loadavg before " + before + ", after " + Files.readString(Path.of("/proc/loadavg")).strip());
+        report.add("loadavg before " + before + ", after "
+                + Files.readString(Path.of("/proc/loadavg")).strip());
         report.forEach(System.out::println);
     }
 
@@ -61,7 +74,15 @@ class UcxEndpointHostsTest {
     private static String perftest(TestBed bed, long size) throws Exception {
         int port = 30_000 + ThreadLocalRandom.current().nextInt(10_000);
         long iters = Math.max(8, (256L << 20) / size);
-        List<String> common = List.of("-t", "ucp_put_bw", "-s", Long.toString(size), "-n", Long.toString(iters), "-p", Integer.toString(port));
+        List<String> common = List.of(
+                "-t",
+                "ucp_put_bw",
+                "-s",
+                Long.toString(size),
+                "-n",
+                Long.toString(iters),
+                "-p",
+                Integer.toString(port));
         List<String> server = new ArrayList<>(List.of("ucx_perftest"));
         server.addAll(common);
         ProcessBuilder sb = bed.command(1, server).redirectErrorStream(true);
@@ -77,8 +98,12 @@ class UcxEndpointHostsTest {
             boolean done = c.waitFor(120, TimeUnit.SECONDS);
             String text = new String(c.getInputStream().readAllBytes());
             if (!done) c.destroyForcibly();
-            List<String> rows = text.lines().filter(l -> l.matches("^\\s*Final:.*")).toList();
-            return "PERFTEST ucp_put_bw size=" + size + " iters=" + iters + " " + (rows.isEmpty() ? "no Final line: " + text.strip() : rows.get(0).strip())
+            List<String> rows =
+                    text.lines().filter(l -> l.matches("^\\s*Final:.*")).toList();
+            return "PERFTEST ucp_put_bw size=" + size + " iters=" + iters + " "
+                    + (rows.isEmpty()
+                            ? "no Final line: " + text.strip()
+                            : rows.get(0).strip())
                     + "  [iterations, latency typical/avg/overall usec, bandwidth avg/overall MB/s, msg rate avg/overall]";
         } finally {
             s.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

@@ -33,25 +33,35 @@ import org.junit.jupiter.api.Test;
 @MultiHost(hosts = 2, ttlSeconds = 600)
 class UcxHostFaultsTest {
     private static final long TIMEOUT_MS = 10_000;
-    private static final Pattern FAILED = Pattern.compile("FAILED (\\w+) failedRank=(-?\\d+) at=(\\d+) ops=(\\d+): (.*)");
+    private static final Pattern FAILED =
+            Pattern.compile("FAILED (\\w+) failedRank=(-?\\d+) at=(\\d+) ops=(\\d+): (.*)");
 
-    @BeforeAll static void needsUcx() {
+    @BeforeAll
+    static void needsUcx() {
         Availability a = new UcxBackendProvider().availability();
         assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
     }
 
-    @Test void aHostWhoseLinkGoesDownIsReportedByTheSurvivor(TestBed bed) throws Exception {
-        survive(bed, "link down", victim -> {
-            TestBed.Ran r = bed.run(1, Duration.ofSeconds(20), "ip", "link", "set", "eth0", "down");
-            assertEquals(0, r.exitCode(), r.output());
-        }, () -> bed.run(1, Duration.ofSeconds(20), "ip", "link", "set", "eth0", "up"));
+    @Test
+    void aHostWhoseLinkGoesDownIsReportedByTheSurvivor(TestBed bed) throws Exception {
+        survive(
+                bed,
+                "link down",
+                victim -> {
+                    TestBed.Ran r = bed.run(1, Duration.ofSeconds(20), "ip", "link", "set", "eth0", "down");
+                    assertEquals(0, r.exitCode(), r.output());
+                },
+                () -> bed.run(1, Duration.ofSeconds(20), "ip", "link", "set", "eth0", "up"));
     }
 
-    @Test void aPeerThatStopsAnsweringIsReportedByTheSurvivor(TestBed bed) throws Exception {
+    @Test
+    void aPeerThatStopsAnsweringIsReportedByTheSurvivor(TestBed bed) throws Exception {
         survive(bed, "SIGSTOP", victim -> victim.signal("STOP"), () -> {});
     }
 
-    private interface Fault { void inject(BedProcess victim) throws Exception; }
+    private interface Fault {
+        void inject(BedProcess victim) throws Exception;
+    }
 
     private static void survive(TestBed bed, String what, Fault fault, Runnable repair) throws Exception {
         Set<String> shmBefore = shm();
@@ -61,7 +71,7 @@ class UcxHostFaultsTest {
         try {
             assertNotNull(survivor.await("READY", 60), "rank 0 never got ready:\n" + survivor.output());
             assertNotNull(victim.await("READY", 60), "rank 1 never got ready:\n" + victim.output());
-            Thread.sleep(300);                                         // rank 0 is in its RMA loop
+            Thread.sleep(300); // rank 0 is in its RMA loop
             String load = Files.readString(Path.of("/proc/loadavg")).strip();
             long faultAt = System.currentTimeMillis();
             fault.inject(victim);
@@ -70,21 +80,30 @@ class UcxHostFaultsTest {
             Matcher m = FAILED.matcher(line);
             assertTrue(m.find(), line);
             long reportedMs = Long.parseLong(m.group(3)) - faultAt;
-            boolean namesRank1 = m.group(2).equals("1") || m.group(5).contains("PE 1") || m.group(5).contains("rank 1");
+            boolean namesRank1 = m.group(2).equals("1")
+                    || m.group(5).contains("PE 1")
+                    || m.group(5).contains("rank 1");
             assertTrue(namesRank1, "the failure does not name rank 1: " + line);
-            assertTrue(reportedMs <= TIMEOUT_MS + 5_000, what + " reported only after " + reportedMs + " ms (timeout " + TIMEOUT_MS + " ms): " + line);
-            assertTrue(survivor.process.waitFor(TIMEOUT_MS * 3 + 30_000, TimeUnit.MILLISECONDS), "rank 0 hung in close:\n" + survivor.output());
+            assertTrue(
+                    reportedMs <= TIMEOUT_MS + 5_000,
+                    what + " reported only after " + reportedMs + " ms (timeout " + TIMEOUT_MS + " ms): " + line);
+            assertTrue(
+                    survivor.process.waitFor(TIMEOUT_MS * 3 + 30_000, TimeUnit.MILLISECONDS),
+                    "rank 0 hung in close:\n" + survivor.output());
             String closed = survivor.await("CLOSED", 5);
             assertNotNull(closed, "rank 0 did not close:\n" + survivor.output());
-            System.out.printf("FAULT %s: rank 0 reported %s after %d ms (%s ops before); %s; loadavg at the fault %s; %s%n", what, m.group(1),
-                    reportedMs, m.group(4), closed, load, line);
+            System.out.printf(
+                    "FAULT %s: rank 0 reported %s after %d ms (%s ops before); %s; loadavg at the fault %s; %s%n",
+                    what, m.group(1), reportedMs, m.group(4), closed, load, line);
         } finally {
             victim.kill();
             survivor.kill();
             repair.run();
         }
         Set<String> leaked = shm().stream().filter(n -> !shmBefore.contains(n)).collect(Collectors.toSet());
-        assertTrue(leaked.stream().noneMatch(n -> n.contains("unicomm") || n.contains("ucx")), "left in /dev/shm: " + leaked);
+        assertTrue(
+                leaked.stream().noneMatch(n -> n.contains("unicomm") || n.contains("ucx")),
+                "left in /dev/shm: " + leaked);
     }
 
     private static Set<String> shm() throws IOException {

@@ -34,21 +34,25 @@ import org.junit.jupiter.api.Test;
 class UcxTwoHostsTest {
     private static final long LIMIT_SECONDS = 180;
 
-    @BeforeAll static void needsUcx() {
+    @BeforeAll
+    static void needsUcx() {
         Availability a = new UcxBackendProvider().availability();
         assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
     }
 
-    @Test void rmaAtomicsSignalsAndTeamsAcrossTwoHostsWithTwoRanksEach(TestBed bed) throws Exception {
+    @Test
+    void rmaAtomicsSignalsAndTeamsAcrossTwoHostsWithTwoRanksEach(TestBed bed) throws Exception {
         List<String> out = job(bed, 4, HostsRank.class.getName());
         for (int r = 0; r < 4; r++) {
             int rank = r;
-            assertTrue(out.stream().anyMatch(l -> l.startsWith("PASS rank=" + rank + " host=node" + (rank < 2 ? 0 : 1))),
+            assertTrue(
+                    out.stream().anyMatch(l -> l.startsWith("PASS rank=" + rank + " host=node" + (rank < 2 ? 0 : 1))),
                     "rank " + r + " did not pass on node" + (r < 2 ? 0 : 1) + ":\n" + String.join("\n", out));
         }
     }
 
-    @Test void aRankThatDiesOnTheOtherHostAbortsTheSurvivorWithinTheTimeout(TestBed bed) throws Exception {
+    @Test
+    void aRankThatDiesOnTheOtherHostAbortsTheSurvivorWithinTheTimeout(TestBed bed) throws Exception {
         List<Process> procs = start(bed, 2, HostsFault.class.getName());
         try {
             Process survivor = procs.get(0), victim = procs.get(1);
@@ -67,9 +71,12 @@ class UcxTwoHostsTest {
         }
     }
 
-    @Test void benchmarkAgainstUcxPerftest(TestBed bed) throws Exception {
+    @Test
+    void benchmarkAgainstUcxPerftest(TestBed bed) throws Exception {
         assumeTrue(Boolean.getBoolean("unicomm.ucx.bench"), "a benchmark: run with -Dunicomm.ucx.bench=true");
-        List<String> report = new ArrayList<>(job(bed, 2, HostsBench.class.getName()).stream().filter(l -> l.startsWith("BENCH")).toList());
+        List<String> report = new ArrayList<>(job(bed, 2, HostsBench.class.getName()).stream()
+                .filter(l -> l.startsWith("BENCH"))
+                .toList());
         report.add(perftest(bed, "ucp_get", 8, 10_000));
         report.add(perftest(bed, "ucp_put_bw", 64 << 10, 2_000));
         report.add(perftest(bed, "ucp_put_bw", 1 << 20, 500));
@@ -87,8 +94,17 @@ class UcxTwoHostsTest {
         List<Process> procs = new ArrayList<>();
         try {
             for (int r = 0; r < ranks; r++) {
-                ProcessBuilder pb = bed.command(r < ranks / 2 ? 0 : 1, List.of(java, "--enable-native-access=ALL-UNNAMED", "-Xmx256m",
-                        "-XX:+UseSerialGC", "-cp", cp, main)).redirectErrorStream(true);
+                ProcessBuilder pb = bed.command(
+                                r < ranks / 2 ? 0 : 1,
+                                List.of(
+                                        java,
+                                        "--enable-native-access=ALL-UNNAMED",
+                                        "-Xmx256m",
+                                        "-XX:+UseSerialGC",
+                                        "-cp",
+                                        cp,
+                                        main))
+                        .redirectErrorStream(true);
                 pb.environment().putAll(rankEnv(r, ranks, bed.address(0) + ":" + port, token));
                 procs.add(pb.start());
             }
@@ -99,7 +115,9 @@ class UcxTwoHostsTest {
         }
     }
 
-    private static String output(Process p) throws IOException { return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8); }
+    private static String output(Process p) throws IOException {
+        return new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    }
 
     /** Runs {@code ranks} ranks of {@code main} (see {@link #start}) to their end; returns every line they printed. */
     private static List<String> job(TestBed bed, int ranks, String main) throws Exception {
@@ -109,7 +127,9 @@ class UcxTwoHostsTest {
             for (int r = 0; r < ranks; r++) {
                 Process p = procs.get(r);
                 boolean done = p.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);
-                String text = done ? new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8) : "(still running after " + LIMIT_SECONDS + " s)";
+                String text = done
+                        ? new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                        : "(still running after " + LIMIT_SECONDS + " s)";
                 text.lines().forEach(lines::add);
                 if (r == 0) System.out.println("rank 0 on " + bed.hostName(0) + ":\n" + text);
                 assertTrue(done, "rank " + r + " hung");
@@ -131,24 +151,28 @@ class UcxTwoHostsTest {
         env.put("UNICOMM_HEAP_SIZE", "16M");
         env.put("UNICOMM_TIMEOUT", "60s");
         env.putAll(ucxOverTheBed());
-        if (rank == 0) env.put("UNICOMM_UCX_PRINT_INFO", "true");   // the log shows which transport each endpoint uses
+        if (rank == 0) env.put("UNICOMM_UCX_PRINT_INFO", "true"); // the log shows which transport each endpoint uses
         return env;
     }
 
     /** TCP only, on the bed's interface: the emulated RMA path whose completion needs the target's progress. */
-    private static Map<String, String> ucxOverTheBed() { return Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0"); }
+    private static Map<String, String> ucxOverTheBed() {
+        return Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0");
+    }
 
     /** One {@code ucx_perftest} pair: server on node1, client on node0 towards node1's address; returns the client's result line. */
-    private static String perftest(TestBed bed, String test, int size, int iters) throws IOException, InterruptedException {
+    private static String perftest(TestBed bed, String test, int size, int iters)
+            throws IOException, InterruptedException {
         int port = 30_000 + ThreadLocalRandom.current().nextInt(10_000);
-        List<String> common = List.of("-t", test, "-s", Integer.toString(size), "-n", Integer.toString(iters), "-p", Integer.toString(port));
+        List<String> common = List.of(
+                "-t", test, "-s", Integer.toString(size), "-n", Integer.toString(iters), "-p", Integer.toString(port));
         List<String> server = new ArrayList<>(List.of("ucx_perftest"));
         server.addAll(common);
         ProcessBuilder sb = bed.command(1, server).redirectErrorStream(true);
         sb.environment().putAll(ucxOverTheBed());
         Process s = sb.start();
         try {
-            Thread.sleep(1500);                                       // the server listens
+            Thread.sleep(1500); // the server listens
             List<String> client = new ArrayList<>(List.of("ucx_perftest", bed.address(1)));
             client.addAll(common);
             ProcessBuilder cb = bed.command(0, client).redirectErrorStream(true);
@@ -157,8 +181,10 @@ class UcxTwoHostsTest {
             boolean done = c.waitFor(120, TimeUnit.SECONDS);
             String text = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertTrue(done, "ucx_perftest " + test + " hung");
-            List<String> rows = text.lines().filter(l -> l.matches("^\\s*Final:.*")).toList();
-            return "PERFTEST " + test + " size=" + size + " iters=" + iters + " " + (rows.isEmpty() ? "no Final line:\n" + text : rows.get(0).strip())
+            List<String> rows =
+                    text.lines().filter(l -> l.matches("^\\s*Final:.*")).toList();
+            return "PERFTEST " + test + " size=" + size + " iters=" + iters + " "
+                    + (rows.isEmpty() ? "no Final line:\n" + text : rows.get(0).strip())
                     + "  [columns: iterations, latency typical/avg/overall usec, bandwidth avg/overall MB/s, msg rate avg/overall]";
         } finally {
             s.destroyForcibly().waitFor(10, TimeUnit.SECONDS);

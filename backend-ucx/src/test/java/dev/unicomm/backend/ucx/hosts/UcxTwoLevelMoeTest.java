@@ -33,12 +33,14 @@ import org.junit.jupiter.api.Test;
 class UcxTwoLevelMoeTest {
     private static final long LIMIT_SECONDS = 400;
 
-    @BeforeAll static void needsUcx() {
+    @BeforeAll
+    static void needsUcx() {
         Availability a = new UcxBackendProvider().availability();
         assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
     }
 
-    @Test void kitNormalModeRulesPassWithTwoLevelsOnTwoHostsOfTwoRanks(TestBed bed) throws Exception {
+    @Test
+    void kitNormalModeRulesPassWithTwoLevelsOnTwoHostsOfTwoRanks(TestBed bed) throws Exception {
         List<String> out = job(bed, "check");
         for (int r = 0; r < 4; r++) {
             int rank = r;
@@ -46,68 +48,111 @@ class UcxTwoLevelMoeTest {
         }
     }
 
-    @Test void benchmarkBothAlgorithms(TestBed bed) throws Exception {
+    @Test
+    void benchmarkBothAlgorithms(TestBed bed) throws Exception {
         assumeTrue(Boolean.getBoolean("unicomm.moe.bench"), "a benchmark: run with -Dunicomm.moe.bench=true");
         String load = Files.readString(Path.of("/proc/loadavg")).strip();
-        List<String> out = job(bed, "bench", System.getProperty("unicomm.moe.bench.tokens", "128"), System.getProperty("unicomm.moe.bench.iters", "5"));
-        System.out.println("loadavg before " + load + ", after " + Files.readString(Path.of("/proc/loadavg")).strip());
+        List<String> out = job(
+                bed,
+                "bench",
+                System.getProperty("unicomm.moe.bench.tokens", "128"),
+                System.getProperty("unicomm.moe.bench.iters", "5"));
+        System.out.println("loadavg before " + load + ", after "
+                + Files.readString(Path.of("/proc/loadavg")).strip());
         out.stream().filter(l -> l.startsWith("MOE ")).forEach(System.out::println);
         assertEquals(16, out.stream().filter(l -> l.startsWith("MOE ")).count(), String.join("\n", out));
     }
 
     /** The world's allgather, flat and two-level in separate jobs (order flat, two, two, flat: drift shows), per block size. */
-    @Test void benchmarkAllgatherBothWays(TestBed bed) throws Exception {
+    @Test
+    void benchmarkAllgatherBothWays(TestBed bed) throws Exception {
         assumeTrue(Boolean.getBoolean("unicomm.moe.bench"), "a benchmark: run with -Dunicomm.moe.bench=true");
         String load = Files.readString(Path.of("/proc/loadavg")).strip();
         List<String> lines = new ArrayList<>();
         for (String two : List.of("false", "true", "true", "false"))
             for (String bytes : List.of("65536", "1048576"))
-                job(bed, Map.of("UNICOMM_COLLECTIVES_TWO_LEVEL", two), "allgather", bytes, "7").stream().filter(l -> l.startsWith("AG ")).forEach(lines::add);
-        System.out.println("loadavg before " + load + ", after " + Files.readString(Path.of("/proc/loadavg")).strip());
+                job(bed, Map.of("UNICOMM_COLLECTIVES_TWO_LEVEL", two), "allgather", bytes, "7").stream()
+                        .filter(l -> l.startsWith("AG "))
+                        .forEach(lines::add);
+        System.out.println("loadavg before " + load + ", after "
+                + Files.readString(Path.of("/proc/loadavg")).strip());
         lines.forEach(System.out::println);
         assertEquals(32, lines.size(), String.join("\n", lines));
     }
 
     /** The world's FP32 allreduce and reduce-scatter, flat and two-level in separate jobs (order flat, two, two, flat), per size. */
-    @Test void benchmarkReductionsBothWays(TestBed bed) throws Exception {
+    @Test
+    void benchmarkReductionsBothWays(TestBed bed) throws Exception {
         assumeTrue(Boolean.getBoolean("unicomm.moe.bench"), "a benchmark: run with -Dunicomm.moe.bench=true");
         String load = Files.readString(Path.of("/proc/loadavg")).strip();
         List<String> lines = new ArrayList<>();
         for (String two : List.of("false", "true", "true", "false"))
             for (String bytes : List.of("262144", "4194304"))
                 job(bed, Map.of("UNICOMM_COLLECTIVES_TWO_LEVEL", two), "reduce", bytes, "7").stream()
-                        .filter(l -> l.startsWith("AR ") || l.startsWith("RS ")).forEach(lines::add);
-        System.out.println("loadavg before " + load + ", after " + Files.readString(Path.of("/proc/loadavg")).strip());
+                        .filter(l -> l.startsWith("AR ") || l.startsWith("RS "))
+                        .forEach(lines::add);
+        System.out.println("loadavg before " + load + ", after "
+                + Files.readString(Path.of("/proc/loadavg")).strip());
         lines.forEach(System.out::println);
         assertEquals(64, lines.size(), String.join("\n", lines));
     }
 
-    private static List<String> job(TestBed bed, String... args) throws Exception { return job(bed, Map.of(), args); }
+    private static List<String> job(TestBed bed, String... args) throws Exception {
+        return job(bed, Map.of(), args);
+    }
 
     /** Ranks 0-1 on node0, 2-3 on node1, rank 0's store on node0's address; every line they printed. */
     private static List<String> job(TestBed bed, Map<String, String> extraEnv, String... args) throws Exception {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String cp = System.getProperty("java.class.path");
-        String store = bed.address(0) + ":" + (20_000 + ThreadLocalRandom.current().nextInt(20_000));
+        String store =
+                bed.address(0) + ":" + (20_000 + ThreadLocalRandom.current().nextInt(20_000));
         String token = HexFormat.of().formatHex(SecureRandom.getSeed(16));
         List<Process> procs = new ArrayList<>();
         List<String> lines = new ArrayList<>();
         try {
             for (int r = 0; r < 4; r++) {
-                List<String> cmd = new ArrayList<>(List.of(java, "--enable-native-access=ALL-UNNAMED", "--add-modules", "jdk.incubator.vector",
-                        "-Xmx768m", "-XX:+UseSerialGC", "-cp", cp, HostsMoeRank.class.getName()));
+                List<String> cmd = new ArrayList<>(List.of(
+                        java,
+                        "--enable-native-access=ALL-UNNAMED",
+                        "--add-modules",
+                        "jdk.incubator.vector",
+                        "-Xmx768m",
+                        "-XX:+UseSerialGC",
+                        "-cp",
+                        cp,
+                        HostsMoeRank.class.getName()));
                 cmd.addAll(List.of(args));
                 ProcessBuilder pb = bed.command(r / 2, cmd).redirectErrorStream(true);
-                pb.environment().putAll(Map.of("UNICOMM_RANK", Integer.toString(r), "UNICOMM_WORLD_SIZE", "4", "UNICOMM_STORE", store,
-                        "UNICOMM_TOKEN", token, "UNICOMM_BACKEND", "ucx", "UNICOMM_HEAP_SIZE", "96M", "UNICOMM_TIMEOUT", "120s",
-                        "UCX_TLS", System.getProperty("unicomm.bed.ucx_tls", "tcp"), "UCX_NET_DEVICES", "eth0"));
+                pb.environment()
+                        .putAll(Map.of(
+                                "UNICOMM_RANK",
+                                Integer.toString(r),
+                                "UNICOMM_WORLD_SIZE",
+                                "4",
+                                "UNICOMM_STORE",
+                                store,
+                                "UNICOMM_TOKEN",
+                                token,
+                                "UNICOMM_BACKEND",
+                                "ucx",
+                                "UNICOMM_HEAP_SIZE",
+                                "96M",
+                                "UNICOMM_TIMEOUT",
+                                "120s",
+                                "UCX_TLS",
+                                System.getProperty("unicomm.bed.ucx_tls", "tcp"),
+                                "UCX_NET_DEVICES",
+                                "eth0"));
                 pb.environment().putAll(extraEnv);
                 procs.add(pb.start());
             }
             for (int r = 0; r < 4; r++) {
                 Process p = procs.get(r);
                 boolean done = p.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS);
-                String text = done ? new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8) : "(still running after " + LIMIT_SECONDS + " s)";
+                String text = done
+                        ? new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                        : "(still running after " + LIMIT_SECONDS + " s)";
                 text.lines().forEach(lines::add);
                 assertTrue(done, "rank " + r + " hung");
                 assertEquals(0, p.exitValue(), "rank " + r + " failed:\n" + text);

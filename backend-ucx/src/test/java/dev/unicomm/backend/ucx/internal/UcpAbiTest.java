@@ -80,8 +80,8 @@ class UcpAbiTest {
         m.put("UCP_ATOMIC_OP_ADD", (long) UcpAbi.ATOMIC_OP_ADD);
         m.put("UCP_ATOMIC_OP_SWAP", (long) UcpAbi.ATOMIC_OP_SWAP);
         m.put("UCP_ATOMIC_OP_CSWAP", (long) UcpAbi.ATOMIC_OP_CSWAP);
-        m.put("sizeof(ucp_atomic_op_t)", 4L);                 // passed as JAVA_INT
-        m.put("sizeof(ucs_status_t)", 1L);                    // returned as JAVA_BYTE
+        m.put("sizeof(ucp_atomic_op_t)", 4L); // passed as JAVA_INT
+        m.put("sizeof(ucs_status_t)", 1L); // returned as JAVA_BYTE
         m.put("UCS_OK", (long) UcpAbi.OK);
         m.put("UCS_INPROGRESS", (long) UcpAbi.INPROGRESS);
         m.put("UCS_ERR_BUSY", (long) UcpAbi.ERR_BUSY);
@@ -93,17 +93,29 @@ class UcpAbiTest {
         return m;
     }
 
-    @Test void layoutsAndConstantsMatchTheInstalledHeaders(@TempDir Path dir) throws Exception {
+    @Test
+    void layoutsAndConstantsMatchTheInstalledHeaders(@TempDir Path dir) throws Exception {
         assumeTrue(Files.exists(HEADER), "no UCX headers (" + HEADER + "): apt-get install libucx-dev");
         assumeTrue(onPath("gcc"), "no gcc to compile the ABI probe");
-        StringBuilder c = new StringBuilder("#include <stddef.h>\n#include <stdio.h>\n#include <ucp/api/ucp.h>\nint main(void) {\n");
-        for (String expr : expected().keySet()) c.append("  printf(\"%s=%lld\\n\", \"").append(expr).append("\", (long long) (").append(expr).append("));\n");
+        StringBuilder c = new StringBuilder(
+                "#include <stddef.h>\n#include <stdio.h>\n#include <ucp/api/ucp.h>\nint main(void) {\n");
+        for (String expr : expected().keySet())
+            c.append("  printf(\"%s=%lld\\n\", \"")
+                    .append(expr)
+                    .append("\", (long long) (")
+                    .append(expr)
+                    .append("));\n");
         c.append("  return 0;\n}\n");
         Path src = dir.resolve("probe.c"), exe = dir.resolve("probe");
         Files.writeString(src, c);
         assertEquals(0, run(dir, "gcc", src.toString(), "-o", exe.toString()), "the probe did not compile");
         Path out = dir.resolve("out.txt");
-        assertEquals(0, new ProcessBuilder(exe.toString()).redirectOutput(out.toFile()).start().waitFor());
+        assertEquals(
+                0,
+                new ProcessBuilder(exe.toString())
+                        .redirectOutput(out.toFile())
+                        .start()
+                        .waitFor());
         Map<String, Long> actual = new TreeMap<>();
         for (String line : Files.readAllLines(out, StandardCharsets.UTF_8)) {
             int eq = line.lastIndexOf('=');
@@ -113,20 +125,27 @@ class UcpAbiTest {
         assertEquals(want, actual, "UcpAbi differs from the installed UCX headers");
     }
 
-    @Test void statusPointersDecodeAsUcsPtrMacros() {
+    @Test
+    void statusPointersDecodeAsUcsPtrMacros() {
         assertTrue(UcpAbi.isError(-6L), "UCS_PTR_IS_ERR of an error status");
         assertTrue(UcpAbi.isError(-100L));
-        assertTrue(!UcpAbi.isError(0L) && !UcpAbi.isError(0x7f0000001000L), "NULL and a request pointer are not errors");
+        assertTrue(
+                !UcpAbi.isError(0L) && !UcpAbi.isError(0x7f0000001000L), "NULL and a request pointer are not errors");
         assertEquals((byte) -25, UcpAbi.status(-25L));
     }
 
     private static boolean onPath(String tool) {
-        for (String d : System.getenv().getOrDefault("PATH", "").split(":")) if (Files.isExecutable(Path.of(d, tool))) return true;
+        for (String d : System.getenv().getOrDefault("PATH", "").split(":"))
+            if (Files.isExecutable(Path.of(d, tool))) return true;
         return false;
     }
 
     private static int run(Path dir, String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).directory(dir.toFile()).redirectErrorStream(true).redirectOutput(dir.resolve("gcc.log").toFile()).start();
+        Process p = new ProcessBuilder(cmd)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("gcc.log").toFile())
+                .start();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly();
             return -1;

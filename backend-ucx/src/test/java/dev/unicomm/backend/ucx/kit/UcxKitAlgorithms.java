@@ -16,9 +16,14 @@ final class UcxKitAlgorithms {
     private UcxKitAlgorithms() {}
 
     /** The normal-mode MoE rules: their dispatch and combine calls. */
-    static final List<String> MOE_NORMAL = List.of("required_moe_normal_uniform_routing", "required_moe_normal_tokens_on_one_rank",
-            "required_moe_normal_experts_without_tokens", "required_moe_normal_unused_slots_and_uneven_tokens");
-    static final List<String> MOE_LOW_LATENCY = List.of("required_moe_low_latency_uniform_routing", "required_moe_low_latency_tokens_on_one_rank");
+    static final List<String> MOE_NORMAL = List.of(
+            "required_moe_normal_uniform_routing",
+            "required_moe_normal_tokens_on_one_rank",
+            "required_moe_normal_experts_without_tokens",
+            "required_moe_normal_unused_slots_and_uneven_tokens");
+
+    static final List<String> MOE_LOW_LATENCY =
+            List.of("required_moe_low_latency_uniform_routing", "required_moe_low_latency_tokens_on_one_rank");
 
     /** 2 hosts x 2 ranks with unicomm.moe.algorithm=auto: the normal MoE hierarchical, the world's allgather and reductions in two levels. */
     static void assertTwoLevel(Map<String, String> ran) {
@@ -27,7 +32,8 @@ final class UcxKitAlgorithms {
             absent(ran, rule, "moe.dispatch/flat", "moe.combine/flat");
         }
         check(ran, "required_moe_normal_fp8", "moe.dispatch/hierarchical");
-        for (String rule : MOE_LOW_LATENCY) check(ran, rule, "moe.lowLatencyDispatch/direct", "moe.lowLatencyCombine/direct");
+        for (String rule : MOE_LOW_LATENCY)
+            check(ran, rule, "moe.lowLatencyDispatch/direct", "moe.lowLatencyCombine/direct");
         check(ran, "required_collectives_allgather", "allgather/two_level");
         check(ran, "required_collectives_allreduce_fp32", "allreduce/two_level");
         check(ran, "required_collectives_allreduce_int64", "allreduce/two_level");
@@ -38,7 +44,8 @@ final class UcxKitAlgorithms {
     static void assertFlat(Map<String, String> ran) {
         for (String rule : MOE_NORMAL) check(ran, rule, "moe.dispatch/flat", "moe.combine/flat");
         for (var e : ran.entrySet()) {
-            assertFalse(e.getValue().contains("/two_level") || e.getValue().contains("/hierarchical"),
+            assertFalse(
+                    e.getValue().contains("/two_level") || e.getValue().contains("/hierarchical"),
                     e.getKey() + " ran a two-level algorithm on one host: " + e.getValue());
         }
         check(ran, "required_collectives_allgather", "allgather/rma");
@@ -49,7 +56,8 @@ final class UcxKitAlgorithms {
     private static void check(Map<String, String> ran, String rule, String... keys) {
         String line = ran.get(rule);
         if (line == null) return; // not run in this JVM (a selection of suites)
-        for (String k : keys) assertTrue(line.contains(k + "="), rule + " did not run " + k + "; it ran: " + describe(line) + all(ran));
+        for (String k : keys)
+            assertTrue(line.contains(k + "="), rule + " did not run " + k + "; it ran: " + describe(line) + all(ran));
     }
 
     private static void absent(Map<String, String> ran, String rule, String... keys) {
@@ -58,9 +66,14 @@ final class UcxKitAlgorithms {
         for (String k : keys) assertFalse(line.contains(k + "="), rule + " ran " + k + ": " + line);
     }
 
-    private static String describe(String line) { return line.isEmpty() ? "(no collective or MoE call counted)" : line; }
+    private static String describe(String line) {
+        return line.isEmpty() ? "(no collective or MoE call counted)" : line;
+    }
 
     private static String all(Map<String, String> ran) {
-        return ran.entrySet().stream().sorted(Map.Entry.comparingByKey()).map(e -> "\n  " + e.getKey() + ": " + e.getValue()).collect(Collectors.joining());
+        return ran.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> "\n  " + e.getKey() + ": " + e.getValue())
+                .collect(Collectors.joining());
     }
 }

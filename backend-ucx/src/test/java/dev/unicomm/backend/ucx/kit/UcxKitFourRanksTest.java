@@ -24,21 +24,44 @@ class UcxKitFourRanksTest {
     static final KitPlug PLUG = UcxKit.PLUG.ranks(4);
 
     /** The kit ran, and on one host everything ran flat (the report's "ran:" lines). */
-    @AfterAll static void theKitRan() {
+    @AfterAll
+    static void theKitRan() {
         KitSuites.assertRulesRan(UcxKitFourRanksTest.class);
         UcxKitAlgorithms.assertFlat(KitSuites.algorithms(UcxKitFourRanksTest.class));
     }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
-    @Nested class Collectives extends CollectivesSuite {}
-    @Nested class Moe extends MoeSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
 
-    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(UcxKitFourRanksTest.class)); }
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Nested
+    class Moe extends MoeSuite {}
+
+    @Test
+    void coversEverySuite() {
+        assertEquals(List.of(), KitSuites.missingFrom(UcxKitFourRanksTest.class));
+    }
 }

@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
  * same classes directly.
  */
 class UcxKitReports {
-    @Test void writeReports() throws IOException {
+    @Test
+    void writeReports() throws IOException {
         String dir = System.getProperty("unicomm.ucx.kit.reports");
         assumeTrue(dir != null && !dir.isBlank(), "writes the kit reports only with -Dunicomm.ucx.kit.reports=DIR");
         UcxKit.assumeUcx();

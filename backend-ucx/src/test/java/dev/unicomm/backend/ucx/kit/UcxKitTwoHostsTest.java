@@ -38,21 +38,28 @@ class UcxKitTwoHostsTest {
     static final int RANKS = 4;
     /** TCP on the bed's interface only: {@code lo} would look reachable from both hosts. */
     static final Map<String, String> BED_TCP = Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0");
+
     private static TestBed bed;
     private static WorkerPlacement placement;
-    static final KitPlug PLUG = UcxKit.PLUG.ranks(RANKS).workerEnvironment(BED_TCP).placement(() -> placement);
+    static final KitPlug PLUG =
+            UcxKit.PLUG.ranks(RANKS).workerEnvironment(BED_TCP).placement(() -> placement);
 
-    @BeforeAll static void upBed() {
+    @BeforeAll
+    static void upBed() {
         UcxKit.assumeUcx();
         TestBed.unavailableReason().ifPresent(reason -> assumeTrue(false, reason));
         bed = TestBed.up(2, Duration.ofMinutes(20));
         TestBed b = bed;
-        placement = WorkerPlacement.byPrefix(rank -> b.hostName(rank < RANKS / 2 ? 0 : 1),
-                host -> b.command(Integer.parseInt(host.substring("node".length())), List.of()).command(), b.address(0));
+        placement = WorkerPlacement.byPrefix(
+                rank -> b.hostName(rank < RANKS / 2 ? 0 : 1),
+                host -> b.command(Integer.parseInt(host.substring("node".length())), List.of())
+                        .command(),
+                b.address(0));
     }
 
     /** The rules took the two-level paths (the report's "ran:" lines); then the bed goes. */
-    @AfterAll static void downBed() {
+    @AfterAll
+    static void downBed() {
         try {
             if (bed != null) UcxKitAlgorithms.assertTwoLevel(KitSuites.algorithms(UcxKitTwoHostsTest.class));
         } finally {
@@ -61,16 +68,38 @@ class UcxKitTwoHostsTest {
         }
     }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
-    @Nested class Collectives extends CollectivesSuite {}
-    @Nested class Moe extends MoeSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
 
-    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoHostsTest.class)); }
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Nested
+    class Moe extends MoeSuite {}
+
+    @Test
+    void coversEverySuite() {
+        assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoHostsTest.class));
+    }
 }

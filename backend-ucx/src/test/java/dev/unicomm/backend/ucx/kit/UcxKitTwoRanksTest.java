@@ -23,18 +23,43 @@ import org.junit.jupiter.api.Test;
 class UcxKitTwoRanksTest {
     static final KitPlug PLUG = UcxKit.PLUG.ranks(2);
 
-    @AfterAll static void theKitRan() { KitSuites.assertRulesRan(UcxKitTwoRanksTest.class); }
+    @AfterAll
+    static void theKitRan() {
+        KitSuites.assertRulesRan(UcxKitTwoRanksTest.class);
+    }
 
-    @Nested class Lifecycle extends LifecycleSuite {}
-    @Nested class Heap extends HeapSuite {}
-    @Nested class Rma extends RmaSuite {}
-    @Nested class Signals extends SignalSuite {}
-    @Nested class Atomics extends AtomicsSuite {}
-    @Nested class Teams extends TeamsSuite {}
-    @Nested class BadInput extends BadInputSuite {}
-    @Nested class Faults extends FaultSuite {}
-    @Nested class Collectives extends CollectivesSuite {}
-    @Nested class Moe extends MoeSuite {}
+    @Nested
+    class Lifecycle extends LifecycleSuite {}
 
-    @Test void coversEverySuite() { assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoRanksTest.class)); }
+    @Nested
+    class Heap extends HeapSuite {}
+
+    @Nested
+    class Rma extends RmaSuite {}
+
+    @Nested
+    class Signals extends SignalSuite {}
+
+    @Nested
+    class Atomics extends AtomicsSuite {}
+
+    @Nested
+    class Teams extends TeamsSuite {}
+
+    @Nested
+    class BadInput extends BadInputSuite {}
+
+    @Nested
+    class Faults extends FaultSuite {}
+
+    @Nested
+    class Collectives extends CollectivesSuite {}
+
+    @Nested
+    class Moe extends MoeSuite {}
+
+    @Test
+    void coversEverySuite() {
+        assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoRanksTest.class));
+    }
 }

@@ -11,6 +11,7 @@ final class LowLatencyHandle implements MoeHandle {
     final int[] counts;
     /** The active-rank mask's epoch of the dispatch, and its drops per token (filled at receive; null while all are active). */
     final long maskEpoch;
+
     final int[] dropped;
     int numRecv = -1;
     boolean received;
@@ -25,8 +26,23 @@ final class LowLatencyHandle implements MoeHandle {
         this.counts = counts;
     }
 
-    @Override public Mode mode() { return Mode.LOW_LATENCY; }
-    @Override public int numTokens() { return tokens; }
-    @Override public int numRecvTokens() { return numRecv; }
-    @Override public String toString() { return "nvshmem low-latency handle #" + gen; }
+    @Override
+    public Mode mode() {
+        return Mode.LOW_LATENCY;
+    }
+
+    @Override
+    public int numTokens() {
+        return tokens;
+    }
+
+    @Override
+    public int numRecvTokens() {
+        return numRecv;
+    }
+
+    @Override
+    public String toString() {
+        return "nvshmem low-latency handle #" + gen;
+    }
 }

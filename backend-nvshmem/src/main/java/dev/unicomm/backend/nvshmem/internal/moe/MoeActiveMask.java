@@ -21,13 +21,15 @@ import java.util.Arrays;
 final class MoeActiveMask {
     /** Where the dispatch drop counts go: the normal dispatch, the two low-latency generations. */
     static final int NORMAL = 0, LL_EVEN = 1, LL_ODD = 2;
+
     private static final int ARRAYS = 3;
 
     private final int ranks, maxTokens;
     private final long device, droppedDevice, droppedPinned;
     private final MemorySegment dropped;
     private final boolean[] live;
-    private final long readBack; // pinned int32 [R]: the kernels zero a lost rank's word here too (ucn_moe_args.host_mask)
+    private final long
+            readBack; // pinned int32 [R]: the kernels zero a lost rank's word here too (ucn_moe_args.host_mask)
     private final MemorySegment readBackView;
     private int inactive;
     private long epoch;
@@ -38,9 +40,12 @@ final class MoeActiveMask {
         this.device = memory.alloc(4L * (ranks + 1));
         this.droppedDevice = memory.alloc(4L * Math.max(1, maxTokens));
         this.droppedPinned = NvOps.pinnedAlloc(4L * ARRAYS * Math.max(1, maxTokens));
-        this.dropped = MemorySegment.ofAddress(droppedPinned).reinterpret(4L * ARRAYS * Math.max(1, maxTokens)).fill((byte) 0);
+        this.dropped = MemorySegment.ofAddress(droppedPinned)
+                .reinterpret(4L * ARRAYS * Math.max(1, maxTokens))
+                .fill((byte) 0);
         this.readBack = NvOps.pinnedAlloc(4L * ranks);
-        this.readBackView = MemorySegment.ofAddress(readBack).reinterpret(4L * ranks).fill((byte) 1);
+        this.readBackView =
+                MemorySegment.ofAddress(readBack).reinterpret(4L * ranks).fill((byte) 1);
         this.live = new boolean[ranks];
         Arrays.fill(live, true);
         NvOps.fillAsync(device, 1, 4L * ranks, stream); // every rank active (0x01010101: nonzero)
@@ -48,15 +53,23 @@ final class MoeActiveMask {
     }
 
     /** Device address of the mask (the kernels' {@code active}). */
-    long device() { return device; }
+    long device() {
+        return device;
+    }
 
     /** Whether a rank is inactive (the host's view, which every call's kernels share). */
-    boolean anyInactive() { return inactive > 0; }
+    boolean anyInactive() {
+        return inactive > 0;
+    }
 
-    boolean live(int rank) { return live[rank]; }
+    boolean live(int rank) {
+        return live[rank];
+    }
 
     /** Bumped by every change: handles and results made under an older mask are not mixed with a newer one. */
-    long epoch() { return epoch; }
+    long epoch() {
+        return epoch;
+    }
 
     ExpertMask asExpertMask() {
         int[] r = new int[ranks - inactive];
@@ -73,9 +86,10 @@ final class MoeActiveMask {
     void set(ExpertMask mask, long stream) {
         for (int r = 0; r < ranks; r++)
             if (!live[r] && mask.rankActive(r))
-                throw new IllegalArgumentException("mask " + mask + " re-activates rank " + r + ", which is inactive on this buffer: it missed "
-                        + "operations, so its arrival counters are behind the others'; ranks only leave an open NVSHMEM MoE buffer (open a new "
-                        + "buffer to bring it back)");
+                throw new IllegalArgumentException(
+                        "mask " + mask + " re-activates rank " + r + ", which is inactive on this buffer: it missed "
+                                + "operations, so its arrival counters are behind the others'; ranks only leave an open NVSHMEM MoE buffer (open a new "
+                                + "buffer to bring it back)");
         boolean changed = false;
         for (int r = 0; r < ranks; r++) {
             if (live[r] && !mask.rankActive(r)) {
@@ -91,10 +105,14 @@ final class MoeActiveMask {
     }
 
     /** Where dispatch {@code which} (NORMAL, LL_EVEN, LL_ODD) writes its drops: pinned host memory the host reads after it. */
-    long droppedHost(int which) { return droppedPinned + 4L * which * maxTokens; }
+    long droppedHost(int which) {
+        return droppedPinned + 4L * which * maxTokens;
+    }
 
     /** Where the stream-ordered dispatches write their drops (device memory). */
-    long droppedDevice() { return droppedDevice; }
+    long droppedDevice() {
+        return droppedDevice;
+    }
 
     /**
      * Copies dispatch {@code which}'s drops of {@code tokens} tokens into {@code into} (after the
@@ -110,7 +128,9 @@ final class MoeActiveMask {
     }
 
     /** Pinned mirror the kernels zero a lost rank's word in (ucn_moe_args.host_mask). */
-    long hostMirror() { return readBack; }
+    long hostMirror() {
+        return readBack;
+    }
 
     /**
      * Takes the ranks the kernels found gone (elastic buffers), from the pinned mirror they wrote before

@@ -3,8 +3,8 @@ package dev.unicomm.backend.nvshmem.internal.moe;
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.NativeCallException;
-import dev.unicomm.backend.nvshmem.internal.NvOps;
 import dev.unicomm.backend.nvshmem.internal.MoeHost;
+import dev.unicomm.backend.nvshmem.internal.NvOps;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.lang.invoke.VarHandle;
@@ -46,33 +46,50 @@ final class MoeCompletion {
         this.stream = stream;
         this.slotBytes = (INFO + 4L * infoInts + 63) & -64L;
         this.pinned = NvOps.pinnedAlloc(SLOTS * slotBytes);
-        this.host = MemorySegment.ofAddress(pinned).reinterpret(SLOTS * slotBytes).fill((byte) 0);
+        this.host =
+                MemorySegment.ofAddress(pinned).reinterpret(SLOTS * slotBytes).fill((byte) 0);
         this.device = device;
         this.elastic = c.settings().moeElastic();
     }
 
-    void onLost(Runnable r) { this.onLost = r; }
+    void onLost(Runnable r) {
+        this.onLost = r;
+    }
 
     /** Device bytes the slots need (error records and done counters). */
-    static long deviceBytes() { return SLOTS * DEVICE_SLOT; }
+    static long deviceBytes() {
+        return SLOTS * DEVICE_SLOT;
+    }
 
     /** Pinned address of slot {@code s} (the kernel's host_slot). */
-    long slot(int s) { return pinned + s * slotBytes; }
+    long slot(int s) {
+        return pinned + s * slotBytes;
+    }
 
     /** Pinned address of slot {@code s}'s info ints. */
-    long info(int s) { return slot(s) + INFO; }
+    long info(int s) {
+        return slot(s) + INFO;
+    }
 
     /** Device error record of slot {@code s}. */
-    long err(int s) { return device + s * DEVICE_SLOT; }
+    long err(int s) {
+        return device + s * DEVICE_SLOT;
+    }
 
     /** Device done counter of slot {@code s}. */
-    long gridDone(int s) { return device + s * DEVICE_SLOT + 48; }
+    long gridDone(int s) {
+        return device + s * DEVICE_SLOT + 48;
+    }
 
     /** The next sequence number of slot {@code s}, for the operation about to launch. */
-    long next(int s) { return ++seq[s]; }
+    long next(int s) {
+        return ++seq[s];
+    }
 
     /** Info int {@code i} of slot {@code s}, valid after {@link #await}. */
-    int infoInt(int s, int i) { return host.get(ValueLayout.JAVA_INT, s * slotBytes + INFO + 4L * i); }
+    int infoInt(int s, int i) {
+        return host.get(ValueLayout.JAVA_INT, s * slotBytes + INFO + 4L * i);
+    }
 
     /**
      * Waits until slot {@code s} carries stamp {@code stamp} (or a later one: a later operation of the
@@ -81,7 +98,9 @@ final class MoeCompletion {
      */
     void await(int s, long stamp, String kernel) {
         // Elastic: two of the kernels' deadlines (a routing wait, then a data wait, each may find a peer gone).
-        long at = s * slotBytes, start = System.nanoTime(), limit = (elastic ? 2 : 1) * c.timeout().toNanos() + 1_000_000_000L;
+        long at = s * slotBytes,
+                start = System.nanoTime(),
+                limit = (elastic ? 2 : 1) * c.timeout().toNanos() + 1_000_000_000L;
         long spins = 0;
         while ((long) STAMP.getVolatile(host, at) < stamp) {
             if ((++spins & 1023) == 0) {
@@ -117,13 +136,15 @@ final class MoeCompletion {
     void throwRecorded(int s, String kernel) {
         long at = s * slotBytes, code = host.get(ValueLayout.JAVA_LONG, at + 8);
         if (code == 0) return;
-        long a = host.get(ValueLayout.JAVA_LONG, at + 16), b = host.get(ValueLayout.JAVA_LONG, at + 24),
+        long a = host.get(ValueLayout.JAVA_LONG, at + 16),
+                b = host.get(ValueLayout.JAVA_LONG, at + 24),
                 v = host.get(ValueLayout.JAVA_LONG, at + 32);
         host.set(ValueLayout.JAVA_LONG, at + 8, 0);
         NvOps.fillAsync(err(s), 0, 32, stream);
         if (elastic) {
             onLost.run(); // whatever the record says, the kernels may have marked peers inactive
-            // A lost peer is no error: the clearing above is queued before this slot's next kernel (same stream), not waited for.
+            // A lost peer is no error: the clearing above is queued before this slot's next kernel (same stream), not
+            // waited for.
             if (code == dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_LOST) return;
             drain("clearing a MoE error record");
         } else {
@@ -149,5 +170,7 @@ final class MoeCompletion {
         for (int s = 0; s < SLOTS; s++) STAMP.setVolatile(host, s * slotBytes + ABORT, 1L);
     }
 
-    void free() { NvOps.pinnedFree(pinned); }
+    void free() {
+        NvOps.pinnedFree(pinned);
+    }
 }

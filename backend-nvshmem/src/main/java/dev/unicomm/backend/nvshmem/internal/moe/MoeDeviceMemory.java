@@ -18,7 +18,9 @@ final class MoeDeviceMemory {
     }
 
     /** Bytes allocated so far. */
-    long bytes() { return bytes; }
+    long bytes() {
+        return bytes;
+    }
 
     /** Frees everything; a failure is noted in {@code problems} (null: thrown) and the rest still freed. */
     void freeAll(List<String> problems) {

@@ -24,42 +24,56 @@ public final class MoeKernelLimits {
      */
     public static String unsupported(MoeConfig cfg, int ranks, long smem) {
         if (cfg.hidden() % HIDDEN_ALIGN != 0)
-            return "the native MoE kernels need hidden to be a multiple of " + HIDDEN_ALIGN + " (rows move as 16-byte vectors), got " + cfg.hidden();
+            return "the native MoE kernels need hidden to be a multiple of " + HIDDEN_ALIGN
+                    + " (rows move as 16-byte vectors), got " + cfg.hidden();
         if (cfg.numTopk() > MAX_TOPK)
-            return "the native MoE kernels support top-k up to " + MAX_TOPK + " (one warp lane per expert slot), got " + cfg.numTopk();
+            return "the native MoE kernels support top-k up to " + MAX_TOPK + " (one warp lane per expert slot), got "
+                    + cfg.numTopk();
         if (ranks > MAX_RANKS)
-            return "the native MoE kernels support up to " + MAX_RANKS + " PEs (the largest job their index arithmetic is checked for), got " + ranks;
+            return "the native MoE kernels support up to " + MAX_RANKS
+                    + " PEs (the largest job their index arithmetic is checked for), got " + ranks;
         long layout = layoutSharedBytes(cfg, ranks);
         if (layout > smem)
-            return "the native MoE layout kernel needs " + layout + " bytes of shared memory per block (4 x (numExperts + PEs)), the device allows " + smem;
+            return "the native MoE layout kernel needs " + layout
+                    + " bytes of shared memory per block (4 x (numExperts + PEs)), the device allows " + smem;
         if (cfg.mode() == MoeConfig.Mode.LOW_LATENCY) {
             long need = lowLatencySharedBytes(cfg);
             if (need > smem)
                 return "the native low-latency MoE kernels keep a bitmap of numExperts x maxTokensPerRank bits in one block's shared memory: "
-                        + need + " bytes for " + cfg.numExperts() + " experts and " + cfg.maxTokensPerRank() + " tokens, the device allows " + smem
-                        + " (at most " + smem / (4L * cfg.numExperts()) * 32 + " tokens per rank with " + cfg.numExperts() + " experts)";
+                        + need + " bytes for " + cfg.numExperts() + " experts and " + cfg.maxTokensPerRank()
+                        + " tokens, the device allows " + smem
+                        + " (at most " + smem / (4L * cfg.numExperts()) * 32 + " tokens per rank with "
+                        + cfg.numExperts() + " experts)";
             return null;
         }
         long need = normalSharedBytes(cfg, ranks);
         if (need > smem)
-            return "the native MoE routing kernel needs " + need + " bytes of shared memory per block for " + cfg + " on " + ranks + " PEs ("
-                    + (ranks <= MASK_RANKS ? "4 x (numExperts + 34 x PEs + maxTokensPerRank): a rank mask per token" : "4 x (numExperts + 2 x PEs + 1024)")
+            return "the native MoE routing kernel needs " + need + " bytes of shared memory per block for " + cfg
+                    + " on " + ranks + " PEs ("
+                    + (ranks <= MASK_RANKS
+                            ? "4 x (numExperts + 34 x PEs + maxTokensPerRank): a rank mask per token"
+                            : "4 x (numExperts + 2 x PEs + 1024)")
                     + "), the device allows " + smem;
         return null;
     }
 
     /** Dynamic shared memory of the layout kernel: per-expert and per-rank counters. */
-    static long layoutSharedBytes(MoeConfig cfg, int ranks) { return 4L * (cfg.numExperts() + ranks); }
+    static long layoutSharedBytes(MoeConfig cfg, int ranks) {
+        return 4L * (cfg.numExperts() + ranks);
+    }
 
     /** Dynamic shared memory of the low-latency dispatch: a bitmap of tokens per expert (32-bit words). */
-    static long lowLatencySharedBytes(MoeConfig cfg) { return 4L * cfg.numExperts() * ((cfg.maxTokensPerRank() + 31) / 32); }
+    static long lowLatencySharedBytes(MoeConfig cfg) {
+        return 4L * cfg.numExperts() * ((cfg.maxTokensPerRank() + 31) / 32);
+    }
 
     /**
      * Dynamic shared memory of the normal routing kernel (ucn_moe_host.cuh's moe_prep_smem): up to {@value #MASK_RANKS}
      * ranks per-expert counts, base and total per rank, a [32][R] scan and a mask per token; past it no masks and a [32][32] scan.
      */
     static long normalSharedBytes(MoeConfig cfg, int ranks) {
-        return ranks <= MASK_RANKS ? 4L * (cfg.numExperts() + 34L * ranks + cfg.maxTokensPerRank())
+        return ranks <= MASK_RANKS
+                ? 4L * (cfg.numExperts() + 34L * ranks + cfg.maxTokensPerRank())
                 : 4L * (cfg.numExperts() + 2L * ranks + 32 * 32);
     }
 

@@ -16,7 +16,9 @@ import java.util.Map;
 final class MoeKernelTimes {
     private final Map<String, List<Float>> micros = new LinkedHashMap<>();
 
-    MoeKernelTimes(int mode) { NvOps.moeProfile(mode); }
+    MoeKernelTimes(int mode) {
+        NvOps.moeProfile(mode);
+    }
 
     /**
      * Records the last operation's kernels under {@code first} and (when it had two) {@code second}, and their
@@ -27,9 +29,11 @@ final class MoeKernelTimes {
         float[] ms = NvOps.moeTimes();
         micros.computeIfAbsent("op: " + op, k -> new ArrayList<>()).add((ms[0] + ms[1]) * 1000f);
         // Like a profiler's kernel duration: no launch or tear-down (which the events above include).
-        if (ms[2] > 0) micros.computeIfAbsent("span: " + op, k -> new ArrayList<>()).add(ms[2] * 1000f);
+        if (ms[2] > 0)
+            micros.computeIfAbsent("span: " + op, k -> new ArrayList<>()).add(ms[2] * 1000f);
         micros.computeIfAbsent(first, k -> new ArrayList<>()).add(ms[0] * 1000f);
-        if (second != null) micros.computeIfAbsent(second, k -> new ArrayList<>()).add(ms[1] * 1000f);
+        if (second != null)
+            micros.computeIfAbsent(second, k -> new ArrayList<>()).add(ms[1] * 1000f);
     }
 
     /** Records a host-side duration (e.g. a whole call) in nanoseconds. */
@@ -44,7 +48,8 @@ final class MoeKernelTimes {
             float[] v = new float[e.getValue().size()];
             for (int i = 0; i < v.length; i++) v[i] = e.getValue().get(i);
             Arrays.sort(v);
-            lines.add(String.format(Locale.ROOT, "MOEPROF,%d,%s,%.1f,%.1f,%d", rank, e.getKey(), v[v.length / 2], v[0], v.length));
+            lines.add(String.format(
+                    Locale.ROOT, "MOEPROF,%d,%s,%.1f,%.1f,%d", rank, e.getKey(), v[v.length / 2], v[0], v.length));
         }
         return lines;
     }

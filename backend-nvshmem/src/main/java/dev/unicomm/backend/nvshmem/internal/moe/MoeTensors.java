@@ -26,7 +26,9 @@ final class MoeTensors {
     long onDevice(String what, Tensor t) {
         if (t == null) throw new IllegalArgumentException(what + " must not be null");
         if (t.memory().kind().isHost())
-            throw new IllegalArgumentException(what + ": stream-ordered operations need device memory (a host copy could not be captured in a CUDA graph)");
+            throw new IllegalArgumentException(
+                    what
+                            + ": stream-ordered operations need device memory (a host copy could not be captured in a CUDA graph)");
         return c.deviceAddress(what, t.memory(), 0);
     }
 
@@ -34,7 +36,8 @@ final class MoeTensors {
     long aligned(String what, Tensor t) {
         long a = c.deviceAddress(what, t.memory(), 0);
         if ((a & 15) != 0)
-            throw new IllegalArgumentException(what + " must start 16-byte aligned for the MoE kernels, got address 0x" + Long.toHexString(a));
+            throw new IllegalArgumentException(
+                    what + " must start 16-byte aligned for the MoE kernels, got address 0x" + Long.toHexString(a));
         return a;
     }
 
@@ -44,7 +47,8 @@ final class MoeTensors {
         if (!t.memory().kind().isHost()) return c.deviceAddress(what, t.memory(), 0);
         MemorySegment s = t.segment();
         if (!s.isNative())
-            throw new IllegalArgumentException(what + " is a Java heap segment; pass native (off-heap) host memory or GPU memory");
+            throw new IllegalArgumentException(
+                    what + " is a Java heap segment; pass native (off-heap) host memory or GPU memory");
         NvOps.copyAsync(stage, s.address(), t.byteSize(), stream);
         return stage;
     }

@@ -10,6 +10,7 @@ final class NormalHandle implements MoeHandle {
     final int tokens;
     /** The active-rank mask's epoch it was routed under (MoeActiveMask): its positions name only ranks active then. */
     final long maskEpoch;
+
     int numRecv;
     int[] perExpert;
 
@@ -20,8 +21,23 @@ final class NormalHandle implements MoeHandle {
         this.maskEpoch = maskEpoch;
     }
 
-    @Override public Mode mode() { return Mode.NORMAL; }
-    @Override public int numTokens() { return tokens; }
-    @Override public int numRecvTokens() { return numRecv; }
-    @Override public String toString() { return "nvshmem normal handle[" + tokens + " -> " + numRecv + "]"; }
+    @Override
+    public Mode mode() {
+        return Mode.NORMAL;
+    }
+
+    @Override
+    public int numTokens() {
+        return tokens;
+    }
+
+    @Override
+    public int numRecvTokens() {
+        return numRecv;
+    }
+
+    @Override
+    public String toString() {
+        return "nvshmem normal handle[" + tokens + " -> " + numRecv + "]";
+    }
 }

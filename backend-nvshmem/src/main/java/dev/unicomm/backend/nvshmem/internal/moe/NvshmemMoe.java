@@ -11,16 +11,16 @@ import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.LowLatencyDispatchedOnStream;
 import dev.unicomm.api.MoeBuffer;
-import dev.unicomm.api.MoeConfig.Mode;
 import dev.unicomm.api.MoeConfig;
+import dev.unicomm.api.MoeConfig.Mode;
 import dev.unicomm.api.MoeHandle;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
+import dev.unicomm.backend.nvshmem.internal.MoeHost;
 import dev.unicomm.backend.nvshmem.internal.NvMoeArgs;
 import dev.unicomm.backend.nvshmem.internal.NvOps;
-import dev.unicomm.backend.nvshmem.internal.MoeHost;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,13 +58,17 @@ public final class NvshmemMoe implements MoeBuffer {
     private final NormalRoutes routes;
     private final MoeDeviceMemory memory = new MoeDeviceMemory();
     private final NvMoeArgs args = new NvMoeArgs();
-    private long normalGen, dispatches, readySignals, llGen; // readySignals: combines and (with an inactive rank) their barriers
+    private long normalGen,
+            dispatches,
+            readySignals,
+            llGen; // readySignals: combines and (with an inactive rank) their barriers
     private final long[] llDispatches = new long[2], llCombines = new long[2];
     private boolean lastWasCombine, open = true;
     /** Stream-ordered low-latency mode: device counters {generation, dispatches, combines} (0 in normal mode). */
     private final long ctl;
     /** The stream-ordered dispatch its combine has not consumed yet (they alternate). */
     private StreamOrderedHandle pendingOnStream;
+
     private boolean usedOnStream;
     /** Kernel timing (unicomm.nvshmem.moe.profile), or null. */
     private final MoeKernelTimes times;
@@ -86,7 +90,8 @@ public final class NvshmemMoe implements MoeBuffer {
         this.topk = cfg.numTopk();
         this.experts = cfg.numExperts();
         this.blocks = blocks;
-        this.times = c.settings().moeProfile() != 0 ? new MoeKernelTimes(c.settings().moeProfile()) : null;
+        this.times =
+                c.settings().moeProfile() != 0 ? new MoeKernelTimes(c.settings().moeProfile()) : null;
         this.lay = MoeSymLayout.of(cfg, ranks);
         this.sym = sym;
         this.base = sym.address();
@@ -94,7 +99,8 @@ public final class NvshmemMoe implements MoeBuffer {
         long h2 = 2L * hidden;
         this.stream = c.moeStream();
         this.tensors = new MoeTensors(c, stream);
-        this.done = new MoeCompletion(c, stream, Math.max(1 + local, 2 * ranks), alloc(MoeCompletion.deviceBytes()), experts);
+        this.done = new MoeCompletion(
+                c, stream, Math.max(1 + local, 2 * ranks), alloc(MoeCompletion.deviceBytes()), experts);
         this.peers = alloc(8L * ranks);
         this.stageIdx = alloc(8L * maxT * topk);
         this.stageW = alloc(4L * ranks * maxT * topk);
@@ -108,11 +114,19 @@ public final class NvshmemMoe implements MoeBuffer {
         this.ctl = normal ? 0 : alloc(32);
         long partCounts = normal ? alloc(4L * blocks * (experts + ranks)) : 0; // the routing kernel's per-block counts
         // NVSHMEM transport: rows are staged per warp (quantised FP8 rows, 512-byte pieces pulled by combines).
-        long perWarp = viaNvshmem ? MoeSymLayout.align(Math.max(Math.max(4L * 512, (long) topk * 512), hidden + hidden / 32L + 16)) : 0;
+        long perWarp = viaNvshmem
+                ? MoeSymLayout.align(Math.max(Math.max(4L * 512, (long) topk * 512), hidden + hidden / 32L + 16))
+                : 0;
         long scratch = viaNvshmem ? alloc((long) blocks * (LL_THREADS / 32) * perWarp) : 0;
         this.routes = new NormalRoutes(memory, 4L * maxT * ranks + 4L * ranks);
-        // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native address.
-        MemorySegment.copy(MemorySegment.ofArray(peerBases), 0, MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks), 0, 8L * ranks);
+        // Through pinned memory (slot 0's info area, free until the first operation): a Java array has no stable native
+        // address.
+        MemorySegment.copy(
+                MemorySegment.ofArray(peerBases),
+                0,
+                MemorySegment.ofAddress(done.info(0)).reinterpret(8L * ranks),
+                0,
+                8L * ranks);
         NvOps.copyAsync(peers, done.info(0), 8L * ranks, stream);
         NvOps.fillAsync(done.device, 0, MoeCompletion.deviceBytes(), stream);
         if (ctl != 0) NvOps.fillAsync(ctl, 0, 32, stream);
@@ -121,55 +135,98 @@ public final class NvshmemMoe implements MoeBuffer {
         done.onLost(() -> {
             int[] lost = mask.refresh();
             if (lost.length > 0)
-                System.getLogger("dev.unicomm").log(System.Logger.Level.WARNING, "MoE buffer (rank " + me + "): rank(s) "
-                        + java.util.Arrays.toString(lost) + " did not answer within " + c.timeout() + " and are inactive now; active: " + mask.asExpertMask());
+                System.getLogger("dev.unicomm")
+                        .log(
+                                System.Logger.Level.WARNING,
+                                "MoE buffer (rank " + me + "): rank(s) " + java.util.Arrays.toString(lost)
+                                        + " did not answer within " + c.timeout() + " and are inactive now; active: "
+                                        + mask.asExpertMask());
         });
         NvOps.fillAsync(base, 0, lay.total(), stream);
         c.await(stream, "MoE buffer: clearing its memory");
-        args.set(RANK, me).set(NRANKS, ranks).set(HIDDEN, hidden).set(TOPK, topk).set(EXPERTS, experts)
-                .set(LOCAL_EXPERTS, local).set(MAX_TOKENS, maxT).set(PEERS, peers).set(OFF_CNT, lay.cnt())
-                .set(OFF_RECV, lay.recv()).set(OFF_RECV_SCALES, lay.recvScales()).set(OFF_RECV_IDX, lay.recvIdx())
-                .set(OFF_RECV_W, lay.recvW()).set(OFF_DONE, lay.done()).set(OFF_READY, lay.ready()).set(REGION, lay.region()).set(OFF_COMB, lay.comb()).set(PART_COUNTS, partCounts)
-                .set(BLOCKS, blocks).set(TRANSPORT, viaNvshmem ? 1 : 0).set(SCRATCH, scratch).set(SCRATCH_PER_WARP, perWarp)
-                .set(TIMEOUT_NS, c.timeout().toNanos()).set(STREAM, stream).set(ROUTE, route).set(RECV_COUNT, recvCount)
-                .set(LAYOUT_RANK, layoutRank).set(LAYOUT_EXPERT, layoutExpert).set(LAYOUT_IN_RANK, layoutInRank)
-                .set(ACTIVE, mask.device()).set(ELASTIC, c.settings().moeElastic() ? 1 : 0).set(HOST_MASK, mask.hostMirror());
+        args.set(RANK, me)
+                .set(NRANKS, ranks)
+                .set(HIDDEN, hidden)
+                .set(TOPK, topk)
+                .set(EXPERTS, experts)
+                .set(LOCAL_EXPERTS, local)
+                .set(MAX_TOKENS, maxT)
+                .set(PEERS, peers)
+                .set(OFF_CNT, lay.cnt())
+                .set(OFF_RECV, lay.recv())
+                .set(OFF_RECV_SCALES, lay.recvScales())
+                .set(OFF_RECV_IDX, lay.recvIdx())
+                .set(OFF_RECV_W, lay.recvW())
+                .set(OFF_DONE, lay.done())
+                .set(OFF_READY, lay.ready())
+                .set(REGION, lay.region())
+                .set(OFF_COMB, lay.comb())
+                .set(PART_COUNTS, partCounts)
+                .set(BLOCKS, blocks)
+                .set(TRANSPORT, viaNvshmem ? 1 : 0)
+                .set(SCRATCH, scratch)
+                .set(SCRATCH_PER_WARP, perWarp)
+                .set(TIMEOUT_NS, c.timeout().toNanos())
+                .set(STREAM, stream)
+                .set(ROUTE, route)
+                .set(RECV_COUNT, recvCount)
+                .set(LAYOUT_RANK, layoutRank)
+                .set(LAYOUT_EXPERT, layoutExpert)
+                .set(LAYOUT_IN_RANK, layoutInRank)
+                .set(ACTIVE, mask.device())
+                .set(ELASTIC, c.settings().moeElastic() ? 1 : 0)
+                .set(HOST_MASK, mask.hostMirror());
         // Every PE has cleared its block before anyone writes into a peer's.
         c.barrierAll(stream);
         c.await(stream, "MoE buffer: barrier after clearing");
     }
 
-    private long alloc(long bytes) { return memory.alloc(bytes); }
+    private long alloc(long bytes) {
+        return memory.alloc(bytes);
+    }
 
-    @Override public MoeConfig config() { return cfg; }
+    @Override
+    public MoeConfig config() {
+        return cfg;
+    }
 
-    @Override public synchronized long footprintBytes() { return lay.total() + memory.bytes(); }
+    @Override
+    public synchronized long footprintBytes() {
+        return lay.total() + memory.bytes();
+    }
 
     /** Points the argument block at completion slot {@code s} for the next operation; returns its stamp. */
     private long useSlot(int s) {
         long stamp = done.next(s);
-        args.set(ERR, done.err(s)).set(INFO, done.info(s)).set(HOST_SLOT, done.slot(s)).set(SEQ, stamp)
+        args.set(ERR, done.err(s))
+                .set(INFO, done.info(s))
+                .set(HOST_SLOT, done.slot(s))
+                .set(SEQ, stamp)
                 .set(GRID_DONE, done.gridDone(s));
         return stamp;
     }
 
     // ----------------------------------------------------------------------------------- layout
 
-    @Override public synchronized MoeLayout layout(Tensor topkIdx) {
+    @Override
+    public synchronized MoeLayout layout(Tensor topkIdx) {
         ensureOpen();
         int t = (int) topkIdx.dim(0);
         args.clearOperation().set(TOKENS, t).set(TOPK_IDX, tensors.staged("topkIdx", topkIdx, stageIdx));
         long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeLayout(args.words());
         done.await(MoeCompletion.SYNC, stamp, "moe_layout_kernel");
-        return new MoeLayout(tensors.device(layoutRank, DType.INT32, ranks), tensors.device(layoutExpert, DType.INT32, experts),
+        return new MoeLayout(
+                tensors.device(layoutRank, DType.INT32, ranks),
+                tensors.device(layoutExpert, DType.INT32, experts),
                 tensors.device(layoutInRank, DType.BOOL, t, ranks));
     }
 
     // ------------------------------------------------------------------------------ normal mode
 
-    @Override public synchronized Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights,
-                                                      MoeLayout layout, int expertAlignment) {
+    @Override
+    public synchronized Dispatched dispatch(
+            Tensor x, Tensor scales, Tensor topkIdx, Tensor topkWeights, MoeLayout layout, int expertAlignment) {
         long entered = System.nanoTime();
         ensureOpen();
         int t = (int) topkIdx.dim(0);
@@ -179,9 +236,18 @@ public final class NvshmemMoe implements MoeBuffer {
         NormalHandle h = routes.newHandle(this, t, mask.epoch());
         normalGen++;
         dispatches++;
-        args.clearOperation().set(TOKENS, t).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa).set(TOPK_IDX, idx)
-                .set(TOPK_W, w).set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
-                .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS)
+        args.clearOperation()
+                .set(TOKENS, t)
+                .set(FP8, fp8 ? 1 : 0)
+                .set(X, xa)
+                .set(X_SCALES, sa)
+                .set(TOPK_IDX, idx)
+                .set(TOPK_W, w)
+                .set(POS, h.pos)
+                .set(SEND_OFF, h.pos + 4L * maxT * ranks)
+                .set(GEN, normalGen)
+                .set(EXPECTED, dispatches * SIGNAL_PER_OP)
+                .set(THREADS, NORMAL_THREADS)
                 .set(DROPPED, elastic || mask.anyInactive() ? mask.droppedHost(MoeActiveMask.NORMAL) : 0);
         long stamp = useSlot(MoeCompletion.SYNC);
         long launch = System.nanoTime();
@@ -190,7 +256,10 @@ public final class NvshmemMoe implements MoeBuffer {
         lastWasCombine = false;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel");
         if (times != null) {
-            times.record(fp8 ? "normal dispatch fp8" : "normal dispatch", "normal count exchange (prep kernel)", fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
+            times.record(
+                    fp8 ? "normal dispatch fp8" : "normal dispatch",
+                    "normal count exchange (prep kernel)",
+                    fp8 ? "normal dispatch fp8 data kernel" : "normal dispatch data kernel");
             times.recordHost("host: normal dispatch before launch", launch - entered);
             times.recordHost("host: normal dispatch launch", launched - launch);
             times.recordHost("host: normal dispatch whole call (incl. kernel timing)", System.nanoTime() - entered);
@@ -206,7 +275,8 @@ public final class NvshmemMoe implements MoeBuffer {
         return received(fp8, n, perExpert, true, topkWeights != null, h, dropped);
     }
 
-    @Override public synchronized Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
+    @Override
+    public synchronized Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
         NormalHandle h = normalHandle(handle, "dispatch(x, scales, handle)");
         boolean fp8 = x.dtype() == DType.FP8_E4M3;
@@ -215,60 +285,85 @@ public final class NvshmemMoe implements MoeBuffer {
         // its receive area: results, combines), through generation stamps in the count matrix.
         normalGen++;
         dispatches++;
-        args.clearOperation().set(TOKENS, h.tokens).set(FP8, fp8 ? 1 : 0).set(X, xa).set(X_SCALES, sa)
-                .set(POS, h.pos).set(SEND_OFF, h.pos + 4L * maxT * ranks).set(GEN, normalGen)
-                .set(EXPECTED, dispatches * SIGNAL_PER_OP).set(THREADS, NORMAL_THREADS);
+        args.clearOperation()
+                .set(TOKENS, h.tokens)
+                .set(FP8, fp8 ? 1 : 0)
+                .set(X, xa)
+                .set(X_SCALES, sa)
+                .set(POS, h.pos)
+                .set(SEND_OFF, h.pos + 4L * maxT * ranks)
+                .set(GEN, normalGen)
+                .set(EXPECTED, dispatches * SIGNAL_PER_OP)
+                .set(THREADS, NORMAL_THREADS);
         long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeNormalDispatch(args.words(), true);
         lastWasCombine = false;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_dispatch_kernel (cached routing)");
         if (times != null)
-            times.record(fp8 ? "normal dispatch fp8 cached" : "normal dispatch cached", "cached dispatch kernel (waits for every PE, then sends)", null);
-        return received(fp8, h.numRecv, h.perExpert, false, false, h, null); // the checked layer reports the handle's drops
+            times.record(
+                    fp8 ? "normal dispatch fp8 cached" : "normal dispatch cached",
+                    "cached dispatch kernel (waits for every PE, then sends)",
+                    null);
+        return received(
+                fp8, h.numRecv, h.perExpert, false, false, h, null); // the checked layer reports the handle's drops
     }
 
-    private Dispatched received(boolean fp8, int n, int[] perExpert, boolean ids, boolean weights, NormalHandle h, int[] dropped) {
+    private Dispatched received(
+            boolean fp8, int n, int[] perExpert, boolean ids, boolean weights, NormalHandle h, int[] dropped) {
         h.perExpert = perExpert;
         Tensor recvX = tensors.device(base + lay.recv(), fp8 ? DType.FP8_E4M3 : DType.BF16, n, hidden);
-        Tensor recvScales = fp8 ? tensors.device(base + lay.recvScales(), DType.FP32, n, hidden / MoeConfig.FP8_BLOCK) : null;
+        Tensor recvScales =
+                fp8 ? tensors.device(base + lay.recvScales(), DType.FP32, n, hidden / MoeConfig.FP8_BLOCK) : null;
         Tensor recvIdx = ids ? tensors.device(base + lay.recvIdx(), DType.INT64, n, topk) : null;
         Tensor recvW = weights ? tensors.device(base + lay.recvW(), DType.FP32, n, topk) : null;
         return new Dispatched(recvX, recvScales, recvIdx, recvW, perExpert.clone(), h, dropped);
     }
 
-    @Override public synchronized Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
+    @Override
+    public synchronized Combined combine(Tensor y, MoeHandle handle, Tensor topkWeights) {
         ensureOpen();
         NormalHandle h = normalHandle(handle, "combine");
         long ya = tensors.aligned("y", y);
         long yw = 0;
         if (topkWeights != null) {
-            boolean inPlace = !topkWeights.memory().kind().isHost() && topkWeights.memory().address() == base + lay.recvW();
+            boolean inPlace = !topkWeights.memory().kind().isHost()
+                    && topkWeights.memory().address() == base + lay.recvW();
             yw = inPlace ? 0 : tensors.staged("topkWeights", topkWeights, stageW);
         }
         // Peers may still be pulling the previous combine's rows out of this PE's receive area. With an
         // inactive rank nvshmem's barrier would wait for it: the kernel then runs a barrier of the active PEs.
         long preBarrier = 0;
-        // Elastic buffers always use the kernel's barrier: nvshmem's has no deadline, so a peer that died would stall it.
+        // Elastic buffers always use the kernel's barrier: nvshmem's has no deadline, so a peer that died would stall
+        // it.
         if (lastWasCombine && (elastic || mask.anyInactive())) preBarrier = ++readySignals * SIGNAL_PER_OP;
         else if (lastWasCombine) c.barrierAll(stream);
         readySignals++;
-        args.clearOperation().set(TOKENS, h.tokens).set(RECV_TOKENS, h.numRecv).set(POS, h.pos)
-                .set(SEND_OFF, h.pos + 4L * maxT * ranks).set(Y, ya == base + lay.recv() ? 0 : ya).set(Y_W, yw)
-                .set(OUT, out).set(OUT_W, topkWeights != null ? outW : 0).set(EXPECTED, readySignals * SIGNAL_PER_OP)
-                .set(THREADS, NORMAL_THREADS).set(PRE_BARRIER, preBarrier);
+        args.clearOperation()
+                .set(TOKENS, h.tokens)
+                .set(RECV_TOKENS, h.numRecv)
+                .set(POS, h.pos)
+                .set(SEND_OFF, h.pos + 4L * maxT * ranks)
+                .set(Y, ya == base + lay.recv() ? 0 : ya)
+                .set(Y_W, yw)
+                .set(OUT, out)
+                .set(OUT_W, topkWeights != null ? outW : 0)
+                .set(EXPECTED, readySignals * SIGNAL_PER_OP)
+                .set(THREADS, NORMAL_THREADS)
+                .set(PRE_BARRIER, preBarrier);
         long stamp = useSlot(MoeCompletion.SYNC);
         NvOps.moeNormalCombine(args.words());
         lastWasCombine = true;
         done.await(MoeCompletion.SYNC, stamp, "moe_normal_combine_kernel");
         if (times != null) times.record("normal combine", "normal combine kernel", null);
-        return new Combined(tensors.device(out, DType.BF16, h.tokens, hidden),
+        return new Combined(
+                tensors.device(out, DType.BF16, h.tokens, hidden),
                 topkWeights != null ? tensors.device(outW, DType.FP32, h.tokens, topk) : null);
     }
 
-
     private NormalHandle normalHandle(MoeHandle handle, String op) {
         if (!(handle instanceof NormalHandle h) || h.owner != this)
-            throw new IllegalArgumentException("handle was made by another MoE buffer; pass the handle of a dispatch on this one");
+            throw new IllegalArgumentException(
+                    "handle was made by another MoE buffer; pass the handle of a dispatch on this one");
         requireEpoch(h.maskEpoch, op);
         return h;
     }
@@ -276,13 +371,14 @@ public final class NvshmemMoe implements MoeBuffer {
     /** A handle routed under an older active-rank mask may name ranks inactive now: it is not used. */
     private void requireEpoch(long epoch, String op) {
         if (epoch != mask.epoch())
-            throw new IllegalStateException(op + ": the handle was made before the active ranks changed (now " + mask.asExpertMask()
-                    + "); dispatch again with the new mask");
+            throw new IllegalStateException(op + ": the handle was made before the active ranks changed (now "
+                    + mask.asExpertMask() + "); dispatch again with the new mask");
     }
 
     // ------------------------------------------------------------------------- low-latency mode
 
-    @Override public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
+    @Override
+    public synchronized LowLatencyDispatched lowLatencyDispatch(Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureOpen();
         if (usedOnStream)
             throw new IllegalStateException("this buffer ran stream-ordered low-latency operations (device-sequenced); "
@@ -292,16 +388,30 @@ public final class NvshmemMoe implements MoeBuffer {
         llGen++;
         int p = (int) (llGen & 1);
         llDispatches[p]++;
-        args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(GEN, llGen)
-                .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS)
+        args.clearOperation()
+                .set(TOKENS, t)
+                .set(FP8, useFp8 ? 1 : 0)
+                .set(X, xa)
+                .set(TOPK_IDX, idx)
+                .set(GEN, llGen)
+                .set(EXPECTED, llDispatches[p] * SIGNAL_PER_OP)
+                .set(THREADS, LL_THREADS)
                 .set(DROPPED, elastic || mask.anyInactive() ? mask.droppedHost(MoeActiveMask.LL_EVEN + p) : 0);
         long stamp = useSlot(MoeCompletion.LL_DISPATCH + p);
         NvOps.moeLowLatencyDispatch(args.words());
-        if (times != null) times.record(useFp8 ? "ll dispatch fp8" : "ll dispatch bf16", useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)", null);
-        LowLatencyHandle h = new LowLatencyHandle(this, llGen, t, stamp, new int[local], mask.epoch(), elastic || mask.anyInactive() ? new int[t] : null);
+        if (times != null)
+            times.record(
+                    useFp8 ? "ll dispatch fp8" : "ll dispatch bf16",
+                    useFp8 ? "ll dispatch fp8 kernel (sends + arrival)" : "ll dispatch bf16 kernel (sends + arrival)",
+                    null);
+        LowLatencyHandle h = new LowLatencyHandle(
+                this, llGen, t, stamp, new int[local], mask.epoch(), elastic || mask.anyInactive() ? new int[t] : null);
         long region = base + lay.recv() + p * lay.region(), slots = (long) ranks * maxT;
         Tensor recvX = tensors.device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
-        Tensor scales = useFp8 ? tensors.device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
+        Tensor scales = useFp8
+                ? tensors.device(
+                        region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK)
+                : null;
         return new LowLatencyDispatched(recvX, scales, h.counts, h, () -> receive(h), h.dropped);
     }
 
@@ -309,7 +419,8 @@ public final class NvshmemMoe implements MoeBuffer {
         if (h.received) return;
         ensureOpen();
         if (llGen - h.gen >= 2)
-            throw new IllegalStateException("low-latency dispatch #" + h.gen + " is stale: its receive buffer was reused by dispatch #" + llGen);
+            throw new IllegalStateException("low-latency dispatch #" + h.gen
+                    + " is stale: its receive buffer was reused by dispatch #" + llGen);
         int slot = MoeCompletion.LL_DISPATCH + (int) (h.gen & 1);
         // The dispatch kernel's block 0 stamps the slot once every PE's tokens have arrived.
         done.await(slot, h.stamp, "moe_ll_dispatch_kernel");
@@ -320,10 +431,13 @@ public final class NvshmemMoe implements MoeBuffer {
         h.received = true;
     }
 
-    @Override public synchronized LowLatencyCombined lowLatencyCombine(Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+    @Override
+    public synchronized LowLatencyCombined lowLatencyCombine(
+            Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         ensureOpen();
         if (!(handle instanceof LowLatencyHandle h) || h.owner != this)
-            throw new IllegalArgumentException("handle was made by another MoE buffer; pass the handle of a dispatch on this one");
+            throw new IllegalArgumentException(
+                    "handle was made by another MoE buffer; pass the handle of a dispatch on this one");
         requireEpoch(h.maskEpoch, "lowLatencyCombine");
         long ya = tensors.aligned("y", y);
         receive(h);
@@ -331,8 +445,14 @@ public final class NvshmemMoe implements MoeBuffer {
         int p = (int) (h.gen & 1);
         long region = base + lay.recv() + p * lay.region();
         llCombines[p]++;
-        args.clearOperation().set(TOKENS, h.tokens).set(Y, ya == region ? 0 : ya).set(TOPK_W, w).set(OUT, out)
-                .set(GEN, h.gen).set(EXPECTED, llCombines[p] * SIGNAL_PER_OP).set(THREADS, LL_THREADS);
+        args.clearOperation()
+                .set(TOKENS, h.tokens)
+                .set(Y, ya == region ? 0 : ya)
+                .set(TOPK_W, w)
+                .set(OUT, out)
+                .set(GEN, h.gen)
+                .set(EXPECTED, llCombines[p] * SIGNAL_PER_OP)
+                .set(THREADS, LL_THREADS);
         int slot = MoeCompletion.LL_COMBINE + p;
         long stamp = useSlot(slot);
         NvOps.moeLowLatencyCombine(args.words());
@@ -350,18 +470,27 @@ public final class NvshmemMoe implements MoeBuffer {
 
     // ------------------------------------------------------------- stream-ordered low-latency mode
 
-    @Override public synchronized LowLatencyDispatchedOnStream lowLatencyDispatch(Stream on, Tensor x, Tensor topkIdx, boolean useFp8) {
+    @Override
+    public synchronized LowLatencyDispatchedOnStream lowLatencyDispatch(
+            Stream on, Tensor x, Tensor topkIdx, boolean useFp8) {
         ensureOpen();
         reportStreamErrors();
         if (llGen > 0)
-            throw new IllegalStateException("this buffer ran host-sequenced low-latency operations; stream-ordered ones need a buffer of their own");
+            throw new IllegalStateException(
+                    "this buffer ran host-sequenced low-latency operations; stream-ordered ones need a buffer of their own");
         if (pendingOnStream != null)
-            throw new IllegalStateException("stream-ordered low-latency operations alternate: combine the previous dispatch first");
+            throw new IllegalStateException(
+                    "stream-ordered low-latency operations alternate: combine the previous dispatch first");
         int t = (int) topkIdx.dim(0);
         long xa = tensors.aligned("x", x), idx = tensors.onDevice("topkIdx", topkIdx);
         usedOnStream = true;
         // Drops go to device memory, always named: a captured graph replayed after a mask change writes them too.
-        args.clearOperation().set(TOKENS, t).set(FP8, useFp8 ? 1 : 0).set(X, xa).set(TOPK_IDX, idx).set(THREADS, LL_THREADS)
+        args.clearOperation()
+                .set(TOKENS, t)
+                .set(FP8, useFp8 ? 1 : 0)
+                .set(X, xa)
+                .set(TOPK_IDX, idx)
+                .set(THREADS, LL_THREADS)
                 .set(DROPPED, mask.droppedDevice());
         lastOnStream = on.handle();
         launchOnStream(on, MoeCompletion.LL_DISPATCH, () -> NvOps.moeLowLatencyDispatch(args.words()));
@@ -369,17 +498,27 @@ public final class NvshmemMoe implements MoeBuffer {
         pendingOnStream = h;
         long region = base + lay.recv(), slots = (long) ranks * maxT;
         Tensor recvX = tensors.device(region, useFp8 ? DType.FP8_E4M3 : DType.BF16, local, slots, hidden);
-        Tensor scales = useFp8 ? tensors.device(region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK) : null;
+        Tensor scales = useFp8
+                ? tensors.device(
+                        region + local * slots * hidden, DType.FP32, local, slots, hidden / MoeConfig.FP8_BLOCK)
+                : null;
         return new LowLatencyDispatchedOnStream(recvX, scales, tensors.device(recvCount, DType.INT32, local), h);
     }
 
-    @Override public synchronized Tensor lowLatencyCombine(Stream on, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
+    @Override
+    public synchronized Tensor lowLatencyCombine(
+            Stream on, Tensor y, Tensor topkIdx, Tensor topkWeights, MoeHandle handle) {
         ensureOpen();
         reportStreamErrors();
         if (!(handle instanceof StreamOrderedHandle h) || h.owner != this || h != pendingOnStream)
-            throw new IllegalArgumentException("handle is not this buffer's latest stream-ordered low-latency dispatch");
+            throw new IllegalArgumentException(
+                    "handle is not this buffer's latest stream-ordered low-latency dispatch");
         long ya = tensors.aligned("y", y), w = tensors.onDevice("topkWeights", topkWeights);
-        args.clearOperation().set(TOKENS, h.tokens).set(Y, ya == base + lay.recv() ? 0 : ya).set(TOPK_W, w).set(OUT, out)
+        args.clearOperation()
+                .set(TOKENS, h.tokens)
+                .set(Y, ya == base + lay.recv() ? 0 : ya)
+                .set(TOPK_W, w)
+                .set(OUT, out)
                 .set(THREADS, LL_THREADS);
         launchOnStream(on, MoeCompletion.LL_COMBINE, () -> NvOps.moeLowLatencyCombine(args.words()));
         pendingOnStream = null;
@@ -388,8 +527,13 @@ public final class NvshmemMoe implements MoeBuffer {
 
     /** Queues a device-sequenced kernel on the caller's stream (nothing the host waits for: capturable). */
     private void launchOnStream(Stream on, int slot, Runnable launch) {
-        args.set(CTL, ctl).set(STREAM, on.handle()).set(ERR, done.err(slot)).set(INFO, done.info(slot))
-                .set(HOST_SLOT, done.slot(slot)).set(SEQ, 0).set(GRID_DONE, done.gridDone(slot));
+        args.set(CTL, ctl)
+                .set(STREAM, on.handle())
+                .set(ERR, done.err(slot))
+                .set(INFO, done.info(slot))
+                .set(HOST_SLOT, done.slot(slot))
+                .set(SEQ, 0)
+                .set(GRID_DONE, done.gridDone(slot));
         try {
             launch.run();
         } finally {
@@ -401,13 +545,17 @@ public final class NvshmemMoe implements MoeBuffer {
     private void reportStreamErrors() {
         if (!usedOnStream) return;
         for (int slot : new int[] {MoeCompletion.LL_DISPATCH, MoeCompletion.LL_COMBINE})
-            done.throwRecorded(slot, slot == MoeCompletion.LL_DISPATCH ? "moe_ll_dispatch_kernel (stream-ordered, earlier call)"
-                    : "moe_ll_combine_kernel (stream-ordered, earlier call)");
+            done.throwRecorded(
+                    slot,
+                    slot == MoeCompletion.LL_DISPATCH
+                            ? "moe_ll_dispatch_kernel (stream-ordered, earlier call)"
+                            : "moe_ll_combine_kernel (stream-ordered, earlier call)");
     }
 
     // --------------------------------------------------------------------------- active ranks
 
-    @Override public synchronized ExpertMask activeRanks() {
+    @Override
+    public synchronized ExpertMask activeRanks() {
         ensureOpen();
         return mask.asExpertMask();
     }
@@ -417,15 +565,19 @@ public final class NvshmemMoe implements MoeBuffer {
      * ones: a graph replayed there sees the change from its next replay on). Ranks only leave
      * ({@link MoeActiveMask}); a handle or low-latency result of an older mask is refused afterwards.
      */
-    @Override public synchronized void setActiveRanks(ExpertMask m) {
+    @Override
+    public synchronized void setActiveRanks(ExpertMask m) {
         ensureOpen();
         if (m == null) throw new IllegalArgumentException("mask must not be null");
         if (m.jobSize() != ranks)
-            throw new IllegalArgumentException("mask " + m + " is for a job of " + m.jobSize() + " ranks; this buffer serves " + ranks);
+            throw new IllegalArgumentException(
+                    "mask " + m + " is for a job of " + m.jobSize() + " ranks; this buffer serves " + ranks);
         if (!m.rankActive(me))
-            throw new IllegalArgumentException("mask " + m + " leaves this rank (" + me + ") inactive; only active ranks set the mask");
+            throw new IllegalArgumentException(
+                    "mask " + m + " leaves this rank (" + me + ") inactive; only active ranks set the mask");
         if (pendingOnStream != null)
-            throw new IllegalStateException("a stream-ordered low-latency dispatch waits for its combine; change the active ranks after it");
+            throw new IllegalStateException(
+                    "a stream-ordered low-latency dispatch waits for its combine; change the active ranks after it");
         mask.set(m, usedOnStream ? lastOnStream : stream);
     }
 
@@ -436,7 +588,8 @@ public final class NvshmemMoe implements MoeBuffer {
         c.ensureOpen();
     }
 
-    @Override public synchronized void close() {
+    @Override
+    public synchronized void close() {
         if (!open) return;
         open = false;
         if (times != null) for (String line : times.summary(me)) System.err.println(line);
@@ -502,8 +655,10 @@ public final class NvshmemMoe implements MoeBuffer {
         mask.free();
     }
 
-    @Override public String toString() {
-        return "NvshmemMoe[" + cfg + ", " + blocks + " blocks, " + (args.get(TRANSPORT) == 1 ? "NVSHMEM puts/gets" : "loads/stores")
-                + ", rank " + me + "/" + ranks + "]";
+    @Override
+    public String toString() {
+        return "NvshmemMoe[" + cfg + ", " + blocks + " blocks, "
+                + (args.get(TRANSPORT) == 1 ? "NVSHMEM puts/gets" : "loads/stores") + ", rank " + me + "/" + ranks
+                + "]";
     }
 }

@@ -22,21 +22,31 @@ public final class NvshmemMoeOpener {
         long[] peerBases = new long[size];
         boolean mapped = true;
         for (int pe = 0; pe < size; pe++) mapped &= NvOps.peerPtr(c.scratchBase(), pe) != 0;
-        boolean viaNvshmem = switch (c.settings().moeTransport()) {
-            case "auto" -> !mapped;
-            case "nvshmem" -> true;
-            case "loadstore" -> {
-                if (!mapped) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE,
-                        "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
-                yield false;
-            }
-            default -> throw new IllegalArgumentException("unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '" + c.settings().moeTransport() + "'");
-        };
+        boolean viaNvshmem =
+                switch (c.settings().moeTransport()) {
+                    case "auto" -> !mapped;
+                    case "nvshmem" -> true;
+                    case "loadstore" -> {
+                        if (!mapped)
+                            throw new dev.unicomm.api.UnsupportedCapabilityException(
+                                    "nvshmem",
+                                    dev.unicomm.api.Capability.NATIVE_MOE,
+                                    "unicomm.nvshmem.moe.transport=loadstore, but some PE's heap is not mapped here (another node)");
+                        yield false;
+                    }
+                    default ->
+                        throw new IllegalArgumentException(
+                                "unicomm.nvshmem.moe.transport must be auto, loadstore or nvshmem, got '"
+                                        + c.settings().moeTransport() + "'");
+                };
         long[] device = NvOps.moeDeviceInfo(); // {SMs, shared memory per block}
         String why = MoeKernelLimits.unsupported(config, size, device[1]);
-        if (why != null) throw new dev.unicomm.api.UnsupportedCapabilityException("nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
+        if (why != null)
+            throw new dev.unicomm.api.UnsupportedCapabilityException(
+                    "nvshmem", dev.unicomm.api.Capability.NATIVE_MOE, why);
         boolean ll = config.mode() == MoeConfig.Mode.LOW_LATENCY;
-        int sms = ll ? MoeKernelLimits.lowLatencyBlocks(c.settings().moeSms(true), c.gpuSharers(), (int) device[0])
+        int sms = ll
+                ? MoeKernelLimits.lowLatencyBlocks(c.settings().moeSms(true), c.gpuSharers(), (int) device[0])
                 : MoeKernelLimits.blocks(c.settings().moeSms(false), c.gpuSharers(), (int) device[0]);
         SymmetricBuffer sym = c.heap().allocate(MoeSymLayout.of(config, size).total(), 256);
         for (int pe = 0; pe < size; pe++) peerBases[pe] = NvOps.peerPtr(sym.address(), pe);

@@ -13,8 +13,23 @@ final class StreamOrderedHandle implements MoeHandle {
         this.tokens = tokens;
     }
 
-    @Override public Mode mode() { return Mode.LOW_LATENCY; }
-    @Override public int numTokens() { return tokens; }
-    @Override public int numRecvTokens() { return -1; } // on the device (recvCount)
-    @Override public String toString() { return "nvshmem stream-ordered low-latency handle"; }
+    @Override
+    public Mode mode() {
+        return Mode.LOW_LATENCY;
+    }
+
+    @Override
+    public int numTokens() {
+        return tokens;
+    }
+
+    @Override
+    public int numRecvTokens() {
+        return -1;
+    } // on the device (recvCount)
+
+    @Override
+    public String toString() {
+        return "nvshmem stream-ordered low-latency handle";
+    }
 }

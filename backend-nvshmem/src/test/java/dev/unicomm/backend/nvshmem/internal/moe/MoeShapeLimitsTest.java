@@ -26,42 +26,55 @@ class MoeShapeLimitsTest {
         return MoeKernelLimits.unsupported(new MoeConfig(mode, experts, hidden, tokens, topk, fp8), ranks, HOPPER_SMEM);
     }
 
-    @Test void topkFrom1To32IsAcceptedAnd33IsRefusedWithItsReason() {
+    @Test
+    void topkFrom1To32IsAcceptedAnd33IsRefusedWithItsReason() {
         for (Mode mode : Mode.values())
-            for (int k : new int[] {1, 8, 16, 22, 32}) assertNull(why(mode, 256, 7168, mode == Mode.NORMAL ? 8192 : 512, k, true, 8), mode + " k=" + k);
+            for (int k : new int[] {1, 8, 16, 22, 32})
+                assertNull(why(mode, 256, 7168, mode == Mode.NORMAL ? 8192 : 512, k, true, 8), mode + " k=" + k);
         String msg = why(Mode.NORMAL, 256, 7168, 128, 33, false, 8);
         assertTrue(msg.contains("top-k up to 32") && msg.contains("one warp lane per expert slot"), msg);
     }
 
-    @Test void hiddenIsAnyMultipleOf8ForBf16AndOf128ForFp8() {
-        for (int h = 1024; h <= 8192; h += 8) assertNull(why(Mode.NORMAL, 256, h, 4096, 8, false, 8), "bf16 hidden " + h);
+    @Test
+    void hiddenIsAnyMultipleOf8ForBf16AndOf128ForFp8() {
+        for (int h = 1024; h <= 8192; h += 8)
+            assertNull(why(Mode.NORMAL, 256, h, 4096, 8, false, 8), "bf16 hidden " + h);
         for (int h = 1024; h <= 8192; h += 128) {
             assertNull(why(Mode.NORMAL, 256, h, 4096, 8, true, 8), "fp8 hidden " + h);
             assertNull(why(Mode.LOW_LATENCY, 256, h, 512, 8, true, 8), "fp8 low-latency hidden " + h);
         }
         String bf16 = why(Mode.NORMAL, 256, 1028, 128, 8, false, 8);
         assertTrue(bf16.contains("multiple of 8") && bf16.contains("16-byte vectors") && bf16.contains("1028"), bf16);
-        IllegalArgumentException fp8 = assertThrows(IllegalArgumentException.class, () -> new MoeConfig(Mode.NORMAL, 256, 1032, 128, 8, true));
+        IllegalArgumentException fp8 =
+                assertThrows(IllegalArgumentException.class, () -> new MoeConfig(Mode.NORMAL, 256, 1032, 128, 8, true));
         assertTrue(fp8.getMessage().contains("multiple of 128"), fp8.getMessage());
     }
 
-    @Test void expertsUpTo2048AndTheTokenLimitsOfEachModeFit() {
+    @Test
+    void expertsUpTo2048AndTheTokenLimitsOfEachModeFit() {
         for (int ranks : new int[] {2, 8, 32, 64, 256, 2048}) {
-            assertNull(why(Mode.NORMAL, 2048, 7168, 8192, 8, true, ranks), "normal, 2048 experts, 8192 tokens, " + ranks + " PEs");
-            assertNull(why(Mode.LOW_LATENCY, 2048, 7168, 512, 8, true, ranks), "low-latency, 2048 experts, 512 tokens, " + ranks + " PEs");
+            assertNull(
+                    why(Mode.NORMAL, 2048, 7168, 8192, 8, true, ranks),
+                    "normal, 2048 experts, 8192 tokens, " + ranks + " PEs");
+            assertNull(
+                    why(Mode.LOW_LATENCY, 2048, 7168, 512, 8, true, ranks),
+                    "low-latency, 2048 experts, 512 tokens, " + ranks + " PEs");
         }
-        IllegalArgumentException indivisible = assertThrows(IllegalArgumentException.class,
-                () -> MoeConfig.normal(2048, 7168, 128).numLocalExperts(40));
+        IllegalArgumentException indivisible =
+                assertThrows(IllegalArgumentException.class, () -> MoeConfig.normal(2048, 7168, 128)
+                        .numLocalExperts(40));
         assertTrue(indivisible.getMessage().contains("divisible"), indivisible.getMessage());
     }
 
-    @Test void lowLatencyTokensPastTheBitmapAreRefusedWithTheLimit() {
+    @Test
+    void lowLatencyTokensPastTheBitmapAreRefusedWithTheLimit() {
         String msg = why(Mode.LOW_LATENCY, 2048, 7168, 1024, 8, true, 8); // 2048 x 32 words = 256 KiB > 227 KiB
         assertTrue(msg.contains("bitmap") && msg.contains("at most 896 tokens per rank with 2048 experts"), msg);
         assertEquals(4L * 2048 * 16, MoeKernelLimits.lowLatencySharedBytes(MoeConfig.lowLatency(2048, 7168, 512)));
     }
 
-    @Test void ranksPast32UseTheGroupScanWhoseSharedMemoryDoesNotGrowWithTokens() {
+    @Test
+    void ranksPast32UseTheGroupScanWhoseSharedMemoryDoesNotGrowWithTokens() {
         MoeConfig cfg = MoeConfig.normal(2048, 7168, 8192);
         assertEquals(4L * (2048 + 34 * 32 + 8192), MoeKernelLimits.normalSharedBytes(cfg, 32));
         assertEquals(4L * (2048 + 2 * 33 + 1024), MoeKernelLimits.normalSharedBytes(cfg, 33));
@@ -70,7 +83,8 @@ class MoeShapeLimitsTest {
         assertTrue(msg.contains("up to 2048 PEs"), msg);
     }
 
-    @Test void indicesStayIn32BitsAt2048Ranks() {
+    @Test
+    void indicesStayIn32BitsAt2048Ranks() {
         for (Mode mode : Mode.values())
             for (int ranks : new int[] {256, 2048}) {
                 MoeConfig cfg = new MoeConfig(mode, 2048, 8192, mode == Mode.NORMAL ? 8192 : 512, 32, true);
@@ -80,7 +94,8 @@ class MoeShapeLimitsTest {
         assertEquals(2048L * (2048 + 1), MoeKernelLimits.largestIntIndex(MoeConfig.normal(2048, 7168, 128), 2048));
     }
 
-    @Test void layoutsAt256And2048RanksAreAlignedOrderedAndSizedByTheRanks() {
+    @Test
+    void layoutsAt256And2048RanksAreAlignedOrderedAndSizedByTheRanks() {
         for (int ranks : new int[] {256, 2048}) {
             MoeConfig n = MoeConfig.normal(2048, 2048, 128);
             MoeSymLayout l = MoeSymLayout.of(n, ranks);
@@ -92,7 +107,8 @@ class MoeShapeLimitsTest {
             assertEquals(MoeSymLayout.align(l.recv() + rows * 2 * 2048), l.recvIdx());
             assertEquals(MoeSymLayout.align(l.recvIdx() + rows * 8 * 8), l.recvW());
             assertEquals(MoeSymLayout.align(l.recvW() + rows * 8 * 4), l.total());
-            assertTrue(l.total() <= n.sizeHint(ranks) + 2 * r * (r + local) * 8 + 16 * r + 1024, ranks + ": " + l.total());
+            assertTrue(
+                    l.total() <= n.sizeHint(ranks) + 2 * r * (r + local) * 8 + 16 * r + 1024, ranks + ": " + l.total());
 
             MoeConfig ll = MoeConfig.lowLatency(2048, 2048, 16);
             MoeSymLayout q = MoeSymLayout.of(ll, ranks);
@@ -103,7 +119,8 @@ class MoeShapeLimitsTest {
             assertEquals(MoeSymLayout.align(q.recvIdx() + 2 * slots * 8 * 8), q.recvW());
             assertEquals(MoeSymLayout.align(q.recvW() + 2 * slots * 8 * 8), q.comb());
             assertEquals(q.comb() + 2 * slots * 4 * 2048, q.total());
-            for (long off : new long[] {q.done(), q.ready(), q.recv(), q.recvIdx(), q.recvW(), q.comb()}) assertEquals(0, off % 256);
+            for (long off : new long[] {q.done(), q.ready(), q.recv(), q.recvIdx(), q.recvW(), q.comb()})
+                assertEquals(0, off % 256);
         }
     }
 
@@ -141,7 +158,8 @@ class MoeShapeLimitsTest {
                 int g = Math.min(32, ranks - g0);
                 for (int d = 0; d < g; d++) {
                     int[] ballot = new int[warps];
-                    for (int th = 0; th < blockDim; th++) if ((mask[th] >>> d & 1) != 0) ballot[th / 32] |= 1 << (th % 32);
+                    for (int th = 0; th < blockDim; th++)
+                        if ((mask[th] >>> d & 1) != 0) ballot[th / 32] |= 1 << (th % 32);
                     int before = 0;
                     int[] prefix = new int[warps];
                     for (int w = 0; w < warps; w++) {
@@ -150,7 +168,8 @@ class MoeShapeLimitsTest {
                     }
                     for (int th = 0; th < blockDim && c0 + th < tokens; th++) {
                         boolean in = (mask[th] >>> d & 1) != 0;
-                        int lane = th % 32, below = lane == 0 ? 0 : Integer.bitCount(ballot[th / 32] & ((1 << lane) - 1));
+                        int lane = th % 32,
+                                below = lane == 0 ? 0 : Integer.bitCount(ballot[th / 32] & ((1 << lane) - 1));
                         pos[c0 + th][g0 + d] = in ? base[g0 + d] + prefix[th / 32] + below : -1;
                     }
                     base[g0 + d] += before;
@@ -166,7 +185,8 @@ class MoeShapeLimitsTest {
         int n = 0;
         for (int g0 = 0; g0 < posRow.length && n < 32; g0 += 32) {
             int ballot = 0;
-            for (int lane = 0; lane < 32; lane++) if (g0 + lane < posRow.length && posRow[g0 + lane] >= 0) ballot |= 1 << lane;
+            for (int lane = 0; lane < 32; lane++)
+                if (g0 + lane < posRow.length && posRow[g0 + lane] >= 0) ballot |= 1 << lane;
             int c = Integer.bitCount(ballot);
             for (int lane = n; lane < 32 && lane - n < c; lane++) {
                 int from = nthSetBit(ballot, lane - n + 1);
@@ -192,7 +212,8 @@ class MoeShapeLimitsTest {
         return idx;
     }
 
-    @Test void wideRoutingMirrorNumbersTokensPerRankInTokenOrderAt256And2048Ranks() {
+    @Test
+    void wideRoutingMirrorNumbersTokensPerRankInTokenOrderAt256And2048Ranks() {
         int[][] shapes = {{256, 2048, 8, 700}, {256, 512, 22, 300}, {2048, 2048, 32, 96}, {40, 320, 8, 600}};
         Random rnd = new Random(51);
         for (int[] s : shapes) {
