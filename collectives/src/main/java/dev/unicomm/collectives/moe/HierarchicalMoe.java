@@ -127,41 +127,17 @@ final class HierarchicalMoe extends NormalMoe {
 
     @Override
     public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
-        ensureOpen();
-        count("dispatch");
-        int t = (int) host("topkIdx", topkIdx).dim(0);
-        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
-        host("scales", scales);
-        long[] idx = longs(topkIdx);
-        float[] w = weights == null
-                ? null
-                : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
-        int[] rowAt = new int[t * ranks];
-        int[] toRank = destinations(idx, t, rowAt);
+        Exchange e = exchangeCounts(x, scales, topkIdx, weights);
+        int t = e.tokens(), n = e.recv();
+        boolean fp8 = e.fp8();
+        long[] idx = e.idx();
+        float[] w = e.w();
+        int[] rowAt = e.rowAt(), toRank = e.toRank();
+        long[][] c = e.counts();
         int[] hostRow = new int[t * routes.hosts];
-        int[] toHost = hostRows(t, rowAt, hostRow);
-        MemorySegment.copy(
-                Arrays.stream(toRank).asLongStream().toArray(),
-                0,
-                local,
-                ValueLayout.JAVA_LONG_UNALIGNED,
-                counts,
-                ranks);
-        publish(fp8, weights != null);
-        comm.barrier();
-
-        long[] flags = new long[ranks];
-        long[][] c = new long[ranks][];
-        int n = 0;
-        for (int s = 0; s < ranks; s++) {
-            flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
-            c[s] = peers.readLongs(s, counts, ranks);
-            n = Math.addExact(n, Math.toIntExact(c[s][me]));
-        }
-        agree(flags, "dispatch");
+        int[] toHost = hostRows(t, rowAt, hostRow); // from the per-destination order, before placeRows
         int[] firstRow = firstRows(c, me);
-        for (int i = 0, at = 0; i < t; i++)
-            for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
+        e.placeRows(firstRow);
         try (Arena tmp = Arena.ofConfined()) {
             sendAcross(tmp, t, hostRow, toHost, x, scales, fp8, idx, w, true);
             pushRows(t, rowAt, x, scales, fp8, onMyHost);
@@ -286,13 +262,6 @@ final class HierarchicalMoe extends NormalMoe {
     private TwoLevelHandle twoLevel(MoeHandle handle) {
         if (handle instanceof TwoLevelHandle h && h.owner == this) return h;
         throw new IllegalArgumentException("handle was not made by this normal MoE buffer: " + handle);
-    }
-
-    /** Where source {@code s}'s rows start on every rank: the rows of lower sources before them. */
-    private int[] firstRows(long[][] c, int s) {
-        int[] first = new int[ranks];
-        for (int q = 0; q < s; q++) for (int r = 0; r < ranks; r++) first[r] += (int) c[q][r];
-        return first;
     }
 
     /** DeepEP's is_token_in_rank per host: {@code hostRow[i * hosts + g]} = my token i's row in my slot on host g, or -1; returns rows per host. */

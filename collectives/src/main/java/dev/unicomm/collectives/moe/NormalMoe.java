@@ -119,45 +119,15 @@ class NormalMoe extends PortableMoe {
 
     @Override
     public Dispatched dispatch(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights, MoeLayout layout, int align) {
-        ensureOpen();
-        count("dispatch");
-        int t = (int) host("topkIdx", topkIdx).dim(0);
-        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
-        host("scales", scales);
-        long[] idx = longs(topkIdx);
-        float[] w = weights == null
-                ? null
-                : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
-        int[] rowAt = new int[t * ranks];
-        int[] toRank = destinations(idx, t, rowAt);
-        MemorySegment.copy(
-                Arrays.stream(toRank).asLongStream().toArray(),
-                0,
-                local,
-                ValueLayout.JAVA_LONG_UNALIGNED,
-                counts,
-                ranks);
-        publish(fp8, weights != null);
-        comm.barrier();
-
-        long[] flags = new long[ranks];
-        int[] firstRow = new int[ranks]; // where my rows start on each rank
-        int n = 0;
-        for (int s = 0; s < ranks; s++) {
-            flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
-            long[] c = peers.readLongs(s, counts, ranks);
-            n = Math.addExact(n, Math.toIntExact(c[me]));
-            if (s < me) for (int r = 0; r < ranks; r++) firstRow[r] += (int) c[r];
-        }
-        agree(flags, "dispatch");
-        for (int i = 0, at = 0; i < t; i++)
-            for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
-        pushRows(t, rowAt, x, scales, fp8, null);
-        pushRouting(t, rowAt, toRank, firstRow, idx, w, null);
+        Exchange e = exchangeCounts(x, scales, topkIdx, weights);
+        int[] firstRow = firstRows(e.counts(), me); // where my rows start on each rank
+        e.placeRows(firstRow);
+        pushRows(e.tokens(), e.rowAt(), x, scales, e.fp8(), null);
+        pushRouting(e.tokens(), e.rowAt(), e.toRank(), firstRow, e.idx(), e.w(), null);
         comm.rma().quiet();
         comm.barrier(); // every row and its ids have landed; every peer is done reading our counts
-        NormalHandle h = new NormalHandle(this, t, n, rowAt, perExpert(n, align));
-        return dispatched(h, fp8, weights != null);
+        NormalHandle h = new NormalHandle(this, e.tokens(), e.recv(), e.rowAt(), perExpert(e.recv(), align));
+        return dispatched(h, e.fp8(), weights != null);
     }
 
     @Override
@@ -425,6 +395,67 @@ class NormalMoe extends PortableMoe {
     }
 
     /** A cached dispatch's start: checks the tensors, publishes this rank's flags and agrees them with every rank; whether x is FP8. */
+    /**
+     * A first dispatch after the counts exchange: its inputs as read, each token's row in its per-destination order
+     * ({@code rowAt[i * ranks + r]}, -1 where token i does not go to rank r), rows per destination, every rank's
+     * counts ({@code counts[s][r]}: rows rank s sends to rank r) and the rows this rank receives.
+     */
+    record Exchange(
+            int tokens, boolean fp8, long[] idx, float[] w, int[] rowAt, int[] toRank, long[][] counts, int recv) {
+
+        /** Turns each row's per-destination order into its row in the destination's receive area. */
+        void placeRows(int[] firstRow) {
+            int ranks = toRank.length;
+            for (int i = 0, at = 0; i < tokens; i++)
+                for (int r = 0; r < ranks; r++, at++) if (rowAt[at] >= 0) rowAt[at] += firstRow[r];
+        }
+    }
+
+    /**
+     * The start of a first dispatch, the same for both algorithms: the inputs checked and read, each token's
+     * destinations, this rank's counts and flags published, then every rank's counts read back and the flags agreed.
+     */
+    final Exchange exchangeCounts(Tensor x, Tensor scales, Tensor topkIdx, Tensor weights) {
+        ensureOpen();
+        count("dispatch");
+        int t = (int) host("topkIdx", topkIdx).dim(0);
+        boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
+        host("scales", scales);
+        long[] idx = longs(topkIdx);
+        float[] w = weights == null
+                ? null
+                : host("topkWeights", weights).segment().toArray(ValueLayout.JAVA_FLOAT_UNALIGNED);
+        int[] rowAt = new int[t * ranks];
+        int[] toRank = destinations(idx, t, rowAt);
+        MemorySegment.copy(
+                Arrays.stream(toRank).asLongStream().toArray(),
+                0,
+                local,
+                ValueLayout.JAVA_LONG_UNALIGNED,
+                counts,
+                ranks);
+        publish(fp8, weights != null);
+        comm.barrier();
+
+        long[] flags = new long[ranks];
+        long[][] c = new long[ranks][];
+        int n = 0;
+        for (int s = 0; s < ranks; s++) {
+            flags[s] = peers.readLongs(s, hdr() + HDR_FLAGS, 1)[0];
+            c[s] = peers.readLongs(s, counts, ranks);
+            n = Math.addExact(n, Math.toIntExact(c[s][me]));
+        }
+        agree(flags, "dispatch");
+        return new Exchange(t, fp8, idx, w, rowAt, toRank, c, n);
+    }
+
+    /** Where the rows of rank {@code s} start on every rank: the sum of the counts of the ranks before it. */
+    final int[] firstRows(long[][] c, int s) {
+        int[] first = new int[ranks];
+        for (int q = 0; q < s; q++) for (int r = 0; r < ranks; r++) first[r] += (int) c[q][r];
+        return first;
+    }
+
     final boolean startCachedDispatch(Tensor x, Tensor scales) {
         boolean fp8 = host("x", x).dtype() == DType.FP8_E4M3;
         host("scales", scales);
