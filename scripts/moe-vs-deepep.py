@@ -23,7 +23,7 @@ def ours(path):
         m = re.match(r'memory per PE, normal, \d+ tokens: MoeConfig.sizeHint (\d+) B; DeepEP V1 (\d+) B', line)
         if m and shape:
             memory[shape] = (int(m.group(1)), int(m.group(2)))
-        m = re.match(r'(normal [a-z0-9 ]+?) @(\d+) SMs\s+(\d+)\s+(\d+(?:\.\d+)? ?[KMG]?i?B)\s+([\d.]+)\s+.*?(?:\s([\d.]+|-))?\s*$', line)
+        m = re.match(r'(normal [a-z0-9 ]+?) @(\d+) SMs\s+(\d+)\s+(\d+(?:\.\d+)? ?[KMG]?i?B)\s+([\d.]+)\s', line)
         if m and shape:
             fields = line.split()
             gpu = fields[-1] if re.match(r'^[\d.]+$', fields[-1]) and fields[-2] == 'B' else None
