@@ -81,6 +81,13 @@ else
   echo "no MPS: at most $most PEs on $gpus GPUs, one PE per GPU"
 fi
 
+# A PE that died leaves the MPS server refusing new clients (cudaSetDevice: cudaErrorDevicesUnavailable, seen
+# 2026-12-02): after a step that may kill PEs, a fresh server for what follows. Nothing without MPS.
+restart_mps() {
+  [ -n "${mps:-}" ] || return 0
+  echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after $1"
+}
+
 # N ranks of a Java main class over a fresh file store; returns the number of ranks that failed.
 job() {
   local n=$1 name=$2; shift 2
@@ -129,8 +136,7 @@ if want mask; then
       echo "mask $mode, $n PEs (rank $((n - 1)) fails): $? ranks failed (the failing rank counts as one); passes per rank: $(grep -c '^PASS' "$out"/mask-$mode-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
       grep -h '^FAIL\|^RESULT\|^DETECT\|^KILL\|^INFO' "$out"/mask-$mode-${n}pe-rank*.log | cut -c1-300 | head -24
       grep -h '^MASK' "$out"/mask-$mode-${n}pe-rank*.log | sort -t, -k2,2n
-      # MPS may refuse new processes after a killed PE: a fresh server for what follows.
-      if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after mask $mode"; fi
+      restart_mps "mask $mode"
     done
   done 2>&1 | tee "$out/mask.txt"
 fi
@@ -202,7 +208,7 @@ if want kit; then
       kit_run $n "" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES}
     fi
     # Any kit run may have killed PEs (the fault rules, or FaultInjection when named): the steps after it get a fresh MPS server.
-    if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the kit"; fi
+    restart_mps "the kit"
   done
 fi
 
@@ -291,8 +297,7 @@ if named remote; then
     # What NVSHMEM said is in the workers' logs (the kit's report keeps only their last lines): keep their tails.
     logs=$(grep -o 'worker logs: [^ ]*' "$out/kit-moe-remote-$tr.txt" | head -1 | cut -d' ' -f3)
     [ -d "$logs" ] && for f in "$logs"/*.log; do echo "== $tr: $(basename "$f")"; grep -v '^\s*at ' "$f" | tail -25 | cut -c1-300; done
-    # A client that died leaves the MPS server refusing new ones: a fresh server for the next transport.
-    if [ -n "${mps:-}" ]; then echo quit | nvidia-cuda-mps-control; sleep 1; nvidia-cuda-mps-control -d && echo "MPS restarted after the $tr run"; fi
+    restart_mps "the $tr run"
   done 2>&1 | tee "$out/remote.txt"
 fi
 
