@@ -183,16 +183,7 @@ final class HierarchicalMoe extends NormalMoe {
         TwoLevelHandle h = twoLevel(handle);
         int n = h.recv;
         long rowBytes = 2L * hidden;
-        if (lastWasCombine) comm.barrier(); // the previous combine's readers of our areas are done
-        lastWasCombine = true;
-        stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
-        if (weights != null)
-            stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
-        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
-        comm.barrier();
-        long[] flags = peerFlags();
-        ops++;
-        agree(flags, "combine");
+        startCombine(y, weights, h);
         float[] acc = new float[hidden], accW = new float[topk];
         reduceInHost(h, weights != null, acc, accW);
         comm.barrier(); // every partial sum is in its slot

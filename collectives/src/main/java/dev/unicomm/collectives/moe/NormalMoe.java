@@ -149,16 +149,7 @@ class NormalMoe extends PortableMoe {
         NormalHandle h = own(handle);
         int n = h.recv;
         long rowBytes = 2L * hidden;
-        if (lastWasCombine) comm.barrier(); // the previous combine's readers of our receive area are done
-        lastWasCombine = true;
-        stageInPlace("y", host("y", y), local.asSlice(recvX, n * rowBytes), h);
-        if (weights != null)
-            stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
-        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
-        comm.barrier();
-        long[] flags = peerFlags();
-        ops++;
-        agree(flags, "combine");
+        startCombine(y, weights, h);
 
         MemorySegment o = out.segment();
         MemorySegment ow = outW.segment();
@@ -454,6 +445,24 @@ class NormalMoe extends PortableMoe {
         int[] first = new int[ranks];
         for (int q = 0; q < s; q++) for (int r = 0; r < ranks; r++) first[r] += (int) c[q][r];
         return first;
+    }
+
+    /**
+     * A combine's start, the same for both algorithms: the expert outputs (and weights) staged in this rank's receive
+     * area once the previous combine's readers are done, the flags published and agreed.
+     */
+    final void startCombine(Tensor y, Tensor weights, NormalHandle h) {
+        int n = h.recv;
+        if (lastWasCombine) comm.barrier(); // the previous combine's readers of our receive area are done
+        lastWasCombine = true;
+        stageInPlace("y", host("y", y), local.asSlice(recvX, n * 2L * hidden), h);
+        if (weights != null)
+            stageInPlace("topkWeights", host("topkWeights", weights), local.asSlice(recvW, (long) n * topk * 4), h);
+        local.set(ValueLayout.JAVA_LONG, hdr() + HDR_FLAGS, (weights != null ? FLAG_WEIGHTS : 0) | algorithmFlag());
+        comm.barrier();
+        long[] flags = peerFlags();
+        ops++;
+        agree(flags, "combine");
     }
 
     final boolean startCachedDispatch(Tensor x, Tensor scales) {
