@@ -47,6 +47,8 @@ __device__ void moe_record(long long *err, long long code, long long a, long lon
  * It lives in host memory, so it is read only every MOE_ABORT_POLL spins (a PCIe round trip).
  */
 #define MOE_ABORT_POLL 4096
+/* How often a spin of an elastic buffer looks past L1 for a peer another block has already marked gone. */
+#define MOE_MARK_POLL 1024
 __device__ __forceinline__ const volatile long long *moe_abort_word(const ucn_moe_args &a) {
     return a.host_slot == 0 ? nullptr : (const volatile long long *) a.host_slot + 5;
 }
@@ -90,6 +92,14 @@ __device__ __forceinline__ bool moe_ok(const ucn_moe_args &a) {
 /* True (and an error record) when a spin must end: past the deadline, or the host aborted the job. */
 __device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigned long long deadline, const volatile long long *abort,
                               long long *err, long long who, long long what, long long v) {
+    // Elastic: another block of this PE found `who` gone (its mark is in the mask, which this block reads from L1):
+    // stop waiting for it too, rather than a second timeout. The store puts the mark in this SM's L1 as well, so the
+    // block's later plain loads of the mask see it.
+    if (a.elastic && a.active != 0 && spins % MOE_MARK_POLL == 0 && what != 5 && who >= 0 && who < a.nranks && who != a.rank &&
+        ((const volatile int *) a.active)[who] == 0) {
+        ((volatile int *) a.active)[who] = 0;
+        return true;
+    }
     if (moe_now() > deadline) {
         // Elastic: a peer (not this PE's own grid barrier, what 5) that did not answer is lost, not an error.
         if (a.elastic && a.active != 0 && what != 5 && who >= 0 && who < a.nranks && who != a.rank) moe_lose(a, err, who, what, v);

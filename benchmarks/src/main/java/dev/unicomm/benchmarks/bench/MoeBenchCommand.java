@@ -118,6 +118,15 @@ public final class MoeBenchCommand implements Callable<Integer> {
             description = "Which modes: normal, ll or both (default: ${DEFAULT-VALUE}).")
     String mode;
 
+    @Option(
+            names = "--inactive",
+            defaultValue = "0",
+            description =
+                    "Backends with MOE_ACTIVE_MASK: after each mode's rounds, time the routed BF16 dispatch and the combine "
+                            + "again on the same buffer with its last N ranks inactive (MoeBuffer.setActiveRanks), rows '... (N inactive)' "
+                            + "beside the all-active ones; their bound columns are empty (default: ${DEFAULT-VALUE}).")
+    int inactive;
+
     @Option(names = "--no-verify", description = "Skip the verification against the reference (pure timing).")
     boolean noVerify;
 
@@ -221,9 +230,10 @@ public final class MoeBenchCommand implements Callable<Integer> {
          * MOE lines the job prints: one per operation and rank (each mode: dispatch, combine, and an FP8 dispatch
          * when hidden % 128 == 0; normal mode also the dispatches reusing a handle, BF16 and FP8).
          */
-        int expectedLines(int ranks, int hidden) {
+        int expectedLines(int ranks, int hidden, int inactive) {
             int perMode = hidden % 128 == 0 ? 3 : 2;
-            return ranks * ((normal ? 2 * perMode - 1 : 0) + (ll ? perMode : 0));
+            int masked = inactive > 0 ? (ranks - inactive) * 2 * ((normal ? 1 : 0) + (ll ? 1 : 0)) : 0;
+            return ranks * ((normal ? 2 * perMode - 1 : 0) + (ll ? perMode : 0)) + masked;
         }
     }
 
@@ -259,6 +269,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
         BenchLimits.count("--hidden", hidden, 1, 1 << 16);
         BenchLimits.count("--iters", iters, 1, BenchLimits.MAX_ITERATIONS);
         BenchLimits.count("--ll-iters", llIters, 1, BenchLimits.MAX_ITERATIONS);
+        if (inactive < 0 || inactive >= options.ranks)
+            throw new IllegalArgumentException("--inactive " + inactive + " must be 0 or leave at least one of the "
+                    + options.ranks + " ranks active");
         for (int t : tokens) BenchLimits.count("--tokens", t, 1, 1 << 20);
         for (int t : llTokens) BenchLimits.count("--ll-tokens", t, 1, 1 << 16);
         if (experts % options.ranks != 0)
@@ -429,7 +442,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         Integer.toString(llIters),
                         noVerify || profiled ? "0" : "1",
                         Long.toString(seed),
-                        modes)
+                        modes,
+                        // The kernel-timed run leaves the masked rounds out: its GPU medians are per operation name.
+                        Integer.toString(profiled ? 0 : inactive))
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
                 .withEnv(withBudget(
@@ -447,7 +462,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
         JobResult result;
         String what =
                 "bench moe (" + options.ranks + " ranks, " + job.tag() + (profiled ? ", kernel timing" : "") + ")";
-        try (Progress progress = Progress.start(what, job.expectedLines(options.ranks, hidden));
+        try (Progress progress =
+                        Progress.start(what, job.expectedLines(options.ranks, hidden, profiled ? 0 : inactive));
                 PrintStream out = new PrintStream(progress.counting(captured, "MOE,"), true, StandardCharsets.UTF_8);
                 PrintStream err = withoutIncubatorNotice(
                         profiled ? new PrintStream(capturedErr, true, StandardCharsets.UTF_8) : System.err)) {
@@ -504,6 +520,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                     f.stream().mapToLong(a -> Long.parseLong(a[4])).average().orElse(0);
             double bound =
                     f.stream().mapToLong(a -> Long.parseLong(a[5])).average().orElse(0);
+            if (bound <= 0) bound = Double.NaN; // rows without a bound (--inactive)
             String verified = f.stream().allMatch(a -> a[6].equals("ok")) ? "yes" : "skipped";
             int t = e.getKey().startsWith("ll ") ? job.llTokens() : job.tokens();
             double floor = roof == null
@@ -672,9 +689,9 @@ public final class MoeBenchCommand implements Callable<Integer> {
                     BenchReport.size((long) r.bytes()),
                     String.format(Locale.ROOT, "%.1f", r.ns() / 1e3),
                     String.format(Locale.ROOT, "%.2f", r.gbps()),
-                    String.format(Locale.ROOT, "%.1f", r.boundNs() / 1e3),
-                    String.format(Locale.ROOT, "%.2f", r.boundGbps()),
-                    String.format(Locale.ROOT, "%.2f", r.ratio()),
+                    r.boundNs() > 0 ? String.format(Locale.ROOT, "%.1f", r.boundNs() / 1e3) : "-",
+                    r.boundNs() > 0 ? String.format(Locale.ROOT, "%.2f", r.boundGbps()) : "-",
+                    r.boundNs() > 0 ? String.format(Locale.ROOT, "%.2f", r.ratio()) : "-",
                     r.verified(),
                     BenchReport.size(r.footprint()),
                     gpu ? us(r.gpuNs()) : "");

@@ -10,12 +10,28 @@ import java.util.SplittableRandom;
 final class MoeBenchData {
     final long seed;
     final int experts, hidden, topk;
+    /** With {@link #masked}: ranks from {@code live} on are inactive (of {@code ranks}); 0 and 0 without a mask. */
+    private final int live, ranks;
 
     MoeBenchData(long seed, int experts, int hidden, int topk) {
+        this(seed, experts, hidden, topk, 0, 0);
+    }
+
+    private MoeBenchData(long seed, int experts, int hidden, int topk, int live, int ranks) {
         this.seed = seed;
         this.experts = experts;
         this.hidden = hidden;
         this.topk = topk;
+        this.live = live;
+        this.ranks = ranks;
+    }
+
+    /**
+     * The same data as the reference sees it with ranks {@code live..ranks-1} inactive: their tokens go nowhere
+     * and every top-k entry naming one of their experts is dropped (-1); rows and weights unchanged.
+     */
+    MoeBenchData masked(int live, int ranks) {
+        return new MoeBenchData(seed, experts, hidden, topk, live, ranks);
     }
 
     /** BF16 patterns of k/32 for every signed byte k (exactly representable: 8 significant bits). */
@@ -49,6 +65,9 @@ final class MoeBenchData {
                 idx[t * topk + k] = pool[k];
             }
         }
+        if (ranks == 0) return idx;
+        int local = experts / ranks;
+        for (int i = 0; i < idx.length; i++) if (r >= live || idx[i] / local >= live) idx[i] = -1;
         return idx;
     }
 

@@ -36,8 +36,8 @@ import java.util.Locale;
  * the bytes this rank receives from other ranks, sends to other ranks and moves within its own memory (the
  * roofline's inputs). Normal mode also times the dispatch that reuses a handle's routing (DeepEP's {@code handle=}).
  *
- * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll,stream)};
- * {@code stream} adds {@link MoeLowLatencyPair}.
+ * <p>Arguments: {@code experts hidden tokens topk llTokens iters llIters verify(0/1) seed modes(normal,ll,stream)
+ * [inactive]}; {@code stream} adds {@link MoeLowLatencyPair}; {@code inactive} > 0 adds {@link MoeMaskedRounds}.
  */
 public final class MoeBenchWorker {
     private MoeBenchWorker() {}
@@ -63,7 +63,8 @@ public final class MoeBenchWorker {
             long seed,
             boolean normal,
             boolean lowLatency,
-            boolean pairOnStream) {
+            boolean pairOnStream,
+            int inactive) {
         static Params parse(String[] a) {
             return new Params(
                     Integer.parseInt(a[0]),
@@ -77,7 +78,8 @@ public final class MoeBenchWorker {
                     Long.parseLong(a[8]),
                     a[9].contains("normal"),
                     a[9].contains("ll"),
-                    a[9].contains("stream"));
+                    a[9].contains("stream"),
+                    a.length > 10 ? Integer.parseInt(a[10]) : 0);
         }
     }
 
@@ -85,6 +87,7 @@ public final class MoeBenchWorker {
         Params p = Params.parse(args);
         try (BenchRecording jfr = BenchRecording.startIfRequested();
                 Communicator comm = Unicomm.connect()) {
+            MoeMaskedRounds.check(comm, p.inactive());
             if (p.normal()) normal(comm, p);
             if (p.lowLatency()) lowLatency(comm, p);
             // Host wall only: the kernel-timed run would time its own alignment barriers.
@@ -178,8 +181,7 @@ public final class MoeBenchWorker {
             }
             long[] toRank = new long[ranks]; // a combine reads back the rows of this rank's tokens
             for (int r = 0; r < ranks; r++) toRank[r] = (long) tokensOut[r] * 2 * h;
-            Traffic bf16 = Traffic.of(me, tokensIn, tokensOut, 2L * h),
-                    fp8Traffic = Traffic.of(me, tokensIn, tokensOut, h + h / 32);
+            Traffic bf16 = routes.traffic(me, 2L * h), fp8Traffic = routes.traffic(me, h + h / 32);
             // A normal combine reads at most T rows from one peer: x's size, so the bound's source is x.
             // On the host the dispatch bound pushes (see timeDispatch); a device keeps its copies and allocates no push
             // area.
@@ -253,6 +255,7 @@ public final class MoeBenchWorker {
                             fp,
                             fp8Traffic);
                 emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
+                if (p.inactive() > 0) MoeMaskedRounds.normal(comm, p, data, moe, mem, x, idx, w, copy::untilLastRank);
                 failFastTimed.done();
             }
             failFast.done();
@@ -302,6 +305,13 @@ public final class MoeBenchWorker {
             return new NormalRoutes(rows, mine);
         }
 
+        /** Bytes of rank {@code me}'s dispatch at {@code rowBytes} a row (a combine: {@link Traffic#reversed}). */
+        Traffic traffic(int me, long rowBytes) {
+            int[] in = new int[rows.length];
+            for (int r = 0; r < rows.length; r++) in[r] = rows[r][me];
+            return Traffic.of(me, in, rows[me], rowBytes);
+        }
+
         /** Where rank {@code me}'s rows start in rank r's receive area: after the rows of the lower ranks. */
         long[] firstRow(int me) {
             long[] first = new long[rows.length];
@@ -321,7 +331,7 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyNormalDispatch(
+    static void verifyNormalDispatch(
             Communicator comm, Params p, MoeBenchData data, Dispatched d, KitTensors mem, boolean fp8) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden(), k = p.topk();
         List<long[]> all = new ArrayList<>();
@@ -372,8 +382,7 @@ public final class MoeBenchWorker {
         }
     }
 
-    private static void verifyNormalCombine(
-            Communicator comm, Params p, MoeBenchData data, Combined c, KitTensors mem) {
+    static void verifyNormalCombine(Communicator comm, Params p, MoeBenchData data, Combined c, KitTensors mem) {
         int me = comm.rank(), ranks = comm.size(), h = p.hidden();
         MoeReference ref = new MoeReference(ranks, p.experts(), h, p.topk());
         List<long[]> all = new ArrayList<>();
@@ -429,24 +438,20 @@ public final class MoeBenchWorker {
             long recvPairs = 0;
             long fp8Row = (long) h + h / 32 + 16; // DeepEP's count per pair: codes, scales, 16 bytes of metadata
             long[] fromRank = new long[ranks], fromRank8 = new long[ranks];
-            int[] pairsIn = new int[ranks], pairsOut = new int[ranks];
             List<long[]> all = new ArrayList<>();
             for (int r = 0; r < ranks; r++) all.add(data.topk(r, t));
             int local = p.experts() / ranks;
+            int[][] perPair = lowLatencyPairs(data, me, ranks, p.experts(), t);
+            int[] pairsOut = perPair[1];
             for (int r = 0; r < ranks; r++) {
-                for (long e : all.get(r)) {
-                    if (e < 0 || e / local != me) continue;
-                    fromRank[r] += 2L * h;
-                    fromRank8[r] += fp8Row;
-                    pairsIn[r]++;
-                    recvPairs++;
-                }
+                fromRank[r] = perPair[0][r] * 2L * h;
+                fromRank8[r] = perPair[0][r] * fp8Row;
+                recvPairs += perPair[0][r];
             }
-            for (long e : ids) if (e >= 0) pairsOut[(int) (e / local)]++;
             long[] toRank = new long[ranks]; // a combine reads back one row per (own token, expert)
             for (int r = 0; r < ranks; r++) toRank[r] = pairsOut[r] * 2L * h;
-            Traffic bf16 = Traffic.of(me, pairsIn, pairsOut, 2L * h),
-                    fp8Traffic = Traffic.of(me, pairsIn, pairsOut, fp8Row);
+            Traffic bf16 = Traffic.of(me, perPair[0], pairsOut, 2L * h),
+                    fp8Traffic = Traffic.of(me, perPair[0], pairsOut, fp8Row);
             long gatherBytes = 0; // the most rows any rank's combine reads from one peer (every rank computes the same)
             for (int r = 0; r < ranks; r++) {
                 long[] perPeer = new long[ranks];
@@ -527,10 +532,27 @@ public final class MoeBenchWorker {
                     System.out.println(String.format(
                             Locale.ROOT, "MOEQUANT,ll dispatch fp8,%d,%d,%d", me, median(quant), median(bound8)));
                 emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
+                if (p.inactive() > 0)
+                    MoeMaskedRounds.lowLatency(comm, p, data, moe, mem, x, idx, w, wArr, copy::untilLastRank);
                 failFastTimed.done();
             }
             failFast.done();
         }
+    }
+
+    /**
+     * Low-latency (token, expert) pairs of rank {@code me}: {@code [0][r]} received from rank r, {@code [1][r]} sent to
+     * rank r (a combine moves them back).
+     */
+    static int[][] lowLatencyPairs(MoeBenchData data, int me, int ranks, int experts, int tokens) {
+        int local = experts / ranks;
+        int[][] pairs = new int[2][ranks];
+        for (int r = 0; r < ranks; r++)
+            for (long e : data.topk(r, tokens)) {
+                if (e >= 0 && e / local == me) pairs[0][r]++;
+                if (e >= 0 && r == me) pairs[1][(int) (e / local)]++;
+            }
+        return pairs;
     }
 
     /** This rank's low-latency tokens {@code [t, h]} BF16, in host memory. */
@@ -617,7 +639,7 @@ public final class MoeBenchWorker {
         return s[s.length / 2];
     }
 
-    private static void emit(
+    static void emit(
             String op, int rank, long bytes, long ns, long boundNs, String verified, long footprint, Traffic traffic) {
         System.out.println(String.format(
                 Locale.ROOT,
