@@ -55,6 +55,10 @@ typedef struct {
                                        (UCN_MOE_ERR_LOST, not an error) and the operation goes on without it */
     long long host_mask;            /* elastic: pinned int32 [nranks], the host's mirror: a lost rank's word is zeroed
                                        before the error record, so the host learns every lost rank without a copy */
+    long long all_live;             /* 1: the host knows every rank is active for this call (host-sequenced, not elastic,
+                                       no inactive rank): the kernels take every rank as live without loading `active`;
+                                       0: they read the mask (stream-ordered calls, which a CUDA graph may replay after a
+                                       change; elastic buffers, whose kernels mark peers gone themselves) */
 } ucn_moe_args;
 
 #define UCN_MOE_ARGS_WORDS ((int) (sizeof(ucn_moe_args) / sizeof(long long)))

@@ -61,12 +61,12 @@ __device__ __forceinline__ const volatile long long *moe_abort_word(const ucn_mo
  * own waits). Inactive PEs are neither sent to nor waited for, and their experts' top-k entries are dropped.
  */
 __device__ __forceinline__ bool moe_live(const ucn_moe_args &a, int d) {
-    return a.active == 0 || ((const int *) a.active)[d] != 0;
+    return a.active == 0 || a.all_live != 0 || ((const int *) a.active)[d] != 0;
 }
 
 /* Whether the mask has an inactive rank (its last word, nonzero once one is). */
 __device__ __forceinline__ bool moe_any_inactive(const ucn_moe_args &a) {
-    return a.active != 0 && ((const int *) a.active)[a.nranks] != 0;
+    return a.active != 0 && a.all_live == 0 && ((const int *) a.active)[a.nranks] != 0;
 }
 
 /*
@@ -89,20 +89,41 @@ __device__ __forceinline__ bool moe_ok(const ucn_moe_args &a) {
     return c == 0 || c == UCN_MOE_ERR_LOST;
 }
 
+/*
+ * Elastic buffers, at a wait's deadline: how long to look again before deciding. A survivor that waits on a dead
+ * peer answers its own peers only after its timeout, so they would find it late too; within the grace this PE's
+ * own wait on the dead peer (same kernel start, same timeout) records the loss, and a wait that then sees a loss
+ * in this operation gives its peer one more timeout (stage 2) instead of marking it gone.
+ */
+#define MOE_LOSS_GRACE_NS 20000000ULL
+
 /* True (and an error record) when a spin must end: past the deadline, or the host aborted the job. */
-__device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigned long long deadline, const volatile long long *abort,
-                              long long *err, long long who, long long what, long long v) {
-    // Elastic: another block of this PE found `who` gone (its mark is in the mask, which this block reads from L1):
-    // stop waiting for it too, rather than a second timeout. The store puts the mark in this SM's L1 as well, so the
+__device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigned long long &deadline, int &stage,
+                              const volatile long long *abort, long long *err, long long who, long long what, long long v) {
+    // A wait of an elastic buffer on a PE's signals (not this PE's own grid barrier, what 5); on a peer's, or on this
+    // PE's own blocks (which may be waiting on a dead peer themselves: they get the grace and the extension, never a loss).
+    bool waits = a.elastic && a.active != 0 && what != 5 && who >= 0 && who < a.nranks;
+    bool peer = waits && who != a.rank;
+    // Another block of this PE found `who` gone (its mark is in the mask, which this block reads from L1): stop
+    // waiting for it too, rather than a second timeout. The store puts the mark in this SM's L1 as well, so the
     // block's later plain loads of the mask see it.
-    if (a.elastic && a.active != 0 && spins % MOE_MARK_POLL == 0 && what != 5 && who >= 0 && who < a.nranks && who != a.rank &&
-        ((const volatile int *) a.active)[who] == 0) {
+    if (peer && spins % MOE_MARK_POLL == 0 && ((const volatile int *) a.active)[who] == 0) {
         ((volatile int *) a.active)[who] = 0;
         return true;
     }
     if (moe_now() > deadline) {
-        // Elastic: a peer (not this PE's own grid barrier, what 5) that did not answer is lost, not an error.
-        if (a.elastic && a.active != 0 && what != 5 && who >= 0 && who < a.nranks && who != a.rank) moe_lose(a, err, who, what, v);
+        if (waits && stage == 0) { // look again after the grace
+            stage = 1;
+            deadline = moe_now() + MOE_LOSS_GRACE_NS;
+            return false;
+        }
+        if (waits && stage == 1 && *(const volatile long long *) err == UCN_MOE_ERR_LOST) { // it may be waiting on that loss
+            stage = 2;
+            deadline = moe_now() + (unsigned long long) a.timeout_ns;
+            return false;
+        }
+        // A peer that did not answer is lost, not an error.
+        if (peer) moe_lose(a, err, who, what, v);
         else moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
         return true;
     }
@@ -116,8 +137,9 @@ __device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigne
 /* Spins until *p >= v (unsigned); false (and an error record) at the deadline or on abort. */
 __device__ bool moe_wait_ge(const ucn_moe_args &a, const unsigned long long *p, unsigned long long v, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who, long long what) {
+    int stage = 0;
     for (unsigned int spins = 1; *(const volatile unsigned long long *) p < v; spins++)
-        if (moe_spin_ends(a, spins, deadline, abort, err, who, what, (long long) v)) return false;
+        if (moe_spin_ends(a, spins, deadline, stage, abort, err, who, what, (long long) v)) return false;
     moe_fence_acquire_gpu(); // the writes the counter's adders released are visible to this thread
     return true;
 }
@@ -126,7 +148,8 @@ __device__ bool moe_wait_ge(const ucn_moe_args &a, const unsigned long long *p, 
 __device__ int moe_wait_tag(const ucn_moe_args &a, const unsigned long long *p, unsigned int tag, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who) {
     unsigned long long v;
+    int stage = 0;
     for (unsigned int spins = 1; (unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag; spins++)
-        if (moe_spin_ends(a, spins, deadline, abort, err, who, 0, (long long) tag)) return -1;
+        if (moe_spin_ends(a, spins, deadline, stage, abort, err, who, 0, (long long) tag)) return -1;
     return (int) (unsigned int) v;
 }

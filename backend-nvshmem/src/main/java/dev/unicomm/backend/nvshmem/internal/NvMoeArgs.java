@@ -62,9 +62,10 @@ public final class NvMoeArgs {
             DROPPED = 52,
             PRE_BARRIER = 53,
             ELASTIC = 54,
-            HOST_MASK = 55;
+            HOST_MASK = 55,
+            ALL_LIVE = 56;
     /** Words in the block (UCN_MOE_ARGS_WORDS). */
-    public static final int WORDS = 56;
+    public static final int WORDS = 57;
 
     /** err[0] codes (UCN_MOE_ERR_*). */
     public static final int ERR_EXPERT = 1, ERR_DUPLICATE = 2, ERR_TIMEOUT = 3, ERR_ABORTED = 5, ERR_LOST = 6;

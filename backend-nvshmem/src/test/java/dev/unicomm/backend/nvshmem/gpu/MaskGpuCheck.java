@@ -44,7 +44,8 @@ import java.util.SplittableRandom;
  * in a collective free): the process ends after the final barrier.
  *
  * <p>With an argument, a failure inside a loop (elastic buffers, {@code unicomm.nvshmem.moe.elastic=true}):
- * {@code kill-ll} (the last rank SIGKILLs itself after a low-latency dispatch, before its combine),
+ * {@code kill-ll} (the last rank SIGKILLs itself after a low-latency dispatch, before its combine), {@code leave-ll}
+ * (the same rank stays alive but calls no combine),
  * {@code kill-normal} (before a normal dispatch), {@code stop-ll} (SIGSTOPs itself before a low-latency
  * dispatch; a watcher SIGKILLs it once the survivors are done). The survivors' call that finds it gone
  * must return within twice the timeout and match the reference with its entries dropped; then
@@ -183,8 +184,9 @@ public final class MaskGpuCheck {
     // ------------------------------------------------------------------------------- a rank failing
 
     private void failure(String mode) throws Exception {
-        if (!List.of("kill-ll", "kill-normal", "stop-ll").contains(mode))
-            throw new IllegalArgumentException("mode must be kill-ll, kill-normal or stop-ll, got '" + mode + "'");
+        if (!List.of("kill-ll", "leave-ll", "kill-normal", "stop-ll").contains(mode))
+            throw new IllegalArgumentException(
+                    "mode must be kill-ll, leave-ll, kill-normal or stop-ll, got '" + mode + "'");
         boolean lowLatency = !mode.equals("kill-normal");
         int victim = n - 1;
         ExpertMask without =
@@ -209,8 +211,12 @@ public final class MaskGpuCheck {
         }
         fillX(xd, me, 1);
         long t0, ms;
-        if (mode.equals("kill-ll")) {
+        if (mode.endsWith("-ll") && !mode.equals("stop-ll")) {
             LowLatencyDispatched d = moe.lowLatencyDispatch(x, idxHost, false, false);
+            if (me == victim && mode.equals("leave-ll")) {
+                leaveUntilSurvivorsDone();
+                return;
+            }
             if (me == victim) signalSelf("KILL");
             t0 = System.nanoTime();
             LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idxHost, wHost, d.handle(), false);
@@ -286,6 +292,18 @@ public final class MaskGpuCheck {
                 .inheritIO()
                 .start()
                 .waitFor();
+    }
+
+    /**
+     * leave-ll: the last rank stays alive but calls nothing more (no combine), until the survivors are done (at most
+     * 5 minutes): a rank that is gone from the MoE without a process dying (which tells a GPU-side stall after a
+     * SIGKILL apart from the kernels' own waits).
+     */
+    private static void leaveUntilSurvivorsDone() throws InterruptedException {
+        java.nio.file.Path done = java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"), "survivors-done");
+        for (int i = 0; i < 1500 && !java.nio.file.Files.exists(done); i++) Thread.sleep(200);
+        System.out.println("INFO [rank " + ProcessHandle.current().pid()
+                + "] left the MoE after its dispatch; survivors done: " + java.nio.file.Files.exists(done));
     }
 
     /** A stopped PE is SIGKILLed once the survivors are done (or after 5 minutes), so the job ends. */

@@ -37,8 +37,16 @@ final class MoeCompletion {
     private final long[] seq = new long[SLOTS];
     /** Elastic buffers: the kernels mark silent peers inactive themselves, so no store health check ends a wait early. */
     private final boolean elastic;
-    /** Called when a kernel found a peer gone (and before any other error is thrown): the host reads the device mask. */
-    private Runnable onLost = () -> {};
+    /**
+     * Called when a kernel found a peer gone (and before any other error is thrown) with the first record's words:
+     * kernel, the rank first found silent and the wait's step; the host reads the device mask.
+     */
+    private LostListener onLost = (kernel, rank, step) -> {};
+
+    /** What a kernel's first "peer lost" record says (the mask may name more ranks: every wait marks its own). */
+    interface LostListener {
+        void lost(String kernel, long rank, long step);
+    }
 
     MoeCompletion(MoeHost c, long stream, int infoInts, long device, int experts) {
         this.c = c;
@@ -52,7 +60,7 @@ final class MoeCompletion {
         this.elastic = c.settings().moeElastic();
     }
 
-    void onLost(Runnable r) {
+    void onLost(LostListener r) {
         this.onLost = r;
     }
 
@@ -142,7 +150,7 @@ final class MoeCompletion {
         host.set(ValueLayout.JAVA_LONG, at + 8, 0);
         NvOps.fillAsync(err(s), 0, 32, stream);
         if (elastic) {
-            onLost.run(); // whatever the record says, the kernels may have marked peers inactive
+            onLost.lost(kernel, a, b); // whatever the record says, the kernels may have marked peers inactive
             // A lost peer is no error: the clearing above is queued before this slot's next kernel (same stream), not
             // waited for.
             if (code == dev.unicomm.backend.nvshmem.internal.NvMoeArgs.ERR_LOST) return;

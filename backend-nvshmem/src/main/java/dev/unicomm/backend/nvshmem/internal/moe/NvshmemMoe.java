@@ -132,7 +132,7 @@ public final class NvshmemMoe implements MoeBuffer {
         if (ctl != 0) NvOps.fillAsync(ctl, 0, 32, stream);
         this.mask = new MoeActiveMask(memory, ranks, maxT, stream);
         this.elastic = c.settings().moeElastic();
-        done.onLost(() -> {
+        done.onLost((kernel, rank, step) -> {
             int[] lost = mask.refresh();
             if (lost.length > 0)
                 System.getLogger("dev.unicomm")
@@ -140,7 +140,8 @@ public final class NvshmemMoe implements MoeBuffer {
                                 System.Logger.Level.WARNING,
                                 "MoE buffer (rank " + me + "): rank(s) " + java.util.Arrays.toString(lost)
                                         + " did not answer within " + c.timeout() + " and are inactive now; active: "
-                                        + mask.asExpertMask());
+                                        + mask.asExpertMask() + " (first found: rank " + rank + ", " + kernel + " step "
+                                        + step + ")");
         });
         NvOps.fillAsync(base, 0, lay.total(), stream);
         c.await(stream, "MoE buffer: clearing its memory");
@@ -202,7 +203,10 @@ public final class NvshmemMoe implements MoeBuffer {
                 .set(INFO, done.info(s))
                 .set(HOST_SLOT, done.slot(s))
                 .set(SEQ, stamp)
-                .set(GRID_DONE, done.gridDone(s));
+                .set(GRID_DONE, done.gridDone(s))
+                // Host-sequenced: the mask of this moment is known here, so with every rank active (and no kernel
+                // marking peers itself) the kernels skip the mask's loads (ucn_moe_args.all_live).
+                .set(ALL_LIVE, !elastic && !mask.anyInactive() ? 1 : 0);
         return stamp;
     }
 
@@ -528,6 +532,7 @@ public final class NvshmemMoe implements MoeBuffer {
     /** Queues a device-sequenced kernel on the caller's stream (nothing the host waits for: capturable). */
     private void launchOnStream(Stream on, int slot, Runnable launch) {
         args.set(CTL, ctl)
+                .set(ALL_LIVE, 0) // a CUDA graph may replay this launch after a mask change: the kernels read the mask
                 .set(STREAM, on.handle())
                 .set(ERR, done.err(slot))
                 .set(INFO, done.info(slot))
