@@ -5,7 +5,7 @@
 #   roofline - benchmarks/reference/nvlink_ref: device copy, every pair one direction at a time, all PEs at once (all-SM
 #              copy kernel and copy engines): the ceilings `bench moe --roofline` puts the MoE rows against
 #   kit      - `unicomm conformance --backend nvshmem` (KIT_RANKS; KIT_SUITES / KIT_RULES pick suites / rules, comma lists;
-#              under MPS the Faults suite runs alone, last, and KIT_FAULTS=0 leaves it out)
+#              under MPS the Faults suite runs last, one rule per job after a fresh MPS server (KIT_FAULT_RULES), KIT_FAULTS=0 leaves it out)
 #   layout   - the C reference with its buffer at the heap start and 6 MiB in (where the Java one sits)
 #   moe      - the kit's MoE rules (MOE_KIT_RANKS), then `unicomm bench moe --backend nvshmem -n MOE_RANKS --gpu-time
 #              --roofline` with DeepEP's shapes at 64 and 24 SMs per PE (MOE_SMS; the low-latency kernels keep their
@@ -203,7 +203,14 @@ if want kit; then
       # Under MPS a killed PE leaves the MPS server refusing new processes (cudaSetDevice:
       # cudaErrorDevicesUnavailable, seen 2026-12-02): the fault rules run alone, last.
       kit_run $n "" --skip-suite=Faults
-      [ "${KIT_FAULTS:-1}" = 0 ] || kit_run $n "-faults" --suite=Faults
+      # One fault rule per job and a fresh MPS server before each: after the first kill MPS refuses new
+      # processes for up to a minute, which the next rule's job start would wait out (the 76 s "killed in team
+      # barrier" of 2026-12-06 was that wait: the survivor's call itself ended within a second of the kill).
+      if [ "${KIT_FAULTS:-1}" != 0 ]; then
+        for r in ${KIT_FAULT_RULES:-required_faults_rank_killed_in_barrier required_faults_rank_killed_in_team_barrier required_faults_rank_exits_in_barrier optional_faults_rank_killed_in_signal_wait}; do
+          restart_mps "the rule before $r"; kit_run $n "-faults-$r" --suite=Faults --rule=$r
+        done
+      fi
     else
       kit_run $n "" ${KIT_SUITES:+--suite=$KIT_SUITES} ${KIT_RULES:+--rule=$KIT_RULES}
     fi
