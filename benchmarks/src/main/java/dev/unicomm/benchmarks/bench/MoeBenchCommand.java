@@ -402,7 +402,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
                 : 0;
         long llBytes = job.ll() ? l.sizeHint(options.ranks) + (long) job.llTokens() * 2 * hidden : 0;
         if (llStream) llBytes += l.sizeHint(options.ranks); // --ll-stream: two buffers at once
-        long heap = Math.max(normalBytes, llBytes) + (16L << 20);
+        // --inactive: the inactive rank leaves each buffer open (MoeMaskedRounds.open), so both modes' blocks stay.
+        long heap = (inactive > 0 && !profiled ? normalBytes + llBytes : Math.max(normalBytes, llBytes)) + (16L << 20);
 
         System.err.printf(
                 Locale.ROOT,

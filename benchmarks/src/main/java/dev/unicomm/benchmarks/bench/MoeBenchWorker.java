@@ -120,8 +120,9 @@ public final class MoeBenchWorker {
         MoeBenchData data = new MoeBenchData(p.seed(), p.experts(), h, k);
         try (Arena arena = Arena.ofShared();
                 KitTensors mem = new KitTensors(comm);
-                MoeBuffer moe = comm.moe(cfg);
+                MoeMaskedRounds.Held held = MoeMaskedRounds.open(comm, cfg, p.inactive());
                 AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, normal mode")) {
+            MoeBuffer moe = held.moe();
             Tensor xh = Tensor.allocate(arena, DType.BF16, t, h);
             Tensor qh = fp8 ? Tensor.allocate(arena, DType.FP8_E4M3, t, h) : null,
                     sh = fp8 ? Tensor.allocate(arena, DType.FP32, t, h / 128) : null;
@@ -408,8 +409,9 @@ public final class MoeBenchWorker {
         MoeBenchData data = new MoeBenchData(p.seed() + 1, p.experts(), h, k);
         try (Arena arena = Arena.ofShared();
                 KitTensors mem = new KitTensors(comm);
-                MoeBuffer moe = comm.moe(cfg);
+                MoeMaskedRounds.Held held = MoeMaskedRounds.open(comm, cfg, p.inactive());
                 AbortOnFailure failFast = new AbortOnFailure(comm, "bench moe, low-latency mode")) {
+            MoeBuffer moe = held.moe();
             Tensor xh = lowLatencyTokens(arena, data, me, t, h), x = mem.place(xh);
             Routing routing = Routing.of(arena, mem, data, me, t);
             long[] ids = routing.ids();

@@ -7,6 +7,7 @@ import dev.unicomm.api.ExpertMask;
 import dev.unicomm.api.LowLatencyCombined;
 import dev.unicomm.api.LowLatencyDispatched;
 import dev.unicomm.api.MoeBuffer;
+import dev.unicomm.api.MoeConfig;
 import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.Tensor;
 import dev.unicomm.moe.reference.KitTensors;
@@ -33,6 +34,24 @@ final class MoeMaskedRounds {
         if (inactive >= comm.size())
             throw new IllegalArgumentException(
                     "--inactive " + inactive + " leaves no active rank among " + comm.size());
+    }
+
+    /**
+     * The mode's buffer. With {@code --inactive}, an inactive rank leaves it open at the end, as a rank that left the
+     * MoE would: freeing a buffer's symmetric block is collective over every rank, and the survivors, whose mask
+     * names an inactive rank, close their side locally (docs/moe.md, "Elastic GPU"); the block stays allocated on
+     * every rank alike (the command sizes the heap for both modes' buffers).
+     */
+    static Held open(Communicator comm, MoeConfig cfg, int inactive) {
+        return new Held(comm.moe(cfg), inactive > 0 && comm.rank() >= comm.size() - inactive);
+    }
+
+    /** A mode's buffer, closed at the end unless this rank was made inactive ({@link #open}). */
+    record Held(MoeBuffer moe, boolean leaveOpen) implements AutoCloseable {
+        @Override
+        public void close() {
+            if (!leaveOpen) moe.close();
+        }
     }
 
     private static ExpertMask survivors(Communicator comm, int inactive) {
