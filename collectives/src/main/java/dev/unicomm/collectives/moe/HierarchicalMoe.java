@@ -244,6 +244,7 @@ final class HierarchicalMoe extends NormalMoe {
         return combined(h, weights != null);
     }
 
+    /** As the flat buffer's, with this buffer's handle type (every handle it makes is two-level). */
     @Override
     TwoLevelHandle own(MoeHandle handle) {
         if (handle instanceof TwoLevelHandle h && h.owner == this) return h;
