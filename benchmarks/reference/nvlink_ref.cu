@@ -23,10 +23,10 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <unistd.h>
+#include "ref_nvshmem.h" /* CK, init_nvshmem */
 
 #define REPS 5
 #define MAX_PES 64
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorName(e)); exit(2); } } while (0)
 
 struct segs {
     int4 *dst[MAX_PES];
@@ -46,31 +46,6 @@ __global__ void __launch_bounds__(512) copy_kernel(segs s) {
         d[i] = a; d[i + stride] = b; d[i + 2 * stride] = c; d[i + 3 * stride] = e;
     }
     for (; i < s.vecs; i += stride) d[i] = __ldcg(src + i);
-}
-
-static void exchange_uid(int rank, const char *dir, nvshmemx_uniqueid_t *id) {
-    char path[1024], tmp[1100];
-    snprintf(path, sizeof path, "%s/roof_uid", dir);
-    if (rank == 0) {
-        nvshmemx_get_uniqueid(id);
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        FILE *f = fopen(tmp, "wb");
-        fwrite(id, sizeof *id, 1, f);
-        fclose(f);
-        rename(tmp, path);
-        return;
-    }
-    for (int i = 0; i < 600000; i++) {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            size_t got = fread(id, sizeof *id, 1, f);
-            fclose(f);
-            if (got == 1) return;
-        }
-        usleep(100);
-    }
-    fprintf(stderr, "rank %d: no unique id in %s\n", rank, path);
-    exit(3);
 }
 
 static int sms;
@@ -131,11 +106,7 @@ int main(int argc, char **argv) {
     int dev = rank % ndev;
     CK(cudaSetDevice(dev));
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-    exchange_uid(rank, dir, &id);
-    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
-    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    init_nvshmem(rank, size, dir, "roof_uid");
 
     char *sym = (char *) nvshmem_align(2u << 20, bytes);
     char *a, *b;

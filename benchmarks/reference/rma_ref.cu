@@ -17,40 +17,15 @@
 #include <stdint.h>
 #include <time.h>
 #include <unistd.h>
+#include "ref_nvshmem.h" /* CK, init_nvshmem */
 
 /* Each figure is the best of REPS timed batches (the Java benchmark does the same). */
 #define REPS 5
-#define CK(x) do { cudaError_t e = (x); if (e != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorName(e)); exit(2); } } while (0)
 
 static double now_us(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
-}
-
-static void exchange_uid(int rank, const char *dir, nvshmemx_uniqueid_t *id) {
-    char path[1024], tmp[1100];
-    snprintf(path, sizeof path, "%s/ref_uid", dir);
-    if (rank == 0) {
-        nvshmemx_get_uniqueid(id);
-        snprintf(tmp, sizeof tmp, "%s.tmp", path);
-        FILE *f = fopen(tmp, "wb");
-        fwrite(id, sizeof *id, 1, f);
-        fclose(f);
-        rename(tmp, path);
-        return;
-    }
-    for (int i = 0; i < 600000; i++) {
-        FILE *f = fopen(path, "rb");
-        if (f) {
-            size_t got = fread(id, sizeof *id, 1, f);
-            fclose(f);
-            if (got == 1) return;
-        }
-        usleep(100);
-    }
-    fprintf(stderr, "rank %d: no unique id in %s\n", rank, path);
-    exit(3);
 }
 
 int main(int argc, char **argv) {
@@ -76,11 +51,7 @@ int main(int argc, char **argv) {
     int ndev = 1;
     CK(cudaGetDeviceCount(&ndev));
     CK(cudaSetDevice(rank % ndev)); /* as the Java side: local rank modulo the visible GPUs */
-    nvshmemx_uniqueid_t id = NVSHMEMX_UNIQUEID_INITIALIZER;
-    exchange_uid(rank, dir, &id);
-    nvshmemx_init_attr_t attr = NVSHMEMX_INIT_ATTR_INITIALIZER;
-    nvshmemx_set_attr_uniqueid_args(rank, size, &id, &attr);
-    nvshmemx_init_attr(NVSHMEMX_INIT_WITH_UNIQUEID, &attr);
+    init_nvshmem(rank, size, dir, "ref_uid");
 
     /* UNICOMM_REF_PAD: bytes to allocate first, so the buffer sits where the Java side's does (after its scratch). */
     const char *pad = getenv("UNICOMM_REF_PAD");

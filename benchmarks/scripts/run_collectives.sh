@@ -13,13 +13,8 @@ mkdir -p "$out"
 java="$JAVA_HOME/bin/java"
 jar="$root/cli/target/unicomm-cli.jar"
 [ -f "$jar" ] || "$root/scripts/build.sh"
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "cpu: $(lscpu | sed -n 's/^Model name: *//p') x $(nproc)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "java: $("$java" -version 2>&1 | head -1)"
-  echo "open mpi: $(ompi_info --version 2>/dev/null | head -1 || echo none)"
-} | tee "$out/machine.txt"
+. "$root/benchmarks/scripts/machine.sh"
+machine_header "$java" | tee "$out/machine.txt"
 "$root/benchmarks/reference/run_mpi_collectives.sh" "$out/mpi-collectives.txt" allreduce,allgather 4 "$max" 4 0.2 1 > /dev/null
 "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" bench collectives -n 2,4 --ops allreduce,allgather \
   --min-size 4 --max-size "$max" --factor 4 --seconds 0.2 --csv "$out/collectives.csv" \

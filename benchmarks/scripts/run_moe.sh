@@ -9,11 +9,8 @@ out="${1:?usage: benchmarks/scripts/run_moe.sh OUTDIR [bench moe options]}"
 shift
 mkdir -p "$out"
 [ -f "$root/cli/target/unicomm-cli.jar" ] || "$root/scripts/build.sh"
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "cpu: $(lscpu | sed -n 's/^Model name: *//p') x $(nproc)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-} | tee "$out/machine.txt"
+. "$root/benchmarks/scripts/machine.sh"
+machine_header | tee "$out/machine.txt"
 start=$(date +%s)
 "$root/bin/unicomm" bench moe --backend shm -n 4 --csv "$out/moe.csv" "$@" | tee "$out/moe.txt"
 echo "wall: $(( $(date +%s) - start )) s" | tee -a "$out/machine.txt"

@@ -10,13 +10,8 @@ mkdir -p "$out"
 if [ -n "${2:-}" ]; then java="$2"; else . "$root/scripts/jdk25.sh"; java="$JAVA_HOME/bin/java"; fi
 jar="$root/cli/target/unicomm-cli.jar"
 [ -f "$jar" ] || "$root/scripts/build.sh"
-{
-  echo "date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "cpu: $(lscpu | sed -n 's/^Model name: *//p') x $(nproc)"
-  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "java: $("$java" -version 2>&1 | head -1)"
-  echo "open mpi: $(ompi_info --version 2>/dev/null | head -1 || echo none)"
-} | tee "$out/machine.txt"
+. "$root/benchmarks/scripts/machine.sh"
+machine_header "$java" | tee "$out/machine.txt"
 "$root/benchmarks/reference/run_openshmem.sh" "$out/openshmem-rma.txt" > /dev/null
 "$java" --enable-native-access=ALL-UNNAMED -jar "$jar" bench rma --csv "$out/rma.csv" \
   --compare "$out/openshmem-rma.txt" | tee "$out/rma.txt"

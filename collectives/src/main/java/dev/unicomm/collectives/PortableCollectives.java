@@ -136,13 +136,8 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
                 ? Algorithm.INLINE
                 : reachable(c, root, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(0, bytes);
-        Entry e = entry(
-                c,
-                Descriptor.of(Kind.BROADCAST, want, null, null, bytes, root, c.fingerprint),
-                isRoot && want == Algorithm.INLINE ? p -> mine : null,
-                true,
-                null);
-        count("broadcast", e.algorithm);
+        Descriptor d = Descriptor.of(Kind.BROADCAST, want, null, null, bytes, root, c.fingerprint);
+        Entry e = entry("broadcast", c, d, isRoot && want == Algorithm.INLINE ? p -> mine : null, true, null);
         MemorySegment out = dst.segment().asSlice(0, bytes);
         if (isRoot) {
             if (!same(dst, src)) MemorySegment.copy(mine, 0, out, 0, bytes);
@@ -179,20 +174,12 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
                         ? Algorithm.TWO_LEVEL
                         : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(myOff, b);
-        Entry e = entry(
-                c,
-                Descriptor.of(Kind.ALLGATHER, want, null, null, b, -1, c.fingerprint),
-                want == Algorithm.INLINE ? p -> mine : null,
-                true,
-                null);
-        count("allgather", e.algorithm);
+        Descriptor d = Descriptor.of(Kind.ALLGATHER, want, null, null, b, -1, c.fingerprint);
+        Entry e = entry("allgather", c, d, want == Algorithm.INLINE ? p -> mine : null, true, null);
         MemorySegment out = dst.segment();
         if (!inPlace) MemorySegment.copy(mine, 0, out, c.r * b, b);
         switch (e.algorithm) {
-            case INLINE -> {
-                for (int p = 0; p < c.n; p++)
-                    if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
-            }
+            case INLINE -> copyInlineBlocks(c, e, out, b);
             case DIRECT -> {
                 for (int i = 1; i < c.n; i++) {
                     int p = (c.r + i) % c.n;
@@ -243,13 +230,8 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
                         ? Algorithm.TWO_LEVEL
                         : reachable(c, -1, src, dst) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment mine = src.segment().asSlice(0, bytes);
-        Entry e = entry(
-                c,
-                Descriptor.of(Kind.ALLREDUCE, want, dtype, op, count, -1, c.fingerprint),
-                want == Algorithm.INLINE ? p -> mine : null,
-                true,
-                null);
-        count("allreduce", e.algorithm);
+        Descriptor d = Descriptor.of(Kind.ALLREDUCE, want, dtype, op, count, -1, c.fingerprint);
+        Entry e = entry("allreduce", c, d, want == Algorithm.INLINE ? p -> mine : null, true, null);
         MemorySegment out = dst.segment();
         if (c.n == 1) {
             if (!same(dst, src)) MemorySegment.copy(mine, 0, out, 0, bytes);
@@ -301,15 +283,15 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         MemorySegment in = src.segment();
         // Pair word 0 tells the others where this member keeps its block (in place or not): two levels put results
         // there.
+        Descriptor d = new Descriptor(
+                Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint, new long[] {dstOff, 0, 0, 0});
         Entry e = entry(
+                "reduceScatter",
                 c,
-                new Descriptor(
-                        Kind.REDUCE_SCATTER, want, dtype, op, countPerPe, -1, c.fingerprint, new long[] {dstOff, 0, 0, 0
-                        }),
+                d,
                 want == Algorithm.INLINE ? p -> in.asSlice(p * blockBytes, blockBytes) : null,
                 false,
                 null);
-        count("reduceScatter", e.algorithm);
         MemorySegment out = dst.segment().asSlice(dstOff, blockBytes);
         long[] blocks = new long[c.n + 1];
         for (int j = 0; j <= c.n; j++) blocks[j] = j * countPerPe;
@@ -342,20 +324,12 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
                 ? Algorithm.INLINE
                 : reachable(c, -1, src) ? Algorithm.DIRECT : Algorithm.RMA;
         MemorySegment in = src.segment();
-        Entry e = entry(
-                c,
-                Descriptor.of(Kind.ALLTOALL, want, null, null, b, -1, c.fingerprint),
-                want == Algorithm.INLINE ? p -> in.asSlice(p * b, b) : null,
-                false,
-                null);
-        count("alltoall", e.algorithm);
+        Descriptor d = Descriptor.of(Kind.ALLTOALL, want, null, null, b, -1, c.fingerprint);
+        Entry e = entry("alltoall", c, d, want == Algorithm.INLINE ? p -> in.asSlice(p * b, b) : null, false, null);
         MemorySegment out = dst.segment();
         MemorySegment.copy(in, c.r * b, out, c.r * b, b);
         switch (e.algorithm) {
-            case INLINE -> {
-                for (int p = 0; p < c.n; p++)
-                    if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
-            }
+            case INLINE -> copyInlineBlocks(c, e, out, b);
             case DIRECT -> {
                 for (int i = 1; i < c.n; i++) {
                     int p = (c.r + i) % c.n;
@@ -392,8 +366,8 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         long[][] pair = new long[c.n][];
         for (int p = 0; p < c.n; p++)
             pair[p] = new long[] {sendCounts[p], sendOffsets[p], recvCounts[p], recvOffsets[p]};
-        Entry e = entry(c, Descriptor.of(Kind.ALLTOALLV, want, null, null, 0, -1, c.fingerprint), null, false, pair);
-        count("alltoallv", e.algorithm);
+        Descriptor d = Descriptor.of(Kind.ALLTOALLV, want, null, null, 0, -1, c.fingerprint);
+        Entry e = entry("alltoallv", c, d, null, false, pair);
         // Counts are pair-wise: each member checks its own pairs, then all share their verdicts.
         String problem = sendCounts[c.r] == recvCounts[c.r]
                 ? null
@@ -452,11 +426,20 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
 
     // ---------------------------------------------------------------- building blocks
 
+    /** {@link #roundZero}, then the call of {@code op} counted under the algorithm the members agreed on. */
+    private Entry entry(
+            String op, Ctx c, Descriptor d, IntFunction<MemorySegment> payload, boolean samePayload, long[][] pair) {
+        Entry e = roundZero(c, d, payload, samePayload, pair);
+        count(op, e.algorithm);
+        return e;
+    }
+
     /**
      * Round 0: sends every peer the descriptor (plus {@code payload.apply(peer)} inline, if given),
      * waits for every peer's, and checks that all agree.
      */
-    private Entry entry(Ctx c, Descriptor d, IntFunction<MemorySegment> payload, boolean samePayload, long[][] pair) {
+    private Entry roundZero(
+            Ctx c, Descriptor d, IntFunction<MemorySegment> payload, boolean samePayload, long[][] pair) {
         Descriptor[] all = new Descriptor[c.n];
         MemorySegment[] slots = new MemorySegment[c.n];
         all[c.r] = pair == null ? d : withPair(d, pair[c.r]);
@@ -489,6 +472,11 @@ final class PortableCollectives implements Collectives, LocalReduction, Algorith
         }
         if (!agree) throw disagreement(all);
         return new Entry(all, slots, algo);
+    }
+
+    /** Inline algorithms: every other member's block of {@code b} bytes, from its round-0 slot, to {@code out} at its place. */
+    private static void copyInlineBlocks(Ctx c, Entry e, MemorySegment out, long b) {
+        for (int p = 0; p < c.n; p++) if (p != c.r) MemorySegment.copy(e.slots[p], Exchange.HEADER, out, p * b, b);
     }
 
     private static Descriptor withPair(Descriptor d, long[] pair) {

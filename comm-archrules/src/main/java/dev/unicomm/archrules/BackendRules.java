@@ -13,6 +13,8 @@ import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.syntax.elements.ClassesShould;
+import com.tngtech.archunit.lang.syntax.elements.GivenMethodsConjunction;
 import java.util.List;
 
 /**
@@ -54,14 +56,8 @@ public final class BackendRules {
             .allowEmptyShould(true);
 
     /** JNI {@code native} methods only in an {@code internal} package. */
-    public static final ArchRule NATIVE_METHODS_STAY_INTERNAL = methods()
-            .that()
-            .haveModifier(JavaModifier.NATIVE)
-            .should()
-            .beDeclaredInClassesThat()
-            .resideInAPackage("..internal..")
-            .because("native bindings are a backend's internal detail")
-            .allowEmptyShould(true);
+    public static final ArchRule NATIVE_METHODS_STAY_INTERNAL =
+            declaredInInternal(methods().that().haveModifier(JavaModifier.NATIVE));
 
     /**
      * JavaCPP and FFM downcalls ({@code Linker}, {@code SymbolLookup}) only in an {@code internal} package, apart from
@@ -97,12 +93,16 @@ public final class BackendRules {
 
     /** In a backend under {@code root}, JNI {@code native} methods only in an {@code internal} package. */
     public static ArchRule nativeMethodsStayInternalIn(String root) {
-        return methods()
+        return declaredInInternal(methods()
                 .that()
                 .areDeclaredInClassesThat()
                 .resideInAPackage(root + "..")
                 .and()
-                .haveModifier(JavaModifier.NATIVE)
+                .haveModifier(JavaModifier.NATIVE));
+    }
+
+    private static ArchRule declaredInInternal(GivenMethodsConjunction nativeMethods) {
+        return nativeMethods
                 .should()
                 .beDeclaredInClassesThat()
                 .resideInAPackage("..internal..")
@@ -112,10 +112,7 @@ public final class BackendRules {
 
     /** A backend whose classes live under {@code root} depends on no unicomm backend but itself. */
     public static ArchRule noOtherBackend(String root) {
-        return noClasses()
-                .that()
-                .resideInAPackage(root + "..")
-                .should()
+        return noClassUnder(root)
                 .dependOnClassesThat(resideInAPackage("dev.unicomm.backend..")
                         .and(resideInAPackage(root + "..").negate()))
                 .because(
@@ -125,15 +122,17 @@ public final class BackendRules {
 
     /** A backend under {@code root} reaches unicomm only through its API and SPI (no internals, kit, collectives or cli). */
     public static ArchRule apiAndSpiOnly(String root) {
-        return noClasses()
-                .that()
-                .resideInAPackage(root + "..")
-                .should()
+        return noClassUnder(root)
                 .dependOnClassesThat(resideInAPackage("dev.unicomm..")
                         .and(resideInAnyPackage("dev.unicomm.api..", "dev.unicomm.spi..", root + "..")
                                 .negate()))
                 .because("a backend implements the SPI; everything else of unicomm may change under it")
                 .allowEmptyShould(true);
+    }
+
+    /** A rule's start: no class of the backend under {@code root} should ... */
+    private static ClassesShould noClassUnder(String root) {
+        return noClasses().that().resideInAPackage(root + "..").should();
     }
 
     /** The rules a backend under {@code root} obeys. */

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * What {@link JobLauncher} starts: {@code ranks} JVMs on this host, each running
@@ -188,183 +189,103 @@ public record JobSpec(
     }
 
     public JobSpec withClasspath(List<String> entries) {
-        return new JobSpec(
-                ranks,
-                java,
-                entries,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                tls,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.classpath = entries);
     }
 
     public JobSpec withJvmOptions(List<String> options) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                options,
-                env,
-                backend,
-                tls,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.jvmOptions = options);
     }
 
     public JobSpec withEnv(Map<String, String> variables) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                variables,
-                backend,
-                tls,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.env = variables);
     }
 
     public JobSpec withBackend(String name) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                name,
-                tls,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.backend = name);
     }
 
     public JobSpec withTls(boolean on) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                on,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.tls = on);
     }
 
     public JobSpec withCommTimeout(Duration t) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                tls,
-                t,
-                jobTimeout,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.commTimeout = t);
     }
 
     public JobSpec withJobTimeout(Duration t) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                tls,
-                commTimeout,
-                t,
-                killGrace,
-                elastic,
-                nodes);
+        return copy(d -> d.jobTimeout = t);
     }
 
     public JobSpec withKillGrace(Duration t) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                tls,
-                commTimeout,
-                jobTimeout,
-                t,
-                elastic,
-                nodes);
+        return copy(d -> d.killGrace = t);
     }
 
     /** This launcher's part of a job across hosts ({@code null}: the whole job runs here). */
     public JobSpec withNodes(NodeLayout layout) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                tls,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                elastic,
-                layout);
+        return copy(d -> d.nodes = layout);
     }
 
     public JobSpec withElastic(boolean on) {
-        return new JobSpec(
-                ranks,
-                java,
-                classpath,
-                mainClass,
-                args,
-                jvmOptions,
-                env,
-                backend,
-                tls,
-                commTimeout,
-                jobTimeout,
-                killGrace,
-                on,
-                nodes);
+        return copy(d -> d.elastic = on);
+    }
+
+    /** This spec with the fields that {@code change} sets replaced; the canonical constructor checks the result. */
+    private JobSpec copy(Consumer<Draft> change) {
+        Draft d = new Draft(this);
+        change.accept(d);
+        return d.build();
+    }
+
+    /** A spec's fields, for the with-ers: each sets one and builds a new spec. */
+    private static final class Draft {
+        int ranks;
+        String java;
+        List<String> classpath;
+        String mainClass;
+        List<String> args;
+        List<String> jvmOptions;
+        Map<String, String> env;
+        String backend;
+        boolean tls;
+        Duration commTimeout;
+        Duration jobTimeout;
+        Duration killGrace;
+        boolean elastic;
+        NodeLayout nodes;
+
+        Draft(JobSpec spec) {
+            ranks = spec.ranks;
+            java = spec.java;
+            classpath = spec.classpath;
+            mainClass = spec.mainClass;
+            args = spec.args;
+            jvmOptions = spec.jvmOptions;
+            env = spec.env;
+            backend = spec.backend;
+            tls = spec.tls;
+            commTimeout = spec.commTimeout;
+            jobTimeout = spec.jobTimeout;
+            killGrace = spec.killGrace;
+            elastic = spec.elastic;
+            nodes = spec.nodes;
+        }
+
+        JobSpec build() {
+            return new JobSpec(
+                    ranks,
+                    java,
+                    classpath,
+                    mainClass,
+                    args,
+                    jvmOptions,
+                    env,
+                    backend,
+                    tls,
+                    commTimeout,
+                    jobTimeout,
+                    killGrace,
+                    elastic,
+                    nodes);
+        }
     }
 }

@@ -2,7 +2,6 @@ package dev.unicomm.collectives.moe;
 
 import dev.unicomm.api.Combined;
 import dev.unicomm.api.Communicator;
-import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MoeConfig;
@@ -162,7 +161,7 @@ final class HierarchicalMoe extends NormalMoe {
     public Dispatched dispatch(Tensor x, Tensor scales, MoeHandle handle) {
         ensureOpen();
         count("cachedDispatch");
-        TwoLevelHandle h = twoLevel(handle);
+        TwoLevelHandle h = own(handle);
         boolean fp8 = startCachedDispatch(x, scales);
         try (Arena tmp = Arena.ofConfined()) {
             sendAcross(tmp, h.tokens, h.hostRow, null, x, scales, fp8, null, null, false);
@@ -180,8 +179,7 @@ final class HierarchicalMoe extends NormalMoe {
     public Combined combine(Tensor y, MoeHandle handle, Tensor weights) {
         ensureOpen();
         count("combine");
-        TwoLevelHandle h = twoLevel(handle);
-        int n = h.recv;
+        TwoLevelHandle h = own(handle);
         long rowBytes = 2L * hidden;
         startCombine(y, weights, h);
         float[] acc = new float[hidden], accW = new float[topk];
@@ -243,14 +241,12 @@ final class HierarchicalMoe extends NormalMoe {
                     MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
             }
         }
-        return new Combined(
-                Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
-                weights == null
-                        ? null
-                        : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
+        return combined(h, weights != null);
     }
 
-    private TwoLevelHandle twoLevel(MoeHandle handle) {
+    /** As the flat buffer's, with this buffer's handle type (every handle it makes is two-level). */
+    @Override
+    TwoLevelHandle own(MoeHandle handle) {
         if (handle instanceof TwoLevelHandle h && h.owner == this) return h;
         throw new IllegalArgumentException("handle was not made by this normal MoE buffer: " + handle);
     }

@@ -147,7 +147,6 @@ class NormalMoe extends PortableMoe {
         ensureOpen();
         count("combine");
         NormalHandle h = own(handle);
-        int n = h.recv;
         long rowBytes = 2L * hidden;
         startCombine(y, weights, h);
 
@@ -185,11 +184,7 @@ class NormalMoe extends PortableMoe {
             if (weights != null)
                 MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
         }
-        return new Combined(
-                Tensor.of(o.asSlice(0, h.tokens * rowBytes), DType.BF16, h.tokens, hidden),
-                weights == null
-                        ? null
-                        : Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk));
+        return combined(h, weights != null);
     }
 
     NormalHandle own(MoeHandle handle) {
@@ -487,6 +482,14 @@ class NormalMoe extends PortableMoe {
                 fp8,
                 Tensor.of(idxSeg, DType.INT64, n, topk),
                 wSeg == null ? null : Tensor.of(wSeg, DType.FP32, n, topk));
+    }
+
+    /** A combine's result: the first {@code h.tokens} rows of the output area (and weights) as tensors. */
+    final Combined combined(NormalHandle h, boolean withWeights) {
+        MemorySegment o = out.segment(), ow = outW.segment();
+        return new Combined(
+                Tensor.of(o.asSlice(0, h.tokens * 2L * hidden), DType.BF16, h.tokens, hidden),
+                withWeights ? Tensor.of(ow.asSlice(0, (long) h.tokens * topk * 4), DType.FP32, h.tokens, topk) : null);
     }
 
     /** A cached dispatch's result (the ids and weights were received by the first dispatch of {@code h}). */

@@ -24,6 +24,13 @@ final class CheckedBuffer implements SymmetricBuffer {
                     what + ": symmetric buffer at heap offset " + raw.offset() + " was already freed");
     }
 
+    /** This buffer and its communicator open, and {@code pe} one of the communicator's ranks. */
+    private void checkPeer(String what, int pe) {
+        ensureOpen(what);
+        owner.ensureOpen();
+        Checks.pe(pe, owner.size());
+    }
+
     @Override
     public long offset() {
         return raw.offset();
@@ -59,17 +66,13 @@ final class CheckedBuffer implements SymmetricBuffer {
 
     @Override
     public Optional<MemorySegment> peer(int pe) {
-        ensureOpen("peer");
-        owner.ensureOpen();
-        Checks.pe(pe, owner.size());
+        checkPeer("peer", pe);
         return raw.peer(pe);
     }
 
     @Override
     public Optional<Memory> peerMemory(int pe) {
-        ensureOpen("peerMemory");
-        owner.ensureOpen();
-        Checks.pe(pe, owner.size());
+        checkPeer("peerMemory", pe);
         return raw.peerMemory(pe);
     }
 

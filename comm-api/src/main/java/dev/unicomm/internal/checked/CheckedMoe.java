@@ -80,10 +80,13 @@ public final class CheckedMoe implements MoeBuffer {
         return new CheckedMoe(raw, numRanks, null, config, mask);
     }
 
-    private static MoeEvent begin() {
+    /** Runs the operation {@code body} inside a {@link MoeEvent} named {@code op} that records {@code input}'s size. */
+    private <T> T timed(String op, Tensor input, java.util.function.Supplier<T> body) {
         MoeEvent e = new MoeEvent();
         e.begin();
-        return e;
+        T result = body.get();
+        commit(e, op, input);
+        return result;
     }
 
     private void commit(MoeEvent e, String op, Tensor input) {
@@ -169,17 +172,14 @@ public final class CheckedMoe implements MoeBuffer {
                         throw new IllegalArgumentException("expertAlignment must be >= 1, got " + expertAlignment);
                     return CallLedger.args(CallLedger.pack(x.dtype(), topkWeights != null ? 1 : 0), expertAlignment);
                 },
-                () -> {
-                    MoeEvent e = begin();
+                () -> timed("dispatch", x, () -> {
                     // A masked layout is in the original numbering: the implementation gets its own of the translated
                     // ids.
                     MoeLayout innerLayout = masked == null || masked.identity() ? layout : raw.layout(inner[0]);
-                    Dispatched d = wrap(
+                    return wrap(
                             raw.dispatch(x, scales, inner[0], topkWeights, innerLayout, expertAlignment),
                             masked == null ? null : masked.dropped(topkIdx));
-                    commit(e, "dispatch", x);
-                    return d;
-                });
+                }));
     }
 
     @Override
@@ -193,12 +193,8 @@ public final class CheckedMoe implements MoeBuffer {
                     checkX(x, scales, h[0].raw.numTokens());
                     return CallLedger.args(CallLedger.pack(x.dtype()), 0);
                 },
-                () -> {
-                    MoeEvent e = begin();
-                    Dispatched d = wrap(raw.dispatch(x, scales, h[0].raw), h[0].dropped);
-                    commit(e, "dispatch (cached handle)", x);
-                    return d;
-                });
+                () -> timed(
+                        "dispatch (cached handle)", x, () -> wrap(raw.dispatch(x, scales, h[0].raw), h[0].dropped)));
     }
 
     @Override
@@ -214,12 +210,7 @@ public final class CheckedMoe implements MoeBuffer {
                     if (topkWeights != null) tensor("topkWeights", topkWeights, DType.FP32, n, config.numTopk());
                     return CallLedger.args(topkWeights != null ? 1 : 0, 0);
                 },
-                () -> {
-                    MoeEvent e = begin();
-                    Combined c = raw.combine(y, h[0].raw, topkWeights);
-                    commit(e, "combine", y);
-                    return c;
-                });
+                () -> timed("combine", y, () -> raw.combine(y, h[0].raw, topkWeights)));
     }
 
     @Override
@@ -231,13 +222,10 @@ public final class CheckedMoe implements MoeBuffer {
                     checkLowLatencyDispatch(x, topkIdx, useFp8);
                     return CallLedger.args(useFp8 ? 1 : 0, 0);
                 },
-                () -> {
-                    MoeEvent e = begin();
-                    LowLatencyDispatched r =
-                            raw.lowLatencyDispatch(x, masked == null ? topkIdx : masked.translate(topkIdx), useFp8);
-                    commit(e, useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch", x);
-                    return r;
-                });
+                () -> timed(
+                        useFp8 ? "lowLatencyDispatch fp8" : "lowLatencyDispatch",
+                        x,
+                        () -> raw.lowLatencyDispatch(x, masked == null ? topkIdx : masked.translate(topkIdx), useFp8)));
         // Without a host-path mask, the implementation's drops (filled when its hook has run, like recvCount).
         int[] dropped = masked == null ? d.droppedPerToken() : masked.dropped(topkIdx);
         Handle h;
@@ -268,14 +256,12 @@ public final class CheckedMoe implements MoeBuffer {
                     checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
                     return CallLedger.none();
                 },
-                () -> {
-                    MoeEvent e = begin();
-                    // The same translation as the dispatch's: dropped entries' weights are not used.
-                    LowLatencyCombined c = raw.lowLatencyCombine(
-                            y, masked == null ? topkIdx : masked.translate(topkIdx), topkWeights, h[0].raw);
-                    commit(e, "lowLatencyCombine", y);
-                    return c;
-                });
+                // The same translation as the dispatch's: dropped entries' weights are not used.
+                () -> timed(
+                        "lowLatencyCombine",
+                        y,
+                        () -> raw.lowLatencyCombine(
+                                y, masked == null ? topkIdx : masked.translate(topkIdx), topkWeights, h[0].raw)));
     }
 
     @Override
@@ -290,9 +276,10 @@ public final class CheckedMoe implements MoeBuffer {
                     return CallLedger.args(useFp8 ? 1 : 0, 1);
                 },
                 () -> {
-                    MoeEvent e = begin();
-                    LowLatencyDispatchedOnStream d = raw.lowLatencyDispatch(stream, x, topkIdx, useFp8);
-                    commit(e, useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)", x);
+                    LowLatencyDispatchedOnStream d = timed(
+                            useFp8 ? "lowLatencyDispatch fp8 (stream)" : "lowLatencyDispatch (stream)",
+                            x,
+                            () -> raw.lowLatencyDispatch(stream, x, topkIdx, useFp8));
                     return new LowLatencyDispatchedOnStream(
                             d.recvX(), d.recvScales(), d.recvCount(), new Handle(this, d.handle(), 0, null));
                 });
@@ -311,12 +298,10 @@ public final class CheckedMoe implements MoeBuffer {
                     checkLowLatencyCombine(y, topkIdx, topkWeights, h[0]);
                     return CallLedger.args(0, 1);
                 },
-                () -> {
-                    MoeEvent e = begin();
-                    Tensor out = raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h[0].raw);
-                    commit(e, "lowLatencyCombine (stream)", y);
-                    return out;
-                });
+                () -> timed(
+                        "lowLatencyCombine (stream)",
+                        y,
+                        () -> raw.lowLatencyCombine(stream, y, topkIdx, topkWeights, h[0].raw)));
     }
 
     /**

@@ -7,7 +7,6 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.ProtocolException;
-import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
@@ -85,49 +84,24 @@ final class StoreWire {
         }
 
         Writer u8(int v) {
-            try {
-                out.writeByte(v);
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-            return this;
+            return put(o -> o.writeByte(v));
         }
 
         Writer i16(int v) {
-            try {
-                out.writeShort(v);
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-            return this;
+            return put(o -> o.writeShort(v));
         }
 
         Writer i32(int v) {
-            try {
-                out.writeInt(v);
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-            return this;
+            return put(o -> o.writeInt(v));
         }
 
         Writer i64(long v) {
-            try {
-                out.writeLong(v);
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-            return this;
+            return put(o -> o.writeLong(v));
         }
 
         Writer bytes(byte[] v) {
             i32(v.length);
-            try {
-                out.write(v, 0, v.length);
-            } catch (IOException e) {
-                throw new AssertionError(e);
-            }
-            return this;
+            return put(o -> o.write(v, 0, v.length));
         }
 
         /** A possibly absent byte string: length -1 means null. */
@@ -142,6 +116,20 @@ final class StoreWire {
 
         byte[] build() {
             return bytes.toByteArray();
+        }
+
+        /** Appends one field (writing to memory does not fail). */
+        private Writer put(Field field) {
+            try {
+                field.writeTo(out);
+            } catch (IOException e) {
+                throw new AssertionError(e);
+            }
+            return this;
+        }
+
+        private interface Field {
+            void writeTo(DataOutputStream out) throws IOException;
         }
     }
 
@@ -158,35 +146,25 @@ final class StoreWire {
         }
 
         byte u8() throws ProtocolException {
-            try {
-                return buf.get();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
+            return need(1).get();
         }
 
         int i16() throws ProtocolException {
-            try {
-                return buf.getShort();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
+            return need(2).getShort();
         }
 
         int i32() throws ProtocolException {
-            try {
-                return buf.getInt();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
+            return need(4).getInt();
         }
 
         long i64() throws ProtocolException {
-            try {
-                return buf.getLong();
-            } catch (BufferUnderflowException e) {
-                throw truncated();
-            }
+            return need(8).getLong();
+        }
+
+        /** The body, holding at least {@code n} more bytes. */
+        private ByteBuffer need(int n) throws ProtocolException {
+            if (buf.remaining() < n) throw truncated();
+            return buf;
         }
 
         byte[] bytes(int max, String what) throws ProtocolException {
