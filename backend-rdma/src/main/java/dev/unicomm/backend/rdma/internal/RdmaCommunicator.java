@@ -10,6 +10,7 @@ import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.StoreTeam;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
     private final MemoryRegion stagingMr;
     private final RdmaHeap heap;
     private final RdmaRma rma;
-    private final RdmaTeam world;
+    private final StoreTeam world;
     private final Endpoints endpoints;
     private long barriers;
     private boolean closed;
@@ -124,7 +125,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
                 config.timeout());
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
-        this.world = new RdmaTeam(this, "world", all);
+        this.world = new StoreTeam(new StoreTeam.Scope("RdmaTeam", store, prefix, rma::quiet, rank), "world", all);
     }
 
     /**
@@ -212,18 +213,6 @@ public final class RdmaCommunicator implements BackendCommunicator {
     @Override
     public Optional<Endpoints> endpoints() {
         return Optional.of(endpoints);
-    }
-
-    RdmaRma rmaEngine() {
-        return rma;
-    }
-
-    Store store() {
-        return store;
-    }
-
-    String prefix() {
-        return prefix;
     }
 
     @Override

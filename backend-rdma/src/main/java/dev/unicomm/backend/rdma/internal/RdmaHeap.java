@@ -50,7 +50,7 @@ final class RdmaHeap implements SymmetricHeap {
         local.fill((byte) 0);
         // Everyone has zeroed its block before anyone may write into it.
         agree("allocated", Long.toString(off), "heap offset");
-        return new RdmaBuffer(this, off, bytes, local);
+        return new RdmaBuffer(this, off, local);
     }
 
     synchronized void free(RdmaBuffer b) {

@@ -9,6 +9,7 @@ import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.StoreTeam;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -33,7 +34,7 @@ public final class UcxCommunicator implements BackendCommunicator {
     private final Peers peers;
     private final UcxRma rma;
     private final UcxHeap heap;
-    private final UcxTeam world;
+    private final StoreTeam world;
     private final Runnable health;
     private final Endpoints endpoints;
     private long barriers;
@@ -69,7 +70,7 @@ public final class UcxCommunicator implements BackendCommunicator {
         this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
-        this.world = new UcxTeam(this, "world", all);
+        this.world = new StoreTeam(new StoreTeam.Scope("UcxTeam", store, prefix, rma::quiet, rank), "world", all);
     }
 
     /**
@@ -196,18 +197,6 @@ public final class UcxCommunicator implements BackendCommunicator {
     @Override
     public boolean acceptsLocal(MemoryKind kind) {
         return kind.isHost();
-    }
-
-    Store store() {
-        return store;
-    }
-
-    String prefix() {
-        return prefix;
-    }
-
-    void quiet() {
-        rma.quiet();
     }
 
     @Override
