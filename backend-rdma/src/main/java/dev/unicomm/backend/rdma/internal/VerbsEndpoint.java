@@ -7,6 +7,7 @@ import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.NativeCallException;
+import dev.unicomm.spi.support.EndpointChecks;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,10 +17,8 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -36,11 +35,7 @@ public final class VerbsEndpoint implements Endpoint {
     static final int RECV_DEPTH = 256;
     private static final int RD_ATOMIC = 16;
 
-    private record LocalRegion(String name, Memory memory, MemoryRegion mr) {
-        boolean alive() {
-            return !memory.kind().isHost() || memory.segment().scope().isAlive();
-        }
-    }
+    private record LocalRegion(String name, Memory memory, MemoryRegion mr) {}
 
     /** One posted chunk or receive, keyed by its work-request id. */
     private static final class Pending {
@@ -193,22 +188,14 @@ public final class VerbsEndpoint implements Endpoint {
     @Override
     public void registerRegion(String name, Memory memory) {
         ensureOpen();
-        if (name == null || name.isEmpty()) throw new IllegalArgumentException("region name must not be null or empty");
-        if (memory == null) throw new IllegalArgumentException("region '" + name + "': memory must not be null");
+        EndpointChecks.checkRegionName(name, memory);
         if (!accepts(memory.kind()))
             throw new IllegalArgumentException(
                     "region '" + name + "': " + memory.kind() + " memory cannot be registered on " + dev.name()
                             + (memory.kind().type() == MemoryKind.Type.CUDA
                                     ? " (load the nvidia_peermem kernel module for GPUDirect RDMA)"
                                     : ""));
-        if (memory.kind().isHost() && !memory.segment().isNative())
-            throw new IllegalArgumentException(
-                    "region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
-        if (memory.byteSize() <= 0)
-            throw new IllegalArgumentException(
-                    "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
-        if (memory.kind().isHost() && !memory.segment().scope().isAlive())
-            throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
+        EndpointChecks.checkRegistrable(name, memory);
         synchronized (regions) {
             if (regions.containsKey(name))
                 throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
@@ -230,9 +217,7 @@ public final class VerbsEndpoint implements Endpoint {
         synchronized (regions) {
             r = regions.remove(name);
         }
-        if (r == null)
-            throw new IllegalArgumentException(
-                    "no region '" + name + "' is registered on this endpoint; registered: " + regions());
+        if (r == null) throw EndpointChecks.notRegistered(name, regions);
         r.mr().close();
     }
 
@@ -270,9 +255,9 @@ public final class VerbsEndpoint implements Endpoint {
             String name, long remoteOffset, long localOffset, long length, int imm) {
         LocalRegion l = localRegion("writeWithImm", name);
         ConnectionInfo.Region r = remoteRegion("writeWithImm", name);
-        checkLength("writeWithImm", length);
-        checkRange("writeWithImm local", name, localOffset, length, l.mr().length());
-        checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
+        EndpointChecks.checkLength("writeWithImm", length);
+        EndpointChecks.checkRange("writeWithImm local", name, localOffset, length, l.mr().length());
+        EndpointChecks.checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
         return post(
                         0,
                         1,
@@ -293,8 +278,8 @@ public final class VerbsEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Void> send(String name, long offset, long length) {
         LocalRegion l = localRegion("send", name);
-        checkLength("send", length);
-        checkRange("send", name, offset, length, l.mr().length());
+        EndpointChecks.checkLength("send", length);
+        EndpointChecks.checkRange("send", name, offset, length, l.mr().length());
         return post(0, 1, false, (qp, id) -> qp.postSend(id, l.mr().address() + offset, (int) length, l.mr().lkey()))
                 .thenApply(x -> null);
     }
@@ -302,8 +287,8 @@ public final class VerbsEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Received> recv(String name, long offset, long length) {
         LocalRegion l = localRegion("recv", name);
-        checkLength("recv", length);
-        checkRange("recv", name, offset, length, l.mr().length());
+        EndpointChecks.checkLength("recv", length);
+        EndpointChecks.checkRange("recv", name, offset, length, l.mr().length());
         return post(0, 1, true, (qp, id) -> qp.postRecv(id, l.mr().address() + offset, (int) length, l.mr().lkey()))
                 .thenApply(x -> (Received) x);
     }
@@ -317,13 +302,13 @@ public final class VerbsEndpoint implements Endpoint {
         if (remoteOffsets.length != localOffsets.length)
             throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but "
                     + localOffsets.length + " local offsets; they must pair up");
-        checkLength(op, length);
+        EndpointChecks.checkLength(op, length);
         int n = remoteOffsets.length;
         long[] la = new long[n];
         long[] ra = new long[n];
         for (int i = 0; i < n; i++) {
-            checkRange(op + " local[" + i + "]", name, localOffsets[i], length, l.mr().length());
-            checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
+            EndpointChecks.checkRange(op + " local[" + i + "]", name, localOffsets[i], length, l.mr().length());
+            EndpointChecks.checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
             la[i] = l.mr().address() + localOffsets[i];
             ra[i] = r.address() + remoteOffsets[i];
         }
@@ -394,18 +379,7 @@ public final class VerbsEndpoint implements Endpoint {
 
     @Override
     public <T> T await(CompletableFuture<T> future) {
-        if (future == null) throw new IllegalArgumentException("future must not be null");
-        try {
-            return future.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) throw re;
-            throw new CommException("transfer failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new CommTimeoutException("RDMA transfer on " + dev.name(), options.timeout());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommException("interrupted while waiting for an RDMA transfer", e);
-        }
+        return EndpointChecks.await(future, options.timeout(), "RDMA transfer on " + dev.name(), "an RDMA transfer");
     }
 
     // ---------------------------------------------------------------- checks
@@ -414,47 +388,14 @@ public final class VerbsEndpoint implements Endpoint {
         if (closed) throw new IllegalStateException("endpoint on " + dev.name() + " is closed");
     }
 
-    private void ensureConnected(String op) {
-        ensureOpen();
-        CommException b = broken;
-        if (b != null)
-            throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
-        if (peer == null)
-            throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
-    }
-
     private LocalRegion localRegion(String op, String name) {
-        ensureConnected(op);
-        if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
-        LocalRegion l = regions.get(name);
-        if (l == null)
-            throw new IllegalArgumentException(
-                    op + ": no local region '" + name + "' is registered; registered: " + regions());
-        if (!l.alive())
-            throw new IllegalStateException(
-                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
-        return l;
+        ensureOpen();
+        EndpointChecks.checkConnected(op, broken, peer != null);
+        return EndpointChecks.localRegion(op, name, regions, LocalRegion::memory);
     }
 
     private ConnectionInfo.Region remoteRegion(String op, String name) {
-        ConnectionInfo.Region r = remoteRegions.get(name);
-        if (r == null)
-            throw new IllegalArgumentException(
-                    op + ": the peer has no region '" + name + "' (it has " + remoteRegions.keySet()
-                            + "); if it registered one after connecting, pass its new localInfo() to updateRemote");
-        return r;
-    }
-
-    private static void checkLength(String op, long length) {
-        if (length <= 0 || length > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(
-                    op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
-    }
-
-    private static void checkRange(String what, String name, long offset, long length, long capacity) {
-        if (offset < 0 || offset > capacity || length > capacity - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length
-                    + ") is outside region '" + name + "' of " + capacity + " bytes");
+        return EndpointChecks.remoteRegion(op, name, remoteRegions);
     }
 
     // ---------------------------------------------------------------- completions

@@ -1,11 +1,11 @@
 package dev.unicomm.backend.ucx.internal;
 
 import dev.unicomm.api.CommException;
-import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Endpoint;
 import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
+import dev.unicomm.spi.support.EndpointChecks;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -51,11 +51,7 @@ public final class UcxEndpoint implements Endpoint {
     private static final SecureRandom IDS = new SecureRandom();
     private static final long CLOSE_WAIT_MILLIS = 2_000;
 
-    private record LocalRegion(String name, Memory memory, MemorySegment memh, byte[] rkey) {
-        boolean alive() {
-            return memory.segment().scope().isAlive();
-        }
-    }
+    private record LocalRegion(String name, Memory memory, MemorySegment memh, byte[] rkey) {}
 
     private record RemoteRegion(long address, long length, MemorySegment rkey) {}
 
@@ -249,20 +245,12 @@ public final class UcxEndpoint implements Endpoint {
     @Override
     public void registerRegion(String name, Memory memory) {
         ensureOpen();
-        if (name == null || name.isEmpty()) throw new IllegalArgumentException("region name must not be null or empty");
-        if (memory == null) throw new IllegalArgumentException("region '" + name + "': memory must not be null");
+        EndpointChecks.checkRegionName(name, memory);
         if (!accepts(memory.kind()))
             throw new IllegalArgumentException(
                     "region '" + name + "': " + memory.kind() + " memory cannot be registered on a ucx endpoint "
                             + "(host memory only: this UCX has no transport for it)");
-        if (!memory.segment().isNative())
-            throw new IllegalArgumentException(
-                    "region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
-        if (memory.byteSize() <= 0)
-            throw new IllegalArgumentException(
-                    "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
-        if (!memory.segment().scope().isAlive())
-            throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
+        EndpointChecks.checkRegistrable(name, memory);
         synchronized (regions) {
             if (regions.containsKey(name))
                 throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
@@ -305,9 +293,7 @@ public final class UcxEndpoint implements Endpoint {
         synchronized (regions) {
             r = regions.remove(name);
         }
-        if (r == null)
-            throw new IllegalArgumentException(
-                    "no region '" + name + "' is registered on this endpoint; registered: " + regions());
+        if (r == null) throw EndpointChecks.notRegistered(name, regions);
         lifecycle.writeLock().lock(); // no transfer is being posted from it
         try {
             if (!closed) ucp.memUnmap(w.context, r.memh()); // else close unmaps (or already unmapped) it
@@ -348,15 +334,15 @@ public final class UcxEndpoint implements Endpoint {
         if (remoteOffsets.length != localOffsets.length)
             throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but "
                     + localOffsets.length + " local offsets; they must pair up");
-        checkLength(op, length);
+        EndpointChecks.checkLength(op, length);
         for (int i = 0; i < remoteOffsets.length; i++) {
-            checkRange(
+            EndpointChecks.checkRange(
                     op + " local[" + i + "]",
                     name,
                     localOffsets[i],
                     length,
                     l.memory().byteSize());
-            checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
+            EndpointChecks.checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
         }
         if (remoteOffsets.length == 0) return CompletableFuture.completedFuture(null);
         return outcome(op, flushAfter(op, put, l, r, remoteOffsets, localOffsets, length), x -> null);
@@ -399,9 +385,10 @@ public final class UcxEndpoint implements Endpoint {
             String name, long remoteOffset, long localOffset, long length, int imm) {
         LocalRegion l = localRegion("writeWithImm", name);
         RemoteRegion r = remoteRegion("writeWithImm", name);
-        checkLength("writeWithImm", length);
-        checkRange("writeWithImm local", name, localOffset, length, l.memory().byteSize());
-        checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
+        EndpointChecks.checkLength("writeWithImm", length);
+        EndpointChecks.checkRange(
+                "writeWithImm local", name, localOffset, length, l.memory().byteSize());
+        EndpointChecks.checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
         CompletableFuture<Object> written =
                 flushAfter("writeWithImm", true, l, r, new long[] {remoteOffset}, new long[] {localOffset}, length);
         long tag = IMM_FLAG | (length << 32) | (imm & 0xFFFF_FFFFL);
@@ -411,8 +398,8 @@ public final class UcxEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Void> send(String name, long offset, long length) {
         LocalRegion l = localRegion("send", name);
-        checkLength("send", length);
-        checkRange("send", name, offset, length, l.memory().byteSize());
+        EndpointChecks.checkLength("send", length);
+        EndpointChecks.checkRange("send", name, offset, length, l.memory().byteSize());
         return outcome("send", message("send", null, 0, l.memory().address() + offset, length), x -> null);
     }
 
@@ -468,8 +455,8 @@ public final class UcxEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Received> recv(String name, long offset, long length) {
         LocalRegion l = localRegion("recv", name);
-        checkLength("recv", length);
-        checkRange("recv", name, offset, length, l.memory().byteSize());
+        EndpointChecks.checkLength("recv", length);
+        EndpointChecks.checkRange("recv", name, offset, length, l.memory().byteSize());
         CompletableFuture<Object> raw;
         lifecycle.readLock().lock();
         try (Arena a = Arena.ofConfined()) {
@@ -565,18 +552,7 @@ public final class UcxEndpoint implements Endpoint {
 
     @Override
     public <T> T await(CompletableFuture<T> future) {
-        if (future == null) throw new IllegalArgumentException("future must not be null");
-        try {
-            return future.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) throw re;
-            throw new CommException("transfer failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new CommTimeoutException("UCX transfer on " + label, options.timeout());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommException("interrupted while waiting for a UCX transfer", e);
-        }
+        return EndpointChecks.await(future, options.timeout(), "UCX transfer on " + label, "a UCX transfer");
     }
 
     // ---------------------------------------------------------------- checks
@@ -597,41 +573,12 @@ public final class UcxEndpoint implements Endpoint {
 
     private LocalRegion localRegion(String op, String name) {
         ensureOpen();
-        CommException b = broken;
-        if (b != null)
-            throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
-        if (ep == null)
-            throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
-        if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
-        LocalRegion l = regions.get(name);
-        if (l == null)
-            throw new IllegalArgumentException(
-                    op + ": no local region '" + name + "' is registered; registered: " + regions());
-        if (!l.alive())
-            throw new IllegalStateException(
-                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
-        return l;
+        EndpointChecks.checkConnected(op, broken, ep != null);
+        return EndpointChecks.localRegion(op, name, regions, LocalRegion::memory);
     }
 
     private RemoteRegion remoteRegion(String op, String name) {
-        Map<String, RemoteRegion> r = remote;
-        RemoteRegion region = r.get(name);
-        if (region == null)
-            throw new IllegalArgumentException(op + ": the peer has no region '" + name + "' (it has " + r.keySet()
-                    + "); if it registered one after connecting, pass its new localInfo() to updateRemote");
-        return region;
-    }
-
-    private static void checkLength(String op, long length) {
-        if (length <= 0 || length > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(
-                    op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
-    }
-
-    private static void checkRange(String what, String name, long offset, long length, long capacity) {
-        if (offset < 0 || offset > capacity || length > capacity - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length
-                    + ") is outside region '" + name + "' of " + capacity + " bytes");
+        return EndpointChecks.remoteRegion(op, name, remote);
     }
 
     // ---------------------------------------------------------------- failures and close
