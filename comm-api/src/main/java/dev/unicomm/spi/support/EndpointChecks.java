@@ -4,17 +4,16 @@ import dev.unicomm.api.CommException;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Memory;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 
 /**
  * The argument checks every {@link dev.unicomm.api.Endpoint} makes before its transport sees a call, with the
- * same one-line messages on every backend, and the wait of {@link dev.unicomm.api.Endpoint#await}.
+ * same one-line messages on every backend, and the wait of {@link dev.unicomm.api.Endpoint#await}. The local
+ * regions' own checks are in {@link LocalRegions}.
  */
 public final class EndpointChecks {
     private EndpointChecks() {}
@@ -46,33 +45,6 @@ public final class EndpointChecks {
                     "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
         if (memory.kind().isHost() && !memory.segment().scope().isAlive())
             throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
-    }
-
-    /** The failure of {@code unregisterRegion} for a name that is not registered. */
-    public static IllegalArgumentException notRegistered(String name, Map<String, ?> regions) {
-        return new IllegalArgumentException("no region '" + name + "' is registered on this endpoint; registered: "
-                + List.copyOf(regions.keySet()));
-    }
-
-    /**
-     * The local region {@code name} that operation {@code op} uses.
-     *
-     * @param regions the registered regions by name
-     * @param memory the memory of a region
-     * @throws IllegalArgumentException if the name is null or not registered
-     * @throws IllegalStateException if the region's host memory was freed
-     */
-    public static <R> R localRegion(String op, String name, Map<String, R> regions, Function<R, Memory> memory) {
-        if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
-        R region = regions.get(name);
-        if (region == null)
-            throw new IllegalArgumentException(op + ": no local region '" + name + "' is registered; registered: "
-                    + List.copyOf(regions.keySet()));
-        Memory m = memory.apply(region);
-        if (m.kind().isHost() && !m.segment().scope().isAlive())
-            throw new IllegalStateException(
-                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
-        return region;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.NativeCallException;
 import dev.unicomm.spi.support.EndpointChecks;
+import dev.unicomm.spi.support.LocalRegions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -58,7 +59,7 @@ public final class VerbsEndpoint implements Endpoint {
     private final QueuePair[] qps;
     private final Semaphore[] sendSlots;
     private final Semaphore recvSlots = new Semaphore(RECV_DEPTH);
-    private final Map<String, LocalRegion> regions = new ConcurrentHashMap<>();
+    private final LocalRegions<LocalRegion> regions = new LocalRegions<>(LocalRegion::memory);
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong();
     private final AtomicInteger nextQp = new AtomicInteger();
@@ -127,7 +128,7 @@ public final class VerbsEndpoint implements Endpoint {
     public byte[] localInfo() {
         ensureOpen();
         Map<String, ConnectionInfo.Region> mine = new LinkedHashMap<>();
-        for (LocalRegion r : regions.values())
+        for (LocalRegion r : regions.all())
             mine.put(r.name(), new ConnectionInfo.Region(r.mr().address(), r.mr().length(), r.mr().rkey()));
         List<ConnectionInfo.Qp> q = new ArrayList<>();
         for (QueuePair qp : qps) q.add(new ConnectionInfo.Qp(qp.qpn(), qp.psn()));
@@ -196,34 +197,29 @@ public final class VerbsEndpoint implements Endpoint {
                                     ? " (load the nvidia_peermem kernel module for GPUDirect RDMA)"
                                     : ""));
         EndpointChecks.checkRegistrable(name, memory);
-        synchronized (regions) {
-            if (regions.containsKey(name))
-                throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
+        regions.add(name, () -> {
             lifecycle.readLock().lock();
             try {
                 ensureOpen();
-                MemoryRegion mr = new MemoryRegion(dev, memory.address(), memory.byteSize(), MemoryRegion.ACCESS_ALL);
-                regions.put(name, new LocalRegion(name, memory, mr));
+                return new LocalRegion(
+                        name,
+                        memory,
+                        new MemoryRegion(dev, memory.address(), memory.byteSize(), MemoryRegion.ACCESS_ALL));
             } finally {
                 lifecycle.readLock().unlock();
             }
-        }
+        });
     }
 
     @Override
     public void unregisterRegion(String name) {
         ensureOpen();
-        LocalRegion r;
-        synchronized (regions) {
-            r = regions.remove(name);
-        }
-        if (r == null) throw EndpointChecks.notRegistered(name, regions);
-        r.mr().close();
+        regions.remove(name).mr().close();
     }
 
     @Override
     public List<String> regions() {
-        return List.copyOf(regions.keySet());
+        return regions.names();
     }
 
     @Override
@@ -391,7 +387,7 @@ public final class VerbsEndpoint implements Endpoint {
     private LocalRegion localRegion(String op, String name) {
         ensureOpen();
         EndpointChecks.checkConnected(op, broken, peer != null);
-        return EndpointChecks.localRegion(op, name, regions, LocalRegion::memory);
+        return regions.get(op, name);
     }
 
     private ConnectionInfo.Region remoteRegion(String op, String name) {
@@ -470,7 +466,7 @@ public final class VerbsEndpoint implements Endpoint {
             failAll(new IllegalStateException(
                     "endpoint on " + dev.name() + " was closed with the transfer outstanding"));
             for (QueuePair qp : qps) qp.close();
-            for (LocalRegion r : regions.values()) r.mr().close();
+            for (LocalRegion r : regions.all()) r.mr().close();
             regions.clear();
             cq.close();
             dev.close();

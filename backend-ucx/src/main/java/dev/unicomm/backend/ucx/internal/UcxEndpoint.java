@@ -6,6 +6,7 @@ import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.spi.support.EndpointChecks;
+import dev.unicomm.spi.support.LocalRegions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -62,7 +62,7 @@ public final class UcxEndpoint implements Endpoint {
     private final long id = IDS.nextLong();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment plain; // ucp_request_param_t without fields: contiguous bytes, no callback
-    private final Map<String, LocalRegion> regions = new ConcurrentHashMap<>();
+    private final LocalRegions<LocalRegion> regions = new LocalRegions<>(LocalRegion::memory);
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final Object messageOrder = new Object();
     private CompletableFuture<Void> lastMessageIssued = CompletableFuture.completedFuture(null);
@@ -107,7 +107,7 @@ public final class UcxEndpoint implements Endpoint {
     public byte[] localInfo() {
         ensureOpen();
         Map<String, EndpointInfo.Region> mine = new LinkedHashMap<>();
-        for (LocalRegion r : regions.values())
+        for (LocalRegion r : regions.all())
             mine.put(
                     r.name(),
                     new EndpointInfo.Region(r.memory().address(), r.memory().byteSize(), r.rkey()));
@@ -251,49 +251,45 @@ public final class UcxEndpoint implements Endpoint {
                     "region '" + name + "': " + memory.kind() + " memory cannot be registered on a ucx endpoint "
                             + "(host memory only: this UCX has no transport for it)");
         EndpointChecks.checkRegistrable(name, memory);
-        synchronized (regions) {
-            if (regions.containsKey(name))
-                throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
-            lifecycle.readLock().lock();
-            try (Arena a = Arena.ofConfined()) {
-                ensureOpen();
-                MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
-                params.set(
-                        ValueLayout.JAVA_LONG,
-                        UcpAbi.MEM_MAP_FIELD_MASK,
-                        UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
-                params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, memory.segment());
-                params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, memory.byteSize());
-                MemorySegment out = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
-                Ucx.check(
-                        ucp,
-                        ucp.memMap(w.context, params, out),
-                        "ucp_mem_map (region '" + name + "', " + memory.byteSize() + " bytes)");
-                MemorySegment memh = out.get(ValueLayout.ADDRESS, 0);
-                byte s = ucp.rkeyPack(w.context, memh, out, len);
-                if (s != UcpAbi.OK) {
-                    ucp.memUnmap(w.context, memh);
-                    Ucx.check(ucp, s, "ucp_rkey_pack (region '" + name + "')");
-                }
-                MemorySegment packed = out.get(ValueLayout.ADDRESS, 0);
-                byte[] rkey =
-                        packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
-                ucp.rkeyBufferRelease(packed);
-                regions.put(name, new LocalRegion(name, memory, memh, rkey));
-            } finally {
-                lifecycle.readLock().unlock();
+        regions.add(name, () -> map(name, memory));
+    }
+
+    /** Maps {@code memory} with {@code ucp_mem_map} and packs its remote key. */
+    private LocalRegion map(String name, Memory memory) {
+        lifecycle.readLock().lock();
+        try (Arena a = Arena.ofConfined()) {
+            ensureOpen();
+            MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
+            params.set(
+                    ValueLayout.JAVA_LONG,
+                    UcpAbi.MEM_MAP_FIELD_MASK,
+                    UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
+            params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, memory.segment());
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, memory.byteSize());
+            MemorySegment out = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
+            Ucx.check(
+                    ucp,
+                    ucp.memMap(w.context, params, out),
+                    "ucp_mem_map (region '" + name + "', " + memory.byteSize() + " bytes)");
+            MemorySegment memh = out.get(ValueLayout.ADDRESS, 0);
+            byte s = ucp.rkeyPack(w.context, memh, out, len);
+            if (s != UcpAbi.OK) {
+                ucp.memUnmap(w.context, memh);
+                Ucx.check(ucp, s, "ucp_rkey_pack (region '" + name + "')");
             }
+            MemorySegment packed = out.get(ValueLayout.ADDRESS, 0);
+            byte[] rkey = packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
+            ucp.rkeyBufferRelease(packed);
+            return new LocalRegion(name, memory, memh, rkey);
+        } finally {
+            lifecycle.readLock().unlock();
         }
     }
 
     @Override
     public void unregisterRegion(String name) {
         ensureOpen();
-        LocalRegion r;
-        synchronized (regions) {
-            r = regions.remove(name);
-        }
-        if (r == null) throw EndpointChecks.notRegistered(name, regions);
+        LocalRegion r = regions.remove(name);
         lifecycle.writeLock().lock(); // no transfer is being posted from it
         try {
             if (!closed) ucp.memUnmap(w.context, r.memh()); // else close unmaps (or already unmapped) it
@@ -304,7 +300,7 @@ public final class UcxEndpoint implements Endpoint {
 
     @Override
     public List<String> regions() {
-        return List.copyOf(regions.keySet());
+        return regions.names();
     }
 
     /** Host memory only: Debian's UCX has no CUDA or ROCm transport, and this endpoint does not pass memory types. */
@@ -574,7 +570,7 @@ public final class UcxEndpoint implements Endpoint {
     private LocalRegion localRegion(String op, String name) {
         ensureOpen();
         EndpointChecks.checkConnected(op, broken, ep != null);
-        return EndpointChecks.localRegion(op, name, regions, LocalRegion::memory);
+        return regions.get(op, name);
     }
 
     private RemoteRegion remoteRegion(String op, String name) {
@@ -664,7 +660,7 @@ public final class UcxEndpoint implements Endpoint {
         if (e != null) closeEp(e, broken != null);
         lifecycle.writeLock().lock();
         try {
-            for (LocalRegion r : regions.values()) ucp.memUnmap(w.context, r.memh());
+            for (LocalRegion r : regions.all()) ucp.memUnmap(w.context, r.memh());
             regions.clear();
         } finally {
             lifecycle.writeLock().unlock();
