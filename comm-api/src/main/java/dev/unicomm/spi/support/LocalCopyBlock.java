@@ -5,22 +5,17 @@ import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
 /**
- * A block of a host heap of which only this PE's own copy is load/store reachable: the other PEs'
- * copies are across a network and reached through RMA only (so {@link #peer(int)} is empty for them).
+ * A block of a {@link StoreHeap}: host memory of which only this PE's own copy is load/store reachable; the
+ * other PEs' copies are across a network and reached through RMA only (so {@link #peer(int)} is empty for them).
  */
-public abstract class LocalCopyBlock extends HeapBlock {
+final class LocalCopyBlock extends HeapBlock {
+    private final StoreHeap heap;
     private final MemorySegment local;
-    private final int rank;
 
-    /**
-     * @param offset the block's offset in the symmetric heap
-     * @param local this PE's copy of the block (its size is the block's)
-     * @param rank this PE's world rank
-     */
-    protected LocalCopyBlock(long offset, MemorySegment local, int rank) {
+    LocalCopyBlock(StoreHeap heap, long offset, MemorySegment local) {
         super(offset, local.byteSize());
+        this.heap = heap;
         this.local = local;
-        this.rank = rank;
     }
 
     @Override
@@ -41,6 +36,11 @@ public abstract class LocalCopyBlock extends HeapBlock {
     /** This PE's copy for its own rank; empty for the others. */
     @Override
     public Optional<MemorySegment> peer(int pe) {
-        return pe == rank ? Optional.of(local) : Optional.empty();
+        return pe == heap.rank() ? Optional.of(local) : Optional.empty();
+    }
+
+    @Override
+    protected void free() {
+        heap.free(this);
     }
 }

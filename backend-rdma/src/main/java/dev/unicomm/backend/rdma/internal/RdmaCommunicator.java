@@ -10,6 +10,7 @@ import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.StoreHeap;
 import dev.unicomm.spi.support.StoreTeam;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -38,7 +39,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
     private final Arena arena;
     private final MemoryRegion heapMr;
     private final MemoryRegion stagingMr;
-    private final RdmaHeap heap;
+    private final StoreHeap heap;
     private final RdmaRma rma;
     private final StoreTeam world;
     private final Endpoints endpoints;
@@ -110,7 +111,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
             qps[pe].connect(local, Math.min(local.mtu(), peer.mtu()), peer.qps().get(rank), peer, rd, ackTimeout);
         }
         store.barrier(prefix + "connected");
-        this.heap = new RdmaHeap(heapSeg, store, rank, size, prefix);
+        this.heap = new StoreHeap(heapSeg, store, rank, size, prefix, () -> {});
         this.rma = new RdmaRma(
                 rank,
                 dev.name(),

@@ -9,6 +9,7 @@ import dev.unicomm.api.Team;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.StoreHeap;
 import dev.unicomm.spi.support.StoreTeam;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -33,7 +34,7 @@ public final class UcxCommunicator implements BackendCommunicator {
     private final MemorySegment memh;
     private final Peers peers;
     private final UcxRma rma;
-    private final UcxHeap heap;
+    private final StoreHeap heap;
     private final StoreTeam world;
     private final Runnable health;
     private final Endpoints endpoints;
@@ -67,7 +68,8 @@ public final class UcxCommunicator implements BackendCommunicator {
         w.onPeerTimeout((pe, e) ->
                 store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
         this.rma = new UcxRma(w, peers, timeout, health);
-        this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
+        this.heap = new StoreHeap(
+                heapSeg, store, rank, size, prefix, rma::quiet); // free completes this PE's RMA first (semantics §3.3)
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
         this.world = new StoreTeam(new StoreTeam.Scope("UcxTeam", store, prefix, rma::quiet, rank), "world", all);
