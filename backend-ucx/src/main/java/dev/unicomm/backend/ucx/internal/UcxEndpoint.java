@@ -124,20 +124,7 @@ public final class UcxEndpoint implements Endpoint {
         try (Arena a = Arena.ofConfined()) {
             ensureOpen();
             long errors = EndpointErrors.register((pe, status) -> peerFailed(status));
-            MemorySegment params = a.allocate(UcpAbi.EP_PARAMS_SIZE, 8);
-            params.set(
-                    ValueLayout.JAVA_LONG,
-                    UcpAbi.EP_PARAMS_FIELD_MASK,
-                    UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS
-                            | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE
-                            | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
-            params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, EndpointErrors.CALLBACK);
-            params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, EndpointErrors.arg(errors, 0));
-            params.set(
-                    ValueLayout.ADDRESS,
-                    UcpAbi.EP_PARAMS_ADDRESS,
-                    a.allocateFrom(ValueLayout.JAVA_BYTE, info.workerAddress()));
-            params.set(ValueLayout.JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
+            MemorySegment params = EndpointErrors.endpointParams(a, info.workerAddress(), errors, 0);
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             byte s = ucp.epCreate(w.worker, params, out);
             if (s != UcpAbi.OK) {
