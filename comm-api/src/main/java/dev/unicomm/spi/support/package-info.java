@@ -1,5 +1,6 @@
 /**
- * Building blocks that backends share (part of the SPI): the bookkeeping of a symmetric buffer
+ * Building blocks that backends share (part of the SPI): a communicator's rank, size and parts
+ * ({@link dev.unicomm.spi.support.BackendCommunicatorBase}), the bookkeeping of a symmetric buffer
  * ({@link dev.unicomm.spi.support.HeapBlock}), a host heap agreed through the rendezvous store
  * ({@link dev.unicomm.spi.support.StoreHeap}), teams that are lists of world ranks
  * ({@link dev.unicomm.spi.support.RankListTeam}, {@link dev.unicomm.spi.support.StoreTeam}), and an
