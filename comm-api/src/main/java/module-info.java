@@ -1,6 +1,7 @@
 /**
  * unicomm's API ({@code dev.unicomm.api}, front door {@link dev.unicomm.api.Unicomm}) and backend SPI
- * ({@code dev.unicomm.spi}). No native code, no backend. The {@code internal} packages are not API:
+ * ({@code dev.unicomm.spi}, and {@code dev.unicomm.spi.support}: building blocks backends share). No native
+ * code, no backend. The {@code internal} packages are not API:
  * the validating layer ({@code internal.checked}, also the JFR events) is exported to nobody, the
  * rendezvous store ({@code internal.rendezvous}) only to the launcher (the per-job TLS key) and the
  * conformance kit (its fault rules join a store without opening a backend).
@@ -10,6 +11,7 @@ module dev.unicomm.api {
 
     exports dev.unicomm.api;
     exports dev.unicomm.spi;
+    exports dev.unicomm.spi.support;
     exports dev.unicomm.internal.rendezvous to
             dev.unicomm.launch,
             dev.unicomm.conformance;

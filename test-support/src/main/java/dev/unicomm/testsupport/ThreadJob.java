@@ -98,18 +98,6 @@ public final class ThreadJob {
             long heapSize,
             Map<String, String> properties,
             IntFunction<CommConfig> configs,
-            Duration jobTimeout) {
-        this(backend, opener, ranks, timeout, heapSize, properties, configs, jobTimeout, null);
-    }
-
-    private ThreadJob(
-            BackendReport backend,
-            Opener opener,
-            int ranks,
-            Duration timeout,
-            long heapSize,
-            Map<String, String> properties,
-            IntFunction<CommConfig> configs,
             Duration jobTimeout,
             int[] hostOfRank) {
         this.hostOfRank = hostOfRank;
@@ -135,7 +123,7 @@ public final class ThreadJob {
         Objects.requireNonNull(opener, "opener");
         if (ranks < 1) throw new IllegalArgumentException("ranks must be at least 1, got " + ranks);
         return new ThreadJob(
-                backend, opener, ranks, DEFAULT_TIMEOUT, DEFAULT_HEAP_SIZE, Map.of(), null, DEFAULT_JOB_TIMEOUT);
+                backend, opener, ranks, DEFAULT_TIMEOUT, DEFAULT_HEAP_SIZE, Map.of(), null, DEFAULT_JOB_TIMEOUT, null);
     }
 
     /** Each rank's wait limit ({@link CommConfig#timeout()}, and the store's). */

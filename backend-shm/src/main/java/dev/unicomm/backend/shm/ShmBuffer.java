@@ -1,7 +1,7 @@
 package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.spi.support.HeapBlock;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
@@ -11,32 +11,18 @@ import java.util.Optional;
  * of their own that is closed when the buffer is freed, so a segment kept past {@link #close()}
  * throws {@link IllegalStateException} instead of writing into memory that a later allocation owns.
  */
-final class ShmBuffer implements SymmetricBuffer {
+final class ShmBuffer extends HeapBlock {
     private final ShmHeap heap;
-    private final long offset;
-    private final long bytes;
     private final Arena views = Arena.ofShared();
     private final MemorySegment[] peers;
-    private volatile boolean open = true;
 
     ShmBuffer(ShmHeap heap, long offset, long bytes, MemorySegment[] heaps) {
+        super(offset, bytes);
         this.heap = heap;
-        this.offset = offset;
-        this.bytes = bytes;
         this.peers = new MemorySegment[heaps.length];
         for (int pe = 0; pe < heaps.length; pe++) {
             peers[pe] = heaps[pe].asSlice(offset, bytes).reinterpret(views, null);
         }
-    }
-
-    @Override
-    public long offset() {
-        return offset;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
     }
 
     @Override
@@ -47,11 +33,6 @@ final class ShmBuffer implements SymmetricBuffer {
     @Override
     public long address() {
         return segment().address();
-    }
-
-    @Override
-    public long byteSize() {
-        return bytes;
     }
 
     @Override
@@ -69,27 +50,18 @@ final class ShmBuffer implements SymmetricBuffer {
 
     /** Frees the buffer on every PE (collective, with a barrier first: no PE is still using it). */
     @Override
-    public void close() {
-        synchronized (this) {
-            if (!open)
-                throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed");
-            open = false;
-        }
+    protected void free() {
         heap.free(this);
     }
 
     /** Invalidates the views (after the collective free, or when the communicator closes). */
     void release() {
-        open = false;
+        invalidate();
         if (views.scope().isAlive()) views.close();
     }
 
-    private void requireOpen() {
-        if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was freed");
-    }
-
     @Override
-    public String toString() {
-        return "ShmBuffer[offset=" + offset + ", bytes=" + bytes + (open ? "" : ", freed") + "]";
+    protected String details() {
+        return isOpen() ? "" : ", freed";
     }
 }

@@ -2,15 +2,12 @@ package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.CommException;
-import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.Rma;
-import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
-import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.CallAgreement;
 import dev.unicomm.spi.PayloadAgreement;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.BackendCommunicatorBase;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -31,9 +28,7 @@ import java.util.Optional;
  *       A PE whose start fails removes its file and those of dead PEs; an exit (shutdown hook) too.</li>
  * </ol>
  */
-final class ShmCommunicator implements BackendCommunicator {
-    private final int rank;
-    private final int size;
+final class ShmCommunicator extends BackendCommunicatorBase<ShmHeap, ShmRma, ShmTeam> {
     private final Arena arena;
     private final MemorySegment[] controls;
     private final MemorySegment[] heaps;
@@ -42,9 +37,6 @@ final class ShmCommunicator implements BackendCommunicator {
     private final SegmentFiles.Handle[] handles;
 
     private final Waiter waiter;
-    private final ShmHeap heap;
-    private final ShmRma rma;
-    private final ShmTeam world;
     /** Bit i set: team slot i is in use on this PE (slot 0: the world). */
     private long usedSlots = 1;
 
@@ -59,8 +51,7 @@ final class ShmCommunicator implements BackendCommunicator {
             long heapSize,
             CommConfig config,
             Store store) {
-        this.rank = rank;
-        this.size = size;
+        super(rank, size);
         this.arena = arena;
         this.ownFile = ownFile;
         this.handles = handles;
@@ -79,11 +70,11 @@ final class ShmCommunicator implements BackendCommunicator {
                 config.timeout(),
                 new Watchdog(rank, pids, handles, store, controls, config.elastic()),
                 size > Runtime.getRuntime().availableProcessors());
-        this.heap = new ShmHeap(this, heapSize);
-        this.rma = new ShmRma(this);
+        ShmHeap heap = new ShmHeap(this, heapSize);
+        ShmRma rma = new ShmRma(this);
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
-        this.world = new ShmTeam(this, all, rank, 0);
+        parts(heap, rma, new ShmTeam(this, all, rank, 0));
     }
 
     /** Opens this PE's side (collective over the job). */
@@ -203,40 +194,10 @@ final class ShmCommunicator implements BackendCommunicator {
                     "shared heap file " + path + " is not rank " + pe + "'s heap of this job (bad header)");
     }
 
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public SymmetricHeap heap() {
-        return heap;
-    }
-
-    @Override
-    public Rma rma() {
-        return rma;
-    }
-
-    @Override
-    public ShmTeam world() {
-        return world;
-    }
-
     /** World barrier; its leading full fence completes this PE's RMA. */
     @Override
     public void barrier() {
-        world.barrier();
-    }
-
-    @Override
-    public boolean acceptsLocal(MemoryKind kind) {
-        return kind.isHost();
+        world().barrier();
     }
 
     /** Call words, and a small collective's data, ride on the dissemination barrier: the same cost as a plain barrier. */
@@ -303,11 +264,11 @@ final class ShmCommunicator implements BackendCommunicator {
         closed = true;
         try {
             if (!waiter.failed()) {
-                world.barrier();
-                Words.setRelease(controls[rank], Control.HDR_LEFT, 1);
+                world().barrier();
+                Words.setRelease(controls[rank()], Control.HDR_LEFT, 1);
             }
         } finally {
-            heap.releaseAll();
+            heap().releaseAll();
             arena.close();
             SegmentFiles.delete(ownFile);
             closeAll(handles); // our lock goes last: until here peers must see us alive

@@ -2,9 +2,9 @@ package dev.unicomm.backend.shm;
 
 import dev.unicomm.api.CommException;
 import dev.unicomm.api.Team;
+import dev.unicomm.spi.support.RankListTeam;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.VarHandle;
-import java.util.Arrays;
 import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
@@ -18,12 +18,8 @@ import java.util.function.Supplier;
  *
  * <p>Not thread-safe: call a team's collectives from one thread per PE, in the same order on every member.
  */
-final class ShmTeam implements Team {
+final class ShmTeam extends RankListTeam {
     private final ShmCommunicator comm;
-    /** World rank of each team rank. */
-    private final int[] members;
-
-    private final int me;
     private final int slot;
     /** Control areas of the members, by team rank. */
     private final MemorySegment[] controls;
@@ -44,9 +40,8 @@ final class ShmTeam implements Team {
     private final IntSupplier slowest = this::slowest;
 
     ShmTeam(ShmCommunicator comm, int[] members, int me, int slot) {
+        super(members, me);
         this.comm = comm;
-        this.members = members;
-        this.me = me;
         this.slot = slot;
         this.controls = new MemorySegment[members.length];
         for (int i = 0; i < members.length; i++) controls[i] = comm.control(members[i]);
@@ -56,21 +51,6 @@ final class ShmTeam implements Team {
                 payloadViews[parity][i] = controls[i]
                         .asSlice(Control.agreePayload(slot, parity), Control.PAYLOAD_BYTES)
                         .asReadOnly();
-    }
-
-    @Override
-    public int rank() {
-        return me;
-    }
-
-    @Override
-    public int size() {
-        return members.length;
-    }
-
-    @Override
-    public int worldRank(int teamRank) {
-        return members[teamRank];
     }
 
     int slot() {
@@ -85,15 +65,15 @@ final class ShmTeam implements Team {
 
     /** The barrier; {@code call > 0}: it carries agreement exchange {@code call} (for timeout messages and blame). */
     private void barrier(long call) {
-        int n = members.length;
+        int n = size();
         VarHandle.fullFence();
         if (n == 1) return;
         comm.waiter().checkBroken();
         long e = ++epoch;
-        MemorySegment mine = controls[me];
+        MemorySegment mine = controls[rank()];
         for (int k = 0, dist = 1; dist < n; k++, dist <<= 1) {
             long flag = Control.roundFlag(slot, k);
-            Words.setRelease(controls[(me + dist) % n], flag, e);
+            Words.setRelease(controls[(rank() + dist) % n], flag, e);
             Waiter.Wait w = null;
             for (int polls = 1; Words.getAcquire(mine, flag) < e; polls++) {
                 if (polls <= comm.waiter().freeSpins) {
@@ -102,7 +82,7 @@ final class ShmTeam implements Team {
                     if (w == null) { // the wait's state and description are reused: a barrier allocates nothing
                         waitCall = call;
                         waitRound = k;
-                        waitFrom = members[((me - dist) % n + n) % n];
+                        waitFrom = worldRank(((rank() - dist) % n + n) % n);
                         comm.waiter().checkBroken();
                         w = waitState.restart();
                     }
@@ -114,7 +94,7 @@ final class ShmTeam implements Team {
 
     /** What the barrier now waits for, for timeout messages (from {@link #waitCall}, {@link #waitRound}, {@link #waitFrom}). */
     private String describeWait() {
-        return "barrier of a team of " + members.length + " PEs ("
+        return "barrier of a team of " + size() + " PEs ("
                 + (waitCall > 0
                         ? "collective call #" + waitCall + ": " + laggards(waitCall)
                         : "round " + waitRound + ", waiting for world rank " + waitFrom)
@@ -130,7 +110,7 @@ final class ShmTeam implements Team {
      * ours}}. On timeout the message names the members that never reached this exchange.
      */
     long[][] exchange(long[] words) {
-        long[][] all = new long[members.length][words.length];
+        long[][] all = new long[size()][words.length];
         exchange(words, all, null, 0, null);
         return all;
     }
@@ -147,12 +127,12 @@ final class ShmTeam implements Team {
                     "an agreement exchange carries 0.." + Control.PAYLOAD_BYTES + " bytes, not " + bytes);
         long s = ++exchanges;
         long box = Control.agreeMailbox(slot, s);
-        MemorySegment mine = controls[me];
+        MemorySegment mine = controls[rank()];
         if (payload != null) MemorySegment.copy(payload, 0, mine, Control.agreePayload(slot, s), bytes);
         for (int i = 0; i < words.length; i++) Words.setPlain(mine, box + 8 + 8L * i, words[i]);
         Words.setRelease(mine, box, s);
         barrier(s);
-        for (int i = 0; i < members.length; i++) {
+        for (int i = 0; i < size(); i++) {
             long[] w = all[i];
             long theirs = Words.getAcquire(controls[i], box);
             if (theirs != s) {
@@ -166,7 +146,7 @@ final class ShmTeam implements Team {
         }
         if (inputs != null) {
             MemorySegment[] views = payloadViews[(int) (s & 1)];
-            System.arraycopy(views, 0, inputs, 0, members.length);
+            System.arraycopy(views, 0, inputs, 0, size());
         }
     }
 
@@ -174,14 +154,14 @@ final class ShmTeam implements Team {
     private String laggards(long s) {
         long box = Control.agreeMailbox(slot, s);
         StringBuilder late = new StringBuilder();
-        for (int i = 0; i < members.length; i++) {
+        for (int i = 0; i < size(); i++) {
             if (Words.getAcquire(controls[i], box) == s) continue;
             long other = Math.max(
                     Words.getAcquire(controls[i], box),
                     Words.getAcquire(controls[i], Control.agreeMailbox(slot, s - 1)));
             late.append(late.length() == 0 ? "" : ", ")
                     .append("world rank ")
-                    .append(members[i])
+                    .append(worldRank(i))
                     .append(" (last reached #")
                     .append(Math.max(other, 0))
                     .append(')');
@@ -195,7 +175,7 @@ final class ShmTeam implements Team {
      * at member j + 2^k, so the sum of those flags orders members by (epoch, rounds done in it).
      */
     private int slowest() {
-        int n = members.length, best = me;
+        int n = size(), best = rank();
         long bestSum = Long.MAX_VALUE;
         for (int j = 0; j < n; j++) {
             long sum = 0;
@@ -206,35 +186,23 @@ final class ShmTeam implements Team {
                 best = j;
             }
         }
-        return members[best];
+        return worldRank(best);
     }
 
     @Override
     public Team split(int start, int stride, int size) {
         requireMember("split");
-        int[] picked = new int[size];
-        int myIndex = -1;
-        for (int i = 0; i < size; i++) {
-            int parentRank = start + i * stride;
-            picked[i] = members[parentRank];
-            if (parentRank == me) myIndex = i;
-        }
+        int[] picked = pick(start, stride, size);
         int[] slots = agreeOnFreeSlots(1);
-        return newTeam(picked, myIndex, slots[0]);
+        return newTeam(picked, indexOf(picked, comm.rank()), slots[0]);
     }
 
     @Override
     public Split2d split2d(int xRange) {
         requireMember("split2d");
-        int n = members.length;
-        int xr = Math.min(xRange, n);
-        int row = me / xr, col = me % xr;
-        int rowStart = row * xr;
-        int[] x = Arrays.copyOfRange(members, rowStart, Math.min(rowStart + xr, n));
-        int[] y = new int[(n - col + xr - 1) / xr];
-        for (int r = 0; r < y.length; r++) y[r] = members[col + r * xr];
+        Grid g = grid(xRange);
         int[] slots = agreeOnFreeSlots(2);
-        return new Split2d(newTeam(x, col, slots[0]), newTeam(y, row, slots[1]));
+        return new Split2d(newTeam(g.rowMembers(), g.col(), slots[0]), newTeam(g.colMembers(), g.row(), slots[1]));
     }
 
     private ShmTeam newTeam(int[] worldRanks, int myIndex, int teamSlot) {
@@ -251,15 +219,15 @@ final class ShmTeam implements Team {
     private int[] agreeOnFreeSlots(int count) {
         long seq = ++splitSeq;
         long box = Control.splitMailbox(slot, seq);
-        MemorySegment mine = controls[me];
+        MemorySegment mine = controls[rank()];
         Words.setPlain(mine, box + 8, comm.freeSlotMask());
         Words.setRelease(mine, box, seq);
         barrier();
         long mask = -1L;
-        for (int i = 0; i < members.length; i++) {
+        for (int i = 0; i < size(); i++) {
             long theirSeq = Words.getAcquire(controls[i], box);
             if (theirSeq != seq)
-                throw new IllegalStateException("team split out of step: world rank " + members[i] + " is at split #"
+                throw new IllegalStateException("team split out of step: world rank " + worldRank(i) + " is at split #"
                         + theirSeq + " of this team while rank " + comm.rank() + " is at #" + seq
                         + "; every member must call split/split2d in the same order");
             mask &= Words.getPlain(controls[i], box + 8);
@@ -276,7 +244,8 @@ final class ShmTeam implements Team {
     }
 
     private void requireMember(String op) {
-        if (me < 0) throw new IllegalStateException("this PE is not a member of the team; only members may call " + op);
+        if (rank() < 0)
+            throw new IllegalStateException("this PE is not a member of the team; only members may call " + op);
     }
 
     /** Collective over the team: a last barrier, then each member clears its flags and frees the slot. */
@@ -284,16 +253,16 @@ final class ShmTeam implements Team {
     public void close() {
         if (!open) return;
         open = false;
-        if (me < 0) return;
+        if (rank() < 0) return;
         barrier();
         // After the barrier no member writes this slot on this PE again, so clearing is race-free.
-        controls[me].asSlice(Control.slot(slot), Control.SLOT_BYTES).fill((byte) 0);
+        controls[rank()].asSlice(Control.slot(slot), Control.SLOT_BYTES).fill((byte) 0);
         VarHandle.fullFence();
         comm.releaseSlot(slot);
     }
 
     @Override
     public String toString() {
-        return "Team[rank " + me + " of " + members.length + ", world ranks " + Arrays.toString(members) + "]";
+        return "Team[rank " + rank() + " of " + size() + ", world ranks " + membersText() + "]";
     }
 }

@@ -1,37 +1,23 @@
 package dev.unicomm.testsupport.threads;
 
 import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.spi.support.HeapBlock;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
 /** A symmetric buffer of a {@link ThreadWorld}: the same offset in every thread-PE's heap. */
-final class ThreadBuffer implements SymmetricBuffer {
+final class ThreadBuffer extends HeapBlock {
     final ThreadWorld w;
     final int rank;
-    final long offset;
-    final long bytes;
-    private boolean open = true;
 
     ThreadBuffer(ThreadWorld w, int rank, long offset, long bytes) {
+        super(offset, bytes);
         this.w = w;
         this.rank = rank;
-        this.offset = offset;
-        this.bytes = bytes;
     }
 
     MemorySegment on(int pe) {
-        return w.heaps[pe].asSlice(offset, bytes);
-    }
-
-    @Override
-    public long offset() {
-        return offset;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
+        return w.heaps[pe].asSlice(offset(), byteSize());
     }
 
     @Override
@@ -39,10 +25,15 @@ final class ThreadBuffer implements SymmetricBuffer {
         return w.direct || pe == rank ? Optional.of(on(pe)) : Optional.empty();
     }
 
+    /** The thread heap only grows: closing just marks the buffer freed (again is harmless here). */
     @Override
     public void close() {
-        open = false;
+        invalidate();
     }
+
+    /** Never called: {@link #close()} frees nothing. */
+    @Override
+    protected void free() {}
 
     @Override
     public MemoryKind kind() {
@@ -52,11 +43,6 @@ final class ThreadBuffer implements SymmetricBuffer {
     @Override
     public long address() {
         return on(rank).address();
-    }
-
-    @Override
-    public long byteSize() {
-        return bytes;
     }
 
     @Override

@@ -1,38 +1,20 @@
 package dev.unicomm.testsupport.threads;
 
 import dev.unicomm.api.Team;
+import dev.unicomm.spi.support.RankListTeam;
 
 /** A team of thread-PEs: a list of world ranks (splits are local arithmetic here). */
-final class ThreadTeam implements Team {
+final class ThreadTeam extends RankListTeam {
     private final ThreadComm comm;
-    private final int[] members;
 
     ThreadTeam(ThreadComm comm, int[] members) {
+        super(members, indexOf(members, comm.rank));
         this.comm = comm;
-        this.members = members;
-    }
-
-    @Override
-    public int rank() {
-        for (int i = 0; i < members.length; i++) if (members[i] == comm.rank) return i;
-        return -1;
-    }
-
-    @Override
-    public int size() {
-        return members.length;
-    }
-
-    @Override
-    public int worldRank(int teamRank) {
-        return members[teamRank];
     }
 
     @Override
     public Team split(int start, int stride, int size) {
-        int[] m = new int[size];
-        for (int i = 0; i < size; i++) m[i] = members[start + i * stride];
-        return new ThreadTeam(comm, m);
+        return new ThreadTeam(comm, pick(start, stride, size));
     }
 
     @Override

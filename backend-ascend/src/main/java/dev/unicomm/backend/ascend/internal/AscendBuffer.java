@@ -2,7 +2,7 @@ package dev.unicomm.backend.ascend.internal;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.SymmetricBuffer;
+import dev.unicomm.spi.support.HeapBlock;
 import java.lang.foreign.MemorySegment;
 import java.util.Optional;
 
@@ -11,30 +11,16 @@ import java.util.Optional;
  * NPU memory: {@link #segment()} refuses and {@link #peer(int)} is empty (copy with the device
  * runtime instead; {@link #peerMemory(int)} gives peers' copies as NPU addresses). On a host-side heap both work, {@code peer} through {@code aclshmem_ptr}.
  */
-final class AscendBuffer implements SymmetricBuffer {
+final class AscendBuffer extends HeapBlock {
     final AscendHeap heap;
     final long ptr;
-    private final long bytes;
-    private final long offset;
     final long reserved;
-    private volatile boolean open = true;
 
     AscendBuffer(AscendHeap heap, long ptr, long bytes, long offset, long reserved) {
+        super(offset, bytes);
         this.heap = heap;
         this.ptr = ptr;
-        this.bytes = bytes;
-        this.offset = offset;
         this.reserved = reserved;
-    }
-
-    @Override
-    public long offset() {
-        return offset;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
     }
 
     @Override
@@ -48,17 +34,12 @@ final class AscendBuffer implements SymmetricBuffer {
     }
 
     @Override
-    public long byteSize() {
-        return bytes;
-    }
-
-    @Override
     public MemorySegment segment() {
         if (!heap.hostSide)
             throw new IllegalStateException(
-                    "symmetric buffer at heap offset " + offset + " is " + heap.kind()
+                    "symmetric buffer at heap offset " + offset() + " is " + heap.kind()
                             + " memory; the host cannot dereference it (copy it with DeviceRuntime.copy, or set unicomm.ascend.heap.side=host)");
-        return MemorySegment.ofAddress(ptr).reinterpret(bytes);
+        return MemorySegment.ofAddress(ptr).reinterpret(byteSize());
     }
 
     @Override
@@ -67,7 +48,7 @@ final class AscendBuffer implements SymmetricBuffer {
         long p = AscendNatives.ptr(ptr, pe);
         return p == 0
                 ? Optional.empty()
-                : Optional.of(MemorySegment.ofAddress(p).reinterpret(bytes));
+                : Optional.of(MemorySegment.ofAddress(p).reinterpret(byteSize()));
     }
 
     /**
@@ -79,19 +60,16 @@ final class AscendBuffer implements SymmetricBuffer {
     public Optional<Memory> peerMemory(int pe) {
         if (heap.hostSide) return peer(pe).map(Memory::of);
         long p = AscendNatives.ptr(ptr, pe);
-        return p == 0 ? Optional.empty() : Optional.of(Memory.device(p, bytes == 0 ? 0 : bytes, heap.kind()));
+        return p == 0 ? Optional.empty() : Optional.of(Memory.device(p, byteSize(), heap.kind()));
     }
 
     @Override
-    public void close() {
-        if (!open) throw new IllegalStateException("symmetric buffer at heap offset " + offset + " was already freed");
-        open = false;
+    protected void free() {
         heap.free(this);
     }
 
     @Override
-    public String toString() {
-        return "AscendBuffer[offset=" + offset + ", bytes=" + bytes + ", " + heap.kind() + (open ? "" : ", freed")
-                + "]";
+    protected String details() {
+        return ", " + heap.kind() + (isOpen() ? "" : ", freed");
     }
 }

@@ -6,13 +6,10 @@ import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.DeviceRuntime;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.Rma;
 import dev.unicomm.api.Stream;
-import dev.unicomm.api.SymmetricHeap;
-import dev.unicomm.api.Team;
-import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.BackendCommunicatorBase;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +31,7 @@ import java.util.function.LongConsumer;
  * The settings every PE must share (heap size and side, staging size, TLS switch) travel with the
  * unique id and are compared before the collective init, so a mismatch fails fast on every PE.
  */
-public final class AscendCommunicator implements BackendCommunicator {
+public final class AscendCommunicator extends BackendCommunicatorBase<AscendHeap, AscendRma, AscendTeam> {
     /** One Ascend SHMEM instance per process: whether it is taken. */
     private static final AtomicBoolean INSTANCE = new AtomicBoolean();
     /** Store key of rank 0's unique id and shared settings. */
@@ -42,18 +39,13 @@ public final class AscendCommunicator implements BackendCommunicator {
     /** Store key prefix of each rank's verdict on the shared settings. */
     static final String VERDICT_KEY = "unicomm/ascend/settings-ok/";
 
-    private final int rank;
-    private final int size;
     private final int device;
     private final Duration timeout;
     private final MemoryKind deviceKind;
     private final long internalStream;
     private final Object internalLock = new Object();
     private final Staging staging;
-    private final AscendHeap heap;
     private final long hostAnchor;
-    private final AscendRma rma;
-    private final AscendTeam world;
     private final AscendDevice deviceRuntime;
     private final Set<AutoCloseable> owned = ConcurrentHashMap.newKeySet();
     /** One stream per waiting thread, so a wait-until never holds the internal stream others need. */
@@ -66,8 +58,8 @@ public final class AscendCommunicator implements BackendCommunicator {
 
     private AscendCommunicator(
             BackendContext ctx, AscendSettings s, int device, long internalStream, long stagingPtr, long hostAnchor) {
-        this.rank = ctx.rank();
-        this.size = ctx.size();
+        super(ctx.rank(), ctx.size());
+        int rank = ctx.rank(), size = ctx.size();
         this.device = device;
         this.timeout = ctx.config().timeout();
         this.deviceKind = MemoryKind.ascend(device);
@@ -76,8 +68,9 @@ public final class AscendCommunicator implements BackendCommunicator {
         this.staging = new Staging(stagingPtr, s.stagingBytes());
         this.hostAnchor = hostAnchor;
         long userHeap = ctx.config().heapSize();
+        AscendHeap heap;
         if (s.hostHeap()) {
-            this.heap = new AscendHeap(
+            heap = new AscendHeap(
                     true,
                     MemoryKind.HOST,
                     userHeap + AscendHeap.MIN_ALIGNMENT,
@@ -87,7 +80,7 @@ public final class AscendCommunicator implements BackendCommunicator {
                     size,
                     ctx.store());
         } else {
-            this.heap = new AscendHeap(
+            heap = new AscendHeap(
                     false,
                     deviceKind,
                     userHeap + s.stagingBytes(),
@@ -97,8 +90,7 @@ public final class AscendCommunicator implements BackendCommunicator {
                     size,
                     ctx.store());
         }
-        this.rma = new AscendRma(this, null);
-        this.world = new AscendTeam(this, AscendTeam.WORLD, 0, 1, size);
+        parts(heap, new AscendRma(this, null), new AscendTeam(this, AscendTeam.WORLD, 0, 1, size));
         this.deviceRuntime = new AscendDevice(this, deviceKind);
     }
 
@@ -216,31 +208,6 @@ public final class AscendCommunicator implements BackendCommunicator {
 
     // ---- BackendCommunicator --------------------------------------------------------------------
 
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public SymmetricHeap heap() {
-        return heap;
-    }
-
-    @Override
-    public Rma rma() {
-        return rma;
-    }
-
-    @Override
-    public Team world() {
-        return world;
-    }
-
     /** Completes this PE's RMA, then a world barrier on the internal stream, waited for with the timeout. */
     @Override
     public void barrier() {
@@ -283,7 +250,7 @@ public final class AscendCommunicator implements BackendCommunicator {
         INSTANCE.set(false);
         if (!problems.isEmpty()) {
             CommException e = new CommException(
-                    "closing the ascend communicator on rank " + rank + " failed: " + problems.getFirst(),
+                    "closing the ascend communicator on rank " + rank() + " failed: " + problems.getFirst(),
                     problems.getFirst());
             problems.stream().skip(1).forEach(e::addSuppressed);
             throw e;
@@ -308,16 +275,12 @@ public final class AscendCommunicator implements BackendCommunicator {
         return timeout;
     }
 
-    AscendHeap heap0() {
-        return heap;
-    }
-
     Staging staging() {
         return staging;
     }
 
     void ensureOpen() {
-        if (!open) throw new IllegalStateException("ascend communicator (rank " + rank + ") is closed");
+        if (!open) throw new IllegalStateException("ascend communicator (rank " + rank() + ") is closed");
     }
 
     /** Resolves a local operand against this PE's NPU. */
@@ -425,6 +388,7 @@ public final class AscendCommunicator implements BackendCommunicator {
 
     @Override
     public String toString() {
-        return "AscendCommunicator[rank " + rank + "/" + size + ", device " + device + ", heap " + heap.kind() + "]";
+        return "AscendCommunicator[rank " + rank() + "/" + size() + ", device " + device + ", heap " + heap().kind()
+                + "]";
     }
 }

@@ -332,7 +332,7 @@ final class AscendRma implements Rma {
     }
 
     private AscendBuffer buffer(SymmetricBuffer b) {
-        if (b instanceof AscendBuffer ab && ab.heap == comm.heap0()) return ab;
+        if (b instanceof AscendBuffer ab && ab.heap == comm.heap()) return ab;
         throw new IllegalArgumentException(b + " is not a buffer of this ascend communicator's heap");
     }
 }

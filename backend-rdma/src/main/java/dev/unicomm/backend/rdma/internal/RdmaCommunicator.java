@@ -3,13 +3,11 @@ package dev.unicomm.backend.rdma.internal;
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.EndpointOptions.LinkType;
 import dev.unicomm.api.Endpoints;
-import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.Rma;
-import dev.unicomm.api.SymmetricHeap;
-import dev.unicomm.api.Team;
-import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.BackendCommunicatorBase;
+import dev.unicomm.spi.support.StoreHeap;
+import dev.unicomm.spi.support.StoreTeam;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -23,12 +21,10 @@ import java.util.Optional;
  * every PE publishes its GID, queue-pair numbers and heap key under {@code rdma/<rank>} in the
  * rendezvous store, reads everyone else's, connects, and waits in a store barrier.
  */
-public final class RdmaCommunicator implements BackendCommunicator {
+public final class RdmaCommunicator extends BackendCommunicatorBase<StoreHeap, RdmaRma, StoreTeam> {
     private static final long STAGING_BYTES = 4L << 20;
     private static final int RD_ATOMIC = 16;
 
-    private final int rank;
-    private final int size;
     private final Store store;
     private final String prefix = "rdma/";
     private final DeviceContext dev;
@@ -37,9 +33,6 @@ public final class RdmaCommunicator implements BackendCommunicator {
     private final Arena arena;
     private final MemoryRegion heapMr;
     private final MemoryRegion stagingMr;
-    private final RdmaHeap heap;
-    private final RdmaRma rma;
-    private final RdmaTeam world;
     private final Endpoints endpoints;
     private long barriers;
     private boolean closed;
@@ -51,9 +44,9 @@ public final class RdmaCommunicator implements BackendCommunicator {
             int ackTimeout,
             Endpoints endpoints,
             List<AutoCloseable> undo) {
+        super(ctx.rank(), ctx.size());
+        int rank = ctx.rank(), size = ctx.size();
         CommConfig config = ctx.config();
-        this.rank = ctx.rank();
-        this.size = ctx.size();
         this.store = ctx.store();
         this.dev = dev;
         this.endpoints = endpoints;
@@ -109,8 +102,8 @@ public final class RdmaCommunicator implements BackendCommunicator {
             qps[pe].connect(local, Math.min(local.mtu(), peer.mtu()), peer.qps().get(rank), peer, rd, ackTimeout);
         }
         store.barrier(prefix + "connected");
-        this.heap = new RdmaHeap(heapSeg, store, rank, size, prefix);
-        this.rma = new RdmaRma(
+        StoreHeap heap = new StoreHeap(heapSeg, store, rank, size, prefix, () -> {});
+        RdmaRma rma = new RdmaRma(
                 rank,
                 dev.name(),
                 qps,
@@ -124,7 +117,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
                 config.timeout());
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
-        this.world = new RdmaTeam(this, "world", all);
+        parts(heap, rma, new StoreTeam(new StoreTeam.Scope("RdmaTeam", store, prefix, rma::quiet, rank), "world", all));
     }
 
     /**
@@ -180,55 +173,13 @@ public final class RdmaCommunicator implements BackendCommunicator {
     }
 
     @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public SymmetricHeap heap() {
-        return heap;
-    }
-
-    @Override
-    public Rma rma() {
-        return rma;
-    }
-
-    @Override
-    public Team world() {
-        return world;
-    }
-
-    @Override
-    public boolean acceptsLocal(MemoryKind kind) {
-        return kind.isHost();
-    }
-
-    @Override
     public Optional<Endpoints> endpoints() {
         return Optional.of(endpoints);
     }
 
-    RdmaRma rmaEngine() {
-        return rma;
-    }
-
-    Store store() {
-        return store;
-    }
-
-    String prefix() {
-        return prefix;
-    }
-
     @Override
     public void barrier() {
-        rma.quiet();
+        rma().quiet();
         long n;
         synchronized (this) {
             n = barriers++;
@@ -242,7 +193,7 @@ public final class RdmaCommunicator implements BackendCommunicator {
         closed = true;
         RuntimeException first = null;
         try {
-            rma.quiet();
+            rma().quiet();
         } catch (RuntimeException e) {
             first = e;
         }
@@ -263,6 +214,6 @@ public final class RdmaCommunicator implements BackendCommunicator {
 
     @Override
     public String toString() {
-        return "RdmaCommunicator[" + dev.name() + ", PE " + rank + "/" + size + "]";
+        return "RdmaCommunicator[" + dev.name() + ", PE " + rank() + "/" + size() + "]";
     }
 }

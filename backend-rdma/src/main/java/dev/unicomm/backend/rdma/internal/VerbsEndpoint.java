@@ -7,6 +7,8 @@ import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.NativeCallException;
+import dev.unicomm.spi.support.EndpointChecks;
+import dev.unicomm.spi.support.LocalRegions;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,10 +18,8 @@ import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -36,11 +36,7 @@ public final class VerbsEndpoint implements Endpoint {
     static final int RECV_DEPTH = 256;
     private static final int RD_ATOMIC = 16;
 
-    private record LocalRegion(String name, Memory memory, MemoryRegion mr) {
-        boolean alive() {
-            return !memory.kind().isHost() || memory.segment().scope().isAlive();
-        }
-    }
+    private record LocalRegion(String name, Memory memory, MemoryRegion mr) {}
 
     /** One posted chunk or receive, keyed by its work-request id. */
     private static final class Pending {
@@ -63,7 +59,7 @@ public final class VerbsEndpoint implements Endpoint {
     private final QueuePair[] qps;
     private final Semaphore[] sendSlots;
     private final Semaphore recvSlots = new Semaphore(RECV_DEPTH);
-    private final Map<String, LocalRegion> regions = new ConcurrentHashMap<>();
+    private final LocalRegions<LocalRegion> regions = new LocalRegions<>(LocalRegion::memory);
     private final Map<Long, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicLong nextId = new AtomicLong();
     private final AtomicInteger nextQp = new AtomicInteger();
@@ -132,7 +128,7 @@ public final class VerbsEndpoint implements Endpoint {
     public byte[] localInfo() {
         ensureOpen();
         Map<String, ConnectionInfo.Region> mine = new LinkedHashMap<>();
-        for (LocalRegion r : regions.values())
+        for (LocalRegion r : regions.all())
             mine.put(r.name(), new ConnectionInfo.Region(r.mr().address(), r.mr().length(), r.mr().rkey()));
         List<ConnectionInfo.Qp> q = new ArrayList<>();
         for (QueuePair qp : qps) q.add(new ConnectionInfo.Qp(qp.qpn(), qp.psn()));
@@ -193,52 +189,37 @@ public final class VerbsEndpoint implements Endpoint {
     @Override
     public void registerRegion(String name, Memory memory) {
         ensureOpen();
-        if (name == null || name.isEmpty()) throw new IllegalArgumentException("region name must not be null or empty");
-        if (memory == null) throw new IllegalArgumentException("region '" + name + "': memory must not be null");
+        EndpointChecks.checkRegionName(name, memory);
         if (!accepts(memory.kind()))
             throw new IllegalArgumentException(
                     "region '" + name + "': " + memory.kind() + " memory cannot be registered on " + dev.name()
                             + (memory.kind().type() == MemoryKind.Type.CUDA
                                     ? " (load the nvidia_peermem kernel module for GPUDirect RDMA)"
                                     : ""));
-        if (memory.kind().isHost() && !memory.segment().isNative())
-            throw new IllegalArgumentException(
-                    "region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
-        if (memory.byteSize() <= 0)
-            throw new IllegalArgumentException(
-                    "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
-        if (memory.kind().isHost() && !memory.segment().scope().isAlive())
-            throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
-        synchronized (regions) {
-            if (regions.containsKey(name))
-                throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
+        EndpointChecks.checkRegistrable(name, memory);
+        regions.add(name, () -> {
             lifecycle.readLock().lock();
             try {
                 ensureOpen();
-                MemoryRegion mr = new MemoryRegion(dev, memory.address(), memory.byteSize(), MemoryRegion.ACCESS_ALL);
-                regions.put(name, new LocalRegion(name, memory, mr));
+                return new LocalRegion(
+                        name,
+                        memory,
+                        new MemoryRegion(dev, memory.address(), memory.byteSize(), MemoryRegion.ACCESS_ALL));
             } finally {
                 lifecycle.readLock().unlock();
             }
-        }
+        });
     }
 
     @Override
     public void unregisterRegion(String name) {
         ensureOpen();
-        LocalRegion r;
-        synchronized (regions) {
-            r = regions.remove(name);
-        }
-        if (r == null)
-            throw new IllegalArgumentException(
-                    "no region '" + name + "' is registered on this endpoint; registered: " + regions());
-        r.mr().close();
+        regions.remove(name).mr().close();
     }
 
     @Override
     public List<String> regions() {
-        return List.copyOf(regions.keySet());
+        return regions.names();
     }
 
     @Override
@@ -270,9 +251,9 @@ public final class VerbsEndpoint implements Endpoint {
             String name, long remoteOffset, long localOffset, long length, int imm) {
         LocalRegion l = localRegion("writeWithImm", name);
         ConnectionInfo.Region r = remoteRegion("writeWithImm", name);
-        checkLength("writeWithImm", length);
-        checkRange("writeWithImm local", name, localOffset, length, l.mr().length());
-        checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
+        EndpointChecks.checkLength("writeWithImm", length);
+        EndpointChecks.checkRange("writeWithImm local", name, localOffset, length, l.mr().length());
+        EndpointChecks.checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
         return post(
                         0,
                         1,
@@ -293,8 +274,8 @@ public final class VerbsEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Void> send(String name, long offset, long length) {
         LocalRegion l = localRegion("send", name);
-        checkLength("send", length);
-        checkRange("send", name, offset, length, l.mr().length());
+        EndpointChecks.checkLength("send", length);
+        EndpointChecks.checkRange("send", name, offset, length, l.mr().length());
         return post(0, 1, false, (qp, id) -> qp.postSend(id, l.mr().address() + offset, (int) length, l.mr().lkey()))
                 .thenApply(x -> null);
     }
@@ -302,8 +283,8 @@ public final class VerbsEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Received> recv(String name, long offset, long length) {
         LocalRegion l = localRegion("recv", name);
-        checkLength("recv", length);
-        checkRange("recv", name, offset, length, l.mr().length());
+        EndpointChecks.checkLength("recv", length);
+        EndpointChecks.checkRange("recv", name, offset, length, l.mr().length());
         return post(0, 1, true, (qp, id) -> qp.postRecv(id, l.mr().address() + offset, (int) length, l.mr().lkey()))
                 .thenApply(x -> (Received) x);
     }
@@ -317,13 +298,13 @@ public final class VerbsEndpoint implements Endpoint {
         if (remoteOffsets.length != localOffsets.length)
             throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but "
                     + localOffsets.length + " local offsets; they must pair up");
-        checkLength(op, length);
+        EndpointChecks.checkLength(op, length);
         int n = remoteOffsets.length;
         long[] la = new long[n];
         long[] ra = new long[n];
         for (int i = 0; i < n; i++) {
-            checkRange(op + " local[" + i + "]", name, localOffsets[i], length, l.mr().length());
-            checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
+            EndpointChecks.checkRange(op + " local[" + i + "]", name, localOffsets[i], length, l.mr().length());
+            EndpointChecks.checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
             la[i] = l.mr().address() + localOffsets[i];
             ra[i] = r.address() + remoteOffsets[i];
         }
@@ -394,18 +375,7 @@ public final class VerbsEndpoint implements Endpoint {
 
     @Override
     public <T> T await(CompletableFuture<T> future) {
-        if (future == null) throw new IllegalArgumentException("future must not be null");
-        try {
-            return future.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) throw re;
-            throw new CommException("transfer failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new CommTimeoutException("RDMA transfer on " + dev.name(), options.timeout());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommException("interrupted while waiting for an RDMA transfer", e);
-        }
+        return EndpointChecks.await(future, options.timeout(), "RDMA transfer on " + dev.name(), "an RDMA transfer");
     }
 
     // ---------------------------------------------------------------- checks
@@ -414,47 +384,14 @@ public final class VerbsEndpoint implements Endpoint {
         if (closed) throw new IllegalStateException("endpoint on " + dev.name() + " is closed");
     }
 
-    private void ensureConnected(String op) {
-        ensureOpen();
-        CommException b = broken;
-        if (b != null)
-            throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
-        if (peer == null)
-            throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
-    }
-
     private LocalRegion localRegion(String op, String name) {
-        ensureConnected(op);
-        if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
-        LocalRegion l = regions.get(name);
-        if (l == null)
-            throw new IllegalArgumentException(
-                    op + ": no local region '" + name + "' is registered; registered: " + regions());
-        if (!l.alive())
-            throw new IllegalStateException(
-                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
-        return l;
+        ensureOpen();
+        EndpointChecks.checkConnected(op, broken, peer != null);
+        return regions.get(op, name);
     }
 
     private ConnectionInfo.Region remoteRegion(String op, String name) {
-        ConnectionInfo.Region r = remoteRegions.get(name);
-        if (r == null)
-            throw new IllegalArgumentException(
-                    op + ": the peer has no region '" + name + "' (it has " + remoteRegions.keySet()
-                            + "); if it registered one after connecting, pass its new localInfo() to updateRemote");
-        return r;
-    }
-
-    private static void checkLength(String op, long length) {
-        if (length <= 0 || length > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(
-                    op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
-    }
-
-    private static void checkRange(String what, String name, long offset, long length, long capacity) {
-        if (offset < 0 || offset > capacity || length > capacity - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length
-                    + ") is outside region '" + name + "' of " + capacity + " bytes");
+        return EndpointChecks.remoteRegion(op, name, remoteRegions);
     }
 
     // ---------------------------------------------------------------- completions
@@ -529,7 +466,7 @@ public final class VerbsEndpoint implements Endpoint {
             failAll(new IllegalStateException(
                     "endpoint on " + dev.name() + " was closed with the transfer outstanding"));
             for (QueuePair qp : qps) qp.close();
-            for (LocalRegion r : regions.values()) r.mr().close();
+            for (LocalRegion r : regions.all()) r.mr().close();
             regions.clear();
             cq.close();
             dev.close();

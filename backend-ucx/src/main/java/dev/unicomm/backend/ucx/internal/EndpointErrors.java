@@ -2,6 +2,8 @@ package dev.unicomm.backend.ucx.internal;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
@@ -61,6 +63,25 @@ final class EndpointErrors {
     /** The {@code arg} of PE {@code pe}'s endpoint of owner {@code id}. */
     static MemorySegment arg(long id, int pe) {
         return MemorySegment.ofAddress((id << PE_BITS) | pe);
+    }
+
+    /**
+     * {@code ucp_ep_params_t} for an endpoint to the worker at {@code workerAddress}, in PEER error mode with this
+     * handler reporting to owner {@code id} as PE {@code pe}.
+     */
+    static MemorySegment endpointParams(Arena a, byte[] workerAddress, long id, int pe) {
+        MemorySegment params = a.allocate(UcpAbi.EP_PARAMS_SIZE, 8);
+        params.set(
+                JAVA_LONG,
+                UcpAbi.EP_PARAMS_FIELD_MASK,
+                UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS
+                        | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE
+                        | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
+        params.set(ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, CALLBACK);
+        params.set(ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, arg(id, pe));
+        params.set(ADDRESS, UcpAbi.EP_PARAMS_ADDRESS, a.allocateFrom(JAVA_BYTE, workerAddress));
+        params.set(JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
+        return params;
     }
 
     // Called by UCX on the thread that progresses the worker: must never throw into native code.

@@ -41,22 +41,8 @@ final class Peers {
         Peers p = new Peers(w, infos.length);
         try (Arena a = Arena.ofConfined()) {
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
-            MemorySegment params = a.allocate(UcpAbi.EP_PARAMS_SIZE, 8);
             for (int pe = 0; pe < infos.length; pe++) {
-                params.fill((byte) 0);
-                params.set(
-                        ValueLayout.JAVA_LONG,
-                        UcpAbi.EP_PARAMS_FIELD_MASK,
-                        UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS
-                                | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE
-                                | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
-                params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, EndpointErrors.CALLBACK);
-                params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, EndpointErrors.arg(p.errorsId, pe));
-                params.set(
-                        ValueLayout.ADDRESS,
-                        UcpAbi.EP_PARAMS_ADDRESS,
-                        a.allocateFrom(ValueLayout.JAVA_BYTE, infos[pe].workerAddress()));
-                params.set(ValueLayout.JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
+                MemorySegment params = EndpointErrors.endpointParams(a, infos[pe].workerAddress(), p.errorsId, pe);
                 Ucx.check(w.ucp, w.ucp.epCreate(w.worker, params, out), "ucp_ep_create (to PE " + pe + ")");
                 p.eps[pe] = out.get(ValueLayout.ADDRESS, 0);
                 Ucx.check(

@@ -2,13 +2,11 @@ package dev.unicomm.backend.ucx.internal;
 
 import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Endpoints;
-import dev.unicomm.api.MemoryKind;
-import dev.unicomm.api.Rma;
-import dev.unicomm.api.SymmetricHeap;
-import dev.unicomm.api.Team;
-import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.Store;
+import dev.unicomm.spi.support.BackendCommunicatorBase;
+import dev.unicomm.spi.support.StoreHeap;
+import dev.unicomm.spi.support.StoreTeam;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,8 +20,7 @@ import java.util.Optional;
  * reads every PE's, creates one endpoint per PE and unpacks its rkey, and meets the others in a
  * store barrier. Barriers complete this PE's RMA (a worker flush), then meet in the store.
  */
-public final class UcxCommunicator implements BackendCommunicator {
-    private final int rank, size;
+public final class UcxCommunicator extends BackendCommunicatorBase<StoreHeap, UcxRma, StoreTeam> {
     private final Store store;
     private final String prefix;
     private final Duration timeout;
@@ -31,9 +28,6 @@ public final class UcxCommunicator implements BackendCommunicator {
     private final Arena heapArena;
     private final MemorySegment memh;
     private final Peers peers;
-    private final UcxRma rma;
-    private final UcxHeap heap;
-    private final UcxTeam world;
     private final Runnable health;
     private final Endpoints endpoints;
     private long barriers;
@@ -48,9 +42,9 @@ public final class UcxCommunicator implements BackendCommunicator {
             MemorySegment memh,
             Peers peers,
             Endpoints endpoints) {
+        super(ctx.rank(), ctx.size());
+        int rank = ctx.rank(), size = ctx.size();
         this.endpoints = endpoints;
-        this.rank = ctx.rank();
-        this.size = ctx.size();
         this.store = ctx.store();
         this.prefix = prefix;
         this.timeout = ctx.config().timeout();
@@ -65,11 +59,12 @@ public final class UcxCommunicator implements BackendCommunicator {
         // path.
         w.onPeerTimeout((pe, e) ->
                 store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
-        this.rma = new UcxRma(w, peers, timeout, health);
-        this.heap = new UcxHeap(heapSeg, store, rank, size, prefix, rma::quiet);
+        UcxRma rma = new UcxRma(w, peers, timeout, health);
+        StoreHeap heap = new StoreHeap(
+                heapSeg, store, rank, size, prefix, rma::quiet); // free completes this PE's RMA first (semantics §3.3)
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
-        this.world = new UcxTeam(this, "world", all);
+        parts(heap, rma, new StoreTeam(new StoreTeam.Scope("UcxTeam", store, prefix, rma::quiet, rank), "world", all));
     }
 
     /**
@@ -160,33 +155,9 @@ public final class UcxCommunicator implements BackendCommunicator {
     private void checkHealthy() {
         store.checkHealthy();
         Throwable t = w.progressFailure();
-        if (t != null) throw new IllegalStateException("the UCX progress thread of PE " + rank + " failed: " + t, t);
+        if (t != null) throw new IllegalStateException("the UCX progress thread of PE " + rank() + " failed: " + t, t);
     }
 
-    @Override
-    public int rank() {
-        return rank;
-    }
-
-    @Override
-    public int size() {
-        return size;
-    }
-
-    @Override
-    public SymmetricHeap heap() {
-        return heap;
-    }
-
-    @Override
-    public Rma rma() {
-        return rma;
-    }
-
-    @Override
-    public Team world() {
-        return world;
-    }
     /** The same endpoints as {@code Unicomm.endpoints("ucx")}: each has its own worker, independent of this communicator. */
     @Override
     public Optional<Endpoints> endpoints() {
@@ -194,25 +165,8 @@ public final class UcxCommunicator implements BackendCommunicator {
     }
 
     @Override
-    public boolean acceptsLocal(MemoryKind kind) {
-        return kind.isHost();
-    }
-
-    Store store() {
-        return store;
-    }
-
-    String prefix() {
-        return prefix;
-    }
-
-    void quiet() {
-        rma.quiet();
-    }
-
-    @Override
     public void barrier() {
-        rma.quiet();
+        rma().quiet();
         long n;
         synchronized (this) {
             n = barriers++;
@@ -232,7 +186,7 @@ public final class UcxCommunicator implements BackendCommunicator {
         RuntimeException first = null;
         boolean healthy = true;
         try {
-            rma.quiet();
+            rma().quiet();
             store.barrier(prefix + "close");
         } catch (RuntimeException e) {
             first = e;
@@ -247,13 +201,13 @@ public final class UcxCommunicator implements BackendCommunicator {
         w.ucp.memUnmap(w.context, memh);
         w.close();
         peers.forget();
-        rma.release(); // operand and reply words: only once no request can use them
+        rma().release(); // operand and reply words: only once no request can use them
         heapArena.close();
         if (first != null) throw first;
     }
 
     @Override
     public String toString() {
-        return "UcxCommunicator[PE " + rank + "/" + size + "]";
+        return "UcxCommunicator[PE " + rank() + "/" + size() + "]";
     }
 }

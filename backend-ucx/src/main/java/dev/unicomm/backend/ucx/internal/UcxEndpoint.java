@@ -1,11 +1,12 @@
 package dev.unicomm.backend.ucx.internal;
 
 import dev.unicomm.api.CommException;
-import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Endpoint;
 import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.MemoryKind;
+import dev.unicomm.spi.support.EndpointChecks;
+import dev.unicomm.spi.support.LocalRegions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -51,11 +51,7 @@ public final class UcxEndpoint implements Endpoint {
     private static final SecureRandom IDS = new SecureRandom();
     private static final long CLOSE_WAIT_MILLIS = 2_000;
 
-    private record LocalRegion(String name, Memory memory, MemorySegment memh, byte[] rkey) {
-        boolean alive() {
-            return memory.segment().scope().isAlive();
-        }
-    }
+    private record LocalRegion(String name, Memory memory, MemorySegment memh, byte[] rkey) {}
 
     private record RemoteRegion(long address, long length, MemorySegment rkey) {}
 
@@ -66,7 +62,7 @@ public final class UcxEndpoint implements Endpoint {
     private final long id = IDS.nextLong();
     private final Arena arena = Arena.ofShared();
     private final MemorySegment plain; // ucp_request_param_t without fields: contiguous bytes, no callback
-    private final Map<String, LocalRegion> regions = new ConcurrentHashMap<>();
+    private final LocalRegions<LocalRegion> regions = new LocalRegions<>(LocalRegion::memory);
     private final ReentrantReadWriteLock lifecycle = new ReentrantReadWriteLock();
     private final Object messageOrder = new Object();
     private CompletableFuture<Void> lastMessageIssued = CompletableFuture.completedFuture(null);
@@ -111,7 +107,7 @@ public final class UcxEndpoint implements Endpoint {
     public byte[] localInfo() {
         ensureOpen();
         Map<String, EndpointInfo.Region> mine = new LinkedHashMap<>();
-        for (LocalRegion r : regions.values())
+        for (LocalRegion r : regions.all())
             mine.put(
                     r.name(),
                     new EndpointInfo.Region(r.memory().address(), r.memory().byteSize(), r.rkey()));
@@ -128,20 +124,7 @@ public final class UcxEndpoint implements Endpoint {
         try (Arena a = Arena.ofConfined()) {
             ensureOpen();
             long errors = EndpointErrors.register((pe, status) -> peerFailed(status));
-            MemorySegment params = a.allocate(UcpAbi.EP_PARAMS_SIZE, 8);
-            params.set(
-                    ValueLayout.JAVA_LONG,
-                    UcpAbi.EP_PARAMS_FIELD_MASK,
-                    UcpAbi.EP_PARAM_FIELD_REMOTE_ADDRESS
-                            | UcpAbi.EP_PARAM_FIELD_ERR_HANDLING_MODE
-                            | UcpAbi.EP_PARAM_FIELD_ERR_HANDLER);
-            params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_CB, EndpointErrors.CALLBACK);
-            params.set(ValueLayout.ADDRESS, UcpAbi.EP_PARAMS_ERR_HANDLER_ARG, EndpointErrors.arg(errors, 0));
-            params.set(
-                    ValueLayout.ADDRESS,
-                    UcpAbi.EP_PARAMS_ADDRESS,
-                    a.allocateFrom(ValueLayout.JAVA_BYTE, info.workerAddress()));
-            params.set(ValueLayout.JAVA_INT, UcpAbi.EP_PARAMS_ERR_MODE, UcpAbi.ERR_HANDLING_MODE_PEER);
+            MemorySegment params = EndpointErrors.endpointParams(a, info.workerAddress(), errors, 0);
             MemorySegment out = a.allocate(ValueLayout.ADDRESS);
             byte s = ucp.epCreate(w.worker, params, out);
             if (s != UcpAbi.OK) {
@@ -249,65 +232,51 @@ public final class UcxEndpoint implements Endpoint {
     @Override
     public void registerRegion(String name, Memory memory) {
         ensureOpen();
-        if (name == null || name.isEmpty()) throw new IllegalArgumentException("region name must not be null or empty");
-        if (memory == null) throw new IllegalArgumentException("region '" + name + "': memory must not be null");
+        EndpointChecks.checkRegionName(name, memory);
         if (!accepts(memory.kind()))
             throw new IllegalArgumentException(
                     "region '" + name + "': " + memory.kind() + " memory cannot be registered on a ucx endpoint "
                             + "(host memory only: this UCX has no transport for it)");
-        if (!memory.segment().isNative())
-            throw new IllegalArgumentException(
-                    "region '" + name + "': a Java heap segment cannot be registered; allocate it from an Arena");
-        if (memory.byteSize() <= 0)
-            throw new IllegalArgumentException(
-                    "region '" + name + "' must be at least 1 byte, got " + memory.byteSize());
-        if (!memory.segment().scope().isAlive())
-            throw new IllegalStateException("region '" + name + "': its memory segment's arena is already closed");
-        synchronized (regions) {
-            if (regions.containsKey(name))
-                throw new IllegalArgumentException("region '" + name + "' is already registered on this endpoint");
-            lifecycle.readLock().lock();
-            try (Arena a = Arena.ofConfined()) {
-                ensureOpen();
-                MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
-                params.set(
-                        ValueLayout.JAVA_LONG,
-                        UcpAbi.MEM_MAP_FIELD_MASK,
-                        UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
-                params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, memory.segment());
-                params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, memory.byteSize());
-                MemorySegment out = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
-                Ucx.check(
-                        ucp,
-                        ucp.memMap(w.context, params, out),
-                        "ucp_mem_map (region '" + name + "', " + memory.byteSize() + " bytes)");
-                MemorySegment memh = out.get(ValueLayout.ADDRESS, 0);
-                byte s = ucp.rkeyPack(w.context, memh, out, len);
-                if (s != UcpAbi.OK) {
-                    ucp.memUnmap(w.context, memh);
-                    Ucx.check(ucp, s, "ucp_rkey_pack (region '" + name + "')");
-                }
-                MemorySegment packed = out.get(ValueLayout.ADDRESS, 0);
-                byte[] rkey =
-                        packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
-                ucp.rkeyBufferRelease(packed);
-                regions.put(name, new LocalRegion(name, memory, memh, rkey));
-            } finally {
-                lifecycle.readLock().unlock();
+        EndpointChecks.checkRegistrable(name, memory);
+        regions.add(name, () -> map(name, memory));
+    }
+
+    /** Maps {@code memory} with {@code ucp_mem_map} and packs its remote key. */
+    private LocalRegion map(String name, Memory memory) {
+        lifecycle.readLock().lock();
+        try (Arena a = Arena.ofConfined()) {
+            ensureOpen();
+            MemorySegment params = a.allocate(UcpAbi.MEM_MAP_PARAMS_SIZE, 8);
+            params.set(
+                    ValueLayout.JAVA_LONG,
+                    UcpAbi.MEM_MAP_FIELD_MASK,
+                    UcpAbi.MEM_MAP_PARAM_FIELD_ADDRESS | UcpAbi.MEM_MAP_PARAM_FIELD_LENGTH);
+            params.set(ValueLayout.ADDRESS, UcpAbi.MEM_MAP_ADDRESS, memory.segment());
+            params.set(ValueLayout.JAVA_LONG, UcpAbi.MEM_MAP_LENGTH, memory.byteSize());
+            MemorySegment out = a.allocate(ValueLayout.ADDRESS), len = a.allocate(ValueLayout.JAVA_LONG);
+            Ucx.check(
+                    ucp,
+                    ucp.memMap(w.context, params, out),
+                    "ucp_mem_map (region '" + name + "', " + memory.byteSize() + " bytes)");
+            MemorySegment memh = out.get(ValueLayout.ADDRESS, 0);
+            byte s = ucp.rkeyPack(w.context, memh, out, len);
+            if (s != UcpAbi.OK) {
+                ucp.memUnmap(w.context, memh);
+                Ucx.check(ucp, s, "ucp_rkey_pack (region '" + name + "')");
             }
+            MemorySegment packed = out.get(ValueLayout.ADDRESS, 0);
+            byte[] rkey = packed.reinterpret(len.get(ValueLayout.JAVA_LONG, 0)).toArray(ValueLayout.JAVA_BYTE);
+            ucp.rkeyBufferRelease(packed);
+            return new LocalRegion(name, memory, memh, rkey);
+        } finally {
+            lifecycle.readLock().unlock();
         }
     }
 
     @Override
     public void unregisterRegion(String name) {
         ensureOpen();
-        LocalRegion r;
-        synchronized (regions) {
-            r = regions.remove(name);
-        }
-        if (r == null)
-            throw new IllegalArgumentException(
-                    "no region '" + name + "' is registered on this endpoint; registered: " + regions());
+        LocalRegion r = regions.remove(name);
         lifecycle.writeLock().lock(); // no transfer is being posted from it
         try {
             if (!closed) ucp.memUnmap(w.context, r.memh()); // else close unmaps (or already unmapped) it
@@ -318,7 +287,7 @@ public final class UcxEndpoint implements Endpoint {
 
     @Override
     public List<String> regions() {
-        return List.copyOf(regions.keySet());
+        return regions.names();
     }
 
     /** Host memory only: Debian's UCX has no CUDA or ROCm transport, and this endpoint does not pass memory types. */
@@ -348,15 +317,15 @@ public final class UcxEndpoint implements Endpoint {
         if (remoteOffsets.length != localOffsets.length)
             throw new IllegalArgumentException(op + ": " + remoteOffsets.length + " remote offsets but "
                     + localOffsets.length + " local offsets; they must pair up");
-        checkLength(op, length);
+        EndpointChecks.checkLength(op, length);
         for (int i = 0; i < remoteOffsets.length; i++) {
-            checkRange(
+            EndpointChecks.checkRange(
                     op + " local[" + i + "]",
                     name,
                     localOffsets[i],
                     length,
                     l.memory().byteSize());
-            checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
+            EndpointChecks.checkRange(op + " remote[" + i + "]", name, remoteOffsets[i], length, r.length());
         }
         if (remoteOffsets.length == 0) return CompletableFuture.completedFuture(null);
         return outcome(op, flushAfter(op, put, l, r, remoteOffsets, localOffsets, length), x -> null);
@@ -399,9 +368,10 @@ public final class UcxEndpoint implements Endpoint {
             String name, long remoteOffset, long localOffset, long length, int imm) {
         LocalRegion l = localRegion("writeWithImm", name);
         RemoteRegion r = remoteRegion("writeWithImm", name);
-        checkLength("writeWithImm", length);
-        checkRange("writeWithImm local", name, localOffset, length, l.memory().byteSize());
-        checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
+        EndpointChecks.checkLength("writeWithImm", length);
+        EndpointChecks.checkRange(
+                "writeWithImm local", name, localOffset, length, l.memory().byteSize());
+        EndpointChecks.checkRange("writeWithImm remote", name, remoteOffset, length, r.length());
         CompletableFuture<Object> written =
                 flushAfter("writeWithImm", true, l, r, new long[] {remoteOffset}, new long[] {localOffset}, length);
         long tag = IMM_FLAG | (length << 32) | (imm & 0xFFFF_FFFFL);
@@ -411,8 +381,8 @@ public final class UcxEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Void> send(String name, long offset, long length) {
         LocalRegion l = localRegion("send", name);
-        checkLength("send", length);
-        checkRange("send", name, offset, length, l.memory().byteSize());
+        EndpointChecks.checkLength("send", length);
+        EndpointChecks.checkRange("send", name, offset, length, l.memory().byteSize());
         return outcome("send", message("send", null, 0, l.memory().address() + offset, length), x -> null);
     }
 
@@ -468,8 +438,8 @@ public final class UcxEndpoint implements Endpoint {
     @Override
     public CompletableFuture<Received> recv(String name, long offset, long length) {
         LocalRegion l = localRegion("recv", name);
-        checkLength("recv", length);
-        checkRange("recv", name, offset, length, l.memory().byteSize());
+        EndpointChecks.checkLength("recv", length);
+        EndpointChecks.checkRange("recv", name, offset, length, l.memory().byteSize());
         CompletableFuture<Object> raw;
         lifecycle.readLock().lock();
         try (Arena a = Arena.ofConfined()) {
@@ -565,18 +535,7 @@ public final class UcxEndpoint implements Endpoint {
 
     @Override
     public <T> T await(CompletableFuture<T> future) {
-        if (future == null) throw new IllegalArgumentException("future must not be null");
-        try {
-            return future.get(options.timeout().toMillis(), TimeUnit.MILLISECONDS);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException re) throw re;
-            throw new CommException("transfer failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            throw new CommTimeoutException("UCX transfer on " + label, options.timeout());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new CommException("interrupted while waiting for a UCX transfer", e);
-        }
+        return EndpointChecks.await(future, options.timeout(), "UCX transfer on " + label, "a UCX transfer");
     }
 
     // ---------------------------------------------------------------- checks
@@ -597,41 +556,12 @@ public final class UcxEndpoint implements Endpoint {
 
     private LocalRegion localRegion(String op, String name) {
         ensureOpen();
-        CommException b = broken;
-        if (b != null)
-            throw new CommException(op + ": the connection is broken by an earlier error: " + b.getMessage(), b);
-        if (ep == null)
-            throw new IllegalStateException(op + ": endpoint is not connected; call connect(peer's localInfo()) first");
-        if (name == null) throw new IllegalArgumentException(op + ": region name must not be null");
-        LocalRegion l = regions.get(name);
-        if (l == null)
-            throw new IllegalArgumentException(
-                    op + ": no local region '" + name + "' is registered; registered: " + regions());
-        if (!l.alive())
-            throw new IllegalStateException(
-                    op + ": region '" + name + "'s memory was freed (its arena is closed); unregister it");
-        return l;
+        EndpointChecks.checkConnected(op, broken, ep != null);
+        return regions.get(op, name);
     }
 
     private RemoteRegion remoteRegion(String op, String name) {
-        Map<String, RemoteRegion> r = remote;
-        RemoteRegion region = r.get(name);
-        if (region == null)
-            throw new IllegalArgumentException(op + ": the peer has no region '" + name + "' (it has " + r.keySet()
-                    + "); if it registered one after connecting, pass its new localInfo() to updateRemote");
-        return region;
-    }
-
-    private static void checkLength(String op, long length) {
-        if (length <= 0 || length > Integer.MAX_VALUE)
-            throw new IllegalArgumentException(
-                    op + ": length must be in 1.." + Integer.MAX_VALUE + " bytes, got " + length);
-    }
-
-    private static void checkRange(String what, String name, long offset, long length, long capacity) {
-        if (offset < 0 || offset > capacity || length > capacity - offset)
-            throw new IndexOutOfBoundsException(what + ": range [" + offset + ", " + offset + "+" + length
-                    + ") is outside region '" + name + "' of " + capacity + " bytes");
+        return EndpointChecks.remoteRegion(op, name, remote);
     }
 
     // ---------------------------------------------------------------- failures and close
@@ -717,7 +647,7 @@ public final class UcxEndpoint implements Endpoint {
         if (e != null) closeEp(e, broken != null);
         lifecycle.writeLock().lock();
         try {
-            for (LocalRegion r : regions.values()) ucp.memUnmap(w.context, r.memh());
+            for (LocalRegion r : regions.all()) ucp.memUnmap(w.context, r.memh());
             regions.clear();
         } finally {
             lifecycle.writeLock().unlock();

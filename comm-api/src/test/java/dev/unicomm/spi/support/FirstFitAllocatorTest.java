@@ -1,14 +1,14 @@
-package dev.unicomm.backend.rdma.internal;
+package dev.unicomm.spi.support;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import org.junit.jupiter.api.Test;
 
-class HeapAllocatorTest {
+class FirstFitAllocatorTest {
     @Test
     void alignsReusesAndMerges() {
-        HeapAllocator a = new HeapAllocator(4096);
+        FirstFitAllocator a = new FirstFitAllocator(4096);
         long x = a.allocate(100, 64);
         long y = a.allocate(100, 256);
         assertEquals(0, x);
@@ -25,7 +25,7 @@ class HeapAllocatorTest {
 
     @Test
     void freeOfAnUnknownOffsetIsAnError() {
-        HeapAllocator a = new HeapAllocator(1024);
+        FirstFitAllocator a = new FirstFitAllocator(1024);
         assertThrows(IllegalStateException.class, () -> a.free(64));
     }
 }

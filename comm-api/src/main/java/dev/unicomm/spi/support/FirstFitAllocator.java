@@ -1,19 +1,19 @@
-package dev.unicomm.backend.rdma.internal;
+package dev.unicomm.spi.support;
 
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * First-fit allocator over {@code [0, capacity)}. Deterministic: the same sequence of calls gives the
- * same offsets on every PE, which is what makes the heap symmetric.
+ * First-fit allocator over {@code [0, capacity)} for {@link StoreHeap}. Deterministic: the same sequence of
+ * calls gives the same offsets on every PE, which is what makes the heap symmetric.
  */
-final class HeapAllocator {
+final class FirstFitAllocator {
     private final long capacity;
     private final TreeMap<Long, Long> free = new TreeMap<>(); // offset -> length
     private final TreeMap<Long, Long> used = new TreeMap<>(); // offset -> length (including padding at the front)
     private long usedBytes;
 
-    HeapAllocator(long capacity) {
+    FirstFitAllocator(long capacity) {
         this.capacity = capacity;
         free.put(0L, capacity);
     }
@@ -58,9 +58,5 @@ final class HeapAllocator {
 
     synchronized long used() {
         return usedBytes;
-    }
-
-    synchronized int liveBlocks() {
-        return used.size();
     }
 }

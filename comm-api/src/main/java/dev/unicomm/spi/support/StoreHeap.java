@@ -1,4 +1,4 @@
-package dev.unicomm.backend.rdma.internal;
+package dev.unicomm.spi.support;
 
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.OutOfSymmetricMemoryException;
@@ -9,51 +9,58 @@ import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The symmetric heap: one native segment per PE, registered once as a single memory region.
- * Allocation and free are collective; every PE publishes its request to the rendezvous store and
- * compares it with everyone's, which also makes them a synchronization point (a peer never writes
- * into a block this PE has not zeroed yet).
+ * A symmetric heap of host memory for backends whose PEs reach each other's copies over a network: one
+ * segment per PE (which the backend registers or maps once), carved first-fit the same way on every PE.
+ * Allocation and free are collective; every PE publishes its request in the rendezvous {@link Store} and
+ * compares it with everyone's, which also makes them a synchronization point (a peer never writes into a
+ * block this PE has not zeroed yet). Its buffers' {@code peer(pe)} is this PE's copy for its own rank only.
  */
-final class RdmaHeap implements SymmetricHeap {
+public final class StoreHeap implements SymmetricHeap {
     private final MemorySegment segment;
-    private final HeapAllocator allocator;
+    private final FirstFitAllocator allocator;
     private final Store store;
     private final int rank;
     private final int size;
-    private final String prefix;
+    private final String keyPrefix;
+    private final Runnable beforeFree;
     private long sequence;
 
-    RdmaHeap(MemorySegment segment, Store store, int rank, int size, String prefix) {
+    /**
+     * @param segment this PE's heap memory
+     * @param store the job's rendezvous store
+     * @param rank this PE's world rank
+     * @param size the number of PEs
+     * @param keyPrefix the prefix of the communicator's store keys
+     * @param beforeFree runs before a free's agreement (e.g. completes this PE's RMA)
+     */
+    public StoreHeap(MemorySegment segment, Store store, int rank, int size, String keyPrefix, Runnable beforeFree) {
         this.segment = segment;
-        this.allocator = new HeapAllocator(segment.byteSize());
+        this.allocator = new FirstFitAllocator(segment.byteSize());
         this.store = store;
         this.rank = rank;
         this.size = size;
-        this.prefix = prefix;
+        this.keyPrefix = keyPrefix;
+        this.beforeFree = beforeFree;
     }
 
     int rank() {
         return rank;
     }
 
-    MemorySegment segment() {
-        return segment;
-    }
-
     @Override
     public synchronized SymmetricBuffer allocate(long bytes, long alignment) {
-        String request = bytes + "/" + alignment;
-        agree("allocate", request, "allocation size/alignment (bytes)");
+        agree("allocate", bytes + "/" + alignment, "allocation size/alignment (bytes)");
         long off = allocator.allocate(bytes, alignment);
         if (off < 0) throw new OutOfSymmetricMemoryException(bytes, alignment, allocator.capacity(), allocator.used());
         MemorySegment local = segment.asSlice(off, bytes);
         local.fill((byte) 0);
         // Everyone has zeroed its block before anyone may write into it.
         agree("allocated", Long.toString(off), "heap offset");
-        return new RdmaBuffer(this, off, bytes, local);
+        return new LocalCopyBlock(this, off, local);
     }
 
-    synchronized void free(RdmaBuffer b) {
+    synchronized void free(LocalCopyBlock b) {
+        beforeFree.run();
         agree("free", Long.toString(b.offset()), "freed heap offset");
         allocator.free(b.offset());
     }
@@ -61,7 +68,7 @@ final class RdmaHeap implements SymmetricHeap {
     /** Publishes this PE's value for the next collective step and checks every PE gave the same. */
     private void agree(String step, String value, String what) {
         long seq = sequence++;
-        String key = prefix + "heap/" + seq + "/" + step + "/";
+        String key = keyPrefix + "heap/" + seq + "/" + step + "/";
         store.set(key + rank, value.getBytes(StandardCharsets.UTF_8));
         for (int pe = 0; pe < size; pe++) {
             String theirs = new String(store.get(key + pe), StandardCharsets.UTF_8);
