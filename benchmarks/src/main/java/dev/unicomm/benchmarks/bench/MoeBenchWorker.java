@@ -256,7 +256,8 @@ public final class MoeBenchWorker {
                             fp,
                             fp8Traffic);
                 emit("normal combine", me, bytes, median(comb), median(gather), verified, fp, bf16.reversed());
-                if (p.inactive() > 0) MoeMaskedRounds.normal(comm, p, data, moe, mem, x, idx, w, copy::untilLastRank);
+                if (p.inactive() > 0)
+                    new MoeMaskedRounds(comm, p, data, moe, mem, x, idx, w, copy::untilLastRank).normal();
                 failFastTimed.done();
             }
             failFast.done();
@@ -535,7 +536,7 @@ public final class MoeBenchWorker {
                             Locale.ROOT, "MOEQUANT,ll dispatch fp8,%d,%d,%d", me, median(quant), median(bound8)));
                 emit("ll combine", me, bf16Bytes, median(comb), median(gather), verified, fp, bf16.reversed());
                 if (p.inactive() > 0)
-                    MoeMaskedRounds.lowLatency(comm, p, data, moe, mem, x, idx, w, wArr, copy::untilLastRank);
+                    new MoeMaskedRounds(comm, p, data, moe, mem, x, idx, w, copy::untilLastRank).lowLatency(wArr);
                 failFastTimed.done();
             }
             failFast.done();

@@ -23,8 +23,6 @@ import java.util.stream.IntStream;
  * reference with the same drops ({@link MoeBenchData#masked}).
  */
 final class MoeMaskedRounds {
-    private MoeMaskedRounds() {}
-
     /** One line for a backend without the capability, before any rank changes its buffer. */
     static void check(Communicator comm, int inactive) {
         if (inactive < 1) return;
@@ -63,8 +61,20 @@ final class MoeMaskedRounds {
         return op + " (" + inactive + " inactive)";
     }
 
-    /** Normal mode: routed dispatch and combine, BF16. {@code untilLast}: the combine's timing (MoeCopyBound). */
-    static void normal(
+    private final Communicator comm;
+    private final MoeBenchWorker.Params p;
+    private final MoeBuffer moe;
+    private final KitTensors mem;
+    private final Tensor x, idx, w;
+    private final LongUnaryOperator untilLast;
+    private final int me, inactive;
+    /** Whether this rank stays in the mask; the reference sees the same drops as the kernels. */
+    private final boolean active;
+
+    private final MoeBenchData ref;
+
+    /** A mode's open buffer and inputs; {@code untilLast}: the combine's timing (MoeCopyBound#untilLastRank). */
+    MoeMaskedRounds(
             Communicator comm,
             MoeBenchWorker.Params p,
             MoeBenchData data,
@@ -74,15 +84,28 @@ final class MoeMaskedRounds {
             Tensor idx,
             Tensor w,
             LongUnaryOperator untilLast) {
-        int me = comm.rank(), n = p.inactive(), h = p.hidden();
-        boolean active = me < comm.size() - n;
-        MoeBenchData ref = data.masked(comm.size() - n, comm.size());
+        this.comm = comm;
+        this.p = p;
+        this.moe = moe;
+        this.mem = mem;
+        this.x = x;
+        this.idx = idx;
+        this.w = w;
+        this.untilLast = untilLast;
+        this.me = comm.rank();
+        this.inactive = p.inactive();
+        this.active = me < comm.size() - inactive;
+        this.ref = data.masked(comm.size() - inactive, comm.size());
+    }
+
+    /** Normal mode: routed dispatch and combine, BF16. */
+    void normal() {
         comm.barrier(); // every rank is past its all-active rounds
         String verified = "skipped";
         MoeLayout layout = null;
         Dispatched first = null;
         if (active) {
-            moe.setActiveRanks(survivors(comm, n));
+            moe.setActiveRanks(survivors(comm, inactive));
             layout = moe.layout(idx);
             first = moe.dispatch(x, null, idx, w, layout, 1);
             if (p.verify()) {
@@ -95,45 +118,25 @@ final class MoeMaskedRounds {
                 moe.combine(d.recvX(), d.handle());
             }
         }
-        long[] disp = new long[p.iters()], comb = new long[p.iters()];
-        for (int it = 0; it < p.iters(); it++) {
-            comm.barrier();
-            long t0 = System.nanoTime();
-            Dispatched d = active ? moe.dispatch(x, null, idx, w, layout, 1) : null;
-            disp[it] = System.nanoTime() - t0;
-            comm.barrier();
-            t0 = System.nanoTime();
-            if (active) moe.combine(d.recvX(), d.handle());
-            comb[it] = untilLast.applyAsLong(t0);
-        }
+        MoeLayout routed = layout;
+        long[][] times = timed(
+                p.iters(), () -> moe.dispatch(x, null, idx, w, routed, 1), d -> moe.combine(d.recvX(), d.handle()));
         if (!active) return;
-        long rows = first.handle().numRecvTokens(), bytes = rows * 2L * h, fp = moe.footprintBytes();
-        MoeBenchWorker.Traffic t =
-                MoeBenchWorker.NormalRoutes.of(ref, me, comm.size(), p.tokens()).traffic(me, 2L * h);
-        MoeBenchWorker.emit(label("normal dispatch", n), me, bytes, MoeBenchWorker.median(disp), 0, verified, fp, t);
-        MoeBenchWorker.emit(
-                label("normal combine", n), me, bytes, MoeBenchWorker.median(comb), 0, verified, fp, t.reversed());
+        long row = 2L * p.hidden();
+        emit(
+                "normal",
+                first.handle().numRecvTokens() * row,
+                times,
+                verified,
+                MoeBenchWorker.NormalRoutes.of(ref, me, comm.size(), p.tokens()).traffic(me, row));
     }
 
-    /** Low-latency mode: BF16 dispatch (until its receive is done) and combine. */
-    static void lowLatency(
-            Communicator comm,
-            MoeBenchWorker.Params p,
-            MoeBenchData data,
-            MoeBuffer moe,
-            KitTensors mem,
-            Tensor x,
-            Tensor idx,
-            Tensor w,
-            float[] weights,
-            LongUnaryOperator untilLast) {
-        int me = comm.rank(), n = p.inactive(), h = p.hidden();
-        boolean active = me < comm.size() - n;
-        MoeBenchData ref = data.masked(comm.size() - n, comm.size());
+    /** Low-latency mode: BF16 dispatch (until its receive is done) and combine, weighted by {@code weights}. */
+    void lowLatency(float[] weights) {
         comm.barrier();
         String verified = "skipped";
         if (active) {
-            moe.setActiveRanks(survivors(comm, n));
+            moe.setActiveRanks(survivors(comm, inactive));
             LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
             if (p.verify()) {
                 MoeBenchWorker.verifyLowLatencyDispatch(comm, p, ref, d, false, mem);
@@ -146,29 +149,58 @@ final class MoeMaskedRounds {
                 moe.lowLatencyCombine(di.recvX(), idx, w, di.handle(), false);
             }
         }
-        long[] disp = new long[p.llIters()], comb = new long[p.llIters()];
-        for (int it = 0; it < p.llIters(); it++) {
+        long[][] times = timed(
+                p.llIters(),
+                () -> {
+                    LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false);
+                    d.hook().await();
+                    return d;
+                },
+                d -> moe.lowLatencyCombine(d.recvX(), idx, w, d.handle()).hook().await());
+        if (!active) return;
+        long row = 2L * p.hidden();
+        int[][] pairs = MoeBenchWorker.lowLatencyPairs(ref, me, comm.size(), p.experts(), p.llTokens());
+        emit(
+                "ll",
+                java.util.Arrays.stream(pairs[1]).sum() * row,
+                times,
+                verified,
+                MoeBenchWorker.Traffic.of(me, pairs[0], pairs[1], row));
+    }
+
+    /**
+     * {@code iters} rounds of dispatch then combine, each after a barrier of every rank (the inactive ranks call
+     * nothing between them): {dispatch ns, combine ns until the last rank} per round.
+     */
+    private <D> long[][] timed(
+            int iters, java.util.function.Supplier<D> dispatch, java.util.function.Consumer<D> combine) {
+        long[] disp = new long[iters], comb = new long[iters];
+        for (int it = 0; it < iters; it++) {
             comm.barrier();
             long t0 = System.nanoTime();
-            LowLatencyDispatched d = null;
-            if (active) {
-                d = moe.lowLatencyDispatch(x, idx, false);
-                d.hook().await();
-            }
+            D d = active ? dispatch.get() : null;
             disp[it] = System.nanoTime() - t0;
             comm.barrier();
             t0 = System.nanoTime();
-            if (active)
-                moe.lowLatencyCombine(d.recvX(), idx, w, d.handle()).hook().await();
+            if (active) combine.accept(d);
             comb[it] = untilLast.applyAsLong(t0);
         }
-        if (!active) return;
-        int[][] pairs = MoeBenchWorker.lowLatencyPairs(ref, me, comm.size(), p.experts(), p.llTokens());
-        MoeBenchWorker.Traffic t = MoeBenchWorker.Traffic.of(me, pairs[0], pairs[1], 2L * h);
-        long bytes = java.util.Arrays.stream(pairs[1]).sum() * 2L * h;
+        return new long[][] {disp, comb};
+    }
+
+    /** The mode's two rows ({@code normal} or {@code ll}), without a bound. */
+    private void emit(String mode, long bytes, long[][] times, String verified, MoeBenchWorker.Traffic t) {
         long fp = moe.footprintBytes();
-        MoeBenchWorker.emit(label("ll dispatch bf16", n), me, bytes, MoeBenchWorker.median(disp), 0, verified, fp, t);
+        String dispatch = mode.equals("ll") ? "ll dispatch bf16" : "normal dispatch";
+        MoeBenchWorker.emit(label(dispatch, inactive), me, bytes, MoeBenchWorker.median(times[0]), 0, verified, fp, t);
         MoeBenchWorker.emit(
-                label("ll combine", n), me, bytes, MoeBenchWorker.median(comb), 0, verified, fp, t.reversed());
+                label(mode + " combine", inactive),
+                me,
+                bytes,
+                MoeBenchWorker.median(times[1]),
+                0,
+                verified,
+                fp,
+                t.reversed());
     }
 }

@@ -1,13 +1,10 @@
 package dev.unicomm.backend.nvshmem.internal.moe;
 
 import dev.unicomm.api.MoeConfig.Mode;
-import dev.unicomm.api.MoeHandle;
 
 /** One low-latency dispatch: its sequence number (parity = generation slot) and completion stamp. */
-final class LowLatencyHandle implements MoeHandle {
-    final NvshmemMoe owner;
+final class LowLatencyHandle extends NvshmemHandle {
     final long gen, stamp;
-    final int tokens;
     final int[] counts;
     /** The active-rank mask's epoch of the dispatch, and its drops per token (filled at receive; null while all are active). */
     final long maskEpoch;
@@ -17,23 +14,12 @@ final class LowLatencyHandle implements MoeHandle {
     boolean received;
 
     LowLatencyHandle(NvshmemMoe owner, long gen, int tokens, long stamp, int[] counts, long maskEpoch, int[] dropped) {
-        this.owner = owner;
+        super(owner, Mode.LOW_LATENCY, tokens);
         this.maskEpoch = maskEpoch;
         this.dropped = dropped;
         this.gen = gen;
-        this.tokens = tokens;
         this.stamp = stamp;
         this.counts = counts;
-    }
-
-    @Override
-    public Mode mode() {
-        return Mode.LOW_LATENCY;
-    }
-
-    @Override
-    public int numTokens() {
-        return tokens;
     }
 
     @Override

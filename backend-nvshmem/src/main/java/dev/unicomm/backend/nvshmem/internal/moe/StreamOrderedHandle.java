@@ -1,26 +1,12 @@
 package dev.unicomm.backend.nvshmem.internal.moe;
 
 import dev.unicomm.api.MoeConfig.Mode;
-import dev.unicomm.api.MoeHandle;
 
 /** A stream-ordered dispatch (one generation: valid until the buffer's next stream-ordered dispatch). */
-final class StreamOrderedHandle implements MoeHandle {
-    final NvshmemMoe owner;
-    final int tokens;
+final class StreamOrderedHandle extends NvshmemHandle {
 
     StreamOrderedHandle(NvshmemMoe owner, int tokens) {
-        this.owner = owner;
-        this.tokens = tokens;
-    }
-
-    @Override
-    public Mode mode() {
-        return Mode.LOW_LATENCY;
-    }
-
-    @Override
-    public int numTokens() {
-        return tokens;
+        super(owner, Mode.LOW_LATENCY, tokens);
     }
 
     @Override
