@@ -23,6 +23,9 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.TestReporter;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestInstancePostProcessor;
 import org.opentest4j.AssertionFailedError;
 import org.opentest4j.TestAbortedException;
 
@@ -49,6 +52,7 @@ import org.opentest4j.TestAbortedException;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @TestMethodOrder(MethodOrderer.MethodName.class)
+@ExtendWith(KitSuite.FindKitTest.class)
 public abstract class KitSuite {
     private WorkerGroup group;
     /** What every rule of this suite throws when the plug's gate closed (a skip, or a failure when required); null when open. */
@@ -63,11 +67,35 @@ public abstract class KitSuite {
     // ---- hooks -------------------------------------------------------------------------------
 
     private java.util.Optional<KitPlug> plug;
+    /** The test class JUnit ran this nested suite in; null for a suite run on its own. */
+    private Class<?> runIn;
 
-    /** The backend's plug: a static {@link KitPlug} field of this class or of a class enclosing it; empty if none. */
+    /**
+     * The backend's plug: a static {@link KitPlug} field of this class or of a class enclosing it, else of the
+     * kit test it ran in ({@link CoreKitTest}'s nested suites are declared there, run in a backend's subclass); empty if none.
+     */
     protected final java.util.Optional<KitPlug> plug() {
-        if (plug == null) plug = KitPlug.of(getClass());
+        if (plug == null) plug = KitPlug.of(getClass()).or(() -> KitPlug.of(kitTest()));
         return plug;
+    }
+
+    /**
+     * The kit test whose rules these are (for {@link KitSuites#assertRulesRan} and {@link KitSuites#algorithms}): the
+     * class JUnit ran this suite nested in, which for a suite inherited from {@link CoreKitTest} is the backend's
+     * subclass, not the declaring class; else the class enclosing it; else the suite itself.
+     */
+    final Class<?> kitTest() {
+        if (runIn != null) return runIn;
+        return getClass().getEnclosingClass() != null ? getClass().getEnclosingClass() : getClass();
+    }
+
+    /** Remembers the test class a nested suite runs in (JUnit's parent context), before the suite's job starts. */
+    static final class FindKitTest implements TestInstancePostProcessor {
+        @Override
+        public void postProcessTestInstance(Object suite, ExtensionContext context) {
+            ((KitSuite) suite).runIn =
+                    context.getParent().flatMap(ExtensionContext::getTestClass).orElse(null);
+        }
     }
 
     /** Name of the backend under test (as its provider's {@code name()}). */
@@ -269,7 +297,7 @@ public abstract class KitSuite {
         if (gate instanceof Error e) throw e;
         String untested = plug().map(p -> p.untested().get(rule)).orElse(null);
         if (untested != null) throw new KitPlug.Untested(backend(), untested);
-        KitSuites.countRule(getClass());
+        KitSuites.countRule(kitTest());
         // the hooks' effective values, which a subclass may hard-wire: the report's provenance names them
         reporter.publishEntry(Map.of(
                 REPORT_BACKEND,
@@ -327,7 +355,7 @@ public abstract class KitSuite {
                 + (r.fix().isBlank() ? "" : " (fix: " + r.fix() + ")");
         if (p.requireVariable().map(System::getenv).isPresent())
             return new AssertionFailedError(p.requireVariable().get() + " is set, but " + why);
-        KitSuites.countGated(getClass(), why + p.howToRun().map(h -> "; " + h).orElse(""));
+        KitSuites.countGated(kitTest(), why + p.howToRun().map(h -> "; " + h).orElse(""));
         return new TestAbortedException(why);
     }
 
@@ -362,7 +390,7 @@ public abstract class KitSuite {
      */
     private void recordAlgorithms(List<RankResult> results) {
         String line = algorithmsLine(results);
-        KitSuites.recordAlgorithms(getClass(), rule, line);
+        KitSuites.recordAlgorithms(kitTest(), rule, line);
         if (reporter == null) return;
         if (!line.isEmpty()) reporter.publishEntry(REPORT_ALGORITHMS, line);
         results.stream()

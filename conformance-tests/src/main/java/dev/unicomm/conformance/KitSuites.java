@@ -98,10 +98,12 @@ public final class KitSuites {
 
     /**
      * The suites of the default run that none of {@code kitTest}'s nested classes extends: a backend's
-     * kit test (one nested class per suite) asserts this is empty so that it cannot fall behind the kit.
+     * kit test (one nested class per suite, its own or inherited from {@link CoreKitTest}) asserts this is empty so
+     * that it cannot fall behind the kit.
      */
     public static List<String> missingFrom(Class<?> kitTest) {
-        List<Class<?>> nested = List.of(kitTest.getDeclaredClasses());
+        List<Class<?>> nested = new ArrayList<>();
+        for (Class<?> c = kitTest; c != null; c = c.getSuperclass()) nested.addAll(List.of(c.getDeclaredClasses()));
         return defaultRun().stream()
                 .map(Class::getSuperclass)
                 .filter(s -> nested.stream().noneMatch(s::isAssignableFrom))
@@ -112,11 +114,10 @@ public final class KitSuites {
     private static final java.util.Map<Class<?>, java.util.Map<String, String>> ALGORITHMS =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** Records which algorithms a rule's calls ran (its {@link KitSuite} line), under the class enclosing its suite. */
-    static void recordAlgorithms(Class<?> suite, String rule, String line) {
-        Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
+    /** Records which algorithms a rule's calls ran (its {@link KitSuite} line), under its suite's {@link KitSuite#kitTest()}. */
+    static void recordAlgorithms(Class<?> kitTest, String rule, String line) {
         ALGORITHMS
-                .computeIfAbsent(outer, k -> new java.util.concurrent.ConcurrentHashMap<>())
+                .computeIfAbsent(kitTest, k -> new java.util.concurrent.ConcurrentHashMap<>())
                 .put(rule, line);
     }
 
@@ -133,11 +134,10 @@ public final class KitSuites {
     private static final java.util.Map<Class<?>, java.util.concurrent.atomic.AtomicInteger> RULES_STARTED =
             new java.util.concurrent.ConcurrentHashMap<>();
 
-    /** Counts a rule that started in this JVM, under the class enclosing its suite (a backend's kit test). */
-    static void countRule(Class<?> suite) {
-        Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
+    /** Counts a rule that started in this JVM, under its suite's {@link KitSuite#kitTest()} (a backend's kit test). */
+    static void countRule(Class<?> kitTest) {
         RULES_STARTED
-                .computeIfAbsent(outer, k -> new java.util.concurrent.atomic.AtomicInteger())
+                .computeIfAbsent(kitTest, k -> new java.util.concurrent.atomic.AtomicInteger())
                 .incrementAndGet();
     }
 
@@ -145,12 +145,11 @@ public final class KitSuites {
     private static final java.util.Set<String> GATE_NOTICES = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     /**
-     * Records a suite its plug's gate skipped, under the class enclosing it, and prints one console line per
+     * Records a suite its plug's gate skipped, under its {@link KitSuite#kitTest()}, and prints one console line per
      * reason and JVM (test reports show skip counts, not reasons).
      */
-    static void countGated(Class<?> suite, String why) {
-        Class<?> outer = suite.getEnclosingClass() != null ? suite.getEnclosingClass() : suite;
-        GATED.putIfAbsent(outer, why);
+    static void countGated(Class<?> kitTest, String why) {
+        GATED.putIfAbsent(kitTest, why);
         if (GATE_NOTICES.add(why)) System.out.println("[unicomm kit] conformance rules SKIPPED: " + why);
     }
 

@@ -1,48 +1,9 @@
 package dev.unicomm.conformance.shm;
 
-import dev.unicomm.conformance.AtomicsSuite;
-import dev.unicomm.conformance.BadInputSuite;
-import dev.unicomm.conformance.FaultSuite;
-import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.CoreKitTest;
 import dev.unicomm.conformance.KitPlug;
-import dev.unicomm.conformance.KitSuites;
-import dev.unicomm.conformance.LifecycleSuite;
-import dev.unicomm.conformance.RmaSuite;
-import dev.unicomm.conformance.SignalSuite;
-import dev.unicomm.conformance.TeamsSuite;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Nested;
 
 /** The kit against backend-shm with 4 ranks (4 worker JVMs per suite); MoE at 4 runs in {@link ShmMoeTest}. */
-class ShmFourRanksTest {
+class ShmFourRanksTest extends CoreKitTest {
     static final KitPlug PLUG = ShmKit.PLUG.ranks(4);
-
-    @AfterAll
-    static void theKitRan() {
-        KitSuites.assertRulesRan(ShmFourRanksTest.class);
-    }
-
-    @Nested
-    class Lifecycle extends LifecycleSuite {}
-
-    @Nested
-    class Heap extends HeapSuite {}
-
-    @Nested
-    class Rma extends RmaSuite {}
-
-    @Nested
-    class Signals extends SignalSuite {}
-
-    @Nested
-    class Atomics extends AtomicsSuite {}
-
-    @Nested
-    class Teams extends TeamsSuite {}
-
-    @Nested
-    class BadInput extends BadInputSuite {}
-
-    @Nested
-    class Faults extends FaultSuite {}
 }

@@ -1,29 +1,17 @@
 package dev.unicomm.backend.ucx.kit;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.unicomm.conformance.AtomicsSuite;
-import dev.unicomm.conformance.BadInputSuite;
-import dev.unicomm.conformance.FaultSuite;
-import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuites;
-import dev.unicomm.conformance.LifecycleSuite;
-import dev.unicomm.conformance.MoeSuite;
-import dev.unicomm.conformance.RmaSuite;
-import dev.unicomm.conformance.SignalSuite;
-import dev.unicomm.conformance.TeamsSuite;
 import dev.unicomm.conformance.WorkerPlacement;
-import dev.unicomm.conformance.collectives.CollectivesSuite;
 import dev.unicomm.testsupport.hosts.TestBed;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Nested;
-import org.junit.jupiter.api.Test;
 
 /**
  * Every suite of the kit's default run against backend-ucx with 4 ranks on two hosts of a {@link TestBed}:
@@ -34,7 +22,7 @@ import org.junit.jupiter.api.Test;
  * MoE and the world's allgather, allreduce and reduce-scatter two levels ({@link UcxKitAlgorithms}).
  * Needs root (the test bed); skips with the bed's reason elsewhere.
  */
-class UcxKitTwoHostsTest {
+class UcxKitTwoHostsTest extends DefaultRunKitTest {
     static final int RANKS = 4;
     /** TCP on the bed's interface only: {@code lo} would look reachable from both hosts. */
     static final Map<String, String> BED_TCP = Map.of("UCX_TLS", "tcp", "UCX_NET_DEVICES", "eth0");
@@ -66,40 +54,5 @@ class UcxKitTwoHostsTest {
             if (bed != null) bed.close();
             bed = null;
         }
-    }
-
-    @Nested
-    class Lifecycle extends LifecycleSuite {}
-
-    @Nested
-    class Heap extends HeapSuite {}
-
-    @Nested
-    class Rma extends RmaSuite {}
-
-    @Nested
-    class Signals extends SignalSuite {}
-
-    @Nested
-    class Atomics extends AtomicsSuite {}
-
-    @Nested
-    class Teams extends TeamsSuite {}
-
-    @Nested
-    class BadInput extends BadInputSuite {}
-
-    @Nested
-    class Faults extends FaultSuite {}
-
-    @Nested
-    class Collectives extends CollectivesSuite {}
-
-    @Nested
-    class Moe extends MoeSuite {}
-
-    @Test
-    void coversEverySuite() {
-        assertEquals(List.of(), KitSuites.missingFrom(UcxKitTwoHostsTest.class));
     }
 }
