@@ -8,7 +8,6 @@ import dev.unicomm.spi.BackendRegistry;
 import dev.unicomm.testsupport.hosts.MultiHost;
 import dev.unicomm.testsupport.hosts.TestBed;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -56,35 +55,18 @@ class RunAcrossHostsTest {
 
     /** Both launchers' output; each must exit within the limit (0 for a job that ran, else non-zero). */
     private static List<String> job(TestBed bed, List<String> extra) throws Exception {
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> launchers = new ArrayList<>();
         for (int node = 0; node < 2; node++) {
-            List<String> cmd = new ArrayList<>(List.of(
-                    "env",
-                    "UNICOMM_TOKEN=" + TOKEN,
-                    java,
-                    "-XX:TieredStopAtLevel=1",
-                    "-XX:-UsePerfData",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "run",
-                    "--nnodes",
-                    "2",
-                    "--node-rank",
-                    "" + node,
-                    "--nproc-per-node",
-                    "2",
-                    "--master-addr",
-                    bed.address(0),
-                    "--master-port",
-                    "29517",
-                    "--wait-timeout",
-                    "60s",
-                    "--timeout",
-                    "240s",
-                    "-J-XX:-UsePerfData",
-                    "-J-XX:TieredStopAtLevel=1"));
+            List<String> cmd = MultiNodeArgs.concat(
+                    MultiNodeArgs.javaRun("UNICOMM_TOKEN=" + TOKEN),
+                    MultiNodeArgs.node(2, node, 2, bed.address(0), 29517),
+                    List.of(
+                            "--wait-timeout",
+                            "60s",
+                            "--timeout",
+                            "240s",
+                            "-J-XX:-UsePerfData",
+                            "-J-XX:TieredStopAtLevel=1"));
             cmd.addAll(extra);
             cmd.addAll(List.of("--", TopologyRank.class.getName()));
             launchers.add(bed.command(node, cmd).redirectErrorStream(true).start());

@@ -12,7 +12,6 @@ import dev.unicomm.testsupport.hosts.TestBed;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -36,40 +35,21 @@ class RunLinkDownTest {
         boolean ucx = BackendRegistry.load().providers().stream()
                 .anyMatch(p -> p.name().equals("ucx") && p.availability().available());
         assumeTrue(ucx, "backend ucx is not available here (apt-get install libucx0)");
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         List<Process> launchers = new ArrayList<>();
         List<Output> outs = new ArrayList<>();
         for (int node = 0; node < 2; node++) {
-            List<String> cmd = List.of(
-                    "env",
-                    "UNICOMM_TOKEN=" + TOKEN,
-                    "UCX_TLS=tcp",
-                    "UCX_NET_DEVICES=eth0",
-                    java,
-                    "-XX:TieredStopAtLevel=1",
-                    "-XX:-UsePerfData",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Main.class.getName(),
-                    "run",
-                    "--nnodes",
-                    "2",
-                    "--node-rank",
-                    "" + node,
-                    "--nproc-per-node",
-                    "2",
-                    "--master-addr",
-                    bed.address(0),
-                    "--master-port",
-                    "29518",
-                    "--wait-timeout",
-                    WAIT.toSeconds() + "s",
-                    "--timeout",
-                    "200s",
-                    "-J-XX:-UsePerfData",
-                    "-J-XX:TieredStopAtLevel=1",
-                    "--",
-                    LinkDownRank.class.getName());
+            List<String> cmd = MultiNodeArgs.concat(
+                    MultiNodeArgs.javaRun("UNICOMM_TOKEN=" + TOKEN, "UCX_TLS=tcp", "UCX_NET_DEVICES=eth0"),
+                    MultiNodeArgs.node(2, node, 2, bed.address(0), 29518),
+                    List.of(
+                            "--wait-timeout",
+                            WAIT.toSeconds() + "s",
+                            "--timeout",
+                            "200s",
+                            "-J-XX:-UsePerfData",
+                            "-J-XX:TieredStopAtLevel=1",
+                            "--",
+                            LinkDownRank.class.getName()));
             Process p = bed.command(node, cmd).redirectErrorStream(true).start();
             launchers.add(p);
             outs.add(Output.drain(p.getInputStream()));

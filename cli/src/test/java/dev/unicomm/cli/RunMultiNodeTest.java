@@ -31,23 +31,9 @@ class RunMultiNodeTest {
         List<Process> launchers = new ArrayList<>();
         for (int node = 0; node < 2; node++)
             launchers.add(launcher(
-                    List.of(
-                            "--nnodes",
-                            "2",
-                            "--node-rank",
-                            "" + node,
-                            "--nproc-per-node",
-                            "2",
-                            "--master-addr",
-                            "127.0.0.1",
-                            "--master-port",
-                            "" + port,
-                            "--backend",
-                            "shm",
-                            "--timeout",
-                            "120s",
-                            "--",
-                            TopologyRank.class.getName()),
+                    MultiNodeArgs.concat(
+                            MultiNodeArgs.node(2, node, 2, "127.0.0.1", port),
+                            List.of("--backend", "shm", "--timeout", "120s", "--", TopologyRank.class.getName())),
                     TOKEN));
         List<String> outs = new ArrayList<>();
         for (Process p : launchers) {
@@ -165,25 +151,17 @@ class RunMultiNodeTest {
     }
 
     private static List<String> node(int rank, int nnodes, int port, String wait) {
-        return List.of(
-                "--nnodes",
-                "" + nnodes,
-                "--node-rank",
-                "" + rank,
-                "--nproc-per-node",
-                "1",
-                "--master-addr",
-                "127.0.0.1",
-                "--master-port",
-                "" + port,
-                "--backend",
-                "shm",
-                "--wait-timeout",
-                wait,
-                "--timeout",
-                "120s",
-                "--",
-                TopologyRank.class.getName());
+        return MultiNodeArgs.concat(
+                MultiNodeArgs.node(nnodes, rank, 1, "127.0.0.1", port),
+                List.of(
+                        "--backend",
+                        "shm",
+                        "--wait-timeout",
+                        wait,
+                        "--timeout",
+                        "120s",
+                        "--",
+                        TopologyRank.class.getName()));
     }
 
     private static String finish(Process p) throws Exception {

@@ -1,5 +1,7 @@
 package dev.unicomm.benchmarks.bench;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.util.Arrays;
 import picocli.CommandLine;
 
@@ -16,5 +18,26 @@ final class Bench {
         if (args.length == 0 || !args[0].equals("bench"))
             throw new IllegalArgumentException("args must start with 'bench'");
         return new CommandLine(new BenchCommand()).execute(Arrays.copyOfRange(args, 1, args.length));
+    }
+
+    /** A run's exit code and what it printed on standard output and standard error. */
+    record Run(int code, String out, String err) {}
+
+    /**
+     * Runs {@code commandLine} (words separated by single spaces, as a user types them: no word may hold a space)
+     * and captures what it prints on standard output and standard error.
+     */
+    static Run capture(String commandLine) {
+        PrintStream oldOut = System.out, oldErr = System.err;
+        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(out, true));
+        System.setErr(new PrintStream(err, true));
+        try {
+            int code = run(commandLine.split(" "));
+            return new Run(code, out.toString(), err.toString());
+        } finally {
+            System.setOut(oldOut);
+            System.setErr(oldErr);
+        }
     }
 }

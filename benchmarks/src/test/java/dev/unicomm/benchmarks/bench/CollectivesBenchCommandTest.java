@@ -3,8 +3,6 @@ package dev.unicomm.benchmarks.bench;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -46,34 +44,11 @@ class CollectivesBenchCommandTest {
     void benchCollectivesRunsJobsAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("coll.csv"), ref = tmp.resolve("ref.txt");
         Files.writeString(ref, "CBENCH,allreduce,2,64,10.0,0.0064,0.0064\n");
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true));
-        int code;
-        try {
-            code = Bench.run(
-                    "bench",
-                    "collectives",
-                    "-n",
-                    "2",
-                    "--ops",
-                    "allreduce,allgather,reducescatter,alltoall,broadcast",
-                    "--min-size",
-                    "16",
-                    "--max-size",
-                    "64",
-                    "--seconds",
-                    "0.01",
-                    "--warmup",
-                    "0.05",
-                    "--csv",
-                    csv.toString(),
-                    "--compare",
-                    ref.toString());
-        } finally {
-            System.setOut(old);
-        }
-        String out = buf.toString();
+        Bench.Run run = Bench.capture(
+                "bench collectives -n 2 --ops allreduce,allgather,reducescatter,alltoall,broadcast --min-size 16 --max-size 64 --seconds 0.01 --warmup 0.05 --csv "
+                        + csv + " --compare " + ref);
+        int code = run.code();
+        String out = run.out();
         assertEquals(0, code, out);
         assertTrue(out.contains("bw ratio"), out);
         List<String> lines = Files.readAllLines(csv);
@@ -87,14 +62,8 @@ class CollectivesBenchCommandTest {
 
     @Test
     void badOptionsAreRejected() {
-        PrintStream oldErr = System.err;
-        System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
-        try {
-            assertTrue(Bench.run("bench", "collectives", "--ops", "allsum") != 0);
-            assertTrue(Bench.run("bench", "collectives", "--max-size", "nope") != 0);
-            assertTrue(Bench.run("bench", "collectives", "--repeat", "0") != 0);
-        } finally {
-            System.setErr(oldErr);
-        }
+        assertTrue(Bench.capture("bench collectives --ops allsum").code() != 0);
+        assertTrue(Bench.capture("bench collectives --max-size nope").code() != 0);
+        assertTrue(Bench.capture("bench collectives --repeat 0").code() != 0);
     }
 }

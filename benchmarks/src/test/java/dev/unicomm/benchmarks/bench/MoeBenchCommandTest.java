@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.awt.image.BufferedImage;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,38 +31,11 @@ class MoeBenchCommandTest {
                 "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
                         + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
         assertTrue(roof.toFile().setExecutable(true));
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true));
-        int code;
-        try {
-            code = Bench.run(
-                    "bench",
-                    "moe",
-                    "-n",
-                    "2",
-                    "--tokens",
-                    "64",
-                    "--hidden",
-                    "256",
-                    "--experts",
-                    "8",
-                    "--topk",
-                    "2",
-                    "--ll-tokens",
-                    "8",
-                    "--iters",
-                    "1",
-                    "--ll-iters",
-                    "1",
-                    "--csv",
-                    csv.toString(),
-                    "--roofline",
-                    roof.toString());
-        } finally {
-            System.setOut(old);
-        }
-        String out = buf.toString();
+        Bench.Run run = Bench.capture(
+                "bench moe -n 2 --tokens 64 --hidden 256 --experts 8 --topk 2 --ll-tokens 8 --iters 1 --ll-iters 1 --csv "
+                        + csv + " --roofline " + roof);
+        int code = run.code();
+        String out = run.out();
         assertEquals(0, code, out);
         assertTrue(
                 out.contains("normal dispatch fp8 cached")
@@ -95,40 +66,10 @@ class MoeBenchCommandTest {
     @Test
     void benchMoeSweepPlotsAndRecords() throws Exception {
         Path csv = tmp.resolve("moe.csv"), png = tmp.resolve("moe.png"), jfr = tmp.resolve("moe.jfr");
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true));
-        int code;
-        try {
-            code = Bench.run(
-                    "bench",
-                    "moe",
-                    "-n",
-                    "2",
-                    "--mode",
-                    "normal",
-                    "--tokens",
-                    "32,64",
-                    "--hidden",
-                    "256",
-                    "--experts",
-                    "8",
-                    "--topk",
-                    "2",
-                    "--iters",
-                    "1",
-                    "--csv",
-                    csv.toString(),
-                    "--plot",
-                    png.toString(),
-                    "--plot-size",
-                    "640x480",
-                    "--jfr",
-                    jfr.toString());
-        } finally {
-            System.setOut(old);
-        }
-        assertEquals(0, code, buf.toString());
+        Bench.Run run = Bench.capture(
+                "bench moe -n 2 --mode normal --tokens 32,64 --hidden 256 --experts 8 --topk 2 --iters 1 --csv " + csv
+                        + " --plot " + png + " --plot-size 640x480 --jfr " + jfr);
+        assertEquals(0, run.code(), run.out());
         List<String> lines = Files.readAllLines(csv);
         // header + 5 operations (dispatch, cached dispatch, FP8 dispatch and its cached form, combine) x 2 token counts
         assertEquals(11, lines.size(), String.join("\n", lines));
@@ -153,64 +94,27 @@ class MoeBenchCommandTest {
 
     @Test
     void plotWithoutASweepIsRejectedBeforeRunning() {
-        PrintStream oldErr = System.err;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(err, true));
-        try {
-            assertTrue(Bench.run("bench", "moe", "--plot", tmp.resolve("x.png").toString()) != 0);
-        } finally {
-            System.setErr(oldErr);
-        }
-        assertTrue(err.toString().contains("several token counts"), err.toString());
+        Bench.Run run = Bench.capture("bench moe --plot " + tmp.resolve("x.png"));
+        assertTrue(run.code() != 0);
+        assertTrue(run.err().contains("several token counts"), run.err());
     }
 
     @Test
     void badOptionsAreRejected() {
-        PrintStream oldErr = System.err;
-        System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
-        try {
-            assertTrue(Bench.run("bench", "moe", "-n", "3", "--experts", "8") != 0); // 8 experts over 3 ranks
-            assertTrue(Bench.run("bench", "moe", "--mode", "fast") != 0);
-            assertTrue(Bench.run("bench", "moe", "--iters", "0") != 0);
-        } finally {
-            System.setErr(oldErr);
-        }
+        assertTrue(Bench.capture("bench moe -n 3 --experts 8").code() != 0); // 8 experts over 3 ranks
+        assertTrue(Bench.capture("bench moe --mode fast").code() != 0);
+        assertTrue(Bench.capture("bench moe --iters 0").code() != 0);
     }
 
     /** --ll-stream: rejected without the low-latency mode, and on a host backend with the reason (the job fails, naming it). */
     @Test
     void llStreamNeedsLowLatencyModeAndADeviceBackend() {
-        PrintStream oldErr = System.err, oldOut = System.out;
-        ByteArrayOutputStream err = new ByteArrayOutputStream();
-        System.setErr(new PrintStream(err, true));
-        System.setOut(new PrintStream(new ByteArrayOutputStream(), true));
-        try {
-            assertTrue(Bench.run("bench", "moe", "--ll-stream", "--mode", "normal") != 0);
-            assertTrue(err.toString().contains("--ll-stream times the low-latency FP8 dispatch"), err.toString());
-            err.reset();
-            assertTrue(Bench.run(
-                            "bench",
-                            "moe",
-                            "--ll-stream",
-                            "--mode",
-                            "ll",
-                            "-n",
-                            "2",
-                            "--hidden",
-                            "256",
-                            "--experts",
-                            "8",
-                            "--topk",
-                            "2",
-                            "--ll-tokens",
-                            "8",
-                            "--ll-iters",
-                            "1")
-                    != 0);
-            assertTrue(err.toString().contains("the stream-ordered path is for device backends"), err.toString());
-        } finally {
-            System.setErr(oldErr);
-            System.setOut(oldOut);
-        }
+        Bench.Run normal = Bench.capture("bench moe --ll-stream --mode normal");
+        assertTrue(normal.code() != 0);
+        assertTrue(normal.err().contains("--ll-stream times the low-latency FP8 dispatch"), normal.err());
+        Bench.Run host = Bench.capture(
+                "bench moe --ll-stream --mode ll -n 2 --hidden 256 --experts 8 --topk 2 --ll-tokens 8 --ll-iters 1");
+        assertTrue(host.code() != 0);
+        assertTrue(host.err().contains("the stream-ordered path is for device backends"), host.err());
     }
 }

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.api.MoeConfig;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -79,30 +77,9 @@ class MoeShapeTest {
 
     @Test
     void aPresetRunsOncePerBudgetAndReportsMemoryPerPe() throws Exception {
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true));
-        int code;
-        try {
-            code = Bench.run(
-                    "bench",
-                    "moe",
-                    "-n",
-                    "2",
-                    "--shape",
-                    "top1",
-                    "--mode",
-                    "normal",
-                    "--tokens",
-                    "16",
-                    "--iters",
-                    "1",
-                    "--sms",
-                    "4,8");
-        } finally {
-            System.setOut(old);
-        }
-        String out = buf.toString();
+        Bench.Run run = Bench.capture("bench moe -n 2 --shape top1 --mode normal --tokens 16 --iters 1 --sms 4,8");
+        int code = run.code();
+        String out = run.out();
         assertEquals(0, code, out);
         assertTrue(
                 out.contains("shape top1: edge: top-1")

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -39,30 +37,10 @@ class RmaBenchCommandTest {
     @Test
     void benchRmaRunsTwoRankJobsAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("out/rma.csv");
-        PrintStream old = System.out;
-        ByteArrayOutputStream buf = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(buf, true));
-        int code;
-        try {
-            code = Bench.run(
-                    "bench",
-                    "rma",
-                    "--min-size",
-                    "8",
-                    "--max-size",
-                    "64",
-                    "--factor",
-                    "8",
-                    "--barrier-ranks",
-                    "2",
-                    "--barrier-iters",
-                    "200",
-                    "--csv",
-                    csv.toString());
-        } finally {
-            System.setOut(old);
-        }
-        String out = buf.toString();
+        Bench.Run run = Bench.capture(
+                "bench rma --min-size 8 --max-size 64 --factor 8 --barrier-ranks 2 --barrier-iters 200 --csv " + csv);
+        int code = run.code();
+        String out = run.out();
         assertEquals(0, code, out);
         assertTrue(out.contains("put+quiet") && out.contains("atomic-fetch-add") && out.contains("barrier"), out);
         List<String> lines = Files.readAllLines(csv);
@@ -77,14 +55,8 @@ class RmaBenchCommandTest {
 
     @Test
     void badOptionsAreRejected() {
-        PrintStream oldErr = System.err;
-        System.setErr(new PrintStream(new ByteArrayOutputStream(), true));
-        try {
-            assertTrue(Bench.run("bench", "rma", "-n", "1") != 0);
-            assertTrue(Bench.run("bench", "rma", "--max-size", "nope") != 0);
-        } finally {
-            System.setErr(oldErr);
-        }
+        assertTrue(Bench.capture("bench rma -n 1").code() != 0);
+        assertTrue(Bench.capture("bench rma --max-size nope").code() != 0);
     }
 
     /** CSV columns back to the worker line format (drops the derived columns). */

@@ -1,6 +1,7 @@
 package dev.unicomm.conformance.broken;
 
 import dev.unicomm.conformance.AtomicsSuite;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.RmaSuite;
 import java.time.Duration;
 
@@ -10,140 +11,41 @@ final class BrokenFixtures {
 
     static final Duration SHORT = Duration.ofSeconds(5);
 
+    /** Each fixture's plug: its backend, 2 ranks, {@link #SHORT} waits. */
+    private static KitPlug plug(String backend) {
+        return KitPlug.backend(backend).ranks(2).timeout(SHORT);
+    }
+
     public static class DropLastByteRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return DropLastByteProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(DropLastByteProvider.NAME);
     }
 
     public static class UnorderedFenceRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return UnorderedFenceProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(UnorderedFenceProvider.NAME);
     }
 
     public static class LostUpdateAtomics extends AtomicsSuite {
-        @Override
-        protected String backend() {
-            return LostUpdateAtomicsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(LostUpdateAtomicsProvider.NAME);
     }
 
     public static class QuietOnlyOrdersRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return QuietOnlyOrdersProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(QuietOnlyOrdersProvider.NAME);
     }
 
     public static class BarrierSkipsRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return BarrierSkipsRmaProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(BarrierSkipsRmaProvider.NAME);
     }
 
     /** The same suite on the real backend with the same settings, for timing comparisons. */
     public static class PlainShmRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return "shm";
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug("shm");
     }
 
     public static class NoAtomicsMoe extends dev.unicomm.conformance.MoeSuite {
-        @Override
-        protected String backend() {
-            return NoAtomicsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(NoAtomicsProvider.NAME);
     }
 
     public static class SwappedStripesRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return SwappedStripesProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(SwappedStripesProvider.NAME);
     }
 }

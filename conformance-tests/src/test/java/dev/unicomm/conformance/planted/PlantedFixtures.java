@@ -2,6 +2,7 @@ package dev.unicomm.conformance.planted;
 
 import dev.unicomm.conformance.AtomicsSuite;
 import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.RmaSuite;
 import dev.unicomm.conformance.SignalSuite;
 import dev.unicomm.conformance.TeamsSuite;
@@ -13,224 +14,60 @@ final class PlantedFixtures {
 
     static final Duration SHORT = Duration.ofSeconds(5);
 
+    /** Each fixture's plug: its backend, 2 ranks, {@link #SHORT} waits. */
+    private static KitPlug plug(String backend) {
+        return KitPlug.backend(backend).ranks(2).timeout(SHORT);
+    }
+
     public static class PerThreadQueuesRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return PerThreadQueuesProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(PerThreadQueuesProvider.NAME);
     }
 
     public static class SubTeamBarrierTeams extends TeamsSuite {
-        @Override
-        protected String backend() {
-            return SubTeamBarrierSkipsRmaProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(SubTeamBarrierSkipsRmaProvider.NAME);
     }
 
     public static class SubTeamBarrierRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return SubTeamBarrierSkipsRmaProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(SubTeamBarrierSkipsRmaProvider.NAME);
     }
 
     public static class QuietOrdersGetDrainsRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return QuietOrdersGetDrainsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(QuietOrdersGetDrainsProvider.NAME);
     }
 
     public static class QuietDrainsLastTargetRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return QuietDrainsLastTargetProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(QuietDrainsLastTargetProvider.NAME);
     }
 
     public static class AtomicsOvertakePutsAtomics extends AtomicsSuite {
-        @Override
-        protected String backend() {
-            return AtomicsOvertakePutsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(AtomicsOvertakePutsProvider.NAME);
     }
 
     public static class AtomicsOvertakePutsRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return AtomicsOvertakePutsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(AtomicsOvertakePutsProvider.NAME);
     }
 
     public static class DeferredAtomicUpdatesAtomics extends AtomicsSuite {
-        @Override
-        protected String backend() {
-            return DeferredAtomicUpdatesProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(DeferredAtomicUpdatesProvider.NAME);
     }
 
     public static class CachedReadsRma extends RmaSuite {
-        @Override
-        protected String backend() {
-            return CachedReadsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(CachedReadsProvider.NAME);
     }
 
     public static class CachedReadsAtomics extends AtomicsSuite {
-        @Override
-        protected String backend() {
-            return CachedReadsProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(CachedReadsProvider.NAME);
     }
 
     public static class SignalCountedAtOriginAtomics extends AtomicsSuite {
-        @Override
-        protected String backend() {
-            return SignalCountedAtOriginProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(SignalCountedAtOriginProvider.NAME);
     }
 
     public static class ReuseBeforeDrainHeap extends HeapSuite {
-        @Override
-        protected String backend() {
-            return ReuseBeforeDrainProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(ReuseBeforeDrainProvider.NAME);
     }
 
     public static class SignalBeforeDataSignal extends SignalSuite {
-        @Override
-        protected String backend() {
-            return SignalBeforeDataProvider.NAME;
-        }
-
-        @Override
-        protected int ranks() {
-            return 2;
-        }
-
-        @Override
-        protected Duration timeout() {
-            return SHORT;
-        }
+        static final KitPlug PLUG = plug(SignalBeforeDataProvider.NAME);
     }
 }

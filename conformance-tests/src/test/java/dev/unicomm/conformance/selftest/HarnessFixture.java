@@ -3,6 +3,7 @@ package dev.unicomm.conformance.selftest;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.unicomm.api.Capability;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuite;
 import dev.unicomm.conformance.NotApplicable;
 import java.time.Duration;
@@ -15,15 +16,7 @@ import org.junit.jupiter.api.Test;
  * dying, skipping. Run by {@link HarnessTest} through the kit runner; not a test on its own.
  */
 public class HarnessFixture extends KitSuite {
-    @Override
-    protected String backend() {
-        return "shm";
-    }
-
-    @Override
-    protected int ranks() {
-        return 2;
-    }
+    static final KitPlug PLUG = KitPlug.backend("shm").ranks(2);
 
     @Override
     protected boolean connectAtStart() {

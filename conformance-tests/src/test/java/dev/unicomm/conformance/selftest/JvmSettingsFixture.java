@@ -2,6 +2,7 @@ package dev.unicomm.conformance.selftest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuite;
 import org.junit.jupiter.api.Test;
 
@@ -9,15 +10,7 @@ import org.junit.jupiter.api.Test;
 public class JvmSettingsFixture extends KitSuite {
     static final String MARKER = "unicomm.kit.selftest.marker";
 
-    @Override
-    protected String backend() {
-        return "shm";
-    }
-
-    @Override
-    protected int ranks() {
-        return 2;
-    }
+    static final KitPlug PLUG = KitPlug.backend("shm").ranks(2);
 
     @Override
     protected boolean connectAtStart() {

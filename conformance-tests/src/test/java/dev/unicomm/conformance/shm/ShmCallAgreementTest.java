@@ -13,6 +13,7 @@ import dev.unicomm.api.MoeLayout;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Tensor;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuite;
 import dev.unicomm.conformance.Pe;
 import java.lang.foreign.Arena;
@@ -28,20 +29,7 @@ import org.junit.jupiter.api.function.Executable;
  * used to satisfy the other ranks' MoE barriers).
  */
 class ShmCallAgreementTest extends KitSuite {
-    @Override
-    protected String backend() {
-        return "shm";
-    }
-
-    @Override
-    protected int ranks() {
-        return 4;
-    }
-
-    @Override
-    protected Duration timeout() {
-        return Duration.ofSeconds(20);
-    }
+    static final KitPlug PLUG = ShmKit.PLUG.ranks(4).timeout(Duration.ofSeconds(20));
 
     static final int EXPERTS = 16, HIDDEN = 128, TOKENS = 8, TOPK = 2;
 

@@ -1,5 +1,6 @@
 package dev.unicomm.conformance.shm;
 
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.collectives.CollectivesSuite;
 import java.util.Map;
 
@@ -8,18 +9,5 @@ import java.util.Map;
  * RMA algorithms (puts, slot-staged reductions) run on real processes: 4 worker processes.
  */
 class ShmCollectivesRmaPathTest extends CollectivesSuite {
-    @Override
-    protected String backend() {
-        return "shm";
-    }
-
-    @Override
-    protected int ranks() {
-        return 4;
-    }
-
-    @Override
-    protected Map<String, String> workerEnvironment() {
-        return Map.of("UNICOMM_COLLECTIVES_DIRECT", "false");
-    }
+    static final KitPlug PLUG = ShmKit.PLUG.ranks(4).workerEnvironment(Map.of("UNICOMM_COLLECTIVES_DIRECT", "false"));
 }

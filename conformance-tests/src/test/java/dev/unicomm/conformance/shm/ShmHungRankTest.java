@@ -10,6 +10,7 @@ import dev.unicomm.api.DType;
 import dev.unicomm.api.ReduceOp;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuite;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -22,19 +23,11 @@ import org.junit.jupiter.api.Test;
  * close() waited two more full timeouts.
  */
 class ShmHungRankTest extends KitSuite {
+    static final KitPlug PLUG = ShmKit.PLUG.ranks(4);
+
     static final Duration TIMEOUT = Duration.ofSeconds(4);
     static final Duration GRACE = Duration.ofSeconds(6);
     static final int VICTIM = 3;
-
-    @Override
-    protected String backend() {
-        return "shm";
-    }
-
-    @Override
-    protected int ranks() {
-        return 4;
-    }
 
     @Test
     void required_hang_survivors_fail_naming_the_hung_rank_and_close_within_one_timeout() {

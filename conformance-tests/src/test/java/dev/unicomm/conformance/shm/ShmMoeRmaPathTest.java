@@ -1,5 +1,6 @@
 package dev.unicomm.conformance.shm;
 
+import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.MoeSuite;
 import java.util.Map;
 
@@ -9,18 +10,5 @@ import java.util.Map;
  * on backends without mapped peers: 3 worker processes.
  */
 class ShmMoeRmaPathTest extends MoeSuite {
-    @Override
-    protected String backend() {
-        return "shm";
-    }
-
-    @Override
-    protected int ranks() {
-        return 3;
-    }
-
-    @Override
-    protected Map<String, String> workerEnvironment() {
-        return Map.of("UNICOMM_MOE_DIRECT", "false");
-    }
+    static final KitPlug PLUG = ShmKit.PLUG.ranks(3).workerEnvironment(Map.of("UNICOMM_MOE_DIRECT", "false"));
 }
