@@ -1,7 +1,6 @@
 package dev.unicomm.benchmarks.bench;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
+import dev.unicomm.testsupport.ConsoleCapture;
 import java.util.Arrays;
 import picocli.CommandLine;
 
@@ -20,24 +19,11 @@ final class Bench {
         return new CommandLine(new BenchCommand()).execute(Arrays.copyOfRange(args, 1, args.length));
     }
 
-    /** A run's exit code and what it printed on standard output and standard error. */
-    record Run(int code, String out, String err) {}
-
     /**
      * Runs {@code commandLine} (words separated by single spaces, as a user types them: no word may hold a space)
-     * and captures what it prints on standard output and standard error.
+     * with standard output and standard error captured.
      */
-    static Run capture(String commandLine) {
-        PrintStream oldOut = System.out, oldErr = System.err;
-        ByteArrayOutputStream out = new ByteArrayOutputStream(), err = new ByteArrayOutputStream();
-        System.setOut(new PrintStream(out, true));
-        System.setErr(new PrintStream(err, true));
-        try {
-            int code = run(commandLine.split(" "));
-            return new Run(code, out.toString(), err.toString());
-        } finally {
-            System.setOut(oldOut);
-            System.setErr(oldErr);
-        }
+    static ConsoleCapture.Captured capture(String commandLine) {
+        return ConsoleCapture.run(() -> run(commandLine.split(" ")));
     }
 }

@@ -44,7 +44,7 @@ class CollectivesBenchCommandTest {
     void benchCollectivesRunsJobsAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("coll.csv"), ref = tmp.resolve("ref.txt");
         Files.writeString(ref, "CBENCH,allreduce,2,64,10.0,0.0064,0.0064\n");
-        Bench.Run run = Bench.capture(
+        var run = Bench.capture(
                 "bench collectives -n 2 --ops allreduce,allgather,reducescatter,alltoall,broadcast --min-size 16 --max-size 64 --seconds 0.01 --warmup 0.05 --csv "
                         + csv + " --compare " + ref);
         int code = run.code();

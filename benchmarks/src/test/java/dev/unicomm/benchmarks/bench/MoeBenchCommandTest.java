@@ -31,7 +31,7 @@ class MoeBenchCommandTest {
                 "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
                         + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
         assertTrue(roof.toFile().setExecutable(true));
-        Bench.Run run = Bench.capture(
+        var run = Bench.capture(
                 "bench moe -n 2 --tokens 64 --hidden 256 --experts 8 --topk 2 --ll-tokens 8 --iters 1 --ll-iters 1 --csv "
                         + csv + " --roofline " + roof);
         int code = run.code();
@@ -66,7 +66,7 @@ class MoeBenchCommandTest {
     @Test
     void benchMoeSweepPlotsAndRecords() throws Exception {
         Path csv = tmp.resolve("moe.csv"), png = tmp.resolve("moe.png"), jfr = tmp.resolve("moe.jfr");
-        Bench.Run run = Bench.capture(
+        var run = Bench.capture(
                 "bench moe -n 2 --mode normal --tokens 32,64 --hidden 256 --experts 8 --topk 2 --iters 1 --csv " + csv
                         + " --plot " + png + " --plot-size 640x480 --jfr " + jfr);
         assertEquals(0, run.code(), run.out());
@@ -94,7 +94,7 @@ class MoeBenchCommandTest {
 
     @Test
     void plotWithoutASweepIsRejectedBeforeRunning() {
-        Bench.Run run = Bench.capture("bench moe --plot " + tmp.resolve("x.png"));
+        var run = Bench.capture("bench moe --plot " + tmp.resolve("x.png"));
         assertTrue(run.code() != 0);
         assertTrue(run.err().contains("several token counts"), run.err());
     }
@@ -109,10 +109,10 @@ class MoeBenchCommandTest {
     /** --ll-stream: rejected without the low-latency mode, and on a host backend with the reason (the job fails, naming it). */
     @Test
     void llStreamNeedsLowLatencyModeAndADeviceBackend() {
-        Bench.Run normal = Bench.capture("bench moe --ll-stream --mode normal");
+        var normal = Bench.capture("bench moe --ll-stream --mode normal");
         assertTrue(normal.code() != 0);
         assertTrue(normal.err().contains("--ll-stream times the low-latency FP8 dispatch"), normal.err());
-        Bench.Run host = Bench.capture(
+        var host = Bench.capture(
                 "bench moe --ll-stream --mode ll -n 2 --hidden 256 --experts 8 --topk 2 --ll-tokens 8 --ll-iters 1");
         assertTrue(host.code() != 0);
         assertTrue(host.err().contains("the stream-ordered path is for device backends"), host.err());

@@ -77,7 +77,7 @@ class MoeShapeTest {
 
     @Test
     void aPresetRunsOncePerBudgetAndReportsMemoryPerPe() throws Exception {
-        Bench.Run run = Bench.capture("bench moe -n 2 --shape top1 --mode normal --tokens 16 --iters 1 --sms 4,8");
+        var run = Bench.capture("bench moe -n 2 --shape top1 --mode normal --tokens 16 --iters 1 --sms 4,8");
         int code = run.code();
         String out = run.out();
         assertEquals(0, code, out);

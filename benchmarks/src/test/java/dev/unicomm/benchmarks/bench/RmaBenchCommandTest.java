@@ -37,7 +37,7 @@ class RmaBenchCommandTest {
     @Test
     void benchRmaRunsTwoRankJobsAndWritesCsv() throws Exception {
         Path csv = tmp.resolve("out/rma.csv");
-        Bench.Run run = Bench.capture(
+        var run = Bench.capture(
                 "bench rma --min-size 8 --max-size 64 --factor 8 --barrier-ranks 2 --barrier-iters 200 --csv " + csv);
         int code = run.code();
         String out = run.out();

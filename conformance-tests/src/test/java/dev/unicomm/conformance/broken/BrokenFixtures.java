@@ -12,40 +12,40 @@ final class BrokenFixtures {
     static final Duration SHORT = Duration.ofSeconds(5);
 
     /** Each fixture's plug: its backend, 2 ranks, {@link #SHORT} waits. */
-    private static KitPlug plug(String backend) {
+    private static KitPlug fixturePlug(String backend) {
         return KitPlug.backend(backend).ranks(2).timeout(SHORT);
     }
 
     public static class DropLastByteRma extends RmaSuite {
-        static final KitPlug PLUG = plug(DropLastByteProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(DropLastByteProvider.NAME);
     }
 
     public static class UnorderedFenceRma extends RmaSuite {
-        static final KitPlug PLUG = plug(UnorderedFenceProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(UnorderedFenceProvider.NAME);
     }
 
     public static class LostUpdateAtomics extends AtomicsSuite {
-        static final KitPlug PLUG = plug(LostUpdateAtomicsProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(LostUpdateAtomicsProvider.NAME);
     }
 
     public static class QuietOnlyOrdersRma extends RmaSuite {
-        static final KitPlug PLUG = plug(QuietOnlyOrdersProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(QuietOnlyOrdersProvider.NAME);
     }
 
     public static class BarrierSkipsRma extends RmaSuite {
-        static final KitPlug PLUG = plug(BarrierSkipsRmaProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(BarrierSkipsRmaProvider.NAME);
     }
 
     /** The same suite on the real backend with the same settings, for timing comparisons. */
     public static class PlainShmRma extends RmaSuite {
-        static final KitPlug PLUG = plug("shm");
+        static final KitPlug PLUG = fixturePlug("shm");
     }
 
     public static class NoAtomicsMoe extends dev.unicomm.conformance.MoeSuite {
-        static final KitPlug PLUG = plug(NoAtomicsProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(NoAtomicsProvider.NAME);
     }
 
     public static class SwappedStripesRma extends RmaSuite {
-        static final KitPlug PLUG = plug(SwappedStripesProvider.NAME);
+        static final KitPlug PLUG = fixturePlug(SwappedStripesProvider.NAME);
     }
 }
