@@ -49,7 +49,7 @@ class CollectivesBenchCommandTest {
                         + csv + " --compare " + ref);
         int code = run.code();
         String out = run.out();
-        assertEquals(0, code, out);
+        assertEquals(0, code, run.log());
         assertTrue(out.contains("bw ratio"), out);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(1 + 5 * 2, lines.size(), String.join("\n", lines)); // 5 collectives x {16, 64} B

@@ -36,7 +36,7 @@ class MoeBenchCommandTest {
                         + csv + " --roofline " + roof);
         int code = run.code();
         String out = run.out();
-        assertEquals(0, code, out);
+        assertEquals(0, code, run.log());
         assertTrue(
                 out.contains("normal dispatch fp8 cached")
                         && out.contains("ll combine")
@@ -69,7 +69,7 @@ class MoeBenchCommandTest {
         var run = Bench.capture(
                 "bench moe -n 2 --mode normal --tokens 32,64 --hidden 256 --experts 8 --topk 2 --iters 1 --csv " + csv
                         + " --plot " + png + " --plot-size 640x480 --jfr " + jfr);
-        assertEquals(0, run.code(), run.out());
+        assertEquals(0, run.code(), run.log());
         List<String> lines = Files.readAllLines(csv);
         // header + 5 operations (dispatch, cached dispatch, FP8 dispatch and its cached form, combine) x 2 token counts
         assertEquals(11, lines.size(), String.join("\n", lines));
