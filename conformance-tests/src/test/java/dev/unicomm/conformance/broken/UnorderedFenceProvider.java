@@ -2,7 +2,6 @@ package dev.unicomm.conformance.broken;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
-import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -47,35 +46,9 @@ public final class UnorderedFenceProvider extends DecoratedProvider {
         }
 
         @Override
-        public void putSignal(
-                SymmetricBuffer dst,
-                long dstOffset,
-                Memory src,
-                long srcOffset,
-                long bytes,
-                SymmetricBuffer signal,
-                long signalOffset,
-                long value,
-                SignalOp op,
-                int pe) {
+        protected void putSignal(SignalPut call, boolean nbi) {
             quiet();
-            raw.putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
-        }
-
-        @Override
-        public void putSignalNbi(
-                SymmetricBuffer dst,
-                long dstOffset,
-                Memory src,
-                long srcOffset,
-                long bytes,
-                SymmetricBuffer signal,
-                long signalOffset,
-                long value,
-                SignalOp op,
-                int pe) {
-            quiet();
-            raw.putSignalNbi(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
+            call.issueOn(raw, nbi);
         }
 
         @Override

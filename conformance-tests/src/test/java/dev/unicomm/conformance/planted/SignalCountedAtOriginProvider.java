@@ -1,9 +1,7 @@
 package dev.unicomm.conformance.planted;
 
-import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SignalOp;
-import dev.unicomm.api.SymmetricBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -27,24 +25,14 @@ public final class SignalCountedAtOriginProvider extends EngineProvider {
         }
 
         @Override
-        public void putSignal(
-                SymmetricBuffer dst,
-                long dstOffset,
-                Memory src,
-                long srcOffset,
-                long bytes,
-                SymmetricBuffer signal,
-                long signalOffset,
-                long value,
-                SignalOp op,
-                int pe) {
+        protected void putSignal(SignalPut c, boolean nbi) {
             long total;
             synchronized (this) {
-                String k = pe + "@" + (signal.offset() + signalOffset);
-                total = op == SignalOp.ADD ? totals.getOrDefault(k, 0L) + value : value;
+                String k = c.pe() + "@" + (c.signal().offset() + c.signalOffset());
+                total = c.op() == SignalOp.ADD ? totals.getOrDefault(k, 0L) + c.value() : c.value();
                 totals.put(k, total);
             }
-            super.putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, total, SignalOp.SET, pe);
+            super.putSignal(c.withSignal(total, SignalOp.SET), nbi);
         }
     }
 }
