@@ -2,7 +2,9 @@ package dev.unicomm.conformance.broken;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
+import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.Queue;
 
@@ -12,33 +14,80 @@ import java.util.Queue;
  * drains it is correct; a background thread that drains it while quiet returns at once is "quiet only orders".
  */
 class DeferredPuts extends ForwardingRma {
-    private final Queue<SignalPut> queue = new ArrayDeque<>();
+    private record Pending(
+            SymmetricBuffer dst,
+            long dstOffset,
+            MemorySegment data,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {}
+
+    private final Queue<Pending> queue = new ArrayDeque<>();
 
     DeferredPuts(Rma raw) {
         super(raw);
     }
 
-    private void defer(SignalPut call) {
-        SignalPut copied = call.withSourceCopied(); // copy now: the source is reusable when put returns
+    private void defer(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
+        // copy now: the source is reusable when put returns
+        MemorySegment copy = MemorySegment.ofArray(new byte[Math.toIntExact(bytes)]);
+        MemorySegment.copy(src.segment(), srcOffset, copy, 0, bytes);
         synchronized (this) {
-            queue.add(copied);
+            queue.add(new Pending(dst, dstOffset, copy, signal, signalOffset, value, op, pe));
             notifyAll();
         }
     }
 
     @Override
     public void put(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
-        defer(SignalPut.put(dst, dstOffset, src, srcOffset, bytes, pe));
+        defer(dst, dstOffset, src, srcOffset, bytes, null, 0, 0, null, pe);
     }
 
     @Override
     public void putNbi(SymmetricBuffer dst, long dstOffset, Memory src, long srcOffset, long bytes, int pe) {
-        defer(SignalPut.put(dst, dstOffset, src, srcOffset, bytes, pe));
+        defer(dst, dstOffset, src, srcOffset, bytes, null, 0, 0, null, pe);
     }
 
     @Override
-    protected void putSignal(SignalPut call, boolean nbi) {
-        defer(call);
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
+        defer(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
+    }
+
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
+        defer(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
     @Override
@@ -48,13 +97,26 @@ class DeferredPuts extends ForwardingRma {
 
     /** Delivers the oldest queued put; false when the queue is empty. */
     final boolean deliverOne() {
-        SignalPut p;
+        Pending p;
         synchronized (this) {
             p = queue.poll();
         }
         if (p == null) return false;
         try {
-            p.issueOn(raw, false);
+            if (p.signal() == null)
+                raw.put(p.dst(), p.dstOffset(), Memory.of(p.data()), 0, p.data().byteSize(), p.pe());
+            else
+                raw.putSignal(
+                        p.dst(),
+                        p.dstOffset(),
+                        Memory.of(p.data()),
+                        0,
+                        p.data().byteSize(),
+                        p.signal(),
+                        p.signalOffset(),
+                        p.value(),
+                        p.op(),
+                        p.pe());
             raw.quiet();
         } catch (RuntimeException e) {
             // the target buffer was closed meanwhile: the late put is lost, which the rules detect anyway

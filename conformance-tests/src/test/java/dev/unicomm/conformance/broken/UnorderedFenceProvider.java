@@ -2,6 +2,7 @@ package dev.unicomm.conformance.broken;
 
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
+import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayList;
@@ -46,9 +47,35 @@ public final class UnorderedFenceProvider extends DecoratedProvider {
         }
 
         @Override
-        protected void putSignal(SignalPut call, boolean nbi) {
+        public void putSignal(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
             quiet();
-            call.issueOn(raw, nbi);
+            raw.putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
+        }
+
+        @Override
+        public void putSignalNbi(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
+            quiet();
+            raw.putSignalNbi(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
         }
 
         @Override

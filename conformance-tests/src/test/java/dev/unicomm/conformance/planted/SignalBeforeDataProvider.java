@@ -1,7 +1,9 @@
 package dev.unicomm.conformance.planted;
 
+import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SignalOp;
+import dev.unicomm.api.SymmetricBuffer;
 
 /** Planted fault (§4.1): put-with-signal updates the signal at once and queues the data behind it, to land at the next completion point. */
 public final class SignalBeforeDataProvider extends EngineProvider {
@@ -17,10 +19,20 @@ public final class SignalBeforeDataProvider extends EngineProvider {
         }
 
         @Override
-        protected void putSignal(SignalPut c, boolean nbi) {
-            put(c.dst(), c.dstOffset(), c.src(), c.srcOffset(), c.bytes(), c.pe());
-            if (c.op() == SignalOp.ADD) raw.atomicAdd(c.signal(), c.signalOffset(), c.value(), c.pe());
-            else raw.atomicSet(c.signal(), c.signalOffset(), c.value(), c.pe());
+        public void putSignal(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
+            put(dst, dstOffset, src, srcOffset, bytes, pe);
+            if (op == SignalOp.ADD) raw.atomicAdd(signal, signalOffset, value, pe);
+            else raw.atomicSet(signal, signalOffset, value, pe);
         }
     }
 }

@@ -1,7 +1,9 @@
 package dev.unicomm.conformance.planted;
 
+import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SignalOp;
+import dev.unicomm.api.SymmetricBuffer;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -25,14 +27,24 @@ public final class SignalCountedAtOriginProvider extends EngineProvider {
         }
 
         @Override
-        protected void putSignal(SignalPut c, boolean nbi) {
+        public void putSignal(
+                SymmetricBuffer dst,
+                long dstOffset,
+                Memory src,
+                long srcOffset,
+                long bytes,
+                SymmetricBuffer signal,
+                long signalOffset,
+                long value,
+                SignalOp op,
+                int pe) {
             long total;
             synchronized (this) {
-                String k = c.pe() + "@" + (c.signal().offset() + c.signalOffset());
-                total = c.op() == SignalOp.ADD ? totals.getOrDefault(k, 0L) + c.value() : c.value();
+                String k = pe + "@" + (signal.offset() + signalOffset);
+                total = op == SignalOp.ADD ? totals.getOrDefault(k, 0L) + value : value;
                 totals.put(k, total);
             }
-            super.putSignal(c.withSignal(total, SignalOp.SET), nbi);
+            super.putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, total, SignalOp.SET, pe);
         }
     }
 }

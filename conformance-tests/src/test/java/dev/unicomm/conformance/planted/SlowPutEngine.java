@@ -4,7 +4,7 @@ import dev.unicomm.api.Memory;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
-import dev.unicomm.testsupport.SignalPutRma;
+import dev.unicomm.spi.ForwardingRma;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -20,7 +20,7 @@ import java.util.List;
  * hook. A late put to a freed buffer lands at its heap address, in whatever buffer is there now, as on a
  * device.
  */
-class SlowPutEngine extends SignalPutRma {
+class SlowPutEngine extends ForwardingRma {
     /** One queued put (a put-with-signal when {@code signal} is not null). */
     record Op(
             SymmetricBuffer dst,
@@ -99,16 +99,33 @@ class SlowPutEngine extends SignalPutRma {
     }
 
     @Override
-    protected void putSignal(SignalPut c, boolean nbi) {
-        enqueue(new Op(
-                c.dst(),
-                c.dstOffset(),
-                copy(c.src(), c.srcOffset(), c.bytes()),
-                c.pe(),
-                c.signal(),
-                c.signalOffset(),
-                c.value(),
-                c.op()));
+    public void putSignal(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
+        enqueue(new Op(dst, dstOffset, copy(src, srcOffset, bytes), pe, signal, signalOffset, value, op));
+    }
+
+    @Override
+    public void putSignalNbi(
+            SymmetricBuffer dst,
+            long dstOffset,
+            Memory src,
+            long srcOffset,
+            long bytes,
+            SymmetricBuffer signal,
+            long signalOffset,
+            long value,
+            SignalOp op,
+            int pe) {
+        putSignal(dst, dstOffset, src, srcOffset, bytes, signal, signalOffset, value, op, pe);
     }
 
     @Override
