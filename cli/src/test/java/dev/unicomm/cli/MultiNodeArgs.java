@@ -8,12 +8,13 @@ import java.util.List;
 final class MultiNodeArgs {
     private MultiNodeArgs() {}
 
-    /** {@code env VARS... java ... Main run}: this JVM's java and class path, quick to start (a bed host runs it). */
+    /** {@code env VARS... java ... Main run}: this JVM's java and class path, quick to start (on this host or a bed host). */
     static List<String> javaRun(String... environment) {
         List<String> cmd = new ArrayList<>(List.of("env"));
         cmd.addAll(List.of(environment));
         cmd.addAll(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "--enable-native-access=ALL-UNNAMED",
                 "-XX:TieredStopAtLevel=1",
                 "-XX:-UsePerfData",
                 "-cp",

@@ -7,7 +7,6 @@ import dev.unicomm.testsupport.ConsoleCapture.Captured;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -177,15 +176,7 @@ class RunMultiNodeTest {
 
     /** {@code unicomm run ARGS} in a JVM of its own (the secret comes from the launcher's environment, as on a real host). */
     static Process launcher(List<String> args, String token) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "--enable-native-access=ALL-UNNAMED",
-                "-XX:TieredStopAtLevel=1",
-                "-cp",
-                System.getProperty("java.class.path"),
-                Main.class.getName(),
-                "run"));
-        cmd.addAll(args);
+        List<String> cmd = MultiNodeArgs.concat(MultiNodeArgs.javaRun(), args);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().remove("UNICOMM_TOKEN");
         if (token != null) pb.environment().put("UNICOMM_TOKEN", token);

@@ -47,9 +47,8 @@ class CollectivesBenchCommandTest {
         var run = Bench.capture(
                 "bench collectives -n 2 --ops allreduce,allgather,reducescatter,alltoall,broadcast --min-size 16 --max-size 64 --seconds 0.01 --warmup 0.05 --csv "
                         + csv + " --compare " + ref);
-        int code = run.code();
         String out = run.out();
-        assertEquals(0, code, run.log());
+        assertEquals(0, run.code(), run.log());
         assertTrue(out.contains("bw ratio"), out);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(1 + 5 * 2, lines.size(), String.join("\n", lines)); // 5 collectives x {16, 64} B

@@ -34,9 +34,8 @@ class MoeBenchCommandTest {
         var run = Bench.capture(
                 "bench moe -n 2 --tokens 64 --hidden 256 --experts 8 --topk 2 --ll-tokens 8 --iters 1 --ll-iters 1 --csv "
                         + csv + " --roofline " + roof);
-        int code = run.code();
         String out = run.out();
-        assertEquals(0, code, run.log());
+        assertEquals(0, run.code(), run.log());
         assertTrue(
                 out.contains("normal dispatch fp8 cached")
                         && out.contains("ll combine")

@@ -78,9 +78,8 @@ class MoeShapeTest {
     @Test
     void aPresetRunsOncePerBudgetAndReportsMemoryPerPe() throws Exception {
         var run = Bench.capture("bench moe -n 2 --shape top1 --mode normal --tokens 16 --iters 1 --sms 4,8");
-        int code = run.code();
         String out = run.out();
-        assertEquals(0, code, run.log());
+        assertEquals(0, run.code(), run.log());
         assertTrue(
                 out.contains("shape top1: edge: top-1")
                         && out.contains("normal dispatch @4 SMs")

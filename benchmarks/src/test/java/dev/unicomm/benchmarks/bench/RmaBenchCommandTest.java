@@ -39,9 +39,8 @@ class RmaBenchCommandTest {
         Path csv = tmp.resolve("out/rma.csv");
         var run = Bench.capture(
                 "bench rma --min-size 8 --max-size 64 --factor 8 --barrier-ranks 2 --barrier-iters 200 --csv " + csv);
-        int code = run.code();
         String out = run.out();
-        assertEquals(0, code, run.log());
+        assertEquals(0, run.code(), run.log());
         assertTrue(out.contains("put+quiet") && out.contains("atomic-fetch-add") && out.contains("barrier"), out);
         List<String> lines = Files.readAllLines(csv);
         assertEquals(BenchRow.CSV_HEADER, lines.getFirst());

@@ -8,7 +8,6 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 
@@ -18,11 +17,7 @@ import org.junit.jupiter.api.Test;
  */
 class ShmFaultInjectionTest extends FaultInjectionSuite {
     private static final Path DIR = ShmKit.heapFolder("unicomm-faultinj-shm-");
-    static final KitPlug PLUG = ShmKit.PLUG
-            .ranks(4)
-            .timeout(Duration.ofSeconds(10))
-            .heapSize(8 << 20)
-            .workerEnvironment(Map.of("UNICOMM_SHM_DIR", DIR.toString()));
+    static final KitPlug PLUG = ShmKit.withHeapFolder(4, DIR);
 
     /**
      * A rank killed inside its open (after creating its heap file) leaves nothing: the survivor that fails

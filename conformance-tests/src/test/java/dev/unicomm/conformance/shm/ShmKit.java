@@ -4,7 +4,9 @@ import dev.unicomm.conformance.KitPlug;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /** backend-shm's kit plug: the reference backend runs everywhere, so no gate and no untested rule; each kit test picks its size. */
@@ -26,6 +28,14 @@ final class ShmKit {
         } catch (IOException e) {
             throw new IllegalStateException("cannot create a folder for the heap files: " + e, e);
         }
+    }
+
+    /** The plug of a suite that checks its heap files: {@code ranks}, 10 s waits, 8 MiB heaps, the files in {@code dir}. */
+    static KitPlug withHeapFolder(int ranks, Path dir) {
+        return PLUG.ranks(ranks)
+                .timeout(Duration.ofSeconds(10))
+                .heapSize(8 << 20)
+                .workerEnvironment(Map.of("UNICOMM_SHM_DIR", dir.toString()));
     }
 
     /** The names of the entries of {@code dir}, sorted. */
