@@ -88,6 +88,15 @@ public final class KitSuites {
                         .toList());
     }
 
+    /** The short names of the configured suites left out of the default run ({@link OnlyWhenNamed}), sorted. */
+    public static List<String> onlyWhenNamed() {
+        return configured().stream()
+                .filter(c -> c.isAnnotationPresent(OnlyWhenNamed.class))
+                .map(KitSuites::shortName)
+                .sorted()
+                .toList();
+    }
+
     /** The abstract suites that no configured suite extends (must be empty; the kit's own tests check it). */
     public static List<Class<?>> unconfigured() {
         List<Class<?>> configured = configured();

@@ -1,25 +1,18 @@
 package dev.unicomm.conformance.broken;
 
-import dev.unicomm.api.Capability;
 import dev.unicomm.api.MemoryKind;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.shm.ShmBackendProvider;
-import dev.unicomm.spi.Availability;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
-import dev.unicomm.spi.CommBackendProvider;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
  * A test-only backend: the real shm backend with its RMA replaced by a deliberately broken
  * decorator, under its own name, so the kit can show that the rules catch the breakage.
  */
-abstract class DecoratedProvider implements CommBackendProvider {
-    private final CommBackendProvider real = new ShmBackendProvider();
-    private final String name;
+abstract class DecoratedProvider extends ShmUnderAnotherName {
     private final Function<Rma, ForwardingRma> breakage;
     private final boolean barrierCompletesRma;
 
@@ -29,29 +22,9 @@ abstract class DecoratedProvider implements CommBackendProvider {
 
     /** @param barrierCompletesRma false plants the fault "barrier does not complete RMA" */
     DecoratedProvider(String name, Function<Rma, ForwardingRma> breakage, boolean barrierCompletesRma) {
-        this.name = name;
+        super(name);
         this.breakage = breakage;
         this.barrierCompletesRma = barrierCompletesRma;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public int priority() {
-        return -100;
-    } // never picked unless named
-
-    @Override
-    public Set<Capability> capabilities() {
-        return real.capabilities();
-    }
-
-    @Override
-    public Availability availability() {
-        return real.availability();
     }
 
     @Override

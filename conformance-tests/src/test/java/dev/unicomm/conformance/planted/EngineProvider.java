@@ -1,22 +1,18 @@
 package dev.unicomm.conformance.planted;
 
-import dev.unicomm.api.Capability;
 import dev.unicomm.api.Rma;
 import dev.unicomm.api.Stream;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.SymmetricHeap;
 import dev.unicomm.api.Team;
-import dev.unicomm.backend.shm.ShmBackendProvider;
-import dev.unicomm.spi.Availability;
+import dev.unicomm.conformance.broken.ShmUnderAnotherName;
 import dev.unicomm.spi.BackendCommunicator;
 import dev.unicomm.spi.BackendContext;
 import dev.unicomm.spi.CallAgreement;
-import dev.unicomm.spi.CommBackendProvider;
 import dev.unicomm.spi.ForwardingBackendCommunicator;
 import dev.unicomm.spi.ForwardingSymmetricHeap;
 import dev.unicomm.spi.ForwardingTeam;
 import java.util.Optional;
-import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -24,34 +20,12 @@ import java.util.function.Function;
  * planted fault), wired in with the SPI's forwarding bases the way an out-of-tree vendor would: the
  * barrier, every team's barrier, allocation and close complete the engine's queue through its hooks.
  */
-abstract class EngineProvider implements CommBackendProvider {
-    private final CommBackendProvider real = new ShmBackendProvider();
-    private final String name;
+abstract class EngineProvider extends ShmUnderAnotherName {
     private final Function<Rma, SlowPutEngine> engine;
 
     EngineProvider(String name, Function<Rma, SlowPutEngine> engine) {
-        this.name = name;
+        super(name);
         this.engine = engine;
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public int priority() {
-        return -100;
-    } // never picked unless named
-
-    @Override
-    public Set<Capability> capabilities() {
-        return real.capabilities();
-    }
-
-    @Override
-    public Availability availability() {
-        return real.availability();
     }
 
     @Override

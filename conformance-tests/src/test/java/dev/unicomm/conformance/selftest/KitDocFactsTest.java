@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.conformance.KitSuites;
-import dev.unicomm.conformance.OnlyWhenNamed;
+import dev.unicomm.testsupport.ProseList;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -43,17 +43,6 @@ class KitDocFactsTest {
         String doc = Files.readString(DOC).replaceAll("\\s+", " ");
         Matcher m = Pattern.compile("; ([A-Za-z, and]+) only by name\\)").matcher(doc);
         assertTrue(m.find(), "docs/conformance.md no longer says which suites run only by name");
-        List<String> named = KitSuites.configured().stream()
-                .filter(c -> c.isAnnotationPresent(OnlyWhenNamed.class))
-                .map(KitSuites::shortName)
-                .sorted()
-                .toList();
-        assertEquals(
-                named,
-                List.of(m.group(1).split(",? and |, ")).stream()
-                        .map(String::trim)
-                        .sorted()
-                        .toList(),
-                "docs/conformance.md");
+        assertEquals(KitSuites.onlyWhenNamed(), ProseList.sortedItems(m.group(1)), "docs/conformance.md");
     }
 }
