@@ -3,16 +3,13 @@ package dev.unicomm.backend.shm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.SymmetricBuffer;
 import dev.unicomm.api.Unicomm;
 import java.lang.foreign.Arena;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import jdk.jfr.Recording;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
@@ -31,18 +28,7 @@ class FlightRecorderEventsTest {
             for (String e : List.of("CommunicatorOpen", "CommunicatorClose", "RmaBatch", "Barrier"))
                 rec.enable("dev.unicomm." + e);
             rec.start();
-            try (Communicator comm = Unicomm.connect(new CommConfig(
-                            "shm",
-                            0,
-                            1,
-                            0,
-                            null,
-                            0,
-                            null,
-                            false,
-                            Duration.ofSeconds(2),
-                            1 << 20,
-                            Map.of("unicomm.shm.dir", dir.toString())));
+            try (Communicator comm = Unicomm.connect(ShmJobs.singleRank(dir));
                     Arena arena = Arena.ofConfined()) {
                 SymmetricBuffer buf = comm.heap().allocate(4096);
                 Memory src = Memory.of(arena.allocate(256));
@@ -90,18 +76,7 @@ class FlightRecorderEventsTest {
         try (Recording rec = new Recording()) {
             rec.enable("dev.unicomm.RmaBatch");
             rec.start();
-            try (Communicator comm = Unicomm.connect(new CommConfig(
-                            "shm",
-                            0,
-                            1,
-                            0,
-                            null,
-                            0,
-                            null,
-                            false,
-                            Duration.ofSeconds(2),
-                            1 << 20,
-                            Map.of("unicomm.shm.dir", dir.toString())));
+            try (Communicator comm = Unicomm.connect(ShmJobs.singleRank(dir));
                     Arena arena = Arena.ofConfined();
                     SymmetricBuffer buf = comm.heap().allocate(64)) {
                 Memory src = Memory.of(arena.allocate(8));

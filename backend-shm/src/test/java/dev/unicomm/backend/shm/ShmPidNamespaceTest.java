@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -76,23 +77,8 @@ class ShmPidNamespaceTest {
         List<Process> ps = new ArrayList<>();
         List<Path> logs = new ArrayList<>();
         for (int r = 0; r < 2; r++) {
-            Map<String, String> env = Map.of(
-                    "UNICOMM_RANK",
-                    "" + r,
-                    "UNICOMM_WORLD_SIZE",
-                    "2",
-                    "UNICOMM_STORE",
-                    "127.0.0.1:" + port,
-                    "UNICOMM_TOKEN",
-                    token,
-                    "UNICOMM_BACKEND",
-                    "shm",
-                    "UNICOMM_SHM_DIR",
-                    shm.toString(),
-                    "UNICOMM_HEAP_SIZE",
-                    "4M",
-                    "UNICOMM_TIMEOUT",
-                    "30s");
+            Map<String, String> env = new HashMap<>(ShmJobs.twoRankEnvironment(r, port, token));
+            env.put("UNICOMM_SHM_DIR", shm.toString());
             List<String> cmd = java(ShmWorker.class.getName(), "slow-barriers");
             logs.add(tmp.resolve("rank" + r + ".log"));
             ps.add(start(r == 1 ? inNewPidNamespace(cmd) : cmd, env, logs.get(r)));

@@ -9,7 +9,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -51,22 +50,7 @@ class ShmSameNameOtherShmTest {
                         "mount -t tmpfs tmpfs /dev/shm && exec " + jvm));
             else cmd.addAll(List.of("sh", "-c", "exec " + jvm));
             ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-            pb.environment()
-                    .putAll(Map.of(
-                            "UNICOMM_RANK",
-                            "" + r,
-                            "UNICOMM_WORLD_SIZE",
-                            "2",
-                            "UNICOMM_STORE",
-                            "127.0.0.1:" + port,
-                            "UNICOMM_TOKEN",
-                            token,
-                            "UNICOMM_BACKEND",
-                            "shm",
-                            "UNICOMM_HEAP_SIZE",
-                            "4M",
-                            "UNICOMM_TIMEOUT",
-                            "30s"));
+            pb.environment().putAll(ShmJobs.twoRankEnvironment(r, port, token));
             ranks.add(pb.start());
         }
         String[] out = new String[2];

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.Cmp;
-import dev.unicomm.api.CommConfig;
 import dev.unicomm.api.CommTimeoutException;
 import dev.unicomm.api.Communicator;
 import dev.unicomm.api.Memory;
@@ -22,7 +21,6 @@ import java.lang.foreign.ValueLayout;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -38,18 +36,7 @@ class SingleRankTest {
 
     @BeforeEach
     void open() {
-        comm = Unicomm.connect(new CommConfig(
-                "shm",
-                0,
-                1,
-                0,
-                null,
-                0,
-                null,
-                false,
-                Duration.ofSeconds(2),
-                1 << 20,
-                Map.of("unicomm.shm.dir", dir.toString())));
+        comm = Unicomm.connect(ShmJobs.singleRank(dir));
     }
 
     @AfterEach
@@ -210,18 +197,7 @@ class SingleRankTest {
         }
         comm.close();
         for (int i = 0; i < 3; i++) {
-            try (Communicator again = Unicomm.connect(new CommConfig(
-                    "shm",
-                    0,
-                    1,
-                    0,
-                    null,
-                    0,
-                    null,
-                    false,
-                    Duration.ofSeconds(2),
-                    1 << 20,
-                    Map.of("unicomm.shm.dir", dir.toString())))) {
+            try (Communicator again = Unicomm.connect(ShmJobs.singleRank(dir))) {
                 try (SymmetricBuffer b = again.heap().allocate(8)) {
                     again.rma().atomicAdd(b, 0, 1, 0);
                 }
@@ -236,18 +212,7 @@ class SingleRankTest {
     void openCloseCyclesLeaveNoMappingBehind() throws Exception {
         comm.close();
         for (int i = 0; i < 10; i++) {
-            try (Communicator again = Unicomm.connect(new CommConfig(
-                    "shm",
-                    0,
-                    1,
-                    0,
-                    null,
-                    0,
-                    null,
-                    false,
-                    Duration.ofSeconds(2),
-                    1 << 20,
-                    Map.of("unicomm.shm.dir", dir.toString())))) {
+            try (Communicator again = Unicomm.connect(ShmJobs.singleRank(dir))) {
                 again.heap().allocate(4096); // left open on purpose: closing the communicator releases it
                 assertTrue(heapMappings() > 0, "while open, the heap is mapped");
             }

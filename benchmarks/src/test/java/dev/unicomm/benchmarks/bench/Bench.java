@@ -1,5 +1,7 @@
 package dev.unicomm.benchmarks.bench;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.unicomm.testsupport.ConsoleCapture;
 import java.util.Arrays;
 import picocli.CommandLine;
@@ -25,5 +27,12 @@ final class Bench {
      */
     static ConsoleCapture.Captured capture(String commandLine) {
         return ConsoleCapture.run(() -> run(commandLine.split(" ")));
+    }
+
+    /** Runs {@code commandLine} as {@link #capture} does and asserts it exits 0 (failing with both streams); returns its stdout. */
+    static String succeeds(String commandLine) {
+        ConsoleCapture.Captured run = capture(commandLine);
+        assertEquals(0, run.code(), run.log());
+        return run.out();
     }
 }

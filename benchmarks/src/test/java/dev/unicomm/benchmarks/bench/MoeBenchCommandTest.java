@@ -31,11 +31,9 @@ class MoeBenchCommandTest {
                 "#!/bin/sh\necho \"roof,hbm_copy,$UNICOMM_RANK,-1,1000,1,20.0\"\n"
                         + "echo \"roof,all_pull,$UNICOMM_RANK,-1,1000,1,10.0\"\necho \"roof,all_push,$UNICOMM_RANK,-1,1000,1,5.0\"\n");
         assertTrue(roof.toFile().setExecutable(true));
-        var run = Bench.capture(
+        String out = Bench.succeeds(
                 "bench moe -n 2 --tokens 64 --hidden 256 --experts 8 --topk 2 --ll-tokens 8 --iters 1 --ll-iters 1 --csv "
                         + csv + " --roofline " + roof);
-        String out = run.out();
-        assertEquals(0, run.code(), run.log());
         assertTrue(
                 out.contains("normal dispatch fp8 cached")
                         && out.contains("ll combine")
@@ -65,10 +63,8 @@ class MoeBenchCommandTest {
     @Test
     void benchMoeSweepPlotsAndRecords() throws Exception {
         Path csv = tmp.resolve("moe.csv"), png = tmp.resolve("moe.png"), jfr = tmp.resolve("moe.jfr");
-        var run = Bench.capture(
-                "bench moe -n 2 --mode normal --tokens 32,64 --hidden 256 --experts 8 --topk 2 --iters 1 --csv " + csv
-                        + " --plot " + png + " --plot-size 640x480 --jfr " + jfr);
-        assertEquals(0, run.code(), run.log());
+        Bench.succeeds("bench moe -n 2 --mode normal --tokens 32,64 --hidden 256 --experts 8 --topk 2 --iters 1 --csv "
+                + csv + " --plot " + png + " --plot-size 640x480 --jfr " + jfr);
         List<String> lines = Files.readAllLines(csv);
         // header + 5 operations (dispatch, cached dispatch, FP8 dispatch and its cached form, combine) x 2 token counts
         assertEquals(11, lines.size(), String.join("\n", lines));
