@@ -10,4 +10,9 @@ final class CliRunner {
     static ConsoleCapture.Captured run(String... args) {
         return ConsoleCapture.run(() -> Main.run(args));
     }
+
+    /** {@code unicomm} with {@code commandLine}'s words (separated by single spaces; no word may hold one), as {@link #run}. */
+    static ConsoleCapture.Captured line(String commandLine) {
+        return run(commandLine.split(" "));
+    }
 }

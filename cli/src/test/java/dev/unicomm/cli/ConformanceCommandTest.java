@@ -18,18 +18,8 @@ class ConformanceCommandTest {
     void runsSuitesAndWritesJsonAndJunitXml(@TempDir Path dir) throws Exception {
         Path json = dir.resolve("report.json");
         Path xml = dir.resolve("xml");
-        Captured r = CliRunner.run(
-                "conformance",
-                "--backend",
-                "shm",
-                "-n",
-                "2",
-                "--suite",
-                "Heap,Teams",
-                "--json",
-                json.toString(),
-                "--junit-xml",
-                xml.toString());
+        Captured r = CliRunner.line(
+                "conformance --backend shm -n 2 --suite Heap,Teams --json " + json + " --junit-xml " + xml);
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(
                 r.out().contains("required_heap_same_offsets_everywhere")
@@ -54,15 +44,8 @@ class ConformanceCommandTest {
 
     @Test
     void runsSingleRules() {
-        Captured r = CliRunner.run(
-                "conformance",
-                "--backend",
-                "shm",
-                "-n",
-                "2",
-                "--quiet",
-                "--rule",
-                "required_rma_put_all_sizes,optional_atomics_swap_contention");
+        Captured r = CliRunner.line(
+                "conformance --backend shm -n 2 --quiet --rule required_rma_put_all_sizes,optional_atomics_swap_contention");
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("2 rules: 2 passed, 0 failed, 0 skipped"), r.out());
         assertTrue(r.out().contains("declared capabilities: ATOMICS,"), r.out());
@@ -70,8 +53,7 @@ class ConformanceCommandTest {
 
     @Test
     void unknownRuleIsAUsageError() {
-        Captured r = CliRunner.run(
-                "conformance", "--backend", "shm", "--suite", "Heap", "--rule", "required_rma_put_all_sizes");
+        Captured r = CliRunner.line("conformance --backend shm --suite Heap --rule required_rma_put_all_sizes");
         assertEquals(2, r.code());
         assertTrue(r.err().contains("no rule 'required_rma_put_all_sizes' in the selected suites"), r.err());
     }

@@ -23,18 +23,8 @@ class RunCommandTest {
 
     @Test
     void runsATwoRankJobOfAMainClass() {
-        Captured r = CliRunner.run(
-                "run",
-                "-n",
-                "2",
-                "--backend",
-                "shm",
-                "--timeout",
-                "90s",
-                "--",
-                RankProgram.class.getName(),
-                "--flag",
-                "x");
+        Captured r =
+                CliRunner.line("run -n 2 --backend shm --timeout 90s -- " + RankProgram.class.getName() + " --flag x");
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(r.out().contains("[0] rank 0/2 joined as #"), r.out());
         assertTrue(r.out().contains("[1] rank 1/2 joined as #"), r.out());

@@ -17,18 +17,8 @@ import org.junit.jupiter.api.Timeout;
 class RunElasticTest {
     @Test
     void survivorsOfAKilledRankShrinkAndFinishAndRunSaysTheJobCompletedAfterLosingIt() {
-        Captured r = CliRunner.run(
-                "run",
-                "-n",
-                "4",
-                "--backend",
-                "shm",
-                "--elastic",
-                "--timeout",
-                "120s",
-                "--",
-                ElasticRank.class.getName(),
-                "2");
+        Captured r = CliRunner.line(
+                "run -n 4 --backend shm --elastic --timeout 120s -- " + ElasticRank.class.getName() + " 2");
         String all = r.out() + r.err();
         assertEquals(JobLauncher.LOST_RANKS_EXIT_CODE, r.code(), all);
         assertTrue(
@@ -46,19 +36,8 @@ class RunElasticTest {
     /** The same job, elastic mode set the way the user did (a JVM option; UNICOMM_ELASTIC=true works alike), survivors failing after the shrink. */
     @Test
     void elasticJobWhoseSurvivorsAllFailIsAFailure() {
-        Captured r = CliRunner.run(
-                "run",
-                "-n",
-                "3",
-                "--backend",
-                "shm",
-                "-J-Dunicomm.elastic=true",
-                "--timeout",
-                "120s",
-                "--",
-                ElasticRank.class.getName(),
-                "1",
-                "fail-after");
+        Captured r = CliRunner.line("run -n 3 --backend shm -J-Dunicomm.elastic=true --timeout 120s -- "
+                + ElasticRank.class.getName() + " 1 fail-after");
         String all = r.out() + r.err();
         assertEquals(137, r.code(), all); // the first failure's: rank 1's SIGKILL
         assertTrue(r.out().contains("[2] rank 2 lost ranks [1]"), all);

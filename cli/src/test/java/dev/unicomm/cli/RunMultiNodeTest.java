@@ -79,25 +79,14 @@ class RunMultiNodeTest {
 
     @Test
     void nodeLayoutMistakesAreOneLine() {
-        Captured r = CliRunner.run(
-                "run",
-                "--nnodes",
-                "2",
-                "--node-rank",
-                "2",
-                "-n",
-                "1",
-                "--master-addr",
-                "h0",
-                "--",
-                TopologyRank.class.getName());
+        Captured r =
+                CliRunner.line("run --nnodes 2 --node-rank 2 -n 1 --master-addr h0 -- " + TopologyRank.class.getName());
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("--node-rank must be in [0, 2) for --nnodes 2, got 2"), r.err());
         r = CliRunner.run("run", "--nnodes", "2", "-n", "1", "--", TopologyRank.class.getName());
         assertEquals(2, r.code(), r.err());
         assertTrue(r.err().contains("a job of 2 nodes needs --master-addr"), r.err());
-        r = CliRunner.run(
-                "run", "--nnodes", "2", "-n", "1", "--rdzv-endpoint", "nohost", "--", TopologyRank.class.getName());
+        r = CliRunner.line("run --nnodes 2 -n 1 --rdzv-endpoint nohost -- " + TopologyRank.class.getName());
         assertTrue(r.err().contains("--rdzv-endpoint must be ADDR:PORT, got 'nohost'"), r.err());
     }
 

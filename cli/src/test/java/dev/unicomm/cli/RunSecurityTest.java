@@ -26,18 +26,8 @@ class RunSecurityTest {
 
     private List<String> job(String name) throws IOException {
         Path d = Files.createDirectories(dir.resolve(name));
-        Captured r = CliRunner.run(
-                "run",
-                "-n",
-                "2",
-                "--tls",
-                "--backend",
-                "shm",
-                "--timeout",
-                "60s",
-                "--",
-                SecretProbe.class.getName(),
-                d.toString());
+        Captured r = CliRunner.line(
+                "run -n 2 --tls --backend shm --timeout 60s -- " + SecretProbe.class.getName() + " " + d);
         assertEquals(0, r.code(), r.out() + r.err());
         assertTrue(
                 r.out().contains("[0] probe rank 0 store TcpStore[rank=0/2")
@@ -59,8 +49,8 @@ class RunSecurityTest {
     /** A rank with a near-miss of the token, then none, is rejected; the host logs it without any secret. */
     @Test
     void wrongAndMissingTokensAreRejectedAndLoggedWithoutTheSecret() throws IOException {
-        Captured r = CliRunner.run(
-                "run", "-n", "2", "--timeout", "30s", "--", SecretProbe.class.getName(), dir.toString(), "wrong-token");
+        Captured r =
+                CliRunner.line("run -n 2 --timeout 30s -- " + SecretProbe.class.getName() + " " + dir + " wrong-token");
         String all = r.out() + r.err();
         assertEquals(0, r.code(), all);
         assertTrue(

@@ -1,12 +1,10 @@
 package dev.unicomm.backend.ucx;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unicomm.api.Cmp;
 import dev.unicomm.api.SignalOp;
 import dev.unicomm.api.SymmetricBuffer;
-import dev.unicomm.spi.Availability;
 import dev.unicomm.testsupport.ThreadJob;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -22,8 +20,7 @@ import org.junit.jupiter.api.Test;
 class UcxThreadsTest {
     @BeforeAll
     static void needsUcx() {
-        Availability a = new UcxBackendProvider().availability();
-        assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
+        UcxAvailable.assume();
     }
 
     private static ThreadJob ucx(int ranks) {

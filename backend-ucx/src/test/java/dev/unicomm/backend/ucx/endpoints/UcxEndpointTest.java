@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unicomm.api.Capability;
 import dev.unicomm.api.CommException;
@@ -16,8 +15,8 @@ import dev.unicomm.api.EndpointOptions;
 import dev.unicomm.api.Endpoints;
 import dev.unicomm.api.Memory;
 import dev.unicomm.api.Unicomm;
+import dev.unicomm.backend.ucx.UcxAvailable;
 import dev.unicomm.backend.ucx.UcxBackendProvider;
-import dev.unicomm.spi.Availability;
 import dev.unicomm.testsupport.EndpointPair;
 import java.time.Duration;
 import java.util.Arrays;
@@ -38,8 +37,7 @@ class UcxEndpointTest {
 
     @BeforeAll
     static void tcpOnly() {
-        Availability av = new UcxBackendProvider().availability();
-        assumeTrue(av.available(), () -> "ucx unavailable here: " + av.cause() + " (fix: " + av.fix() + ")");
+        UcxAvailable.assume();
         UcxEnv.set("UCX_TLS", "tcp");
         ucx = Unicomm.endpoints("ucx");
     }

@@ -3,10 +3,8 @@ package dev.unicomm.backend.ucx.hosts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.unicomm.backend.ucx.UcxBackendProvider;
-import dev.unicomm.spi.Availability;
+import dev.unicomm.backend.ucx.UcxAvailable;
 import dev.unicomm.testsupport.hosts.MultiHost;
 import dev.unicomm.testsupport.hosts.TestBed;
 import java.io.IOException;
@@ -38,8 +36,7 @@ class UcxHostFaultsTest {
 
     @BeforeAll
     static void needsUcx() {
-        Availability a = new UcxBackendProvider().availability();
-        assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
+        UcxAvailable.assume();
     }
 
     @Test

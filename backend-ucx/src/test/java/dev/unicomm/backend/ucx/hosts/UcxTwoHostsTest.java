@@ -4,8 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import dev.unicomm.backend.ucx.UcxBackendProvider;
-import dev.unicomm.spi.Availability;
+import dev.unicomm.backend.ucx.UcxAvailable;
 import dev.unicomm.testsupport.hosts.MultiHost;
 import dev.unicomm.testsupport.hosts.TestBed;
 import java.io.IOException;
@@ -36,8 +35,7 @@ class UcxTwoHostsTest {
 
     @BeforeAll
     static void needsUcx() {
-        Availability a = new UcxBackendProvider().availability();
-        assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
+        UcxAvailable.assume();
     }
 
     @Test

@@ -1,10 +1,6 @@
 package dev.unicomm.backend.ucx.kit;
 
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
-import dev.unicomm.backend.ucx.UcxBackendProvider;
 import dev.unicomm.conformance.KitPlug;
-import dev.unicomm.spi.Availability;
 import java.time.Duration;
 import java.util.Map;
 
@@ -25,12 +21,4 @@ final class UcxKit {
             .heapSize(HEAP)
             .workerEnvironment(TCP_ONLY)
             .skipWhereUnavailable("UNICOMM_UCX_REQUIRE", null);
-
-    /** Skips the calling test class, with the cause and the fix, where libucp is missing ({@code UNICOMM_UCX_REQUIRE} makes that a failure). */
-    static void assumeUcx() {
-        Availability a = new UcxBackendProvider().availability();
-        if (!a.available() && System.getenv("UNICOMM_UCX_REQUIRE") != null)
-            throw new AssertionError("UNICOMM_UCX_REQUIRE is set but ucx is unavailable: " + a.cause());
-        assumeTrue(a.available(), () -> "ucx unavailable here: " + a.cause() + " (fix: " + a.fix() + ")");
-    }
 }

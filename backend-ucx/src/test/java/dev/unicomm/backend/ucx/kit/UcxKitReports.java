@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import dev.unicomm.backend.ucx.UcxAvailable;
 import dev.unicomm.conformance.KitReport;
 import dev.unicomm.conformance.KitRunner;
 import java.io.IOException;
@@ -25,7 +26,7 @@ class UcxKitReports {
     void writeReports() throws IOException {
         String dir = System.getProperty("unicomm.ucx.kit.reports");
         assumeTrue(dir != null && !dir.isBlank(), "writes the kit reports only with -Dunicomm.ucx.kit.reports=DIR");
-        UcxKit.assumeUcx();
+        UcxAvailable.assume();
         Path out = Path.of(dir);
         Files.createDirectories(out);
         boolean ok = write(out, "kit-ucx-2hosts-x2", UcxKitTwoHostsTest.class);

@@ -2,6 +2,7 @@ package dev.unicomm.backend.ucx.kit;
 
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.unicomm.backend.ucx.UcxAvailable;
 import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuites;
@@ -34,7 +35,7 @@ class UcxKitTwoHostsTest extends DefaultRunKitTest {
 
     @BeforeAll
     static void upBed() {
-        UcxKit.assumeUcx();
+        UcxAvailable.assume();
         TestBed.unavailableReason().ifPresent(reason -> assumeTrue(false, reason));
         bed = TestBed.up(2, Duration.ofMinutes(20));
         TestBed b = bed;
