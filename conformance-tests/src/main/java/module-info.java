@@ -13,12 +13,15 @@ module dev.unicomm.conformance {
     exports dev.unicomm.conformance;
     exports dev.unicomm.conformance.configured;
     exports dev.unicomm.conformance.collectives;
+    exports dev.unicomm.conformance.kittest;
     // JUnit instantiates the suites and calls their test methods reflectively.
     opens dev.unicomm.conformance to
             org.junit.platform.commons;
     opens dev.unicomm.conformance.configured to
             org.junit.platform.commons;
     opens dev.unicomm.conformance.collectives to
+            org.junit.platform.commons;
+    opens dev.unicomm.conformance.kittest to
             org.junit.platform.commons;
 
     uses dev.unicomm.spi.CommBackendProvider;

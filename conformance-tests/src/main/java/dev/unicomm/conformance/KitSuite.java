@@ -72,7 +72,7 @@ public abstract class KitSuite {
 
     /**
      * The backend's plug: a static {@link KitPlug} field of this class or of a class enclosing it, else of the
-     * kit test it ran in ({@link CoreKitTest}'s nested suites are declared there, run in a backend's subclass); empty if none.
+     * kit test it ran in ({@link dev.unicomm.conformance.kittest.CoreKitTest}'s nested suites are declared there, run in a backend's subclass); empty if none.
      */
     protected final java.util.Optional<KitPlug> plug() {
         if (plug == null) plug = KitPlug.of(getClass()).or(() -> KitPlug.of(kitTest()));
@@ -81,7 +81,7 @@ public abstract class KitSuite {
 
     /**
      * The kit test whose rules these are (for {@link KitSuites#assertRulesRan} and {@link KitSuites#algorithms}): the
-     * class JUnit ran this suite nested in, which for a suite inherited from {@link CoreKitTest} is the backend's
+     * class JUnit ran this suite nested in, which for a suite inherited from {@link dev.unicomm.conformance.kittest.CoreKitTest} is the backend's
      * subclass, not the declaring class; else the class enclosing it; else the suite itself.
      */
     final Class<?> kitTest() {

@@ -107,7 +107,7 @@ public final class KitSuites {
 
     /**
      * The suites of the default run that none of {@code kitTest}'s nested classes extends: a backend's
-     * kit test (one nested class per suite, its own or inherited from {@link CoreKitTest}) asserts this is empty so
+     * kit test (one nested class per suite, its own or inherited from {@link dev.unicomm.conformance.kittest.CoreKitTest}) asserts this is empty so
      * that it cannot fall behind the kit.
      */
     public static List<String> missingFrom(Class<?> kitTest) {

@@ -48,7 +48,7 @@
  *   <li>Add {@code configured/FooRules extends FooSuite {}}: {@link dev.unicomm.conformance.KitSuites}
  *       finds it by scanning, so {@code unicomm conformance} runs it (a kit test fails while an
  *       abstract suite has no configured subclass); add a nested class to {@link
- *       dev.unicomm.conformance.DefaultRunKitTest} (the kit tests that extend it, e.g. {@code ShmTwoRanksTest},
+ *       dev.unicomm.conformance.kittest.DefaultRunKitTest} (the kit tests that extend it, e.g. {@code ShmTwoRanksTest},
  *       get it; a test checks its coverage) and to each backend's kit test that lists its suites itself.</li>
  *   <li>Show that the rules can fail: the kit's own tests wrap a real backend in deliberately broken
  *       decorators and assert exactly which rules fail.</li>

@@ -1,7 +1,7 @@
 package dev.unicomm.conformance.planted;
 
-import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.kittest.DefaultRunKitTest;
 
 /**
  * The asynchronous worked example: a backend built from the SPI's forwarding bases around an asynchronous

@@ -4,12 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.unicomm.conformance.CoreKitTest;
-import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitReport;
 import dev.unicomm.conformance.KitRunner;
 import dev.unicomm.conformance.KitSuites;
+import dev.unicomm.conformance.kittest.CoreKitTest;
+import dev.unicomm.conformance.kittest.DefaultRunKitTest;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

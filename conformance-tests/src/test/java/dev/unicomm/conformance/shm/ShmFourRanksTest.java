@@ -1,7 +1,7 @@
 package dev.unicomm.conformance.shm;
 
-import dev.unicomm.conformance.CoreKitTest;
 import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.kittest.CoreKitTest;
 
 /** The kit against backend-shm with 4 ranks (4 worker JVMs per suite); MoE at 4 runs in {@link ShmMoeTest}. */
 class ShmFourRanksTest extends CoreKitTest {

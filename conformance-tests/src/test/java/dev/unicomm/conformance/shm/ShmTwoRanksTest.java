@@ -1,7 +1,7 @@
 package dev.unicomm.conformance.shm;
 
-import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.kittest.DefaultRunKitTest;
 
 /**
  * The whole kit's default run against backend-shm with 2 ranks (2 worker JVMs per suite): the JUnit

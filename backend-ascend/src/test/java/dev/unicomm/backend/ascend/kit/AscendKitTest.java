@@ -1,8 +1,8 @@
 package dev.unicomm.backend.ascend.kit;
 
-import dev.unicomm.conformance.CoreKitTest;
 import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.collectives.CollectivesSuite;
+import dev.unicomm.conformance.kittest.CoreKitTest;
 import java.util.HashMap;
 import java.util.Map;
 import org.junit.jupiter.api.Nested;

@@ -1,7 +1,7 @@
 package dev.unicomm.backend.rdma.kit;
 
-import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.kittest.DefaultRunKitTest;
 
 /**
  * Every suite of the kit's default run against backend-rdma with 2 ranks: the documented full run

@@ -1,8 +1,8 @@
 package dev.unicomm.backend.ucx.kit;
 
-import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuites;
+import dev.unicomm.conformance.kittest.DefaultRunKitTest;
 import org.junit.jupiter.api.AfterAll;
 
 /** Every suite of the kit's default run against backend-ucx with 4 ranks on this host over {@code UCX_TLS=tcp}. */

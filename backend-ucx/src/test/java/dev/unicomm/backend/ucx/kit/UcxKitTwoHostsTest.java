@@ -3,10 +3,10 @@ package dev.unicomm.backend.ucx.kit;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.unicomm.backend.ucx.UcxAvailable;
-import dev.unicomm.conformance.DefaultRunKitTest;
 import dev.unicomm.conformance.KitPlug;
 import dev.unicomm.conformance.KitSuites;
 import dev.unicomm.conformance.WorkerPlacement;
+import dev.unicomm.conformance.kittest.DefaultRunKitTest;
 import dev.unicomm.testsupport.hosts.TestBed;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,10 @@
-package dev.unicomm.conformance;
+package dev.unicomm.conformance.kittest;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.KitSuites;
+import dev.unicomm.conformance.MoeSuite;
 import dev.unicomm.conformance.collectives.CollectivesSuite;
 import java.util.List;
 import org.junit.jupiter.api.Nested;

@@ -1,5 +1,15 @@
-package dev.unicomm.conformance;
+package dev.unicomm.conformance.kittest;
 
+import dev.unicomm.conformance.AtomicsSuite;
+import dev.unicomm.conformance.BadInputSuite;
+import dev.unicomm.conformance.FaultSuite;
+import dev.unicomm.conformance.HeapSuite;
+import dev.unicomm.conformance.KitPlug;
+import dev.unicomm.conformance.KitSuites;
+import dev.unicomm.conformance.LifecycleSuite;
+import dev.unicomm.conformance.RmaSuite;
+import dev.unicomm.conformance.SignalSuite;
+import dev.unicomm.conformance.TeamsSuite;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -15,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * }
  * }</pre>
  *
- * The subclass holds the {@link KitPlug}; the nested suites run in it and count under it ({@link KitSuite#kitTest()}),
+ * The subclass holds the {@link KitPlug}; the nested suites run in it and count under it (as their kit test: {@code KitSuite.kitTest()}),
  * so two subclasses at two sizes are two runs. After the class, the kit's entry check ({@link
  * KitSuites#assertRulesRan}) runs unless the class already failed or was skipped (a set-up assumption). A suite that
  * needs a hook of its own stays a nested class of the subclass. {@link DefaultRunKitTest} adds collectives and MoE.
