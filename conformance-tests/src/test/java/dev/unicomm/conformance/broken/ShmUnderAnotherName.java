@@ -22,23 +22,23 @@ public abstract class ShmUnderAnotherName implements CommBackendProvider {
     }
 
     @Override
+    public Set<Capability> capabilities() {
+        return real.capabilities();
+    }
+
+    @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public Availability availability() {
+        return real.availability();
     }
 
     /** Never picked unless named. */
     @Override
     public int priority() {
         return -100;
-    }
-
-    @Override
-    public Set<Capability> capabilities() {
-        return real.capabilities();
-    }
-
-    @Override
-    public Availability availability() {
-        return real.availability();
     }
 }
