@@ -19,7 +19,8 @@ import java.util.concurrent.locks.LockSupport;
  * traffic or on {@code ucp_worker_signal} at close); after a quiet timeout it sleeps again without
  * spinning. The bound catches data a progress call left half-read (edge-triggered event sets). Threads waiting for their own requests progress
  * the worker themselves as well (the fast path: no hand-off), and while one does, or one issued an operation
- * within the last {@link #HANDBACK_NANOS}, the progress thread steps aside ({@link #callerProgress}): two threads
+ * within the last {@link #HANDBACK_NANOS}, the progress thread steps aside (re-checking every
+ * {@link #CALLER_WAIT_PARK_NANOS} while a caller waits) ({@link #callerProgress}): two threads
  * progressing one {@code THREAD_MODE_MULTI} worker take turns on its lock, and on a host with few cores the
  * second one takes the CPU the peer's or our own sender needs (measured: put bandwidth between two bed hosts 2x
  * lower with both progressing; a stream of {@code putNbi} with the progress thread spinning beside it ~0.6x
@@ -27,8 +28,16 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class UcxWorker implements AutoCloseable {
     private static final int WAIT_SPIN = 2_000;
-    /** How soon the progress thread takes the worker back after the last waiting caller left. */
+    /** How soon the progress thread takes the worker back after the last caller issued an operation. */
     private static final long HANDBACK_NANOS = 50_000;
+    /**
+     * How long the progress thread stays away while a caller is inside a wait (and progresses the worker itself).
+     * Longer than {@link #HANDBACK_NANOS}: on a host with few cores each wake-up takes a core from a spinning caller
+     * (2026-12-06, two bed hosts on 2 cores, 8-byte put ping-pong beside ucx_perftest: p50 0.88-1.61x and p90
+     * 30-46 us with 50 us, 0.93-1.23x and p90 21-35 us with 0.5 ms). The cost: a peer's request that arrives
+     * just after this PE's caller left its wait may be served up to this much later.
+     */
+    private static final long CALLER_WAIT_PARK_NANOS = 500_000;
 
     private static final long WAIT_PARK_NANOS = 20_000;
 
@@ -175,10 +184,11 @@ final class UcxWorker implements AutoCloseable {
                 if (callerProgress && (waiting.get() > 0 || v != seen)) {
                     // A caller progresses the worker in its wait, or is issuing operations (a stream of putNbi, whose
                     // calls progress it too): stay off the worker's lock while one does, re-checking every
-                    // HANDBACK_NANOS. Not woken when the caller leaves: a caller that waits again a few microseconds
+                    // HANDBACK_NANOS (CALLER_WAIT_PARK_NANOS while one waits). Not woken when the caller leaves: a
+                    // caller that waits again a few microseconds
                     // later (a ping-pong, the next putNbi) would find this thread on the lock.
                     seen = v;
-                    LockSupport.parkNanos(HANDBACK_NANOS);
+                    LockSupport.parkNanos(waiting.get() > 0 ? CALLER_WAIT_PARK_NANOS : HANDBACK_NANOS);
                     idle = 0;
                     continue;
                 }
@@ -262,7 +272,7 @@ final class UcxWorker implements AutoCloseable {
         visits.incrementAndGet();
     }
 
-    /** Ends {@link #enterWait}; the progress thread takes the worker back within 1-2 {@link #HANDBACK_NANOS} of the last waiter leaving. */
+    /** Ends {@link #enterWait}; the progress thread takes the worker back within {@link #CALLER_WAIT_PARK_NANOS} + {@link #HANDBACK_NANOS} of the last waiter leaving. */
     void exitWait() {
         waiting.decrementAndGet();
     }
