@@ -286,23 +286,23 @@ public final class MoeBenchWorker {
 
     /**
      * Rows rank s sends to rank r in a normal dispatch, {@code [s][r]}, and per token of this rank the
-     * ranks it goes to (bit r: at least one of its experts is there), from the generated routing (every
-     * rank can regenerate any rank's).
+     * ranks it goes to (r set: at least one of its experts is there; any rank count, not a 32-bit mask), from the
+     * generated routing (every rank can regenerate any rank's).
      */
-    record NormalRoutes(int[][] rows, int[] mine) {
+    record NormalRoutes(int[][] rows, java.util.BitSet[] mine) {
         static NormalRoutes of(MoeBenchData data, int me, int ranks, int tokens) {
             int k = data.topk, local = data.experts / ranks;
             int[][] rows = new int[ranks][ranks];
-            int[] mine = null;
+            java.util.BitSet[] mine = null;
             for (int s = 0; s < ranks; s++) {
                 long[] ids = data.topk(s, tokens);
-                int[] masks = new int[tokens];
+                java.util.BitSet[] dests = new java.util.BitSet[tokens];
                 for (int t = 0; t < tokens; t++) {
-                    for (int j = 0; j < k; j++)
-                        if (ids[t * k + j] >= 0) masks[t] |= 1 << (int) (ids[t * k + j] / local);
-                    for (int r = 0; r < ranks; r++) if ((masks[t] >>> r & 1) != 0) rows[s][r]++;
+                    dests[t] = new java.util.BitSet(ranks);
+                    for (int j = 0; j < k; j++) if (ids[t * k + j] >= 0) dests[t].set((int) (ids[t * k + j] / local));
+                    for (int r = dests[t].nextSetBit(0); r >= 0; r = dests[t].nextSetBit(r + 1)) rows[s][r]++;
                 }
-                if (s == me) mine = masks;
+                if (s == me) mine = dests;
             }
             return new NormalRoutes(rows, mine);
         }

@@ -91,7 +91,7 @@ final class MoeCopyBound implements AutoCloseable {
 
     /**
      * The bound of a normal dispatch on the host: nanoseconds, as {@link #time}, for every rank at once to
-     * push each of its tokens to every rank that gets it ({@code dests[t]}, bit r), as plain copies of
+     * push each of its tokens to every rank that gets it ({@code dests[t]}, rank r set), as plain copies of
      * row t of {@code x} read as rows of {@code rowBytes} (x itself, as a dispatch reads it; densely, so
      * FP8-sized rows read no less contiguously than a dispatch's codes), the row read once and stored
      * to each of its ranks; on rank r this rank's rows start at row {@code firstRow[r]}. A pull of the received bytes
@@ -99,7 +99,7 @@ final class MoeCopyBound implements AutoCloseable {
      * it by 1.2x, so it is no upper limit for one. On a device this is {@link #time} of {@code fromRank}
      * (the GPU has its roofline).
      */
-    long timeDispatch(long[] fromRank, int[] dests, long[] firstRow, long rowBytes) {
+    long timeDispatch(long[] fromRank, java.util.BitSet[] dests, long[] firstRow, long rowBytes) {
         if (device != null) return time(fromRank);
         if (pushDst == null) throw new IllegalStateException("no push bound: made with pushBytes 0");
         if (dests.length * rowBytes > hostX.byteSize())
@@ -116,7 +116,7 @@ final class MoeCopyBound implements AutoCloseable {
         for (int t = 0; t < dests.length; t++) {
             for (int step = 1; step <= ranks; step++) {
                 int r = (me + step) % ranks;
-                if ((dests[t] >>> r & 1) == 0) continue;
+                if (!dests[t].get(r)) continue;
                 long at = next[r]++ * rowBytes;
                 if (dst[r] != null) {
                     MemorySegment.copy(xs, t * rowBytes, dst[r], at, rowBytes);

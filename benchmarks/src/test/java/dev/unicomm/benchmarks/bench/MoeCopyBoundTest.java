@@ -45,11 +45,11 @@ class MoeCopyBoundTest {
                     }
                     most = Math.max(most, in);
                 }
-                int[] dests = new int[TOKENS];
+                java.util.BitSet[] dests = new java.util.BitSet[TOKENS];
                 try (Arena arena = Arena.ofConfined()) {
                     Tensor x = Tensor.allocate(arena, DType.BF16, TOKENS, HIDDEN);
                     for (int t = 0; t < TOKENS; t++) {
-                        dests[t] = mask(me, t);
+                        dests[t] = java.util.BitSet.valueOf(new long[] {mask(me, t)});
                         for (int i = 0; i < 2 * HIDDEN; i++)
                             x.segment().set(ValueLayout.JAVA_BYTE, t * 2L * HIDDEN + i, cell(me, t, i));
                     }
