@@ -203,9 +203,6 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    // A deadline of its own: a dead source's weights may have taken phase B's whole timeout, and the survivors, who
-    // waited for the same weights, signal only after that; with B's deadline they would find each other late too.
-    deadline = moe_now() + (unsigned long long) a.timeout_ns;
     if (WIDE) {
         for (int d = threadIdx.x; d < R; d += blockDim.x)
             if (moe_live(a, d)) moe_wait_ge(a, ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
