@@ -22,16 +22,22 @@ import java.util.stream.IntStream;
  * nothing on the buffer, as a rank that left the MoE would. The first results are verified against the
  * reference with the same drops ({@link MoeBenchData#masked}).
  */
-final class MoeMaskedRounds {
+record MoeMaskedRounds(
+        Communicator comm,
+        MoeBenchWorker.Params p,
+        MoeBenchData data,
+        MoeBuffer moe,
+        KitTensors mem,
+        Tensor x,
+        Tensor idx,
+        Tensor w,
+        LongUnaryOperator untilLast) {
     /** One line for a backend without the capability, before any rank changes its buffer. */
     static void check(Communicator comm, int inactive) {
         if (inactive < 1) return;
         if (!comm.has(Capability.MOE_ACTIVE_MASK))
             throw new IllegalArgumentException("--inactive needs a backend with " + Capability.MOE_ACTIVE_MASK
                     + " (MoeBuffer.setActiveRanks); backend " + comm.backend().name() + " has not");
-        if (inactive >= comm.size())
-            throw new IllegalArgumentException(
-                    "--inactive " + inactive + " leaves no active rank among " + comm.size());
     }
 
     /**
@@ -61,41 +67,22 @@ final class MoeMaskedRounds {
         return op + " (" + inactive + " inactive)";
     }
 
-    private final Communicator comm;
-    private final MoeBenchWorker.Params p;
-    private final MoeBuffer moe;
-    private final KitTensors mem;
-    private final Tensor x, idx, w;
-    private final LongUnaryOperator untilLast;
-    private final int me, inactive;
-    /** Whether this rank stays in the mask; the reference sees the same drops as the kernels. */
-    private final boolean active;
+    private int me() {
+        return comm.rank();
+    }
 
-    private final MoeBenchData ref;
+    private int inactive() {
+        return p.inactive();
+    }
 
-    /** A mode's open buffer and inputs; {@code untilLast}: the combine's timing (MoeCopyBound#untilLastRank). */
-    MoeMaskedRounds(
-            Communicator comm,
-            MoeBenchWorker.Params p,
-            MoeBenchData data,
-            MoeBuffer moe,
-            KitTensors mem,
-            Tensor x,
-            Tensor idx,
-            Tensor w,
-            LongUnaryOperator untilLast) {
-        this.comm = comm;
-        this.p = p;
-        this.moe = moe;
-        this.mem = mem;
-        this.x = x;
-        this.idx = idx;
-        this.w = w;
-        this.untilLast = untilLast;
-        this.me = comm.rank();
-        this.inactive = p.inactive();
-        this.active = me < comm.size() - inactive;
-        this.ref = data.masked(comm.size() - inactive, comm.size());
+    /** Whether this rank stays in the mask (the last {@code inactive} ranks leave it). */
+    private boolean active() {
+        return me() < comm.size() - inactive();
+    }
+
+    /** The data as the reference sees it with the same drops as the kernels. */
+    private MoeBenchData ref() {
+        return data.masked(comm.size() - inactive(), comm.size());
     }
 
     /** Normal mode: routed dispatch and combine, BF16. */
@@ -104,13 +91,13 @@ final class MoeMaskedRounds {
         String verified = "skipped";
         MoeLayout layout = null;
         Dispatched first = null;
-        if (active) {
-            moe.setActiveRanks(survivors(comm, inactive));
+        if (active()) {
+            moe.setActiveRanks(survivors(comm, inactive()));
             layout = moe.layout(idx);
             first = moe.dispatch(x, null, idx, w, layout, 1);
             if (p.verify()) {
-                MoeBenchWorker.verifyNormalDispatch(comm, p, ref, first, mem, false);
-                MoeBenchWorker.verifyNormalCombine(comm, p, ref, moe.combine(first.recvX(), first.handle()), mem);
+                MoeBenchWorker.verifyNormalDispatch(comm, p, ref(), first, mem, false);
+                MoeBenchWorker.verifyNormalCombine(comm, p, ref(), moe.combine(first.recvX(), first.handle()), mem);
                 verified = "ok";
             } else moe.combine(first.recvX(), first.handle());
             for (int i = 0; i < 100; i++) {
@@ -121,27 +108,28 @@ final class MoeMaskedRounds {
         MoeLayout routed = layout;
         long[][] times = timed(
                 p.iters(), () -> moe.dispatch(x, null, idx, w, routed, 1), d -> moe.combine(d.recvX(), d.handle()));
-        if (!active) return;
+        if (!active()) return;
         long row = 2L * p.hidden();
         emit(
                 "normal",
                 first.handle().numRecvTokens() * row,
                 times,
                 verified,
-                MoeBenchWorker.NormalRoutes.of(ref, me, comm.size(), p.tokens()).traffic(me, row));
+                MoeBenchWorker.NormalRoutes.of(ref(), me(), comm.size(), p.tokens())
+                        .traffic(me(), row));
     }
 
     /** Low-latency mode: BF16 dispatch (until its receive is done) and combine, weighted by {@code weights}. */
     void lowLatency(float[] weights) {
         comm.barrier();
         String verified = "skipped";
-        if (active) {
-            moe.setActiveRanks(survivors(comm, inactive));
+        if (active()) {
+            moe.setActiveRanks(survivors(comm, inactive()));
             LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false, false);
             if (p.verify()) {
-                MoeBenchWorker.verifyLowLatencyDispatch(comm, p, ref, d, false, mem);
+                MoeBenchWorker.verifyLowLatencyDispatch(comm, p, ref(), d, false, mem);
                 LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
-                MoeBenchWorker.verifyLowLatencyCombine(comm, p, ref, weights, c.x(), mem);
+                MoeBenchWorker.verifyLowLatencyCombine(comm, p, ref(), weights, c.x(), mem);
                 verified = "ok";
             } else moe.lowLatencyCombine(d.recvX(), idx, w, d.handle(), false);
             for (int i = 0; i < 500; i++) {
@@ -157,15 +145,15 @@ final class MoeMaskedRounds {
                     return d;
                 },
                 d -> moe.lowLatencyCombine(d.recvX(), idx, w, d.handle()).hook().await());
-        if (!active) return;
+        if (!active()) return;
         long row = 2L * p.hidden();
-        int[][] pairs = MoeBenchWorker.lowLatencyPairs(ref, me, comm.size(), p.experts(), p.llTokens());
+        int[][] pairs = MoeBenchWorker.lowLatencyPairs(ref(), me(), comm.size(), p.experts(), p.llTokens());
         emit(
                 "ll",
                 java.util.Arrays.stream(pairs[1]).sum() * row,
                 times,
                 verified,
-                MoeBenchWorker.Traffic.of(me, pairs[0], pairs[1], row));
+                MoeBenchWorker.Traffic.of(me(), pairs[0], pairs[1], row));
     }
 
     /**
@@ -178,11 +166,11 @@ final class MoeMaskedRounds {
         for (int it = 0; it < iters; it++) {
             comm.barrier();
             long t0 = System.nanoTime();
-            D d = active ? dispatch.get() : null;
+            D d = active() ? dispatch.get() : null;
             disp[it] = System.nanoTime() - t0;
             comm.barrier();
             t0 = System.nanoTime();
-            if (active) combine.accept(d);
+            if (active()) combine.accept(d);
             comb[it] = untilLast.applyAsLong(t0);
         }
         return new long[][] {disp, comb};
@@ -192,10 +180,11 @@ final class MoeMaskedRounds {
     private void emit(String mode, long bytes, long[][] times, String verified, MoeBenchWorker.Traffic t) {
         long fp = moe.footprintBytes();
         String dispatch = mode.equals("ll") ? "ll dispatch bf16" : "normal dispatch";
-        MoeBenchWorker.emit(label(dispatch, inactive), me, bytes, MoeBenchWorker.median(times[0]), 0, verified, fp, t);
         MoeBenchWorker.emit(
-                label(mode + " combine", inactive),
-                me,
+                label(dispatch, inactive()), me(), bytes, MoeBenchWorker.median(times[0]), 0, verified, fp, t);
+        MoeBenchWorker.emit(
+                label(mode + " combine", inactive()),
+                me(),
                 bytes,
                 MoeBenchWorker.median(times[1]),
                 0,
