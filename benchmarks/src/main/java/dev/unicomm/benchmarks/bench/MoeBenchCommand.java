@@ -393,6 +393,8 @@ public final class MoeBenchCommand implements Callable<Integer> {
 
     /** Runs one job; its rows, or null when it failed (its output has been printed). {@code profiled}: with kernel timing, unverified. */
     private List<Row> run(Job job, boolean profiled, MoeSmsSweep budget) {
+        // The kernel-timed run leaves the masked rounds out: its GPU medians are per operation name.
+        int masked = profiled ? 0 : inactive;
         MoeConfig n = new MoeConfig(MoeConfig.Mode.NORMAL, experts, hidden, job.tokens(), topk, false);
         MoeConfig l =
                 new MoeConfig(MoeConfig.Mode.LOW_LATENCY, experts, hidden, job.llTokens(), topk, hidden % 128 == 0);
@@ -403,7 +405,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         long llBytes = job.ll() ? l.sizeHint(options.ranks) + (long) job.llTokens() * 2 * hidden : 0;
         if (llStream) llBytes += l.sizeHint(options.ranks); // --ll-stream: two buffers at once
         // --inactive: the inactive rank leaves each buffer open (MoeMaskedRounds.open), so both modes' blocks stay.
-        long heap = (inactive > 0 && !profiled ? normalBytes + llBytes : Math.max(normalBytes, llBytes)) + (16L << 20);
+        long heap = (masked > 0 ? normalBytes + llBytes : Math.max(normalBytes, llBytes)) + (16L << 20);
 
         System.err.printf(
                 Locale.ROOT,
@@ -444,8 +446,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
                         noVerify || profiled ? "0" : "1",
                         Long.toString(seed),
                         modes,
-                        // The kernel-timed run leaves the masked rounds out: its GPU medians are per operation name.
-                        Integer.toString(profiled ? 0 : inactive))
+                        Integer.toString(masked))
                 // The portable MoE's reductions run about three times faster on the Vector API.
                 .withJvmOptions(List.of("--add-modules", "jdk.incubator.vector"))
                 .withEnv(withBudget(
@@ -463,8 +464,7 @@ public final class MoeBenchCommand implements Callable<Integer> {
         JobResult result;
         String what =
                 "bench moe (" + options.ranks + " ranks, " + job.tag() + (profiled ? ", kernel timing" : "") + ")";
-        try (Progress progress =
-                        Progress.start(what, job.expectedLines(options.ranks, hidden, profiled ? 0 : inactive));
+        try (Progress progress = Progress.start(what, job.expectedLines(options.ranks, hidden, masked));
                 PrintStream out = new PrintStream(progress.counting(captured, "MOE,"), true, StandardCharsets.UTF_8);
                 PrintStream err = withoutIncubatorNotice(
                         profiled ? new PrintStream(capturedErr, true, StandardCharsets.UTF_8) : System.err)) {
