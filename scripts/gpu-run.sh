@@ -25,7 +25,7 @@
 #   mask     - active-rank masks in the MoE kernels (MaskGpuCheck, MASK_RANKS, default 3 and 4 PEs): the last rank leaves,
 #              the survivors' normal BF16, low-latency and CUDA-graph calls are checked against the kit's reference with
 #              the same drops; MASK,... rows time the calls with every rank active and with one inactive; then the last
-#              rank SIGKILLs itself inside a low-latency and a normal loop and SIGSTOPs itself (MASK_FAULTS, elastic buffers,
+#              rank SIGKILLs and SIGSTOPs itself inside a low-latency and a normal loop (MASK_FAULTS, elastic buffers,
 #              timeout MASK_TIMEOUT_S=10 s): DETECT lines, the survivors' next 100 calls verified, MASK rows of the survivors
 #   deepep   - DeepEP V1 (built here from DEEPEP_SRC) on bench moe's presets and SM counts: benchmarks/reference/deepep_moe.py
 #   remote   - the kit's MoE rules with NVSHMEM_DISABLE_P2P=1 and a NIC-less remote transport (UCX, libfabric over TCP)
@@ -131,7 +131,7 @@ if want mask; then
     grep -h '^FAIL\|^RESULT' "$out"/mask-${n}pe-rank*.log | cut -c1-300 | head -20
     grep -h '^MASK' "$out"/mask-${n}pe-rank*.log | sort -t, -k3,3 -k4,4 -k2,2n
     # A rank failing inside a loop (elastic buffers, timeout MASK_TIMEOUT_S): the survivors' call that finds it gone, then 100 verified calls.
-    for mode in ${MASK_FAULTS-kill-ll kill-normal stop-ll}; do
+    for mode in ${MASK_FAULTS-kill-ll kill-normal stop-ll stop-normal}; do
       CHECK_TIMEOUT_S=${MASK_TIMEOUT_S:-10} job $n mask-$mode-${n}pe "$java" "${jopts[@]}" dev.unicomm.backend.nvshmem.gpu.MaskGpuCheck $mode
       echo "mask $mode, $n PEs (rank $((n - 1)) fails): $? ranks failed (the failing rank counts as one); passes per rank: $(grep -c '^PASS' "$out"/mask-$mode-${n}pe-rank*.log | sed 's/.*://' | paste -sd' ')"
       grep -h '^FAIL\|^RESULT\|^DETECT\|^KILL\|^INFO' "$out"/mask-$mode-${n}pe-rank*.log | cut -c1-300 | head -24

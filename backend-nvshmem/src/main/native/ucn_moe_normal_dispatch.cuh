@@ -22,9 +22,9 @@ __device__ void moe_grid_sync(const ucn_moe_args &a, unsigned long long deadline
         if (moe_last_block_arrives((unsigned int *) a.grid_done)) {
             moe_store_release_gpu(release, (unsigned long long) a.seq); // all blocks' writes, seen above
         } else {
-            int stage = 0;
+            moe_spin s = moe_spin_begin(a, deadline, a.rank, 5);
             for (unsigned int spins = 1; *release != (unsigned long long) a.seq; spins++)
-                if (moe_spin_ends(a, spins, deadline, stage, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
+                if (moe_spin_ends(a, spins, s, moe_abort_word(a), (long long *) a.err, a.rank, 5, 0)) break;
             moe_fence_acquire_gpu(); // the volatile load above, made an acquire
         }
     }

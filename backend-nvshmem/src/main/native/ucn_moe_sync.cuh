@@ -97,36 +97,59 @@ __device__ __forceinline__ bool moe_ok(const ucn_moe_args &a) {
  */
 #define MOE_LOSS_GRACE_NS 20000000ULL
 
+/*
+ * One wait: its deadline and, for an elastic wait, its stage (0, then 1 in the grace, 2 in the extra timeout).
+ * Whether the wait is elastic is decided once, before the spin, so a spin reads registers and its flag only
+ * (deciding it inside the loop put four argument loads into every spin of every wait).
+ */
+struct moe_spin {
+    unsigned long long deadline;
+    int stage;
+    bool elastic; // an elastic buffer's wait on a PE's signals: a peer's, or this PE's own blocks (what != 5)
+    bool peer;    // ... on a peer's: it may be marked gone
+};
+
+__device__ __forceinline__ moe_spin moe_spin_begin(const ucn_moe_args &a, unsigned long long deadline, long long who, long long what) {
+    moe_spin s;
+    s.deadline = deadline;
+    s.stage = 0;
+    // Not this PE's own grid barrier (what 5); on a PE's own blocks (which may be waiting on a dead peer
+    // themselves) it gets the grace and the extension, never a loss.
+    s.elastic = a.elastic && a.active != 0 && what != 5 && who >= 0 && who < a.nranks;
+    s.peer = s.elastic && who != a.rank;
+    return s;
+}
+
+/* At the deadline: true (and a record) when the wait ends; false when an elastic wait looks again. */
+__device__ __forceinline__ bool moe_spin_deadline(const ucn_moe_args &a, moe_spin &s, long long *err, long long who, long long what,
+                                                  long long v) {
+    if (s.elastic && s.stage == 0) { // look again after the grace
+        s.stage = 1;
+        s.deadline = moe_now() + MOE_LOSS_GRACE_NS;
+        return false;
+    }
+    if (s.elastic && s.stage == 1 && *(const volatile long long *) err == UCN_MOE_ERR_LOST) { // it may be waiting on that loss
+        s.stage = 2;
+        s.deadline = moe_now() + (unsigned long long) a.timeout_ns;
+        return false;
+    }
+    // A peer that did not answer is lost, not an error.
+    if (s.peer) moe_lose(a, err, who, what, v);
+    else moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
+    return true;
+}
+
 /* True (and an error record) when a spin must end: past the deadline, or the host aborted the job. */
-__device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigned long long &deadline, int &stage,
-                              const volatile long long *abort, long long *err, long long who, long long what, long long v) {
-    // A wait of an elastic buffer on a PE's signals (not this PE's own grid barrier, what 5); on a peer's, or on this
-    // PE's own blocks (which may be waiting on a dead peer themselves: they get the grace and the extension, never a loss).
-    bool waits = a.elastic && a.active != 0 && what != 5 && who >= 0 && who < a.nranks;
-    bool peer = waits && who != a.rank;
+__device__ __forceinline__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, moe_spin &s, const volatile long long *abort,
+                                              long long *err, long long who, long long what, long long v) {
     // Another block of this PE found `who` gone (its mark is in the mask, which this block reads from L1): stop
     // waiting for it too, rather than a second timeout. The store puts the mark in this SM's L1 as well, so the
     // block's later plain loads of the mask see it.
-    if (peer && spins % MOE_MARK_POLL == 0 && ((const volatile int *) a.active)[who] == 0) {
+    if (s.peer && spins % MOE_MARK_POLL == 0 && ((const volatile int *) a.active)[who] == 0) {
         ((volatile int *) a.active)[who] = 0;
         return true;
     }
-    if (moe_now() > deadline) {
-        if (waits && stage == 0) { // look again after the grace
-            stage = 1;
-            deadline = moe_now() + MOE_LOSS_GRACE_NS;
-            return false;
-        }
-        if (waits && stage == 1 && *(const volatile long long *) err == UCN_MOE_ERR_LOST) { // it may be waiting on that loss
-            stage = 2;
-            deadline = moe_now() + (unsigned long long) a.timeout_ns;
-            return false;
-        }
-        // A peer that did not answer is lost, not an error.
-        if (peer) moe_lose(a, err, who, what, v);
-        else moe_record(err, UCN_MOE_ERR_TIMEOUT, who, what, v);
-        return true;
-    }
+    if (moe_now() > s.deadline) return moe_spin_deadline(a, s, err, who, what, v);
     if (spins % MOE_ABORT_POLL == 0 && abort != nullptr && *abort != 0) {
         moe_record(err, UCN_MOE_ERR_ABORTED, who, what, v);
         return true;
@@ -137,9 +160,9 @@ __device__ bool moe_spin_ends(const ucn_moe_args &a, unsigned int spins, unsigne
 /* Spins until *p >= v (unsigned); false (and an error record) at the deadline or on abort. */
 __device__ bool moe_wait_ge(const ucn_moe_args &a, const unsigned long long *p, unsigned long long v, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who, long long what) {
-    int stage = 0;
+    moe_spin s = moe_spin_begin(a, deadline, who, what);
     for (unsigned int spins = 1; *(const volatile unsigned long long *) p < v; spins++)
-        if (moe_spin_ends(a, spins, deadline, stage, abort, err, who, what, (long long) v)) return false;
+        if (moe_spin_ends(a, spins, s, abort, err, who, what, (long long) v)) return false;
     moe_fence_acquire_gpu(); // the writes the counter's adders released are visible to this thread
     return true;
 }
@@ -148,8 +171,8 @@ __device__ bool moe_wait_ge(const ucn_moe_args &a, const unsigned long long *p, 
 __device__ int moe_wait_tag(const ucn_moe_args &a, const unsigned long long *p, unsigned int tag, unsigned long long deadline,
                             const volatile long long *abort, long long *err, long long who) {
     unsigned long long v;
-    int stage = 0;
+    moe_spin s = moe_spin_begin(a, deadline, who, 0);
     for (unsigned int spins = 1; (unsigned int) ((v = *(const volatile unsigned long long *) p) >> 32) != tag; spins++)
-        if (moe_spin_ends(a, spins, deadline, stage, abort, err, who, 0, (long long) tag)) return -1;
+        if (moe_spin_ends(a, spins, s, abort, err, who, 0, (long long) tag)) return -1;
     return (int) (unsigned int) v;
 }

@@ -46,8 +46,8 @@ import java.util.SplittableRandom;
  * <p>With an argument, a failure inside a loop (elastic buffers, {@code unicomm.nvshmem.moe.elastic=true}):
  * {@code kill-ll} (the last rank SIGKILLs itself after a low-latency dispatch, before its combine), {@code leave-ll}
  * (the same rank stays alive but calls no combine),
- * {@code kill-normal} (before a normal dispatch), {@code stop-ll} (SIGSTOPs itself before a low-latency
- * dispatch; a watcher SIGKILLs it once the survivors are done). The survivors' call that finds it gone
+ * {@code kill-normal} (before a normal dispatch), {@code stop-ll} and {@code stop-normal} (SIGSTOPs itself before a
+ * low-latency or a normal dispatch; a watcher SIGKILLs it once the survivors are done). The survivors' call that finds it gone
  * must return within twice the timeout and match the reference with its entries dropped; then
  * {@link #AFTER} more calls are verified and {@code MASK} rows time the survivors' calls
  * (compare with the all-active rows of a job of as many PEs). {@code DETECT} lines give the times.
@@ -184,10 +184,11 @@ public final class MaskGpuCheck {
     // ------------------------------------------------------------------------------- a rank failing
 
     private void failure(String mode) throws Exception {
-        if (!List.of("kill-ll", "leave-ll", "kill-normal", "stop-ll").contains(mode))
+        if (!List.of("kill-ll", "leave-ll", "kill-normal", "stop-ll", "stop-normal")
+                .contains(mode))
             throw new IllegalArgumentException(
-                    "mode must be kill-ll, leave-ll, kill-normal or stop-ll, got '" + mode + "'");
-        boolean lowLatency = !mode.equals("kill-normal");
+                    "mode must be kill-ll, leave-ll, kill-normal, stop-ll or stop-normal, got '" + mode + "'");
+        boolean lowLatency = mode.endsWith("-ll"), stop = mode.startsWith("stop-");
         int victim = n - 1;
         ExpertMask without =
                 new ExpertMask(n, java.util.stream.IntStream.range(0, n - 1).toArray());
@@ -211,7 +212,7 @@ public final class MaskGpuCheck {
         }
         fillX(xd, me, 1);
         long t0, ms;
-        if (mode.endsWith("-ll") && !mode.equals("stop-ll")) {
+        if (lowLatency && !stop) {
             LowLatencyDispatched d = moe.lowLatencyDispatch(x, idxHost, false, false);
             if (me == victim && mode.equals("leave-ll")) {
                 leaveUntilSurvivorsDone();
@@ -241,8 +242,8 @@ public final class MaskGpuCheck {
                     shorts(c.x()), want, "the combine that found rank " + victim + " gone sums the live experts only");
         } else {
             if (me == victim) {
-                if (mode.equals("stop-ll")) watchAndKillLater();
-                signalSelf(mode.equals("stop-ll") ? "STOP" : "KILL");
+                if (stop) watchAndKillLater();
+                signalSelf(stop ? "STOP" : "KILL");
             }
             t0 = System.nanoTime();
             if (lowLatency) checkLowLatency(moe, x, idxHost, wHost, without, 1);
