@@ -56,7 +56,8 @@ typedef struct {
     long long host_mask;            /* elastic: pinned int32 [nranks], the host's mirror: a lost rank's word is zeroed
                                        before the error record, so the host learns every lost rank without a copy */
     long long all_live;             /* 1: the host knows every rank is active for this call (host-sequenced, not elastic,
-                                       no inactive rank): the kernels take every rank as live without loading `active`;
+                                       no inactive rank): the kernels take every rank as live without loading `active`
+                                       (the low-latency ones in their unmasked variants, MASKED false, moe_view);
                                        0: they read the mask (stream-ordered calls, which a CUDA graph may replay after a
                                        change; elastic buffers, whose kernels mark peers gone themselves) */
 } ucn_moe_args;

@@ -118,6 +118,17 @@ static void moe_trace_flush(void) {
     int rc = moe_args(raw, n, &a, name);        \
     if (rc) return rc
 
+/*
+ * A low-latency kernel variant by transport (NVSHMEM or loads/stores), width (past MOE_MASK_RANKS: WIDE) and
+ * whether it reads the active-rank mask: the unmasked variants (a.all_live, MOE_ASSUME_UNMASKED) come last.
+ */
+static moe_kernel moe_pick(const ucn_moe_args &a, moe_kernel nv_wide, moe_kernel nv, moe_kernel ls_wide, moe_kernel ls,
+                           moe_kernel nv_wide_all, moe_kernel nv_all, moe_kernel ls_wide_all, moe_kernel ls_all) {
+    bool wide = a.nranks > MOE_MASK_RANKS;
+    if (a.all_live != 0) return a.transport ? (wide ? nv_wide_all : nv_all) : (wide ? ls_wide_all : ls_all);
+    return a.transport ? (wide ? nv_wide : nv) : (wide ? ls_wide : ls);
+}
+
 extern "C" {
 
 /* Sets kernel timing: 0 off, 1 events as launched, 2 aligned (moe_align first). */
@@ -224,9 +235,10 @@ int ucn_ops_moe_normal_combine(const long long *raw, int n) {
 
 int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
     MOE_PARSE("moe_ll_dispatch_kernel");
-    bool wide = a.nranks > MOE_MASK_RANKS;
-    moe_kernel k = a.transport ? (wide ? moe_ll_dispatch_kernel<true, true> : moe_ll_dispatch_kernel<true, false>)
-                               : (wide ? moe_ll_dispatch_kernel<false, true> : moe_ll_dispatch_kernel<false, false>);
+    moe_kernel k = moe_pick(a, moe_ll_dispatch_kernel<true, true, true>, moe_ll_dispatch_kernel<true, false, true>,
+                            moe_ll_dispatch_kernel<false, true, true>, moe_ll_dispatch_kernel<false, false, true>,
+                            moe_ll_dispatch_kernel<true, true, false>, moe_ll_dispatch_kernel<true, false, false>,
+                            moe_ll_dispatch_kernel<false, true, false>, moe_ll_dispatch_kernel<false, false, false>);
     return moe_timed(k, "moe_ll_dispatch_kernel", (unsigned) a.blocks, (unsigned) a.threads,
                      a.experts * ((a.max_tokens + 31) / 32) * 4, a);
 }
@@ -234,9 +246,10 @@ int ucn_ops_moe_ll_dispatch(const long long *raw, int n) {
 int ucn_ops_moe_ll_combine(const long long *raw, int n) {
     MOE_PARSE("moe_ll_combine_kernel");
     // Loads/stores: the experts' PEs push summed rows; NVSHMEM transport: the owners pull every row.
-    bool wide = a.nranks > MOE_MASK_RANKS;
-    moe_kernel k = a.transport ? (wide ? moe_ll_combine_kernel<true, true> : moe_ll_combine_kernel<true, false>)
-                               : (wide ? moe_ll_combine_push_kernel<true> : moe_ll_combine_push_kernel<false>);
+    moe_kernel k = moe_pick(a, moe_ll_combine_kernel<true, true, true>, moe_ll_combine_kernel<true, false, true>,
+                            moe_ll_combine_push_kernel<true, true>, moe_ll_combine_push_kernel<false, true>,
+                            moe_ll_combine_kernel<true, true, false>, moe_ll_combine_kernel<true, false, false>,
+                            moe_ll_combine_push_kernel<true, false>, moe_ll_combine_push_kernel<false, false>);
     return moe_timed(k, "moe_ll_combine_kernel", (unsigned) a.blocks, (unsigned) a.threads, 0, a);
 }
 

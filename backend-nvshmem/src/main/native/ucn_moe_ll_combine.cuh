@@ -13,8 +13,9 @@
  * already there), signals every PE, waits for all, then a warp per own token pulls the token's
  * expert outputs from the experts' PEs and sums them weighted (fp32, bf16 once).
  */
-template <bool NV, bool WIDE>
-__global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
+template <bool NV, bool WIDE, bool MASKED>
+__global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args args) {
+    const ucn_moe_args a = moe_view<MASKED>(args);
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
     moe_seq q = moe_sequence(a, 2);
     int maxT = (int) a.max_tokens, lane = threadIdx.x & 31, p = q.p;
@@ -111,8 +112,9 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_kernel(ucn_moe_args a) {
  * Row maps, weights and the combine area have two generations, like the receive area: a PE pushing
  * for combine g+2 has passed dispatch g+2, which the owner starts only after its combine g.
  */
-template <bool WIDE>
-__global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args a) {
+template <bool WIDE, bool MASKED>
+__global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args args) {
+    const ucn_moe_args a = moe_view<MASKED>(args);
     MOE_TRACE_BEGIN;
     int R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts, me = (int) a.rank;
     moe_seq q = moe_sequence(a, 2);
@@ -203,6 +205,11 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
+    // Elastic: a deadline of its own. A dead source's weights may have taken phase B's whole timeout and grace, and
+    // the survivors, who waited for the same weights, signal only after that: with B's deadline this wait's grace
+    // ends with theirs, before their loss record, and it would mark them gone (GPU run of 2026-12-06, 10:48 UTC,
+    // without it). Not elastic: B's deadline, so a combine that failed in B does not spin a second timeout.
+    if (a.elastic) deadline = moe_now() + (unsigned long long) a.timeout_ns;
     if (WIDE) {
         for (int d = threadIdx.x; d < R; d += blockDim.x)
             if (moe_live(a, d)) moe_wait_ge(a, ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);

@@ -15,9 +15,10 @@
  * channels quantised on the way; load/store FP8: moe_ll_store_pieces, else moe_ll_rows_per_slot), the
  * (expert, slot) pairs are recorded for the combine, and each block signals every PE.
  */
-template <bool NV, bool WIDE>
-__global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args a) {
+template <bool NV, bool WIDE, bool MASKED>
+__global__ void __launch_bounds__(1024) moe_ll_dispatch_kernel(ucn_moe_args args) {
     extern __shared__ unsigned int bits[];
+    const ucn_moe_args a = moe_view<MASKED>(args);
     MOE_TRACE_BEGIN;
     int E = (int) a.experts, R = (int) a.nranks, T = (int) a.tokens, K = (int) a.topk, L = (int) a.local_experts;
     moe_seq q = moe_sequence(a, 1);
