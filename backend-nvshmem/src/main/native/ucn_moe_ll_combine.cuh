@@ -205,11 +205,13 @@ __global__ void __launch_bounds__(1024) moe_ll_combine_push_kernel(ucn_moe_args 
     moe_signal_all<false>(a, a.off_ready, (long long) p * R + me);
     MOE_PHASE; // 3: signalled
     const unsigned long long *ready = (const unsigned long long *) (own + a.off_ready) + (long long) p * R;
-    // Elastic: a deadline of its own. A dead source's weights may have taken phase B's whole timeout and grace, and
-    // the survivors, who waited for the same weights, signal only after that: with B's deadline this wait's grace
-    // ends with theirs, before their loss record, and it would mark them gone (GPU run of 2026-12-06, 10:48 UTC,
-    // without it). Not elastic: B's deadline, so a combine that failed in B does not spin a second timeout.
-    if (a.elastic) deadline = moe_now() + (unsigned long long) a.timeout_ns;
+    // Elastic: half a timeout past phase B's deadline, the same for every block. A dead source's weights may take B's
+    // whole timeout and grace, and the survivors, who wait for the same weights, signal only after that; a deadline
+    // near B's (even one taken after this block's own B, if the block did not wait there) lets this wait's grace end
+    // with theirs, before their loss record, and it would mark them gone (seen on one H100 with 3 PEs time-sliced,
+    // where a PE off the GPU finds both graces over at once). A peer truly gone is still found within twice the
+    // timeout. Not elastic: B's deadline, so a combine that failed in B does not spin longer.
+    if (a.elastic) deadline += (unsigned long long) a.timeout_ns / 2;
     if (WIDE) {
         for (int d = threadIdx.x; d < R; d += blockDim.x)
             if (moe_live(a, d)) moe_wait_ge(a, ready + d, q.expected, deadline, moe_abort_word(a), err, d, 4);
