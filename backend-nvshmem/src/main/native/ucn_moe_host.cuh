@@ -120,7 +120,7 @@ static void moe_trace_flush(void) {
 
 /*
  * A low-latency kernel variant by transport (NVSHMEM or loads/stores), width (past MOE_MASK_RANKS: WIDE) and
- * whether it reads the active-rank mask: the unmasked variants (a.all_live, MOE_ASSUME_UNMASKED) come last.
+ * whether it reads the active-rank mask: the unmasked variants (launched when a.all_live is set; moe_view) come last.
  */
 static moe_kernel moe_pick(const ucn_moe_args &a, moe_kernel nv_wide, moe_kernel nv, moe_kernel ls_wide, moe_kernel ls,
                            moe_kernel nv_wide_all, moe_kernel nv_all, moe_kernel ls_wide_all, moe_kernel ls_all) {
