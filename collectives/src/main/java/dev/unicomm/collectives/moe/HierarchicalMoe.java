@@ -419,16 +419,18 @@ final class HierarchicalMoe extends NormalMoe {
             int[] fwd = h.forward[sl];
             for (int i = 0; i < h.slotCount[sl]; i++) {
                 int count = 0;
+                rows.start();
                 for (int l = 0; l < ls; l++) {
                     int at = fwd[i * ls + l];
                     if (at < 0) continue;
-                    rows.set(count, localRanks[l], recvX + at * rowBytes);
+                    rows.read(count, localRanks[l], recvX + at * rowBytes, rowBytes);
                     if (withWeights) {
                         float[] w = peers.readFloats(localRanks[l], recvW + (long) at * topk * 4, topk);
                         addFloats(accW, count > 0, w);
                     }
                     count++;
                 }
+                rows.await();
                 if (count < 2) continue; // the source reads a lone row where it is
                 RowMath.BEST.set(acc, rows.segs[0], rows.offsets[0], hidden);
                 for (int j = 1; j < count; j++) RowMath.BEST.add(acc, rows.segs[j], rows.offsets[j], hidden);

@@ -49,7 +49,8 @@ final class LowLatencyMoe extends PortableMoe {
     private final long[] combinesStaged = new long[2];
     private long dispatches;
     private final Tensor[] outs = new Tensor[2]; // combine outputs, one per slot
-    private final RowGather rows; // combine: a token's rows, one per top-k slot
+    private final RowGather rows; // combine: a batch of tokens' rows, one per top-k slot
+    private final int combineBatch; // tokens per batch of combine reads
 
     LowLatencyMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
@@ -62,7 +63,8 @@ final class LowLatencyMoe extends PortableMoe {
         // sizeHint also counts the push combine area of native backends (unused here).
         if (slotBase(2) > buffer.byteSize()) throw new IllegalStateException("low-latency MoE layout exceeds sizeHint");
         for (int s = 0; s < 2; s++) outs[s] = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
-        rows = new RowGather(peers, arena, topk, 2L * hidden);
+        combineBatch = RowGather.tokensPerBatch(maxTokens, topk * 2L * hidden);
+        rows = new RowGather(peers, arena, combineBatch * topk, combineBatch * topk * 2L * hidden);
     }
 
     @Override
@@ -210,9 +212,12 @@ final class LowLatencyMoe extends PortableMoe {
         long srcScales = base + sendXOff + (long) maxTokens * hidden, dstScales = base + recvOff + area * hidden;
         int[] count = h.recvCount;
         Arrays.fill(count, 0); // a hook retried after a failed wait starts over
+        boolean fetching = false;
         // Source by source, each copied as soon as it is ready: a rank that finished its own send half
         // copies from the ranks before it while later ones still quantise, instead of waiting for all.
         // Slots still fill in source-rank order (a source's slots follow those of every lower rank).
+        // Rows from a peer reached only by RMA are non-blocking gets, all completed by one quiet before the
+        // acknowledgement: one round trip per source's ids plus one, not one per row.
         for (int s = 0; s < ranks; s++) {
             long v = comm.rma().signalWaitUntil(buffer, readyDispatch(s, slot), Cmp.GE, (h.gen + 1) << 32);
             ids[s] = peers.readLongs(s, base + sendIdxOff, (int) (v & 0xFFFFFFFFL) * topk);
@@ -223,12 +228,15 @@ final class LowLatencyMoe extends PortableMoe {
                     if (e < 0 || e / numLocal != me) continue;
                     int localE = (int) (e - (long) me * numLocal);
                     long dstSlot = (long) localE * slotsPerExpert + count[localE]++;
-                    peers.read(s, base + sendXOff + t * rowBytes, local, base + recvOff + dstSlot * rowBytes, rowBytes);
+                    fetching |= peers.readNbi(
+                            s, base + sendXOff + t * rowBytes, local, base + recvOff + dstSlot * rowBytes, rowBytes);
                     if (h.fp8)
-                        peers.read(s, srcScales + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
+                        fetching |= peers.readNbi(
+                                s, srcScales + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
                 }
             }
         }
+        if (fetching) peers.completeReads();
         h.position = positions(ids, h.tokens);
         acknowledge(dispatchAck(slot));
         h.numRecv = Arrays.stream(count).sum();
@@ -294,17 +302,32 @@ final class LowLatencyMoe extends PortableMoe {
         long[] ids = new long[h.tokens * topk];
         MemorySegment.copy(local, ValueLayout.JAVA_LONG_UNALIGNED, slotBase(slot) + sendIdxOff, ids, 0, ids.length);
         float[] scratch = new float[hidden], w = new float[topk];
+        MemorySegment[] segs = new MemorySegment[topk];
+        long[] offs = new long[topk];
         MemorySegment out = op.out().segment();
-        for (int t = 0; t < h.tokens; t++) {
-            int count = 0;
-            for (int k = 0; k < topk; k++) {
-                long e = ids[t * topk + k];
-                if (e < 0) continue;
-                int host = (int) (e / numLocal), localE = (int) (e % numLocal);
-                rows.set(count, host, recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes);
-                w[count++] = op.weights()[t * topk + k];
+        for (int t0 = 0; t0 < h.tokens; t0 += combineBatch) {
+            int t1 = Math.min(h.tokens, t0 + combineBatch);
+            rows.start(); // a batch of tokens' rows read first, one wait for all of them
+            for (int t = t0; t < t1; t++) {
+                for (int k = 0; k < topk; k++) {
+                    long e = ids[t * topk + k];
+                    if (e < 0) continue;
+                    int host = (int) (e / numLocal), localE = (int) (e % numLocal);
+                    long at = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
+                    rows.read((t - t0) * topk + k, host, at, rowBytes);
+                }
             }
-            MATH.weightedSum(rows.segs, rows.offsets, w, count, scratch, out, t * rowBytes, hidden);
+            rows.await();
+            for (int t = t0; t < t1; t++) {
+                int count = 0;
+                for (int k = 0; k < topk; k++) {
+                    if (ids[t * topk + k] < 0) continue;
+                    segs[count] = rows.segs[(t - t0) * topk + k];
+                    offs[count] = rows.offsets[(t - t0) * topk + k];
+                    w[count++] = op.weights()[t * topk + k];
+                }
+                MATH.weightedSum(segs, offs, w, count, scratch, out, t * rowBytes, hidden);
+            }
         }
         acknowledge(combineAck(slot));
         op.done()[0] = true;

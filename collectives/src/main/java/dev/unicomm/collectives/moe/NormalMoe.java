@@ -47,7 +47,8 @@ class NormalMoe extends PortableMoe {
     final long counts, recvIdx, recvW, recvX;
     final int[] rankOf; // expert -> rank hosting it
     final Tensor out, outW;
-    final RowGather rows; // combine: a token's rows, one per source rank
+    final RowGather rows; // combine: a batch of tokens' rows and weights, one of each per source rank
+    final int combineBatch; // tokens per batch of combine reads
     final long[] metaIds; // dispatch: my rows' recvTopkIdx for one destination, before one bulk copy
     final float[] metaW; // dispatch: their weights, likewise
     NormalHandle latest;
@@ -67,7 +68,8 @@ class NormalMoe extends PortableMoe {
         for (int e = 0; e < rankOf.length; e++) rankOf[e] = e / numLocal;
         out = Tensor.allocate(arena, DType.BF16, maxTokens, hidden);
         outW = Tensor.allocate(arena, DType.FP32, maxTokens, topk);
-        rows = new RowGather(peers, arena, ranks, 2L * hidden);
+        combineBatch = RowGather.tokensPerBatch(maxTokens, combineBytesPerToken());
+        rows = new RowGather(peers, arena, combineBatch * 2 * ranks, combineBatch * combineBytesPerToken());
         metaIds = new long[maxTokens * topk];
         metaW = new float[maxTokens * topk];
     }
@@ -153,38 +155,58 @@ class NormalMoe extends PortableMoe {
         MemorySegment o = out.segment();
         MemorySegment ow = outW.segment();
         float[] scratch = new float[hidden], accW = new float[topk];
-        int[] fromRank = new int[ranks], fromRow = new int[ranks];
-        for (int t = 0; t < h.tokens; t++) {
-            int count = 0;
-            for (int r = 0; r < ranks; r++) {
-                int at = h.rowAt[t * ranks + r];
-                if (at < 0) continue;
-                if (weights != null) {
-                    float[] w = peers.readFloats(r, recvW + (long) at * topk * 4, topk);
-                    for (int k = 0; k < topk; k++) accW[k] = count == 0 ? w[k] : accW[k] + w[k];
+        MemorySegment[] segs = new MemorySegment[ranks];
+        long[] offs = new long[ranks];
+        for (int t0 = 0; t0 < h.tokens; t0 += combineBatch) {
+            int t1 = Math.min(h.tokens, t0 + combineBatch);
+            // A batch of tokens' rows (and weights) is read first, one wait for all, then summed: a peer reached
+            // only by RMA costs a round trip per batch, not per row. Entry 2n: row; 2n + 1: weights.
+            rows.start();
+            for (int t = t0; t < t1; t++) {
+                for (int r = 0; r < ranks; r++) {
+                    int at = h.rowAt[t * ranks + r];
+                    if (at < 0) continue;
+                    int n = (t - t0) * ranks + r;
+                    rows.read(2 * n, r, recvX + at * rowBytes, rowBytes);
+                    if (weights != null) rows.read(2 * n + 1, r, recvW + (long) at * topk * 4, topk * 4L);
                 }
-                fromRank[count] = r;
-                fromRow[count++] = at;
             }
-            long dst = t * rowBytes;
-            if (count == 0) {
-                o.asSlice(dst, rowBytes).fill((byte) 0); // sent nowhere: zeros
-                Arrays.fill(accW, 0f);
-            } else if (count == 1) {
-                peers.read(
-                        fromRank[0],
-                        recvX + fromRow[0] * rowBytes,
-                        o,
-                        dst,
-                        rowBytes); // one source: the sum is the row itself
-            } else {
-                for (int j = 0; j < count; j++) rows.set(j, fromRank[j], recvX + fromRow[j] * rowBytes);
-                MATH.sum(rows.segs, rows.offsets, count, scratch, o, dst, hidden);
+            rows.await();
+            for (int t = t0; t < t1; t++) {
+                int count = 0;
+                for (int r = 0; r < ranks; r++) {
+                    if (h.rowAt[t * ranks + r] < 0) continue;
+                    int n = (t - t0) * ranks + r;
+                    if (weights != null) {
+                        MemorySegment ws = rows.segs[2 * n + 1];
+                        long wo = rows.offsets[2 * n + 1];
+                        for (int k = 0; k < topk; k++) {
+                            float w = ws.get(ValueLayout.JAVA_FLOAT_UNALIGNED, wo + 4L * k);
+                            accW[k] = count == 0 ? w : accW[k] + w;
+                        }
+                    }
+                    segs[count] = rows.segs[2 * n];
+                    offs[count++] = rows.offsets[2 * n];
+                }
+                long dst = t * rowBytes;
+                if (count == 0) {
+                    o.asSlice(dst, rowBytes).fill((byte) 0); // sent nowhere: zeros
+                    Arrays.fill(accW, 0f);
+                } else if (count == 1) {
+                    MemorySegment.copy(segs[0], offs[0], o, dst, rowBytes); // one source: the sum is the row itself
+                } else {
+                    MATH.sum(segs, offs, count, scratch, o, dst, hidden);
+                }
+                if (weights != null)
+                    MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
             }
-            if (weights != null)
-                MemorySegment.copy(accW, 0, ow, ValueLayout.JAVA_FLOAT_UNALIGNED, (long) t * topk * 4, topk);
         }
         return combined(h, weights != null);
+    }
+
+    /** The most bytes a combine reads for one token: a row and its weights from each rank. */
+    private long combineBytesPerToken() {
+        return ranks * (2L * hidden + 4L * topk);
     }
 
     NormalHandle own(MoeHandle handle) {

@@ -102,6 +102,27 @@ final class Peers {
         else comm.rma().get(Memory.of(dst), dstOffset, buffer, offset, bytes, pe);
     }
 
+    /**
+     * As {@link #read}, but a read by RMA is a non-blocking get that lands only at the next {@link #completeReads}
+     * ({@code dst} must stay valid until then). Returns whether such a get was issued.
+     */
+    boolean readNbi(int pe, long offset, MemorySegment dst, long dstOffset, long bytes) {
+        if (bytes == 0) return false;
+        if (remote[pe]) remoteBytes += bytes;
+        MemorySegment seg = direct[pe];
+        if (seg != null) {
+            MemorySegment.copy(seg, offset, dst, dstOffset, bytes);
+            return false;
+        }
+        comm.rma().getNbi(Memory.of(dst), dstOffset, buffer, offset, bytes, pe);
+        return true;
+    }
+
+    /** Completes every {@link #readNbi} issued so far (a quiet: one wait for all of them). */
+    void completeReads() {
+        comm.rma().quiet();
+    }
+
     /** {@code count} int64 values at {@code offset} of {@code pe}'s copy. */
     long[] readLongs(int pe, long offset, int count) {
         long[] out = new long[count];

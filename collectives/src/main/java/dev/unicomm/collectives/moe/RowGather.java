@@ -4,36 +4,73 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
 /**
- * The rows one combine step sums ({@link RowMath}'s {@code segs}/{@code offsets}): rows of mapped
- * peers are read in place; a peer that is not mapped here has its row fetched by RMA into staging row
- * {@code j} first (allocated on first use, kept for later calls).
+ * The rows a combine step reads ({@link RowMath}'s {@code segs}/{@code offsets}), for one token or a batch of
+ * tokens: rows of mapped peers are read in place; a peer that is not mapped here has its row fetched by a
+ * non-blocking RMA get into a staging area (allocated on first use, kept for later calls), and {@link #await}
+ * completes every fetch of the batch with one quiet. A backend that reaches its peers only by RMA so pays one
+ * round trip per batch, not one per row: over UCX's TCP transport each blocking get is a round trip the peer's
+ * worker must serve, and a low-latency combine of 32 tokens that read its 64 rows one by one took 3-100 ms by
+ * the host's load, against a copy bound of about 1 ms (BENCHMARKS.md, backend-ucx).
+ *
+ * <p>Use: {@link #start}, {@link #read} each entry, {@link #await}, then read {@code segs[j]} at
+ * {@code offsets[j]} until the next {@link #start}.
  */
 final class RowGather {
+    /** Staging bytes one batch may use; {@link #tokensPerBatch} sizes batches of tokens to it. */
+    static final long BATCH_BYTES = 1L << 20;
+
     final MemorySegment[] segs;
     final long[] offsets;
     private final Peers peers;
     private final Arena arena;
-    private final long rowBytes;
+    private final long capacity;
     private MemorySegment staging;
+    private long used;
+    private boolean fetching;
 
-    RowGather(Peers peers, Arena arena, int rows, long rowBytes) {
+    /**
+     * @param entries  the most entries one batch reads
+     * @param capacity the most bytes one batch fetches from peers that are not mapped
+     */
+    RowGather(Peers peers, Arena arena, int entries, long capacity) {
         this.peers = peers;
         this.arena = arena;
-        this.rowBytes = rowBytes;
-        this.segs = new MemorySegment[rows];
-        this.offsets = new long[rows];
+        this.capacity = capacity;
+        this.segs = new MemorySegment[entries];
+        this.offsets = new long[entries];
     }
 
-    /** Makes row {@code j} the row at {@code offset} of {@code pe}'s copy. */
-    void set(int j, int pe, long offset) {
+    /** How many of {@code tokens} tokens fit one batch of {@link #BATCH_BYTES} when each reads up to {@code bytesPerToken}. */
+    static int tokensPerBatch(int tokens, long bytesPerToken) {
+        return (int) Math.max(1, Math.min(tokens, BATCH_BYTES / Math.max(1, bytesPerToken)));
+    }
+
+    /** Begins a batch: the previous batch's entries are no longer read. */
+    void start() {
+        used = 0;
+    }
+
+    /** Makes entry {@code j} the {@code bytes} at {@code offset} of {@code pe}'s copy (fetched ones: after {@link #await}). */
+    void read(int j, int pe, long offset, long bytes) {
         MemorySegment src = peers.direct(pe);
         if (src == null) {
-            if (staging == null) staging = arena.allocate(segs.length * rowBytes, 64);
-            peers.read(pe, offset, staging, j * rowBytes, rowBytes);
+            if (used + bytes > capacity)
+                throw new IllegalStateException(
+                        "row batch of " + (used + bytes) + " bytes exceeds its staging area of " + capacity);
+            if (staging == null) staging = arena.allocate(capacity, 64);
+            fetching |= peers.readNbi(pe, offset, staging, used, bytes);
             src = staging;
-            offset = j * rowBytes;
+            offset = used;
+            used += bytes;
         }
         segs[j] = src;
         offsets[j] = offset;
+    }
+
+    /** Completes this batch's fetches (one quiet, only if any was issued). */
+    void await() {
+        if (!fetching) return;
+        peers.completeReads();
+        fetching = false;
     }
 }
