@@ -51,6 +51,7 @@ final class LowLatencyMoe extends PortableMoe {
     private final Tensor[] outs = new Tensor[2]; // combine outputs, one per slot
     private final RowGather rows; // combine: a batch of tokens' rows, one per top-k slot
     private final int combineBatch; // tokens per batch of combine reads
+    private MemorySegment stage; // receive: one unmapped source's rows and scales, allocated on first use
 
     LowLatencyMoe(Communicator comm, MoeConfig config) {
         super(comm, config);
@@ -212,35 +213,78 @@ final class LowLatencyMoe extends PortableMoe {
         long srcScales = base + sendXOff + (long) maxTokens * hidden, dstScales = base + recvOff + area * hidden;
         int[] count = h.recvCount;
         Arrays.fill(count, 0); // a hook retried after a failed wait starts over
-        boolean fetching = false;
         // Source by source, each copied as soon as it is ready: a rank that finished its own send half
         // copies from the ranks before it while later ones still quantise, instead of waiting for all.
         // Slots still fill in source-rank order (a source's slots follow those of every lower rank).
-        // Rows from a peer reached only by RMA are non-blocking gets, all completed by one quiet before the
-        // acknowledgement: one round trip per source's ids plus one, not one per row.
         for (int s = 0; s < ranks; s++) {
             long v = comm.rma().signalWaitUntil(buffer, readyDispatch(s, slot), Cmp.GE, (h.gen + 1) << 32);
             ids[s] = peers.readLongs(s, base + sendIdxOff, (int) (v & 0xFFFFFFFFL) * topk);
             long[] idx = ids[s];
-            for (int t = 0; t < idx.length / topk; t++) {
+            int tokens = idx.length / topk;
+            // The source's rows (and scales), where this rank reads them: in place, or fetched into the staging area.
+            MemorySegment from = peers.direct(s);
+            long rowsAt = base + sendXOff, scalesAt = srcScales;
+            if (from == null) {
+                from = fetchRowsForMe(s, idx, tokens, rowsAt, rowBytes, h.fp8 ? srcScales : -1, scaleBytes);
+                rowsAt = 0;
+                scalesAt = (long) maxTokens * rowBytes;
+            }
+            for (int t = 0; t < tokens; t++) {
                 for (int k = 0; k < topk; k++) {
                     long e = idx[t * topk + k];
                     if (e < 0 || e / numLocal != me) continue;
                     int localE = (int) (e - (long) me * numLocal);
                     long dstSlot = (long) localE * slotsPerExpert + count[localE]++;
-                    fetching |= peers.readNbi(
-                            s, base + sendXOff + t * rowBytes, local, base + recvOff + dstSlot * rowBytes, rowBytes);
+                    MemorySegment.copy(
+                            from, rowsAt + t * rowBytes, local, base + recvOff + dstSlot * rowBytes, rowBytes);
                     if (h.fp8)
-                        fetching |= peers.readNbi(
-                                s, srcScales + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
+                        MemorySegment.copy(
+                                from, scalesAt + t * scaleBytes, local, dstScales + dstSlot * scaleBytes, scaleBytes);
                 }
             }
         }
-        if (fetching) peers.completeReads();
         h.position = positions(ids, h.tokens);
         acknowledge(dispatchAck(slot));
         h.numRecv = Arrays.stream(count).sum();
         h.received = true;
+    }
+
+    /**
+     * Fetches, from source {@code s} that is not mapped here, the rows (and scales, where {@code scalesFrom >= 0}) of
+     * its tokens that go to at least one of this rank's experts: each run of such consecutive tokens is one non-blocking
+     * get, and one quiet completes them. Over UCX's TCP transport a get per (token, expert) row cost about a round
+     * trip each even when not waited for one by one; this also fetches a row sent to two of my experts once. Rows land
+     * at their token's place in the staging area, scales after {@code maxTokens} rows.
+     */
+    private MemorySegment fetchRowsForMe(
+            int s, long[] idx, int tokens, long rowsFrom, long rowBytes, long scalesFrom, long scaleBytes) {
+        if (stage == null) stage = arena.allocate((long) maxTokens * (2L * hidden + hidden / 32), 64);
+        boolean fetching = false;
+        for (int t = 0; t < tokens; ) {
+            if (!forMe(idx, t)) {
+                t++;
+                continue;
+            }
+            int first = t;
+            while (t < tokens && forMe(idx, t)) t++;
+            long n = t - first;
+            fetching |= peers.readNbi(s, rowsFrom + first * rowBytes, stage, first * rowBytes, n * rowBytes);
+            if (scalesFrom >= 0)
+                fetching |= peers.readNbi(
+                        s,
+                        scalesFrom + first * scaleBytes,
+                        stage,
+                        maxTokens * rowBytes + first * scaleBytes,
+                        n * scaleBytes);
+        }
+        if (fetching) peers.completeReads();
+        return stage;
+    }
+
+    /** Whether token {@code t} of a source's ids goes to at least one of this rank's experts. */
+    private boolean forMe(long[] idx, int t) {
+        for (int k = 0; k < topk; k++) if (idx[t * topk + k] >= 0 && idx[t * topk + k] / numLocal == me) return true;
+        return false;
     }
 
     /** Where each of my (token, expert) pairs landed: sources before me fill each expert's slots first. */
@@ -307,14 +351,17 @@ final class LowLatencyMoe extends PortableMoe {
         MemorySegment out = op.out().segment();
         for (int t0 = 0; t0 < h.tokens; t0 += combineBatch) {
             int t1 = Math.min(h.tokens, t0 + combineBatch);
-            rows.start(); // a batch of tokens' rows read first, one wait for all of them
-            for (int t = t0; t < t1; t++) {
-                for (int k = 0; k < topk; k++) {
-                    long e = ids[t * topk + k];
-                    if (e < 0) continue;
-                    int host = (int) (e / numLocal), localE = (int) (e % numLocal);
-                    long at = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
-                    rows.read((t - t0) * topk + k, host, at, rowBytes);
+            // A batch of tokens' rows read first, one wait for all of them; expert by expert, token by token: my
+            // rows lie in token order in each expert's slots, so each expert's reads merge into one get.
+            rows.start();
+            for (int e = 0; e < config.numExperts(); e++) {
+                int host = e / numLocal, localE = e % numLocal;
+                for (int t = t0; t < t1; t++) {
+                    for (int k = 0; k < topk; k++) {
+                        if (ids[t * topk + k] != e) continue;
+                        long at = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
+                        rows.read((t - t0) * topk + k, host, at, rowBytes);
+                    }
                 }
             }
             rows.await();

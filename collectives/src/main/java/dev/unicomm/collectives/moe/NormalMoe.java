@@ -160,15 +160,17 @@ class NormalMoe extends PortableMoe {
         for (int t0 = 0; t0 < h.tokens; t0 += combineBatch) {
             int t1 = Math.min(h.tokens, t0 + combineBatch);
             // A batch of tokens' rows (and weights) is read first, one wait for all, then summed: a peer reached
-            // only by RMA costs a round trip per batch, not per row. Entry 2n: row; 2n + 1: weights.
+            // only by RMA costs a round trip per batch, not per row. Entry 2n: row; 2n + 1: weights. Rank by rank,
+            // token by token: my rows lie in token order on each rank, so each rank's reads merge into one get.
             rows.start();
-            for (int t = t0; t < t1; t++) {
-                for (int r = 0; r < ranks; r++) {
+            for (int r = 0; r < ranks; r++) {
+                for (int t = t0; t < t1; t++) {
                     int at = h.rowAt[t * ranks + r];
-                    if (at < 0) continue;
-                    int n = (t - t0) * ranks + r;
-                    rows.read(2 * n, r, recvX + at * rowBytes, rowBytes);
-                    if (weights != null) rows.read(2 * n + 1, r, recvW + (long) at * topk * 4, topk * 4L);
+                    if (at >= 0) rows.read(2 * ((t - t0) * ranks + r), r, recvX + at * rowBytes, rowBytes);
+                }
+                for (int t = t0; t < t1 && weights != null; t++) {
+                    int at = h.rowAt[t * ranks + r];
+                    if (at >= 0) rows.read(2 * ((t - t0) * ranks + r) + 1, r, recvW + (long) at * topk * 4, topk * 4L);
                 }
             }
             rows.await();

@@ -7,13 +7,15 @@ import java.lang.foreign.MemorySegment;
  * The rows a combine step reads ({@link RowMath}'s {@code segs}/{@code offsets}), for one token or a batch of
  * tokens: rows of mapped peers are read in place; a peer that is not mapped here has its row fetched by a
  * non-blocking RMA get into a staging area (allocated on first use, kept for later calls), and {@link #await}
- * completes every fetch of the batch with one quiet. A backend that reaches its peers only by RMA so pays one
- * round trip per batch, not one per row: over UCX's TCP transport each blocking get is a round trip the peer's
+ * completes every fetch of the batch with one quiet; reads that continue the previous one (same peer, next bytes
+ * there and in the staging area) are merged into one get. A backend that reaches its peers only by RMA so pays
+ * one round trip per batch, not one per row, and a few large gets rather than many small ones: over UCX's TCP transport each blocking get is a round trip the peer's
  * worker must serve, and a low-latency combine of 32 tokens that read its 64 rows one by one took 3-100 ms by
  * the host's load, against a copy bound of about 1 ms (BENCHMARKS.md, backend-ucx).
  *
  * <p>Use: {@link #start}, {@link #read} each entry, {@link #await}, then read {@code segs[j]} at
- * {@code offsets[j]} until the next {@link #start}.
+ * {@code offsets[j]} until the next {@link #start}. Reading a peer's rows in the order they lie there (peer by
+ * peer) lets them merge.
  */
 final class RowGather {
     /** Staging bytes one batch may use; {@link #tokensPerBatch} sizes batches of tokens to it. */
@@ -27,6 +29,8 @@ final class RowGather {
     private MemorySegment staging;
     private long used;
     private boolean fetching;
+    private int runPe = -1; // the read not yet issued: runBytes at runFrom of runPe's copy, into staging at runAt
+    private long runFrom, runAt, runBytes;
 
     /**
      * @param entries  the most entries one batch reads
@@ -58,7 +62,14 @@ final class RowGather {
                 throw new IllegalStateException(
                         "row batch of " + (used + bytes) + " bytes exceeds its staging area of " + capacity);
             if (staging == null) staging = arena.allocate(capacity, 64);
-            fetching |= peers.readNbi(pe, offset, staging, used, bytes);
+            if (pe == runPe && offset == runFrom + runBytes && used == runAt + runBytes) runBytes += bytes;
+            else {
+                issue();
+                runPe = pe;
+                runFrom = offset;
+                runAt = used;
+                runBytes = bytes;
+            }
             src = staging;
             offset = used;
             used += bytes;
@@ -69,8 +80,15 @@ final class RowGather {
 
     /** Completes this batch's fetches (one quiet, only if any was issued). */
     void await() {
+        issue();
         if (!fetching) return;
         peers.completeReads();
         fetching = false;
+    }
+
+    private void issue() {
+        if (runPe < 0) return;
+        fetching |= peers.readNbi(runPe, runFrom, staging, runAt, runBytes);
+        runPe = -1;
     }
 }
