@@ -349,20 +349,19 @@ final class LowLatencyMoe extends PortableMoe {
         MemorySegment[] segs = new MemorySegment[topk];
         long[] offs = new long[topk];
         MemorySegment out = op.out().segment();
+        long[] order = new long[combineBatch * topk]; // a batch's (expert, pair) keys
         for (int t0 = 0; t0 < h.tokens; t0 += combineBatch) {
             int t1 = Math.min(h.tokens, t0 + combineBatch);
             // A batch of tokens' rows read first, one wait for all of them; expert by expert, token by token: my
             // rows lie in token order in each expert's slots, so each expert's reads merge into one get.
             rows.start();
-            for (int e = 0; e < config.numExperts(); e++) {
-                int host = e / numLocal, localE = e % numLocal;
-                for (int t = t0; t < t1; t++) {
-                    for (int k = 0; k < topk; k++) {
-                        if (ids[t * topk + k] != e) continue;
-                        long at = recv + ((long) localE * slotsPerExpert + h.position[t * topk + k]) * rowBytes;
-                        rows.read((t - t0) * topk + k, host, at, rowBytes);
-                    }
-                }
+            int n = 0;
+            for (int i = t0 * topk; i < t1 * topk; i++) if (ids[i] >= 0) order[n++] = ids[i] << 32 | i;
+            Arrays.sort(order, 0, n); // by expert, then token
+            for (int j = 0; j < n; j++) {
+                int e = (int) (order[j] >>> 32), i = (int) order[j];
+                long at = recv + ((long) (e % numLocal) * slotsPerExpert + h.position[i]) * rowBytes;
+                rows.read(i - t0 * topk, e / numLocal, at, rowBytes);
             }
             rows.await();
             for (int t = t0; t < t1; t++) {
