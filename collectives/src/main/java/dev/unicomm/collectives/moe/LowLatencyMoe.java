@@ -350,6 +350,7 @@ final class LowLatencyMoe extends PortableMoe {
         long[] offs = new long[topk];
         MemorySegment out = op.out().segment();
         long[] order = new long[combineBatch * topk]; // a batch's (expert, pair) keys
+        boolean mapped = peers.allMapped();
         for (int t0 = 0; t0 < h.tokens; t0 += combineBatch) {
             int t1 = Math.min(h.tokens, t0 + combineBatch);
             // A batch of tokens' rows read first, one wait for all of them; expert by expert, token by token: my
@@ -357,7 +358,7 @@ final class LowLatencyMoe extends PortableMoe {
             rows.start();
             int n = 0;
             for (int i = t0 * topk; i < t1 * topk; i++) if (ids[i] >= 0) order[n++] = ids[i] << 32 | i;
-            Arrays.sort(order, 0, n); // by expert, then token
+            if (!mapped) Arrays.sort(order, 0, n); // by expert, then token: what merges (mapped rows need no order)
             for (int j = 0; j < n; j++) {
                 int e = (int) (order[j] >>> 32), i = (int) order[j];
                 long at = recv + ((long) (e % numLocal) * slotsPerExpert + h.position[i]) * rowBytes;

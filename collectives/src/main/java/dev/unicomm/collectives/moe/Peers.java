@@ -38,6 +38,12 @@ final class Peers {
         }
     }
 
+    /** Whether every rank's copy is readable in place here (no read goes by RMA). */
+    boolean allMapped() {
+        for (MemorySegment d : direct) if (d == null) return false;
+        return true;
+    }
+
     /** Whether {@code pe} is on another host. */
     boolean remote(int pe) {
         return remote[pe];
