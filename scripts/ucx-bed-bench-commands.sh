@@ -18,8 +18,10 @@ command -v mpicc >/dev/null || { echo "needs Open MPI (apt-get install openmpi-b
 . scripts/jdk25.sh
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
 if [ -z "${UCX_BENCH_CLASSPATH:-}" ]; then
-  ./mvnw -B -ntp -o -q -pl backend-ucx,benchmarks -am compile
-  ./mvnw -B -ntp -o -q -pl benchmarks dependency:build-classpath -Dmdep.outputFile="$work/cp" -Dmdep.includeScope=runtime >/dev/null
+  # One reactor run: the reactor resolves sibling modules (moe-reference, ...) that are not installed in ~/.m2; every
+  # module writes the file in turn, benchmarks (which depends on the others) last.
+  ./mvnw -B -ntp -o -q -pl backend-ucx,benchmarks -am compile dependency:build-classpath \
+    -Dmdep.outputFile="$work/cp" -Dmdep.includeScope=runtime >/dev/null
   UCX_BENCH_CLASSPATH=$root/benchmarks/target/classes:$root/backend-ucx/target/classes:$(tr ':' '\n' < "$work/cp" \
     | sed -E "s#^.*/dev/unicomm/([^/]+)/[^/]+/[^/]+\.jar\$#$root/\1/target/classes#" | paste -sd:)
 fi
