@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.unicomm.api.Combined;
+import dev.unicomm.api.Communicator;
 import dev.unicomm.api.DType;
 import dev.unicomm.api.Dispatched;
 import dev.unicomm.api.LowLatencyCombined;
@@ -66,59 +67,65 @@ class BatchedPeerReadsTest {
 
     @Test
     void lowLatencyReceiveAndCombineWaitOncePerBatchNotPerRow() {
-        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.LOW_LATENCY, EXPERTS, HIDDEN, TOKENS, TOPK, false);
-        CountingRma[] rma = new CountingRma[RANKS];
-        try (ThreadWorld w = ThreadWorld.create(RANKS, false, 16L << 20)) {
-            countingJob(w, rma).runOk(comm -> {
-                CountingRma c = rma[comm.rank()];
-                try (Arena a = Arena.ofConfined();
-                        LowLatencyMoe moe = new LowLatencyMoe(comm, cfg)) {
-                    Tensor idx = ids(a, comm.rank()), wts = weights(a), x = tokens(a);
-                    LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false);
-                    long waits = c.waits(), nbi = c.nonBlockingGets;
-                    d.hook().await();
-                    long rows = rowsFromPeer(comm.rank(), idx); // the peer's routing is built alike
-                    assertTrue(rows >= 10, "the routing sends rows across: " + rows);
-                    // One blocking get of the peer's ids, one quiet for all of its rows.
-                    assertEquals(2, c.waits() - waits, "waits of a receive that fetched " + rows + " rows");
-                    assertTrue(c.nonBlockingGets - nbi >= 1, "rows fetched with non-blocking gets");
+        onThreadsWithoutDirectAccess(MoeConfig.Mode.LOW_LATENCY, (comm, c, a, cfg) -> {
+            try (LowLatencyMoe moe = new LowLatencyMoe(comm, cfg)) {
+                Tensor idx = ids(a, comm.rank()), wts = weights(a), x = tokens(a);
+                LowLatencyDispatched d = moe.lowLatencyDispatch(x, idx, false);
+                long waits = c.waits(), nbi = c.nonBlockingGets;
+                d.hook().await();
+                long rows = rowsFromPeer(comm.rank(), idx); // the peer's routing is built alike
+                assertTrue(rows >= 10, "the routing sends rows across: " + rows);
+                // One blocking get of the peer's ids, one quiet for all of its rows.
+                assertEquals(2, c.waits() - waits, "waits of a receive that fetched " + rows + " rows");
+                assertTrue(c.nonBlockingGets - nbi >= 1, "rows fetched with non-blocking gets");
 
-                    waits = c.waits();
-                    nbi = c.nonBlockingGets;
-                    LowLatencyCombined comb = moe.lowLatencyCombine(d.recvX(), idx, wts, d.handle());
-                    comb.hook().await();
-                    assertEquals(1, c.blockingGets, "no blocking get besides the receive's read of the peer's ids");
-                    // The combine's own quiet before its signal, and one for its batch of rows.
-                    assertEquals(2, c.waits() - waits, "waits of a combine that read " + rows + " rows");
-                    // My rows lie in token order in each expert's slots on the peer: at most one get per expert there.
-                    long gets = c.nonBlockingGets - nbi;
-                    assertTrue(gets >= 1 && gets <= EXPERTS / RANKS, "gets of a combine of " + rows + " rows: " + gets);
-                }
-            });
-        }
+                waits = c.waits();
+                nbi = c.nonBlockingGets;
+                LowLatencyCombined comb = moe.lowLatencyCombine(d.recvX(), idx, wts, d.handle());
+                comb.hook().await();
+                assertEquals(1, c.blockingGets, "no blocking get besides the receive's read of the peer's ids");
+                // The combine's own quiet before its signal, and one for its batch of rows.
+                assertEquals(2, c.waits() - waits, "waits of a combine that read " + rows + " rows");
+                // My rows lie in token order in each expert's slots on the peer: at most one get per expert there.
+                long gets = c.nonBlockingGets - nbi;
+                assertTrue(gets >= 1 && gets <= EXPERTS / RANKS, "gets of a combine of " + rows + " rows: " + gets);
+            }
+        });
     }
 
     @Test
     void normalCombineWaitsOncePerBatchNotPerRow() {
-        MoeConfig cfg = new MoeConfig(MoeConfig.Mode.NORMAL, EXPERTS, HIDDEN, TOKENS, TOPK, false);
+        onThreadsWithoutDirectAccess(MoeConfig.Mode.NORMAL, (comm, c, a, cfg) -> {
+            try (NormalMoe moe = new NormalMoe(comm, cfg)) {
+                Tensor idx = ids(a, comm.rank()), wts = weights(a), x = tokens(a);
+                Dispatched d = moe.dispatch(x, null, idx, wts, moe.layout(idx), 1);
+                long waits = c.waits(), nbi = c.nonBlockingGets;
+                Combined comb = moe.combine(d.recvX(), d.handle(), d.recvTopkWeights());
+                long rows = rowsFromPeer(comm.rank(), idx);
+                assertTrue(rows >= 10, "the routing sends rows across: " + rows);
+                // One quiet for every row; the other waits are the combine's start (the peer's flags word).
+                long startWaits = RANKS - 1;
+                assertEquals(startWaits + 1, c.waits() - waits, "waits of a combine of " + rows + " rows");
+                // My rows and weights lie in token order on the peer: one get for each.
+                assertEquals(2, c.nonBlockingGets - nbi, "gets of a combine of " + rows + " rows");
+                assertEquals(TOKENS, comb.x().dim(0));
+            }
+        });
+    }
+
+    /** What a test runs on each rank: its communicator, its counting RMA, an arena and the MoE shape. */
+    interface OnRank {
+        void run(Communicator comm, CountingRma rma, Arena arena, MoeConfig cfg) throws Exception;
+    }
+
+    /** Runs {@code body} on two thread-PEs whose buffers offer no direct access (every MoE byte by RMA). */
+    private static void onThreadsWithoutDirectAccess(MoeConfig.Mode mode, OnRank body) {
+        MoeConfig cfg = new MoeConfig(mode, EXPERTS, HIDDEN, TOKENS, TOPK, false);
         CountingRma[] rma = new CountingRma[RANKS];
         try (ThreadWorld w = ThreadWorld.create(RANKS, false, 16L << 20)) {
             countingJob(w, rma).runOk(comm -> {
-                CountingRma c = rma[comm.rank()];
-                try (Arena a = Arena.ofConfined();
-                        NormalMoe moe = new NormalMoe(comm, cfg)) {
-                    Tensor idx = ids(a, comm.rank()), wts = weights(a), x = tokens(a);
-                    Dispatched d = moe.dispatch(x, null, idx, wts, moe.layout(idx), 1);
-                    long waits = c.waits(), nbi = c.nonBlockingGets;
-                    Combined comb = moe.combine(d.recvX(), d.handle(), d.recvTopkWeights());
-                    long rows = rowsFromPeer(comm.rank(), idx);
-                    assertTrue(rows >= 10, "the routing sends rows across: " + rows);
-                    // One quiet for every row; the other waits are the combine's start (the peer's flags word).
-                    long startWaits = RANKS - 1;
-                    assertEquals(startWaits + 1, c.waits() - waits, "waits of a combine of " + rows + " rows");
-                    // My rows and weights lie in token order on the peer: one get for each.
-                    assertEquals(2, c.nonBlockingGets - nbi, "gets of a combine of " + rows + " rows");
-                    assertEquals(TOKENS, comb.x().dim(0));
+                try (Arena a = Arena.ofConfined()) {
+                    body.run(comm, rma[comm.rank()], a, cfg);
                 }
             });
         }
