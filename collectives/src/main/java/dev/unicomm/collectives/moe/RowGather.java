@@ -9,9 +9,10 @@ import java.lang.foreign.MemorySegment;
  * non-blocking RMA get into a staging area (allocated on first use, kept for later calls), and {@link #await}
  * completes every fetch of the batch with one quiet; reads that continue the previous one (same peer, next bytes
  * there and in the staging area) are merged into one get. A backend that reaches its peers only by RMA so pays
- * one round trip per batch, not one per row, and a few large gets rather than many small ones: over UCX's TCP transport each blocking get is a round trip the peer's
- * worker must serve, and a low-latency combine of 32 tokens that read its 64 rows one by one took 3-100 ms by
- * the host's load, against a copy bound of about 1 ms (BENCHMARKS.md, backend-ucx).
+ * one round trip per batch, not one per row, and a few large gets rather than many small ones: over UCX's TCP
+ * transport each blocking get is a round trip the peer's worker must serve, and a low-latency combine of 32 tokens
+ * that read its 64 rows one by one took 3-100 ms by the host's load, against a copy bound of about 1 ms
+ * (BENCHMARKS.md, backend-ucx).
  *
  * <p>Use: {@link #start}, {@link #read} each entry, {@link #await}, then read {@code segs[j]} at
  * {@code offsets[j]} until the next {@link #start}. Reading a peer's rows in the order they lie there (peer by
