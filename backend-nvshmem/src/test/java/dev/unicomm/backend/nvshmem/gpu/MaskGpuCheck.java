@@ -46,7 +46,8 @@ import java.util.SplittableRandom;
  * <p>With an argument, a failure inside a loop (elastic buffers, {@code unicomm.nvshmem.moe.elastic=true}):
  * {@code kill-ll} (the last rank SIGKILLs itself after a low-latency dispatch, before its combine), {@code leave-ll}
  * (the same rank stays alive but calls no combine),
- * {@code kill-normal} (before a normal dispatch), {@code stop-ll} and {@code stop-normal} (SIGSTOPs itself before a
+ * {@code kill-mid-ll} (inside a low-latency dispatch, after sending its counts), {@code kill-normal} (before a normal
+ * dispatch), {@code stop-ll} and {@code stop-normal} (SIGSTOPs itself before a
  * low-latency or a normal dispatch; a watcher SIGKILLs it once the survivors are done). The survivors' call that finds it gone
  * must return within twice the timeout and match the reference with its entries dropped; then
  * {@link #AFTER} more calls are verified and {@code MASK} rows time the survivors' calls
@@ -184,10 +185,10 @@ public final class MaskGpuCheck {
     // ------------------------------------------------------------------------------- a rank failing
 
     private void failure(String mode) throws Exception {
-        if (!List.of("kill-ll", "leave-ll", "kill-normal", "stop-ll", "stop-normal")
+        if (!List.of("kill-ll", "kill-mid-ll", "leave-ll", "kill-normal", "stop-ll", "stop-normal")
                 .contains(mode))
-            throw new IllegalArgumentException(
-                    "mode must be kill-ll, leave-ll, kill-normal, stop-ll or stop-normal, got '" + mode + "'");
+            throw new IllegalArgumentException("mode must be kill-ll, kill-mid-ll, leave-ll, kill-normal, stop-ll or"
+                    + " stop-normal, got '" + mode + "'");
         boolean lowLatency = mode.endsWith("-ll"), stop = mode.startsWith("stop-");
         int victim = n - 1;
         ExpertMask without =
@@ -213,6 +214,7 @@ public final class MaskGpuCheck {
         fillX(xd, me, 1);
         long t0, ms;
         if (lowLatency && !stop) {
+            if (mode.equals("kill-mid-ll")) dieInsideDispatchOrWait(moe, x, idxHost, victim);
             LowLatencyDispatched d = moe.lowLatencyDispatch(x, idxHost, false, false);
             if (me == victim && mode.equals("leave-ll")) {
                 leaveUntilSurvivorsDone();
@@ -276,6 +278,32 @@ public final class MaskGpuCheck {
         if (me == 0)
             java.nio.file.Files.writeString(
                     java.nio.file.Path.of(System.getenv("UNICOMM_FILE_STORE"), "survivors-done"), "done");
+    }
+
+    /**
+     * kill-mid-ll: the victim dies inside a low-latency dispatch after sending its counts. It starts the dispatch at
+     * once and is SIGKILLed 100 ms later while its kernel waits for the survivors' counts; the survivors start theirs
+     * 300 ms late, so every one of them gets the victim's counts (its slots are numbered, its rows never come) and
+     * finds it gone in the arrival wait. Their combine must then sum the live experts only, as in kill-ll.
+     */
+    private void dieInsideDispatchOrWait(MoeBuffer moe, Tensor x, Tensor idx, int victim) throws Exception {
+        if (me != victim) {
+            Thread.sleep(300);
+            return;
+        }
+        Thread killer = new Thread(() -> {
+            try {
+                Thread.sleep(100);
+                signalSelf("KILL");
+            } catch (Exception e) {
+                Runtime.getRuntime().halt(9);
+            }
+        });
+        killer.setDaemon(true);
+        killer.start();
+        moe.lowLatencyDispatch(x, idx, false, false); // its kernel waits for the survivors' counts until the kill
+        Thread.sleep(60_000);
+        Runtime.getRuntime().halt(9); // not reached: the kill came first
     }
 
     /** Ids of rank r with every entry naming an inactive rank's expert replaced by -1. */
