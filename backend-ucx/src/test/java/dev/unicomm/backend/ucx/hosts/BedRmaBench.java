@@ -117,7 +117,7 @@ public final class BedRmaBench {
         int me = comm.rank();
         comm.barrier();
         long[] ns = new long[iters];
-        int warm = warmup(iters);
+        int warm = warmup();
         for (int i = 1; i <= warm + iters; i++) {
             v.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, i);
             long t0 = System.nanoTime();
@@ -138,7 +138,7 @@ public final class BedRmaBench {
         comm.barrier();
         if (comm.rank() == 0) {
             Rma rma = comm.rma();
-            for (int i = 0; i < warmup(iters); i++) rma.atomicFetchAdd(words, 16, 1, 1);
+            for (int i = 0, warm = warmup(); i < warm; i++) rma.atomicFetchAdd(words, 16, 1, 1);
             long[] ns = new long[iters];
             for (int i = 0; i < iters; i++) {
                 long t0 = System.nanoTime();
@@ -155,7 +155,7 @@ public final class BedRmaBench {
      * {@code ucx_perftest} (it was 1,000; 20,000 made no reliable difference over 9 rounds:
      * results/ucx-bed-2026-12-06/latency-warmup-*.txt).
      */
-    private static int warmup(int iters) {
+    private static int warmup() {
         String w = System.getenv("BED_LAT_WARMUP");
         return w != null ? Integer.parseInt(w) : 10_000;
     }
