@@ -214,14 +214,17 @@ public final class MaskGpuCheck {
         fillX(xd, me, 1);
         long t0, ms;
         if (lowLatency && !stop) {
-            if (mode.equals("kill-mid-ll")) dieInsideDispatchOrWait(moe, x, idxHost, victim);
+            boolean mid = mode.equals("kill-mid-ll");
+            if (mid) dieInsideDispatchOrWait(moe, x, idxHost, victim);
+            long dispatched = System.nanoTime();
             LowLatencyDispatched d = moe.lowLatencyDispatch(x, idxHost, false, false);
             if (me == victim && mode.equals("leave-ll")) {
                 leaveUntilSurvivorsDone();
                 return;
             }
             if (me == victim) signalSelf("KILL");
-            t0 = System.nanoTime();
+            // kill-mid-ll: the dispatch is the call that finds the victim gone, so it is timed too.
+            t0 = mid ? dispatched : System.nanoTime();
             LowLatencyCombined c = moe.lowLatencyCombine(d.recvX(), idxHost, wHost, d.handle(), false);
             ms = (System.nanoTime() - t0) / 1_000_000;
             // The dispatch ran with every rank (the victim's tokens sit in the survivors' slots); the combine sums live
