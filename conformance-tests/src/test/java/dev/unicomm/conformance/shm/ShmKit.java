@@ -17,9 +17,13 @@ final class ShmKit {
 
     /**
      * A private folder for a suite's heap files (give it to the ranks as {@code UNICOMM_SHM_DIR}), on tmpfs where
-     * there is one, so that what the ranks leave there can be checked.
+     * there is one, so that what the ranks leave there can be checked. A rank process that the kit started loads
+     * the suite's class too: it takes the launcher's folder (its {@code UNICOMM_SHM_DIR}) instead of creating one
+     * that nobody removes.
      */
     static Path heapFolder(String prefix) {
+        String given = System.getenv("UNICOMM_SHM_DIR");
+        if (given != null && Path.of(given).getFileName().toString().startsWith(prefix)) return Path.of(given);
         try {
             Path base = Files.isDirectory(Path.of("/dev/shm"))
                     ? Path.of("/dev/shm")

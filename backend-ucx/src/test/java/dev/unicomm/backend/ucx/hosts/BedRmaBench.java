@@ -16,7 +16,8 @@ import java.util.Arrays;
  * with a quiet at the end, as {@code ucx_perftest}'s put_bw pipelines; MB = 2^20 B),
  * 8-byte put latency (ping-pong of blocking puts, each side waiting for the other's word: half a round trip, as
  * {@code ucp_put_lat}) and fetch-add latency (as {@code ucp_fadd}). Rank 1 only serves (waits in a barrier, or
- * answers the ping-pong). Prints {@code BENCH} lines; args: {@code LABEL SIZES(comma) ITERS_LAT}.
+ * answers the ping-pong). Prints {@code BENCH} lines; args: {@code LABEL SIZES(comma) ITERS_LAT}; {@code BED_ROWS} (e.g.
+ * {@code lat}) picks rows among {@code bw,lat,fadd}.
  */
 public final class BedRmaBench {
     private BedRmaBench() {}
@@ -32,11 +33,14 @@ public final class BedRmaBench {
                 SymmetricBuffer words = comm.heap().allocate(64);
                 Arena a = Arena.ofConfined()) {
             MemorySegment local = a.allocate(max, 4096);
-            for (long s : sizes) bandwidth(comm, label, true, false, buf, local, s);
-            for (long s : sizes) bandwidth(comm, label, true, true, buf, local, s);
-            for (long s : sizes) bandwidth(comm, label, false, false, buf, local, s);
-            putLatency(comm, label, words, a, latIters);
-            faddLatency(comm, label, words, latIters);
+            String rows = System.getenv().getOrDefault("BED_ROWS", "bw,lat,fadd"); // which rows (an experiment's subset)
+            if (rows.contains("bw")) {
+                for (long s : sizes) bandwidth(comm, label, true, false, buf, local, s);
+                for (long s : sizes) bandwidth(comm, label, true, true, buf, local, s);
+                for (long s : sizes) bandwidth(comm, label, false, false, buf, local, s);
+            }
+            if (rows.contains("lat")) putLatency(comm, label, words, a, latIters);
+            if (rows.contains("fadd")) faddLatency(comm, label, words, latIters);
         }
     }
 
