@@ -33,7 +33,8 @@ public final class BedRmaBench {
                 SymmetricBuffer words = comm.heap().allocate(64);
                 Arena a = Arena.ofConfined()) {
             MemorySegment local = a.allocate(max, 4096);
-            String rows = System.getenv().getOrDefault("BED_ROWS", "bw,lat,fadd"); // which rows (an experiment's subset)
+            String rows =
+                    System.getenv().getOrDefault("BED_ROWS", "bw,lat,fadd"); // which rows (an experiment's subset)
             if (rows.contains("bw")) {
                 for (long s : sizes) bandwidth(comm, label, true, false, buf, local, s);
                 for (long s : sizes) bandwidth(comm, label, true, true, buf, local, s);
@@ -122,7 +123,13 @@ public final class BedRmaBench {
         comm.barrier();
         long[] ns = new long[iters];
         int warm = warmup();
+        long[] sched0 = null;
+        long cpu0 = 0;
         for (int i = 1; i <= warm + iters; i++) {
+            if (i == warm + 1) {
+                sched0 = schedCounts();
+                cpu0 = progressThreadCpuMillis();
+            }
             v.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, i);
             long t0 = System.nanoTime();
             if (me == 0) {
@@ -134,8 +141,40 @@ public final class BedRmaBench {
             }
             if (i > warm) ns[i - warm - 1] = System.nanoTime() - t0;
         }
+        long[] sched1 = schedCounts();
+        long cpu = progressThreadCpuMillis() - cpu0;
         if (me == 0) print(label, "put_lat8 (half round trip)", ns, 2);
+        System.out.printf(
+                "BENCH-SCHED %s rank %d timed loop: caller migrations %d, voluntary switches %d, involuntary %d, on CPU %d;"
+                        + " progress thread CPU %d ms%n",
+                label, me, sched1[0] - sched0[0], sched1[1] - sched0[1], sched1[2] - sched0[2], sched1[3], cpu);
         comm.barrier();
+    }
+
+    /**
+     * The calling thread's scheduler counts from {@code /proc/thread-self} (Linux; zeros elsewhere): migrations between
+     * CPUs, voluntary and involuntary context switches, and the CPU it last ran on. A diagnostic of the latency rows
+     * (the 2-core bed host's rounds are bimodal).
+     */
+    private static long[] schedCounts() {
+        long[] out = new long[4];
+        try {
+            for (String line : java.nio.file.Files.readAllLines(java.nio.file.Path.of("/proc/thread-self/sched"))) {
+                String[] kv = line.split(":");
+                if (kv.length != 2) continue;
+                switch (kv[0].trim()) {
+                    case "se.nr_migrations" -> out[0] = Long.parseLong(kv[1].trim());
+                    case "nr_voluntary_switches" -> out[1] = Long.parseLong(kv[1].trim());
+                    case "nr_involuntary_switches" -> out[2] = Long.parseLong(kv[1].trim());
+                    default -> {}
+                }
+            }
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"));
+            out[3] = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[36]);
+        } catch (java.io.IOException | RuntimeException e) {
+            // not Linux, or a field this kernel lacks: zeros
+        }
+        return out;
     }
 
     private static void faddLatency(Communicator comm, String label, SymmetricBuffer words, int iters) {
