@@ -62,7 +62,11 @@ final class SnippetCompiler {
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         List<String> options =
                 List.of("-classpath", classpath, "-d", out.toString(), "-proc:none", "-Xlint:none", "-nowarn");
-        javac.getTask(null, null, diagnostics, options, null, sources).call();
+        try {
+            javac.getTask(null, null, diagnostics, options, null, sources).call();
+        } finally {
+            removeTree(out); // only whether they compile matters
+        }
         List<String> errors = new ArrayList<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             if (d.getKind() != Diagnostic.Kind.ERROR) continue;
@@ -71,6 +75,14 @@ final class SnippetCompiler {
                     where + ": " + d.getMessage(Locale.ROOT).lines().findFirst().orElse(""));
         }
         return errors;
+    }
+
+    private static void removeTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove the snippets' class folder " + dir, e);
+        }
     }
 
     /** The class path the tests run with (surefire passes it in a property when it uses a manifest-only jar). */

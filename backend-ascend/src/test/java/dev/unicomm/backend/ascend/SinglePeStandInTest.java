@@ -362,6 +362,15 @@ class SinglePeStandInTest {
     @Test
     void theTlsPrivateKeyGoesToAscendShmemAndNeverIntoItsTrace() throws Exception {
         java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("ascend-tls");
+        try {
+            checkTlsKeyFiles(dir);
+        } finally {
+            for (String f : List.of("key.pem", "pw.txt")) java.nio.file.Files.deleteIfExists(dir.resolve(f));
+            java.nio.file.Files.deleteIfExists(dir);
+        }
+    }
+
+    private static void checkTlsKeyFiles(java.nio.file.Path dir) throws Exception {
         java.nio.file.Path key =
                 java.nio.file.Files.writeString(dir.resolve("key.pem"), "-----BEGIN PRIVATE KEY-----secret");
         java.nio.file.Path pw = java.nio.file.Files.writeString(dir.resolve("pw.txt"), "hunter2");

@@ -63,8 +63,9 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
             throw new IllegalArgumentException(
                     "--roofline " + exe
                             + " is not an executable (build benchmarks/reference/nvlink_ref.cu with nvcc; scripts/gpu-stage.sh does)");
+        Path dir = null;
         try {
-            Path dir = Files.createTempDirectory("unicomm-roofline");
+            dir = Files.createTempDirectory("unicomm-roofline");
             List<Process> ps = new ArrayList<>();
             List<Path> logs = new ArrayList<>();
             for (int r = 0; r < ranks; r++) {
@@ -97,6 +98,17 @@ record MoeRoofline(double linkGbps, double hbmGbps, List<String> lines) {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while running the roofline program");
+        } finally {
+            if (dir != null) removeTree(dir); // the ranks' logs (read above) and their store files
+        }
+    }
+
+    /** Deletes {@code dir} and what is in it; what cannot be deleted stays (a temporary folder, not worth a failure). */
+    private static void removeTree(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException | java.io.UncheckedIOException e) {
+            // left for the system's temporary-file cleaning
         }
     }
 
