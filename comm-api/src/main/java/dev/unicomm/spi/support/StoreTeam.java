@@ -7,11 +7,13 @@ import dev.unicomm.spi.Store;
  * A team for backends whose PEs meet in the rendezvous {@link Store}. Splits are collective over the
  * parent and name the child after the parent and the split's sequence number, so members agree on the
  * name without talking. The barrier completes this PE's RMA (quiet) first, then counts the members'
- * arrivals in the store.
+ * arrivals in the store, unless the team was made with a barrier of its own (a backend's world team that
+ * meets over its own transport); its splits meet in the store.
  */
 public final class StoreTeam extends RankListTeam {
     private final Scope scope;
     private final String id;
+    private final Runnable ownBarrier;
     private int splits;
     private long barriers;
 
@@ -32,9 +34,24 @@ public final class StoreTeam extends RankListTeam {
      * @param members the world rank of each team rank
      */
     public StoreTeam(Scope scope, String id, int[] members) {
+        this(scope, id, members, null);
+    }
+
+    /**
+     * A team whose {@link #barrier()} is {@code barrier} instead of a meeting in the store; its splits meet in the
+     * store.
+     *
+     * @param scope what the communicator's teams share
+     * @param id the team's name, the same on every member
+     * @param members the world rank of each team rank
+     * @param barrier completes this PE's RMA and meets the members (the same on every member), or null for the store's
+     * @since 2026-12-06
+     */
+    public StoreTeam(Scope scope, String id, int[] members, Runnable barrier) {
         super(members, indexOf(members, scope.worldRank()));
         this.scope = scope;
         this.id = id;
+        this.ownBarrier = barrier;
     }
 
     @Override
@@ -55,6 +72,10 @@ public final class StoreTeam extends RankListTeam {
 
     @Override
     public void barrier() {
+        if (ownBarrier != null) {
+            ownBarrier.run();
+            return;
+        }
         scope.quiet().run();
         long epoch;
         synchronized (this) {

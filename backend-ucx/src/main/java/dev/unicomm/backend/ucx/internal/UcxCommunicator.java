@@ -18,7 +18,8 @@ import java.util.Optional;
  * thread), maps its heap with {@code ucp_mem_map}, publishes {@link PeerInfo} (worker address, heap
  * base and packed rkey) under {@code unicomm.ucx/<generation>/peer/<rank>} in the rendezvous store,
  * reads every PE's, creates one endpoint per PE and unpacks its rkey, and meets the others in a
- * store barrier. Barriers complete this PE's RMA (a worker flush), then meet in the store.
+ * store barrier. Barriers (the communicator's and the world team's) complete this PE's RMA (a worker flush), then meet
+ * over UCX ({@link UcxBarrier}); sub-teams and close meet in the store.
  */
 public final class UcxCommunicator extends BackendCommunicatorBase<StoreHeap, UcxRma, StoreTeam> {
     private final Store store;
@@ -30,7 +31,7 @@ public final class UcxCommunicator extends BackendCommunicatorBase<StoreHeap, Uc
     private final Peers peers;
     private final Runnable health;
     private final Endpoints endpoints;
-    private long barriers;
+    private final UcxBarrier meeting;
     private boolean closed;
 
     private UcxCommunicator(
@@ -60,11 +61,16 @@ public final class UcxCommunicator extends BackendCommunicatorBase<StoreHeap, Uc
         w.onPeerTimeout((pe, e) ->
                 store.abort("rank " + pe + " did not answer (reported by rank " + rank + "): " + e.getMessage()));
         UcxRma rma = new UcxRma(w, peers, timeout, health);
+        this.meeting = new UcxBarrier(w, peers, rank, size, timeout, health);
         StoreHeap heap = new StoreHeap(
                 heapSeg, store, rank, size, prefix, rma::quiet); // free completes this PE's RMA first (semantics §3.3)
         int[] all = new int[size];
         for (int i = 0; i < size; i++) all[i] = i;
-        parts(heap, rma, new StoreTeam(new StoreTeam.Scope("UcxTeam", store, prefix, rma::quiet, rank), "world", all));
+        parts(
+                heap,
+                rma,
+                new StoreTeam(
+                        new StoreTeam.Scope("UcxTeam", store, prefix, rma::quiet, rank), "world", all, this::barrier));
     }
 
     /**
@@ -164,14 +170,11 @@ public final class UcxCommunicator extends BackendCommunicatorBase<StoreHeap, Uc
         return Optional.of(endpoints);
     }
 
+    /** Completes this PE's RMA, then meets the others over UCX (the world team's barrier is this one). */
     @Override
     public void barrier() {
         rma().quiet();
-        long n;
-        synchronized (this) {
-            n = barriers++;
-        }
-        store.barrier(prefix + "barrier/" + n);
+        meeting.await();
     }
 
     /**
@@ -202,6 +205,7 @@ public final class UcxCommunicator extends BackendCommunicatorBase<StoreHeap, Uc
         w.close();
         peers.forget();
         rma().release(); // operand and reply words: only once no request can use them
+        meeting.release(); // the barrier's words, likewise
         heapArena.close();
         if (first != null) throw first;
     }

@@ -84,8 +84,8 @@ final class UcxWorker implements AutoCloseable {
     }
 
     /**
-     * Creates the context (features RMA, AMO64, WAKEUP; {@code UCX_*} variables read by {@code ucp_config_read})
-     * and the worker, and starts the progress thread.
+     * Creates the context (features RMA, AMO64, TAG for the barrier's messages, WAKEUP; {@code UCX_*} variables read by
+     * {@code ucp_config_read}) and the worker, and starts the progress thread.
      */
     static UcxWorker open(String library, String name, int spinRounds, int pollMillis, boolean callerProgress) {
         return open(
@@ -94,7 +94,7 @@ final class UcxWorker implements AutoCloseable {
                 spinRounds,
                 pollMillis,
                 callerProgress,
-                UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64,
+                UcpAbi.FEATURE_RMA | UcpAbi.FEATURE_AMO64 | UcpAbi.FEATURE_TAG,
                 java.util.Map.of());
     }
 
@@ -225,20 +225,47 @@ final class UcxWorker implements AutoCloseable {
      * @param health  throws {@code CommAbortedException} when the job has failed
      */
     void await(MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health) {
+        if (statusPtr.address() == 0) return; // completed in place
+        awaitUntil(statusPtr, call, pe, pe >= 0, false, timeout, System.nanoTime() + timeout.toNanos(), health);
+    }
+
+    /**
+     * As {@link #await}, until an absolute {@code deadline} ({@link System#nanoTime}).
+     *
+     * @param namePeer whether a timeout reports {@code pe} to {@link #onPeerTimeout} (the job fails naming it)
+     * @param receive  whether the request is a receive: given up on (timeout, failed health), it is cancelled before it
+     *                 is freed (it would otherwise stay posted and match a later message); messages say "from PE"
+     * @param timeout  the job timeout, for the message
+     */
+    void awaitUntil(
+            MemorySegment statusPtr,
+            String call,
+            int pe,
+            boolean namePeer,
+            boolean receive,
+            Duration timeout,
+            long deadline,
+            Runnable health) {
         long p = statusPtr.address();
         if (p == 0) return; // completed in place
         if (UcpAbi.isError(p)) throw Ucx.failure(ucp, UcpAbi.status(p), call, pe, health);
-        long deadline = System.nanoTime() + timeout.toNanos();
         enterWait();
         try {
-            awaitProgressing(statusPtr, call, pe, timeout, health, deadline);
+            awaitProgressing(statusPtr, call, pe, namePeer, receive, timeout, health, deadline);
         } finally {
             exitWait();
         }
     }
 
     private void awaitProgressing(
-            MemorySegment statusPtr, String call, int pe, Duration timeout, Runnable health, long deadline) {
+            MemorySegment statusPtr,
+            String call,
+            int pe,
+            boolean namePeer,
+            boolean receive,
+            Duration timeout,
+            Runnable health,
+            long deadline) {
         for (long i = 0, idle = 0; ; i++) {
             byte s = ucp.requestStatus(statusPtr);
             if (s != UcpAbi.INPROGRESS) {
@@ -253,12 +280,13 @@ final class UcxWorker implements AutoCloseable {
                 try {
                     health.run();
                     if (System.nanoTime() - deadline > 0) {
-                        CommTimeoutException e =
-                                new CommTimeoutException(call + (pe >= 0 ? " to PE " + pe : ""), timeout);
-                        if (pe >= 0) peerTimedOut.accept(pe, e);
+                        CommTimeoutException e = new CommTimeoutException(
+                                call + (pe < 0 ? "" : (receive ? " from PE " : " to PE ") + pe), timeout);
+                        if (namePeer) peerTimedOut.accept(pe, e);
                         throw e;
                     }
                 } catch (RuntimeException e) {
+                    if (receive) ucp.requestCancel(worker, statusPtr); // completes it (canceled) unless data is landing
                     ucp.requestFree(statusPtr); // UCX releases it when it completes or is cancelled
                     throw e;
                 }
