@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -51,14 +52,24 @@ class UcxTwoHostsTest {
 
     @Test
     void aRankThatDiesOnTheOtherHostAbortsTheSurvivorWithinTheTimeout(TestBed bed) throws Exception {
-        List<Process> procs = start(bed, 2, HostsFault.class.getName());
+        survivorOfADeadRank(bed, "rma");
+    }
+
+    /** As above, the survivor waiting in the world barrier (UCX messages, no store): the store names the dead rank. */
+    @Test
+    void aRankThatDiesBetweenBarriersAbortsTheSurvivorWaitingInOne(TestBed bed) throws Exception {
+        survivorOfADeadRank(bed, "barrier");
+    }
+
+    private static void survivorOfADeadRank(TestBed bed, String mode) throws Exception {
+        List<Process> procs = start(bed, 2, HostsFault.class.getName(), mode);
         try {
             Process survivor = procs.get(0), victim = procs.get(1);
             assertTrue(victim.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS), "rank 1 did not die");
             assertEquals(3, victim.exitValue(), "rank 1 should have halted with 3:\n" + output(victim));
             assertTrue(survivor.waitFor(LIMIT_SECONDS, TimeUnit.SECONDS), "rank 0 hung after rank 1 died");
             String out = output(survivor);
-            System.out.println("rank 0 on " + bed.hostName(0) + ":\n" + out);
+            System.out.println("rank 0 on " + bed.hostName(0) + " (" + mode + "):\n" + out);
             assertEquals(0, survivor.exitValue(), out);
             assertTrue(out.contains("ABORTED failedRank=1 after "), out);
             long abortedMs = Long.parseLong(out.replaceAll("(?s).*ABORTED failedRank=1 after (\\d+) ms.*", "$1"));
@@ -84,7 +95,7 @@ class UcxTwoHostsTest {
     }
 
     /** Starts {@code ranks} ranks of {@code main}, the first half on node0 and the rest on node1. */
-    private static List<Process> start(TestBed bed, int ranks, String main) throws IOException {
+    private static List<Process> start(TestBed bed, int ranks, String main, String... args) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String cp = System.getProperty("java.class.path");
         int port = 20_000 + ThreadLocalRandom.current().nextInt(20_000);
@@ -94,14 +105,17 @@ class UcxTwoHostsTest {
             for (int r = 0; r < ranks; r++) {
                 ProcessBuilder pb = bed.command(
                                 r < ranks / 2 ? 0 : 1,
-                                List.of(
-                                        java,
-                                        "--enable-native-access=ALL-UNNAMED",
-                                        "-Xmx256m",
-                                        "-XX:+UseSerialGC",
-                                        "-cp",
-                                        cp,
-                                        main))
+                                Stream.concat(
+                                                Stream.of(
+                                                        java,
+                                                        "--enable-native-access=ALL-UNNAMED",
+                                                        "-Xmx256m",
+                                                        "-XX:+UseSerialGC",
+                                                        "-cp",
+                                                        cp,
+                                                        main),
+                                                Stream.of(args))
+                                        .toList())
                         .redirectErrorStream(true);
                 pb.environment().putAll(rankEnv(r, ranks, bed.address(0) + ":" + port, token));
                 procs.add(pb.start());
