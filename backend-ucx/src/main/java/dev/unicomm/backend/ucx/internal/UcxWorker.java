@@ -251,46 +251,36 @@ final class UcxWorker implements AutoCloseable {
         if (UcpAbi.isError(p)) throw Ucx.failure(ucp, UcpAbi.status(p), call, pe, health);
         enterWait();
         try {
-            awaitProgressing(statusPtr, call, pe, namePeer, receive, timeout, health, deadline);
-        } finally {
-            exitWait();
-        }
-    }
-
-    private void awaitProgressing(
-            MemorySegment statusPtr,
-            String call,
-            int pe,
-            boolean namePeer,
-            boolean receive,
-            Duration timeout,
-            Runnable health,
-            long deadline) {
-        for (long i = 0, idle = 0; ; i++) {
-            byte s = ucp.requestStatus(statusPtr);
-            if (s != UcpAbi.INPROGRESS) {
-                ucp.requestFree(statusPtr);
-                if (s != UcpAbi.OK) throw Ucx.failure(ucp, s, call, pe, health);
-                return;
-            }
-            // Sleep only after WAIT_SPIN empty rounds in a row: a long flush that still moves data keeps the pipe full.
-            if (ucp.progress(worker) != 0) idle = 0;
-            else if (++idle > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
-            if ((i & 63) == 63) {
-                try {
-                    health.run();
-                    if (System.nanoTime() - deadline > 0) {
-                        CommTimeoutException e = new CommTimeoutException(
-                                call + (pe < 0 ? "" : (receive ? " from PE " : " to PE ") + pe), timeout);
-                        if (namePeer) peerTimedOut.accept(pe, e);
+            for (long i = 0, idle = 0; ; i++) {
+                byte s = ucp.requestStatus(statusPtr);
+                if (s != UcpAbi.INPROGRESS) {
+                    ucp.requestFree(statusPtr);
+                    if (s != UcpAbi.OK) throw Ucx.failure(ucp, s, call, pe, health);
+                    return;
+                }
+                // Sleep only after WAIT_SPIN empty rounds in a row: a long flush that still moves data keeps the pipe
+                // full.
+                if (ucp.progress(worker) != 0) idle = 0;
+                else if (++idle > WAIT_SPIN) LockSupport.parkNanos(WAIT_PARK_NANOS);
+                if ((i & 63) == 63) {
+                    try {
+                        health.run();
+                        if (System.nanoTime() - deadline > 0) {
+                            CommTimeoutException e = new CommTimeoutException(
+                                    call + (pe < 0 ? "" : (receive ? " from PE " : " to PE ") + pe), timeout);
+                            if (namePeer) peerTimedOut.accept(pe, e);
+                            throw e;
+                        }
+                    } catch (RuntimeException e) {
+                        // A receive stays posted until cancelled (completes it as canceled unless data is landing).
+                        if (receive) ucp.requestCancel(worker, statusPtr);
+                        ucp.requestFree(statusPtr); // UCX releases it when it completes or is cancelled
                         throw e;
                     }
-                } catch (RuntimeException e) {
-                    if (receive) ucp.requestCancel(worker, statusPtr); // completes it (canceled) unless data is landing
-                    ucp.requestFree(statusPtr); // UCX releases it when it completes or is cancelled
-                    throw e;
                 }
             }
+        } finally {
+            exitWait();
         }
     }
 
