@@ -168,10 +168,12 @@ class NormalMoe extends PortableMoe {
                     int at = h.rowAt[t * ranks + r];
                     if (at >= 0) rows.read(2 * ((t - t0) * ranks + r), r, recvX + at * rowBytes, rowBytes);
                 }
-                for (int t = t0; t < t1 && weights != null; t++) {
-                    int at = h.rowAt[t * ranks + r];
-                    if (at >= 0) rows.read(2 * ((t - t0) * ranks + r) + 1, r, recvW + (long) at * topk * 4, topk * 4L);
-                }
+                if (weights != null)
+                    for (int t = t0; t < t1; t++) {
+                        int at = h.rowAt[t * ranks + r];
+                        if (at >= 0)
+                            rows.read(2 * ((t - t0) * ranks + r) + 1, r, recvW + (long) at * topk * 4, topk * 4L);
+                    }
             }
             rows.await();
             for (int t = t0; t < t1; t++) {

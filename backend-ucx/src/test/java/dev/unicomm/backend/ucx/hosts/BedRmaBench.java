@@ -102,8 +102,7 @@ public final class BedRmaBench {
             for (var t : (Iterable<java.nio.file.Path>) tasks::iterator) {
                 try {
                     if (!java.nio.file.Files.readString(t.resolve("comm")).startsWith("unicomm-ucx-pro")) continue;
-                    String stat = java.nio.file.Files.readString(t.resolve("stat"));
-                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    String[] f = statFields(t.resolve("stat"));
                     ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14, 15)
                 } catch (java.io.IOException e) {
                     // the thread ended meanwhile
@@ -113,6 +112,12 @@ public final class BedRmaBench {
             return -1;
         }
         return ticks * 10;
+    }
+
+    /** The fields of a {@code /proc/.../stat} file after the command name: index i is field i + 3 of proc(5). */
+    private static String[] statFields(java.nio.file.Path stat) throws java.io.IOException {
+        String line = java.nio.file.Files.readString(stat);
+        return line.substring(line.lastIndexOf(')') + 2).split(" ");
     }
 
     /** Ping-pong of 8-byte blocking puts: rank 0 puts i into rank 1's word 0 and waits for i in its own word 1, rank 1 answers. */
@@ -169,8 +174,7 @@ public final class BedRmaBench {
                     default -> {}
                 }
             }
-            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/thread-self/stat"));
-            out[3] = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[36]);
+            out[3] = Long.parseLong(statFields(java.nio.file.Path.of("/proc/thread-self/stat"))[36]); // processor (39)
         } catch (java.io.IOException | RuntimeException e) {
             // not Linux, or a field this kernel lacks: zeros
         }
